@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, constants, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../../domain/errors.ts';
+import type { BlobStore, BlobWriter } from '../../domain/ports/blob-store.ts';
+
+/**
+ * Blobs as files under one root. Writes go to a temporary file in `.tmp/` on the same file
+ * system and are renamed into place, so a blob is either whole or absent.
+ */
+export class FsBlobStore implements BlobStore {
+  private readonly root: string;
+  private readonly tmp: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+    this.tmp = join(this.root, '.tmp');
+  }
+
+  async put(
+    key: string,
+    source: AsyncIterable<Uint8Array>,
+    options: { maxBytes?: number } = {},
+  ): Promise<{ bytes: number }> {
+    const writer = await this.openWriter(key);
+    const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+    let bytes = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        bytes += chunk.length;
+        if (bytes > maxBytes) {
+          callback(new AppError('PAYLOAD_TOO_LARGE', `the upload exceeds the maximum of ${maxBytes} bytes`));
+          return;
+        }
+        callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, cap, writer.stream);
+      return await writer.commit();
+    } catch (error) {
+      await writer.abort();
+      throw error;
+    }
+  }
+
+  async openWriter(key: string): Promise<BlobWriter> {
+    const target = this.pathOf(key);
+    await mkdir(this.tmp, { recursive: true });
+    const temp = join(this.tmp, `${randomBytes(12).toString('hex')}.part`);
+    const stream = createWriteStream(temp, { flags: 'wx' });
+    let settled = false;
+    return {
+      stream,
+      commit: async () => {
+        if (!stream.writableFinished) {
+          await new Promise<void>((done, fail) => {
+            stream.once('error', fail);
+            if (stream.writableEnded) stream.once('finish', () => done());
+            else stream.end(() => done());
+          });
+        }
+        await mkdir(dirname(target), { recursive: true });
+        await rename(temp, target);
+        settled = true;
+        return { bytes: (await stat(target)).size };
+      },
+      abort: async () => {
+        if (settled) return;
+        settled = true;
+        stream.destroy();
+        await rm(temp, { force: true });
+      },
+    };
+  }
+
+  async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const path = this.pathOf(key);
+    try {
+      await access(path, constants.R_OK);
+    } catch {
+      throw new AppError('NOT_FOUND', 'the file no longer exists');
+    }
+    return createReadStream(path, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async stat(key: string): Promise<{ bytes: number } | null> {
+    try {
+      return { bytes: (await stat(this.pathOf(key))).size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await unlink(this.pathOf(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+
+  async healthy(): Promise<boolean> {
+    try {
+      await mkdir(this.tmp, { recursive: true });
+      await access(this.tmp, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Keys are ours (job ids and fixed names), but refuse anything that would leave the root. */
+  private pathOf(key: string): string {
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_./-]*$/.test(key) || key.includes('..')) {
+      throw new AppError('INTERNAL', 'invalid blob key');
+    }
+    const path = resolve(this.root, key);
+    if (!path.startsWith(this.root + sep)) throw new AppError('INTERNAL', 'invalid blob key');
+    return path;
+  }
+}

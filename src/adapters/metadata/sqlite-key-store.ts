@@ -1,0 +1,123 @@
+import type { ApiKeyRecord, ContactField, Entitlements, Profile } from '../../domain/keys/key-types.ts';
+import type { KeyStore } from '../../domain/ports/key-store.ts';
+import type { SqliteDatabase } from './sqlite-database.ts';
+
+type Row = Record<string, unknown>;
+
+/** Keys and profiles in the embedded SQLite database. */
+export class SqliteKeyStore implements KeyStore {
+  private readonly database: SqliteDatabase;
+  private readonly byHash;
+
+  constructor(database: SqliteDatabase) {
+    this.database = database;
+    this.byHash = database.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
+  }
+
+  insertKey(key: ApiKeyRecord): void {
+    this.database.db
+      .prepare(
+        `INSERT INTO api_keys (id, name, key_hash, display_prefix, can_list_match, can_onboard, direct_upload, created_at, revoked_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        key.id,
+        key.name,
+        key.keyHash,
+        key.displayPrefix,
+        Number(key.entitlements.listMatching),
+        Number(key.entitlements.onboarding),
+        Number(key.entitlements.directUpload),
+        key.createdAt,
+        key.revokedAt,
+      );
+  }
+
+  findKeyByHash(keyHash: string): ApiKeyRecord | null {
+    const row = this.byHash.get(keyHash) as Row | undefined;
+    return row ? toKey(row) : null;
+  }
+
+  findKey(idOrName: string): ApiKeyRecord | null {
+    const rows = this.database.db
+      .prepare('SELECT * FROM api_keys WHERE id = ? OR name = ? ORDER BY revoked_at IS NULL DESC, id DESC')
+      .all(idOrName, idOrName) as Row[];
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  listKeys(): ApiKeyRecord[] {
+    return (this.database.db.prepare('SELECT * FROM api_keys ORDER BY id').all() as Row[]).map(toKey);
+  }
+
+  revokeKey(id: string, at: number): boolean {
+    const result = this.database.db
+      .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+      .run(at, id);
+    return result.changes === 1;
+  }
+
+  setEntitlements(id: string, e: Entitlements): void {
+    this.database.db
+      .prepare('UPDATE api_keys SET can_list_match = ?, can_onboard = ?, direct_upload = ? WHERE id = ?')
+      .run(Number(e.listMatching), Number(e.onboarding), Number(e.directUpload), id);
+  }
+
+  upsertProfile(profile: Profile): void {
+    const config = JSON.stringify({
+      appendedFields: profile.appendedFields,
+      contactFields: profile.contactFields,
+    });
+    this.database.db
+      .prepare(
+        `INSERT INTO profiles (key_id, profile_id, config, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (key_id, profile_id) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
+      )
+      .run(profile.keyId, profile.profileId, config, profile.updatedAt);
+  }
+
+  findProfile(keyId: string, profileId: string): Profile | null {
+    const row = this.database.db
+      .prepare('SELECT * FROM profiles WHERE key_id = ? AND profile_id = ?')
+      .get(keyId, profileId) as Row | undefined;
+    return row ? toProfile(row) : null;
+  }
+
+  listProfiles(keyId?: string): Profile[] {
+    const rows = (
+      keyId === undefined
+        ? this.database.db.prepare('SELECT * FROM profiles ORDER BY key_id, profile_id').all()
+        : this.database.db.prepare('SELECT * FROM profiles WHERE key_id = ? ORDER BY profile_id').all(keyId)
+    ) as Row[];
+    return rows.map(toProfile);
+  }
+}
+
+function toKey(row: Row): ApiKeyRecord {
+  return {
+    id: row['id'] as string,
+    name: row['name'] as string,
+    keyHash: row['key_hash'] as string,
+    displayPrefix: row['display_prefix'] as string,
+    entitlements: {
+      listMatching: row['can_list_match'] === 1,
+      onboarding: row['can_onboard'] === 1,
+      directUpload: row['direct_upload'] === 1,
+    },
+    createdAt: row['created_at'] as number,
+    revokedAt: (row['revoked_at'] as number | null) ?? null,
+  };
+}
+
+function toProfile(row: Row): Profile {
+  const config = JSON.parse(row['config'] as string) as {
+    appendedFields: Profile['appendedFields'];
+    contactFields: ContactField[];
+  };
+  return {
+    keyId: row['key_id'] as string,
+    profileId: row['profile_id'] as string,
+    appendedFields: config.appendedFields,
+    contactFields: config.contactFields,
+    updatedAt: row['updated_at'] as number,
+  };
+}

@@ -1,0 +1,124 @@
+import type { ClaimedMessage, Queue, QueueMessage, QueueStats } from '../../domain/ports/queue.ts';
+import type { SqliteDatabase } from '../metadata/sqlite-database.ts';
+
+type Row = Record<string, unknown>;
+const DEFAULT_MAX_ATTEMPTS = 5;
+
+/**
+ * The embedded job queue: a table in the embedded database. Claiming is one UPDATE … RETURNING
+ * inside an IMMEDIATE transaction, so two worker processes never take the same message. A message
+ * whose lease ran out (its worker died) is runnable again; deliveries beyond max_attempts go to the
+ * dead letter state.
+ */
+export class SqliteQueue implements Queue {
+  private readonly database: SqliteDatabase;
+  private readonly defaultMaxAttempts: number;
+
+  constructor(database: SqliteDatabase, options: { maxAttempts?: number } = {}) {
+    this.database = database;
+    this.defaultMaxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  }
+
+  enqueue(message: QueueMessage): void {
+    const now = Date.now();
+    this.database.db
+      .prepare(
+        `INSERT INTO queue (type, payload, state, run_at, attempts, max_attempts, created_at, updated_at)
+         VALUES (?, ?, 'ready', ?, 0, ?, ?, ?)`,
+      )
+      .run(
+        message.type,
+        JSON.stringify(message.payload),
+        message.runAt ?? now,
+        message.maxAttempts ?? this.defaultMaxAttempts,
+        now,
+        now,
+      );
+  }
+
+  claim(owner: string, types: readonly string[], leaseMs: number): ClaimedMessage | null {
+    if (types.length === 0) return null;
+    const now = Date.now();
+    const typeList = types.map(() => '?').join(', ');
+    return this.database.transaction(() => {
+      // A crashed delivery that used up its attempts is dead-lettered rather than retried forever.
+      this.database.db
+        .prepare(
+          `UPDATE queue SET state = 'dead', last_error = coalesce(last_error, 'worker stopped during every attempt'),
+             lease_owner = NULL, updated_at = ?
+           WHERE state = 'running' AND lease_until < ? AND attempts >= max_attempts`,
+        )
+        .run(now, now);
+      const row = this.database.db
+        .prepare(
+          `UPDATE queue SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
+           WHERE id = (
+             SELECT id FROM queue
+             WHERE type IN (${typeList})
+               AND ((state = 'ready' AND run_at <= ?) OR (state = 'running' AND lease_until < ?))
+             ORDER BY run_at, id LIMIT 1)
+           RETURNING id, type, payload, attempts, max_attempts`,
+        )
+        .get(owner, now + leaseMs, now, ...types, now, now) as Row | undefined;
+      if (row === undefined) return null;
+      return {
+        id: row['id'] as number,
+        type: row['type'] as string,
+        payload: JSON.parse(row['payload'] as string),
+        attempt: row['attempts'] as number,
+        maxAttempts: row['max_attempts'] as number,
+      };
+    });
+  }
+
+  extendLease(id: number, owner: string, leaseMs: number): boolean {
+    const now = Date.now();
+    return (
+      this.database.db
+        .prepare(
+          `UPDATE queue SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+        )
+        .run(now + leaseMs, now, id, owner).changes === 1
+    );
+  }
+
+  complete(id: number, owner: string): void {
+    this.database.db
+      .prepare(
+        `UPDATE queue SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ?
+         WHERE id = ? AND lease_owner = ?`,
+      )
+      .run(Date.now(), id, owner);
+  }
+
+  fail(id: number, owner: string, reason: string, retryAt: number | null): void {
+    this.database.db
+      .prepare(
+        `UPDATE queue SET state = ?, run_at = coalesce(?, run_at), last_error = ?, lease_owner = NULL,
+           lease_until = NULL, updated_at = ?
+         WHERE id = ? AND lease_owner = ?`,
+      )
+      .run(retryAt === null ? 'dead' : 'ready', retryAt, reason.slice(0, 2000), Date.now(), id, owner);
+  }
+
+  release(id: number, owner: string): void {
+    // Hand the message back without counting the interrupted delivery as an attempt.
+    this.database.db
+      .prepare(
+        `UPDATE queue SET state = 'ready', attempts = max(attempts - 1, 0), lease_owner = NULL, lease_until = NULL,
+           run_at = ?, updated_at = ?
+         WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+      )
+      .run(Date.now(), Date.now(), id, owner);
+  }
+
+  stats(): QueueStats {
+    const rows = this.database.db
+      .prepare(
+        `SELECT state, COUNT(*) AS n FROM queue WHERE state IN ('ready', 'running', 'dead') GROUP BY state`,
+      )
+      .all() as Row[];
+    const counts = Object.fromEntries(rows.map((r) => [r['state'] as string, r['n'] as number]));
+    return { ready: counts['ready'] ?? 0, running: counts['running'] ?? 0, dead: counts['dead'] ?? 0 };
+  }
+}

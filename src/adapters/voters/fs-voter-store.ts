@@ -1,0 +1,477 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { AppError } from '../../domain/errors.ts';
+import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
+import { idKey } from '../../domain/voters/id-keys.ts';
+import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
+import { checkVoterValues } from '../../domain/voters/voter-row-checks.ts';
+import type {
+  VoterImportReport,
+  VoterSnapshot,
+  VoterStats,
+  VoterStore,
+} from '../../domain/voters/voter-snapshot.ts';
+
+/**
+ * Voter file versions under `<dir>/<version>/`, the current one named by `<dir>/CURRENT`
+ * (replaced by rename, so a reader sees the old or the new version, never a half-built one).
+ *
+ * Files of a version:
+ * - `records.dat`: one record per line, fields joined by U+001F (values never contain it nor a
+ *   newline: import replaces both with a space);
+ * - `offsets.bin`: Float64Array of size+1 byte offsets of the lines;
+ * - `idx-<name>.hash` / `idx-<name>.rows`: the id hash tables (see id-hash-table.ts);
+ * - `meta.json`: version, columns, counts; `import-report.csv`: rejected and corrected lines.
+ */
+const FIELD_SEPARATOR = '\x1f';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+001F is our field separator and must never occur in a value.
+const UNSAFE_CHARS = /[\x1f\r\n]/g;
+const VERSIONS_KEPT = 2;
+
+interface SnapshotMeta {
+  version: string;
+  columns: string[];
+  rows: number;
+  importedAt: string;
+  indexCounts: Record<string, number>;
+}
+
+export class FsVoterStore implements VoterStore {
+  private readonly dir: string;
+  private readonly maxRowBytes: number;
+  private cached: FsVoterSnapshot | null = null;
+
+  constructor(options: { dir: string; maxRowBytes: number }) {
+    this.dir = options.dir;
+    this.maxRowBytes = options.maxRowBytes;
+  }
+
+  async current(): Promise<VoterSnapshot | null> {
+    const version = await this.currentVersion();
+    return version === null ? null : this.open(version);
+  }
+
+  async open(version: string): Promise<VoterSnapshot | null> {
+    if (this.cached?.version === version) return this.cached;
+    if (!/^v[0-9A-Za-z-]+$/.test(version)) return null;
+    const versionDir = join(this.dir, version);
+    const meta = await readMeta(versionDir);
+    if (meta === null) return null;
+    this.cached = await FsVoterSnapshot.load(versionDir, meta);
+    return this.cached;
+  }
+
+  async stats(): Promise<VoterStats | null> {
+    const version = await this.currentVersion();
+    if (version === null) return null;
+    const meta = await readMeta(join(this.dir, version));
+    return meta && { version, rows: meta.rows, columns: meta.columns, importedAt: meta.importedAt };
+  }
+
+  async importFile(
+    path: string,
+    options: { replace: boolean; onProgress?: (bytesRead: number, totalBytes: number) => void },
+  ): Promise<VoterImportReport> {
+    const started = Date.now();
+    const totalBytes = (await stat(path)).size;
+    await mkdir(this.dir, { recursive: true });
+    const previous = options.replace ? null : await this.current();
+    const version = `v${started.toString(36)}-${randomBytes(3).toString('hex')}`;
+    const buildDir = join(this.dir, `.building-${version}`);
+    await mkdir(buildDir, { recursive: true });
+    try {
+      const report = await buildSnapshot({
+        path,
+        totalBytes,
+        buildDir,
+        version,
+        previous,
+        maxRowBytes: this.maxRowBytes,
+        onProgress: options.onProgress,
+      });
+      await rename(buildDir, join(this.dir, version));
+      await writeFile(join(this.dir, 'CURRENT.tmp'), version);
+      await rename(join(this.dir, 'CURRENT.tmp'), join(this.dir, 'CURRENT'));
+      await this.removeOldVersions(version, previous?.version ?? (await this.previousVersion(version)));
+      return {
+        ...report,
+        reportPath: join(this.dir, version, 'import-report.csv'),
+        durationMs: Date.now() - started,
+      };
+    } catch (error) {
+      await rm(buildDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private async currentVersion(): Promise<string | null> {
+    try {
+      const version = (await readFile(join(this.dir, 'CURRENT'), 'utf8')).trim();
+      return version === '' ? null : version;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  private async previousVersion(except: string): Promise<string | null> {
+    const versions = (await this.listVersions()).filter((v) => v !== except);
+    return versions.at(-1) ?? null;
+  }
+
+  private async listVersions(): Promise<string[]> {
+    const entries = await readdir(this.dir, { withFileTypes: true });
+    // Version names start with the import time in base 36 (fixed width for centuries): sortable.
+    return entries
+      .filter((e) => e.isDirectory() && e.name.startsWith('v'))
+      .map((e) => e.name)
+      .sort();
+  }
+
+  /** Keeps the new version and the one before (a job that started on it may still resume). */
+  private async removeOldVersions(current: string, previous: string | null): Promise<void> {
+    const keep = new Set([current, previous].filter((v): v is string => v !== null));
+    const versions = (await this.listVersions()).filter((v) => !keep.has(v));
+    const removable = versions.slice(0, Math.max(0, versions.length - (VERSIONS_KEPT - keep.size)));
+    for (const version of removable) await rm(join(this.dir, version), { recursive: true, force: true });
+  }
+}
+
+async function readMeta(versionDir: string): Promise<SnapshotMeta | null> {
+  try {
+    return JSON.parse(await readFile(join(versionDir, 'meta.json'), 'utf8')) as SnapshotMeta;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+interface BuildInput {
+  path: string;
+  totalBytes: number;
+  buildDir: string;
+  version: string;
+  previous: VoterSnapshot | null;
+  maxRowBytes: number;
+  onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
+}
+
+type BuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
+
+async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
+  const builder = new SnapshotBuilder(input.buildDir);
+  const reportLines = ['line,problem'];
+  const rejectedByReason: Record<string, number> = {};
+  const warningsByKind: Record<string, number> = {};
+  const raggedLines = new Set<number>();
+  let rowsRead = 0;
+  let carriedOver = 0;
+  const note = (counts: Record<string, number>, line: number, reason: string) => {
+    counts[reason] = (counts[reason] ?? 0) + 1;
+    reportLines.push(`${line},${reason}`);
+  };
+
+  const source = createReadStream(input.path, { highWaterMark: 1024 * 1024 });
+  let bytesRead = 0;
+  source.on('data', (chunk) => {
+    bytesRead += chunk.length;
+    input.onProgress?.(bytesRead, input.totalBytes);
+  });
+  let columnMap: number[] = [];
+  for await (const part of readCsvTable(source, {
+    maxRowBytes: input.maxRowBytes,
+    onWarning: (warning) => {
+      if (warning.kind === 'ragged_row') raggedLines.add(warning.line);
+      else if (warning.kind === 'row_too_long') note(rejectedByReason, warning.line, 'row_too_long');
+      else note(warningsByKind, warning.line, warning.kind);
+    },
+  })) {
+    if (part.kind === 'header') {
+      const header = part.header.map((name) => name.trim().toLowerCase());
+      if (!header.includes('voterbase_id')) {
+        throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
+      }
+      const extras = header.filter((name, i) => name !== '' && header.indexOf(name) === i && !isCore(name));
+      const previousExtras = (input.previous?.columns ?? []).filter((name) => !isCore(name));
+      const columns = [
+        ...CORE_VOTER_COLUMNS,
+        ...previousExtras,
+        ...extras.filter((e) => !previousExtras.includes(e)),
+      ];
+      builder.setColumns(columns);
+      columnMap = header.map((name, i) => (header.indexOf(name) === i ? columns.indexOf(name) : -1));
+      if (input.previous !== null) carriedOver = await builder.carryOver(input.previous);
+      continue;
+    }
+    for (const row of part.rows) {
+      rowsRead++;
+      if (raggedLines.has(row.line)) {
+        // A voter row with a wrong field count has shifted columns: importing it would
+        // attach values to the wrong fields.
+        raggedLines.delete(row.line);
+        note(rejectedByReason, row.line, 'wrong_field_count');
+        continue;
+      }
+      const values = new Array<string>(builder.columns.length).fill('');
+      for (let i = 0; i < row.fields.length; i++) {
+        const target = columnMap[i];
+        if (target !== undefined && target >= 0) values[target] = clean(row.fields[i]!);
+      }
+      for (const problem of checkVoterValues(values, builder.columns))
+        note(warningsByKind, row.line, problem);
+      const rejection = builder.add(values);
+      if (rejection !== null) note(rejectedByReason, row.line, rejection);
+    }
+    await builder.waitForDrain();
+  }
+  if (builder.columns.length === 0) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+  await writeFile(join(input.buildDir, 'import-report.csv'), `${reportLines.join('\n')}\n`);
+  const meta = await builder.finish(input.version);
+  return {
+    version: input.version,
+    rowsRead,
+    imported: meta.rows - carriedOver,
+    carriedOver,
+    rejected: sum(rejectedByReason),
+    rejectedByReason,
+    warnings: sum(warningsByKind),
+    warningsByKind,
+    columns: meta.columns,
+  };
+}
+
+const isCore = (name: string) => (CORE_VOTER_COLUMNS as readonly string[]).includes(name);
+const clean = (value: string) => (UNSAFE_CHARS.test(value) ? value.replace(UNSAFE_CHARS, ' ') : value).trim();
+const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+/** Writes records and builds the id tables of one new version. */
+class SnapshotBuilder {
+  columns: string[] = [];
+  private readonly dir: string;
+  private out: Writable | null = null;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private offset = 0;
+  private offsets = new Float64Array(1 << 16);
+  private rows = 0;
+  private readonly tables = new Map<IdIndexName, IdHashTable>(
+    ID_INDEXES.map((n) => [n, IdHashTable.create()]),
+  );
+  /** Second hash of each record's voterbase_id, to tell true duplicates from 52-bit collisions. */
+  private voterbaseCheck = new Uint32Array(1 << 16);
+  private idColumns: Record<IdIndexName, number> = {
+    voterbase_id: 0,
+    voter_id: 0,
+    smartvan_id: 0,
+    exact_track: 0,
+  };
+  private stateColumn = 0;
+  private needsDrain = false;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  setColumns(columns: string[]): void {
+    this.columns = columns;
+    for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
+    this.stateColumn = columns.indexOf('state');
+    this.out = createWriteStream(join(this.dir, 'records.dat'));
+  }
+
+  async carryOver(previous: VoterSnapshot): Promise<number> {
+    const map = previous.columns.map((name) => this.columns.indexOf(name));
+    for (let i = 0; i < previous.size; i++) {
+      if (i % 10_000 === 0) await this.waitForDrain();
+      const values = new Array<string>(this.columns.length).fill('');
+      const record = previous.record(i);
+      for (let c = 0; c < record.length; c++) values[map[c]!] = record[c]!;
+      this.add(values);
+    }
+    return this.rows;
+  }
+
+  /** Adds one record; returns the reason when it is rejected. */
+  add(values: string[]): string | null {
+    const voterbaseId = idKey('voterbase_id', values[this.idColumns.voterbase_id]!, '');
+    if (voterbaseId === null) return 'missing_voterbase_id';
+    const h = hash52(voterbaseId);
+    const check = hash32(voterbaseId);
+    const voterbaseTable = this.tables.get('voterbase_id')!;
+    for (const existing of voterbaseTable.find(h)) {
+      if (this.voterbaseCheck[existing] === check) return 'duplicate_voterbase_id';
+    }
+    const row = this.rows++;
+    voterbaseTable.insert(h, row);
+    const state = values[this.stateColumn]!;
+    for (const name of ID_INDEXES) {
+      if (name === 'voterbase_id') continue;
+      const key = idKey(name, values[this.idColumns[name]]!, state);
+      if (key !== null) this.tables.get(name)!.insert(hash52(key), row);
+    }
+    if (row >= this.voterbaseCheck.length) this.voterbaseCheck = growUint32(this.voterbaseCheck);
+    this.voterbaseCheck[row] = check;
+    const line = `${values.join(FIELD_SEPARATOR)}\n`;
+    if (row + 1 >= this.offsets.length) this.offsets = growFloat64(this.offsets);
+    this.offsets[row] = this.offset;
+    this.offset += Buffer.byteLength(line);
+    this.offsets[row + 1] = this.offset;
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    if (this.pendingBytes > 1 << 20) this.flushPending();
+    return null;
+  }
+
+  private flushPending(): void {
+    const chunk = this.pending.join('');
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (!this.out!.write(chunk)) this.needsDrain = true;
+  }
+
+  /** Waits for the record stream to drain; callers await it between batches to bound memory. */
+  async waitForDrain(): Promise<void> {
+    if (!this.needsDrain) return;
+    await once(this.out!, 'drain');
+    this.needsDrain = false;
+  }
+
+  async finish(version: string): Promise<SnapshotMeta> {
+    if (this.out === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+    this.flushPending();
+    await this.waitForDrain();
+    const out = this.out;
+    await new Promise<void>((resolve, reject) => {
+      out.once('error', reject);
+      out.end(() => resolve());
+    });
+    await writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1));
+    const indexCounts: Record<string, number> = {};
+    for (const [name, table] of this.tables) {
+      await writeTyped(join(this.dir, `idx-${name}.hash`), table.hashes);
+      await writeTyped(join(this.dir, `idx-${name}.rows`), table.rows);
+      indexCounts[name] = table.count;
+    }
+    const meta: SnapshotMeta = {
+      version,
+      columns: this.columns,
+      rows: this.rows,
+      importedAt: new Date().toISOString(),
+      indexCounts,
+    };
+    await writeFile(join(this.dir, 'meta.json'), JSON.stringify(meta, null, 2));
+    return meta;
+  }
+}
+
+function growFloat64(array: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const next = new Float64Array(array.length * 2);
+  next.set(array);
+  return next;
+}
+
+function growUint32(array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const next = new Uint32Array(array.length * 2);
+  next.set(array);
+  return next;
+}
+
+async function writeTyped(path: string, array: Float64Array | Uint32Array): Promise<void> {
+  await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+}
+
+/** Reads a whole file into memory in chunks (fs.readFile stops at 2 GiB). */
+async function readWhole(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const buffer = Buffer.allocUnsafeSlow(size);
+    let position = 0;
+    while (position < size) {
+      const { bytesRead } = await handle.read(buffer, position, Math.min(1 << 30, size - position), position);
+      if (bytesRead === 0) throw new Error(`unexpected end of ${path}`);
+      position += bytesRead;
+    }
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readFloat64(path: string): Promise<Float64Array> {
+  const buffer = await readWhole(path);
+  return new Float64Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 8);
+}
+
+async function readUint32(path: string): Promise<Uint32Array> {
+  const buffer = await readWhole(path);
+  return new Uint32Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 4);
+}
+
+class FsVoterSnapshot implements VoterSnapshot {
+  readonly version: string;
+  readonly columns: readonly string[];
+  readonly size: number;
+  private readonly data: Buffer;
+  private readonly offsets: Float64Array;
+  private readonly tables: Map<IdIndexName, IdHashTable>;
+  private readonly positions: Map<string, number>;
+
+  private constructor(
+    meta: SnapshotMeta,
+    data: Buffer,
+    offsets: Float64Array,
+    tables: Map<IdIndexName, IdHashTable>,
+  ) {
+    this.version = meta.version;
+    this.columns = Object.freeze([...meta.columns]);
+    this.size = meta.rows;
+    this.data = data;
+    this.offsets = offsets;
+    this.tables = tables;
+    this.positions = new Map(meta.columns.map((name, i) => [name, i]));
+  }
+
+  static async load(dir: string, meta: SnapshotMeta): Promise<FsVoterSnapshot> {
+    const tables = new Map<IdIndexName, IdHashTable>();
+    for (const name of ID_INDEXES) {
+      const hashes = await readFloat64(join(dir, `idx-${name}.hash`));
+      const rows = await readUint32(join(dir, `idx-${name}.rows`));
+      tables.set(name, new IdHashTable(hashes, rows, meta.indexCounts[name] ?? 0));
+    }
+    const data = await readWhole(join(dir, 'records.dat'));
+    const offsets = await readFloat64(join(dir, 'offsets.bin'));
+    return new FsVoterSnapshot(meta, data, offsets, tables);
+  }
+
+  columnIndex(name: string): number {
+    return this.positions.get(name) ?? -1;
+  }
+
+  record(index: number): string[] {
+    const start = this.offsets[index];
+    const end = this.offsets[index + 1];
+    if (start === undefined || end === undefined || index < 0 || index >= this.size) {
+      throw new RangeError(`no voter record ${index}`);
+    }
+    return this.data.toString('utf8', start, end - 1).split(FIELD_SEPARATOR);
+  }
+
+  lookup(index: IdIndexName, key: string): number[] {
+    const table = this.tables.get(index);
+    if (table === undefined) return [];
+    const hits = table.find(hash52(key));
+    if (hits.length === 0) return hits;
+    const idColumn = this.positions.get(index)!;
+    const stateColumn = this.positions.get('state')!;
+    return hits.filter((row) => {
+      const record = this.record(row);
+      return idKey(index, record[idColumn]!, record[stateColumn]!) === key;
+    });
+  }
+}

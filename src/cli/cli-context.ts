@@ -1,0 +1,21 @@
+import { loadConfig } from '../config.ts';
+import { compose, type Services } from '../start/compose.ts';
+
+/** Lazily composed services, so that `--help` touches no data directory. */
+export interface CliContext {
+  services(): Services;
+  close(): void;
+}
+
+export function createCliContext(env: Record<string, string | undefined> = process.env): CliContext {
+  let services: Services | null = null;
+  return {
+    services() {
+      services ??= compose(loadConfig(env));
+      return services;
+    },
+    close() {
+      services?.close();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { type JobState, jobStates } from '../../domain/jobs/job-types.ts';
+import type { CliContext } from '../cli-context.ts';
+import { isoTime, printTable } from '../output.ts';
+
+/** `listmatch jobs list|show`. */
+export function jobsCommands(program: Command, context: CliContext): void {
+  const jobs = program.command('jobs').description('inspect jobs');
+  jobs
+    .command('list')
+    .option('--key <id>', 'only jobs of this key id')
+    .option('--state <state>', `only jobs in this state (${jobStates.join(', ')})`)
+    .option('--limit <n>', 'at most n jobs', '50')
+    .option('--json', 'print JSON')
+    .action((options: { key?: string; state?: string; limit: string; json?: boolean }) => {
+      if (options.state !== undefined && !(jobStates as readonly string[]).includes(options.state)) {
+        throw new Error(`unknown state "${options.state}"`);
+      }
+      const list = listJobs(context, options);
+      printTable(
+        list.map((job) => ({
+          id: job.id,
+          kind: job.kind,
+          key: job.keyId,
+          filename: job.filename,
+          state: job.state,
+          rows: job.summary?.rows ?? null,
+          matched: job.summary?.matchedRows ?? null,
+          created: isoTime(job.createdAt),
+          error: job.error,
+        })),
+        options.json === true,
+      );
+    });
+  jobs.command('show <id>').action((id: string) => {
+    const job = jobStore(context).getJob(id);
+    if (!job) throw new Error(`no job ${id}`);
+    console.log(JSON.stringify(job, null, 2));
+  });
+}
+
+const jobStore = (context: CliContext) => context.services().jobStore;
+
+function listJobs(context: CliContext, options: { key?: string; state?: string; limit: string }) {
+  return jobStore(context).listJobs({
+    ...(options.key ? { keyId: options.key } : {}),
+    ...(options.state ? { state: options.state as JobState } : {}),
+    limit: Math.max(1, Number(options.limit) || 50),
+  });
+}

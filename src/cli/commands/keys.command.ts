@@ -1,0 +1,155 @@
+import type { Command } from 'commander';
+import type { ContactField, Entitlements } from '../../domain/keys/key-types.ts';
+import { contactFields } from '../../domain/keys/key-types.ts';
+import type { CliContext } from '../cli-context.ts';
+import { isoTime, printTable } from '../output.ts';
+
+const onOff = (value: string): boolean => {
+  if (/^(on|true|yes|1)$/i.test(value)) return true;
+  if (/^(off|false|no|0)$/i.test(value)) return false;
+  throw new Error(`expected on or off, got "${value}"`);
+};
+
+/** `listmatch keys …` and `listmatch profiles …`. */
+export function keysCommands(program: Command, context: CliContext): void {
+  const keys = program.command('keys').description('API keys: create, list, revoke, change rights');
+  keys
+    .command('create')
+    .requiredOption('--name <name>', 'a name for the key (client or purpose)')
+    .option('--no-list-matching', 'without the list-matching right')
+    .option('--no-onboarding', 'without the onboarding right')
+    .option('--direct-upload', 'approve direct upload (owner_adid)', false)
+    .option('--json', 'print JSON')
+    .description('create a key; it is printed once and stored only as a hash')
+    .action(
+      (options: {
+        name: string;
+        listMatching: boolean;
+        onboarding: boolean;
+        directUpload: boolean;
+        json?: boolean;
+      }) => {
+        const { key, record } = context.services().keys.createKey({
+          name: options.name,
+          entitlements: {
+            listMatching: options.listMatching,
+            onboarding: options.onboarding,
+            directUpload: options.directUpload,
+          },
+        });
+        if (options.json) {
+          console.log(
+            JSON.stringify(
+              { id: record.id, name: record.name, key, entitlements: record.entitlements },
+              null,
+              2,
+            ),
+          );
+        } else {
+          console.log(`created ${record.id} (${record.name})`);
+          console.log(`API key (shown once, store it now): ${key}`);
+        }
+      },
+    );
+  keys
+    .command('list')
+    .option('--json', 'print JSON')
+    .action((options: { json?: boolean }) => {
+      printTable(
+        context
+          .services()
+          .keys.list()
+          .map((k) => ({
+            id: k.id,
+            name: k.name,
+            prefix: `${k.displayPrefix}…`,
+            list_matching: k.entitlements.listMatching,
+            onboarding: k.entitlements.onboarding,
+            direct_upload: k.entitlements.directUpload,
+            created: isoTime(k.createdAt),
+            revoked: isoTime(k.revokedAt),
+          })),
+        options.json === true,
+      );
+    });
+  keys
+    .command('revoke <key>')
+    .description('revoke a key by id or name; it stops working at once')
+    .action((key: string) => {
+      const record = context.services().keys.revoke(key);
+      console.log(`revoked ${record.id} (${record.name})`);
+    });
+  keys
+    .command('update <key>')
+    .description('change the rights of a key')
+    .option('--list-matching <on|off>', 'list matching', onOff)
+    .option('--onboarding <on|off>', 'audience onboarding', onOff)
+    .option('--direct-upload <on|off>', 'direct upload approval (owner_adid)', onOff)
+    .action((key: string, options: Partial<Entitlements>) => {
+      const record = context.services().keys.setEntitlements(key, options);
+      console.log(`${record.id}: ${JSON.stringify(record.entitlements)}`);
+    });
+
+  const profiles = program
+    .command('profiles')
+    .description('per key and profile: appended fields and contact fields');
+  profiles
+    .command('set <key>')
+    .option('--profile <id>', 'profile id', 'default')
+    .option(
+      '--append <fields>',
+      'voter-file fields to append, comma-separated; source:name renames the output column',
+    )
+    .option(
+      '--contact <fields>',
+      `contact fields the client may request: ${contactFields.join(',')} (or none)`,
+    )
+    .action((key: string, options: { profile: string; append?: string; contact?: string }) => {
+      const appendedFields = options.append === undefined ? undefined : parseAppended(options.append);
+      const contact = options.contact === undefined ? undefined : parseContact(options.contact);
+      const profile = context.services().keys.setProfile(key, options.profile, {
+        ...(appendedFields ? { appendedFields } : {}),
+        ...(contact ? { contactFields: contact } : {}),
+      });
+      console.log(JSON.stringify(profile, null, 2));
+    });
+  profiles
+    .command('list [key]')
+    .option('--json', 'print JSON')
+    .action((key: string | undefined, options: { json?: boolean }) => {
+      printTable(
+        context
+          .services()
+          .keys.listProfiles(key)
+          .map((p) => ({
+            key: p.keyId,
+            profile: p.profileId,
+            appended: p.appendedFields.map((f) => (f.source === f.as ? f.source : `${f.source}:${f.as}`)),
+            contact: p.contactFields,
+          })),
+        options.json === true,
+      );
+    });
+}
+
+function parseAppended(value: string) {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const [source, as] = part.split(':');
+      return { source: source!.toLowerCase(), as: (as ?? source!).toLowerCase() };
+    });
+}
+
+function parseContact(value: string): ContactField[] {
+  if (value.trim() === 'none') return [];
+  const fields = value.split(',').map((f) => f.trim().toLowerCase());
+  for (const field of fields) {
+    if (!(contactFields as readonly string[]).includes(field)) {
+      throw new Error(`unknown contact field "${field}"; expected ${contactFields.join(', ')}`);
+    }
+  }
+  return fields as ContactField[];
+}

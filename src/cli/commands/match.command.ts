@@ -1,0 +1,54 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
+import { matchList } from '../../domain/pipeline/match-list.ts';
+import type { CliContext } from '../cli-context.ts';
+
+/** `listmatch match FILE --out OUT`: the worker's pipeline on a local file, without HTTP. */
+export function matchCommand(program: Command, context: CliContext): void {
+  program
+    .command('match <file>')
+    .description('match a contact list against the imported voter file locally and write the result CSV')
+    .requiredOption('--out <path>', 'result CSV path')
+    .option('--max-matches <k>', 'matches per input row, 1-10', '1')
+    .option('--append <fields>', 'voter-file fields to append, comma-separated')
+    .option('--summary <path>', 'also write summary.json here')
+    .action(
+      async (
+        file: string,
+        options: { out: string; maxMatches: string; append?: string; summary?: string },
+      ) => {
+        const maxMatches = Number(options.maxMatches);
+        if (!Number.isInteger(maxMatches) || maxMatches < 1 || maxMatches > 10) {
+          throw new Error('--max-matches must be an integer from 1 to 10');
+        }
+        const services = context.services();
+        const voters = await services.voters.current();
+        if (voters === null) throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
+        const appendedFields = (options.append ?? '')
+          .split(',')
+          .map((f) => f.trim().toLowerCase())
+          .filter((f) => f !== '')
+          .map((source) => ({ source, as: source }));
+        const started = Date.now();
+        const summary = await matchList({
+          source: createReadStream(file, { highWaterMark: 1 << 20 }),
+          output: createWriteStream(options.out),
+          matcher: createDeterministicMatcher(voters),
+          voters,
+          appendedFields,
+          maxMatches,
+          searchRadiusMiles: null,
+          maxRowBytes: services.config.MAX_ROW_BYTES,
+          asOf: new Date(),
+        });
+        const seconds = (Date.now() - started) / 1000;
+        if (options.summary) await writeFile(options.summary, `${JSON.stringify(summary, null, 2)}\n`);
+        console.error(
+          `${summary.rows} rows, ${summary.matchedRows} matched (${(summary.matchRate * 100).toFixed(1)}%), ` +
+            `${summary.warnings.total} warnings, ${seconds.toFixed(2)} s (${Math.round(summary.rows / Math.max(seconds, 0.001))} rows/s)`,
+        );
+      },
+    );
+}

@@ -1,0 +1,51 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig } from '../config.ts';
+import { isAppError } from '../domain/errors.ts';
+import { demoInstructions, prepareDemo } from '../start/demo-setup.ts';
+import { startService } from '../start/server.ts';
+import { createCliContext } from './cli-context.ts';
+import { jobsCommands } from './commands/jobs.command.ts';
+import { keysCommands } from './commands/keys.command.ts';
+import { matchCommand } from './commands/match.command.ts';
+import { votersCommands } from './commands/voters.command.ts';
+
+/** `listmatch`: the operator's command line. Configuration comes from the same environment as the service. */
+const context = createCliContext();
+const program = new Command('listmatch')
+  .description('list matching and audience onboarding service: operator commands')
+  .showHelpAfterError()
+  .exitOverride();
+
+keysCommands(program, context);
+votersCommands(program, context);
+jobsCommands(program, context);
+matchCommand(program, context);
+program
+  .command('serve')
+  .description('start the service (roles from ROLES)')
+  .action(async () => {
+    await startService(loadConfig());
+  });
+program
+  .command('demo')
+  .description('start the service with a synthetic voter file and print a demo key')
+  .action(async () => {
+    const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+    const running = await startService(config);
+    const { key, samplePath } = await prepareDemo(running.services);
+    console.log(demoInstructions(config.publicUrl, key, samplePath));
+  });
+
+try {
+  await program.parseAsync(process.argv);
+  const name = program.args[0];
+  if (name !== 'serve' && name !== 'demo') context.close();
+} catch (error) {
+  context.close();
+  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof ConfigError || isAppError(error) || error instanceof Error) {
+    console.error(`listmatch: ${error.message}`);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/**
+ * The only module that reads `process.env`. `loadConfig` parses the environment once with one
+ * schema, reports every bad variable at once, and returns a frozen object that the composition
+ * root hands to whatever needs it. Nothing reads configuration at import time.
+ */
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int(`must be a whole number`).min(min).max(max);
+
+const rolesSchema = z
+  .string()
+  .transform((value) => value.split(',').map((role) => role.trim().toLowerCase()))
+  .pipe(z.array(z.enum(['api', 'worker'])).min(1, 'must name api, worker or both'));
+
+export const configSchema = z.object({
+  PORT: integer(0, 65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Base of the presigned URLs handed to clients; set it when the api sits behind a proxy. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ROLES: rolesSchema.default(['api', 'worker']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** HMAC secret for embedded presigned URLs; generated into DATA_DIR on first start when unset. */
+  URL_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  UPLOAD_URL_TTL_SECONDS: integer(10, 7 * 24 * 3600).default(3600),
+  DOWNLOAD_URL_TTL_SECONDS: integer(60, 7 * 24 * 3600).default(3600),
+  MAX_UPLOAD_BYTES: integer(1).default(2 * 1024 ** 3),
+  /** Longest CSV record accepted; longer ones are skipped with a warning. */
+  MAX_ROW_BYTES: integer(1024).default(1024 ** 2),
+  RATE_LIMIT_REGISTER_PER_MINUTE: integer(1).default(60),
+  RATE_LIMIT_ONBOARDING_PER_MINUTE: integer(1).default(1),
+  RATE_LIMIT_POLL_SECONDS: z.coerce.number().min(0).default(30),
+  /** Clock slack granted to clients that poll on an exact 30 s timer. */
+  RATE_LIMIT_POLL_TOLERANCE_SECONDS: z.coerce.number().min(0).default(2),
+  WORKER_CONCURRENCY: integer(1, 64).default(1),
+  QUEUE_LEASE_SECONDS: integer(1).default(30),
+  QUEUE_POLL_MS: integer(10).default(250),
+  QUEUE_MAX_ATTEMPTS: integer(1, 100).default(5),
+  SHUTDOWN_GRACE_SECONDS: integer(0).default(20),
+});
+
+export type Config = Readonly<z.infer<typeof configSchema>> & { readonly publicUrl: string };
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.problems = problems;
+  }
+}
+
+/** Parses `env` (defaults to `process.env`); throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(configSchema.shape).flatMap((name) => {
+      const value = env[name];
+      return value === undefined || value === '' ? [] : [[name, value]];
+    }),
+  );
+  const parsed = configSchema.safeParse(relevant);
+  if (!parsed.success) {
+    // Name the variable and the rule, never echo the value: some are secrets.
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const publicUrl = (parsed.data.PUBLIC_URL ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, '');
+  return Object.freeze({ ...parsed.data, publicUrl });
+}

@@ -1,0 +1,232 @@
+import type { Readable } from 'node:stream';
+import { AppError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { KeyService } from '../keys/key-service.ts';
+import type { ApiKeyRecord } from '../keys/key-types.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { JobStore } from '../ports/job-store.ts';
+import type { UrlSigner } from '../ports/url-signer.ts';
+import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
+
+export const MATCH_LIST_JOB = 'match-list';
+export const UPLOAD_NAME = 'upload.csv';
+
+export interface JobServiceSettings {
+  uploadUrlTtlSeconds: number;
+  downloadUrlTtlSeconds: number;
+  maxUploadBytes: number;
+}
+
+export interface JobEvents {
+  /** Called on every state change, for metrics. */
+  onTransition?(kind: Job['kind'], state: Job['state']): void;
+}
+
+export interface PollAnswer {
+  url: string;
+  error: string | null;
+  status: Job['state'];
+}
+
+/**
+ * Registration, upload, poll and download of jobs: the list-matching contract apart from HTTP.
+ * Processing itself is the worker's (src/jobs/match-list.job.ts).
+ */
+export class JobService {
+  private readonly jobs: JobStore;
+  private readonly blobs: BlobStore;
+  private readonly signer: UrlSigner;
+  private readonly keys: KeyService;
+  private readonly settings: JobServiceSettings;
+  private readonly events: JobEvents;
+
+  constructor(deps: {
+    jobs: JobStore;
+    blobs: BlobStore;
+    signer: UrlSigner;
+    keys: KeyService;
+    settings: JobServiceSettings;
+    events?: JobEvents;
+  }) {
+    this.jobs = deps.jobs;
+    this.blobs = deps.blobs;
+    this.signer = deps.signer;
+    this.keys = deps.keys;
+    this.settings = deps.settings;
+    this.events = deps.events ?? {};
+  }
+
+  /**
+   * Registers a list-matching job and returns its upload URL. Registering a filename that is
+   * already in use starts a new job: poll follows the newest, older ones still finish.
+   */
+  registerSmartmatch(
+    key: ApiKeyRecord,
+    input: { filename: string; params: Omit<SmartmatchParams, 'profileId'> & { profileId?: string } },
+    now = Date.now(),
+  ): { jobId: string; url: string } {
+    if (!key.entitlements.listMatching)
+      throw new AppError('FORBIDDEN', 'this API key is not enabled for list matching');
+    const profile = this.keys.resolveProfile(key.id, input.params.profileId);
+    const refused = input.params.include.filter((field) => !profile.contactFields.includes(field));
+    if (refused.length > 0) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `${refused.map((f) => `include_${f}`).join(', ')} ${refused.length > 1 ? 'are' : 'is'} not enabled for profile "${profile.profileId}" of this API key; ask client services to enable it`,
+      );
+    }
+    const job: Job = {
+      ...this.newJobBase(key, now),
+      kind: 'smartmatch',
+      filename: input.filename,
+      params: { ...input.params, profileId: profile.profileId },
+    };
+    this.jobs.insertJob(job);
+    this.events.onTransition?.(job.kind, job.state);
+    return { jobId: job.id, url: this.uploadUrl(job) };
+  }
+
+  registerOnboarding(
+    key: ApiKeyRecord,
+    params: OnboardingParams,
+    now = Date.now(),
+  ): { jobId: string; url: string } {
+    if (!key.entitlements.onboarding)
+      throw new AppError('FORBIDDEN', 'this API key is not enabled for audience onboarding');
+    if (params.ownerAdid !== null && !key.entitlements.directUpload) {
+      throw new AppError(
+        'FORBIDDEN',
+        'owner_adid requires approval for direct upload; ask client services, or leave owner_adid out',
+      );
+    }
+    const job: Job = { ...this.newJobBase(key, now), kind: 'onboarding', filename: null, params };
+    this.jobs.insertJob(job);
+    this.events.onTransition?.(job.kind, job.state);
+    return { jobId: job.id, url: this.uploadUrl(job) };
+  }
+
+  /**
+   * Streams an upload into storage and starts processing. The URL was verified by the caller.
+   * A broken upload leaves nothing behind and the URL stays usable; a finished one spends it.
+   */
+  async receiveUpload(
+    jobId: string,
+    body: Readable,
+    declaredBytes: number | null,
+    now: () => number = Date.now,
+  ): Promise<{ bytes: number }> {
+    const job = this.jobs.getJob(jobId);
+    if (job === null) throw new AppError('NOT_FOUND', 'this upload URL belongs to no job');
+    this.assertAwaitingUpload(job, now());
+    if (declaredBytes !== null && declaredBytes > this.settings.maxUploadBytes) {
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `the upload exceeds the maximum of ${this.settings.maxUploadBytes} bytes`,
+      );
+    }
+    const blob = `uploads/${job.id}/${newId('upl')}.csv`;
+    const { bytes } = await this.blobs.put(blob, body, { maxBytes: this.settings.maxUploadBytes });
+    const followUp =
+      job.kind === 'smartmatch' ? { type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id } } : null;
+    if (!this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUp)) {
+      // Another upload to the same URL won the race, or the URL expired meanwhile.
+      await this.blobs.delete(blob);
+      this.assertAwaitingUpload(this.jobs.getJob(job.id) ?? job, now());
+      throw new AppError('CONFLICT', 'the file for this job was already uploaded');
+    }
+    this.events.onTransition?.(job.kind, 'uploaded');
+    return { bytes };
+  }
+
+  /** What poll answers for the newest job of this key and filename. */
+  poll(key: ApiKeyRecord, filename: string, now = Date.now()): PollAnswer {
+    const job = this.jobs.findLatestByFilename(key.id, filename);
+    if (job === null || job.kind !== 'smartmatch') {
+      throw new AppError(
+        'NOT_FOUND',
+        `no list-matching job named "${filename}" was registered with this API key`,
+      );
+    }
+    switch (job.state) {
+      case 'complete':
+        return { url: this.downloadUrl(job, now), error: null, status: job.state };
+      case 'failed':
+      case 'expired':
+        return { url: '', error: job.error ?? 'Internal Error: the job failed', status: job.state };
+      case 'registered':
+        if (job.uploadExpiresAt < now) {
+          return {
+            url: '',
+            error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
+            status: 'expired',
+          };
+        }
+        return { url: '', error: null, status: job.state };
+      default:
+        return { url: '', error: null, status: job.state };
+    }
+  }
+
+  /** Opens a finished result for download through its presigned URL. */
+  async openResult(jobId: string, name: string): Promise<{ stream: Readable; bytes: number; name: string }> {
+    const job = this.jobs.getJob(jobId);
+    if (job === null || job.state !== 'complete' || job.resultBlob === null || job.resultName !== name) {
+      throw new AppError('NOT_FOUND', 'no result is available at this URL');
+    }
+    const stat = await this.blobs.stat(job.resultBlob);
+    if (stat === null) throw new AppError('NOT_FOUND', 'the result was deleted after its retention period');
+    return { stream: await this.blobs.read(job.resultBlob), bytes: stat.bytes, name };
+  }
+
+  /** A download URL. Its expiry is rounded to half the TTL so repeated polls get the same URL. */
+  downloadUrl(job: Job, now = Date.now()): string {
+    if (job.resultName === null) throw new AppError('INTERNAL', 'job has no result');
+    const half = Math.max(1, Math.floor(this.settings.downloadUrlTtlSeconds / 2));
+    const expiresAt = Math.floor(now / 1000 / half) * half + this.settings.downloadUrlTtlSeconds;
+    return this.signer.sign({ op: 'get', jobId: job.id, name: job.resultName, expiresAt });
+  }
+
+  /** Marks registered jobs whose upload window closed as expired. */
+  expireUnuploaded(now = Date.now()): number {
+    return this.jobs.expireUnuploaded(now);
+  }
+
+  private uploadUrl(job: Job): string {
+    return this.signer.sign({
+      op: 'put',
+      jobId: job.id,
+      name: UPLOAD_NAME,
+      expiresAt: Math.floor(job.uploadExpiresAt / 1000),
+      maxBytes: this.settings.maxUploadBytes,
+    });
+  }
+
+  private assertAwaitingUpload(job: Job, now: number): void {
+    if (job.state === 'registered' && job.uploadExpiresAt >= now) return;
+    if (job.state === 'registered' || job.state === 'expired') {
+      throw new AppError('URL_INVALID', 'this URL has expired; register the job again for a new one');
+    }
+    throw new AppError(
+      'CONFLICT',
+      'the file for this job was already uploaded; register again to send another file',
+    );
+  }
+
+  private newJobBase(key: ApiKeyRecord, now: number) {
+    return {
+      id: newId('job', now),
+      keyId: key.id,
+      state: 'registered' as const,
+      uploadExpiresAt: now + this.settings.uploadUrlTtlSeconds * 1000,
+      uploadBlob: null,
+      uploadBytes: null,
+      resultBlob: null,
+      resultName: null,
+      error: null,
+      summary: null,
+      voterVersion: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+}

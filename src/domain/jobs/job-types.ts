@@ -1,0 +1,77 @@
+import type { ContactField } from '../keys/key-types.ts';
+
+export const jobStates = ['registered', 'uploaded', 'processing', 'complete', 'failed', 'expired'] as const;
+export type JobState = (typeof jobStates)[number];
+export const terminalStates: ReadonlySet<JobState> = new Set(['complete', 'failed', 'expired']);
+
+export type OutputFormat = 'csv' | 'zip' | 'gzip';
+
+export interface SmartmatchParams {
+  webhook: string | null;
+  include: ContactField[];
+  maxMatches: number;
+  format: OutputFormat;
+  searchRadiusMiles: number | null;
+  notificationEmail: string | null;
+  mbpOnboarding: boolean;
+  digitalAudienceName: string | null;
+  profileId: string;
+}
+
+export interface OnboardingParams {
+  platform: 'social' | 'politicaldsp';
+  audience: string;
+  statusEmail: string;
+  socialAdid: string | null;
+  ownerAdid: string | null;
+}
+
+interface JobBase {
+  id: string;
+  keyId: string;
+  state: JobState;
+  /** Epoch ms after which the upload URL no longer works and a never-uploaded job expires. */
+  uploadExpiresAt: number;
+  uploadBlob: string | null;
+  uploadBytes: number | null;
+  resultBlob: string | null;
+  /** File name the result downloads as. */
+  resultName: string | null;
+  /** Client-safe reason, set when state is failed or expired. */
+  error: string | null;
+  summary: JobSummary | null;
+  voterVersion: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SmartmatchJob extends JobBase {
+  kind: 'smartmatch';
+  filename: string;
+  params: SmartmatchParams;
+}
+
+export interface OnboardingJob extends JobBase {
+  kind: 'onboarding';
+  filename: null;
+  params: OnboardingParams;
+}
+
+export type Job = SmartmatchJob | OnboardingJob;
+
+/** What summary.json holds; counts only, never row contents. */
+export interface JobSummary {
+  rows: number;
+  matchedRows: number;
+  outputRows: number;
+  matchRate: number;
+  matchesByMethod: Record<string, number>;
+  unmatchedReasons: Record<string, number>;
+  identifierColumns: string[];
+  passthroughColumns: string[];
+  warnings: { total: number; byKind: Record<string, number>; first: string[] };
+  voterFileVersion: string | null;
+  startedAt: string;
+  completedAt: string;
+  durationMs: number;
+}

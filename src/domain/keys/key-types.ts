@@ -1,0 +1,39 @@
+/** An API key as stored: never the key itself, only its SHA-256 hash and a display prefix. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  keyHash: string;
+  /** First characters of the key (`lm_AbCd…`) so an operator can tell keys apart. */
+  displayPrefix: string;
+  entitlements: Entitlements;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface Entitlements {
+  listMatching: boolean;
+  onboarding: boolean;
+  /** Approved for Pattern #2 direct upload (`owner_adid`). */
+  directUpload: boolean;
+}
+
+export const contactFields = ['email', 'landline', 'wireless', 'voip'] as const;
+export type ContactField = (typeof contactFields)[number];
+
+/** One appended voter-file field: `source` column of the voter file, written as `vb.<as>`. */
+export interface AppendedField {
+  source: string;
+  as: string;
+}
+
+/** Per key and profile id: what the client gets appended and may ask for. */
+export interface Profile {
+  keyId: string;
+  profileId: string;
+  appendedFields: AppendedField[];
+  /** Contact fields the client may request with include_email, include_landline, …. */
+  contactFields: ContactField[];
+  updatedAt: number;
+}
+
+export const DEFAULT_PROFILE_ID = 'default';

@@ -1,0 +1,57 @@
+import { idKey } from '../voters/id-keys.ts';
+import type { IdIndexName } from '../voters/voter-columns.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import type { MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
+
+/** Id strategies in priority order: an earlier strategy's match ranks first. */
+const STRATEGIES: readonly { index: IdIndexName; needsState: boolean }[] = [
+  { index: 'voterbase_id', needsState: false },
+  { index: 'voter_id', needsState: true },
+  { index: 'smartvan_id', needsState: true },
+  { index: 'exact_track', needsState: false },
+];
+
+/** Score of an exact id match: ids are unique by construction, so it is certain. */
+const ID_MATCH_SCORE = 100;
+
+/**
+ * Exact matching on the voter-file ids: `voterbase_id`, `voter_id`+`state` (leading zeros
+ * ignored), `smartvan_id`+`state`, `exact_track`. Several ids on one row that point at
+ * different people all come back, ranked by strategy priority.
+ */
+export function createDeterministicMatcher(voters: VoterSnapshot): Matcher {
+  return {
+    name: 'deterministic',
+    matchBatch(rows: readonly MatchInput[], options: MatchOptions): MatchOutcome[] {
+      return rows.map((row) => matchRow(voters, row, options.maxMatches));
+    },
+  };
+}
+
+function matchRow(voters: VoterSnapshot, row: MatchInput, maxMatches: number): MatchOutcome {
+  const candidates: MatchCandidate[] = [];
+  const seen = new Set<number>();
+  let hadId = false;
+  let missingState = false;
+  const state = row.fields.state ?? '';
+  for (const { index, needsState } of STRATEGIES) {
+    const value = row.fields[index];
+    if (value === undefined || value.trim() === '') continue;
+    hadId = true;
+    const key = idKey(index, value, state);
+    if (key === null) {
+      if (needsState) missingState = true;
+      continue;
+    }
+    // Sorted record indexes make ties between several records of one id deterministic.
+    for (const voter of voters.lookup(index, key).sort((a, b) => a - b)) {
+      if (seen.has(voter)) continue;
+      seen.add(voter);
+      candidates.push({ voter, score: ID_MATCH_SCORE, method: index });
+      if (candidates.length >= maxMatches) return { candidates };
+    }
+  }
+  if (candidates.length > 0) return { candidates };
+  if (!hadId) return { candidates, unmatchedReason: 'no_id_values' };
+  return { candidates, unmatchedReason: missingState ? 'id_without_valid_state' : 'id_not_found' };
+}

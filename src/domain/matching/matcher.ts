@@ -1,0 +1,67 @@
+/**
+ * The Matcher interface: the seam between the pipeline and the matching strategies. The
+ * deterministic id matcher implements it now; the probabilistic matcher plugs in behind it.
+ */
+
+/** Identifier columns of spec §2.6, lower-case. `matchback_id` is pass-through, not an identifier. */
+export const IDENTIFIER_COLUMNS = [
+  'voterbase_id',
+  'smartvan_id',
+  'voter_id',
+  'exact_track',
+  'full_name',
+  'first_name_combined',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'name_suffix',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'zip',
+  'age',
+  'gender',
+  'dob',
+  'phone',
+  'email',
+  'latitude',
+  'longitude',
+] as const;
+export type IdentifierColumn = (typeof IDENTIFIER_COLUMNS)[number];
+
+/** One input row as the matcher sees it: the identifier values that the header provided. */
+export interface MatchInput {
+  /** 1-based data row number (sm.input_row). */
+  row: number;
+  fields: Partial<Record<IdentifierColumn, string>>;
+}
+
+export interface MatchCandidate {
+  /** Record index in the voter snapshot. */
+  voter: number;
+  /** 0-100. */
+  score: number;
+  /** The strategy that found it (sm.method). */
+  method: string;
+}
+
+/** Per row: candidates best first (at most maxMatches), or a reason when there are none. */
+export interface MatchOutcome {
+  candidates: MatchCandidate[];
+  /** Why the row has no match (counted in the summary), when candidates is empty. */
+  unmatchedReason?: string;
+}
+
+export interface MatchOptions {
+  maxMatches: number;
+  searchRadiusMiles: number | null;
+  /** The job's reference date, for age → birth year. */
+  asOf: Date;
+}
+
+export interface Matcher {
+  readonly name: string;
+  /** Matches a batch; returns one outcome per input, in order. */
+  matchBatch(rows: readonly MatchInput[], options: MatchOptions): MatchOutcome[] | Promise<MatchOutcome[]>;
+}

@@ -1,0 +1,245 @@
+import type { Writable } from 'node:stream';
+import { type CsvWarning, readCsvTable } from '../csv/csv-reader.ts';
+import { CsvChunkWriter } from '../csv/csv-writer.ts';
+import { AppError } from '../errors.ts';
+import type { JobSummary } from '../jobs/job-types.ts';
+import type { AppendedField } from '../keys/key-types.ts';
+import {
+  IDENTIFIER_COLUMNS,
+  type IdentifierColumn,
+  type Matcher,
+  type MatchInput,
+} from '../matching/matcher.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+
+/** Columns the service adds after the input columns, before the appended voter fields. */
+export const MATCH_COLUMNS = [
+  'sm.input_row',
+  'sm.rank',
+  'sm.match',
+  'sm.score',
+  'sm.method',
+  'vb.voterbase_id',
+] as const;
+const MAX_WARNING_MESSAGES = 100;
+
+export interface MatchListInput {
+  source: AsyncIterable<Uint8Array>;
+  /** Receives the result CSV (UTF-8, no BOM, LF line ends). */
+  output: Writable;
+  matcher: Matcher;
+  voters: VoterSnapshot | null;
+  /** Voter-file fields to append, each written as `vb.<as>`. */
+  appendedFields: readonly AppendedField[];
+  maxMatches: number;
+  searchRadiusMiles: number | null;
+  maxRowBytes: number;
+  asOf: Date;
+  onProgress?: (rows: number) => void;
+}
+
+export type ListSummary = Omit<JobSummary, 'voterFileVersion' | 'startedAt' | 'completedAt' | 'durationMs'>;
+
+/**
+ * Streams one contact list through parse → match → write with memory flat in the list's size.
+ * Every input row appears in the output: once per match (ranks 1..k), or once with empty match
+ * columns and `sm.match` = N. Problems of single rows become warnings; a file that cannot be a
+ * contact list (empty, no identifier column) throws a VALIDATION_FAILED AppError.
+ */
+export async function matchList(input: MatchListInput): Promise<ListSummary> {
+  const warnings = new WarningLog();
+  const writer = new CsvChunkWriter(input.output);
+  const matchesByMethod: Record<string, number> = {};
+  const unmatchedReasons: Record<string, number> = {};
+  let layout: Layout | null = null;
+  let rows = 0;
+  let matchedRows = 0;
+  let outputRows = 0;
+
+  for await (const event of readCsvTable(input.source, {
+    maxRowBytes: input.maxRowBytes,
+    onWarning: (w) => warnings.add(w),
+  })) {
+    if (event.kind === 'header') {
+      layout = planLayout(event.header, input.appendedFields, input.voters, warnings);
+      await writer.writeRow(
+        [...event.header, ...MATCH_COLUMNS, ...layout.appendedHeaders],
+        layout.neutralizeHeader,
+      );
+      continue;
+    }
+    const current = layout!;
+    const batch: MatchInput[] = event.rows.map((record, i) => ({
+      row: rows + i + 1,
+      fields: pickIdentifiers(record.fields, current.identifiers),
+    }));
+    const outcomes = await input.matcher.matchBatch(batch, {
+      maxMatches: input.maxMatches,
+      searchRadiusMiles: input.searchRadiusMiles,
+      asOf: input.asOf,
+    });
+    for (let i = 0; i < event.rows.length; i++) {
+      const fields = event.rows[i]!.fields;
+      const outcome = outcomes[i]!;
+      const rowNumber = String(batch[i]!.row);
+      if (outcome.candidates.length === 0) {
+        const reason = outcome.unmatchedReason ?? 'no_match';
+        unmatchedReasons[reason] = (unmatchedReasons[reason] ?? 0) + 1;
+        const wait = writer.writeRow(
+          [...fields, rowNumber, '', 'N', '', '', '', ...current.emptyAppended],
+          current.neutralize,
+        );
+        if (wait) await wait;
+        outputRows++;
+        continue;
+      }
+      matchedRows++;
+      const best = outcome.candidates[0]!;
+      matchesByMethod[best.method] = (matchesByMethod[best.method] ?? 0) + 1;
+      for (let rank = 0; rank < outcome.candidates.length; rank++) {
+        const candidate = outcome.candidates[rank]!;
+        const record = input.voters!.record(candidate.voter);
+        const appended = current.appendedColumns.map((column) => (column < 0 ? '' : (record[column] ?? '')));
+        const wait = writer.writeRow(
+          [
+            ...fields,
+            rowNumber,
+            String(rank + 1),
+            'Y',
+            String(Math.round(candidate.score)),
+            candidate.method,
+            record[current.voterbaseColumn] ?? '',
+            ...appended,
+          ],
+          current.neutralize,
+        );
+        if (wait) await wait;
+        outputRows++;
+      }
+    }
+    rows += event.rows.length;
+    input.onProgress?.(rows);
+  }
+  if (layout === null) throw new AppError('VALIDATION_FAILED', 'the uploaded file is empty');
+  if (rows === 0) warnings.note('no_data_rows', 'the file has a header but no data rows');
+  await writer.end();
+  return {
+    rows,
+    matchedRows,
+    outputRows,
+    matchRate: rows === 0 ? 0 : Math.round((matchedRows / rows) * 10_000) / 10_000,
+    matchesByMethod,
+    unmatchedReasons,
+    identifierColumns: layout.identifierNames,
+    passthroughColumns: layout.passthroughNames,
+    warnings: warnings.toJSON(),
+  };
+}
+
+interface Layout {
+  identifiers: [IdentifierColumn, number][];
+  identifierNames: string[];
+  passthroughNames: string[];
+  appendedHeaders: string[];
+  appendedColumns: number[];
+  emptyAppended: string[];
+  voterbaseColumn: number;
+  neutralize: boolean[];
+  neutralizeHeader: boolean[];
+}
+
+/** Canonical form of a header name: case, surrounding space, and space or hyphen for underscore. */
+export const canonicalHeader = (name: string) =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+
+function planLayout(
+  header: string[],
+  appendedFields: readonly AppendedField[],
+  voters: VoterSnapshot | null,
+  warnings: WarningLog,
+): Layout {
+  const identifiers: [IdentifierColumn, number][] = [];
+  const passthroughNames: string[] = [];
+  const known = new Set<string>(IDENTIFIER_COLUMNS);
+  header.forEach((name, i) => {
+    const canonical = canonicalHeader(name);
+    if (known.has(canonical) && !identifiers.some(([id]) => id === canonical)) {
+      identifiers.push([canonical as IdentifierColumn, i]);
+    } else passthroughNames.push(name.trim());
+  });
+  if (identifiers.length === 0) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `the file has no recognizable identifier column; the header must name at least one of ${IDENTIFIER_COLUMNS.join(', ')}`,
+    );
+  }
+  const idNames = new Set(identifiers.map(([id]) => id));
+  for (const [id, needs] of [
+    ['voter_id', 'state'],
+    ['smartvan_id', 'state'],
+  ] as const) {
+    if (idNames.has(id) && !idNames.has(needs)) {
+      warnings.note(
+        'id_without_state_column',
+        `${id} is matched together with state, and the file has no state column`,
+      );
+    }
+  }
+  const appendedColumns = appendedFields.map((field) => voters?.columnIndex(field.source) ?? -1);
+  appendedFields.forEach((field, i) => {
+    if (voters !== null && appendedColumns[i] === -1) {
+      warnings.note(
+        'appended_field_missing',
+        `appended field ${field.source} is not in the voter file; its column is empty`,
+      );
+    }
+  });
+  // matchback_id comes back byte for byte (clients join on it); every other cell is neutralized
+  // against spreadsheet formulas.
+  const neutralize = header.map((name) => canonicalHeader(name) !== 'matchback_id');
+  const extra = MATCH_COLUMNS.length + appendedFields.length;
+  return {
+    identifiers,
+    identifierNames: identifiers.map(([id]) => id),
+    passthroughNames,
+    appendedHeaders: appendedFields.map((field) => `vb.${field.as}`),
+    appendedColumns,
+    emptyAppended: appendedFields.map(() => ''),
+    voterbaseColumn: voters?.columnIndex('voterbase_id') ?? 0,
+    neutralize: [...neutralize, ...new Array<boolean>(extra).fill(true)],
+    neutralizeHeader: new Array<boolean>(header.length + extra).fill(true),
+  };
+}
+
+function pickIdentifiers(fields: string[], identifiers: [IdentifierColumn, number][]): MatchInput['fields'] {
+  const picked: MatchInput['fields'] = {};
+  for (const [name, column] of identifiers) {
+    const value = fields[column];
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  return picked;
+}
+
+/** Counts warnings by kind and keeps the first messages (which hold line numbers, never values). */
+class WarningLog {
+  private total = 0;
+  private readonly byKind: Record<string, number> = {};
+  private readonly first: string[] = [];
+
+  add(warning: CsvWarning): void {
+    this.note(warning.kind, warning.message);
+  }
+
+  note(kind: string, message: string): void {
+    this.total++;
+    this.byKind[kind] = (this.byKind[kind] ?? 0) + 1;
+    if (this.first.length < MAX_WARNING_MESSAGES) this.first.push(message);
+  }
+
+  toJSON(): JobSummary['warnings'] {
+    return { total: this.total, byKind: this.byKind, first: this.first };
+  }
+}

@@ -1,0 +1,37 @@
+import type { Job, JobState, JobSummary } from '../jobs/job-types.ts';
+import type { QueueMessage } from './queue.ts';
+
+/** Jobs. State changes that cause work enqueue it in the same transaction. */
+export interface JobStore {
+  insertJob(job: Job): void;
+  getJob(id: string): Job | null;
+  /** The newest job of this key with this filename: the one poll follows. */
+  findLatestByFilename(keyId: string, filename: string): Job | null;
+  /**
+   * registered → uploaded (only from registered and before upload expiry), and enqueue
+   * `followUp` if given, atomically. Returns false when the job was no longer waiting for an upload.
+   */
+  markUploaded(
+    id: string,
+    upload: { blob: string; bytes: number; at: number },
+    followUp: QueueMessage | null,
+  ): boolean;
+  /** Moves a job to `state` with the given fields, only when its current state is one of `from`. */
+  transition(
+    id: string,
+    from: readonly JobState[],
+    to: JobState,
+    fields: Partial<{
+      error: string | null;
+      summary: JobSummary | null;
+      resultBlob: string | null;
+      resultName: string | null;
+      voterVersion: string | null;
+    }>,
+    at: number,
+  ): boolean;
+  /** Expires registered jobs whose upload window closed before `now`; returns how many. */
+  expireUnuploaded(now: number): number;
+  listJobs(filter: { keyId?: string; state?: JobState; limit: number }): Job[];
+  countByState(): Record<string, number>;
+}

@@ -1,0 +1,106 @@
+/**
+ * An open-addressing hash table from a 52-bit key hash to record indexes, stored in two typed
+ * arrays so that it persists as two flat files and loads without rebuilding. Keys themselves are
+ * not stored: callers verify each hit against the record, so a hash collision costs a check,
+ * never a wrong answer. Several records may share a key (multi-valued).
+ */
+const EMPTY = 0;
+const MAX_LOAD = 0.7;
+
+export class IdHashTable {
+  hashes: Float64Array;
+  rows: Uint32Array;
+  count: number;
+  private mask: number;
+
+  constructor(hashes: Float64Array, rows: Uint32Array, count: number) {
+    if (hashes.length !== rows.length || (hashes.length & (hashes.length - 1)) !== 0) {
+      throw new Error('hash table arrays must have the same power-of-two length');
+    }
+    this.hashes = hashes;
+    this.rows = rows;
+    this.count = count;
+    this.mask = hashes.length - 1;
+  }
+
+  static create(expected = 1024): IdHashTable {
+    let capacity = 1024;
+    while (capacity * MAX_LOAD < expected) capacity *= 2;
+    return new IdHashTable(new Float64Array(capacity), new Uint32Array(capacity), 0);
+  }
+
+  insert(hash: number, row: number): void {
+    if (this.count + 1 > this.hashes.length * MAX_LOAD) this.grow();
+    this.place(hash, row);
+    this.count++;
+  }
+
+  /** Record indexes stored under `hash`, in insertion order. */
+  find(hash: number): number[] {
+    const out: number[] = [];
+    const { hashes, rows, mask } = this;
+    for (let slot = slotOf(hash, mask); hashes[slot] !== EMPTY; slot = (slot + 1) & mask) {
+      if (hashes[slot] === hash) out.push(rows[slot]!);
+    }
+    return out;
+  }
+
+  private place(hash: number, row: number): void {
+    const { hashes, mask } = this;
+    let slot = slotOf(hash, mask);
+    while (hashes[slot] !== EMPTY) slot = (slot + 1) & mask;
+    hashes[slot] = hash;
+    this.rows[slot] = row;
+  }
+
+  private grow(): void {
+    const oldHashes = this.hashes;
+    const oldRows = this.rows;
+    this.hashes = new Float64Array(oldHashes.length * 2);
+    this.rows = new Uint32Array(oldRows.length * 2);
+    this.mask = this.hashes.length - 1;
+    // Re-inserting in slot order keeps equal hashes in their insertion order.
+    for (let i = 0; i < oldHashes.length; i++) {
+      const hash = oldHashes[i]!;
+      if (hash !== EMPTY) this.place(hash, oldRows[i]!);
+    }
+  }
+}
+
+function slotOf(hash: number, mask: number): number {
+  // The high 32 bits are a well-mixed hash of their own.
+  return Math.floor(hash / 1048576) & mask;
+}
+
+/** 52-bit string hash (two 32-bit mixes), never 0, exact as a float64. */
+export function hash52(text: string): number {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    h2 ^= h2 >>> 13;
+  }
+  h1 = fmix32(h1);
+  h2 = fmix32(h2 ^ text.length);
+  const value = (h1 >>> 0) * 1048576 + (h2 >>> 12);
+  return value === EMPTY ? 1 : value;
+}
+
+/** An independent 32-bit hash, used at import to tell duplicates from 52-bit collisions. */
+export function hash32(text: string): number {
+  let h = 0x27d4eb2f;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x165667b1);
+  return fmix32(h) >>> 0;
+}
+
+function fmix32(input: number): number {
+  let h = input;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h;
+}

@@ -1,0 +1,54 @@
+import type { IdIndexName } from './voter-columns.ts';
+
+/**
+ * One immutable version of the imported voter file, as the matcher sees it. Records are
+ * addressed by index 0..size-1.
+ */
+export interface VoterSnapshot {
+  readonly version: string;
+  /** All columns: the core columns first, then the appendable ones in import order. */
+  readonly columns: readonly string[];
+  readonly size: number;
+  /** Records whose normalized id equals `key` (see id-keys.ts); verified, never a hash guess. */
+  lookup(index: IdIndexName, key: string): number[];
+  /** All fields of one record, in `columns` order. */
+  record(index: number): string[];
+  /** Position of a column, or -1. */
+  columnIndex(name: string): number;
+}
+
+export interface VoterImportReport {
+  version: string;
+  rowsRead: number;
+  imported: number;
+  /** Rows kept from the previous version (append mode). */
+  carriedOver: number;
+  rejected: number;
+  rejectedByReason: Record<string, number>;
+  warnings: number;
+  warningsByKind: Record<string, number>;
+  /** Path of the CSV listing every rejected or corrected line with its reason (no values). */
+  reportPath: string;
+  columns: string[];
+  durationMs: number;
+}
+
+export interface VoterStats {
+  version: string;
+  rows: number;
+  columns: string[];
+  importedAt: string;
+}
+
+/** The imported voter file: versions on local disk, switched atomically. */
+export interface VoterStore {
+  /** The snapshot jobs should use now, or null when no voter file was imported. */
+  current(): Promise<VoterSnapshot | null>;
+  /** A specific version when it still exists (a resumed job keeps its version). */
+  open(version: string): Promise<VoterSnapshot | null>;
+  importFile(
+    path: string,
+    options: { replace: boolean; onProgress?: (bytesRead: number, totalBytes: number) => void },
+  ): Promise<VoterImportReport>;
+  stats(): Promise<VoterStats | null>;
+}

@@ -1,0 +1,111 @@
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import { AppError, isAppError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { kindForStatus, mapErrorCode } from './error-mapping.ts';
+import type { HttpDeps } from './http-deps.ts';
+import { operationsRoutes } from './routes/operations.route.ts';
+import { pollSmartmatchRoute } from './routes/poll-smartmatch.route.ts';
+import { presignedFilesRoute } from './routes/presigned-files.route.ts';
+import { registerOnboardingRoute } from './routes/register-onboarding.route.ts';
+import { registerSmartmatchRoute } from './routes/register-smartmatch.route.ts';
+
+/** Paths whose other methods answer 405 (JSON) instead of 404. */
+const METHOD_GUARDS: [path: string, allowed: string][] = [
+  ['/service/smartmatch', 'GET'],
+  ['/service/smartmatch/poll', 'GET'],
+  ['/service/onboarding', 'GET'],
+  ['/files/:jobId/:name', 'GET, HEAD or PUT'],
+];
+const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+export function buildApp(
+  deps: HttpDeps,
+  options: { logger?: FastifyServerOptions['logger'] } = {},
+): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: deps.config.LOG_LEVEL,
+      // Log paths only: query strings hold e-mail addresses and URL signatures; headers hold keys.
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+    },
+    genReqId: () => newId('req'),
+    logController: new LogController({
+      requestIdLogLabel: 'request_id',
+      // Per-request lines only when debugging: at 5,000 polls/s they would drown everything else.
+      disableRequestLogging: deps.config.LOG_LEVEL !== 'debug' && deps.config.LOG_LEVEL !== 'trace',
+    }),
+    // Registration bodies of the JSON-body client variant are read by hand, uploads are streamed.
+    bodyLimit: 64 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    deps.metrics.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe({ route }, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    let status: number;
+    let body: string;
+    let code: string;
+    if (isAppError(error)) {
+      const mapped = mapErrorCode(error.code);
+      status = mapped.status;
+      body = `${mapped.kind}: ${error.message}`;
+      code = error.code;
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+      if (status >= 500) request.log.error({ err: error }, 'request failed');
+    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      status = error.statusCode;
+      body = `${kindForStatus(status)}: ${error.message}`;
+      code = error.code ?? 'BAD_REQUEST';
+    } else {
+      request.log.error({ err: error }, 'unexpected error');
+      status = 500;
+      body = `Internal Error: the request failed; quote ${request.id} to the operator`;
+      code = 'INTERNAL';
+    }
+    return reply.code(status).send({ url: null, error: body, code, request_id: request.id });
+  });
+
+  app.setNotFoundHandler((request) => {
+    throw new AppError(
+      'NOT_FOUND',
+      `no endpoint ${request.method} ${request.url.split('?')[0]}; see /openapi.json`,
+    );
+  });
+
+  for (const [path, allowed] of METHOD_GUARDS) {
+    const methods = OTHER_METHODS.filter((method) => !allowed.includes(method));
+    app.route({
+      method: [...methods],
+      url: path,
+      handler: async (request, reply) => {
+        reply.header('allow', allowed.replace(' or ', ', '));
+        throw new AppError(
+          'METHOD_NOT_ALLOWED',
+          `method ${request.method} is not allowed here; use ${allowed}`,
+        );
+      },
+    });
+  }
+
+  registerSmartmatchRoute(app, deps);
+  pollSmartmatchRoute(app, deps);
+  registerOnboardingRoute(app, deps);
+  presignedFilesRoute(app, deps);
+  operationsRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { Config } from '../config.ts';
+import type { JobService } from '../domain/jobs/job-service.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
+import type { RateLimits } from '../domain/keys/rate-limits.ts';
+import type { UrlSigner } from '../domain/ports/url-signer.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, boolean | string | null>;
+}
+
+/** What the HTTP layer needs, built by the composition root. */
+export interface HttpDeps {
+  config: Config;
+  keys: KeyService;
+  jobs: JobService;
+  rateLimits: RateLimits;
+  signer: UrlSigner;
+  metrics: Metrics;
+  readiness: () => Promise<ReadinessReport>;
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { onboardingQuerySchema } from './schemas/onboarding.schema.ts';
+import {
+  pollBodySchema,
+  pollQuerySchema,
+  smartmatchQuerySchema,
+  urlErrorBodySchema,
+} from './schemas/smartmatch.schema.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Query parameters of an operation, from the same zod schema that validates them. */
+function queryParameters(schema: z.ZodType): JsonSchema[] {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
+const jsonBody = (schema: z.ZodType, description: string) => ({
+  description,
+  content: {
+    'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) },
+  },
+});
+
+const errorResponses = {
+  '400': jsonBody(urlErrorBodySchema, 'Validation Error'),
+  '401': jsonBody(urlErrorBodySchema, 'Authorization Error: missing, unknown or revoked key'),
+  '403': jsonBody(urlErrorBodySchema, 'Authorization Error: the key lacks the right'),
+  '429': jsonBody(urlErrorBodySchema, 'Rate Limit Error (Retry-After header)'),
+  '500': jsonBody(urlErrorBodySchema, 'Internal Error'),
+};
+
+/** The OpenAPI 3.1 document served at /openapi.json. */
+export function buildOpenApiDocument(serverUrl: string): JsonSchema {
+  const security = [{ apiKey: [] }];
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'listmatch',
+      version: '1',
+      description:
+        'List matching and audience onboarding. Register with GET, PUT the CSV to the returned url, then poll. Every JSON body holds `url` and `error`.',
+    },
+    servers: [{ url: serverUrl }],
+    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    paths: {
+      '/service/smartmatch': {
+        get: {
+          summary: 'Register a list-matching job',
+          security,
+          parameters: queryParameters(smartmatchQuerySchema),
+          responses: { '200': jsonBody(urlErrorBodySchema, 'Presigned PUT url'), ...errorResponses },
+        },
+      },
+      '/service/smartmatch/poll': {
+        get: {
+          summary: 'Poll a list-matching job by filename',
+          security,
+          parameters: queryParameters(pollQuerySchema),
+          responses: {
+            '200': jsonBody(
+              pollBodySchema,
+              'Blank url while running; presigned GET url when complete; error when failed',
+            ),
+            ...errorResponses,
+            '404': jsonBody(urlErrorBodySchema, 'No job of this key has that filename'),
+          },
+        },
+      },
+      '/service/onboarding': {
+        get: {
+          summary: 'Register an audience-onboarding job',
+          security,
+          parameters: queryParameters(onboardingQuerySchema),
+          responses: { '200': jsonBody(urlErrorBodySchema, 'Presigned PUT url'), ...errorResponses },
+        },
+      },
+      '/files/{jobId}/{name}': {
+        put: {
+          summary: 'Upload target of a presigned URL (embedded storage)',
+          description: 'Authorized by the URL signature only. Body: the raw CSV. Answers exactly 200.',
+          parameters: presignedParameters,
+          requestBody: { content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+          responses: {
+            '200': { description: 'Upload accepted; processing started' },
+            '403': jsonBody(urlErrorBodySchema, 'Tampered, expired or wrong-operation URL'),
+            '409': jsonBody(urlErrorBodySchema, 'The URL was already used'),
+            '413': jsonBody(urlErrorBodySchema, 'Over the size cap'),
+          },
+        },
+        get: {
+          summary: 'Download target of a presigned result URL',
+          parameters: presignedParameters,
+          responses: {
+            '200': { description: 'The result file (csv, gzip or zip; never Content-Encoding)' },
+            '403': jsonBody(urlErrorBodySchema, 'Tampered, expired or wrong-operation URL'),
+          },
+        },
+      },
+      '/healthz': { get: { summary: 'Liveness', responses: { '200': { description: 'ok' } } } },
+      '/readyz': {
+        get: {
+          summary: 'Readiness',
+          responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics',
+          responses: { '200': { description: 'text exposition format' } },
+        },
+      },
+    },
+  };
+}
+
+const presignedParameters = [
+  { name: 'jobId', in: 'path', required: true, schema: { type: 'string' } },
+  { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+  ...['op', 'exp', 'sig'].map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' } })),
+  { name: 'max', in: 'query', required: false, schema: { type: 'string' } },
+];

@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../domain/errors.ts';
+import { UPLOAD_NAME } from '../../domain/jobs/job-service.ts';
+import type { HttpDeps } from '../http-deps.ts';
+
+const CONTENT_TYPES: [suffix: string, type: string][] = [
+  ['.csv.gz', 'application/gzip'],
+  ['.zip', 'application/zip'],
+  ['.csv', 'text/csv; charset=utf-8'],
+];
+
+/**
+ * The addresses behind embedded presigned URLs: `PUT /files/:jobId/upload.csv` streams an upload
+ * to storage; `GET /files/:jobId/<result>` serves a result. The URL's signature is the only
+ * authorization; no API key is sent here.
+ */
+export function presignedFilesRoute(app: FastifyInstance, deps: HttpDeps): void {
+  app.register(async (scope) => {
+    // Uploads are streamed by the handler: no body parser may buffer them, whatever the
+    // Content-Type (clients send it empty or not at all).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+    scope.put<{ Params: { jobId: string; name: string } }>('/files/:jobId/:name', async (request, reply) => {
+      const { jobId, name } = request.params;
+      deps.signer.verify(
+        { method: 'PUT', jobId, name, query: request.query as Record<string, unknown> },
+        Date.now(),
+      );
+      if (name !== UPLOAD_NAME) throw new AppError('URL_INVALID', 'this URL is not a valid presigned URL');
+      const declared = request.headers['content-length'];
+      const declaredBytes = declared === undefined ? null : Number(declared);
+      try {
+        const { bytes } = await deps.jobs.receiveUpload(
+          jobId,
+          request.raw,
+          Number.isFinite(declaredBytes) ? declaredBytes : null,
+        );
+        deps.metrics.uploadBytes.inc(bytes);
+      } catch (error) {
+        // The client may still be sending: close the connection after the error instead of reading on.
+        if (!request.raw.complete) reply.header('connection', 'close');
+        throw error;
+      }
+      // Exactly 200 with an empty body: two known clients reject 201 and 204.
+      return reply.code(200).send();
+    });
+
+    scope.get<{ Params: { jobId: string; name: string } }>('/files/:jobId/:name', async (request, reply) => {
+      const { jobId, name } = request.params;
+      deps.signer.verify(
+        { method: request.method, jobId, name, query: request.query as Record<string, unknown> },
+        Date.now(),
+      );
+      const result = await deps.jobs.openResult(jobId, name);
+      const type = CONTENT_TYPES.find(([suffix]) => name.endsWith(suffix))?.[1] ?? 'application/octet-stream';
+      // Deliberately no Content-Encoding for .csv.gz: the client must receive the gzip file itself.
+      return reply
+        .code(200)
+        .header('content-type', type)
+        .header('content-length', result.bytes)
+        .header('content-disposition', `attachment; filename="${result.name}"`)
+        .header('cache-control', 'private, no-store')
+        .send(result.stream);
+    });
+  });
+}

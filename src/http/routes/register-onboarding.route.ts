@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { HttpDeps } from '../http-deps.ts';
+import { hasBody, parseParams, readJsonParams } from '../request-helpers.ts';
+import { onboardingQuerySchema } from '../schemas/onboarding.schema.ts';
+
+/**
+ * `GET /service/onboarding`: registers an audience-onboarding job and answers its upload URL.
+ * Audience building is not implemented yet: an uploaded file is stored and its job waits in
+ * `uploaded`.
+ */
+export function registerOnboardingRoute(app: FastifyInstance, deps: HttpDeps): void {
+  app.get('/service/onboarding', async (request) => {
+    const key = deps.keys.authenticate(request.headers['x-api-key']);
+    deps.rateLimits.checkOnboarding(key.id);
+    let query = request.query as Record<string, unknown>;
+    if (query['platform'] === undefined && hasBody(request.raw)) {
+      query = { ...(await readJsonParams(request.raw)), ...query };
+    }
+    const params = parseParams(onboardingQuerySchema, query);
+    const { url } = deps.jobs.registerOnboarding(key, {
+      platform: params.platform,
+      audience: params.audience,
+      statusEmail: params.status_email,
+      socialAdid: params.social_adid ?? null,
+      ownerAdid: params.owner_adid ?? null,
+    });
+    return { url, error: null };
+  });
+}

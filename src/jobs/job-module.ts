@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+
+export interface JobContext {
+  /** 1 on the first delivery. */
+  attempt: number;
+  isFinalAttempt: boolean;
+  /** Aborted when the worker shuts down or loses the lease: stop and let the job run again. */
+  signal: AbortSignal;
+}
+
+/** One job type: its name, versioned payload schema, retry policy and handler. */
+export interface JobModule<P = unknown> {
+  type: string;
+  payload: z.ZodType<P>;
+  maxAttempts: number;
+  /** Delay before attempt `attempt + 1`. */
+  backoffMs(attempt: number): number;
+  handle(payload: P, context: JobContext): Promise<void>;
+  /** Called once when the message is dead-lettered, to record the failure where clients see it. */
+  onGiveUp?(payload: P, error: unknown): Promise<void> | void;
+}
+
+export const exponentialBackoff =
+  (baseMs: number, maxMs: number) =>
+  (attempt: number): number =>
+    Math.min(maxMs, baseMs * 2 ** (attempt - 1));

@@ -1,0 +1,179 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import yazl from 'yazl';
+import { z } from 'zod';
+import { AppError, isAppError } from '../domain/errors.ts';
+import { MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
+import type { JobSummary, SmartmatchJob } from '../domain/jobs/job-types.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
+import type { AppendedField } from '../domain/keys/key-types.ts';
+import type { Matcher } from '../domain/matching/matcher.ts';
+import { matchList } from '../domain/pipeline/match-list.ts';
+import type { BlobStore } from '../domain/ports/blob-store.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
+import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
+import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
+import { exponentialBackoff, type JobModule } from './job-module.ts';
+
+const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
+type Payload = z.infer<typeof payloadSchema>;
+
+export interface MatchListDeps {
+  jobs: JobStore;
+  blobs: BlobStore;
+  voters: VoterStore;
+  keys: KeyService;
+  createMatcher: (voters: VoterSnapshot) => Matcher;
+  maxRowBytes: number;
+  onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
+  onRows?: (rows: number) => void;
+}
+
+/**
+ * Processes one uploaded contact list: parse → match → write → package → complete. Re-running it
+ * (after a crash) starts over from the upload and produces the same result: its output depends
+ * only on the upload, the pinned voter-file version and the profile.
+ */
+export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
+  return {
+    type: MATCH_LIST_JOB,
+    payload: payloadSchema,
+    maxAttempts: 5,
+    backoffMs: exponentialBackoff(2_000, 60_000),
+    async handle({ jobId }, context) {
+      const job = deps.jobs.getJob(jobId);
+      if (
+        job === null ||
+        job.kind !== 'smartmatch' ||
+        (job.state !== 'uploaded' && job.state !== 'processing')
+      )
+        return;
+      try {
+        await processJob(deps, job, context.signal);
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'VALIDATION_FAILED') throw error;
+        // The file itself is unusable: retrying cannot help.
+        failJob(deps, job.id, `Validation Error: ${error.message}`);
+      }
+    },
+    onGiveUp({ jobId }, error) {
+      const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
+      failJob(deps, jobId, `Internal Error: ${reference}; the operator can look it up as ${jobId}`);
+    },
+  };
+}
+
+function failJob(deps: MatchListDeps, jobId: string, error: string): void {
+  if (deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now())) {
+    deps.onTransition?.('failed');
+  }
+}
+
+async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: AbortSignal): Promise<void> {
+  const started = new Date();
+  const voters =
+    (job.voterVersion && (await deps.voters.open(job.voterVersion))) || (await deps.voters.current());
+  if (voters === null) {
+    throw new AppError(
+      'UNAVAILABLE',
+      'no voter file is loaded on this service yet; the operator must import one',
+    );
+  }
+  // Pin the version so that a resumed run matches against the same voter file.
+  deps.jobs.transition(
+    job.id,
+    ['uploaded', 'processing'],
+    'processing',
+    { voterVersion: voters.version },
+    Date.now(),
+  );
+  deps.onTransition?.('processing');
+  const profile = deps.keys.resolveProfile(job.keyId, job.params.profileId);
+  const appendedFields: AppendedField[] = [
+    ...profile.appendedFields,
+    ...job.params.include.map((field) => ({
+      source: CONTACT_FIELD_COLUMNS[field],
+      as: CONTACT_FIELD_COLUMNS[field],
+    })),
+  ];
+  const base = job.filename.replace(/\.csv$/i, '');
+  const resultName = { csv: `${base}.csv`, gzip: `${base}.csv.gz`, zip: `${base}.zip` }[job.params.format];
+  const resultKey = `results/${job.id}/${resultName}`;
+  const csvKey = job.params.format === 'zip' ? `work/${job.id}/${base}.csv` : resultKey;
+
+  const csvWriter = await deps.blobs.openWriter(csvKey);
+  let summary: JobSummary;
+  try {
+    const gzip = job.params.format === 'gzip' ? createGzip({ level: 6 }) : null;
+    const compressing = gzip ? pipeline(gzip, csvWriter.stream) : null;
+    // Awaited below; the no-op catch only keeps an early failure from being 'unhandled'.
+    compressing?.catch(() => undefined);
+    const listSummary = await matchList({
+      source: await deps.blobs.read(job.uploadBlob!),
+      output: gzip ?? csvWriter.stream,
+      matcher: deps.createMatcher(voters),
+      voters,
+      appendedFields,
+      maxMatches: job.params.maxMatches,
+      searchRadiusMiles: job.params.searchRadiusMiles,
+      maxRowBytes: deps.maxRowBytes,
+      asOf: new Date(job.createdAt),
+      onProgress: (rows) => {
+        if (signal.aborted) throw signal.reason;
+        deps.onRows?.(rows);
+      },
+    });
+    await compressing;
+    await csvWriter.commit();
+    const completed = new Date();
+    summary = {
+      ...listSummary,
+      voterFileVersion: voters.version,
+      startedAt: started.toISOString(),
+      completedAt: completed.toISOString(),
+      durationMs: completed.getTime() - started.getTime(),
+    };
+  } catch (error) {
+    await csvWriter.abort();
+    throw error;
+  }
+  if (job.params.format === 'zip') {
+    await writeZip(deps.blobs, resultKey, csvKey, `${base}.csv`, summary, new Date(job.createdAt));
+    await deps.blobs.delete(csvKey);
+  }
+  if (
+    deps.jobs.transition(
+      job.id,
+      ['processing'],
+      'complete',
+      { summary, resultBlob: resultKey, resultName },
+      Date.now(),
+    )
+  ) {
+    deps.onTransition?.('complete');
+  }
+}
+
+/** The zip holds the CSV and summary.json; entry times are the job's, so reruns give the same CSV entry. */
+async function writeZip(
+  blobs: BlobStore,
+  resultKey: string,
+  csvKey: string,
+  csvName: string,
+  summary: JobSummary,
+  mtime: Date,
+): Promise<void> {
+  const zip = new yazl.ZipFile();
+  zip.addReadStream(await blobs.read(csvKey), csvName, { mtime });
+  zip.addBuffer(Buffer.from(`${JSON.stringify(summary, null, 2)}\n`), 'summary.json', { mtime });
+  zip.end();
+  const writer = await blobs.openWriter(resultKey);
+  try {
+    await pipeline(zip.outputStream as Readable, writer.stream);
+    await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+}

@@ -1,0 +1,152 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { newId } from '../domain/ids.ts';
+import type { ClaimedMessage, Queue } from '../domain/ports/queue.ts';
+import type { JobRegistry } from './registry.ts';
+
+export interface WorkerOptions {
+  queue: Queue;
+  registry: JobRegistry;
+  logger: FastifyBaseLogger;
+  leaseMs: number;
+  pollMs: number;
+  concurrency: number;
+  /** Periodic housekeeping (expiring registrations), run every `housekeepingMs`. */
+  housekeeping?: () => void;
+  housekeepingMs?: number;
+}
+
+/**
+ * Takes messages from the queue and runs their job modules, `concurrency` at a time. Leases are
+ * renewed while a job runs, so a crash (even SIGKILL) hands the message to the next worker once
+ * the lease runs out. On stop, running jobs get a grace period, then are handed back.
+ */
+export class Worker {
+  readonly id = newId('wrk');
+  private readonly options: WorkerOptions;
+  private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private stopped = true;
+  private timer: NodeJS.Timeout | null = null;
+  private housekeepingTimer: NodeJS.Timeout | null = null;
+
+  constructor(options: WorkerOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+    if (this.options.housekeeping) {
+      this.runHousekeeping();
+      this.housekeepingTimer = setInterval(
+        () => this.runHousekeeping(),
+        this.options.housekeepingMs ?? 60_000,
+      );
+      this.housekeepingTimer.unref();
+    }
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
+    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
+    ]);
+    if (timedOut) {
+      for (const [id, run] of this.running) {
+        run.controller.abort(new Error('worker shutting down'));
+        this.options.queue.release(id, this.id);
+      }
+      await all;
+    }
+  }
+
+  /** Number of jobs running now. */
+  get busy(): number {
+    return this.running.size;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fill(), delayMs);
+  }
+
+  private fill(): void {
+    if (this.stopped) return;
+    try {
+      while (this.running.size < this.options.concurrency) {
+        const message = this.options.queue.claim(
+          this.id,
+          this.options.registry.types(),
+          this.options.leaseMs,
+        );
+        if (message === null) break;
+        this.launch(message);
+      }
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'queue claim failed');
+    }
+    this.schedule(this.options.pollMs);
+  }
+
+  private launch(message: ClaimedMessage): void {
+    const controller = new AbortController();
+    const done = this.execute(message, controller).finally(() => {
+      this.running.delete(message.id);
+      this.schedule(0);
+    });
+    this.running.set(message.id, { controller, done });
+  }
+
+  private async execute(message: ClaimedMessage, controller: AbortController): Promise<void> {
+    const { queue, registry, logger, leaseMs } = this.options;
+    const module = registry.get(message.type)!;
+    const log = logger.child({ queueMessage: message.id, jobType: message.type, attempt: message.attempt });
+    const heartbeat = setInterval(
+      () => {
+        if (!queue.extendLease(message.id, this.id, leaseMs)) controller.abort(new Error('lease lost'));
+      },
+      Math.max(250, Math.floor(leaseMs / 3)),
+    );
+    heartbeat.unref();
+    const parsed = module.payload.safeParse(message.payload);
+    try {
+      if (!parsed.success) throw new Error(`invalid payload for ${message.type}: ${parsed.error.message}`);
+      const maxAttempts = Math.min(message.maxAttempts, module.maxAttempts);
+      await module.handle(parsed.data, {
+        attempt: message.attempt,
+        isFinalAttempt: message.attempt >= maxAttempts,
+        signal: controller.signal,
+      });
+      queue.complete(message.id, this.id);
+    } catch (error) {
+      if (controller.signal.aborted) {
+        log.warn({ reason: String(controller.signal.reason) }, 'job interrupted; it will run again');
+        return;
+      }
+      const maxAttempts = Math.min(message.maxAttempts, module.maxAttempts);
+      const reason = error instanceof Error ? error.message : String(error);
+      if (message.attempt < maxAttempts) {
+        log.warn({ err: error }, 'job failed; retrying');
+        queue.fail(message.id, this.id, reason, Date.now() + module.backoffMs(message.attempt));
+      } else {
+        log.error({ err: error }, 'job failed on its last attempt; dead-lettered');
+        queue.fail(message.id, this.id, reason, null);
+        if (parsed.success) await module.onGiveUp?.(parsed.data, error);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private runHousekeeping(): void {
+    try {
+      this.options.housekeeping?.();
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'housekeeping failed');
+    }
+  }
+}

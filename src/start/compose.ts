@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyBaseLogger } from 'fastify';
+import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
+import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
+import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
+import { SqliteKeyStore } from '../adapters/metadata/sqlite-key-store.ts';
+import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
+import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
+import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
+import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
+import type { Config } from '../config.ts';
+import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
+import { KeyService } from '../domain/keys/key-service.ts';
+import { RateLimits } from '../domain/keys/rate-limits.ts';
+import { createDeterministicMatcher } from '../domain/matching/deterministic-matcher.ts';
+import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
+import { Metrics } from '../http/metrics.ts';
+import { matchListJob } from '../jobs/match-list.job.ts';
+import { JobRegistry } from '../jobs/registry.ts';
+import { Worker } from '../jobs/worker.ts';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/sqlite', import.meta.url));
+
+/** Every long-lived object of one process, built from the validated config. */
+export interface Services extends HttpDeps {
+  database: SqliteDatabase;
+  queue: SqliteQueue;
+  jobStore: SqliteJobStore;
+  voters: FsVoterStore;
+  blobs: FsBlobStore;
+  registry: JobRegistry;
+  createWorker(logger: FastifyBaseLogger): Worker;
+  close(): void;
+}
+
+/** The composition root: builds the embedded backends and the services on top of them. */
+export function compose(config: Config): Services {
+  const dataDir = resolve(config.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const database = new SqliteDatabase(join(dataDir, 'listmatch.db'), MIGRATIONS_DIR);
+  const queue = new SqliteQueue(database, { maxAttempts: config.QUEUE_MAX_ATTEMPTS });
+  const jobStore = new SqliteJobStore(database, queue);
+  const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+  const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
+  const signer = new HmacUrlSigner({ secret: signingSecret(config, dataDir), baseUrl: config.publicUrl });
+  const metrics = new Metrics({ queue: () => queue.stats() });
+  const keys = new KeyService(new SqliteKeyStore(database));
+  const rateLimits = new RateLimits(new MemoryRateLimiter(), {
+    registerPerMinute: config.RATE_LIMIT_REGISTER_PER_MINUTE,
+    onboardingPerMinute: config.RATE_LIMIT_ONBOARDING_PER_MINUTE,
+    pollSeconds: config.RATE_LIMIT_POLL_SECONDS,
+    pollToleranceSeconds: config.RATE_LIMIT_POLL_TOLERANCE_SECONDS,
+  });
+  const jobs = new JobService({
+    jobs: jobStore,
+    blobs,
+    signer,
+    keys,
+    settings: {
+      uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
+      downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
+      maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    },
+    events: { onTransition: (kind, state) => metrics.jobTransitions.inc({ kind, state }) },
+  });
+  const registry = new JobRegistry().register(
+    matchListJob({
+      jobs: jobStore,
+      blobs,
+      voters,
+      keys,
+      createMatcher: createDeterministicMatcher,
+      maxRowBytes: config.MAX_ROW_BYTES,
+      onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
+      onRows: (() => {
+        let last = 0;
+        return (rows: number) => {
+          // onRows reports a running total per job; count the increase.
+          metrics.rowsMatched.inc(rows > last ? rows - last : rows);
+          last = rows;
+        };
+      })(),
+    }),
+  );
+  // Every type the services enqueue must have a handler, or the process must not start.
+  registry.assertHandles([MATCH_LIST_JOB]);
+
+  const readiness = async (): Promise<ReadinessReport> => {
+    const stats = await voters.stats().catch(() => null);
+    const checks = {
+      database: database.healthy(),
+      storage: await blobs.healthy(),
+      voter_file: stats?.version ?? null,
+    };
+    return { ready: checks.database && checks.storage, checks };
+  };
+
+  return {
+    config,
+    database,
+    queue,
+    jobStore,
+    voters,
+    blobs,
+    registry,
+    keys,
+    jobs,
+    rateLimits,
+    signer,
+    metrics,
+    readiness,
+    createWorker: (logger) =>
+      new Worker({
+        queue,
+        registry,
+        logger,
+        leaseMs: config.QUEUE_LEASE_SECONDS * 1000,
+        pollMs: config.QUEUE_POLL_MS,
+        concurrency: config.WORKER_CONCURRENCY,
+        housekeeping: () => {
+          const expired = jobs.expireUnuploaded();
+          if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
+        },
+      }),
+    close: () => database.close(),
+  };
+}
+
+/** URL_SIGNING_SECRET, else a random secret generated once into DATA_DIR/secrets (mode 0600). */
+function signingSecret(config: Config, dataDir: string): string | Buffer {
+  if (config.URL_SIGNING_SECRET !== undefined) return config.URL_SIGNING_SECRET;
+  const dir = join(dataDir, 'secrets');
+  const path = join(dir, 'url-signing.key');
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(path, randomBytes(32), { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readFileSync(path);
+}
