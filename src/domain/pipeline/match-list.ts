@@ -55,11 +55,16 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   let rows = 0;
   let matchedRows = 0;
   let outputRows = 0;
+  let headerTooLong = false;
 
   for await (const event of readCsvTable(input.source, {
     maxRowBytes: input.maxRowBytes,
-    onWarning: (w) => warnings.add(w),
+    onWarning: (w) => {
+      if (layout === null && w.kind === 'row_too_long') headerTooLong = true;
+      warnings.add(w);
+    },
   })) {
+    if (headerTooLong) throw headerTooLongError(input.maxRowBytes);
     if (event.kind === 'header') {
       layout = planLayout(event.header, input.appendedFields, input.voters, warnings);
       await writer.writeRow(
@@ -120,6 +125,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     rows += event.rows.length;
     input.onProgress?.(rows);
   }
+  if (headerTooLong) throw headerTooLongError(input.maxRowBytes);
   if (layout === null) throw new AppError('VALIDATION_FAILED', 'the uploaded file is empty');
   if (rows === 0) warnings.note('no_data_rows', 'the file has a header but no data rows');
   await writer.end();
@@ -135,6 +141,12 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     warnings: warnings.toJSON(),
   };
 }
+
+const headerTooLongError = (maxRowBytes: number) =>
+  new AppError(
+    'VALIDATION_FAILED',
+    `the first line is longer than ${maxRowBytes} bytes, so it cannot be a CSV header; is this a CSV file?`,
+  );
 
 interface Layout {
   identifiers: [IdentifierColumn, number][];

@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { getJson, register, startTestService, type TestService, upload, waitForResult } from '../support/test-service.ts';
+import { readZip } from '../support/zip.ts';
+
+const LIST = [
+  'matchback_id,First_Name,LAST_NAME,voter_id,State,notes',
+  '1,Peggy,Smith,123456,nc,first',
+  'abc-007,Jose,Munoz,777,NC,"has, comma"',
+  '3,Nobody,Here,999999,NC,=cmd()',
+  '=1+1,Mary,OBrien,000123456,OH,"two\nlines"',
+].join('\r\n');
+
+describe('list matching over real HTTP', () => {
+  let t: TestService;
+  let key: string;
+  let otherKey: string;
+
+  before(async () => {
+    t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
+    key = t.createKey().key;
+    otherKey = t.createKey({ name: 'another client' }).key;
+  });
+  after(() => t.stop());
+
+  test('register → PUT → poll → download (csv): every input row and column back, matched fields appended', async () => {
+    const url = await register(t, key, 'filename=walk_csv&include_email=True');
+    assert.match(url, new RegExp(`^${t.base}/files/job_[0-9A-Z]+/upload\\.csv\\?`));
+    const put = await upload(url, LIST);
+    assert.equal(put.status, 200);
+    assert.equal(put.text, '');
+    const result = await waitForResult(t, key, 'walk_csv');
+    assert.equal(result.error, null);
+    assert.equal(result.status, 'complete');
+    const response = await fetch(result.url);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.equal(response.headers.get('content-encoding'), null);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    assert.notDeepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'no BOM');
+    const lines = bytes.toString('utf8').trimEnd().split('\n');
+    assert.equal(
+      lines[0],
+      'matchback_id,First_Name,LAST_NAME,voter_id,State,notes,sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id,vb.party,vb.email',
+    );
+    assert.equal(lines[1], '1,Peggy,Smith,123456,nc,first,1,1,Y,100,voter_id,NC-000000001,DEM,peggy.smith@example.com');
+    assert.equal(lines[2], 'abc-007,Jose,Munoz,777,NC,"has, comma",2,1,Y,100,voter_id,NC-000000003,UNA,jose.munoz@example.com');
+    assert.equal(lines[3], "3,Nobody,Here,999999,NC,'=cmd(),3,,N,,,,,");
+    // matchback_id comes back byte for byte; the embedded newline became a space.
+    assert.equal(lines[4], '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,OH-000000004,REP,');
+    assert.equal(lines.length, 5);
+  });
+
+  test('gzip is served as the gzip file itself, without Content-Encoding', async () => {
+    const url = await register(t, key, 'filename=walk_gzip&format=gzip');
+    assert.equal((await upload(url, LIST)).status, 200);
+    const result = await waitForResult(t, key, 'walk_gzip');
+    assert.match(result.url, /walk_gzip\.csv\.gz\?/);
+    const response = await fetch(result.url);
+    assert.equal(response.headers.get('content-encoding'), null);
+    assert.equal(response.headers.get('content-type'), 'application/gzip');
+    const csv = gunzipSync(Buffer.from(await response.arrayBuffer())).toString('utf8');
+    assert.equal(csv.trimEnd().split('\n').length, 5);
+  });
+
+  test('zip holds the CSV and summary.json with counts by method', async () => {
+    const url = await register(t, key, 'filename=tmc_1a2b3c4d-5.csv&format=zip');
+    assert.equal((await upload(url, LIST)).status, 200);
+    const result = await waitForResult(t, key, 'tmc_1a2b3c4d-5.csv');
+    const response = await fetch(result.url);
+    assert.equal(response.headers.get('content-type'), 'application/zip');
+    const entries = await readZip(Buffer.from(await response.arrayBuffer()));
+    assert.deepEqual([...entries.keys()].sort(), ['summary.json', 'tmc_1a2b3c4d-5.csv']);
+    const summary = JSON.parse(entries.get('summary.json')!.toString('utf8'));
+    assert.equal(summary.rows, 4);
+    assert.equal(summary.matchedRows, 3);
+    assert.deepEqual(summary.matchesByMethod, { voter_id: 3 });
+    assert.deepEqual(summary.unmatchedReasons, { id_not_found: 1 });
+    assert.equal(entries.get('tmc_1a2b3c4d-5.csv')!.toString('utf8').trimEnd().split('\n').length, 5);
+  });
+
+  test('max_matches gives ranks 1..k for ids that point at several people', async () => {
+    // voterbase_id finds one person, smartvan_id+state another: both come back, ranked.
+    const url = await register(t, key, 'filename=ranks&max_matches=3');
+    await upload(url, 'voterbase_id,smartvan_id,state\nNC-000000001,9002,NC\n');
+    const csv = await (await fetch((await waitForResult(t, key, 'ranks')).url)).text();
+    const rows = csv.trimEnd().split('\n').slice(1);
+    assert.deepEqual(
+      rows.map((r) => r.split(',').slice(3, 9).join(',')),
+      ['1,1,Y,100,voterbase_id,NC-000000001', '1,2,Y,100,smartvan_id,NC-000000002'],
+    );
+  });
+
+  test('poll answers before upload, right after upload, and the same ready URL on later polls', async () => {
+    const url = await register(t, key, 'filename=poll_states');
+    const before = await getJson(`${t.base}/service/smartmatch/poll?filename=poll_states`, key);
+    assert.equal(before.status, 200);
+    assert.deepEqual([before.body['url'], before.body['error']], ['', null]);
+    await upload(url, LIST);
+    const immediately = await getJson(`${t.base}/service/smartmatch/poll?filename=poll_states`, key);
+    assert.equal(immediately.status, 200);
+    assert.equal(immediately.body['error'], null);
+    const ready = await waitForResult(t, key, 'poll_states');
+    const again = await getJson(`${t.base}/service/smartmatch/poll?filename=poll_states`, key);
+    assert.equal(again.body['url'], ready.url);
+  });
+
+  test("another client's filename and an unknown filename are 404 with the JSON shape", async () => {
+    await register(t, key, 'filename=private_list');
+    for (const [who, name] of [
+      [otherKey, 'private_list'],
+      [key, 'never_registered'],
+    ] as const) {
+      const { status, body } = await getJson(`${t.base}/service/smartmatch/poll?filename=${name}`, who);
+      assert.equal(status, 404);
+      assert.equal(body['url'], null);
+      assert.match(String(body['error']), /^Validation Error: no list-matching job named/);
+    }
+  });
+
+  test('registering a filename again: poll follows the new job, the earlier one still completes', async () => {
+    const first = await register(t, key, 'filename=again');
+    const second = await register(t, key, 'filename=again&format=gzip');
+    assert.notEqual(first, second);
+    await upload(first, LIST);
+    const firstJobId = /files\/(job_[^/]+)\//.exec(first)![1]!;
+    const deadline = Date.now() + 10_000;
+    while (t.running.services.jobStore.getJob(firstJobId)?.state !== 'complete') {
+      assert.ok(Date.now() < deadline, 'first job did not complete');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const poll = await getJson(`${t.base}/service/smartmatch/poll?filename=again`, key);
+    assert.deepEqual([poll.body['url'], poll.body['status']], ['', 'registered'], 'poll follows the newest job');
+    await upload(second, LIST);
+    assert.match((await waitForResult(t, key, 'again')).url, /again\.csv\.gz/);
+  });
+
+  test('the JSON-body client variant registers with filename and webhook from the body', async () => {
+    const response = await getJson(`${t.base}/service/smartmatch`, key, {
+      method: 'GET',
+      headers: { 'content-type': 'application/json', 'content-length': '0' },
+    });
+    assert.equal(response.status, 400);
+    assert.match(String(response.body['error']), /^Validation Error: filename is required/);
+    // fetch refuses GET bodies, so send one with node:http as that client does.
+    const { request } = await import('node:http');
+    const body = JSON.stringify({ filename: 'json_body', webhook: 'https://example.org/hook', max_matches: 2 });
+    const answer = await new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
+      const req = request(`${t.base}/service/smartmatch`, {
+        method: 'GET',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      req.on('response', async (res) => {
+        let text = '';
+        for await (const chunk of res) text += chunk;
+        resolve({ status: res.statusCode!, json: JSON.parse(text) });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json['error'], null);
+    assert.match(String(answer.json['url']), /\/files\/job_/);
+  });
+
+  test('booleans in every client spelling, unknown parameters ignored, header case ignored', async () => {
+    for (const [i, value] of ['True', 'False', 'true', 'false', '1', '0'].entries()) {
+      const { status, body } = await getJson(
+        `${t.base}/service/smartmatch?filename=bools_${i}&include_email=${value}&mbp_onboarding=false&utm_source=x`,
+        undefined,
+        { headers: { 'X-API-KEY': key } },
+      );
+      assert.equal(status, 200, `${value}: ${JSON.stringify(body)}`);
+      assert.equal(body['error'], null);
+    }
+  });
+
+  test('validation errors name the rule, with status 400 and both keys', async () => {
+    const cases: [string, RegExp][] = [
+      ['', /filename is required/],
+      ['filename=a/b', /filename may hold only/],
+      ['filename=..hidden', /filename/],
+      ['filename=has%20space', /filename may hold only/],
+      [`filename=${'x'.repeat(46)}`, /at most 45 characters/],
+      ['filename=ok&max_matches=11', /max_matches must be an integer from 1 to 10/],
+      ['filename=ok&max_matches=0', /max_matches must be an integer from 1 to 10/],
+      ['filename=ok&include_email=yes', /include_email must be true or false/],
+      ['filename=ok&format=xlsx', /format must be one of csv, zip, gzip/],
+      ['filename=ok&search_radius=-1', /search_radius must be a positive number/],
+      ['filename=ok&webhook=ftp://x', /webhook must be a valid http or https URL/],
+      ['filename=ok&notification_email=nope', /notification_email must be a valid e-mail address/],
+      ['filename=ok&mbp_onboarding=True', /digital_audience_name is required when mbp_onboarding is true/],
+      [`filename=ok&mbp_onboarding=1&digital_audience_name=${'a'.repeat(36)}`, /digital_audience_name must be 1-35/],
+      ['filename=ok&profile_id=nope', /profile_id "nope" is not a profile of this API key/],
+      ['filename=ok&filename=twice', /filename must be given once/],
+    ];
+    for (const [query, pattern] of cases) {
+      const { status, body } = await getJson(`${t.base}/service/smartmatch?${query}`, key);
+      assert.equal(status, 400, query);
+      assert.equal(body['url'], null, query);
+      assert.match(String(body['error']), /^Validation Error: /, query);
+      assert.match(String(body['error']), pattern, query);
+    }
+  });
+
+  test('include_* without entitlement is refused naming the flag', async () => {
+    const { key: plainKey, id } = t.createKey({ name: 'no contact' });
+    t.running.services.keys.setProfile(id, 'default', { contactFields: ['email'] });
+    const { status, body } = await getJson(
+      `${t.base}/service/smartmatch?filename=ok&include_email=1&include_wireless=1&include_voip=true`,
+      plainKey,
+    );
+    assert.equal(status, 400);
+    assert.match(String(body['error']), /include_wireless, include_voip are not enabled/);
+  });
+
+  test('keys: missing, unknown, malformed and revoked → 401; without the right → 403', async () => {
+    const revoked = t.createKey({ name: 'to revoke' });
+    t.running.services.keys.revoke(revoked.id);
+    const noMatching = t.createKey({ name: 'onboarding only', entitlements: { listMatching: false } });
+    const cases: [string | undefined, number, RegExp][] = [
+      [undefined, 401, /missing x-api-key/],
+      ['', 401, /missing x-api-key/],
+      ['lm_unknownunknownunknownunknownunknownunknown1', 401, /invalid API key/],
+      ['not-a-key', 401, /invalid API key/],
+      [revoked.key, 401, /revoked/],
+      [noMatching.key, 403, /not enabled for list matching/],
+    ];
+    for (const [presented, status, pattern] of cases) {
+      for (const path of ['/service/smartmatch?filename=x', '/service/smartmatch/poll?filename=x']) {
+        if (status === 403 && path.includes('poll')) continue;
+        const response = await getJson(`${t.base}${path}`, presented);
+        assert.equal(response.status, status, `${path} ${presented}`);
+        assert.equal(response.body['url'], null);
+        assert.match(String(response.body['error']), /^Authorization Error: /);
+        assert.match(String(response.body['error']), pattern);
+      }
+    }
+  });
+
+  test('unknown routes and methods answer JSON (404, 405 with Allow)', async () => {
+    const missing = await getJson(`${t.base}/service/nothing`, key);
+    assert.equal(missing.status, 404);
+    assert.match(String(missing.body['error']), /^Validation Error: no endpoint GET \/service\/nothing/);
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const wrong = await getJson(`${t.base}/service/smartmatch?filename=x`, key, { method });
+      assert.equal(wrong.status, 405, method);
+      assert.equal(wrong.headers.get('allow'), 'GET');
+      assert.match(String(wrong.body['error']), /^Validation Error: method .* is not allowed here; use GET/);
+    }
+  });
+
+  test('every response carries a request id', async () => {
+    const ok = await fetch(`${t.base}/healthz`);
+    assert.match(ok.headers.get('x-request-id') ?? '', /^req_/);
+    const bad = await getJson(`${t.base}/service/smartmatch`, 'nope');
+    assert.equal(bad.body['request_id'], bad.headers.get('x-request-id'));
+  });
+});
+
+describe('rate limits', () => {
+  let t: TestService;
+  let key: string;
+  before(async () => {
+    t = await startTestService({ RATE_LIMIT_REGISTER_PER_MINUTE: '3' });
+    key = t.createKey().key;
+  });
+  after(() => t.stop());
+
+  test('registration: the configured number per minute, then 429 with Retry-After', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await getJson(`${t.base}/service/smartmatch?filename=r${i}`, key)).status, 200);
+    const limited = await getJson(`${t.base}/service/smartmatch?filename=r4`, key);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body['url'], null);
+    assert.match(String(limited.body['error']), /^Rate Limit Error: at most 3 registrations per minute per key; retry in \d+ s/);
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    // Another key has its own budget.
+    assert.equal((await getJson(`${t.base}/service/smartmatch?filename=r5`, t.createKey().key)).status, 200);
+  });
+
+  test('poll: once per 30 s per key and filename; a fast poller never fails the job', async () => {
+    const { key: pollKey } = t.createKey();
+    const url = await register(t, pollKey, 'filename=fast_poller');
+    assert.equal((await getJson(`${t.base}/service/smartmatch/poll?filename=fast_poller`, pollKey)).status, 200);
+    await upload(url, 'voterbase_id\nNC-000000001\n');
+    const second = await getJson(`${t.base}/service/smartmatch/poll?filename=fast_poller`, pollKey);
+    assert.equal(second.status, 429);
+    assert.match(String(second.body['error']), /^Rate Limit Error: poll each filename at most once every 30 seconds; retry in (2[89]|30) s/);
+    assert.equal(second.headers.get('retry-after'), /retry in (\d+) s/.exec(String(second.body['error']))![1]);
+    // Other filenames of the same key are polled independently.
+    await register(t, pollKey, 'filename=other_file');
+    assert.equal((await getJson(`${t.base}/service/smartmatch/poll?filename=other_file`, pollKey)).status, 200);
+    const jobId = /files\/(job_[^/]+)\//.exec(url)![1]!;
+    const deadline = Date.now() + 10_000;
+    while (t.running.services.jobStore.getJob(jobId)?.state !== 'complete') {
+      assert.ok(Date.now() < deadline, 'job did not complete');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+});
