@@ -20,6 +20,11 @@ export function presignedFilesRoute(app: FastifyInstance, deps: HttpDeps): void 
     // Content-Type (clients send it empty or not at all).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // The type is irrelevant to an upload, and an empty header (which clients send) would be a
+    // 415 in Fastify's media-type check: drop it before body handling starts.
+    scope.addHook('onRequest', async (request) => {
+      delete request.raw.headers['content-type'];
+    });
 
     scope.put<{ Params: { jobId: string; name: string } }>('/files/:jobId/:name', async (request, reply) => {
       const { jobId, name } = request.params;

@@ -1,0 +1,255 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (the service and the CLI run from here). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const HOST = '127.0.0.1';
+
+/** Progress goes to stderr: stdout carries only the Markdown report. */
+export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup of what a run leaves behind, also on Ctrl-C or a crash.
+
+const liveChildren = new Set<ChildProcess>();
+const liveDirs = new Set<string>();
+
+process.once('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping children and removing temporary directories`);
+    for (const child of liveChildren) child.kill('SIGKILL');
+    void Promise.allSettled([...liveDirs].map((dir) => rm(dir, { recursive: true, force: true }))).then(() =>
+      process.exit(130),
+    );
+  });
+}
+
+/** A fresh directory under os.tmpdir(); `remove()` deletes it (and is idempotent). */
+export async function tempDir(label: string): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(os.tmpdir(), `listmatch-bench-${label}-`));
+  liveDirs.add(path);
+  return {
+    path,
+    remove: async () => {
+      await rm(path, { recursive: true, force: true });
+      liveDirs.delete(path);
+    },
+  };
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, HOST);
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('could not get a free port');
+  return address.port;
+}
+
+/** Keeps the last `limit` characters written to a stream (for error messages). */
+function tail(limit = 16_384) {
+  let text = '';
+  return {
+    add(chunk: Buffer | string) {
+      text = (text + chunk.toString()).slice(-limit);
+    },
+    get text() {
+      return text;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI runs
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time from spawn to exit, as an operator would see it. */
+  ms: number;
+}
+
+/**
+ * Runs `node [nodeArgs] bin/listmatch.js args…` with DATA_DIR set; kills it (SIGKILL) after
+ * `timeoutMs`. Rejects on a non-zero exit unless `allowFailure`.
+ */
+export async function runCli(
+  args: string[],
+  options: { dataDir: string; timeoutMs: number; nodeArgs?: string[]; allowFailure?: boolean },
+): Promise<CliRun> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/listmatch.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: options.dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  liveChildren.add(child);
+  const stdout: string[] = [];
+  const stderr = tail();
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    const run = { code, signal, stdout: stdout.join(''), stderr: stderr.text, ms: performance.now() - started };
+    if (timedOut) throw new Error(`listmatch ${args[0]} timed out after ${options.timeoutMs / 1000} s`);
+    if (code !== 0 && options.allowFailure !== true) {
+      throw new Error(`listmatch ${args.join(' ')} exited with ${code ?? signal}: ${run.stderr.trim()}`);
+    }
+    return run;
+  } finally {
+    clearTimeout(timer);
+    liveChildren.delete(child);
+  }
+}
+
+/** `listmatch keys create --name bench --json` in DATA_DIR: the new API key. */
+export async function createApiKey(dataDir: string): Promise<string> {
+  const run = await runCli(['keys', 'create', '--name', 'bench', '--json'], { dataDir, timeoutMs: 30_000 });
+  const key = (JSON.parse(run.stdout) as { key?: unknown }).key;
+  if (typeof key !== 'string') throw new Error(`keys create printed no key: ${run.stdout}`);
+  return key;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service as a separate process
+
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  /** Stops the service (SIGTERM, then SIGKILL after 15 s). */
+  stop(): Promise<void>;
+  /** The last output of the service, for error messages. */
+  output(): string;
+}
+
+/**
+ * Starts `node src/start/main.ts` with ROLES=api on a free port of 127.0.0.1, the rate limits
+ * raised so that load is not answered with 429, and waits for /healthz.
+ */
+export async function startService(options: {
+  dataDir: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const url = `http://${HOST}:${port}`;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'src/start/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST,
+      PUBLIC_URL: url,
+      DATA_DIR: options.dataDir,
+      ROLES: 'api',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_POLL_SECONDS: '0',
+      RATE_LIMIT_REGISTER_PER_MINUTE: '100000000',
+      SHUTDOWN_GRACE_SECONDS: '2',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  liveChildren.add(child);
+  const output = tail();
+  child.stdout.on('data', (chunk: Buffer) => output.add(chunk));
+  child.stderr.on('data', (chunk: Buffer) => output.add(chunk));
+  const exited = once(child, 'exit');
+  let exitCode: number | null | undefined;
+  void exited.then(([code]) => {
+    exitCode = code as number | null;
+    liveChildren.delete(child);
+  });
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const deadline = Date.now() + 30_000;
+  while (true) {
+    if (exitCode !== undefined) {
+      throw new Error(`the service exited with ${exitCode} before it was healthy: ${output.text.trim()}`);
+    }
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the service was not healthy within 30 s: ${output.text.trim()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (child.pid === undefined) throw new Error('the service has no pid');
+  return { url, pid: child.pid, stop, output: () => output.text };
+}
+
+/** GET with the API key; the parsed JSON body, or an error naming status and body. */
+export async function getJson(
+  url: string,
+  key: string,
+): Promise<{ url?: string; error?: string | null; status?: string }> {
+  const response = await fetch(url, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(10_000) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}: ${text}`);
+  return JSON.parse(text) as { url?: string; error?: string | null; status?: string };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resident memory of another process
+
+/** VmRSS (or another field such as VmHWM) of `pid` in bytes, from /proc; null where there is no /proc. */
+export function procStatusBytes(pid: number, field = 'VmRSS'): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match?.[1] === undefined ? null : Number(match[1]) * 1024;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples VmRSS of `pid` every `intervalMs` until stopped. */
+export function sampleRss(pid: number, intervalMs = 100) {
+  const samples: { t: number; bytes: number }[] = [];
+  const started = performance.now();
+  const take = () => {
+    const bytes = procStatusBytes(pid);
+    if (bytes !== null) samples.push({ t: Math.round(performance.now() - started), bytes });
+  };
+  take();
+  const timer = setInterval(take, intervalMs);
+  return {
+    samples,
+    stop() {
+      clearInterval(timer);
+      take();
+      return samples;
+    },
+  };
+}
