@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
+import { idKey } from '../../src/domain/voters/id-keys.ts';
+import { FIXTURES } from '../support/test-service.ts';
+
+const HEADER = 'voterbase_id,state,voter_id,first_name,last_name,dob,county';
+
+describe('voter file import', () => {
+  let dir: string;
+  let store: FsVoterStore;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'listmatch-voters-'));
+    store = new FsVoterStore({ dir: join(dir, 'voters'), maxRowBytes: 1 << 20 });
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('imports the fixture; ids are found with or without leading zeros; bad dob is cleared and reported', async () => {
+    const report = await store.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
+    assert.equal(report.imported, 6);
+    assert.equal(report.rejected, 0);
+    assert.deepEqual(report.warningsByKind, { invalid_dob_cleared: 1 });
+    const voters = (await store.current())!;
+    assert.equal(voters.size, 6);
+    const [a] = voters.lookup('voter_id', idKey('voter_id', '123456', 'nc')!);
+    assert.equal(voters.record(a!)[voters.columnIndex('voterbase_id')], 'NC-000000001');
+    assert.deepEqual(voters.lookup('voter_id', idKey('voter_id', '00000123456', 'OH')!).length, 1);
+    assert.deepEqual(voters.lookup('voterbase_id', 'NC-999'), []);
+    const linda = voters.lookup('exact_track', 'ETAAA0000006')[0]!;
+    assert.equal(voters.record(linda)[voters.columnIndex('dob')], '');
+    assert.equal(voters.record(linda)[voters.columnIndex('last_name')], 'DE LA CRUZ');
+    assert.ok(voters.columns.includes('party'), 'other columns are kept as appendable fields');
+  });
+
+  test('bad rows are rejected with line numbers and reasons, never their values', async () => {
+    const path = join(dir, 'bad.csv');
+    await writeFile(
+      path,
+      [
+        HEADER,
+        'NC-1,NC,1,ANN,LEE,19800101,WAKE',
+        ',NC,2,NO,ID,19800101,WAKE',
+        'NC-1,NC,3,DUP,LICATE,19800101,WAKE',
+        'NC-4,NC,4,TOO,FEW',
+        'NC-5,NC,5,OK,ROW,1980,"WAKE, NORTH"',
+        'NC-6,XYZ,6,BAD,STATE,19801301,WAKE',
+      ].join('\n'),
+    );
+    const report = await store.importFile(path, { replace: true });
+    assert.equal(report.rowsRead, 6);
+    assert.equal(report.imported, 3);
+    assert.deepEqual(report.rejectedByReason, { missing_voterbase_id: 1, duplicate_voterbase_id: 1, wrong_field_count: 1 });
+    assert.deepEqual(report.warningsByKind, { invalid_dob_cleared: 1, invalid_state_cleared: 1 });
+    const lines = (await readFile(report.reportPath, 'utf8')).trim().split('\n');
+    assert.deepEqual(lines.sort(), [
+      '3,missing_voterbase_id',
+      '4,duplicate_voterbase_id',
+      '5,wrong_field_count',
+      '7,invalid_dob_cleared',
+      '7,invalid_state_cleared',
+      'line,problem',
+    ]);
+    const voters = (await store.current())!;
+    assert.equal(voters.record(voters.lookup('voterbase_id', 'NC-5')[0]!)[voters.columnIndex('county')], 'WAKE, NORTH');
+  });
+
+  test('without --replace a file is added to the current one; duplicates of kept rows are rejected', async () => {
+    const first = join(dir, 'nc.csv');
+    const second = join(dir, 'oh.csv');
+    await writeFile(first, `${HEADER}\nNC-1,NC,1,ANN,LEE,19800101,WAKE\nNC-2,NC,2,BO,LEE,1980,WAKE\n`);
+    await writeFile(second, 'voterbase_id,state,voter_id,precinct\nOH-1,OH,1,P7\nNC-2,NC,9,P8\n');
+    await store.importFile(first, { replace: true });
+    const report = await store.importFile(second, { replace: false });
+    assert.equal(report.carriedOver, 2);
+    assert.equal(report.imported, 1);
+    assert.deepEqual(report.rejectedByReason, { duplicate_voterbase_id: 1 });
+    const voters = (await store.current())!;
+    assert.equal(voters.size, 3);
+    assert.ok(voters.columns.includes('county') && voters.columns.includes('precinct'));
+    const oh = voters.record(voters.lookup('voter_id', 'OH|1')[0]!);
+    assert.equal(oh[voters.columnIndex('precinct')], 'P7');
+    assert.equal(oh[voters.columnIndex('county')], '');
+  });
+
+  test('replacing is atomic: readers see the old version until the new one is whole', async () => {
+    await store.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
+    const old = (await store.stats())!.version;
+    const big = join(dir, 'big.csv');
+    const rows = ['voterbase_id,state,voter_id'];
+    for (let i = 0; i < 300_000; i++) rows.push(`TX-${i},TX,${i}`);
+    await writeFile(big, `${rows.join('\n')}\n`);
+    const seen = new Set<string>();
+    let importing = true;
+    const watcher = (async () => {
+      while (importing) {
+        const stats = await store.stats();
+        seen.add(`${stats!.version}:${stats!.rows}`);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const report = await store.importFile(big, { replace: true });
+    importing = false;
+    await watcher;
+    assert.equal(report.imported, 300_000);
+    for (const entry of seen) assert.ok(entry === `${old}:6` || entry === `${report.version}:300000`, entry);
+    assert.ok(seen.has(`${old}:6`), 'the old version was visible during the import');
+    // A job that pinned the old version can still open it.
+    assert.equal((await store.open(old))!.size, 6);
+  });
+
+  test('a file without voterbase_id, and an empty file, are refused whole', async () => {
+    const noId = join(dir, 'no-id.csv');
+    await writeFile(noId, 'first_name,last_name\nA,B\n');
+    await assert.rejects(store.importFile(noId, { replace: true }), /the voter file has no voterbase_id column/);
+    const empty = join(dir, 'empty.csv');
+    await writeFile(empty, '');
+    await assert.rejects(store.importFile(empty, { replace: true }), /the voter file is empty/);
+    assert.ok((await store.current()) !== null, 'the current version is untouched');
+  });
+});
