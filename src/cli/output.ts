@@ -23,3 +23,15 @@ function formatCell(value: unknown): string {
 }
 
 export const isoTime = (millis: number | null) => (millis === null ? null : new Date(millis).toISOString());
+
+/** `party,first_name:given_name` → appended fields; `source:name` writes the column as `vb.name`. */
+export function parseAppendedFields(value: string): { source: string; as: string }[] {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const [source, as] = part.split(':');
+      return { source: source!.toLowerCase(), as: (as ?? source!).toLowerCase() };
+    });
+}

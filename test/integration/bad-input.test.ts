@@ -3,7 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FIXTURES, getJson, register, startTestService, type TestService, upload, waitForResult } from '../support/test-service.ts';
+import {
+  FIXTURES,
+  getJson,
+  register,
+  startTestService,
+  type TestService,
+  upload,
+  waitForResult,
+} from '../support/test-service.ts';
 import { readZip } from '../support/zip.ts';
 
 /** Uploads a body as a zip job and returns the poll outcome plus, when complete, summary and CSV. */
@@ -40,13 +48,19 @@ describe('bad input files never crash the service; the job says why', () => {
     assert.equal(result.status, 'complete');
     assert.equal(result.summary.rows, 0);
     assert.deepEqual(result.summary.warnings.byKind, { no_data_rows: 1 });
-    assert.equal(result.csv!.split('\n')[0], 'first_name,last_name,voter_id,state,sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id,vb.party');
+    assert.equal(
+      result.csv!.split('\n')[0],
+      'first_name,last_name,voter_id,state,sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id,vb.party',
+    );
   });
 
   test('no recognizable identifier column → failed naming the identifiers', async () => {
     const result = await run(t, key, 'no_ids', 'foo,bar\n1,2\n');
     assert.equal(result.status, 'failed');
-    assert.match(String(result.error), /^Validation Error: the file has no recognizable identifier column; the header must name at least one of voterbase_id, smartvan_id, voter_id/);
+    assert.match(
+      String(result.error),
+      /^Validation Error: the file has no recognizable identifier column; the header must name at least one of voterbase_id, smartvan_id, voter_id/,
+    );
   });
 
   test('binary garbage → failed, not crashed; the service still answers', async () => {
@@ -97,9 +111,17 @@ describe('bad input files never crash the service; the job says why', () => {
       const body = await readFile(join(FIXTURES, 'csv', `${name}.csv`));
       const result = await run(t, key, `fixture_${name.replace('-', '_')}`, body);
       // A fixture without identifier columns fails cleanly; every other one completes.
-      assert.ok(result.status === 'complete' || /^Validation Error: the file has no recognizable identifier/.test(String(result.error)), name);
+      assert.ok(
+        result.status === 'complete' ||
+          /^Validation Error: the file has no recognizable identifier/.test(String(result.error)),
+        name,
+      );
       if (result.csv !== null) {
-        assert.equal(result.csv.split('\n').length - 2, result.summary.outputRows, `${name}: one line per output row, no embedded newlines`);
+        assert.equal(
+          result.csv.split('\n').length - 2,
+          result.summary.outputRows,
+          `${name}: one line per output row, no embedded newlines`,
+        );
         assert.ok(!result.csv.startsWith('\ufeff'), `${name}: no BOM`);
       }
     }

@@ -36,7 +36,10 @@ describe('GET /service/onboarding', () => {
 
   test('politicaldsp without social_adid is fine', async () => {
     const { key } = t.createKey();
-    const { status } = await getJson(`${t.base}/service/onboarding?platform=politicaldsp&audience=a&status_email=a@b.co`, key);
+    const { status } = await getJson(
+      `${t.base}/service/onboarding?platform=politicaldsp&audience=a&status_email=a@b.co`,
+      key,
+    );
     assert.equal(status, 200);
   });
 
@@ -46,7 +49,10 @@ describe('GET /service/onboarding', () => {
     assert.equal((await getJson(`${t.base}/service/onboarding?${query}`, key)).status, 200);
     const second = await getJson(`${t.base}/service/onboarding?${query}`, key);
     assert.equal(second.status, 429);
-    assert.match(String(second.body['error']), /^Rate Limit Error: at most 1 onboarding request\(s\) per minute per key; retry in (59|60) s/);
+    assert.match(
+      String(second.body['error']),
+      /^Rate Limit Error: at most 1 onboarding request\(s\) per minute per key; retry in (59|60) s/,
+    );
     assert.equal(second.body['url'], null);
   });
 
@@ -55,12 +61,21 @@ describe('GET /service/onboarding', () => {
       ['audience=a&status_email=a@b.co', /platform is required/],
       ['platform=tv&audience=a&status_email=a@b.co', /platform must be social or politicaldsp/],
       ['platform=politicaldsp&status_email=a@b.co', /audience is required/],
-      [`platform=politicaldsp&audience=${'a'.repeat(51)}&status_email=a@b.co`, /audience must be 1-50 letters, digits or underscores/],
+      [
+        `platform=politicaldsp&audience=${'a'.repeat(51)}&status_email=a@b.co`,
+        /audience must be 1-50 letters, digits or underscores/,
+      ],
       ['platform=politicaldsp&audience=bad-name&status_email=a@b.co', /audience must be 1-50/],
       ['platform=politicaldsp&audience=a&status_email=nope', /status_email must be a valid e-mail address/],
       ['platform=social&audience=a&status_email=a@b.co', /social_adid is required when platform is social/],
-      ['platform=social&audience=a&status_email=a@b.co&social_adid=abc', /social_adid must be an ad account id/],
-      ['platform=politicaldsp&audience=a&status_email=a@b.co&owner_adid=123', /owner_adid applies only to platform social/],
+      [
+        'platform=social&audience=a&status_email=a@b.co&social_adid=abc',
+        /social_adid must be an ad account id/,
+      ],
+      [
+        'platform=politicaldsp&audience=a&status_email=a@b.co&owner_adid=123',
+        /owner_adid applies only to platform social/,
+      ],
     ];
     for (const [query, pattern] of cases) {
       // A fresh key per case: the 1-per-minute limit counts every authenticated request.
@@ -77,7 +92,10 @@ describe('GET /service/onboarding', () => {
     const plain = t.createKey();
     const refused = await getJson(`${t.base}/service/onboarding?${query}`, plain.key);
     assert.equal(refused.status, 403);
-    assert.match(String(refused.body['error']), /^Authorization Error: owner_adid requires approval for direct upload/);
+    assert.match(
+      String(refused.body['error']),
+      /^Authorization Error: owner_adid requires approval for direct upload/,
+    );
     const approved = t.createKey({ entitlements: { directUpload: true } });
     assert.equal((await getJson(`${t.base}/service/onboarding?${query}`, approved.key)).status, 200);
     const noOnboarding = t.createKey({ entitlements: { onboarding: false } });
@@ -105,31 +123,31 @@ describe('operations endpoints', () => {
     assert.match(metrics, /listmatch_queue_messages\{state="ready"\} 0/);
     const openapi = (await getJson(`${t.base}/openapi.json`)).body as {
       openapi: string;
-      paths: Record<string, { get?: { parameters: { name: string; required: boolean; schema: { maxLength?: number } }[] } }>;
+      paths: Record<
+        string,
+        { get?: { parameters: { name: string; required: boolean; schema: { maxLength?: number } }[] } }
+      >;
     };
     assert.equal(openapi.openapi, '3.1.0');
     const params = openapi.paths['/service/smartmatch']!.get!.parameters;
     const filename = params.find((p) => p.name === 'filename')!;
     assert.equal(filename.required, true);
     assert.equal(filename.schema.maxLength, 45);
-    assert.deepEqual(
-      params.map((p) => p.name).sort(),
-      [
-        'digital_audience_name',
-        'filename',
-        'format',
-        'include_email',
-        'include_landline',
-        'include_voip',
-        'include_wireless',
-        'max_matches',
-        'mbp_onboarding',
-        'notification_email',
-        'profile_id',
-        'search_radius',
-        'webhook',
-      ],
-    );
+    assert.deepEqual(params.map((p) => p.name).sort(), [
+      'digital_audience_name',
+      'filename',
+      'format',
+      'include_email',
+      'include_landline',
+      'include_voip',
+      'include_wireless',
+      'max_matches',
+      'mbp_onboarding',
+      'notification_email',
+      'profile_id',
+      'search_radius',
+      'webhook',
+    ]);
     assert.ok(openapi.paths['/service/onboarding']!.get!.parameters.some((p) => p.name === 'social_adid'));
   });
 
@@ -142,6 +160,10 @@ describe('operations endpoints', () => {
     const poll = await getJson(`${t.base}/service/smartmatch/poll?filename=no_voters`, key);
     assert.equal(poll.body['error'], null);
     assert.ok(['uploaded', 'processing'].includes(String(poll.body['status'])));
-    assert.equal(t.running.services.queue.stats().ready + t.running.services.queue.stats().running, 1, 'kept for a retry');
+    assert.equal(
+      t.running.services.queue.stats().ready + t.running.services.queue.stats().running,
+      1,
+      'kept for a retry',
+    );
   });
 });

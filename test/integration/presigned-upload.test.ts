@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { readdir } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { getJson, register, startTestService, type TestService, upload, waitForResult } from '../support/test-service.ts';
+import {
+  getJson,
+  register,
+  startTestService,
+  type TestService,
+  upload,
+  waitForResult,
+} from '../support/test-service.ts';
 
 const CAP = 4096;
 
@@ -53,8 +60,13 @@ describe('presigned upload and download URLs', () => {
   test('Content-Type empty, absent or anything: accepted with exactly 200 and an empty body', async () => {
     for (const [i, contentType] of [undefined, '', 'text/csv', 'application/octet-stream'].entries()) {
       const url = await register(t, key, `filename=ctype_${i}`);
-      const headers: Record<string, string> = contentType === undefined ? {} : { 'content-type': contentType };
-      const response = await fetch(url, { method: 'PUT', headers, body: Buffer.from('voterbase_id\nNC-000000001\n') });
+      const headers: Record<string, string> =
+        contentType === undefined ? {} : { 'content-type': contentType };
+      const response = await fetch(url, {
+        method: 'PUT',
+        headers,
+        body: Buffer.from('voterbase_id\nNC-000000001\n'),
+      });
       assert.equal(response.status, 200, String(contentType));
       assert.equal(await response.text(), '');
     }
@@ -77,7 +89,10 @@ describe('presigned upload and download URLs', () => {
     assert.equal((await upload(url, 'voterbase_id\nNC-000000001\n')).status, 200);
     const second = await upload(url, 'voterbase_id\nOH-000000004\n');
     assert.equal(second.status, 409);
-    assert.match(JSON.parse(second.text).error, /^Validation Error: the file for this job was already uploaded/);
+    assert.match(
+      JSON.parse(second.text).error,
+      /^Validation Error: the file for this job was already uploaded/,
+    );
     const csv = await (await fetch((await waitForResult(t, key, 'twice')).url)).text();
     assert.match(csv, /NC-000000001/);
     assert.doesNotMatch(csv, /OH-000000004/);
@@ -87,7 +102,10 @@ describe('presigned upload and download URLs', () => {
     const url = await register(t, key, 'filename=too_big');
     const declared = await upload(url, `voterbase_id\n${'x'.repeat(CAP)}\n`);
     assert.equal(declared.status, 413);
-    assert.match(JSON.parse(declared.text).error, new RegExp(`^Validation Error: the upload exceeds the maximum of ${CAP} bytes`));
+    assert.match(
+      JSON.parse(declared.text).error,
+      new RegExp(`^Validation Error: the upload exceeds the maximum of ${CAP} bytes`),
+    );
     const streamed = await fetch(url, {
       method: 'PUT',
       body: chunkedBody(['voterbase_id\n', 'y'.repeat(CAP), '\n']),
@@ -119,8 +137,14 @@ describe('presigned upload and download URLs', () => {
       mutate(copy);
       return copy.toString();
     };
-    variants.push([resigned((u) => u.searchParams.set('sig', `${u.searchParams.get('sig')!.slice(0, -2)}AA`)), /altered/]);
-    variants.push([resigned((u) => u.searchParams.set('exp', String(Number(u.searchParams.get('exp')) + 3600))), /altered/]);
+    variants.push([
+      resigned((u) => u.searchParams.set('sig', `${u.searchParams.get('sig')!.slice(0, -2)}AA`)),
+      /altered/,
+    ]);
+    variants.push([
+      resigned((u) => u.searchParams.set('exp', String(Number(u.searchParams.get('exp')) + 3600))),
+      /altered/,
+    ]);
     variants.push([resigned((u) => u.searchParams.set('max', '999999999999')), /altered/]);
     variants.push([resigned((u) => u.searchParams.delete('sig')), /not a valid presigned URL/]);
     const otherJob = await register(t, key, 'filename=tamper_other');
@@ -159,7 +183,12 @@ describe('presigned upload and download URLs', () => {
     const u = new URL(result.url);
     const name = decodeURIComponent(u.pathname.split('/').at(-1)!);
     const jobId = u.pathname.split('/').at(-2)!;
-    const stale = t.running.services.signer.sign({ op: 'get', jobId, name, expiresAt: Math.floor(Date.now() / 1000) - 5 });
+    const stale = t.running.services.signer.sign({
+      op: 'get',
+      jobId,
+      name,
+      expiresAt: Math.floor(Date.now() / 1000) - 5,
+    });
     const response = await getJson(stale);
     assert.equal(response.status, 403);
     assert.match(String(response.body['error']), /expired/);
@@ -173,7 +202,9 @@ describe('presigned upload and download URLs', () => {
       const url = await register(t2, key2, 'filename=late');
       const jobId = /files\/(job_[^/]+)\//.exec(url)![1]!;
       // Move the job's window into the past instead of waiting.
-      t2.running.services.database.db.prepare('UPDATE jobs SET upload_expires_at = ? WHERE id = ?').run(Date.now() - 1, jobId);
+      t2.running.services.database.db
+        .prepare('UPDATE jobs SET upload_expires_at = ? WHERE id = ?')
+        .run(Date.now() - 1, jobId);
       const response = await upload(url, 'voterbase_id\nNC-000000001\n');
       assert.equal(response.status, 403);
       assert.match(JSON.parse(response.text).error, /expired/);

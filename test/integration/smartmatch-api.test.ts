@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { getJson, register, startTestService, type TestService, upload, waitForResult } from '../support/test-service.ts';
+import {
+  getJson,
+  register,
+  startTestService,
+  type TestService,
+  upload,
+  waitForResult,
+} from '../support/test-service.ts';
 import { readZip } from '../support/zip.ts';
 
 const LIST = [
@@ -44,8 +51,14 @@ describe('list matching over real HTTP', () => {
       lines[0],
       'matchback_id,First_Name,LAST_NAME,voter_id,State,notes,sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id,vb.party,vb.email',
     );
-    assert.equal(lines[1], '1,Peggy,Smith,123456,nc,first,1,1,Y,100,voter_id,NC-000000001,DEM,peggy.smith@example.com');
-    assert.equal(lines[2], 'abc-007,Jose,Munoz,777,NC,"has, comma",2,1,Y,100,voter_id,NC-000000003,UNA,jose.munoz@example.com');
+    assert.equal(
+      lines[1],
+      '1,Peggy,Smith,123456,nc,first,1,1,Y,100,voter_id,NC-000000001,DEM,peggy.smith@example.com',
+    );
+    assert.equal(
+      lines[2],
+      'abc-007,Jose,Munoz,777,NC,"has, comma",2,1,Y,100,voter_id,NC-000000003,UNA,jose.munoz@example.com',
+    );
     assert.equal(lines[3], "3,Nobody,Here,999999,NC,'=cmd(),3,,N,,,,,");
     // matchback_id comes back byte for byte; the embedded newline became a space.
     assert.equal(lines[4], '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,OH-000000004,REP,');
@@ -131,7 +144,11 @@ describe('list matching over real HTTP', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const poll = await getJson(`${t.base}/service/smartmatch/poll?filename=again`, key);
-    assert.deepEqual([poll.body['url'], poll.body['status']], ['', 'registered'], 'poll follows the newest job');
+    assert.deepEqual(
+      [poll.body['url'], poll.body['status']],
+      ['', 'registered'],
+      'poll follows the newest job',
+    );
     await upload(second, LIST);
     assert.match((await waitForResult(t, key, 'again')).url, /again\.csv\.gz/);
   });
@@ -145,11 +162,19 @@ describe('list matching over real HTTP', () => {
     assert.match(String(response.body['error']), /^Validation Error: filename is required/);
     // fetch refuses GET bodies, so send one with node:http as that client does.
     const { request } = await import('node:http');
-    const body = JSON.stringify({ filename: 'json_body', webhook: 'https://example.org/hook', max_matches: 2 });
+    const body = JSON.stringify({
+      filename: 'json_body',
+      webhook: 'https://example.org/hook',
+      max_matches: 2,
+    });
     const answer = await new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
       const req = request(`${t.base}/service/smartmatch`, {
         method: 'GET',
-        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'x-api-key': key,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
       });
       req.on('response', async (res) => {
         let text = '';
@@ -191,7 +216,10 @@ describe('list matching over real HTTP', () => {
       ['filename=ok&webhook=ftp://x', /webhook must be a valid http or https URL/],
       ['filename=ok&notification_email=nope', /notification_email must be a valid e-mail address/],
       ['filename=ok&mbp_onboarding=True', /digital_audience_name is required when mbp_onboarding is true/],
-      [`filename=ok&mbp_onboarding=1&digital_audience_name=${'a'.repeat(36)}`, /digital_audience_name must be 1-35/],
+      [
+        `filename=ok&mbp_onboarding=1&digital_audience_name=${'a'.repeat(36)}`,
+        /digital_audience_name must be 1-35/,
+      ],
       ['filename=ok&profile_id=nope', /profile_id "nope" is not a profile of this API key/],
       ['filename=ok&filename=twice', /filename must be given once/],
     ];
@@ -269,11 +297,15 @@ describe('rate limits', () => {
   after(() => t.stop());
 
   test('registration: the configured number per minute, then 429 with Retry-After', async () => {
-    for (let i = 0; i < 3; i++) assert.equal((await getJson(`${t.base}/service/smartmatch?filename=r${i}`, key)).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await getJson(`${t.base}/service/smartmatch?filename=r${i}`, key)).status, 200);
     const limited = await getJson(`${t.base}/service/smartmatch?filename=r4`, key);
     assert.equal(limited.status, 429);
     assert.equal(limited.body['url'], null);
-    assert.match(String(limited.body['error']), /^Rate Limit Error: at most 3 registrations per minute per key; retry in \d+ s/);
+    assert.match(
+      String(limited.body['error']),
+      /^Rate Limit Error: at most 3 registrations per minute per key; retry in \d+ s/,
+    );
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     // Another key has its own budget.
     assert.equal((await getJson(`${t.base}/service/smartmatch?filename=r5`, t.createKey().key)).status, 200);
@@ -282,15 +314,27 @@ describe('rate limits', () => {
   test('poll: once per 30 s per key and filename; a fast poller never fails the job', async () => {
     const { key: pollKey } = t.createKey();
     const url = await register(t, pollKey, 'filename=fast_poller');
-    assert.equal((await getJson(`${t.base}/service/smartmatch/poll?filename=fast_poller`, pollKey)).status, 200);
+    assert.equal(
+      (await getJson(`${t.base}/service/smartmatch/poll?filename=fast_poller`, pollKey)).status,
+      200,
+    );
     await upload(url, 'voterbase_id\nNC-000000001\n');
     const second = await getJson(`${t.base}/service/smartmatch/poll?filename=fast_poller`, pollKey);
     assert.equal(second.status, 429);
-    assert.match(String(second.body['error']), /^Rate Limit Error: poll each filename at most once every 30 seconds; retry in (2[89]|30) s/);
-    assert.equal(second.headers.get('retry-after'), /retry in (\d+) s/.exec(String(second.body['error']))![1]);
+    assert.match(
+      String(second.body['error']),
+      /^Rate Limit Error: poll each filename at most once every 30 seconds; retry in (2[89]|30) s/,
+    );
+    assert.equal(
+      second.headers.get('retry-after'),
+      /retry in (\d+) s/.exec(String(second.body['error']))![1],
+    );
     // Other filenames of the same key are polled independently.
     await register(t, pollKey, 'filename=other_file');
-    assert.equal((await getJson(`${t.base}/service/smartmatch/poll?filename=other_file`, pollKey)).status, 200);
+    assert.equal(
+      (await getJson(`${t.base}/service/smartmatch/poll?filename=other_file`, pollKey)).status,
+      200,
+    );
     const jobId = /files\/(job_[^/]+)\//.exec(url)![1]!;
     const deadline = Date.now() + 10_000;
     while (t.running.services.jobStore.getJob(jobId)?.state !== 'complete') {

@@ -52,7 +52,11 @@ describe('voter file import', () => {
     const report = await store.importFile(path, { replace: true });
     assert.equal(report.rowsRead, 6);
     assert.equal(report.imported, 3);
-    assert.deepEqual(report.rejectedByReason, { missing_voterbase_id: 1, duplicate_voterbase_id: 1, wrong_field_count: 1 });
+    assert.deepEqual(report.rejectedByReason, {
+      missing_voterbase_id: 1,
+      duplicate_voterbase_id: 1,
+      wrong_field_count: 1,
+    });
     assert.deepEqual(report.warningsByKind, { invalid_dob_cleared: 1, invalid_state_cleared: 1 });
     const lines = (await readFile(report.reportPath, 'utf8')).trim().split('\n');
     assert.deepEqual(lines.sort(), [
@@ -64,7 +68,10 @@ describe('voter file import', () => {
       'line,problem',
     ]);
     const voters = (await store.current())!;
-    assert.equal(voters.record(voters.lookup('voterbase_id', 'NC-5')[0]!)[voters.columnIndex('county')], 'WAKE, NORTH');
+    assert.equal(
+      voters.record(voters.lookup('voterbase_id', 'NC-5')[0]!)[voters.columnIndex('county')],
+      'WAKE, NORTH',
+    );
   });
 
   test('without --replace a file is added to the current one; duplicates of kept rows are rejected', async () => {
@@ -114,7 +121,10 @@ describe('voter file import', () => {
   test('a file without voterbase_id, and an empty file, are refused whole', async () => {
     const noId = join(dir, 'no-id.csv');
     await writeFile(noId, 'first_name,last_name\nA,B\n');
-    await assert.rejects(store.importFile(noId, { replace: true }), /the voter file has no voterbase_id column/);
+    await assert.rejects(
+      store.importFile(noId, { replace: true }),
+      /the voter file has no voterbase_id column/,
+    );
     const empty = join(dir, 'empty.csv');
     await writeFile(empty, '');
     await assert.rejects(store.importFile(empty, { replace: true }), /the voter file is empty/);

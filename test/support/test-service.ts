@@ -22,7 +22,10 @@ export interface TestService {
  * The real service (api + worker, embedded backends) on a random loopback port with a fresh
  * DATA_DIR and the small voter fixture imported. `env` overrides configuration.
  */
-export async function startTestService(env: Record<string, string> = {}, options: { voters?: boolean } = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  options: { voters?: boolean } = {},
+): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'listmatch-test-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -99,7 +102,10 @@ export async function register(t: TestService, key: string, query: string): Prom
 }
 
 /** PUTs a body as the real clients do: no API key, no Content-Type. */
-export async function upload(url: string, body: string | Uint8Array): Promise<{ status: number; text: string }> {
+export async function upload(
+  url: string,
+  body: string | Uint8Array,
+): Promise<{ status: number; text: string }> {
   const response = await fetch(url, {
     method: 'PUT',
     body: typeof body === 'string' ? Buffer.from(body) : body,
@@ -117,7 +123,10 @@ export async function waitForResult(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await getJson(`${t.base}/service/smartmatch/poll?filename=${filename}`, key);
-    if ((typeof body['url'] === 'string' && body['url'] !== '') || (body['error'] !== null && body['error'] !== '')) {
+    if (
+      (typeof body['url'] === 'string' && body['url'] !== '') ||
+      (body['error'] !== null && body['error'] !== '')
+    ) {
       return { url: body['url'] as string, error: body['error'], status: body['status'] };
     }
     if (Date.now() > deadline) throw new Error(`job ${filename} did not finish: ${JSON.stringify(body)}`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ContactField, Entitlements } from '../../domain/keys/key-types.ts';
 import { contactFields } from '../../domain/keys/key-types.ts';
 import type { CliContext } from '../cli-context.ts';
-import { isoTime, printTable } from '../output.ts';
+import { isoTime, parseAppendedFields, printTable } from '../output.ts';
 
 const onOff = (value: string): boolean => {
   if (/^(on|true|yes|1)$/i.test(value)) return true;
@@ -98,14 +98,14 @@ export function keysCommands(program: Command, context: CliContext): void {
     .option('--profile <id>', 'profile id', 'default')
     .option(
       '--append <fields>',
-      'voter-file fields to append, comma-separated; source:name renames the output column',
+      'voter-file fields to append, comma-separated; source:name writes the column as vb.name',
     )
     .option(
       '--contact <fields>',
       `contact fields the client may request: ${contactFields.join(',')} (or none)`,
     )
     .action((key: string, options: { profile: string; append?: string; contact?: string }) => {
-      const appendedFields = options.append === undefined ? undefined : parseAppended(options.append);
+      const appendedFields = options.append === undefined ? undefined : parseAppendedFields(options.append);
       const contact = options.contact === undefined ? undefined : parseContact(options.contact);
       const profile = context.services().keys.setProfile(key, options.profile, {
         ...(appendedFields ? { appendedFields } : {}),
@@ -129,17 +129,6 @@ export function keysCommands(program: Command, context: CliContext): void {
           })),
         options.json === true,
       );
-    });
-}
-
-function parseAppended(value: string) {
-  return value
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '')
-    .map((part) => {
-      const [source, as] = part.split(':');
-      return { source: source!.toLowerCase(), as: (as ?? source!).toLowerCase() };
     });
 }
 

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
 import { matchList } from '../../domain/pipeline/match-list.ts';
 import type { CliContext } from '../cli-context.ts';
+import { parseAppendedFields } from '../output.ts';
 
 /** `listmatch match FILE --out OUT`: the worker's pipeline on a local file, without HTTP. */
 export function matchCommand(program: Command, context: CliContext): void {
@@ -12,7 +13,10 @@ export function matchCommand(program: Command, context: CliContext): void {
     .description('match a contact list against the imported voter file locally and write the result CSV')
     .requiredOption('--out <path>', 'result CSV path')
     .option('--max-matches <k>', 'matches per input row, 1-10', '1')
-    .option('--append <fields>', 'voter-file fields to append, comma-separated')
+    .option(
+      '--append <fields>',
+      'voter-file fields to append, comma-separated; source:name writes the column as vb.name',
+    )
     .option('--summary <path>', 'also write summary.json here')
     .action(
       async (
@@ -26,11 +30,7 @@ export function matchCommand(program: Command, context: CliContext): void {
         const services = context.services();
         const voters = await services.voters.current();
         if (voters === null) throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
-        const appendedFields = (options.append ?? '')
-          .split(',')
-          .map((f) => f.trim().toLowerCase())
-          .filter((f) => f !== '')
-          .map((source) => ({ source, as: source }));
+        const appendedFields = parseAppendedFields(options.append ?? '');
         const started = Date.now();
         const summary = await matchList({
           source: createReadStream(file, { highWaterMark: 1 << 20 }),
