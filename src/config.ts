@@ -39,6 +39,19 @@ export const configSchema = z.object({
   QUEUE_POLL_MS: integer(10).default(250),
   QUEUE_MAX_ATTEMPTS: integer(1, 100).default(5),
   SHUTDOWN_GRACE_SECONDS: integer(0).default(20),
+  /** Webhook hosts allowed even though they resolve to private or loopback addresses (`host` or `host:port`). */
+  WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((h) => h.trim())
+        .filter((h) => h !== ''),
+    )
+    .default([]),
+  WEBHOOK_TIMEOUT_SECONDS: integer(1, 120).default(10),
+  /** First retry delay of a failed webhook call; doubles per attempt up to 15 minutes. */
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>> & { readonly publicUrl: string };

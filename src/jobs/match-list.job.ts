@@ -14,6 +14,7 @@ import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
 import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
+import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
@@ -142,15 +143,20 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     await writeZip(deps.blobs, resultKey, csvKey, `${base}.csv`, summary, new Date(job.createdAt));
     await deps.blobs.delete(csvKey);
   }
-  if (
-    deps.jobs.transition(
-      job.id,
-      ['processing'],
-      'complete',
-      { summary, resultBlob: resultKey, resultName },
-      Date.now(),
-    )
-  ) {
+  // Fan-out work (the webhook call) commits together with the completion.
+  const followUps =
+    job.params.webhook === null
+      ? []
+      : [{ type: DELIVER_WEBHOOK_JOB, payload: { v: 1, jobId: job.id }, maxAttempts: WEBHOOK_MAX_ATTEMPTS }];
+  const completed = deps.jobs.transition(
+    job.id,
+    ['processing'],
+    'complete',
+    { summary, resultBlob: resultKey, resultName },
+    Date.now(),
+    followUps,
+  );
+  if (completed) {
     deps.onTransition?.('complete');
   }
 }

@@ -11,6 +11,7 @@ import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
 import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
+import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
 import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
@@ -18,6 +19,7 @@ import { RateLimits } from '../domain/keys/rate-limits.ts';
 import { createDeterministicMatcher } from '../domain/matching/deterministic-matcher.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
+import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import { matchListJob } from '../jobs/match-list.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
 import { Worker } from '../jobs/worker.ts';
@@ -60,6 +62,7 @@ export function compose(config: Config): Services {
     signer,
     keys,
     settings: {
+      webhookAllowHosts: config.WEBHOOK_ALLOW_HOSTS,
       uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
       downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
@@ -85,8 +88,21 @@ export function compose(config: Config): Services {
       })(),
     }),
   );
+  let workerLogger: FastifyBaseLogger | null = null;
+  registry.register(
+    deliverWebhookJob({
+      jobs: jobStore,
+      jobService: jobs,
+      sender: new HttpWebhookSender({
+        allowHosts: config.WEBHOOK_ALLOW_HOSTS,
+        timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+      }),
+      retryBaseMs: config.WEBHOOK_RETRY_BASE_SECONDS * 1000,
+      logger: () => workerLogger!,
+    }),
+  );
   // Every type the services enqueue must have a handler, or the process must not start.
-  registry.assertHandles([MATCH_LIST_JOB]);
+  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB]);
 
   const readiness = async (): Promise<ReadinessReport> => {
     const stats = await voters.stats().catch(() => null);
@@ -112,8 +128,9 @@ export function compose(config: Config): Services {
     signer,
     metrics,
     readiness,
-    createWorker: (logger) =>
-      new Worker({
+    createWorker: (logger) => {
+      workerLogger = logger;
+      return new Worker({
         queue,
         registry,
         logger,
@@ -124,7 +141,8 @@ export function compose(config: Config): Services {
           const expired = jobs.expireUnuploaded();
           if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
         },
-      }),
+      });
+    },
     close: () => database.close(),
   };
 }

@@ -90,6 +90,7 @@ export class SqliteJobStore implements JobStore {
       voterVersion: string | null;
     }>,
     at: number,
+    followUps: readonly QueueMessage[] = [],
   ): boolean {
     const sets = ['state = ?', 'updated_at = ?'];
     const values: (string | number | null)[] = [to, at];
@@ -107,10 +108,14 @@ export class SqliteJobStore implements JobStore {
       values.push(field === 'summary' && value != null ? JSON.stringify(value) : (value as string | null));
     }
     const placeholders = from.map(() => '?').join(', ');
-    const result = this.database.db
-      .prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ? AND state IN (${placeholders})`)
-      .run(...values, id, ...from);
-    return result.changes === 1;
+    return this.database.transaction(() => {
+      const result = this.database.db
+        .prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ? AND state IN (${placeholders})`)
+        .run(...values, id, ...from);
+      if (result.changes !== 1) return false;
+      for (const message of followUps) this.queue.enqueue(message);
+      return true;
+    });
   }
 
   expireUnuploaded(now: number): number {

@@ -6,12 +6,15 @@ import type { ApiKeyRecord } from '../keys/key-types.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { JobStore } from '../ports/job-store.ts';
 import type { UrlSigner } from '../ports/url-signer.ts';
+import { refuseWebhookTarget } from '../webhooks/public-address.ts';
 import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
 export const MATCH_LIST_JOB = 'match-list';
 export const UPLOAD_NAME = 'upload.csv';
 
 export interface JobServiceSettings {
+  /** Hosts a webhook may target even when private (WEBHOOK_ALLOW_HOSTS). */
+  webhookAllowHosts?: readonly string[];
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
   maxUploadBytes: number;
@@ -74,6 +77,10 @@ export class JobService {
         'VALIDATION_FAILED',
         `${refused.map((f) => `include_${f}`).join(', ')} ${refused.length > 1 ? 'are' : 'is'} not enabled for profile "${profile.profileId}" of this API key; ask client services to enable it`,
       );
+    }
+    if (input.params.webhook !== null) {
+      const refused = refuseWebhookTarget(input.params.webhook, this.settings.webhookAllowHosts ?? []);
+      if (refused !== null) throw new AppError('VALIDATION_FAILED', refused);
     }
     const job: Job = {
       ...this.newJobBase(key, now),

@@ -16,7 +16,10 @@ export interface JobStore {
     upload: { blob: string; bytes: number; at: number },
     followUp: QueueMessage | null,
   ): boolean;
-  /** Moves a job to `state` with the given fields, only when its current state is one of `from`. */
+  /**
+   * Moves a job to `state` with the given fields, only when its current state is one of `from`,
+   * and enqueues `followUps` in the same transaction.
+   */
   transition(
     id: string,
     from: readonly JobState[],
@@ -29,6 +32,7 @@ export interface JobStore {
       voterVersion: string | null;
     }>,
     at: number,
+    followUps?: readonly QueueMessage[],
   ): boolean;
   /** Expires registered jobs whose upload window closed before `now`; returns how many. */
   expireUnuploaded(now: number): number;

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { after, before, describe, test } from 'node:test';
+import { isPublicAddress } from '../../src/domain/webhooks/public-address.ts';
+import {
+  getJson,
+  register,
+  startTestService,
+  type TestService,
+  upload,
+  waitForResult,
+} from '../support/test-service.ts';
+
+interface Call {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A real HTTP receiver on loopback that answers the given statuses in turn (then 200). */
+async function receiver(
+  statuses: number[] = [],
+): Promise<{ url: string; calls: Call[]; hostPort: string; close(): Promise<void> }> {
+  const calls: Call[] = [];
+  const server: Server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    calls.push({ headers: req.headers, body });
+    res.statusCode = statuses.shift() ?? 200;
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    calls,
+    hostPort: `127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, 'timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('webhook (clients.md 22)', () => {
+  let hook: Awaited<ReturnType<typeof receiver>>;
+  let t: TestService;
+  let key: string;
+
+  before(async () => {
+    hook = await receiver([500]);
+    t = await startTestService({
+      RATE_LIMIT_POLL_SECONDS: '0',
+      WEBHOOK_ALLOW_HOSTS: hook.hostPort,
+      WEBHOOK_RETRY_BASE_SECONDS: '0.05',
+    });
+    key = t.createKey().key;
+  });
+  after(async () => {
+    await t.stop();
+    await hook.close();
+  });
+
+  test('one JSON POST {"callback": <presigned GET url>} after completion, retried after a failure', async () => {
+    const url = await register(t, key, `filename=hooked&webhook=${encodeURIComponent(hook.url)}`);
+    await upload(url, 'voterbase_id\nNC-000000001\n');
+    await until(() => hook.calls.length === 2);
+    for (const call of hook.calls) {
+      assert.equal(call.headers['content-type'], 'application/json');
+      assert.deepEqual(Object.keys(JSON.parse(call.body)), ['callback']);
+    }
+    const callback = JSON.parse(hook.calls[1]!.body).callback as string;
+    const download = await fetch(callback);
+    assert.equal(download.status, 200);
+    assert.match(
+      await download.text(),
+      /^voterbase_id,sm\.input_row.*\nNC-000000001,1,1,Y,100,voterbase_id,NC-000000001,DEM\n$/s,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(hook.calls.length, 2, 'no further calls after success');
+    const poll = await waitForResult(t, key, 'hooked');
+    assert.equal(poll.error, null);
+  });
+
+  test('private, loopback and metadata targets are refused at registration unless allowlisted', async () => {
+    for (const target of [
+      'http://127.0.0.2/x',
+      'http://localhost:9/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.1.2.3/x',
+      'http://[::1]/x',
+      'http://[::ffff:127.0.0.1]/x',
+      'http://192.168.1.1/x',
+    ]) {
+      const { status, body } = await getJson(
+        `${t.base}/service/smartmatch?filename=ssrf&webhook=${encodeURIComponent(target)}`,
+        key,
+      );
+      assert.equal(status, 400, target);
+      assert.match(String(body['error']), /^Validation Error: webhook must be a public address/, target);
+    }
+  });
+});
+
+describe('webhook SSRF guard at call time', () => {
+  test('a host that is not allowlisted gets no call; the job still completes', async () => {
+    const hook = await receiver();
+    // No allowlist: the loopback receiver must never be called, even through a DNS name.
+    const t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0', WEBHOOK_RETRY_BASE_SECONDS: '0.02' });
+    try {
+      const key = t.createKey().key;
+      const port = hook.hostPort.split(':')[1];
+      // The machine's own name resolves to a loopback or private address (here through /etc/hosts):
+      // it passes registration (no DNS there) and must be refused when the call is made.
+      const name = hostname();
+      const { address } = await lookup(name);
+      assert.ok(
+        !isPublicAddress(address),
+        `precondition: ${name} resolves to a non-public address, got ${address}`,
+      );
+      const url = await register(
+        t,
+        key,
+        `filename=guarded&webhook=${encodeURIComponent(`http://${name}:${port}/hook`)}`,
+      );
+      await upload(url, 'voterbase_id\nNC-000000001\n');
+      const result = await waitForResult(t, key, 'guarded');
+      assert.equal(result.error, null);
+      await until(() => t.running.services.queue.stats().dead === 1);
+      assert.equal(hook.calls.length, 0);
+      const dead = t.running.services.database.db
+        .prepare("SELECT last_error FROM queue WHERE state = 'dead'")
+        .get() as { last_error: string };
+      assert.match(dead.last_error, /resolves to a non-public address/);
+      const attempts = t.running.services.database.db
+        .prepare("SELECT attempts FROM queue WHERE state = 'dead'")
+        .get() as { attempts: number };
+      assert.equal(attempts.attempts, 8, 'every retry was tried before giving up');
+    } finally {
+      await t.stop();
+      await hook.close();
+    }
+  });
+});
