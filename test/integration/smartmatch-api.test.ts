@@ -251,7 +251,7 @@ describe('list matching over real HTTP', () => {
       [undefined, 401, /missing x-api-key/],
       ['', 401, /missing x-api-key/],
       ['lm_unknownunknownunknownunknownunknownunknown1', 401, /invalid API key/],
-      ['not-a-key', 401, /invalid API key/],
+      ['not-a-key', 401, /malformed API key/],
       [revoked.key, 401, /revoked/],
       [noMatching.key, 403, /not enabled for list matching/],
     ];

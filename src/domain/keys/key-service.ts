@@ -59,11 +59,13 @@ export class KeyService {
     if (presented === undefined || presented === '') {
       throw new AppError('UNAUTHORIZED', 'missing x-api-key header');
     }
-    const key = Array.isArray(presented) ? presented[0] : presented;
+    const key = (Array.isArray(presented) ? presented[0] : presented)?.trim();
+    if (key === undefined || key === '') throw new AppError('UNAUTHORIZED', 'missing x-api-key header');
     // A malformed key cannot exist: answer without a lookup.
-    if (key === undefined || !KEY_PATTERN.test(key.trim()))
-      throw new AppError('UNAUTHORIZED', 'invalid API key');
-    const record = this.store.findKeyByHash(hashApiKey(key.trim()));
+    if (!KEY_PATTERN.test(key)) {
+      throw new AppError('UNAUTHORIZED', 'malformed API key: expected lm_ followed by 43 characters');
+    }
+    const record = this.store.findKeyByHash(hashApiKey(key));
     if (record === null) throw new AppError('UNAUTHORIZED', 'invalid API key');
     if (record.revokedAt !== null) throw new AppError('UNAUTHORIZED', 'this API key was revoked');
     return record;
@@ -97,6 +99,10 @@ export class KeyService {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(profileId)) {
       throw new AppError('VALIDATION_FAILED', 'profile ids are 1-64 letters, digits, _, . or -');
     }
+    const names = (changes.appendedFields ?? []).map((field) => field.as);
+    const repeated = names.find((name, i) => names.indexOf(name) !== i);
+    if (repeated !== undefined)
+      throw new AppError('VALIDATION_FAILED', `output name "${repeated}" is used twice`);
     for (const field of changes.appendedFields ?? []) {
       if (!/^[a-z0-9_]{1,64}$/.test(field.as)) {
         throw new AppError(

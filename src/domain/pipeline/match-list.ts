@@ -55,17 +55,20 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   let rows = 0;
   let matchedRows = 0;
   let outputRows = 0;
-  let headerTooLong = false;
+  // Line of the first over-long record: it is the header's only when no header came before it.
+  let firstTooLongLine: number | null = null;
 
   for await (const event of readCsvTable(input.source, {
     maxRowBytes: input.maxRowBytes,
     onWarning: (w) => {
-      if (layout === null && w.kind === 'row_too_long') headerTooLong = true;
+      if (w.kind === 'row_too_long') firstTooLongLine ??= w.line;
       warnings.add(w);
     },
   })) {
-    if (headerTooLong) throw headerTooLongError(input.maxRowBytes);
     if (event.kind === 'header') {
+      // The reader skips an over-long first record and would take the next one as the header.
+      if (firstTooLongLine !== null && firstTooLongLine < event.line)
+        throw headerTooLongError(input.maxRowBytes);
       layout = planLayout(event.header, input.appendedFields, input.voters, warnings);
       await writer.writeRow(
         [...event.header, ...MATCH_COLUMNS, ...layout.appendedHeaders],
@@ -125,7 +128,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     rows += event.rows.length;
     input.onProgress?.(rows);
   }
-  if (headerTooLong) throw headerTooLongError(input.maxRowBytes);
+  if (layout === null && firstTooLongLine !== null) throw headerTooLongError(input.maxRowBytes);
   if (layout === null) throw new AppError('VALIDATION_FAILED', 'the uploaded file is empty');
   if (rows === 0) warnings.note('no_data_rows', 'the file has a header but no data rows');
   await writer.end();

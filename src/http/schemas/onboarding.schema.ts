@@ -12,21 +12,24 @@ export const onboardingQuerySchema = z
     social_adid: adAccountParam('social_adid').optional(),
     owner_adid: adAccountParam('owner_adid').optional(),
   })
-  .superRefine((query, ctx) => {
-    if (query.platform === 'social' && query.social_adid === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['social_adid'],
-        message: 'social_adid is required when platform is social',
-      });
-    }
-    if (query.platform === 'politicaldsp' && query.owner_adid !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['owner_adid'],
-        message: 'owner_adid applies only to platform social',
-      });
-    }
-  });
+  .superRefine(
+    (query, ctx) => {
+      if (query.platform === 'social' && query.social_adid === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['social_adid'],
+          message: 'social_adid is required when platform is social',
+        });
+      }
+      if (query.platform === 'politicaldsp' && query.owner_adid !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['owner_adid'],
+          message: 'owner_adid applies only to platform social',
+        });
+      }
+    },
+    { when: () => true },
+  );
 
 export type OnboardingQuery = z.infer<typeof onboardingQuerySchema>;

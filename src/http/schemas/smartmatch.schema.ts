@@ -44,15 +44,18 @@ export const smartmatchQuerySchema = z
       .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'profile_id must be 1-64 letters, digits, _, . or -')
       .optional(),
   })
-  .superRefine((query, ctx) => {
-    if (query.mbp_onboarding === true && query.digital_audience_name === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['digital_audience_name'],
-        message: 'digital_audience_name is required when mbp_onboarding is true',
-      });
-    }
-  });
+  .superRefine(
+    (query, ctx) => {
+      if (query.mbp_onboarding === true && query.digital_audience_name === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['digital_audience_name'],
+          message: 'digital_audience_name is required when mbp_onboarding is true',
+        });
+      }
+    },
+    { when: () => true },
+  );
 
 export type SmartmatchQuery = z.infer<typeof smartmatchQuerySchema>;
 

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from './config.ts';
+
+/** Runs loadConfig and returns the ConfigError it throws (fails the test when it does not throw). */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('loadConfig accepted an invalid environment');
+}
+
+/** The variable names a ConfigError reports, in order. */
+const problemNames = (error: ConfigError) => error.problems.map((problem) => problem.split(':')[0]);
+
+describe('loadConfig defaults', () => {
+  it('gives every variable its documented default in an empty environment', () => {
+    assert.deepEqual(
+      { ...loadConfig({}) },
+      {
+        PORT: 8080,
+        HOST: '0.0.0.0',
+        DATA_DIR: './data',
+        ROLES: ['api', 'worker'],
+        LOG_LEVEL: 'info',
+        UPLOAD_URL_TTL_SECONDS: 3600,
+        DOWNLOAD_URL_TTL_SECONDS: 3600,
+        MAX_UPLOAD_BYTES: 2 * 1024 ** 3,
+        MAX_ROW_BYTES: 1024 ** 2,
+        RATE_LIMIT_REGISTER_PER_MINUTE: 60,
+        RATE_LIMIT_ONBOARDING_PER_MINUTE: 1,
+        RATE_LIMIT_POLL_SECONDS: 30,
+        RATE_LIMIT_POLL_TOLERANCE_SECONDS: 2,
+        WORKER_CONCURRENCY: 1,
+        QUEUE_LEASE_SECONDS: 30,
+        QUEUE_POLL_MS: 250,
+        QUEUE_MAX_ATTEMPTS: 5,
+        SHUTDOWN_GRACE_SECONDS: 20,
+        WEBHOOK_ALLOW_HOSTS: [],
+        WEBHOOK_TIMEOUT_SECONDS: 10,
+        WEBHOOK_RETRY_BASE_SECONDS: 30,
+        publicUrl: 'http://localhost:8080',
+      },
+    );
+  });
+
+  it('leaves the optional secret and public URL unset', () => {
+    const config = loadConfig({});
+    assert.equal(config.URL_SIGNING_SECRET, undefined);
+    assert.equal(config.PUBLIC_URL, undefined);
+  });
+
+  it('treats an empty string as unset', () => {
+    const config = loadConfig({ PORT: '', LOG_LEVEL: '', ROLES: '', URL_SIGNING_SECRET: '' });
+    assert.equal(config.PORT, 8080);
+    assert.equal(config.LOG_LEVEL, 'info');
+    assert.deepEqual(config.ROLES, ['api', 'worker']);
+    assert.equal(config.URL_SIGNING_SECRET, undefined);
+  });
+
+  it('ignores variables it does not know', () => {
+    const config = loadConfig({ PATH: '/usr/bin', SOMETHING_ELSE: 'x' });
+    assert.equal('PATH' in config, false);
+    assert.equal('SOMETHING_ELSE' in config, false);
+  });
+
+  it('coerces numeric variables from strings', () => {
+    const config = loadConfig({
+      PORT: '9090',
+      RATE_LIMIT_POLL_SECONDS: '0',
+      RATE_LIMIT_POLL_TOLERANCE_SECONDS: '1.5',
+    });
+    assert.equal(config.PORT, 9090);
+    assert.equal(config.RATE_LIMIT_POLL_SECONDS, 0);
+    assert.equal(config.RATE_LIMIT_POLL_TOLERANCE_SECONDS, 1.5);
+  });
+
+  it('splits WEBHOOK_ALLOW_HOSTS on commas, trimming and dropping empty entries', () => {
+    assert.deepEqual(
+      loadConfig({ WEBHOOK_ALLOW_HOSTS: ' hooks.internal , 10.0.0.5:8080,,' }).WEBHOOK_ALLOW_HOSTS,
+      ['hooks.internal', '10.0.0.5:8080'],
+    );
+  });
+
+  it('returns a frozen object', () => {
+    const config = loadConfig({});
+    assert.equal(Object.isFrozen(config), true);
+    assert.throws(() => {
+      (config as { PORT: number }).PORT = 1;
+    }, TypeError);
+  });
+
+  it('accepts a signing secret of exactly 32 characters', () => {
+    assert.equal(loadConfig({ URL_SIGNING_SECRET: 'k'.repeat(32) }).URL_SIGNING_SECRET, 'k'.repeat(32));
+  });
+});
+
+describe('loadConfig ROLES', () => {
+  const accepted: [string, string[]][] = [
+    ['api', ['api']],
+    ['worker', ['worker']],
+    ['api,worker', ['api', 'worker']],
+    ['worker,api', ['worker', 'api']],
+    [' API , Worker ', ['api', 'worker']],
+  ];
+  for (const [value, roles] of accepted) {
+    it(`parses ${JSON.stringify(value)} as ${roles.join('+')}`, () => {
+      assert.deepEqual(loadConfig({ ROLES: value }).ROLES, roles);
+    });
+  }
+
+  for (const value of ['web', 'api,', 'api;worker', 'api,scheduler']) {
+    it(`refuses ${JSON.stringify(value)} naming ROLES`, () => {
+      const error = configError({ ROLES: value });
+      assert.equal(error.problems.length, 1);
+      assert.match(error.problems[0]!, /^ROLES\.\d+: Invalid option: expected one of "api"\|"worker"$/);
+    });
+  }
+});
+
+describe('loadConfig errors', () => {
+  it('reports every bad variable in one ConfigError', () => {
+    const error = configError({
+      PORT: 'eighty',
+      PUBLIC_URL: 'ftp://files.example.org',
+      LOG_LEVEL: 'loud',
+      URL_SIGNING_SECRET: 'short-secret',
+      WORKER_CONCURRENCY: '2.5',
+      QUEUE_MAX_ATTEMPTS: '1000',
+    });
+    assert.deepEqual(problemNames(error), [
+      'PORT',
+      'PUBLIC_URL',
+      'LOG_LEVEL',
+      'URL_SIGNING_SECRET',
+      'WORKER_CONCURRENCY',
+      'QUEUE_MAX_ATTEMPTS',
+    ]);
+    assert.ok(error.problems.includes('URL_SIGNING_SECRET: must be at least 32 characters'));
+    assert.ok(error.problems.includes('WORKER_CONCURRENCY: must be a whole number'));
+    assert.equal(error.message, `invalid configuration:\n  ${error.problems.join('\n  ')}`);
+  });
+
+  it('never echoes an offending value in the message or the problem list', () => {
+    const values = {
+      URL_SIGNING_SECRET: 'hunter2-SECRET-value',
+      PORT: 'port-7f3a9c',
+      PUBLIC_URL: 'ftp://secret-host-0b1e.example',
+      LOG_LEVEL: 'level-d41d8c',
+      ROLES: 'role-e3b0c4',
+      MAX_UPLOAD_BYTES: 'bytes-5feceb',
+    };
+    const error = configError(values);
+    assert.equal(error.problems.length, 6);
+    for (const value of Object.values(values)) {
+      assert.equal(error.message.includes(value), false, `message leaks ${value}`);
+      for (const problem of error.problems) assert.equal(problem.includes(value), false);
+    }
+  });
+
+  it('refuses out-of-range numbers', () => {
+    assert.deepEqual(
+      problemNames(
+        configError({ PORT: '65536', UPLOAD_URL_TTL_SECONDS: '9', RATE_LIMIT_POLL_SECONDS: '-1' }),
+      ),
+      ['PORT', 'UPLOAD_URL_TTL_SECONDS', 'RATE_LIMIT_POLL_SECONDS'],
+    );
+  });
+
+  it('refuses a signing secret of 31 characters', () => {
+    assert.deepEqual(configError({ URL_SIGNING_SECRET: 'k'.repeat(31) }).problems, [
+      'URL_SIGNING_SECRET: must be at least 32 characters',
+    ]);
+  });
+});
+
+describe('loadConfig publicUrl', () => {
+  it('defaults to http://localhost:<PORT>', () => {
+    assert.equal(loadConfig({ PORT: '9090' }).publicUrl, 'http://localhost:9090');
+  });
+
+  it('uses PUBLIC_URL when given, whatever PORT is', () => {
+    const config = loadConfig({ PORT: '9090', PUBLIC_URL: 'https://lm.example.org' });
+    assert.equal(config.publicUrl, 'https://lm.example.org');
+    assert.equal(config.PUBLIC_URL, 'https://lm.example.org');
+  });
+
+  it('removes trailing slashes', () => {
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://lm.example.org/' }).publicUrl, 'https://lm.example.org');
+    assert.equal(
+      loadConfig({ PUBLIC_URL: 'https://lm.example.org/listmatch//' }).publicUrl,
+      'https://lm.example.org/listmatch',
+    );
+  });
+
+  it('refuses a PUBLIC_URL that is not http or https', () => {
+    assert.deepEqual(problemNames(configError({ PUBLIC_URL: 'ftp://lm.example.org' })), ['PUBLIC_URL']);
+    assert.deepEqual(problemNames(configError({ PUBLIC_URL: 'not a url' })), ['PUBLIC_URL']);
+  });
+});

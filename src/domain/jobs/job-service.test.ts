@@ -1,0 +1,741 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { FsBlobStore } from '../../adapters/blobs/fs-blob-store.ts';
+import { SqliteDatabase } from '../../adapters/metadata/sqlite-database.ts';
+import { SqliteJobStore } from '../../adapters/metadata/sqlite-job-store.ts';
+import { SqliteKeyStore } from '../../adapters/metadata/sqlite-key-store.ts';
+import { SqliteQueue } from '../../adapters/queue/sqlite-queue.ts';
+import { HmacUrlSigner } from '../../adapters/urls/hmac-url-signer.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { KeyService } from '../keys/key-service.ts';
+import type { ApiKeyRecord, Entitlements } from '../keys/key-types.ts';
+import type { UrlGrant } from '../ports/url-signer.ts';
+import { JobService, type JobServiceSettings, MATCH_LIST_JOB, UPLOAD_NAME } from './job-service.ts';
+import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
+const T0 = 1_700_000_000_000;
+const SETTINGS: JobServiceSettings = {
+  uploadUrlTtlSeconds: 3600,
+  downloadUrlTtlSeconds: 3600,
+  maxUploadBytes: 64,
+};
+const CSV = 'voterbase_id\nTX-000000001\nTX-000000002\n';
+
+let root: string;
+let dataDir: string;
+let database: SqliteDatabase;
+let jobStore: SqliteJobStore;
+let keys: KeyService;
+let blobs: FsBlobStore;
+let signer: HmacUrlSigner;
+let service: JobService;
+let transitions: [string, string][];
+let testNumber = 0;
+
+const PARAMS: Omit<SmartmatchParams, 'profileId'> = {
+  webhook: null,
+  include: [],
+  maxMatches: 1,
+  format: 'csv',
+  searchRadiusMiles: null,
+  notificationEmail: null,
+  mbpOnboarding: false,
+  digitalAudienceName: null,
+};
+
+const ONBOARDING: OnboardingParams = {
+  platform: 'social',
+  audience: 'aud_1',
+  statusEmail: 'ops@example.org',
+  socialAdid: '1234567890',
+  ownerAdid: null,
+};
+
+function createKey(name: string, entitlements: Partial<Entitlements> = {}): ApiKeyRecord {
+  return keys.createKey({ name, entitlements }, T0).record;
+}
+
+/** Verifies a URL the service handed out, as the presigned-files route would. */
+function verifyUrl(url: string, method: string, now = T0): UrlGrant {
+  const parsed = new URL(url);
+  const [, files, jobId, name] = parsed.pathname.split('/');
+  assert.equal(files, 'files');
+  return signer.verify(
+    {
+      method,
+      jobId: decodeURIComponent(jobId!),
+      name: decodeURIComponent(name!),
+      query: Object.fromEntries(parsed.searchParams),
+    },
+    now,
+  );
+}
+
+function body(text: string | Buffer, chunkSize = 16): Readable {
+  const bytes = Buffer.from(text);
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += chunkSize) chunks.push(bytes.subarray(i, i + chunkSize));
+  return Readable.from(chunks);
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+async function assertAppError(promise: Promise<unknown>, code: ErrorCode, message: string): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+    assert.equal(error.code, code);
+    assert.equal(error.message, message);
+    return true;
+  });
+}
+
+function assertThrowsAppError(fn: () => unknown, code: ErrorCode, message: string): void {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+    assert.equal(error.code, code);
+    assert.equal(error.message, message);
+    return true;
+  });
+}
+
+function queueRows(): { type: string; payload: string }[] {
+  return database.db
+    .prepare('SELECT type, payload FROM queue ORDER BY id')
+    .all()
+    .map((r) => ({ type: r['type'] as string, payload: r['payload'] as string }));
+}
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'listmatch-job-service-'));
+});
+
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  dataDir = join(root, `t${++testNumber}`);
+  database = new SqliteDatabase(':memory:', MIGRATIONS);
+  const queue = new SqliteQueue(database);
+  jobStore = new SqliteJobStore(database, queue);
+  keys = new KeyService(new SqliteKeyStore(database));
+  blobs = new FsBlobStore(dataDir);
+  signer = new HmacUrlSigner({
+    secret: 'job-service-test-secret-0123456789',
+    baseUrl: 'http://localhost:8080',
+  });
+  transitions = [];
+  service = new JobService({
+    jobs: jobStore,
+    blobs,
+    signer,
+    keys,
+    settings: SETTINGS,
+    events: { onTransition: (kind, state) => transitions.push([kind, state]) },
+  });
+});
+
+afterEach(() => database.close());
+
+describe('JobService.registerSmartmatch', () => {
+  it('stores a registered job and returns a PUT URL for its upload, capped and expiring with the TTL', () => {
+    const key = createKey('client');
+    const { jobId, url } = service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
+    assert.match(jobId, /^job_[0-9A-Z]{26}$/);
+    assert.deepEqual(verifyUrl(url, 'PUT'), {
+      op: 'put',
+      jobId,
+      name: UPLOAD_NAME,
+      expiresAt: T0 / 1000 + 3600,
+      maxBytes: 64,
+    });
+    const job = jobStore.getJob(jobId)!;
+    assert.equal(job.kind, 'smartmatch');
+    assert.equal(job.state, 'registered');
+    assert.equal(job.filename, 'list_1');
+    assert.equal(job.keyId, key.id);
+    assert.equal(job.uploadExpiresAt, T0 + 3_600_000);
+    assert.deepEqual(job.params, { ...PARAMS, profileId: 'default' });
+    assert.deepEqual(transitions, [['smartmatch', 'registered']]);
+  });
+
+  it('refuses a key without listMatching (FORBIDDEN) and stores nothing', () => {
+    const key = createKey('onboarding only', { listMatching: false });
+    assertThrowsAppError(
+      () => service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0),
+      'FORBIDDEN',
+      'this API key is not enabled for list matching',
+    );
+    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+    assert.deepEqual(transitions, []);
+  });
+
+  it('refuses an unknown profile_id, naming it', () => {
+    const key = createKey('client');
+    assertThrowsAppError(
+      () =>
+        service.registerSmartmatch(key, { filename: 'list_1', params: { ...PARAMS, profileId: 'vip' } }, T0),
+      'VALIDATION_FAILED',
+      'profile_id "vip" is not a profile of this API key',
+    );
+    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+  });
+
+  it("refuses another key's profile", () => {
+    const owner = createKey('owner');
+    keys.setProfile(owner.id, 'vip', { contactFields: ['email'] }, T0);
+    const other = createKey('other');
+    assertThrowsAppError(
+      () =>
+        service.registerSmartmatch(
+          other,
+          { filename: 'list_1', params: { ...PARAMS, profileId: 'vip' } },
+          T0,
+        ),
+      'VALIDATION_FAILED',
+      'profile_id "vip" is not a profile of this API key',
+    );
+  });
+
+  it('uses the named profile', () => {
+    const key = createKey('client');
+    keys.setProfile(key.id, 'vip', { contactFields: ['wireless'] }, T0);
+    const { jobId } = service.registerSmartmatch(
+      key,
+      { filename: 'list_1', params: { ...PARAMS, include: ['wireless'], profileId: 'vip' } },
+      T0,
+    );
+    const job = jobStore.getJob(jobId)!;
+    assert.equal(job.kind === 'smartmatch' && job.params.profileId, 'vip');
+  });
+
+  it('refuses one include_ flag the profile does not grant', () => {
+    const key = createKey('client');
+    keys.setProfile(key.id, 'default', { contactFields: ['email'] }, T0);
+    assertThrowsAppError(
+      () =>
+        service.registerSmartmatch(
+          key,
+          { filename: 'list_1', params: { ...PARAMS, include: ['email', 'landline'] } },
+          T0,
+        ),
+      'VALIDATION_FAILED',
+      'include_landline is not enabled for profile "default" of this API key; ask client services to enable it',
+    );
+  });
+
+  it('names every refused include_ flag', () => {
+    const key = createKey('client');
+    keys.setProfile(key.id, 'default', { contactFields: ['email'] }, T0);
+    assertThrowsAppError(
+      () =>
+        service.registerSmartmatch(
+          key,
+          { filename: 'list_1', params: { ...PARAMS, include: ['email', 'wireless', 'voip'] } },
+          T0,
+        ),
+      'VALIDATION_FAILED',
+      'include_wireless, include_voip are not enabled for profile "default" of this API key; ask client services to enable it',
+    );
+    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+  });
+
+  it('accepts include_ flags the profile grants', () => {
+    const key = createKey('client');
+    keys.setProfile(key.id, 'default', { contactFields: ['email', 'voip'] }, T0);
+    const { jobId } = service.registerSmartmatch(
+      key,
+      { filename: 'list_1', params: { ...PARAMS, include: ['voip', 'email'] } },
+      T0,
+    );
+    const job = jobStore.getJob(jobId)!;
+    assert.deepEqual(job.kind === 'smartmatch' && job.params.include, ['voip', 'email']);
+  });
+});
+
+describe('JobService.registerSmartmatch webhook targets', () => {
+  const withWebhook = (webhook: string) => ({ filename: 'list_1', params: { ...PARAMS, webhook } });
+
+  it('accepts a public webhook and stores it', () => {
+    const key = createKey('client');
+    const { jobId } = service.registerSmartmatch(key, withWebhook('https://hooks.example.org/lm'), T0);
+    const job = jobStore.getJob(jobId)!;
+    assert.equal(job.kind === 'smartmatch' && job.params.webhook, 'https://hooks.example.org/lm');
+  });
+
+  it('refuses a loopback or private address literal', () => {
+    const key = createKey('client');
+    for (const webhook of [
+      'http://127.0.0.1:3000/done',
+      'http://10.1.2.3/x',
+      'http://169.254.169.254/latest',
+      'http://[::1]/x',
+    ]) {
+      assertThrowsAppError(
+        () => service.registerSmartmatch(key, withWebhook(webhook), T0),
+        'VALIDATION_FAILED',
+        'webhook must be a public address, not a private, loopback or link-local one',
+      );
+    }
+    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+  });
+
+  it('refuses localhost', () => {
+    const key = createKey('client');
+    assertThrowsAppError(
+      () => service.registerSmartmatch(key, withWebhook('http://localhost:8080/hook'), T0),
+      'VALIDATION_FAILED',
+      'webhook must be a public address, not localhost',
+    );
+  });
+
+  it('accepts an allowlisted private host', () => {
+    const allowing = new JobService({
+      jobs: jobStore,
+      blobs,
+      signer,
+      keys,
+      settings: { ...SETTINGS, webhookAllowHosts: ['127.0.0.1:3000'] },
+    });
+    const key = createKey('client');
+    const { jobId } = allowing.registerSmartmatch(key, withWebhook('http://127.0.0.1:3000/done'), T0);
+    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+  });
+});
+
+describe('JobService.registerOnboarding', () => {
+  it('stores a registered onboarding job and returns its PUT URL', () => {
+    const key = createKey('client');
+    const { jobId, url } = service.registerOnboarding(key, ONBOARDING, T0);
+    assert.equal(verifyUrl(url, 'PUT').jobId, jobId);
+    const job = jobStore.getJob(jobId)!;
+    assert.equal(job.kind, 'onboarding');
+    assert.equal(job.filename, null);
+    assert.deepEqual(job.params, ONBOARDING);
+    assert.deepEqual(transitions, [['onboarding', 'registered']]);
+  });
+
+  it('refuses owner_adid without direct upload approval (FORBIDDEN)', () => {
+    const key = createKey('client', { directUpload: false });
+    assertThrowsAppError(
+      () => service.registerOnboarding(key, { ...ONBOARDING, ownerAdid: '555' }, T0),
+      'FORBIDDEN',
+      'owner_adid requires approval for direct upload; ask client services, or leave owner_adid out',
+    );
+    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+  });
+
+  it('accepts owner_adid with direct upload approval', () => {
+    const key = createKey('client', { directUpload: true });
+    const { jobId } = service.registerOnboarding(key, { ...ONBOARDING, ownerAdid: '555' }, T0);
+    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+  });
+
+  it('refuses a key without onboarding (FORBIDDEN)', () => {
+    const key = createKey('client', { onboarding: false });
+    assertThrowsAppError(
+      () => service.registerOnboarding(key, ONBOARDING, T0),
+      'FORBIDDEN',
+      'this API key is not enabled for audience onboarding',
+    );
+  });
+});
+
+describe('JobService.receiveUpload', () => {
+  function register(): { key: ApiKeyRecord; jobId: string } {
+    const key = createKey('client');
+    return { key, jobId: service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0).jobId };
+  }
+  const at = (ms: number) => () => ms;
+
+  it('stores the streamed file, moves the job to uploaded and enqueues the match', async () => {
+    const { jobId } = register();
+    assert.deepEqual(await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 1_000)), {
+      bytes: CSV.length,
+    });
+    const job = jobStore.getJob(jobId)!;
+    assert.equal(job.state, 'uploaded');
+    assert.equal(job.uploadBytes, CSV.length);
+    assert.match(job.uploadBlob!, new RegExp(`^uploads/${jobId}/upl_[0-9A-Z]{26}\\.csv$`));
+    assert.equal(await readFile(join(dataDir, job.uploadBlob!), 'utf8'), CSV);
+    assert.deepEqual(queueRows(), [{ type: MATCH_LIST_JOB, payload: JSON.stringify({ v: 1, jobId }) }]);
+    assert.deepEqual(transitions, [
+      ['smartmatch', 'registered'],
+      ['smartmatch', 'uploaded'],
+    ]);
+  });
+
+  it('accepts a body without a declared size', async () => {
+    const { jobId } = register();
+    assert.deepEqual(await service.receiveUpload(jobId, body(CSV), null, at(T0 + 1)), { bytes: CSV.length });
+    assert.equal(jobStore.getJob(jobId)?.state, 'uploaded');
+  });
+
+  it('accepts a body of exactly the cap', async () => {
+    const { jobId } = register();
+    const exact = 'x'.repeat(SETTINGS.maxUploadBytes);
+    assert.deepEqual(await service.receiveUpload(jobId, body(exact), null, at(T0 + 1)), { bytes: 64 });
+  });
+
+  it('does not enqueue anything for an onboarding upload', async () => {
+    const key = createKey('client');
+    const { jobId } = service.registerOnboarding(key, ONBOARDING, T0);
+    await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 1));
+    assert.equal(jobStore.getJob(jobId)?.state, 'uploaded');
+    assert.deepEqual(queueRows(), []);
+  });
+
+  it('refuses a second upload (CONFLICT), keeping the first file and the single follow-up', async () => {
+    const { jobId } = register();
+    await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 1));
+    const first = jobStore.getJob(jobId)!.uploadBlob!;
+    await assertAppError(
+      service.receiveUpload(jobId, body('voterbase_id\nXX\n'), 16, at(T0 + 2)),
+      'CONFLICT',
+      'the file for this job was already uploaded; register again to send another file',
+    );
+    assert.equal(jobStore.getJob(jobId)!.uploadBlob, first);
+    assert.deepEqual(await listFiles(join(dataDir, 'uploads')), [first.slice('uploads/'.length)]);
+    assert.equal(queueRows().length, 1);
+  });
+
+  it('refuses a declared size over the cap (PAYLOAD_TOO_LARGE) before storing anything', async () => {
+    const { jobId } = register();
+    await assertAppError(
+      service.receiveUpload(jobId, body(CSV), 65, at(T0 + 1)),
+      'PAYLOAD_TOO_LARGE',
+      'the upload exceeds the maximum of 64 bytes',
+    );
+    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+    assert.deepEqual(await listFiles(dataDir), []);
+  });
+
+  it('refuses a streamed body over the cap and leaves no blob behind; the URL stays usable', async () => {
+    const { jobId } = register();
+    const tooBig = `voterbase_id\n${'TX-000000001\n'.repeat(10)}`;
+    await assertAppError(
+      service.receiveUpload(jobId, body(tooBig), null, at(T0 + 1)),
+      'PAYLOAD_TOO_LARGE',
+      'the upload exceeds the maximum of 64 bytes',
+    );
+    const job = jobStore.getJob(jobId)!;
+    assert.equal(job.state, 'registered');
+    assert.equal(job.uploadBlob, null);
+    assert.deepEqual(await listFiles(dataDir), []);
+    assert.deepEqual(queueRows(), []);
+    assert.deepEqual(await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 2)), {
+      bytes: CSV.length,
+    });
+  });
+
+  it('refuses a body that lies about its size by streaming more than the cap', async () => {
+    const { jobId } = register();
+    await assertAppError(
+      service.receiveUpload(jobId, body('y'.repeat(100)), 10, at(T0 + 1)),
+      'PAYLOAD_TOO_LARGE',
+      'the upload exceeds the maximum of 64 bytes',
+    );
+    assert.deepEqual(await listFiles(dataDir), []);
+  });
+
+  it('refuses an upload after the upload window (URL_INVALID)', async () => {
+    const { jobId } = register();
+    await assertAppError(
+      service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 3_600_001)),
+      'URL_INVALID',
+      'this URL has expired; register the job again for a new one',
+    );
+    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+    assert.deepEqual(await listFiles(dataDir), []);
+  });
+
+  it('lets exactly one of two concurrent uploads win; the other gets CONFLICT and leaves no file', async () => {
+    const { jobId } = register();
+    const results = await Promise.allSettled([
+      service.receiveUpload(jobId, body(CSV, 4), null, at(T0 + 1)),
+      service.receiveUpload(jobId, body('voterbase_id\nOH-1\n', 4), null, at(T0 + 1)),
+    ]);
+    const fulfilled = results.filter((r) => r.status === 'fulfilled');
+    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    assert.equal(fulfilled.length, 1);
+    assert.equal(rejected.length, 1);
+    assert.equal((rejected[0]!.reason as AppError).code, 'CONFLICT');
+    const job = jobStore.getJob(jobId)!;
+    assert.deepEqual(await listFiles(dataDir), [job.uploadBlob!]);
+    assert.equal(queueRows().length, 1);
+  });
+
+  it('refuses an upload whose window closed while it was streaming, leaving no file', async () => {
+    const { jobId } = register();
+    const times = [T0 + 1, T0 + 3_600_001, T0 + 3_600_001];
+    await assertAppError(
+      service.receiveUpload(jobId, body(CSV), CSV.length, () => times.shift() ?? T0 + 3_600_001),
+      'URL_INVALID',
+      'this URL has expired; register the job again for a new one',
+    );
+    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+    assert.deepEqual(await listFiles(dataDir), []);
+    assert.deepEqual(queueRows(), []);
+  });
+
+  it('refuses an unknown job (NOT_FOUND)', async () => {
+    await assertAppError(
+      service.receiveUpload('job_01HZZZZZZZZZZZZZZZZZZZZZZZ', body(CSV), CSV.length, at(T0)),
+      'NOT_FOUND',
+      'this upload URL belongs to no job',
+    );
+  });
+});
+
+describe('JobService.poll', () => {
+  function register(key: ApiKeyRecord, filename = 'list_1', now = T0): string {
+    return service.registerSmartmatch(key, { filename, params: PARAMS }, now).jobId;
+  }
+
+  function complete(jobId: string, resultName = 'list_1.csv'): void {
+    assert.equal(
+      jobStore.markUploaded(jobId, { blob: `uploads/${jobId}/u.csv`, bytes: 1, at: T0 + 1 }, null),
+      true,
+    );
+    assert.equal(jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2), true);
+    assert.equal(
+      jobStore.transition(
+        jobId,
+        ['processing'],
+        'complete',
+        { resultBlob: `results/${jobId}/r.csv`, resultName },
+        T0 + 3,
+      ),
+      true,
+    );
+  }
+
+  it('answers a blank url and no error while registered', () => {
+    const key = createKey('client');
+    register(key);
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 1), { url: '', error: null, status: 'registered' });
+  });
+
+  it('answers a blank url and no error while uploaded and processing', () => {
+    const key = createKey('client');
+    const jobId = register(key);
+    jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1, at: T0 + 1 }, null);
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 2), { url: '', error: null, status: 'uploaded' });
+    jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 3);
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 4), { url: '', error: null, status: 'processing' });
+  });
+
+  it("answers the job's error once failed", () => {
+    const key = createKey('client');
+    const jobId = register(key);
+    jobStore.transition(
+      jobId,
+      ['registered'],
+      'failed',
+      { error: 'Validation Error: the uploaded file is empty' },
+      T0 + 1,
+    );
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 2), {
+      url: '',
+      error: 'Validation Error: the uploaded file is empty',
+      status: 'failed',
+    });
+  });
+
+  it('answers a generic internal error for a failed job without a stored reason', () => {
+    const key = createKey('client');
+    const jobId = register(key);
+    jobStore.transition(jobId, ['registered'], 'failed', {}, T0 + 1);
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 2), {
+      url: '',
+      error: 'Internal Error: the job failed',
+      status: 'failed',
+    });
+  });
+
+  it('answers an expired-URL error for a registered job past its upload window', () => {
+    const key = createKey('client');
+    register(key);
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 3_600_000), {
+      url: '',
+      error: null,
+      status: 'registered',
+    });
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 3_600_001), {
+      url: '',
+      error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
+      status: 'expired',
+    });
+  });
+
+  it('answers the same error after housekeeping expired the job', () => {
+    const key = createKey('client');
+    register(key);
+    assert.equal(service.expireUnuploaded(T0 + 3_600_001), 1);
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 3_600_002), {
+      url: '',
+      error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
+      status: 'expired',
+    });
+  });
+
+  it('answers a GET URL of the result once complete', () => {
+    const key = createKey('client');
+    const jobId = register(key);
+    complete(jobId);
+    const answer = service.poll(key, 'list_1', T0 + 10);
+    assert.equal(answer.error, null);
+    assert.equal(answer.status, 'complete');
+    assert.equal(verifyUrl(answer.url, 'GET', T0 + 10).name, 'list_1.csv');
+    assert.equal(verifyUrl(answer.url, 'GET', T0 + 10).jobId, jobId);
+  });
+
+  it("answers NOT_FOUND for another key's filename", () => {
+    const owner = createKey('owner');
+    const other = createKey('other');
+    register(owner);
+    assertThrowsAppError(
+      () => service.poll(other, 'list_1', T0 + 1),
+      'NOT_FOUND',
+      'no list-matching job named "list_1" was registered with this API key',
+    );
+  });
+
+  it('answers NOT_FOUND for a filename never registered', () => {
+    const key = createKey('client');
+    assertThrowsAppError(
+      () => service.poll(key, 'never', T0),
+      'NOT_FOUND',
+      'no list-matching job named "never" was registered with this API key',
+    );
+  });
+
+  it('follows the newest registration of a filename', () => {
+    const key = createKey('client');
+    const first = register(key, 'list_1', T0);
+    complete(first);
+    register(key, 'list_1', T0 + 5_000);
+    assert.deepEqual(service.poll(key, 'list_1', T0 + 6_000), { url: '', error: null, status: 'registered' });
+  });
+});
+
+describe('JobService.openResult', () => {
+  async function completedWithResult(content: string): Promise<string> {
+    const key = createKey('client');
+    const { jobId } = service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
+    await blobs.put(`results/${jobId}/r.csv`, body(content));
+    jobStore.markUploaded(jobId, { blob: 'uploads/u.csv', bytes: 1, at: T0 + 1 }, null);
+    jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2);
+    jobStore.transition(
+      jobId,
+      ['processing'],
+      'complete',
+      { resultBlob: `results/${jobId}/r.csv`, resultName: 'list_1.csv' },
+      T0 + 3,
+    );
+    return jobId;
+  }
+
+  it('opens the result of a complete job under its result name', async () => {
+    const jobId = await completedWithResult('a,b\n1,2\n');
+    const result = await service.openResult(jobId, 'list_1.csv');
+    assert.equal(result.bytes, 8);
+    assert.equal(result.name, 'list_1.csv');
+    assert.equal(Buffer.concat(await result.stream.toArray()).toString(), 'a,b\n1,2\n');
+  });
+
+  it('refuses another name, an unfinished job and an unknown job (NOT_FOUND)', async () => {
+    const jobId = await completedWithResult('x');
+    await assertAppError(
+      service.openResult(jobId, 'other.csv'),
+      'NOT_FOUND',
+      'no result is available at this URL',
+    );
+    await assertAppError(
+      service.openResult('job_NOPE', 'list_1.csv'),
+      'NOT_FOUND',
+      'no result is available at this URL',
+    );
+    const key = createKey('second');
+    const pending = service.registerSmartmatch(key, { filename: 'list_2', params: PARAMS }, T0).jobId;
+    await assertAppError(
+      service.openResult(pending, 'list_1.csv'),
+      'NOT_FOUND',
+      'no result is available at this URL',
+    );
+  });
+
+  it('says when the result file is gone', async () => {
+    const jobId = await completedWithResult('x');
+    await blobs.delete(`results/${jobId}/r.csv`);
+    await assertAppError(
+      service.openResult(jobId, 'list_1.csv'),
+      'NOT_FOUND',
+      'the result was deleted after its retention period',
+    );
+  });
+});
+
+describe('JobService.downloadUrl', () => {
+  const HALF_MS = 1_800_000;
+  const WINDOW_START = Math.ceil(T0 / HALF_MS) * HALF_MS;
+
+  function completedJob(): Job {
+    const key = createKey('client');
+    const { jobId } = service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
+    return { ...jobStore.getJob(jobId)!, state: 'complete', resultName: 'list_1.csv', resultBlob: 'r' };
+  }
+
+  it('is identical for two calls within the same half-TTL window', () => {
+    const job = completedJob();
+    const first = service.downloadUrl(job, WINDOW_START);
+    assert.equal(service.downloadUrl(job, WINDOW_START + 1), first);
+    assert.equal(service.downloadUrl(job, WINDOW_START + HALF_MS - 1), first);
+  });
+
+  it('changes in the next half-TTL window', () => {
+    const job = completedJob();
+    assert.notEqual(service.downloadUrl(job, WINDOW_START + HALF_MS), service.downloadUrl(job, WINDOW_START));
+  });
+
+  it('stays valid for at least half the TTL and at most the TTL', () => {
+    const job = completedJob();
+    for (const now of [WINDOW_START, WINDOW_START + HALF_MS - 1]) {
+      const { expiresAt } = verifyUrl(service.downloadUrl(job, now), 'GET', now);
+      assert.ok(expiresAt * 1000 - now > HALF_MS, `expires too soon: ${expiresAt * 1000 - now} ms`);
+      assert.ok(expiresAt * 1000 - now <= 2 * HALF_MS, `expires too late: ${expiresAt * 1000 - now} ms`);
+    }
+    assert.equal(
+      verifyUrl(service.downloadUrl(job, WINDOW_START), 'GET', WINDOW_START).expiresAt,
+      WINDOW_START / 1000 + 3600,
+    );
+  });
+
+  it('signs a GET-only URL for the result name', () => {
+    const job = completedJob();
+    const url = service.downloadUrl(job, WINDOW_START);
+    assert.deepEqual(verifyUrl(url, 'GET', WINDOW_START), {
+      op: 'get',
+      jobId: job.id,
+      name: 'list_1.csv',
+      expiresAt: WINDOW_START / 1000 + 3600,
+    });
+    assert.throws(() => verifyUrl(url, 'PUT', WINDOW_START), { code: 'URL_INVALID' });
+  });
+});

@@ -1,0 +1,360 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { SqliteDatabase } from '../../adapters/metadata/sqlite-database.ts';
+import { SqliteKeyStore } from '../../adapters/metadata/sqlite-key-store.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { hashApiKey, KeyService } from './key-service.ts';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
+const T0 = 1_700_000_000_000;
+
+let database: SqliteDatabase;
+let store: SqliteKeyStore;
+let keys: KeyService;
+
+function assertAppError(fn: () => unknown, code: ErrorCode, message: string): void {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+    assert.equal(error.code, code);
+    assert.equal(error.message, message);
+    return true;
+  });
+}
+
+/** The message of the UNAUTHORIZED error `authenticate` throws for `presented`. */
+function unauthorizedMessage(presented: string | string[] | undefined): string {
+  try {
+    keys.authenticate(presented);
+  } catch (error) {
+    assert.ok(error instanceof AppError);
+    assert.equal(error.code, 'UNAUTHORIZED');
+    return error.message;
+  }
+  assert.fail('authenticate accepted the key');
+}
+
+const wellFormedUnknownKey = () => `lm_${randomBytes(32).toString('base64url')}`;
+
+beforeEach(() => {
+  database = new SqliteDatabase(':memory:', MIGRATIONS);
+  store = new SqliteKeyStore(database);
+  keys = new KeyService(store);
+});
+
+afterEach(() => database.close());
+
+describe('KeyService.createKey', () => {
+  it('creates keys of the form lm_ + 43 base64url characters, different every time', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const { key } = keys.createKey({ name: `k${i}` }, T0);
+      assert.match(key, /^lm_[A-Za-z0-9_-]{43}$/);
+      seen.add(key);
+    }
+    assert.equal(seen.size, 20);
+  });
+
+  it('returns a record with the SHA-256 hash, a display prefix, an id and default entitlements', () => {
+    const { key, record } = keys.createKey({ name: '  Client One  ' }, T0);
+    assert.deepEqual(record, {
+      id: record.id,
+      name: 'Client One',
+      keyHash: createHash('sha256').update(key).digest('hex'),
+      displayPrefix: key.slice(0, 9),
+      entitlements: { listMatching: true, onboarding: true, directUpload: false },
+      createdAt: T0,
+      revokedAt: null,
+    });
+    assert.match(record.id, /^key_[0-9A-Z]{26}$/);
+    assert.equal(hashApiKey(key), record.keyHash);
+  });
+
+  it('stores only the hash: the key itself appears nowhere in the database', () => {
+    const { key, record } = keys.createKey({ name: 'client' }, T0);
+    const rows = database.db.prepare('SELECT * FROM api_keys').all();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!['key_hash'], createHash('sha256').update(key).digest('hex'));
+    assert.equal(rows[0]!['display_prefix'], key.slice(0, 9));
+    const secretPart = key.slice(9);
+    for (const table of ['api_keys', 'profiles']) {
+      const dump = JSON.stringify(database.db.prepare(`SELECT * FROM ${table}`).all());
+      assert.equal(dump.includes(key), false, `${table} holds the key`);
+      assert.equal(dump.includes(secretPart), false, `${table} holds the secret part of the key`);
+    }
+    assert.deepEqual(store.findKeyByHash(hashApiKey(key)), record);
+  });
+
+  it('applies entitlement overrides', () => {
+    const { record } = keys.createKey(
+      { name: 'c', entitlements: { listMatching: false, directUpload: true } },
+      T0,
+    );
+    assert.deepEqual(record.entitlements, { listMatching: false, onboarding: true, directUpload: true });
+    assert.deepEqual(store.findKey(record.id)?.entitlements, record.entitlements);
+  });
+
+  it('creates an empty default profile', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(store.listProfiles(record.id), [
+      { keyId: record.id, profileId: 'default', appendedFields: [], contactFields: [], updatedAt: T0 },
+    ]);
+  });
+
+  for (const name of ['', '   ', 'x'.repeat(101)]) {
+    it(`refuses the name ${JSON.stringify(name.length > 10 ? `${name.length} chars` : name)}`, () => {
+      assertAppError(
+        () => keys.createKey({ name }, T0),
+        'VALIDATION_FAILED',
+        'a key name of 1-100 characters is required',
+      );
+      assert.deepEqual(store.listKeys(), []);
+    });
+  }
+
+  it('accepts a name of 100 characters', () => {
+    assert.equal(keys.createKey({ name: 'x'.repeat(100) }, T0).record.name.length, 100);
+  });
+});
+
+describe('KeyService.authenticate', () => {
+  it('returns the record for a valid key', () => {
+    const { key, record } = keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(keys.authenticate(key), record);
+  });
+
+  it('ignores surrounding whitespace', () => {
+    const { key, record } = keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(keys.authenticate(` ${key}\t`), record);
+  });
+
+  it('takes the first value of a header array', () => {
+    const { key, record } = keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(keys.authenticate([key]), record);
+    assert.deepEqual(keys.authenticate([key, wellFormedUnknownKey()]), record);
+    assert.equal(unauthorizedMessage([wellFormedUnknownKey(), key]), 'invalid API key');
+  });
+
+  it('refuses a missing key', () => {
+    assert.equal(unauthorizedMessage(undefined), 'missing x-api-key header');
+    assert.equal(unauthorizedMessage(''), 'missing x-api-key header');
+  });
+
+  it('treats an empty header array as a missing key', () => {
+    assert.equal(unauthorizedMessage([]), 'missing x-api-key header');
+  });
+
+  it('refuses malformed keys', () => {
+    const { key } = keys.createKey({ name: 'c' }, T0);
+    for (const malformed of [
+      'lm_short',
+      key.slice(3),
+      `${key}x`,
+      `LM_${key.slice(3)}`,
+      `lm_${'!'.repeat(43)}`,
+    ]) {
+      assert.equal(
+        unauthorizedMessage(malformed),
+        'malformed API key: expected lm_ followed by 43 characters',
+        malformed,
+      );
+    }
+  });
+
+  it('refuses a well-formed key that does not exist', () => {
+    keys.createKey({ name: 'c' }, T0);
+    assert.equal(unauthorizedMessage(wellFormedUnknownKey()), 'invalid API key');
+  });
+
+  it('refuses a revoked key', () => {
+    const { key, record } = keys.createKey({ name: 'c' }, T0);
+    keys.revoke(record.id, T0 + 1);
+    assert.equal(unauthorizedMessage(key), 'this API key was revoked');
+  });
+
+  it('gives missing, revoked and invalid keys distinct messages', () => {
+    const { key, record } = keys.createKey({ name: 'c' }, T0);
+    keys.revoke(record.id, T0 + 1);
+    const messages = [
+      unauthorizedMessage(undefined),
+      unauthorizedMessage(wellFormedUnknownKey()),
+      unauthorizedMessage(key),
+    ];
+    assert.equal(new Set(messages).size, 3);
+  });
+
+  it('tells a malformed key from a well-formed unknown one', () => {
+    assert.notEqual(unauthorizedMessage('lm_short'), unauthorizedMessage(wellFormedUnknownKey()));
+  });
+});
+
+describe('KeyService.revoke', () => {
+  it('revokes by id and by name', () => {
+    const first = keys.createKey({ name: 'first' }, T0).record;
+    const second = keys.createKey({ name: 'second' }, T0);
+    assert.deepEqual(keys.revoke(first.id, T0 + 5), { ...first, revokedAt: T0 + 5 });
+    assert.equal(keys.revoke('second', T0 + 6).revokedAt, T0 + 6);
+    assert.equal(store.findKey(first.id)?.revokedAt, T0 + 5);
+    assert.equal(unauthorizedMessage(second.key), 'this API key was revoked');
+  });
+
+  it('refuses to revoke twice (CONFLICT)', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    keys.revoke(record.id, T0 + 1);
+    assertAppError(() => keys.revoke(record.id, T0 + 2), 'CONFLICT', `key ${record.id} is already revoked`);
+    assert.equal(store.findKey(record.id)?.revokedAt, T0 + 1);
+  });
+
+  it('refuses an unknown key (NOT_FOUND)', () => {
+    assertAppError(() => keys.revoke('nobody', T0), 'NOT_FOUND', 'no key with id or name "nobody"');
+  });
+
+  it('leaves other keys working', () => {
+    const revoked = keys.createKey({ name: 'a' }, T0).record;
+    const { key, record } = keys.createKey({ name: 'b' }, T0);
+    keys.revoke(revoked.id, T0 + 1);
+    assert.deepEqual(keys.authenticate(key), record);
+  });
+});
+
+describe('KeyService.setEntitlements', () => {
+  it('changes only the given entitlements', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(keys.setEntitlements('c', { directUpload: true }).entitlements, {
+      listMatching: true,
+      onboarding: true,
+      directUpload: true,
+    });
+    assert.deepEqual(store.findKey(record.id)?.entitlements, {
+      listMatching: true,
+      onboarding: true,
+      directUpload: true,
+    });
+  });
+});
+
+describe('KeyService.setProfile', () => {
+  it('stores a new profile with its fields', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    const profile = keys.setProfile(
+      record.id,
+      'vip.2024-A_1',
+      { appendedFields: [{ source: 'party_code', as: 'party' }], contactFields: ['email'] },
+      T0 + 1,
+    );
+    assert.deepEqual(profile, {
+      keyId: record.id,
+      profileId: 'vip.2024-A_1',
+      appendedFields: [{ source: 'party_code', as: 'party' }],
+      contactFields: ['email'],
+      updatedAt: T0 + 1,
+    });
+    assert.deepEqual(store.findProfile(record.id, 'vip.2024-A_1'), profile);
+  });
+
+  it('keeps the fields it is not given', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    keys.setProfile(
+      record.id,
+      'p',
+      { appendedFields: [{ source: 'a', as: 'a' }], contactFields: ['voip'] },
+      T0,
+    );
+    const updated = keys.setProfile('c', 'p', { contactFields: ['email', 'wireless'] }, T0 + 1);
+    assert.deepEqual(updated.appendedFields, [{ source: 'a', as: 'a' }]);
+    assert.deepEqual(updated.contactFields, ['email', 'wireless']);
+    assert.deepEqual(store.findProfile(record.id, 'p'), updated);
+  });
+
+  for (const profileId of ['', 'has space', 'a/b', 'x'.repeat(65), 'ünï']) {
+    it(`refuses the profile id ${JSON.stringify(profileId.length > 10 ? `${profileId.length} chars` : profileId)}`, () => {
+      const { record } = keys.createKey({ name: 'c' }, T0);
+      assertAppError(
+        () => keys.setProfile(record.id, profileId, {}, T0),
+        'VALIDATION_FAILED',
+        'profile ids are 1-64 letters, digits, _, . or -',
+      );
+    });
+  }
+
+  it('accepts a profile id of 64 characters', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    assert.equal(keys.setProfile(record.id, 'p'.repeat(64), {}, T0).profileId, 'p'.repeat(64));
+  });
+
+  for (const as of ['Party', 'party-code', '', 'x'.repeat(65), 'vb.party']) {
+    it(`refuses the output name ${JSON.stringify(as.length > 10 ? `${as.length} chars` : as)}`, () => {
+      const { record } = keys.createKey({ name: 'c' }, T0);
+      assertAppError(
+        () => keys.setProfile(record.id, 'p', { appendedFields: [{ source: 'party', as }] }, T0),
+        'VALIDATION_FAILED',
+        `output name "${as}" must be 1-64 lower-case letters, digits or _`,
+      );
+      assert.equal(store.findProfile(record.id, 'p'), null);
+    });
+  }
+
+  it('refuses an unknown key (NOT_FOUND)', () => {
+    assertAppError(
+      () => keys.setProfile('nobody', 'p', {}, T0),
+      'NOT_FOUND',
+      'no key with id or name "nobody"',
+    );
+  });
+});
+
+describe('KeyService.resolveProfile', () => {
+  it("returns the key's default profile when no profile id is given", () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    keys.setProfile(record.id, 'default', { contactFields: ['email'] }, T0 + 1);
+    assert.deepEqual(keys.resolveProfile(record.id, undefined), {
+      keyId: record.id,
+      profileId: 'default',
+      appendedFields: [],
+      contactFields: ['email'],
+      updatedAt: T0 + 1,
+    });
+  });
+
+  it('returns the named profile', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    keys.setProfile(record.id, 'vip', { contactFields: ['voip'] }, T0 + 1);
+    assert.deepEqual(keys.resolveProfile(record.id, 'vip').contactFields, ['voip']);
+  });
+
+  it('falls back to an empty default when the key has no stored default profile', () => {
+    store.insertKey({
+      id: 'key_LEGACY',
+      name: 'legacy',
+      keyHash: 'h',
+      displayPrefix: 'lm_legacy',
+      entitlements: { listMatching: true, onboarding: true, directUpload: false },
+      createdAt: T0,
+      revokedAt: null,
+    });
+    assert.deepEqual(keys.resolveProfile('key_LEGACY', undefined), {
+      keyId: 'key_LEGACY',
+      profileId: 'default',
+      appendedFields: [],
+      contactFields: [],
+      updatedAt: 0,
+    });
+  });
+
+  it('refuses a named profile that does not exist', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    assertAppError(
+      () => keys.resolveProfile(record.id, 'missing'),
+      'VALIDATION_FAILED',
+      'profile_id "missing" is not a profile of this API key',
+    );
+  });
+
+  it("does not resolve another key's profile", () => {
+    const owner = keys.createKey({ name: 'owner' }, T0).record;
+    const other = keys.createKey({ name: 'other' }, T0).record;
+    keys.setProfile(owner.id, 'vip', {}, T0);
+    assert.throws(() => keys.resolveProfile(other.id, 'vip'), { code: 'VALIDATION_FAILED' });
+  });
+});

@@ -1,0 +1,415 @@
+import assert from 'node:assert/strict';
+import { PassThrough, Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { describe, it } from 'node:test';
+import { AppError } from '../errors.ts';
+import type { AppendedField } from '../keys/key-types.ts';
+import { createDeterministicMatcher } from '../matching/deterministic-matcher.ts';
+import { IDENTIFIER_COLUMNS, type Matcher } from '../matching/matcher.ts';
+import { idKey } from '../voters/id-keys.ts';
+import { ID_INDEXES, type IdIndexName } from '../voters/voter-columns.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { type ListSummary, MATCH_COLUMNS, type MatchListInput, matchList } from './match-list.ts';
+
+/** A voter file in memory whose id indexes are built with the same idKey the matcher uses. */
+class FakeSnapshot implements VoterSnapshot {
+  readonly version = 'test-1';
+  readonly columns: readonly string[];
+  private readonly rows: string[][];
+  private readonly indexes = new Map<IdIndexName, Map<string, number[]>>();
+
+  constructor(columns: readonly string[], rows: string[][]) {
+    this.columns = columns;
+    this.rows = rows;
+    const state = columns.indexOf('state');
+    for (const index of ID_INDEXES) {
+      const column = columns.indexOf(index);
+      const keys = new Map<string, number[]>();
+      if (column >= 0) {
+        rows.forEach((row, i) => {
+          const key = idKey(index, row[column] ?? '', state >= 0 ? (row[state] ?? '') : '');
+          if (key !== null) keys.set(key, [...(keys.get(key) ?? []), i]);
+        });
+      }
+      this.indexes.set(index, keys);
+    }
+  }
+
+  get size(): number {
+    return this.rows.length;
+  }
+
+  lookup(index: IdIndexName, key: string): number[] {
+    return [...(this.indexes.get(index)?.get(key) ?? [])];
+  }
+
+  record(index: number): string[] {
+    const row = this.rows[index];
+    if (row === undefined) throw new RangeError(`no record ${index}`);
+    return [...row];
+  }
+
+  columnIndex(name: string): number {
+    return this.columns.indexOf(name);
+  }
+}
+
+const VOTERS = new FakeSnapshot(
+  ['voterbase_id', 'state', 'voter_id', 'smartvan_id', 'exact_track', 'party', 'county'],
+  [
+    ['TX-000000001', 'TX', '00012345', '', 'ET0001', 'D', 'Travis'], // 0
+    ['TX-000000002', 'TX', '777', '', 'ET0002', '=R', 'Harris, East'], // 1
+    ['OH-000000003', 'OH', '42', '901', '', 'I', 'Franklin'], // 2
+  ],
+);
+const matcher = createDeterministicMatcher(VOTERS);
+const APPENDED: AppendedField[] = [
+  { source: 'party', as: 'party' },
+  { source: 'county', as: 'county' },
+];
+const MATCH_HEADER = 'sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id';
+
+type Options = Partial<Omit<MatchListInput, 'source' | 'output'>>;
+
+function inputFor(csv: string | Buffer, output: PassThrough, options: Options): MatchListInput {
+  return {
+    source: Readable.from([Buffer.from(csv)]),
+    output,
+    matcher,
+    voters: VOTERS,
+    appendedFields: [],
+    maxMatches: 1,
+    searchRadiusMiles: null,
+    maxRowBytes: 1 << 20,
+    asOf: new Date('2024-06-01T00:00:00Z'),
+    ...options,
+  };
+}
+
+/** Runs the pipeline and returns its summary and the output split into lines (final LF removed). */
+async function run(
+  csv: string | Buffer,
+  options: Options = {},
+): Promise<{ summary: ListSummary; lines: string[]; output: string }> {
+  const output = new PassThrough();
+  const collected = text(output);
+  const summary = await matchList(inputFor(csv, output, options));
+  const written = await collected;
+  assert.ok(written.endsWith('\n'), 'output must end with LF');
+  return { summary, lines: written.slice(0, -1).split('\n'), output: written };
+}
+
+async function assertRefused(csv: string | Buffer, message: string, options: Options = {}): Promise<void> {
+  const output = new PassThrough();
+  output.resume();
+  await assert.rejects(matchList(inputFor(csv, output, options)), (error: unknown) => {
+    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+    assert.equal(error.code, 'VALIDATION_FAILED');
+    assert.equal(error.message, message);
+    return true;
+  });
+}
+
+describe('matchList output layout', () => {
+  it('writes the input header unchanged, then the match columns, then vb.<as> for each appended field', async () => {
+    const { lines } = await run('matchback_id,voterbase_id,Notes\nm1,TX-000000001,hi\n', {
+      appendedFields: APPENDED,
+    });
+    assert.equal(lines[0], `matchback_id,voterbase_id,Notes,${MATCH_HEADER},vb.party,vb.county`);
+    assert.deepEqual(MATCH_COLUMNS, MATCH_HEADER.split(','));
+  });
+
+  it('writes a matched row with rank 1, Y, the score, the method, the voterbase_id and the appended fields', async () => {
+    const { lines } = await run('matchback_id,voterbase_id,Notes\nm1,TX-000000001,hi\n', {
+      appendedFields: APPENDED,
+    });
+    assert.deepEqual(lines.slice(1), ['m1,TX-000000001,hi,1,1,Y,100,voterbase_id,TX-000000001,D,Travis']);
+  });
+
+  it('keeps unmatched rows with N and empty match columns', async () => {
+    const { lines } = await run('matchback_id,voterbase_id,Notes\nm2,TX-999999999,x\nm3,,y\n', {
+      appendedFields: APPENDED,
+    });
+    assert.deepEqual(lines.slice(1), ['m2,TX-999999999,x,1,,N,,,,,', 'm3,,y,2,,N,,,,,']);
+  });
+
+  it('writes one line per match with ranks 1 and 2 when max_matches is 2', async () => {
+    const { lines, summary } = await run(
+      'matchback_id,voterbase_id,voter_id,state\nm1,TX-000000001,777,TX\n',
+      {
+        maxMatches: 2,
+        appendedFields: [{ source: 'party', as: 'party' }],
+      },
+    );
+    assert.deepEqual(lines.slice(1), [
+      'm1,TX-000000001,777,TX,1,1,Y,100,voterbase_id,TX-000000001,D',
+      "m1,TX-000000001,777,TX,1,2,Y,100,voter_id,TX-000000002,'=R",
+    ]);
+    assert.equal(summary.rows, 1);
+    assert.equal(summary.matchedRows, 1);
+    assert.equal(summary.outputRows, 2);
+  });
+
+  it('leaves an appended field that is not in the voter file empty, with a warning', async () => {
+    const { lines, summary } = await run('voterbase_id\nTX-000000001\n', {
+      appendedFields: [
+        { source: 'no_such_column', as: 'missing' },
+        { source: 'party', as: 'party' },
+      ],
+    });
+    assert.deepEqual(lines, [
+      `voterbase_id,${MATCH_HEADER},vb.missing,vb.party`,
+      'TX-000000001,1,1,Y,100,voterbase_id,TX-000000001,,D',
+    ]);
+    assert.equal(summary.warnings.byKind['appended_field_missing'], 1);
+  });
+
+  it('writes UTF-8 with LF line ends and no BOM', async () => {
+    const { output } = await run('\uFEFFvoterbase_id,name\r\nTX-000000001,Zoë\r\n');
+    assert.equal(output.includes('\r'), false);
+    assert.equal(output.charCodeAt(0), 'v'.charCodeAt(0));
+    assert.ok(output.includes('Zoë'));
+  });
+});
+
+describe('matchList input handling', () => {
+  it('matches header names case-insensitively, with a BOM and CRLF line ends', async () => {
+    const { lines, summary } = await run('\uFEFFVoterBase_ID,STATE,Voter_ID\r\nxx-1,tx,0012345\r\n');
+    assert.deepEqual(lines, [
+      `VoterBase_ID,STATE,Voter_ID,${MATCH_HEADER}`,
+      'xx-1,tx,0012345,1,1,Y,100,voter_id,TX-000000001',
+    ]);
+    assert.deepEqual(summary.identifierColumns, ['voterbase_id', 'state', 'voter_id']);
+  });
+
+  it('accepts spaces and hyphens for underscores in header names', async () => {
+    const { lines } = await run(' Exact Track ,voter-id\nET0002,\n');
+    assert.equal(lines[1], 'ET0002,,1,1,Y,100,exact_track,TX-000000002');
+  });
+
+  it('reads a file without a final newline', async () => {
+    const { lines } = await run('voterbase_id\nTX-000000001');
+    assert.equal(lines[1], 'TX-000000001,1,1,Y,100,voterbase_id,TX-000000001');
+  });
+
+  it('carries unknown columns through unchanged, in place', async () => {
+    const { lines, summary } = await run(
+      'Favorite Color,voterbase_id,"notes, misc",Donor Level\n"red, dark",TX-000000002,"said ""hi""",Gold\n',
+    );
+    assert.deepEqual(lines, [
+      `Favorite Color,voterbase_id,"notes, misc",Donor Level,${MATCH_HEADER}`,
+      '"red, dark",TX-000000002,"said ""hi""",Gold,1,1,Y,100,voterbase_id,TX-000000002',
+    ]);
+    assert.deepEqual(summary.passthroughColumns, ['Favorite Color', 'notes, misc', 'Donor Level']);
+    assert.deepEqual(summary.identifierColumns, ['voterbase_id']);
+  });
+
+  it('returns matchback_id byte for byte, even when it starts with =', async () => {
+    const { lines } = await run('matchback_id,voterbase_id\n=1+1,TX-000000001\n@ref,TX-999\n-007,\n+x,\n');
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(',')[0]),
+      ['=1+1', '@ref', '-007', '+x'],
+    );
+  });
+
+  it('returns matchback_id byte for byte whatever its header case', async () => {
+    const { lines } = await run('MatchBack_ID,voterbase_id\n=A1,TX-000000001\n');
+    assert.equal(lines[1]!.split(',')[0], '=A1');
+  });
+
+  it("prefixes other cells starting with =, +, - or @ with ', leaving numbers alone", async () => {
+    const { lines } = await run(
+      'voterbase_id,a,b,c,d,e,f,g\n=cmd|x,=SUM(A1),+x,-x,@x,-78.91,+19195550100,-5\n',
+    );
+    assert.equal(lines[1], "'=cmd|x,'=SUM(A1),'+x,'-x,'@x,-78.91,+19195550100,-5,1,,N,,,");
+  });
+
+  it('turns embedded newlines into spaces', async () => {
+    const { lines, output } = await run(
+      'voterbase_id,note,matchback_id\nTX-000000001,"line 1\nline 2\r\nline 3","a\nb"\n',
+    );
+    assert.equal(output.split('\n').length, 3);
+    assert.equal(lines[1], 'TX-000000001,line 1 line 2 line 3,a b,1,1,Y,100,voterbase_id,TX-000000001');
+  });
+
+  it('pads short rows, drops extra fields and counts both as warnings', async () => {
+    const { lines, summary } = await run(
+      'voterbase_id,a,b\nTX-000000001\nTX-000000002,1,2,3,4\nOH-000000003,x,y\n',
+    );
+    assert.deepEqual(lines.slice(1), [
+      'TX-000000001,,,1,1,Y,100,voterbase_id,TX-000000001',
+      'TX-000000002,1,2,2,1,Y,100,voterbase_id,TX-000000002',
+      'OH-000000003,x,y,3,1,Y,100,voterbase_id,OH-000000003',
+    ]);
+    assert.equal(summary.warnings.total, 2);
+    assert.deepEqual(summary.warnings.byKind, { ragged_row: 2 });
+    assert.deepEqual(summary.warnings.first, [
+      'line 2: 1 fields, header has 3',
+      'line 3: 5 fields, header has 3',
+    ]);
+  });
+
+  it('warns when voter_id comes without a state column', async () => {
+    const { summary } = await run('voter_id\n777\n');
+    assert.deepEqual(summary.warnings.byKind, { id_without_state_column: 1 });
+    assert.deepEqual(summary.unmatchedReasons, { id_without_valid_state: 1 });
+  });
+
+  it('reports progress as cumulative row counts', async () => {
+    const seen: number[] = [];
+    const output = new PassThrough();
+    output.resume();
+    const source = Readable.from([Buffer.from('voterbase_id\nA\nB\n'), Buffer.from('C\n')]);
+    await matchList({ ...inputFor('', output, {}), source, onProgress: (rows) => seen.push(rows) });
+    assert.deepEqual(seen, [2, 3]);
+  });
+
+  it('numbers rows across input chunks', async () => {
+    const output = new PassThrough();
+    const collected = text(output);
+    const source = Readable.from([Buffer.from('voterbase_id\nX1\nX2\n'), Buffer.from('TX-000000001\n')]);
+    await matchList({ ...inputFor('', output, {}), source });
+    const lines = (await collected).trimEnd().split('\n');
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(',')[1]),
+      ['1', '2', '3'],
+    );
+  });
+});
+
+describe('matchList refusals', () => {
+  it('refuses an empty file', async () => {
+    await assertRefused('', 'the uploaded file is empty');
+  });
+
+  it('refuses a file of blank lines or only a BOM as empty', async () => {
+    await assertRefused('\n\r\n\n', 'the uploaded file is empty');
+    await assertRefused('\uFEFF', 'the uploaded file is empty');
+  });
+
+  it('refuses a header without an identifier column, naming the identifiers', async () => {
+    await assertRefused(
+      'name,color,matchback_id\nAda,red,1\n',
+      `the file has no recognizable identifier column; the header must name at least one of ${IDENTIFIER_COLUMNS.join(', ')}`,
+    );
+    assert.ok(IDENTIFIER_COLUMNS.includes('voterbase_id'));
+  });
+
+  it('refuses a first line longer than maxRowBytes as not a CSV header', async () => {
+    const message =
+      'the first line is longer than 1024 bytes, so it cannot be a CSV header; is this a CSV file?';
+    await assertRefused(`voterbase_id,${'x'.repeat(2_000)}\nTX-000000001,a\n`, message, {
+      maxRowBytes: 1024,
+    });
+    await assertRefused(`voterbase_id,${'x'.repeat(2_000)}`, message, { maxRowBytes: 1024 });
+  });
+
+  it('skips a data row longer than maxRowBytes with a warning when it arrives with the header', async () => {
+    const { lines, summary } = await run(
+      `voterbase_id,note\nTX-000000001,${'x'.repeat(2_000)}\nTX-000000002,ok\n`,
+      {
+        maxRowBytes: 1024,
+      },
+    );
+    assert.deepEqual(lines.slice(1), ['TX-000000002,ok,1,1,Y,100,voterbase_id,TX-000000002']);
+    assert.deepEqual(summary.warnings.byKind, { row_too_long: 1 });
+  });
+
+  it('skips a data row longer than maxRowBytes with a warning when it arrives after the header', async () => {
+    const output = new PassThrough();
+    const collected = text(output);
+    const source = Readable.from([
+      Buffer.from('voterbase_id,note\n'),
+      Buffer.from(`TX-000000001,${'x'.repeat(2_000)}\nTX-000000002,ok\n`),
+    ]);
+    const summary = await matchList({ ...inputFor('', output, { maxRowBytes: 1024 }), source });
+    assert.deepEqual((await collected).trimEnd().split('\n').slice(1), [
+      'TX-000000002,ok,1,1,Y,100,voterbase_id,TX-000000002',
+    ]);
+    assert.deepEqual(summary.warnings.byKind, { row_too_long: 1 });
+    assert.equal(summary.rows, 1);
+  });
+
+  it('answers a header without data rows with zero rows and a no_data_rows warning', async () => {
+    const { lines, summary } = await run('matchback_id,voterbase_id\n');
+    assert.deepEqual(lines, [`matchback_id,voterbase_id,${MATCH_HEADER}`]);
+    assert.deepEqual(summary, {
+      rows: 0,
+      matchedRows: 0,
+      outputRows: 0,
+      matchRate: 0,
+      matchesByMethod: {},
+      unmatchedReasons: {},
+      identifierColumns: ['voterbase_id'],
+      passthroughColumns: ['matchback_id'],
+      warnings: { total: 1, byKind: { no_data_rows: 1 }, first: ['the file has a header but no data rows'] },
+    });
+  });
+});
+
+describe('matchList summary', () => {
+  it('counts rows, matches by method of the best match, output rows, match rate and unmatched reasons', async () => {
+    const csv = [
+      'matchback_id,voterbase_id,voter_id,state,exact_track',
+      '1,TX-000000001,777,TX,', // voterbase_id (+ voter_id as rank 2)
+      '2,,00042,OH,', // voter_id
+      '3,,,,ET0002', // exact_track
+      '4,TX-999999999,,,', // id_not_found
+      '5,,,,', // no_id_values
+      '6,,777,,', // id_without_valid_state
+      '7,OH-000000003,,,', // voterbase_id
+    ].join('\n');
+    const { summary, lines } = await run(csv, { maxMatches: 2 });
+    assert.equal(lines.length, 1 + 8);
+    assert.deepEqual(summary, {
+      rows: 7,
+      matchedRows: 4,
+      outputRows: 8,
+      matchRate: 0.5714,
+      matchesByMethod: { voterbase_id: 2, voter_id: 1, exact_track: 1 },
+      unmatchedReasons: { id_not_found: 1, no_id_values: 1, id_without_valid_state: 1 },
+      identifierColumns: ['voterbase_id', 'voter_id', 'state', 'exact_track'],
+      passthroughColumns: ['matchback_id'],
+      warnings: { total: 0, byKind: {}, first: [] },
+    });
+  });
+
+  it('has a match rate of 1 when every row matched', async () => {
+    const { summary } = await run('voterbase_id\nTX-000000001\nTX-000000002\n');
+    assert.equal(summary.matchRate, 1);
+  });
+
+  it('counts rows without a reason from the matcher as no_match', async () => {
+    const silent: Matcher = {
+      name: 'silent',
+      matchBatch: (rows) => rows.map(() => ({ candidates: [] })),
+    };
+    const { summary, lines } = await run('voterbase_id\nA\nB\n', { matcher: silent });
+    assert.deepEqual(summary.unmatchedReasons, { no_match: 2 });
+    assert.equal(lines[2], 'B,2,,N,,,');
+  });
+
+  it('passes max_matches, search radius and reference date to the matcher', async () => {
+    const seen: unknown[] = [];
+    const spy: Matcher = {
+      name: 'spy',
+      matchBatch: (rows, options) => {
+        seen.push({ rows, options });
+        return rows.map(() => ({ candidates: [] }));
+      },
+    };
+    const asOf = new Date('2020-01-01T00:00:00Z');
+    await run('Voter_ID,State,first name,misc\n0012,tx,Ada,z\n', {
+      matcher: spy,
+      maxMatches: 3,
+      searchRadiusMiles: 2.5,
+      asOf,
+    });
+    assert.deepEqual(seen, [
+      {
+        rows: [{ row: 1, fields: { voter_id: '0012', state: 'tx', first_name: 'Ada' } }],
+        options: { maxMatches: 3, searchRadiusMiles: 2.5, asOf },
+      },
+    ]);
+  });
+});
