@@ -109,7 +109,13 @@ export async function runCli(
   }, options.timeoutMs);
   try {
     const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
-    const run = { code, signal, stdout: stdout.join(''), stderr: stderr.text, ms: performance.now() - started };
+    const run = {
+      code,
+      signal,
+      stdout: stdout.join(''),
+      stderr: stderr.text,
+      ms: performance.now() - started,
+    };
     if (timedOut) throw new Error(`listmatch ${args[0]} timed out after ${options.timeoutMs / 1000} s`);
     if (code !== 0 && options.allowFailure !== true) {
       throw new Error(`listmatch ${args.join(' ')} exited with ${code ?? signal}: ${run.stderr.trim()}`);
@@ -173,10 +179,14 @@ export async function startService(options: {
   const output = tail();
   child.stdout.on('data', (chunk: Buffer) => output.add(chunk));
   child.stderr.on('data', (chunk: Buffer) => output.add(chunk));
-  const exited = once(child, 'exit');
   let exitCode: number | null | undefined;
-  void exited.then(([code]) => {
-    exitCode = code as number | null;
+  // 'error' (e.g. spawn failure) rejects once(): treat it as an exit without a code.
+  const exited = once(child, 'exit').then(
+    ([code]) => code as number | null,
+    () => null,
+  );
+  void exited.then((code) => {
+    exitCode = code;
     liveChildren.delete(child);
   });
 
@@ -191,7 +201,9 @@ export async function startService(options: {
   const deadline = Date.now() + 30_000;
   while (true) {
     if (exitCode !== undefined) {
-      throw new Error(`the service exited with ${exitCode} before it was healthy: ${output.text.trim()}`);
+      throw new Error(
+        `the service exited with ${exitCode} before it was healthy: ${errorLine(output.text)}\n${output.text.trim()}`,
+      );
     }
     try {
       const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
@@ -201,12 +213,23 @@ export async function startService(options: {
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the service was not healthy within 30 s: ${output.text.trim()}`);
+      throw new Error(
+        `the service was not healthy within 30 s: ${errorLine(output.text)}\n${output.text.trim()}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (child.pid === undefined) throw new Error('the service has no pid');
   return { url, pid: child.pid, stop, output: () => output.text };
+}
+
+/** The most telling line of a crash output: the last `…Error: …` line, else the last line. */
+function errorLine(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  return lines.findLast((line) => /^[A-Za-z]*Error\b/.test(line)) ?? lines.at(-1) ?? '(no output)';
 }
 
 /** GET with the API key; the parsed JSON body, or an error naming status and body. */
@@ -229,6 +252,21 @@ export function procStatusBytes(pid: number, field = 'VmRSS'): number | null {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
     return match?.[1] === undefined ? null : Number(match[1]) * 1024;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * User and system CPU time of `pid` (all its threads) in ms, from /proc/<pid>/stat (clock ticks,
+ * 100 per second on Linux); null without /proc.
+ */
+export function procCpuMs(pid: number): { user: number; system: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
   } catch {
     return null;
   }

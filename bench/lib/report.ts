@@ -40,6 +40,8 @@ export interface Environment {
   memoryGiB: number;
   platform: string;
   gitCommit: string | null;
+  /** 1/5/15-minute load averages when the run started: other work on the machine skews results. */
+  loadAverage: number[];
 }
 
 export function environment(): Environment {
@@ -52,6 +54,7 @@ export function environment(): Environment {
     memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     gitCommit: gitCommit(),
+    loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100),
   };
 }
 
@@ -149,14 +152,20 @@ export class Recorder {
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
-export function markdownReport(env: Environment, outcomes: BenchmarkOutcome[], startedAt: Date): string {
+export function markdownReport(
+  env: Environment,
+  outcomes: BenchmarkOutcome[],
+  startedAt: Date,
+  runs: number,
+): string {
   const rows = outcomes.flatMap((outcome) => outcome.rows);
   const lines = [
     '# listmatch benchmarks',
     '',
     `- date: ${startedAt.toISOString()}${env.gitCommit === null ? '' : `, commit ${env.gitCommit}`}`,
     `- node ${env.node} (V8 ${env.v8}), ${env.platform}`,
-    `- cpu: ${env.cpuModel}, ${env.cores} cores, ${env.memoryGiB} GiB memory`,
+    `- cpu: ${env.cpuModel}, ${env.cores} cores, ${env.memoryGiB} GiB memory; load average at start ${env.loadAverage.join(' / ')}`,
+    `- poll/register: one 10 s autocannon run each (after a warm-up); upload/import/pipeline: median of ${runs} run(s)`,
     '',
     '| Benchmark | Metric | Measured | Target | Result | Notes |',
     '| --- | --- | ---: | --- | :---: | --- |',
