@@ -1,59 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { idKey } from '../voters/id-keys.ts';
-import { ID_INDEXES, type IdIndexName } from '../voters/voter-columns.ts';
-import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { createDeterministicMatcher } from './deterministic-matcher.ts';
 import type { MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 
-/** A voter file in memory whose id indexes are built with the same idKey the matcher uses. */
-class FakeSnapshot implements VoterSnapshot {
-  readonly version = 'test-1';
-  readonly columns: readonly string[];
-  readonly lookups: [IdIndexName, string][] = [];
-  private readonly rows: string[][];
-  private readonly indexes = new Map<IdIndexName, Map<string, number[]>>();
-
-  constructor(columns: readonly string[], rows: string[][]) {
-    this.columns = columns;
-    this.rows = rows;
-    const state = columns.indexOf('state');
-    for (const index of ID_INDEXES) {
-      const column = columns.indexOf(index);
-      const keys = new Map<string, number[]>();
-      if (column >= 0) {
-        rows.forEach((row, i) => {
-          const key = idKey(index, row[column] ?? '', state >= 0 ? (row[state] ?? '') : '');
-          if (key !== null) keys.set(key, [...(keys.get(key) ?? []), i]);
-        });
-      }
-      this.indexes.set(index, keys);
-    }
-  }
-
-  get size(): number {
-    return this.rows.length;
-  }
-
-  lookup(index: IdIndexName, key: string): number[] {
-    this.lookups.push([index, key]);
-    return [...(this.indexes.get(index)?.get(key) ?? [])];
-  }
-
-  record(index: number): string[] {
-    const row = this.rows[index];
-    if (row === undefined) throw new RangeError(`no record ${index}`);
-    return [...row];
-  }
-
-  columnIndex(name: string): number {
-    return this.columns.indexOf(name);
-  }
-}
-
 const COLUMNS = ['voterbase_id', 'state', 'voter_id', 'smartvan_id', 'exact_track', 'first_name'];
 // Record indexes:           0           1         2            3             4              5
-const VOTERS = new FakeSnapshot(COLUMNS, [
+const VOTERS = new InMemoryVoterSnapshot(COLUMNS, [
   ['TX-000000001', 'TX', '00012345', '555', 'ET0001', 'Ada'], // 0
   ['TX-000000002', 'TX', '777', '556', 'ET0002', 'Bo'], // 1
   ['OH-000000003', 'OH', '12345', '555', 'ET0003', 'Cy'], // 2
@@ -159,7 +112,7 @@ describe('deterministic matcher unmatched reasons', () => {
   });
 
   it('does not look anything up for a voter_id without state', () => {
-    const voters = new FakeSnapshot(COLUMNS, []);
+    const voters = new InMemoryVoterSnapshot(COLUMNS, []);
     const outcomes = createDeterministicMatcher(voters).matchBatch(
       [{ row: 1, fields: { voter_id: '777' } }],
       OPTIONS,

@@ -30,7 +30,6 @@ export function createDeterministicMatcher(voters: VoterSnapshot): Matcher {
 
 function matchRow(voters: VoterSnapshot, row: MatchInput, maxMatches: number): MatchOutcome {
   const candidates: MatchCandidate[] = [];
-  const seen = new Set<number>();
   let hadId = false;
   let missingState = false;
   const state = row.fields.state ?? '';
@@ -43,10 +42,12 @@ function matchRow(voters: VoterSnapshot, row: MatchInput, maxMatches: number): M
       if (needsState) missingState = true;
       continue;
     }
+    const found = voters.lookup(index, key);
     // Sorted record indexes make ties between several records of one id deterministic.
-    for (const voter of voters.lookup(index, key).sort((a, b) => a - b)) {
-      if (seen.has(voter)) continue;
-      seen.add(voter);
+    if (found.length > 1) found.sort((a, b) => a - b);
+    for (const voter of found) {
+      // Candidates are few (at most max_matches): a linear check beats a Set per row.
+      if (candidates.some((c) => c.voter === voter)) continue;
       candidates.push({ voter, score: ID_MATCH_SCORE, method: index });
       if (candidates.length >= maxMatches) return { candidates };
     }

@@ -6,55 +6,10 @@ import { AppError } from '../errors.ts';
 import type { AppendedField } from '../keys/key-types.ts';
 import { createDeterministicMatcher } from '../matching/deterministic-matcher.ts';
 import { IDENTIFIER_COLUMNS, type Matcher } from '../matching/matcher.ts';
-import { idKey } from '../voters/id-keys.ts';
-import { ID_INDEXES, type IdIndexName } from '../voters/voter-columns.ts';
-import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { type ListSummary, MATCH_COLUMNS, type MatchListInput, matchList } from './match-list.ts';
 
-/** A voter file in memory whose id indexes are built with the same idKey the matcher uses. */
-class FakeSnapshot implements VoterSnapshot {
-  readonly version = 'test-1';
-  readonly columns: readonly string[];
-  private readonly rows: string[][];
-  private readonly indexes = new Map<IdIndexName, Map<string, number[]>>();
-
-  constructor(columns: readonly string[], rows: string[][]) {
-    this.columns = columns;
-    this.rows = rows;
-    const state = columns.indexOf('state');
-    for (const index of ID_INDEXES) {
-      const column = columns.indexOf(index);
-      const keys = new Map<string, number[]>();
-      if (column >= 0) {
-        rows.forEach((row, i) => {
-          const key = idKey(index, row[column] ?? '', state >= 0 ? (row[state] ?? '') : '');
-          if (key !== null) keys.set(key, [...(keys.get(key) ?? []), i]);
-        });
-      }
-      this.indexes.set(index, keys);
-    }
-  }
-
-  get size(): number {
-    return this.rows.length;
-  }
-
-  lookup(index: IdIndexName, key: string): number[] {
-    return [...(this.indexes.get(index)?.get(key) ?? [])];
-  }
-
-  record(index: number): string[] {
-    const row = this.rows[index];
-    if (row === undefined) throw new RangeError(`no record ${index}`);
-    return [...row];
-  }
-
-  columnIndex(name: string): number {
-    return this.columns.indexOf(name);
-  }
-}
-
-const VOTERS = new FakeSnapshot(
+const VOTERS = new InMemoryVoterSnapshot(
   ['voterbase_id', 'state', 'voter_id', 'smartvan_id', 'exact_track', 'party', 'county'],
   [
     ['TX-000000001', 'TX', '00012345', '', 'ET0001', 'D', 'Travis'], // 0

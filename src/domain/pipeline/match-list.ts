@@ -106,8 +106,8 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
       matchesByMethod[best.method] = (matchesByMethod[best.method] ?? 0) + 1;
       for (let rank = 0; rank < outcome.candidates.length; rank++) {
         const candidate = outcome.candidates[rank]!;
-        const record = input.voters!.record(candidate.voter);
-        const appended = current.appendedColumns.map((column) => (column < 0 ? '' : (record[column] ?? '')));
+        // vb.voterbase_id and the appended fields, read in one pass over the record.
+        const voterValues = input.voters!.fields(candidate.voter, current.voterColumns);
         const wait = writer.writeRow(
           [
             ...fields,
@@ -116,8 +116,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
             'Y',
             String(Math.round(candidate.score)),
             candidate.method,
-            record[current.voterbaseColumn] ?? '',
-            ...appended,
+            ...voterValues,
           ],
           current.neutralize,
         );
@@ -156,9 +155,9 @@ interface Layout {
   identifierNames: string[];
   passthroughNames: string[];
   appendedHeaders: string[];
-  appendedColumns: number[];
+  /** Voter-file positions of vb.voterbase_id then each appended field (-1: not in the voter file). */
+  voterColumns: number[];
   emptyAppended: string[];
-  voterbaseColumn: number;
   neutralize: boolean[];
   neutralizeHeader: boolean[];
 }
@@ -221,9 +220,8 @@ function planLayout(
     identifierNames: identifiers.map(([id]) => id),
     passthroughNames,
     appendedHeaders: appendedFields.map((field) => `vb.${field.as}`),
-    appendedColumns,
+    voterColumns: [voters?.columnIndex('voterbase_id') ?? -1, ...appendedColumns],
     emptyAppended: appendedFields.map(() => ''),
-    voterbaseColumn: voters?.columnIndex('voterbase_id') ?? 0,
     neutralize: [...neutralize, ...new Array<boolean>(extra).fill(true)],
     neutralizeHeader: new Array<boolean>(header.length + extra).fill(true),
   };

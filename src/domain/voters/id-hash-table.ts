@@ -29,6 +29,13 @@ export class IdHashTable {
     return new IdHashTable(new Float64Array(capacity), new Uint32Array(capacity), 0);
   }
 
+  /** Grows once to hold `expected` entries without further rehashing. */
+  reserve(expected: number): void {
+    let capacity = this.hashes.length;
+    while (capacity * MAX_LOAD < expected) capacity *= 2;
+    if (capacity > this.hashes.length) this.rehash(capacity);
+  }
+
   insert(hash: number, row: number): void {
     if (this.count + 1 > this.hashes.length * MAX_LOAD) this.grow();
     this.place(hash, row);
@@ -54,10 +61,14 @@ export class IdHashTable {
   }
 
   private grow(): void {
+    this.rehash(this.hashes.length * 2);
+  }
+
+  private rehash(capacity: number): void {
     const oldHashes = this.hashes;
     const oldRows = this.rows;
-    this.hashes = new Float64Array(oldHashes.length * 2);
-    this.rows = new Uint32Array(oldRows.length * 2);
+    this.hashes = new Float64Array(capacity);
+    this.rows = new Uint32Array(capacity);
     this.mask = this.hashes.length - 1;
     // Re-inserting in slot order keeps equal hashes in their insertion order.
     for (let i = 0; i < oldHashes.length; i++) {
