@@ -25,7 +25,7 @@ import type {
  * - `records.dat`: one record per line, fields joined by U+001F (values never contain it nor a
  *   newline: import replaces both with a space);
  * - `offsets.bin`: Float64Array of size+1 byte offsets of the lines;
- * - `idx-<name>.hash` / `idx-<name>.rows`: the id hash tables (see id-hash-table.ts);
+ * - `idx-<name>.bin`: the id hash tables as [hash, row] float64 pairs (see id-hash-table.ts);
  * - `meta.json`: version, columns, counts; `import-report.csv`: rejected and corrected lines.
  */
 const FIELD_SEPARATOR = '\x1f';
@@ -233,9 +233,12 @@ async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
       if (rejection !== null) note(rejectedByReason, row.line, rejection);
     }
     if (!reserved && rowsRead > 0) {
-      // Size the id tables once from the first batch's bytes per row, instead of doubling ~11 times.
+      // Size the id tables once from the first rows' size, instead of doubling ~11 times.
       reserved = true;
-      builder.reserve(carriedOver + Math.ceil((input.totalBytes / Math.max(bytesRead, 1)) * rowsRead * 1.05));
+      let sampleBytes = 0;
+      for (const row of part.rows) for (const field of row.fields) sampleBytes += field.length + 1;
+      const bytesPerRow = Math.max(1, sampleBytes / part.rows.length);
+      builder.reserve(carriedOver + Math.ceil((input.totalBytes / bytesPerRow) * 1.05));
     }
     await builder.waitForDrain();
   }
@@ -380,8 +383,7 @@ class SnapshotBuilder {
     await writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1));
     const indexCounts: Record<string, number> = {};
     for (const [name, table] of this.tables) {
-      await writeTyped(join(this.dir, `idx-${name}.hash`), table.hashes);
-      await writeTyped(join(this.dir, `idx-${name}.rows`), table.rows);
+      await writeTyped(join(this.dir, `idx-${name}.bin`), table.slots);
       indexCounts[name] = table.count;
     }
     const meta: SnapshotMeta = {
@@ -408,7 +410,7 @@ function growUint32(array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
   return next;
 }
 
-async function writeTyped(path: string, array: Float64Array | Uint32Array): Promise<void> {
+async function writeTyped(path: string, array: Float64Array): Promise<void> {
   await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
 }
 
@@ -433,11 +435,6 @@ async function readWhole(path: string): Promise<Buffer> {
 async function readFloat64(path: string): Promise<Float64Array> {
   const buffer = await readWhole(path);
   return new Float64Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 8);
-}
-
-async function readUint32(path: string): Promise<Uint32Array> {
-  const buffer = await readWhole(path);
-  return new Uint32Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 4);
 }
 
 class FsVoterSnapshot implements VoterSnapshot {
@@ -467,9 +464,8 @@ class FsVoterSnapshot implements VoterSnapshot {
   static async load(dir: string, meta: SnapshotMeta): Promise<FsVoterSnapshot> {
     const tables = new Map<IdIndexName, IdHashTable>();
     for (const name of ID_INDEXES) {
-      const hashes = await readFloat64(join(dir, `idx-${name}.hash`));
-      const rows = await readUint32(join(dir, `idx-${name}.rows`));
-      tables.set(name, new IdHashTable(hashes, rows, meta.indexCounts[name] ?? 0));
+      const slots = await readFloat64(join(dir, `idx-${name}.bin`));
+      tables.set(name, new IdHashTable(slots, meta.indexCounts[name] ?? 0));
     }
     const data = await readWhole(join(dir, 'records.dat'));
     const offsets = await readFloat64(join(dir, 'offsets.bin'));

@@ -1,43 +1,48 @@
 /**
- * An open-addressing hash table from a 52-bit key hash to record indexes, stored in two typed
- * arrays so that it persists as two flat files and loads without rebuilding. Keys themselves are
- * not stored: callers verify each hit against the record, so a hash collision costs a check,
- * never a wrong answer. Several records may share a key (multi-valued).
+ * An open-addressing hash table from a 52-bit key hash to record indexes, stored as one
+ * Float64Array of [hash, row] pairs: a probe touches one cache line instead of two arrays, and
+ * the table persists as one flat file that loads without rebuilding. Keys themselves are not
+ * stored: callers verify each hit against the record, so a hash collision costs a check, never a
+ * wrong answer. Several records may share a key (multi-valued).
  */
 const EMPTY = 0;
 const MAX_LOAD = 0.7;
 
 export class IdHashTable {
-  hashes: Float64Array;
-  rows: Uint32Array;
+  /** slots[2i] = hash (0: empty), slots[2i + 1] = record index. */
+  slots: Float64Array;
   count: number;
   private mask: number;
 
-  constructor(hashes: Float64Array, rows: Uint32Array, count: number) {
-    if (hashes.length !== rows.length || (hashes.length & (hashes.length - 1)) !== 0) {
-      throw new Error('hash table arrays must have the same power-of-two length');
+  constructor(slots: Float64Array, count: number) {
+    const capacity = slots.length / 2;
+    if (!Number.isInteger(capacity) || (capacity & (capacity - 1)) !== 0) {
+      throw new Error('hash table needs a power-of-two number of [hash, row] slots');
     }
-    this.hashes = hashes;
-    this.rows = rows;
+    this.slots = slots;
     this.count = count;
-    this.mask = hashes.length - 1;
+    this.mask = capacity - 1;
   }
 
   static create(expected = 1024): IdHashTable {
     let capacity = 1024;
     while (capacity * MAX_LOAD < expected) capacity *= 2;
-    return new IdHashTable(new Float64Array(capacity), new Uint32Array(capacity), 0);
+    return new IdHashTable(new Float64Array(capacity * 2), 0);
+  }
+
+  get capacity(): number {
+    return this.mask + 1;
   }
 
   /** Grows once to hold `expected` entries without further rehashing. */
   reserve(expected: number): void {
-    let capacity = this.hashes.length;
+    let capacity = this.capacity;
     while (capacity * MAX_LOAD < expected) capacity *= 2;
-    if (capacity > this.hashes.length) this.rehash(capacity);
+    if (capacity > this.capacity) this.rehash(capacity);
   }
 
   insert(hash: number, row: number): void {
-    if (this.count + 1 > this.hashes.length * MAX_LOAD) this.grow();
+    if (this.count + 1 > this.capacity * MAX_LOAD) this.rehash(this.capacity * 2);
     this.place(hash, row);
     this.count++;
   }
@@ -45,35 +50,29 @@ export class IdHashTable {
   /** Record indexes stored under `hash`, in insertion order. */
   find(hash: number): number[] {
     const out: number[] = [];
-    const { hashes, rows, mask } = this;
-    for (let slot = slotOf(hash, mask); hashes[slot] !== EMPTY; slot = (slot + 1) & mask) {
-      if (hashes[slot] === hash) out.push(rows[slot]!);
+    const { slots, mask } = this;
+    for (let slot = slotOf(hash, mask); slots[slot * 2] !== EMPTY; slot = (slot + 1) & mask) {
+      if (slots[slot * 2] === hash) out.push(slots[slot * 2 + 1]!);
     }
     return out;
   }
 
   private place(hash: number, row: number): void {
-    const { hashes, mask } = this;
+    const { slots, mask } = this;
     let slot = slotOf(hash, mask);
-    while (hashes[slot] !== EMPTY) slot = (slot + 1) & mask;
-    hashes[slot] = hash;
-    this.rows[slot] = row;
-  }
-
-  private grow(): void {
-    this.rehash(this.hashes.length * 2);
+    while (slots[slot * 2] !== EMPTY) slot = (slot + 1) & mask;
+    slots[slot * 2] = hash;
+    slots[slot * 2 + 1] = row;
   }
 
   private rehash(capacity: number): void {
-    const oldHashes = this.hashes;
-    const oldRows = this.rows;
-    this.hashes = new Float64Array(capacity);
-    this.rows = new Uint32Array(capacity);
-    this.mask = this.hashes.length - 1;
+    const old = this.slots;
+    this.slots = new Float64Array(capacity * 2);
+    this.mask = capacity - 1;
     // Re-inserting in slot order keeps equal hashes in their insertion order.
-    for (let i = 0; i < oldHashes.length; i++) {
-      const hash = oldHashes[i]!;
-      if (hash !== EMPTY) this.place(hash, oldRows[i]!);
+    for (let i = 0; i < old.length; i += 2) {
+      const hash = old[i]!;
+      if (hash !== EMPTY) this.place(hash, old[i + 1]!);
     }
   }
 }
