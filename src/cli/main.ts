@@ -1,8 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
-import { demoInstructions, prepareDemo } from '../start/demo-setup.ts';
-import { startService } from '../start/server.ts';
 import { createCliContext } from './cli-context.ts';
 import { jobsCommands } from './commands/jobs.command.ts';
 import { keysCommands } from './commands/keys.command.ts';
@@ -24,12 +22,16 @@ program
   .command('serve')
   .description('start the service (roles from ROLES)')
   .action(async () => {
+    // The server (Fastify and the HTTP layer) loads only for the commands that run it.
+    const { startService } = await import('../start/server.ts');
     await startService(loadConfig());
   });
 program
   .command('demo')
   .description('start the service with a synthetic voter file and print a demo key')
   .action(async () => {
+    const { startService } = await import('../start/server.ts');
+    const { demoInstructions, prepareDemo } = await import('../start/demo-setup.ts');
     const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
     const running = await startService(config);
     const { key, samplePath } = await prepareDemo(running.services);

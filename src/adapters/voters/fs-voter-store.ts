@@ -187,6 +187,8 @@ async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
   });
   let columnMap: number[] = [];
   let checker: VoterRowChecker | null = null;
+  /** Copied per row: slicing a filled array is cheaper than filling a new one. */
+  let emptyValues: string[] = [];
   let reserved = false;
   for await (const part of readCsvTable(source, {
     maxRowBytes: input.maxRowBytes,
@@ -210,6 +212,7 @@ async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
       ];
       builder.setColumns(columns);
       checker = new VoterRowChecker(columns);
+      emptyValues = new Array<string>(columns.length).fill('');
       columnMap = header.map((name, i) => (header.indexOf(name) === i ? columns.indexOf(name) : -1));
       if (input.previous !== null) carriedOver = await builder.carryOver(input.previous);
       continue;
@@ -223,7 +226,7 @@ async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
         note(rejectedByReason, row.line, 'wrong_field_count');
         continue;
       }
-      const values = new Array<string>(builder.columns.length).fill('');
+      const values = emptyValues.slice();
       for (let i = 0; i < row.fields.length; i++) {
         const target = columnMap[i];
         if (target !== undefined && target >= 0) values[target] = clean(row.fields[i]!);
@@ -260,7 +263,12 @@ async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
 
 const isCore = (name: string) => (CORE_VOTER_COLUMNS as readonly string[]).includes(name);
 // A non-global regex for the test: a /g one would carry lastIndex from one value to the next.
-const clean = (value: string) => (UNSAFE_CHAR.test(value) ? value.replace(UNSAFE_CHARS, ' ') : value).trim();
+const clean = (value: string): string => {
+  if (value === '') return value;
+  const safe = UNSAFE_CHAR.test(value) ? value.replace(UNSAFE_CHARS, ' ') : value;
+  // Trim only when an end is white space: most values need nothing.
+  return safe.charCodeAt(0) <= 32 || safe.charCodeAt(safe.length - 1) <= 32 ? safe.trim() : safe;
+};
 const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 /** Writes records and builds the id tables of one new version. */
@@ -275,8 +283,14 @@ class SnapshotBuilder {
   private offset = 0;
   private offsets = new Float64Array(1 << 16);
   private rows = 0;
-  private readonly tables = new Map<IdIndexName, IdHashTable>(
-    ID_INDEXES.map((n) => [n, IdHashTable.create()]),
+  /** voterbase_id is indexed as rows arrive, to reject duplicates on the spot. */
+  private readonly voterbaseTable = IdHashTable.create();
+  /** The other ids are collected as [hash, row] pairs and indexed in one sequential pass at the end. */
+  private readonly idPairs = new Map<IdIndexName, { pairs: Float64Array<ArrayBuffer>; count: number }>(
+    ID_INDEXES.filter((n) => n !== 'voterbase_id').map((n) => [
+      n,
+      { pairs: new Float64Array(1 << 16), count: 0 },
+    ]),
   );
   /** Second hash of each record's voterbase_id, to tell true duplicates from 52-bit collisions. */
   private voterbaseCheck = new Uint32Array(1 << 16);
@@ -297,12 +311,14 @@ class SnapshotBuilder {
     this.columns = columns;
     for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
     this.stateColumn = columns.indexOf('state');
-    this.out = createWriteStream(join(this.dir, 'records.dat'));
+    // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
+    // made the parser idle until the disk caught up.
+    this.out = createWriteStream(join(this.dir, 'records.dat'), { highWaterMark: 16 * 1024 * 1024 });
   }
 
   /** Makes room for about `rows` records so the tables do not rehash as they fill. */
   reserve(rows: number): void {
-    for (const table of this.tables.values()) table.reserve(rows);
+    this.voterbaseTable.reserve(rows);
   }
 
   async carryOver(previous: VoterSnapshot): Promise<number> {
@@ -324,17 +340,21 @@ class SnapshotBuilder {
     if (voterbaseId === null) return 'missing_voterbase_id';
     const h = hash52(voterbaseId);
     const check = hash32(voterbaseId);
-    const voterbaseTable = this.tables.get('voterbase_id')!;
-    for (const existing of voterbaseTable.find(h)) {
-      if (this.voterbaseCheck[existing] === check) return 'duplicate_voterbase_id';
+    const row = this.rows;
+    if (!this.voterbaseTable.insertUnique(h, row, (existing) => this.voterbaseCheck[existing] === check)) {
+      return 'duplicate_voterbase_id';
     }
-    const row = this.rows++;
-    voterbaseTable.insert(h, row);
+    this.rows++;
     const state = values[this.stateColumn]!;
     for (const name of ID_INDEXES) {
       if (name === 'voterbase_id') continue;
       const key = idKey(name, values[this.idColumns[name]]!, state);
-      if (key !== null) this.tables.get(name)!.insert(hash52(key), row);
+      if (key === null) continue;
+      const collected = this.idPairs.get(name)!;
+      if (collected.count * 2 + 2 > collected.pairs.length) collected.pairs = growFloat64(collected.pairs);
+      collected.pairs[collected.count * 2] = hash52(key);
+      collected.pairs[collected.count * 2 + 1] = row;
+      collected.count++;
     }
     if (row >= this.voterbaseCheck.length) this.voterbaseCheck = growUint32(this.voterbaseCheck);
     this.voterbaseCheck[row] = check;
@@ -380,12 +400,16 @@ class SnapshotBuilder {
       out.once('error', reject);
       out.end(() => resolve());
     });
-    await writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1));
-    const indexCounts: Record<string, number> = {};
-    for (const [name, table] of this.tables) {
-      await writeTyped(join(this.dir, `idx-${name}.bin`), table.slots);
+    // Each file is written while the next table is built; the writes run on libuv's threads.
+    const writes = [writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1))];
+    const indexCounts: Record<string, number> = { voterbase_id: this.voterbaseTable.count };
+    writes.push(writeTyped(join(this.dir, 'idx-voterbase_id.bin'), this.voterbaseTable.slots));
+    for (const [name, { pairs, count }] of this.idPairs) {
+      const table = IdHashTable.build(pairs, count);
       indexCounts[name] = table.count;
+      writes.push(writeTyped(join(this.dir, `idx-${name}.bin`), table.slots));
     }
+    await Promise.all(writes);
     const meta: SnapshotMeta = {
       version,
       columns: this.columns,

@@ -28,3 +28,38 @@ test('hash52 is a non-zero safe integer and spreads similar strings', () => {
   }
   assert.equal(seen.size, 100_000);
 });
+
+test('build() from pairs equals inserting one by one, including the order of equal hashes', () => {
+  const pairs = new Float64Array(2 * 20_001);
+  for (let i = 0; i < 20_000; i++) {
+    pairs[i * 2] = hash52(`OH|${i}`);
+    pairs[i * 2 + 1] = i;
+  }
+  pairs[40_000] = hash52('OH|7');
+  pairs[40_001] = 55_555;
+  const built = IdHashTable.build(pairs, 20_001);
+  assert.equal(built.count, 20_001);
+  assert.deepEqual(built.find(hash52('OH|7')), [7, 55_555]);
+  for (let i = 0; i < 20_000; i += 997) assert.deepEqual(built.find(hash52(`OH|${i}`)), [i]);
+  assert.deepEqual(built.find(hash52('OH|20000')), []);
+});
+
+test('insertUnique refuses the same key but keeps colliding different keys', () => {
+  const table = IdHashTable.create();
+  const keyOf = ['A', 'B', 'A'];
+  assert.equal(
+    table.insertUnique(42, 0, (r) => keyOf[r] === 'A'),
+    true,
+  );
+  // Same hash, different key (a collision): stored beside it.
+  assert.equal(
+    table.insertUnique(42, 1, (r) => keyOf[r] === 'B'),
+    true,
+  );
+  assert.equal(
+    table.insertUnique(42, 2, (r) => keyOf[r] === 'A'),
+    false,
+  );
+  assert.deepEqual(table.find(42), [0, 1]);
+  assert.equal(table.count, 2);
+});

@@ -30,6 +30,29 @@ export class IdHashTable {
     return new IdHashTable(new Float64Array(capacity * 2), 0);
   }
 
+  /**
+   * Builds a table from `count` [hash, row] pairs in one pass ordered by home slot (a stable
+   * counting sort), so inserts sweep memory sequentially instead of missing the cache on every
+   * row. Equal hashes keep their order in `pairs`.
+   */
+  static build(pairs: Float64Array, count: number): IdHashTable {
+    const table = IdHashTable.create(count);
+    const mask = table.mask;
+    const starts = new Uint32Array(table.capacity + 1);
+    for (let i = 0; i < count; i++) starts[slotOf(pairs[i * 2]!, mask) + 1]!++;
+    for (let s = 1; s < starts.length; s++) starts[s]! += starts[s - 1]!;
+    // Scatter the pairs into home-slot order, then insert reading them sequentially.
+    const sorted = new Float64Array(count * 2);
+    for (let i = 0; i < count; i++) {
+      const at = starts[slotOf(pairs[i * 2]!, mask)]!++ * 2;
+      sorted[at] = pairs[i * 2]!;
+      sorted[at + 1] = pairs[i * 2 + 1]!;
+    }
+    for (let j = 0; j < count * 2; j += 2) table.place(sorted[j]!, sorted[j + 1]!);
+    table.count = count;
+    return table;
+  }
+
   get capacity(): number {
     return this.mask + 1;
   }
@@ -45,6 +68,23 @@ export class IdHashTable {
     if (this.count + 1 > this.capacity * MAX_LOAD) this.rehash(this.capacity * 2);
     this.place(hash, row);
     this.count++;
+  }
+
+  /**
+   * Inserts unless a row already stored under `hash` is the same key (`sameKey` decides, since
+   * hashes can collide); one probe sequence, no allocation. Returns false for a duplicate.
+   */
+  insertUnique(hash: number, row: number, sameKey: (existingRow: number) => boolean): boolean {
+    if (this.count + 1 > this.capacity * MAX_LOAD) this.rehash(this.capacity * 2);
+    const { slots, mask } = this;
+    let slot = slotOf(hash, mask);
+    for (; slots[slot * 2] !== EMPTY; slot = (slot + 1) & mask) {
+      if (slots[slot * 2] === hash && sameKey(slots[slot * 2 + 1]!)) return false;
+    }
+    slots[slot * 2] = hash;
+    slots[slot * 2 + 1] = row;
+    this.count++;
+    return true;
   }
 
   /** Record indexes stored under `hash`, in insertion order. */

@@ -6,6 +6,7 @@ import type { IdIndexName } from './voter-columns.ts';
  * Returns null when the row has no usable value.
  */
 export function idKey(index: IdIndexName, value: string, state: string): string | null {
+  if (value === '') return null;
   const id = value.trim().toUpperCase();
   if (id === '') return null;
   switch (index) {
@@ -16,8 +17,9 @@ export function idKey(index: IdIndexName, value: string, state: string): string 
       // State voter ids lose or gain leading zeros in spreadsheets: compare without them.
       const st = normalizeState(state);
       if (st === null) return null;
-      const stripped = id.replace(/^0+/, '');
-      return `${st}|${stripped === '' ? '0' : stripped}`;
+      let zeros = 0;
+      while (zeros < id.length && id.charCodeAt(zeros) === 48) zeros++;
+      return `${st}|${zeros === id.length ? '0' : zeros === 0 ? id : id.slice(zeros)}`;
     }
     case 'smartvan_id': {
       const st = normalizeState(state);
@@ -27,6 +29,9 @@ export function idKey(index: IdIndexName, value: string, state: string): string 
 }
 
 export function normalizeState(value: string): string | null {
-  const st = value.trim().toUpperCase();
-  return /^[A-Z]{2}$/.test(st) ? st : null;
+  const st = value.length === 2 ? value.toUpperCase() : value.trim().toUpperCase();
+  if (st.length !== 2) return null;
+  const a = st.charCodeAt(0);
+  const b = st.charCodeAt(1);
+  return a >= 65 && a <= 90 && b >= 65 && b <= 90 ? st : null;
 }

@@ -2,7 +2,6 @@
  * Checks of one voter record at import. A bad optional value is cleared (so it never matches
  * wrongly) and reported by kind; the record itself is kept. Column positions are resolved once.
  */
-const DOB = /^(\d{4})(\d{2})?(\d{2})?$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 export class VoterRowChecker {
@@ -59,15 +58,24 @@ export class VoterRowChecker {
 
 /** YYYYMMDD, YYYYMM or YYYY with a plausible year, month and day. */
 export function isValidDob(value: string): boolean {
-  const m = DOB.exec(value);
-  if (m === null) return false;
-  const year = Number(m[1]);
+  const length = value.length;
+  if (length !== 4 && length !== 6 && length !== 8) return false;
+  for (let i = 0; i < length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  const digits = (from: number, to: number) => {
+    let n = 0;
+    for (let i = from; i < to; i++) n = n * 10 + value.charCodeAt(i) - 48;
+    return n;
+  };
+  const year = digits(0, 4);
   if (year < 1880 || year > 2100) return false;
-  if (m[2] === undefined) return true;
-  const month = Number(m[2]);
+  if (length === 4) return true;
+  const month = digits(4, 6);
   if (month < 1 || month > 12) return false;
-  if (m[3] === undefined) return true;
-  const day = Number(m[3]);
+  if (length === 6) return true;
+  const day = digits(6, 8);
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
   return day >= 1 && day <= days;
