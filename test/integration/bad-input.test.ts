@@ -142,3 +142,32 @@ describe('bad input files never crash the service; the job says why', () => {
     assert.equal((await getJson(`${t.base}/readyz`)).status, 200);
   });
 });
+
+describe('inputs built to exhaust memory or disk', () => {
+  let t: TestService;
+  let key: string;
+  before(async () => {
+    t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
+    key = t.createKey().key;
+  });
+  after(() => t.stop());
+
+  test('a header of 20,000 columns over 200,000 one-field rows fails fast; the service stays up', async () => {
+    const body = `voterbase_id${',c'.repeat(20_000)}\n${'1\n'.repeat(200_000)}`;
+    const result = await run(t, key, 'wide_header', body);
+    assert.equal(result.status, 'failed');
+    assert.equal(result.error, 'Validation Error: the header has 20001 columns; at most 1000 are accepted');
+    assert.equal((await fetch(`${t.base}/healthz`)).status, 200);
+  });
+
+  test('a file of mostly ragged rows under a wide header fails as not a consistent CSV', async () => {
+    const body = `voterbase_id${',c'.repeat(900)}\n${'1\n'.repeat(50_000)}`;
+    const result = await run(t, key, 'mostly_ragged', body);
+    assert.equal(result.status, 'failed');
+    assert.match(
+      String(result.error),
+      /^Validation Error: \d+ of the first \d+ rows have a different number of fields than the header/,
+    );
+    assert.equal((await fetch(`${t.base}/healthz`)).status, 200);
+  });
+});

@@ -35,6 +35,8 @@ const UNSAFE_CHAR = /[\x1f\r\n]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
 const UNSAFE_CHARS = /[\x1f\r\n]/g;
 const VERSIONS_KEPT = 2;
+/** Widest voter file accepted (core columns plus appendable fields). */
+const MAX_VOTER_COLUMNS = 2000;
 
 interface SnapshotMeta {
   version: string;
@@ -199,6 +201,12 @@ async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
     },
   })) {
     if (part.kind === 'header') {
+      if (part.header.length > MAX_VOTER_COLUMNS) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `the voter file has ${part.header.length} columns; at most ${MAX_VOTER_COLUMNS} are accepted`,
+        );
+      }
       const header = part.header.map((name) => name.trim().toLowerCase());
       if (!header.includes('voterbase_id')) {
         throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { CsvRecord, CsvTableEvent, CsvWarning } from './csv-reader.ts';
-import { readCsvRecords, readCsvTable } from './csv-reader.ts';
+import { MAX_BATCH_CELLS, readCsvRecords, readCsvTable } from './csv-reader.ts';
 
 const FIXTURES = new URL('../../../test/fixtures/csv/', import.meta.url);
 
@@ -571,4 +572,23 @@ describe('readCsvTable', () => {
     assert.ok(events.slice(1).every((e) => e.kind === 'rows' && e.rows.length > 0));
     assert.deepEqual(kinds(warnings), ['3:ragged_row']);
   });
+});
+
+it('readCsvTable bounds each batch to MAX_BATCH_CELLS cells under a wide header', async () => {
+  const width = 5_000;
+  const header = Array.from({ length: width }, (_, i) => `c${i}`).join(',');
+  const input = Buffer.from(`${header}\n${'1\n'.repeat(2_000)}`);
+  let rows = 0;
+  let ragged = 0;
+  for await (const event of readCsvTable(Readable.from([input]), {
+    maxRowBytes: 1 << 20,
+    onWarning: () => ragged++,
+  })) {
+    if (event.kind !== 'rows') continue;
+    assert.ok(event.rows.length * width <= MAX_BATCH_CELLS, `batch of ${event.rows.length} rows`);
+    for (const row of event.rows) assert.equal(row.fields.length, width);
+    rows += event.rows.length;
+  }
+  assert.equal(rows, 2_000);
+  assert.equal(ragged, 2_000);
 });

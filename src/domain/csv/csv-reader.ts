@@ -535,22 +535,31 @@ export async function* readCsvTable(
       if (batch.length === 1) continue;
       rows = batch.slice(1);
     }
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      const fields = row.fields;
-      const count = fields.length;
-      if (count === width) continue;
-      if (count < width) {
-        for (let k = count; k < width; k++) fields.push('');
-      } else {
-        fields.length = width;
+    // Padding short rows to a wide header multiplies memory: yield in slices of at most
+    // MAX_BATCH_CELLS cells, so a small file of one-field rows under a wide header stays bounded.
+    const rowsPerSlice = Math.max(1, Math.floor(MAX_BATCH_CELLS / Math.max(width, 1)));
+    for (let from = 0; from < rows.length; from += rowsPerSlice) {
+      const slice = from === 0 && rows.length <= rowsPerSlice ? rows : rows.slice(from, from + rowsPerSlice);
+      for (let i = 0; i < slice.length; i++) {
+        const row = slice[i]!;
+        const fields = row.fields;
+        const count = fields.length;
+        if (count === width) continue;
+        if (count < width) {
+          for (let k = count; k < width; k++) fields.push('');
+        } else {
+          fields.length = width;
+        }
+        onWarning({
+          line: row.line,
+          kind: 'ragged_row',
+          message: `line ${row.line}: ${count} fields, header has ${width}`,
+        });
       }
-      onWarning({
-        line: row.line,
-        kind: 'ragged_row',
-        message: `line ${row.line}: ${count} fields, header has ${width}`,
-      });
+      yield { kind: 'rows', rows: slice };
     }
-    yield { kind: 'rows', rows };
   }
 }
+
+/** Most field slots one yielded batch of readCsvTable holds (rows × header width). */
+export const MAX_BATCH_CELLS = 1 << 20;

@@ -22,6 +22,10 @@ export const MATCH_COLUMNS = [
   'vb.voterbase_id',
 ] as const;
 const MAX_WARNING_MESSAGES = 100;
+/** Widest header accepted: contact lists have tens of columns; thousands means a broken file. */
+export const MAX_LIST_COLUMNS = 1000;
+/** Ragged rows tolerated before the file is judged not to be a consistent CSV (beyond 1% of rows). */
+const RAGGED_ROWS_ALLOWED = 1000;
 
 export interface MatchListInput {
   source: AsyncIterable<Uint8Array>;
@@ -57,11 +61,13 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   let outputRows = 0;
   // Line of the first over-long record: it is the header's only when no header came before it.
   let firstTooLongLine: number | null = null;
+  let raggedRows = 0;
 
   for await (const event of readCsvTable(input.source, {
     maxRowBytes: input.maxRowBytes,
     onWarning: (w) => {
       if (w.kind === 'row_too_long') firstTooLongLine ??= w.line;
+      if (w.kind === 'ragged_row') raggedRows++;
       warnings.add(w);
     },
   })) {
@@ -69,12 +75,26 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
       // The reader skips an over-long first record and would take the next one as the header.
       if (firstTooLongLine !== null && firstTooLongLine < event.line)
         throw headerTooLongError(input.maxRowBytes);
+      if (event.header.length > MAX_LIST_COLUMNS) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `the header has ${event.header.length} columns; at most ${MAX_LIST_COLUMNS} are accepted`,
+        );
+      }
       layout = planLayout(event.header, input.appendedFields, input.voters, warnings);
       await writer.writeRow(
         [...event.header, ...MATCH_COLUMNS, ...layout.appendedHeaders],
         layout.neutralizeHeader,
       );
       continue;
+    }
+    // Padding short rows multiplies the output: a file where they are common is not a usable CSV.
+    const seen = rows + event.rows.length;
+    if (raggedRows > RAGGED_ROWS_ALLOWED && raggedRows > seen / 100) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `${raggedRows} of the first ${seen} rows have a different number of fields than the header; the file is not a consistent CSV`,
+      );
     }
     const current = layout!;
     const batch: MatchInput[] = event.rows.map((record, i) => ({
