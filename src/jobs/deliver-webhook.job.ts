@@ -26,7 +26,6 @@ export function deliverWebhookJob(deps: {
   return {
     type: DELIVER_WEBHOOK_JOB,
     payload: payloadSchema,
-    maxAttempts: WEBHOOK_MAX_ATTEMPTS,
     backoffMs: exponentialBackoff(deps.retryBaseMs, 15 * 60_000),
     async handle({ jobId }) {
       const job = deps.jobs.getJob(jobId);

@@ -12,8 +12,7 @@ export interface JobContext {
 export interface JobModule<P = unknown> {
   type: string;
   payload: z.ZodType<P>;
-  maxAttempts: number;
-  /** Delay before attempt `attempt + 1`. */
+  /** Delay before attempt `attempt + 1`. How many attempts a message gets is set when it is enqueued. */
   backoffMs(attempt: number): number;
   handle(payload: P, context: JobContext): Promise<void>;
   /** Called once when the message is dead-lettered, to record the failure where clients see it. */

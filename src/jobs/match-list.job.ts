@@ -40,7 +40,6 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
   return {
     type: MATCH_LIST_JOB,
     payload: payloadSchema,
-    maxAttempts: 5,
     backoffMs: exponentialBackoff(2_000, 60_000),
     async handle({ jobId }, context) {
       const job = deps.jobs.getJob(jobId);

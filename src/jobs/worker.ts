@@ -77,6 +77,10 @@ export class Worker {
   private fill(): void {
     if (this.stopped) return;
     try {
+      // Messages whose worker died on every attempt: record the failure where clients see it.
+      for (const message of this.options.queue.reapExhausted(this.options.registry.types())) {
+        void this.giveUp(message, new Error('the worker stopped during every attempt'));
+      }
       while (this.running.size < this.options.concurrency) {
         const message = this.options.queue.claim(
           this.id,
@@ -115,10 +119,9 @@ export class Worker {
     const parsed = module.payload.safeParse(message.payload);
     try {
       if (!parsed.success) throw new Error(`invalid payload for ${message.type}: ${parsed.error.message}`);
-      const maxAttempts = Math.min(message.maxAttempts, module.maxAttempts);
       await module.handle(parsed.data, {
         attempt: message.attempt,
-        isFinalAttempt: message.attempt >= maxAttempts,
+        isFinalAttempt: message.attempt >= message.maxAttempts,
         signal: controller.signal,
       });
       queue.complete(message.id, this.id);
@@ -127,18 +130,36 @@ export class Worker {
         log.warn({ reason: String(controller.signal.reason) }, 'job interrupted; it will run again');
         return;
       }
-      const maxAttempts = Math.min(message.maxAttempts, module.maxAttempts);
       const reason = error instanceof Error ? error.message : String(error);
-      if (message.attempt < maxAttempts) {
+      if (message.attempt < message.maxAttempts) {
         log.warn({ err: error }, 'job failed; retrying');
         queue.fail(message.id, this.id, reason, Date.now() + module.backoffMs(message.attempt));
       } else {
         log.error({ err: error }, 'job failed on its last attempt; dead-lettered');
-        queue.fail(message.id, this.id, reason, null);
-        if (parsed.success) await module.onGiveUp?.(parsed.data, error);
+        // Record the failure first: a crash between the two leaves the message to be reaped,
+        // which records it again (onGiveUp is idempotent), never a job stuck in processing.
+        try {
+          await this.giveUp(message, error);
+        } finally {
+          queue.fail(message.id, this.id, reason, null);
+        }
       }
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  private async giveUp(message: ClaimedMessage, error: unknown): Promise<void> {
+    const module = this.options.registry.get(message.type);
+    const parsed = module?.payload.safeParse(message.payload);
+    if (module === undefined || parsed === undefined || !parsed.success) return;
+    try {
+      await module.onGiveUp?.(parsed.data, error);
+    } catch (failure) {
+      this.options.logger.error(
+        { err: failure, queueMessage: message.id },
+        'recording a dead-lettered job failed',
+      );
     }
   }
 

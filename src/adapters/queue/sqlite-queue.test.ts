@@ -106,6 +106,7 @@ describe('SqliteQueue leases', () => {
     assert.equal(queue.claim('w2', ['a'], LEASE), null);
     tick(LEASE - 1);
     assert.equal(queue.claim('w2', ['a'], LEASE), null);
+    assert.deepEqual(queue.reapExhausted(['a']), []);
     assert.deepEqual(queue.stats(), { ready: 0, running: 1, dead: 0 });
   });
 
@@ -240,13 +241,18 @@ describe('SqliteQueue outcomes', () => {
 });
 
 describe('SqliteQueue dead letters after crashed deliveries', () => {
-  it('dead-letters a message whose lease expired on its last attempt at the next claim', () => {
-    queue.enqueue({ type: 'a', payload: null, maxAttempts: 2 });
+  it('reaps a message whose lease expired on its last attempt; claim no longer hands it out', () => {
+    queue.enqueue({ type: 'a', payload: { jobId: 'job_1' }, maxAttempts: 2 });
     claimOrFail('w1');
     tick(LEASE + 1);
     assert.equal(claimOrFail('w2').attempt, 2);
     tick(LEASE + 1);
     assert.equal(queue.claim('w3', ['a'], LEASE), null);
+    assert.deepEqual(queue.reapExhausted(['b']), [], 'only the given types');
+    assert.deepEqual(queue.reapExhausted(['a']), [
+      { id: 1, type: 'a', payload: { jobId: 'job_1' }, attempt: 2, maxAttempts: 2 },
+    ]);
+    assert.deepEqual(queue.reapExhausted(['a']), [], 'reaped once');
     const stored = row(1);
     assert.equal(stored['state'], 'dead');
     assert.equal(stored['last_error'], 'worker stopped during every attempt');
@@ -264,6 +270,7 @@ describe('SqliteQueue dead letters after crashed deliveries', () => {
     tick(LEASE + 1);
     const next = claimOrFail('w2');
     assert.equal(next.payload, 'fresh');
+    assert.equal(queue.reapExhausted(['a']).length, 1);
     assert.equal(row(first.id)['state'], 'dead');
     assert.equal(row(first.id)['last_error'], 'timeout talking to storage');
   });
@@ -273,6 +280,7 @@ describe('SqliteQueue dead letters after crashed deliveries', () => {
     claimOrFail('w1');
     tick(LEASE - 1);
     assert.equal(queue.claim('w2', ['a'], LEASE), null);
+    assert.deepEqual(queue.reapExhausted(['a']), []);
     assert.deepEqual(queue.stats(), { ready: 0, running: 1, dead: 0 });
   });
 });

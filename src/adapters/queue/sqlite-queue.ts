@@ -41,21 +41,14 @@ export class SqliteQueue implements Queue {
     const now = Date.now();
     const typeList = types.map(() => '?').join(', ');
     return this.database.transaction(() => {
-      // A crashed delivery that used up its attempts is dead-lettered rather than retried forever.
-      this.database.db
-        .prepare(
-          `UPDATE queue SET state = 'dead', last_error = coalesce(last_error, 'worker stopped during every attempt'),
-             lease_owner = NULL, updated_at = ?
-           WHERE state = 'running' AND lease_until < ? AND attempts >= max_attempts`,
-        )
-        .run(now, now);
       const row = this.database.db
         .prepare(
           `UPDATE queue SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
            WHERE id = (
              SELECT id FROM queue
              WHERE type IN (${typeList})
-               AND ((state = 'ready' AND run_at <= ?) OR (state = 'running' AND lease_until < ?))
+               AND ((state = 'ready' AND run_at <= ?)
+                 OR (state = 'running' AND lease_until < ? AND attempts < max_attempts))
              ORDER BY run_at, id LIMIT 1)
            RETURNING id, type, payload, attempts, max_attempts`,
         )
@@ -99,6 +92,27 @@ export class SqliteQueue implements Queue {
          WHERE id = ? AND lease_owner = ?`,
       )
       .run(retryAt === null ? 'dead' : 'ready', retryAt, reason.slice(0, 2000), Date.now(), id, owner);
+  }
+
+  reapExhausted(types: readonly string[]): ClaimedMessage[] {
+    if (types.length === 0) return [];
+    const now = Date.now();
+    const typeList = types.map(() => '?').join(', ');
+    const rows = this.database.db
+      .prepare(
+        `UPDATE queue SET state = 'dead', last_error = coalesce(last_error, 'worker stopped during every attempt'),
+           lease_owner = NULL, lease_until = NULL, updated_at = ?
+         WHERE state = 'running' AND lease_until < ? AND attempts >= max_attempts AND type IN (${typeList})
+         RETURNING id, type, payload, attempts, max_attempts`,
+      )
+      .all(now, now, ...types) as Row[];
+    return rows.map((row) => ({
+      id: row['id'] as number,
+      type: row['type'] as string,
+      payload: JSON.parse(row['payload'] as string),
+      attempt: row['attempts'] as number,
+      maxAttempts: row['max_attempts'] as number,
+    }));
   }
 
   release(id: number, owner: string): void {

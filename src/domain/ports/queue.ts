@@ -36,6 +36,11 @@ export interface Queue {
   complete(id: number, owner: string): void;
   /** Schedules another attempt at `retryAt`, or dead-letters it when `retryAt` is null. */
   fail(id: number, owner: string, reason: string, retryAt: number | null): void;
+  /**
+   * Dead-letters messages of these types whose lease ran out on their last attempt (their worker
+   * died every time) and returns them, so their job modules can record the failure.
+   */
+  reapExhausted(types: readonly string[]): ClaimedMessage[];
   /** Gives a leased message back at once, for graceful shutdown. */
   release(id: number, owner: string): void;
   stats(): QueueStats;
