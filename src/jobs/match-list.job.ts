@@ -97,10 +97,12 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
       as: CONTACT_FIELD_COLUMNS[field],
     })),
   ];
-  const base = job.filename.replace(/\.csv$/i, '');
-  const resultName = { csv: `${base}.csv`, gzip: `${base}.csv.gz`, zip: `${base}.zip` }[job.params.format];
-  const resultKey = `results/${job.id}/${resultName}`;
-  const csvKey = job.params.format === 'zip' ? `work/${job.id}/${base}.csv` : resultKey;
+  // The client's filename names the download only; storage keys are built from the job id.
+  const base = downloadBase(job.filename);
+  const extension = { csv: 'csv', gzip: 'csv.gz', zip: 'zip' }[job.params.format];
+  const resultName = `${base}.${extension}`;
+  const resultKey = `results/${job.id}/result.${extension}`;
+  const csvKey = job.params.format === 'zip' ? `work/${job.id}/result.csv` : resultKey;
 
   const csvWriter = await deps.blobs.openWriter(csvKey);
   let summary: JobSummary;
@@ -158,6 +160,12 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   if (completed) {
     deps.onTransition?.('complete');
   }
+}
+
+/** `tmc_ab12.csv` → `tmc_ab12`, `list.` → `list`: no doubled extension, no trailing dot. */
+export function downloadBase(filename: string): string {
+  const base = filename.replace(/\.csv$/i, '').replace(/\.+$/, '');
+  return base === '' ? 'result' : base;
 }
 
 /** The zip holds the CSV and summary.json; entry times are the job's, so reruns give the same CSV entry. */

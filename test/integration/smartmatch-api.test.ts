@@ -65,6 +65,16 @@ describe('list matching over real HTTP', () => {
     assert.equal(lines.length, 5);
   });
 
+  test('filenames ending in a dot complete and download under a clean name', async () => {
+    const url = await register(t, key, 'filename=list.');
+    assert.equal((await upload(url, LIST)).status, 200);
+    const result = await waitForResult(t, key, 'list.');
+    assert.equal(result.error, null);
+    assert.match(result.url, /\/list\.csv\?/);
+    const response = await fetch(result.url);
+    assert.equal(response.headers.get('content-disposition'), 'attachment; filename="list.csv"');
+  });
+
   test('gzip is served as the gzip file itself, without Content-Encoding', async () => {
     const url = await register(t, key, 'filename=walk_gzip&format=gzip');
     assert.equal((await upload(url, LIST)).status, 200);
