@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -116,6 +116,27 @@ describe('voter file import', () => {
     assert.ok(seen.has(`${old}:6`), 'the old version was visible during the import');
     // A job that pinned the old version can still open it.
     assert.equal((await store.open(old))!.size, 6);
+  });
+
+  test('a second import while one runs is refused; a lock left by a dead import is taken over', async () => {
+    await store.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
+    const a = join(dir, 'a.csv');
+    const rows = ['voterbase_id,state,voter_id'];
+    for (let i = 0; i < 200_000; i++) rows.push(`VA-${i},VA,${i}`);
+    await writeFile(a, `${rows.join('\n')}\n`);
+    const b = join(dir, 'b.csv');
+    await writeFile(b, 'voterbase_id,state\nWV-1,WV\n');
+    const first = store.importFile(a, { replace: false });
+    const lock = join(dir, 'voters', '.import.lock');
+    while (!(await stat(lock).catch(() => null))) await new Promise((r) => setImmediate(r));
+    await assert.rejects(store.importFile(b, { replace: false }), /another voter import is running/);
+    assert.equal((await first).imported, 200_000);
+    const voters = (await store.current())!;
+    assert.equal(voters.size, 200_006);
+    // A crashed import's lock (its process is gone) does not block the next one.
+    await writeFile(join(dir, 'voters', '.import.lock'), '2147483646');
+    assert.equal((await store.importFile(b, { replace: false })).imported, 1);
+    assert.equal((await store.current())!.size, 200_007);
   });
 
   test('a file without voterbase_id, and an empty file, are refused whole', async () => {

@@ -85,6 +85,21 @@ export class FsVoterStore implements VoterStore {
     const started = Date.now();
     const totalBytes = (await stat(path)).size;
     await mkdir(this.dir, { recursive: true });
+    const unlock = await this.lockImports();
+    try {
+      return await this.importLocked(path, totalBytes, started, options);
+    } finally {
+      await unlock();
+    }
+  }
+
+  private async importLocked(
+    path: string,
+    totalBytes: number,
+    started: number,
+    options: { replace: boolean; onProgress?: (bytesRead: number, totalBytes: number) => void },
+  ): Promise<VoterImportReport> {
+    // Read under the lock: an append must start from the version the previous import left.
     const previous = options.replace ? null : await this.current();
     const version = `v${started.toString(36)}-${randomBytes(3).toString('hex')}`;
     const buildDir = join(this.dir, `.building-${version}`);
@@ -100,8 +115,9 @@ export class FsVoterStore implements VoterStore {
         onProgress: options.onProgress,
       });
       await rename(buildDir, join(this.dir, version));
-      await writeFile(join(this.dir, 'CURRENT.tmp'), version);
-      await rename(join(this.dir, 'CURRENT.tmp'), join(this.dir, 'CURRENT'));
+      const pointer = join(this.dir, `CURRENT.${version}.tmp`);
+      await writeFile(pointer, version, { flush: true });
+      await rename(pointer, join(this.dir, 'CURRENT'));
       await this.removeOldVersions(version, previous?.version ?? (await this.previousVersion(version)));
       return {
         ...report,
@@ -112,6 +128,31 @@ export class FsVoterStore implements VoterStore {
       await rm(buildDir, { recursive: true, force: true });
       throw error;
     }
+  }
+
+  /**
+   * One import at a time per voter directory (two at once would each start from the same
+   * version and one file's rows would be lost). A lock left by an import that died is taken over.
+   */
+  private async lockImports(): Promise<() => Promise<void>> {
+    const lockPath = join(this.dir, '.import.lock');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await writeFile(lockPath, String(process.pid), { flag: 'wx' });
+        return () => rm(lockPath, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(holder) && holder > 0 && processIsAlive(holder)) {
+        throw new AppError(
+          'CONFLICT',
+          `another voter import is running (process ${holder}); run imports one after another`,
+        );
+      }
+      await rm(lockPath, { force: true });
+    }
+    throw new AppError('CONFLICT', 'could not take the voter import lock; try again');
   }
 
   private async currentVersion(): Promise<string | null> {
@@ -144,6 +185,16 @@ export class FsVoterStore implements VoterStore {
     const versions = (await this.listVersions()).filter((v) => !keep.has(v));
     const removable = versions.slice(0, Math.max(0, versions.length - (VERSIONS_KEPT - keep.size)));
     for (const version of removable) await rm(join(this.dir, version), { recursive: true, force: true });
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
