@@ -1,6 +1,7 @@
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
@@ -21,7 +22,7 @@ const METHOD_GUARDS: [path: string, allowed: string][] = [
   ['/service/onboarding', 'GET'],
   ['/files/:jobId/:name', 'GET, HEAD or PUT'],
 ];
-const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+const OTHER_METHODS = ['HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 export function buildApp(
   deps: HttpDeps,
@@ -45,6 +46,20 @@ export function buildApp(
     // Registration bodies of the JSON-body client variant are read by hand, uploads are streamed.
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // No implicit HEAD routes: HEAD on a registration would register a job. Routes that want
+    // HEAD (downloads) declare it.
+    exposeHeadRoutes: false,
+    // Errors Fastify raises before routing (a malformed URL) get the contract's shape too.
+    frameworkErrors: (error, request, reply) => {
+      const id = request.id ?? newId('req');
+      const body = {
+        url: null,
+        error: `Validation Error: ${error.message}`,
+        code: error.code,
+        request_id: id,
+      };
+      (reply as FastifyReply).code(400).header('x-request-id', id).send(body);
+    },
   });
 
   app.addHook('onRequest', async (request, reply) => {

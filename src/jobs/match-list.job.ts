@@ -28,6 +28,7 @@ export interface MatchListDeps {
   createMatcher: (voters: VoterSnapshot) => Matcher;
   maxRowBytes: number;
   onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
+  /** Rows processed since the last call (for a counter metric). */
   onRows?: (rows: number) => void;
 }
 
@@ -72,8 +73,9 @@ function failJob(deps: MatchListDeps, jobId: string, error: string): void {
 
 async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: AbortSignal): Promise<void> {
   const started = new Date();
-  const voters =
-    (job.voterVersion && (await deps.voters.open(job.voterVersion))) || (await deps.voters.current());
+  const pinned = job.voterVersion === null ? null : await deps.voters.open(job.voterVersion);
+  const voters = pinned ?? (await deps.voters.current());
+  let reportedRows = 0;
   if (voters === null) {
     throw new AppError(
       'UNAVAILABLE',
@@ -123,12 +125,22 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
       asOf: new Date(job.createdAt),
       onProgress: (rows) => {
         if (signal.aborted) throw signal.reason;
-        deps.onRows?.(rows);
+        // matchList reports a running total for this job; the metric counts increments.
+        deps.onRows?.(rows - reportedRows);
+        reportedRows = rows;
       },
     });
     await compressing;
     await csvWriter.commit();
     const completed = new Date();
+    if (job.voterVersion !== null && pinned === null) {
+      // The version this job started on was replaced twice before the job could resume.
+      listSummary.warnings.total++;
+      listSummary.warnings.byKind['voter_file_replaced'] = 1;
+      listSummary.warnings.first.push(
+        `the voter file this job started on was replaced meanwhile; it was matched against version ${voters.version}`,
+      );
+    }
     summary = {
       ...listSummary,
       voterFileVersion: voters.version,

@@ -78,14 +78,7 @@ export function compose(config: Config): Services {
       createMatcher: createDeterministicMatcher,
       maxRowBytes: config.MAX_ROW_BYTES,
       onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
-      onRows: (() => {
-        let last = 0;
-        return (rows: number) => {
-          // onRows reports a running total per job; count the increase.
-          metrics.rowsMatched.inc(rows > last ? rows - last : rows);
-          last = rows;
-        };
-      })(),
+      onRows: (rows) => metrics.rowsMatched.inc(rows),
     }),
   );
   let workerLogger: FastifyBaseLogger | null = null;
@@ -140,6 +133,11 @@ export function compose(config: Config): Services {
         housekeeping: () => {
           const expired = jobs.expireUnuploaded();
           if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
+          // Partial files of writes cut short by a crash; a day is far longer than any upload.
+          blobs.sweepTemporary(24 * 3600_000).then(
+            (removed) => removed > 0 && logger.info({ removed }, 'removed stale temporary files'),
+            (error: unknown) => logger.error({ err: error }, 'temporary file sweep failed'),
+          );
         },
       });
     },

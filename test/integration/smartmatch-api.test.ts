@@ -353,3 +353,38 @@ describe('rate limits', () => {
     }
   });
 });
+
+describe('HEAD and malformed URLs', () => {
+  let t: TestService;
+  let key: string;
+  before(async () => {
+    t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
+    key = t.createKey().key;
+  });
+  after(() => t.stop());
+
+  test('HEAD on the API registers nothing (405); HEAD on a result URL answers its headers', async () => {
+    const head = await fetch(`${t.base}/service/smartmatch?filename=head_job`, {
+      method: 'HEAD',
+      headers: { 'x-api-key': key },
+    });
+    assert.equal(head.status, 405);
+    assert.equal(t.running.services.jobStore.listJobs({ limit: 10 }).length, 0);
+    const url = await register(t, key, 'filename=head_result');
+    await upload(url, 'voterbase_id\nNC-000000001\n');
+    const result = await waitForResult(t, key, 'head_result');
+    const size = (await (await fetch(result.url)).arrayBuffer()).byteLength;
+    const resultHead = await fetch(result.url, { method: 'HEAD' });
+    assert.equal(resultHead.status, 200);
+    assert.equal(resultHead.headers.get('content-length'), String(size));
+    assert.equal(await resultHead.text(), '');
+  });
+
+  test('a malformed URL gets the JSON error shape with a request id', async () => {
+    const bad = await getJson(`${t.base}/files/%zz/x`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body['url'], null);
+    assert.match(String(bad.body['error']), /^Validation Error: /);
+    assert.match(bad.headers.get('x-request-id') ?? '', /^req_/);
+  });
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
@@ -52,8 +52,9 @@ export class FsBlobStore implements BlobStore {
     const target = this.pathOf(key);
     await mkdir(this.tmp, { recursive: true });
     const temp = join(this.tmp, `${randomBytes(12).toString('hex')}.part`);
-    // A large buffer lets the stream batch network chunks into one writev instead of a write each.
-    const stream = createWriteStream(temp, { flags: 'wx', highWaterMark: 4 * 1024 * 1024 });
+    // A large buffer lets the stream batch network chunks into one writev instead of a write each;
+    // flush: the data reaches the disk (fsync) before the blob is renamed into place and announced.
+    const stream = createWriteStream(temp, { flags: 'wx', highWaterMark: 4 * 1024 * 1024, flush: true });
     let settled = false;
     return {
       stream,
@@ -67,6 +68,7 @@ export class FsBlobStore implements BlobStore {
         }
         await mkdir(dirname(target), { recursive: true });
         await rename(temp, target);
+        await syncDirectory(dirname(target));
         settled = true;
         return { bytes: (await stat(target)).size };
       },
@@ -79,14 +81,14 @@ export class FsBlobStore implements BlobStore {
     };
   }
 
-  async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
+  async read(key: string): Promise<Readable> {
     const path = this.pathOf(key);
     try {
       await access(path, constants.R_OK);
     } catch {
       throw new AppError('NOT_FOUND', 'the file no longer exists');
     }
-    return createReadStream(path, range ? { start: range.start, end: range.end } : {});
+    return createReadStream(path);
   }
 
   async stat(key: string): Promise<{ bytes: number } | null> {
@@ -104,6 +106,22 @@ export class FsBlobStore implements BlobStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+  }
+
+  /** Removes temporary files older than `maxAgeMs` (left by a process killed mid-write). */
+  async sweepTemporary(maxAgeMs: number, now = Date.now()): Promise<number> {
+    const entries = await readdir(this.tmp, { withFileTypes: true }).catch(() => []);
+    let removed = 0;
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const path = join(this.tmp, entry.name);
+      const info = await stat(path).catch(() => null);
+      if (info !== null && now - info.mtimeMs > maxAgeMs) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
   }
 
   async healthy(): Promise<boolean> {
@@ -124,5 +142,15 @@ export class FsBlobStore implements BlobStore {
     const path = resolve(this.root, key);
     if (!path.startsWith(this.root + sep)) throw new AppError('INTERNAL', 'invalid blob key');
     return path;
+  }
+}
+
+/** fsyncs a directory so that a rename into it survives power loss. */
+export async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

@@ -14,7 +14,8 @@ export class SqliteDatabase {
     this.db = new DatabaseSync(path);
     this.db.exec(`
       PRAGMA journal_mode = WAL;
-      PRAGMA synchronous = NORMAL;
+      -- FULL: a committed state change (an accepted upload, a completed job) survives power loss.
+      PRAGMA synchronous = FULL;
       PRAGMA busy_timeout = 10000;
       PRAGMA foreign_keys = ON;
     `);

@@ -16,6 +16,7 @@ import type {
   VoterStats,
   VoterStore,
 } from '../../domain/voters/voter-snapshot.ts';
+import { syncDirectory } from '../blobs/fs-blob-store.ts';
 
 /**
  * Voter file versions under `<dir>/<version>/`, the current one named by `<dir>/CURRENT`
@@ -118,6 +119,7 @@ export class FsVoterStore implements VoterStore {
       const pointer = join(this.dir, `CURRENT.${version}.tmp`);
       await writeFile(pointer, version, { flush: true });
       await rename(pointer, join(this.dir, 'CURRENT'));
+      await syncDirectory(this.dir);
       await this.removeOldVersions(version, previous?.version ?? (await this.previousVersion(version)));
       return {
         ...report,
@@ -372,7 +374,11 @@ class SnapshotBuilder {
     this.stateColumn = columns.indexOf('state');
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
-    this.out = createWriteStream(join(this.dir, 'records.dat'), { highWaterMark: 16 * 1024 * 1024 });
+    // flush: every file of a version is on disk before CURRENT can name it.
+    this.out = createWriteStream(join(this.dir, 'records.dat'), {
+      highWaterMark: 16 * 1024 * 1024,
+      flush: true,
+    });
   }
 
   /** Makes room for about `rows` records so the tables do not rehash as they fill. */
@@ -453,14 +459,17 @@ class SnapshotBuilder {
   async finish(version: string): Promise<SnapshotMeta> {
     if (this.out === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
     this.flushPending();
-    await this.waitForDrain();
     const out = this.out;
-    await new Promise<void>((resolve, reject) => {
+    // The records file finishes (and is fsynced) while the tables are built; every write runs on
+    // libuv's threads, so the CPU work here overlaps with the disk.
+    const recordsDone = new Promise<void>((resolve, reject) => {
       out.once('error', reject);
       out.end(() => resolve());
     });
-    // Each file is written while the next table is built; the writes run on libuv's threads.
-    const writes = [writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1))];
+    const writes = [
+      recordsDone,
+      writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1)),
+    ];
     const indexCounts: Record<string, number> = { voterbase_id: this.voterbaseTable.count };
     writes.push(writeTyped(join(this.dir, 'idx-voterbase_id.bin'), this.voterbaseTable.slots));
     for (const [name, { pairs, count }] of this.idPairs) {
@@ -476,7 +485,7 @@ class SnapshotBuilder {
       importedAt: new Date().toISOString(),
       indexCounts,
     };
-    await writeFile(join(this.dir, 'meta.json'), JSON.stringify(meta, null, 2));
+    await writeFile(join(this.dir, 'meta.json'), JSON.stringify(meta, null, 2), { flush: true });
     return meta;
   }
 }
@@ -494,7 +503,7 @@ function growUint32(array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
 }
 
 async function writeTyped(path: string, array: Float64Array): Promise<void> {
-  await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength), { flush: true });
 }
 
 /** Reads a whole file into memory in chunks (fs.readFile stops at 2 GiB). */

@@ -687,7 +687,7 @@ describe('JobService.openResult', () => {
     await assertAppError(
       service.openResult(jobId, 'list_1.csv'),
       'NOT_FOUND',
-      'the result was deleted after its retention period',
+      'the result file is no longer available',
     );
   });
 });

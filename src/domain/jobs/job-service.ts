@@ -121,18 +121,18 @@ export class JobService {
     body: Readable,
     declaredBytes: number | null,
     now: () => number = Date.now,
+    /** The cap bound into the upload URL; the current setting applies when it is lower or absent. */
+    maxBytesOfUrl?: number,
   ): Promise<{ bytes: number }> {
     const job = this.jobs.getJob(jobId);
     if (job === null) throw new AppError('NOT_FOUND', 'this upload URL belongs to no job');
     this.assertAwaitingUpload(job, now());
-    if (declaredBytes !== null && declaredBytes > this.settings.maxUploadBytes) {
-      throw new AppError(
-        'PAYLOAD_TOO_LARGE',
-        `the upload exceeds the maximum of ${this.settings.maxUploadBytes} bytes`,
-      );
+    const maxBytes = Math.min(maxBytesOfUrl ?? this.settings.maxUploadBytes, this.settings.maxUploadBytes);
+    if (declaredBytes !== null && declaredBytes > maxBytes) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `the upload exceeds the maximum of ${maxBytes} bytes`);
     }
     const blob = `uploads/${job.id}/${newId('upl')}.csv`;
-    const { bytes } = await this.blobs.put(blob, body, { maxBytes: this.settings.maxUploadBytes });
+    const { bytes } = await this.blobs.put(blob, body, { maxBytes });
     const followUp =
       job.kind === 'smartmatch' ? { type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id } } : null;
     if (!this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUp)) {
@@ -181,7 +181,7 @@ export class JobService {
       throw new AppError('NOT_FOUND', 'no result is available at this URL');
     }
     const stat = await this.blobs.stat(job.resultBlob);
-    if (stat === null) throw new AppError('NOT_FOUND', 'the result was deleted after its retention period');
+    if (stat === null) throw new AppError('NOT_FOUND', 'the result file is no longer available');
     return { stream: await this.blobs.read(job.resultBlob), bytes: stat.bytes, name };
   }
 

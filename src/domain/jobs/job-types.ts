@@ -2,7 +2,6 @@ import type { ContactField } from '../keys/key-types.ts';
 
 export const jobStates = ['registered', 'uploaded', 'processing', 'complete', 'failed', 'expired'] as const;
 export type JobState = (typeof jobStates)[number];
-export const terminalStates: ReadonlySet<JobState> = new Set(['complete', 'failed', 'expired']);
 
 export type OutputFormat = 'csv' | 'zip' | 'gzip';
 

@@ -22,7 +22,7 @@ export interface BlobStore {
   ): Promise<{ bytes: number }>;
   openWriter(key: string): Promise<BlobWriter>;
   /** Reads a blob; rejects with NOT_FOUND when it does not exist. */
-  read(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  read(key: string): Promise<Readable>;
   stat(key: string): Promise<{ bytes: number } | null>;
   delete(key: string): Promise<void>;
   /** True when the store can be written to (for /readyz). */

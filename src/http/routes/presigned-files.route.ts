@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, isAppError } from '../../domain/errors.ts';
 import { UPLOAD_NAME } from '../../domain/jobs/job-service.ts';
 import type { HttpDeps } from '../http-deps.ts';
+
+/** HEAD answers headers only: release the file the result stream opened. */
+const closed = (stream: { destroy(): void }): undefined => {
+  stream.destroy();
+  return undefined;
+};
 
 const CONTENT_TYPES: [suffix: string, type: string][] = [
   ['.csv.gz', 'application/gzip'],
@@ -28,7 +34,7 @@ export function presignedFilesRoute(app: FastifyInstance, deps: HttpDeps): void 
 
     scope.put<{ Params: { jobId: string; name: string } }>('/files/:jobId/:name', async (request, reply) => {
       const { jobId, name } = request.params;
-      deps.signer.verify(
+      const grant = deps.signer.verify(
         { method: 'PUT', jobId, name, query: request.query as Record<string, unknown> },
         Date.now(),
       );
@@ -40,33 +46,50 @@ export function presignedFilesRoute(app: FastifyInstance, deps: HttpDeps): void 
           jobId,
           request.raw,
           Number.isFinite(declaredBytes) ? declaredBytes : null,
+          Date.now,
+          grant.maxBytes,
         );
         deps.metrics.uploadBytes.inc(bytes);
       } catch (error) {
         // The client may still be sending: close the connection after the error instead of reading on.
         if (!request.raw.complete) reply.header('connection', 'close');
+        if (!isAppError(error) && (request.raw.aborted || request.raw.errored || !request.raw.complete)) {
+          // The client went away mid-upload: nothing was kept, the same URL works again.
+          throw new AppError(
+            'VALIDATION_FAILED',
+            'the upload was interrupted; nothing was kept, retry with the same URL',
+            {
+              cause: error,
+            },
+          );
+        }
         throw error;
       }
       // Exactly 200 with an empty body: two known clients reject 201 and 204.
       return reply.code(200).send();
     });
 
-    scope.get<{ Params: { jobId: string; name: string } }>('/files/:jobId/:name', async (request, reply) => {
-      const { jobId, name } = request.params;
-      deps.signer.verify(
-        { method: request.method, jobId, name, query: request.query as Record<string, unknown> },
-        Date.now(),
-      );
-      const result = await deps.jobs.openResult(jobId, name);
-      const type = CONTENT_TYPES.find(([suffix]) => name.endsWith(suffix))?.[1] ?? 'application/octet-stream';
-      // Deliberately no Content-Encoding for .csv.gz: the client must receive the gzip file itself.
-      return reply
-        .code(200)
-        .header('content-type', type)
-        .header('content-length', result.bytes)
-        .header('content-disposition', `attachment; filename="${result.name}"`)
-        .header('cache-control', 'private, no-store')
-        .send(result.stream);
+    scope.route<{ Params: { jobId: string; name: string } }>({
+      method: ['GET', 'HEAD'],
+      url: '/files/:jobId/:name',
+      handler: async (request, reply) => {
+        const { jobId, name } = request.params;
+        deps.signer.verify(
+          { method: request.method, jobId, name, query: request.query as Record<string, unknown> },
+          Date.now(),
+        );
+        const result = await deps.jobs.openResult(jobId, name);
+        const type =
+          CONTENT_TYPES.find(([suffix]) => name.endsWith(suffix))?.[1] ?? 'application/octet-stream';
+        // Deliberately no Content-Encoding for .csv.gz: the client must receive the gzip file itself.
+        return reply
+          .code(200)
+          .header('content-type', type)
+          .header('content-length', result.bytes)
+          .header('content-disposition', `attachment; filename="${result.name}"`)
+          .header('cache-control', 'private, no-store')
+          .send(request.method === 'HEAD' ? closed(result.stream) : result.stream);
+      },
     });
   });
 }
