@@ -6,6 +6,7 @@ import {
   register,
   startTestService,
   type TestService,
+  until,
   upload,
   waitForResult,
 } from '../support/test-service.ts';
@@ -148,11 +149,10 @@ describe('list matching over real HTTP', () => {
     assert.notEqual(first, second);
     await upload(first, LIST);
     const firstJobId = /files\/(job_[^/]+)\//.exec(first)![1]!;
-    const deadline = Date.now() + 10_000;
-    while (t.running.services.jobStore.getJob(firstJobId)?.state !== 'complete') {
-      assert.ok(Date.now() < deadline, 'first job did not complete');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(
+      () => t.running.services.jobStore.getJob(firstJobId)?.state === 'complete',
+      'first job complete',
+    );
     const poll = await getJson(`${t.base}/service/smartmatch/poll?filename=again`, key);
     assert.deepEqual(
       [poll.body['url'], poll.body['status']],
@@ -346,11 +346,7 @@ describe('rate limits', () => {
       200,
     );
     const jobId = /files\/(job_[^/]+)\//.exec(url)![1]!;
-    const deadline = Date.now() + 10_000;
-    while (t.running.services.jobStore.getJob(jobId)?.state !== 'complete') {
-      assert.ok(Date.now() < deadline, 'job did not complete');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(() => t.running.services.jobStore.getJob(jobId)?.state === 'complete', 'job complete');
   });
 });
 

@@ -10,6 +10,7 @@ import {
   register,
   startTestService,
   type TestService,
+  until,
   upload,
   waitForResult,
 } from '../support/test-service.ts';
@@ -41,14 +42,6 @@ async function receiver(
   };
 }
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    assert.ok(Date.now() < deadline, 'timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('webhook (clients.md 22)', () => {
   let hook: Awaited<ReturnType<typeof receiver>>;
   let t: TestService;
@@ -71,7 +64,7 @@ describe('webhook (clients.md 22)', () => {
   test('one JSON POST {"callback": <presigned GET url>} after completion, retried after a failure', async () => {
     const url = await register(t, key, `filename=hooked&webhook=${encodeURIComponent(hook.url)}`);
     await upload(url, 'voterbase_id\nNC-000000001\n');
-    await until(() => hook.calls.length === 2);
+    await until(() => hook.calls.length === 2, 'two webhook calls');
     for (const call of hook.calls) {
       assert.equal(call.headers['content-type'], 'application/json');
       assert.deepEqual(Object.keys(JSON.parse(call.body)), ['callback']);
@@ -133,7 +126,7 @@ describe('webhook SSRF guard at call time', () => {
       await upload(url, 'voterbase_id\nNC-000000001\n');
       const result = await waitForResult(t, key, 'guarded');
       assert.equal(result.error, null);
-      await until(() => t.running.services.queue.stats().dead === 1);
+      await until(() => t.running.services.queue.stats().dead === 1, 'the webhook dead-lettered');
       assert.equal(hook.calls.length, 0);
       const dead = t.running.services.database.db
         .prepare("SELECT last_error FROM queue WHERE state = 'dead'")

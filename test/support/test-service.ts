@@ -133,3 +133,12 @@ export async function waitForResult(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Waits until `check()` holds; fails with `what` after `timeoutMs`. */
+export async function until(check: () => boolean, what = 'condition', timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
