@@ -1,6 +1,17 @@
 #!/usr/bin/env bash
-# Starts the real services that the integration tests need, when they are not running yet.
-# The embedded-default suite needs none so far; later backends (PostgreSQL, S3, SFTP, SMTP)
-# add their start-up here.
+# Installs and starts what the integration tests need, when it is not there yet. Later backends
+# (PostgreSQL, S3, SFTP, SMTP) add their start-up here.
 set -euo pipefail
-echo "ci: no external services needed by the current suite"
+
+# Headless Chromium (Debian package) for the tests that open the HTML reports in a browser.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "ci: installing Debian chromium"
+  if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq >/dev/null
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+echo "ci: chromium $(chromium --version 2>/dev/null || echo missing)"
