@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
 import { createCliContext } from './cli-context.ts';
+import { evalCommand } from './commands/eval.command.ts';
 import { jobsCommands } from './commands/jobs.command.ts';
 import { keysCommands } from './commands/keys.command.ts';
 import { matchCommand } from './commands/match.command.ts';
@@ -18,6 +19,7 @@ keysCommands(program, context);
 votersCommands(program, context);
 jobsCommands(program, context);
 matchCommand(program, context);
+evalCommand(program, context);
 program
   .command('serve')
   .description('start the service (roles from ROLES)')

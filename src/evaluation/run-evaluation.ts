@@ -1,0 +1,283 @@
+/**
+ * The evaluation runner: imports a voter file into a scratch data directory, runs the worker's
+ * pipeline (`matchList`) over a list, streams the result back and scores it against the truth.
+ * The scratch directory lives under the OS temp dir (or `workDir`) and is always removed.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
+import { readCsvTable } from '../domain/csv/csv-reader.ts';
+import {
+  type EvaluationMetrics,
+  MetricsAccumulator,
+  type RankedCandidate,
+  type TruthEntry,
+} from '../domain/evaluation/metrics.ts';
+import { parseTruthEntry, truthLayout } from '../domain/evaluation/truth.ts';
+import { createDeterministicMatcher } from '../domain/matching/deterministic-matcher.ts';
+import type { Matcher } from '../domain/matching/matcher.ts';
+import { type ListSummary, MATCH_COLUMNS, matchList } from '../domain/pipeline/match-list.ts';
+import type { VoterImportReport, VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
+
+/** Longest CSV record read (the service's default MAX_ROW_BYTES). */
+export const EVAL_MAX_ROW_BYTES = 1 << 20;
+
+export type MatcherFactory = (voters: VoterSnapshot) => Matcher | Promise<Matcher>;
+
+export interface RunEvaluationOptions {
+  votersPath: string;
+  listPath: string;
+  /** Truth CSV (see domain/evaluation/truth.ts) … */
+  truthPath?: string;
+  /** … or the truth in memory, by matchback_id (exactly one of the two). */
+  truth?: ReadonlyMap<string, TruthEntry>;
+  /** max_matches of the run, 1-10 (the depth of recall@k). */
+  maxMatches: number;
+  /** Default: the deterministic id matcher. */
+  matcherFactory?: MatcherFactory;
+  /** Parent of the scratch data directory; default os.tmpdir(). */
+  workDir?: string;
+  /** The job's reference date (age → birth year); default now. */
+  asOf?: Date;
+  onProgress?: (stage: 'import' | 'match' | 'score', done: number) => void;
+}
+
+export interface EvaluationTimings {
+  importRows: number;
+  importSeconds: number;
+  importRowsPerSecond: number;
+  matchRows: number;
+  /** The pipeline alone: parse → match → write. */
+  matchSeconds: number;
+  matchRowsPerSecond: number;
+  scoreSeconds: number;
+}
+
+export interface EvaluationResult {
+  metrics: EvaluationMetrics;
+  timings: EvaluationTimings;
+  matcher: string;
+  voterImport: Pick<
+    VoterImportReport,
+    'rowsRead' | 'imported' | 'rejected' | 'rejectedByReason' | 'warningsByKind'
+  >;
+  pipeline: Pick<
+    ListSummary,
+    'rows' | 'matchedRows' | 'matchRate' | 'matchesByMethod' | 'unmatchedReasons'
+  > & {
+    warnings: number;
+  };
+  join: {
+    /** List rows scored (they have a truth entry). */
+    scoredRows: number;
+    /** List rows whose matchback_id is not in the truth (left out of every figure). */
+    rowsWithoutTruth: number;
+    /** Truth entries no list row carried (left out of every figure). */
+    truthWithoutRow: number;
+    /** List rows whose matchback_id appeared on an earlier row (scored once, at the first). */
+    duplicateMatchbackIds: number;
+  };
+}
+
+const roundRate = (rows: number, seconds: number) => Math.round(rows / Math.max(seconds, 1e-6));
+
+export async function runEvaluation(options: RunEvaluationOptions): Promise<EvaluationResult> {
+  if (!Number.isInteger(options.maxMatches) || options.maxMatches < 1 || options.maxMatches > 10) {
+    throw new Error('max matches must be an integer from 1 to 10');
+  }
+  if ((options.truthPath === undefined) === (options.truth === undefined)) {
+    throw new Error('give the truth either as a file (truthPath) or in memory (truth), not both');
+  }
+  const truth = options.truth ?? (await readTruthFile(options.truthPath!));
+  const scratch = await mkdtemp(join(options.workDir ?? tmpdir(), 'listmatch-eval-'));
+  try {
+    const store = new FsVoterStore({ dir: join(scratch, 'voters'), maxRowBytes: EVAL_MAX_ROW_BYTES });
+    let started = performance.now();
+    const imported = await store.importFile(options.votersPath, {
+      replace: true,
+      onProgress: (bytes) => options.onProgress?.('import', bytes),
+    });
+    const importSeconds = (performance.now() - started) / 1000;
+    const voters = await store.current();
+    if (voters === null) throw new Error('the voter import produced no voter file');
+    const matcher = await (options.matcherFactory ?? createDeterministicMatcher)(voters);
+
+    const resultPath = join(scratch, 'result.csv');
+    started = performance.now();
+    const summary = await matchList({
+      source: createReadStream(options.listPath, { highWaterMark: 1 << 20 }),
+      output: createWriteStream(resultPath),
+      matcher,
+      voters,
+      appendedFields: [],
+      maxMatches: options.maxMatches,
+      searchRadiusMiles: null,
+      maxRowBytes: EVAL_MAX_ROW_BYTES,
+      asOf: options.asOf ?? new Date(),
+      onProgress: (rows) => options.onProgress?.('match', rows),
+    });
+    const matchSeconds = (performance.now() - started) / 1000;
+
+    started = performance.now();
+    const scored = await scoreResultFile(resultPath, truth, options.maxMatches, (rows) =>
+      options.onProgress?.('score', rows),
+    );
+    const scoreSeconds = (performance.now() - started) / 1000;
+    return {
+      metrics: scored.metrics,
+      matcher: matcher.name,
+      timings: {
+        importRows: imported.imported,
+        importSeconds,
+        importRowsPerSecond: roundRate(imported.imported, importSeconds),
+        matchRows: summary.rows,
+        matchSeconds,
+        matchRowsPerSecond: roundRate(summary.rows, matchSeconds),
+        scoreSeconds,
+      },
+      voterImport: {
+        rowsRead: imported.rowsRead,
+        imported: imported.imported,
+        rejected: imported.rejected,
+        rejectedByReason: imported.rejectedByReason,
+        warningsByKind: imported.warningsByKind,
+      },
+      pipeline: {
+        rows: summary.rows,
+        matchedRows: summary.matchedRows,
+        matchRate: summary.matchRate,
+        matchesByMethod: summary.matchesByMethod,
+        unmatchedReasons: summary.unmatchedReasons,
+        warnings: summary.warnings.total,
+      },
+      join: scored.join,
+    };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Reads a truth CSV into a map by matchback_id; a repeated matchback_id is an error. */
+export async function readTruthFile(path: string): Promise<Map<string, TruthEntry>> {
+  const truth = new Map<string, TruthEntry>();
+  let layout: ReturnType<typeof truthLayout> | null = null;
+  for await (const event of readCsvTable(createReadStream(path, { highWaterMark: 1 << 20 }), {
+    maxRowBytes: EVAL_MAX_ROW_BYTES,
+    onWarning: () => {},
+  })) {
+    if (event.kind === 'header') {
+      layout = truthLayout(event.header);
+      continue;
+    }
+    const l = layout!;
+    for (const row of event.rows) {
+      const id = row.fields[l.matchbackId]!;
+      if (truth.has(id)) throw new Error(`truth file line ${row.line}: matchback_id repeats an earlier row`);
+      truth.set(
+        id,
+        parseTruthEntry(
+          row.fields[l.voterbaseId]!,
+          l.pattern < 0 ? undefined : row.fields[l.pattern],
+          l.errors < 0 ? undefined : row.fields[l.errors],
+        ),
+      );
+    }
+  }
+  if (layout === null) throw new Error('the truth file is empty');
+  return truth;
+}
+
+/**
+ * Streams a pipeline result CSV (input columns, then the match columns; a row with k matches
+ * appears k times) and scores each input row against the truth.
+ */
+export async function scoreResultFile(
+  resultPath: string,
+  truth: ReadonlyMap<string, TruthEntry>,
+  maxK: number,
+  onProgress?: (rows: number) => void,
+): Promise<{ metrics: EvaluationMetrics; join: EvaluationResult['join'] }> {
+  const accumulator = new MetricsAccumulator(maxK);
+  const seen = new Set<string>();
+  const join = { scoredRows: 0, rowsWithoutTruth: 0, truthWithoutRow: 0, duplicateMatchbackIds: 0 };
+  let columns: {
+    matchbackId: number;
+    inputRow: number;
+    match: number;
+    score: number;
+    method: number;
+    voter: number;
+  } | null = null;
+  let current: { inputRow: string; matchbackId: string; candidates: RankedCandidate[] } | null = null;
+  let rows = 0;
+
+  const finishRow = () => {
+    if (current === null) return;
+    rows++;
+    const entry = truth.get(current.matchbackId);
+    if (seen.has(current.matchbackId)) join.duplicateMatchbackIds++;
+    else if (entry === undefined) join.rowsWithoutTruth++;
+    else {
+      seen.add(current.matchbackId);
+      join.scoredRows++;
+      accumulator.add({ truth: entry, candidates: current.candidates });
+    }
+    current = null;
+  };
+
+  for await (const event of readCsvTable(createReadStream(resultPath, { highWaterMark: 1 << 20 }), {
+    maxRowBytes: EVAL_MAX_ROW_BYTES,
+    onWarning: () => {},
+  })) {
+    if (event.kind === 'header') {
+      columns = resultLayout(event.header);
+      continue;
+    }
+    const c = columns!;
+    for (const record of event.rows) {
+      const f = record.fields;
+      const inputRow = f[c.inputRow]!;
+      if (current === null || current.inputRow !== inputRow) {
+        finishRow();
+        current = { inputRow, matchbackId: f[c.matchbackId]!, candidates: [] };
+      }
+      if (f[c.match] === 'Y') {
+        current.candidates.push({
+          voterbaseId: unneutralize(f[c.voter]!),
+          score: Number(f[c.score]),
+          method: unneutralize(f[c.method]!),
+        });
+      }
+    }
+    onProgress?.(rows);
+  }
+  finishRow();
+  if (columns === null) throw new Error('the pipeline wrote an empty result file');
+  for (const id of truth.keys()) if (!seen.has(id)) join.truthWithoutRow++;
+  return { metrics: accumulator.result(), join };
+}
+
+function resultLayout(header: readonly string[]) {
+  // The match columns follow the input columns: with no appended fields they are the last six.
+  const base = header.length - MATCH_COLUMNS.length;
+  if (base < 0 || MATCH_COLUMNS.some((name, i) => header[base + i] !== name)) {
+    throw new Error('the result file does not end with the match columns');
+  }
+  const matchbackId = header.slice(0, base).findIndex((name) => name.trim().toLowerCase() === 'matchback_id');
+  if (matchbackId < 0)
+    throw new Error('the list has no matchback_id column, so its rows cannot be joined to the truth');
+  return {
+    matchbackId,
+    inputRow: base,
+    match: base + 2,
+    score: base + 3,
+    method: base + 4,
+    voter: base + 5,
+  };
+}
+
+/** Undoes the result writer's formula neutralization (a `'` before `=`, `+`, `-`, `@`, TAB, CR). */
+const unneutralize = (value: string): string => (/^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value);
