@@ -1,0 +1,378 @@
+/**
+ * The documented error model of synthetic contact lists: default rates and the value transformations.
+ * Every rate is the probability that the error is applied to a row that is ELIGIBLE for it (see
+ * ERROR_ELIGIBILITY); the generator counts eligible rows per tag in `ListReport.errorOpportunities`.
+ */
+import { FORMALS_BY_NICKNAME, NICKNAMES_BY_FORMAL } from './nicknames.ts';
+import type { ListRng } from './rng.ts';
+
+export const ERROR_RATES = {
+  // Content errors: the list says something different from the voter file.
+  nickname: 0.08,
+  typo_first: 0.02,
+  typo_last: 0.02,
+  typo_street: 0.03,
+  middle_dropped: 0.2,
+  middle_initial: 0.2,
+  married_surname: 0.05,
+  mover: 0.08,
+  stale_phone: 0.1,
+  email_dots: 0.1,
+  email_plus: 0.05,
+  email_case: 0.1,
+  dob_swap: 0.03,
+  dob_year: 0.03,
+  dob_missing: 0.02,
+  latlong_jitter: 0.85,
+  // Format variants: same facts, different shape.
+  phone_format: 0.5,
+  full_name: 0.1,
+  one_line_address: 0.05,
+  first_name_combined: 0.05,
+  city_state_instead_of_zip: 0.15,
+  age_instead_of_dob: 0.2,
+  case_lower: 0.1,
+  case_title: 0.15,
+  voter_id_unpadded: 0.3,
+  // Non-members: share of them that are near-twins of a real voter (the rest are invented people).
+  near_twin: 0.5,
+} as const;
+
+export type ErrorTag = keyof typeof ERROR_RATES;
+
+export const ERROR_TAGS = Object.keys(ERROR_RATES) as ErrorTag[];
+
+/** Which rows each tag can apply to (the denominator of its rate). */
+export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
+  nickname: 'rows with first_name whose first name is in the nickname table (formal → nickname, or back)',
+  typo_first: 'rows with first_name (not a couple) whose first name has ≥ 3 characters',
+  typo_last: 'rows with last_name whose last name has ≥ 3 characters',
+  typo_street: 'name_address rows whose address1 has a word of ≥ 3 letters',
+  middle_dropped:
+    'name_address rows (not a couple) whose middle name has ≥ 2 characters (one roll with middle_initial)',
+  middle_initial: 'same rows as middle_dropped; the middle name becomes its initial',
+  married_surname: 'rows with last_name (not a couple) of people with gender F; a new surname from the file',
+  mover: 'name_address, name_zip and latlong_name rows: address, city, ZIP and coordinates of another place',
+  stale_phone: 'phone rows: a different number in the same area code, not in the voter file',
+  email_dots: 'email rows at gmail.com / googlemail.com: dots removed, or one added',
+  email_plus:
+    'email rows at providers with plus addressing (gmail, googlemail, outlook, hotmail, icloud): +tag',
+  email_case: 'email rows: upper case or capitalized',
+  dob_missing: 'name_dob rows with a dob: dob (and age) empty',
+  dob_swap: 'name_dob rows with a dob left whose day ≤ 12 and day ≠ month: day and month swapped',
+  dob_year: 'name_dob rows with a dob left and not swapped: year ± 1',
+  latlong_jitter: 'latlong_name rows with coordinates: moved 10-500 m',
+  phone_format: 'phone rows: punctuation variants such as (919) 555-0101, 919.555.0101, +1 919 555 0101',
+  full_name:
+    'name_address, name_dob, name_zip and latlong_name rows (not a couple): only full_name is filled',
+  one_line_address:
+    'name_address rows: "ADDRESS1 ADDRESS2, CITY ST ZIP" in address1, other address cells empty',
+  first_name_combined: 'name_address and name_zip rows of members with a housemate of the same surname',
+  city_state_instead_of_zip: 'name_zip rows: city and state instead of zip',
+  age_instead_of_dob: 'name_dob rows with a dob left: age (as of asOf) instead of dob',
+  case_lower: 'rows of every pattern except phone and ids (one roll with case_title): text in lower case',
+  case_title: 'same rows as case_lower: text in title case',
+  voter_id_unpadded: 'ids rows that use voter_id whose voter_id has leading zeros: zeros stripped',
+  near_twin:
+    'non-members: same first name, last name and city as a real voter; other dob/address/phone/email/ids',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+/** A nickname for a formal name or a formal name for a nickname; '' when the name is not in the table. */
+export function nicknameSwap(rng: ListRng, first: string): string {
+  const upper = first.toUpperCase();
+  const nicks = NICKNAMES_BY_FORMAL.get(upper);
+  if (nicks !== undefined) return rng.pick(nicks);
+  const formals = FORMALS_BY_NICKNAME.get(upper);
+  if (formals !== undefined) return rng.pick(formals);
+  return '';
+}
+
+export function hasNickname(first: string): boolean {
+  const upper = first.toUpperCase();
+  return NICKNAMES_BY_FORMAL.has(upper) || FORMALS_BY_NICKNAME.has(upper);
+}
+
+const KEYBOARD_ROWS = ['QWERTYUIOP', 'ASDFGHJKL', 'ZXCVBNM'];
+const ADJACENT = new Map<string, string>();
+for (let r = 0; r < KEYBOARD_ROWS.length; r++) {
+  const row = KEYBOARD_ROWS[r]!;
+  for (let i = 0; i < row.length; i++) {
+    let near = '';
+    if (i > 0) near += row[i - 1];
+    if (i + 1 < row.length) near += row[i + 1];
+    const above = KEYBOARD_ROWS[r - 1];
+    const below = KEYBOARD_ROWS[r + 1];
+    if (above !== undefined) near += above.slice(Math.max(0, i - 1), i + 1);
+    if (below !== undefined) near += below.slice(Math.max(0, i - 1), i + 1);
+    ADJACENT.set(row[i]!, near);
+  }
+}
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+export type TypoKind = 'substitution' | 'transposition' | 'omission' | 'keyboard';
+export const TYPO_KINDS: readonly TypoKind[] = ['substitution', 'transposition', 'omission', 'keyboard'];
+
+function isLetter(c: string): boolean {
+  return c >= 'A' && c <= 'Z';
+}
+
+/**
+ * One typing error in an upper-case value, never in its first character and only at an A-Z letter:
+ * substitution (random letter), transposition (with the previous character), omission, or a
+ * keyboard-adjacent key (QWERTY), each with probability 1/4. Returns the value unchanged only when it
+ * has no A-Z letter after the first character.
+ */
+export function typo(rng: ListRng, value: string): { value: string; kind: TypoKind } {
+  const positions: number[] = [];
+  for (let i = 1; i < value.length; i++) if (isLetter(value[i]!)) positions.push(i);
+  if (positions.length === 0) return { value, kind: 'substitution' };
+  const i = rng.pick(positions);
+  const c = value[i]!;
+  let kind = rng.pick(TYPO_KINDS);
+  if (kind === 'transposition' && value[i - 1] === c) kind = 'substitution';
+  if (kind === 'transposition' && !isLetter(value[i - 1]!)) kind = 'keyboard';
+  switch (kind) {
+    case 'transposition':
+      return { value: value.slice(0, i - 1) + c + value[i - 1] + value.slice(i + 1), kind };
+    case 'omission':
+      return { value: value.slice(0, i) + value.slice(i + 1), kind };
+    case 'keyboard': {
+      const near = ADJACENT.get(c) ?? LETTERS;
+      return { value: value.slice(0, i) + rng.pick([...near]) + value.slice(i + 1), kind };
+    }
+    default: {
+      let r = rng.pick([...LETTERS]);
+      if (r === c) r = r === 'Z' ? 'A' : String.fromCharCode(r.charCodeAt(0) + 1);
+      return { value: value.slice(0, i) + r + value.slice(i + 1), kind: 'substitution' };
+    }
+  }
+}
+
+export function typoEligible(value: string): boolean {
+  let letters = 0;
+  for (let i = 0; i < value.length; i++) if (isLetter(value[i]!)) letters++;
+  return value.length >= 3 && letters >= 2;
+}
+
+/** Title case per word: "O'BRIEN-SMITH JR" → "O'brien-Smith Jr". */
+export function titleCase(value: string): string {
+  return value
+    .toLowerCase()
+    .replace(/(^|[\s-])(\p{L})/gu, (_, sep: string, ch: string) => sep + ch.toUpperCase());
+}
+
+/** A full_name in one of several common shapes. */
+export function fullName(rng: ListRng, first: string, middle: string, last: string, suffix: string): string {
+  const r = rng.float();
+  const sfx = suffix === '' ? '' : ` ${suffix}`;
+  if (r < 0.4) return [first, middle, last].filter((p) => p !== '').join(' ') + sfx;
+  if (r < 0.65) return `${first} ${last}`;
+  if (r < 0.85) return `${last}${sfx}, ${[first, middle].filter((p) => p !== '').join(' ')}`;
+  return middle === '' ? `${first} ${last}${sfx}` : `${first} ${middle.charAt(0)}. ${last}${sfx}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phones and e-mails
+
+/** 10 digits of a U.S. phone number, or '' (a leading country code 1 is dropped). */
+export function phoneDigits(value: string): string {
+  let digits = value.replace(/\D/g, '');
+  if (digits.length === 11 && digits.startsWith('1')) digits = digits.slice(1);
+  return digits.length === 10 ? digits : '';
+}
+
+export function formatPhone(rng: ListRng, digits: string): string {
+  const a = digits.slice(0, 3);
+  const b = digits.slice(3, 6);
+  const c = digits.slice(6);
+  switch (rng.int(7)) {
+    case 0:
+      return `(${a}) ${b}-${c}`;
+    case 1:
+      return `${a}.${b}.${c}`;
+    case 2:
+      return `${a}-${b}-${c}`;
+    case 3:
+      return `+1 ${a} ${b} ${c}`;
+    case 4:
+      return `1-${a}-${b}-${c}`;
+    case 5:
+      return `+1${digits}`;
+    default:
+      return `${a} ${b} ${c}`;
+  }
+}
+
+const PLUS_PROVIDERS = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'icloud.com']);
+const DOT_PROVIDERS = new Set(['gmail.com', 'googlemail.com']);
+const PLUS_TAGS = ['news', 'shop', 'vote', 'list', 'promo', 'donate', '2024', 'work'];
+
+function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+export function emailDotsEligible(email: string): boolean {
+  const at = email.lastIndexOf('@');
+  return at > 1 && DOT_PROVIDERS.has(domainOf(email));
+}
+
+export function emailPlusEligible(email: string): boolean {
+  return email.lastIndexOf('@') > 0 && PLUS_PROVIDERS.has(domainOf(email));
+}
+
+/** Gmail dot variant: removes every dot when there are some, else adds one inside the local part. */
+export function emailDots(rng: ListRng, email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at);
+  const domain = email.slice(at);
+  if (local.includes('.')) return local.replaceAll('.', '') + domain;
+  const i = 1 + rng.int(local.length - 1);
+  return `${local.slice(0, i)}.${local.slice(i)}${domain}`;
+}
+
+export function emailPlus(rng: ListRng, email: string): string {
+  const at = email.lastIndexOf('@');
+  return `${email.slice(0, at)}+${rng.pick(PLUS_TAGS)}${email.slice(at)}`;
+}
+
+export function emailCase(rng: ListRng, email: string): string {
+  if (rng.chance(0.5)) return email.toUpperCase();
+  const at = email.lastIndexOf('@');
+  return titleCase(email.slice(0, at).replace(/[._]/g, (m) => `${m} `)).replace(/ /g, '') + email.slice(at);
+}
+
+/** Key under which an e-mail is compared for collisions: lower case, gmail dots and +tags removed. */
+export function emailKey(email: string): string {
+  const lower = email.toLowerCase();
+  const at = lower.lastIndexOf('@');
+  if (at < 0) return lower;
+  let local = lower.slice(0, at);
+  const domain = lower.slice(at + 1);
+  const plus = local.indexOf('+');
+  if (plus >= 0 && PLUS_PROVIDERS.has(domain)) local = local.slice(0, plus);
+  if (DOT_PROVIDERS.has(domain)) local = local.replaceAll('.', '');
+  return `${local}@${domain}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates and places
+
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** [year, month, day] of a valid YYYYMMDD, else null. */
+export function parseDob(dob: string): [number, number, number] | null {
+  if (!/^\d{8}$/.test(dob)) return null;
+  const y = Number(dob.slice(0, 4));
+  const m = Number(dob.slice(4, 6));
+  const d = Number(dob.slice(6, 8));
+  if (m < 1 || m > 12 || d < 1 || d > MONTH_DAYS[m - 1]! || (m === 2 && d === 29 && !isLeap(y))) return null;
+  return [y, m, d];
+}
+
+export function formatDob(y: number, m: number, d: number): string {
+  return `${String(y).padStart(4, '0')}${String(m).padStart(2, '0')}${String(d).padStart(2, '0')}`;
+}
+
+export function dobSwapEligible(dob: string): boolean {
+  const p = parseDob(dob);
+  return p !== null && p[2] <= 12 && p[2] !== p[1];
+}
+
+export function dobSwap(dob: string): string {
+  return dob.slice(0, 4) + dob.slice(6, 8) + dob.slice(4, 6);
+}
+
+export function dobYear(rng: ListRng, dob: string): string {
+  const [y, m, d] = parseDob(dob)!;
+  const year = y + (rng.chance(0.5) ? 1 : -1);
+  return formatDob(year, m, m === 2 && d === 29 && !isLeap(year) ? 28 : d);
+}
+
+/** Whole years of age on `asOf` (UTC). */
+export function ageOn(dob: string, asOf: Date): number {
+  const [y, m, d] = parseDob(dob)!;
+  const ay = asOf.getUTCFullYear();
+  const am = asOf.getUTCMonth() + 1;
+  const ad = asOf.getUTCDate();
+  return ay - y - (am < m || (am === m && ad < d) ? 1 : 0);
+}
+
+/** Moves a coordinate pair by 10-500 m (log-uniform) in a random direction; 6 decimals. */
+export function jitterLatLong(
+  rng: ListRng,
+  lat: number,
+  lon: number,
+  minM = 10,
+  maxM = 500,
+): [string, string] {
+  const distance = minM * (maxM / minM) ** rng.float();
+  const angle = rng.float() * 2 * Math.PI;
+  const dLat = (distance * Math.cos(angle)) / 111_320;
+  const dLon = (distance * Math.sin(angle)) / (111_320 * Math.max(0.01, Math.cos((lat * Math.PI) / 180)));
+  return [(lat + dLat).toFixed(6), (lon + dLon).toFixed(6)];
+}
+
+/** Haversine distance in meters. */
+export function distanceMeters(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLon = (lon2 - lon1) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6_371_000 * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/** Replaces every digit with a random digit (a run's first digit is never 0): new house/unit numbers. */
+export function randomizeDigits(rng: ListRng, value: string): string {
+  let out = '';
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      const runStart = i === 0 || !(value.charCodeAt(i - 1) >= 48 && value.charCodeAt(i - 1) <= 57);
+      out += runStart ? String(1 + rng.int(9)) : String(rng.int(10));
+    } else {
+      out += value[i];
+    }
+  }
+  return out;
+}
+
+/**
+ * A new house number for a street line: the leading number is replaced by a random one of the same length
+ * (`5930 MONROE ST` → `1284 MONROE ST`, ordinals such as `5TH ST` untouched); a line without a leading
+ * number (`PO BOX 123`, `RR 2 BOX 45`) gets its last number replaced.
+ */
+export function newHouseNumber(rng: ListRng, address1: string): string {
+  const lead = /^\d+/.exec(address1);
+  if (lead !== null) return randomizeDigits(rng, lead[0]) + address1.slice(lead[0].length);
+  const runs = [...address1.matchAll(/\d+/g)];
+  const last = runs[runs.length - 1];
+  if (last === undefined) return address1;
+  const at = last.index;
+  return address1.slice(0, at) + randomizeDigits(rng, last[0]) + address1.slice(at + last[0].length);
+}
+
+/**
+ * A random id shaped like `sample`: its leading non-digit prefix kept (`NC-`, `ET`), then every digit
+ * replaced by a random digit and every letter by a random letter of the same case.
+ */
+export function mimicId(rng: ListRng, sample: string): string {
+  let i = 0;
+  while (i < sample.length && !/\d/.test(sample[i]!)) i++;
+  if (i === sample.length) i = Math.min(2, sample.length);
+  let out = sample.slice(0, i);
+  for (; i < sample.length; i++) {
+    const c = sample[i]!;
+    if (c >= '0' && c <= '9') out += String(rng.int(10));
+    else if (c >= 'A' && c <= 'Z') out += LETTERS[rng.int(26)];
+    else if (c >= 'a' && c <= 'z') out += LETTERS[rng.int(26)]!.toLowerCase();
+    else out += c;
+  }
+  return out;
+}

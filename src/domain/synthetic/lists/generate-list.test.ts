@@ -1,0 +1,551 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { readCsvTable } from '../../csv/csv-reader.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../synthetic-voters.ts';
+import { distanceMeters, emailKey, phoneDigits } from './error-model.ts';
+import type { ErrorTag, ListReport, Pattern, SubPattern } from './generate-list.ts';
+import {
+  ERROR_RATES,
+  ERROR_TAGS,
+  generateContactList,
+  generateContactListFromFile,
+  PATTERN_HEADERS,
+  PATTERNS,
+  SUB_PATTERN_COLUMNS,
+  SUB_PATTERNS,
+  TRUTH_HEADER,
+} from './generate-list.ts';
+import { FORMALS_BY_NICKNAME, NICKNAME_PAIR_COUNT, NICKNAMES_BY_FORMAL } from './nicknames.ts';
+
+class Sink extends Writable {
+  readonly chunks: Buffer[] = [];
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.chunks.push(Buffer.from(chunk));
+    callback();
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+async function* bytes(buffer: Buffer): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < buffer.length; i += 64 * 1024) yield buffer.subarray(i, i + 64 * 1024);
+}
+
+async function parseCsv(text: string): Promise<{ header: string[]; rows: string[][] }> {
+  let header: string[] = [];
+  const rows: string[][] = [];
+  for await (const event of readCsvTable(bytes(Buffer.from(text)), {
+    maxRowBytes: 1 << 20,
+    onWarning: (w) => assert.fail(`csv warning ${w.message}`),
+  })) {
+    if (event.kind === 'header') header = event.header;
+    else for (const r of event.rows) rows.push(r.fields);
+  }
+  return { header, rows };
+}
+
+type Row = Record<string, string>;
+
+function objects(header: string[], rows: string[][]): Row[] {
+  return rows.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
+}
+
+function voterCsv(rows: number, seed: number): Buffer {
+  let text = `${VOTER_COLUMNS.join(',')}\n`;
+  for (const row of generateVoterRows({ rows, seed })) text += `${row.join(',')}\n`;
+  return Buffer.from(text);
+}
+
+interface Run {
+  listText: string;
+  truthText: string;
+  list: Row[];
+  header: string[];
+  truth: Row[];
+  report: ListReport;
+}
+
+async function run(
+  voters: Buffer,
+  rows: number,
+  matchRate: number,
+  pattern: Pattern,
+  seed = 1,
+): Promise<Run> {
+  const out = new Sink();
+  const truth = new Sink();
+  const report = await generateContactList({
+    voters: bytes(voters),
+    rows,
+    matchRate,
+    pattern,
+    seed,
+    out,
+    truth,
+  });
+  const l = await parseCsv(out.text());
+  const t = await parseCsv(truth.text());
+  assert.deepEqual(t.header, [...TRUTH_HEADER]);
+  return {
+    listText: out.text(),
+    truthText: truth.text(),
+    list: objects(l.header, l.rows),
+    header: l.header,
+    truth: objects(t.header, t.rows),
+    report,
+  };
+}
+
+const VOTERS = voterCsv(30_000, 11);
+let voterById: Map<string, Row>;
+let votersByNameCity: Set<string>;
+let votersByNameDob: Set<string>;
+let voterPhones: Set<string>;
+let voterEmails: Set<string>;
+let voterIds: Set<string>;
+const runs = new Map<SubPattern | 'mixed', Run>();
+
+before(async () => {
+  const parsed = await parseCsv(VOTERS.toString('utf8'));
+  const voters = objects(parsed.header, parsed.rows);
+  voterById = new Map(voters.map((v) => [v.voterbase_id!, v]));
+  votersByNameCity = new Set(voters.map((v) => `${v.first_name}|${v.last_name}|${v.city}`));
+  votersByNameDob = new Set(voters.map((v) => `${v.first_name}|${v.last_name}|${v.dob}`));
+  voterPhones = new Set(
+    voters.flatMap((v) => [v.landline_phone!, v.wireless_phone!, v.voip_phone!]).filter((p) => p !== ''),
+  );
+  voterEmails = new Set(voters.filter((v) => v.email !== '').map((v) => emailKey(v.email!)));
+  voterIds = new Set(
+    voters.flatMap((v) => [
+      v.voterbase_id!,
+      `${v.state}|${v.voter_id!.replace(/^0+/, '')}`,
+      `${v.state}|${v.smartvan_id}`,
+      v.exact_track!,
+    ]),
+  );
+  for (const pattern of [...SUB_PATTERNS, 'mixed'] as const) {
+    runs.set(pattern, await run(VOTERS, 4000, 0.8, pattern, 7));
+  }
+});
+
+function tagsOf(row: Row): Set<string> {
+  return new Set(row.errors === '' ? [] : row.errors!.split(';'));
+}
+
+/** Joined list and truth rows of a run. */
+function* joined(r: Run): Generator<{ cells: Row; truth: Row; tags: Set<string> }> {
+  for (let i = 0; i < r.list.length; i++) {
+    const cells = r.list[i]!;
+    const truth = r.truth[i]!;
+    assert.equal(cells.matchback_id, truth.matchback_id);
+    yield { cells, truth, tags: tagsOf(truth) };
+  }
+}
+
+describe('generateContactList', () => {
+  it('is deterministic by seed (byte-identical outputs) and varies with it', async () => {
+    const voters = voterCsv(3000, 5);
+    const a = await run(voters, 500, 0.6, 'mixed', 42);
+    const b = await run(voters, 500, 0.6, 'mixed', 42);
+    const c = await run(voters, 500, 0.6, 'mixed', 43);
+    assert.equal(a.listText, b.listText);
+    assert.equal(a.truthText, b.truthText);
+    assert.deepEqual(a.report, b.report);
+    assert.notEqual(a.listText, c.listText);
+  });
+
+  it('writes the documented header for every pattern, and mixed is the union', () => {
+    for (const pattern of PATTERNS) {
+      const r = runs.get(pattern)!;
+      assert.deepEqual(r.header, [...PATTERN_HEADERS[pattern]]);
+      assert.equal(r.header[0], 'matchback_id');
+    }
+    const union = new Set(SUB_PATTERNS.flatMap((s) => SUB_PATTERN_COLUMNS[s]));
+    assert.deepEqual(new Set(PATTERN_HEADERS.mixed.slice(1)), union);
+    assert.deepEqual(
+      [...PATTERN_HEADERS.name_address],
+      [
+        'matchback_id',
+        'first_name',
+        'middle_name',
+        'last_name',
+        'name_suffix',
+        'full_name',
+        'first_name_combined',
+        'address1',
+        'address2',
+        'city',
+        'state',
+        'zip',
+      ],
+    );
+    assert.deepEqual([...PATTERN_HEADERS.phone], ['matchback_id', 'phone']);
+  });
+
+  it('mixed covers every pattern and fills only the cells of each row’s sub-pattern', () => {
+    const r = runs.get('mixed')!;
+    const seen = new Map<string, number>();
+    for (const { cells, truth } of joined(r)) {
+      const sub = truth.pattern as SubPattern;
+      seen.set(sub, (seen.get(sub) ?? 0) + 1);
+      const allowed = new Set<string>(['matchback_id', ...SUB_PATTERN_COLUMNS[sub]]);
+      for (const [column, value] of Object.entries(cells)) {
+        if (value !== '') assert.ok(allowed.has(column), `${sub} row fills ${column}`);
+      }
+    }
+    for (const sub of SUB_PATTERNS) assert.ok((seen.get(sub) ?? 0) > 300, `${sub}: ${seen.get(sub)}`);
+    for (const sub of SUB_PATTERNS) assert.equal(r.report.patterns[sub], seen.get(sub));
+  });
+
+  it('has round(rows × matchRate) members, unique mixed-format matchback_ids, and truth ids from the file', () => {
+    for (const [pattern, r] of runs) {
+      assert.equal(r.list.length, 4000);
+      assert.equal(r.truth.length, 4000);
+      const members = r.truth.filter((t) => t.voterbase_id !== '');
+      assert.equal(members.length, 3200, pattern);
+      assert.equal(r.report.members, 3200);
+      assert.equal(r.report.nonMembers, 800);
+      assert.equal(r.truth.filter((t) => tagsOf(t).has('near_twin')).length, r.report.nearTwins);
+      assert.equal(r.report.nearTwins, 400);
+      assert.equal(r.report.nearTwins + r.report.invented, r.report.nonMembers);
+      for (const t of members) {
+        for (const id of t.voterbase_id!.split('|')) assert.ok(voterById.has(id), `unknown id ${id}`);
+      }
+      const ids = r.truth.map((t) => t.matchback_id!);
+      assert.equal(new Set(ids).size, ids.length);
+      assert.ok(ids.some((id) => /^\d+$/.test(id)));
+      assert.ok(ids.some((id) => !/^\d+$/.test(id)));
+    }
+  });
+
+  it('applies every error type at its documented rate (within binomial tolerance)', () => {
+    const applied = Object.fromEntries(ERROR_TAGS.map((t) => [t, 0])) as Record<ErrorTag, number>;
+    const opportunities = Object.fromEntries(ERROR_TAGS.map((t) => [t, 0])) as Record<ErrorTag, number>;
+    for (const [pattern, r] of runs) {
+      if (pattern === 'mixed') continue;
+      const counted = Object.fromEntries(ERROR_TAGS.map((t) => [t, 0])) as Record<ErrorTag, number>;
+      for (const t of r.truth) {
+        for (const tag of tagsOf(t)) {
+          assert.ok(tag in ERROR_RATES, `undocumented tag ${tag}`);
+          counted[tag as ErrorTag]++;
+        }
+      }
+      for (const tag of ERROR_TAGS) {
+        assert.equal(counted[tag], r.report.errors[tag], `${pattern} ${tag}: truth vs report`);
+        applied[tag] += counted[tag];
+        opportunities[tag] += r.report.errorOpportunities[tag];
+      }
+    }
+    for (const tag of ERROR_TAGS) {
+      const n = opportunities[tag];
+      const p = ERROR_RATES[tag];
+      assert.ok(n >= 100, `${tag}: only ${n} eligible rows`);
+      const observed = applied[tag] / n;
+      const tolerance = 4 * Math.sqrt((p * (1 - p)) / n) + 0.003;
+      assert.ok(
+        Math.abs(observed - p) <= tolerance,
+        `${tag}: observed ${observed.toFixed(4)} over ${n} rows, documented ${p} ± ${tolerance.toFixed(4)}`,
+      );
+    }
+  });
+
+  it('errors really change the values they claim to (checked against the voter file)', () => {
+    const checked = new Map<string, number>();
+    const bump = (tag: string): void => {
+      checked.set(tag, (checked.get(tag) ?? 0) + 1);
+    };
+    for (const [pattern, r] of runs) {
+      if (pattern === 'mixed') continue;
+      for (const { cells, truth, tags } of joined(r)) {
+        if (truth.voterbase_id === '') continue;
+        const ids = truth.voterbase_id!.split('|');
+        const v = voterById.get(ids[0]!)!;
+        const upper = (s: string | undefined): string => (s ?? '').toUpperCase();
+        if (tags.has('first_name_combined')) {
+          assert.equal(ids.length, 2);
+          const mate = voterById.get(ids[1]!)!;
+          assert.equal(mate.last_name, v.last_name);
+          assert.equal(mate.address1, v.address1);
+          assert.match(upper(cells.first_name_combined), / (&|AND) /);
+          assert.ok(upper(cells.first_name_combined).includes(upper(v.first_name)));
+          assert.ok(upper(cells.first_name_combined).includes(upper(mate.first_name)));
+          assert.equal(cells.first_name ?? '', '');
+          bump('first_name_combined');
+        } else {
+          assert.equal(ids.length, 1);
+        }
+        if (tags.has('nickname') && !tags.has('typo_first') && (cells.first_name ?? '') !== '') {
+          const f = upper(cells.first_name);
+          const vf = upper(v.first_name);
+          assert.notEqual(f, vf);
+          assert.ok(
+            (NICKNAMES_BY_FORMAL.get(vf) ?? []).includes(f) ||
+              (FORMALS_BY_NICKNAME.get(vf) ?? []).includes(f),
+            `${vf} → ${f}`,
+          );
+          bump('nickname');
+        }
+        if (tags.has('full_name')) {
+          assert.equal(cells.first_name, '');
+          assert.equal(cells.last_name, '');
+          assert.notEqual(cells.full_name, '');
+          bump('full_name');
+        }
+        if (tags.has('case_lower')) {
+          for (const c of ['first_name', 'last_name', 'full_name', 'city']) {
+            const value = cells[c] ?? '';
+            assert.equal(value, value.toLowerCase());
+          }
+          bump('case_lower');
+        }
+        if (pattern === 'name_address' && tags.has('one_line_address')) {
+          assert.match(cells.address1!, /, .+ [A-Z]{2} \d{5}$/);
+          assert.equal(cells.city, '');
+          assert.equal(cells.zip, '');
+          bump('one_line_address');
+        }
+        if (pattern === 'name_address' && tags.has('mover') && !tags.has('one_line_address')) {
+          assert.notEqual(cells.zip, v.zip);
+          bump('mover');
+        }
+        if (pattern === 'name_address' && tags.size === 0) {
+          assert.equal(cells.first_name, v.first_name);
+          assert.equal(cells.last_name, v.last_name);
+          assert.equal(cells.middle_name, v.middle_name);
+          assert.equal(cells.address1, v.address1);
+          assert.equal(cells.zip, v.zip);
+          bump('none');
+        }
+        if (pattern === 'name_address' && tags.has('middle_initial') && !tags.has('full_name')) {
+          assert.equal(upper(cells.middle_name), upper(v.middle_name).charAt(0));
+          bump('middle_initial');
+        }
+        if (pattern === 'name_dob' && tags.has('dob_swap') && !tags.has('age_instead_of_dob')) {
+          assert.equal(cells.dob, v.dob!.slice(0, 4) + v.dob!.slice(6, 8) + v.dob!.slice(4, 6));
+          bump('dob_swap');
+        }
+        if (pattern === 'name_dob' && tags.has('dob_year') && !tags.has('age_instead_of_dob')) {
+          assert.equal(Math.abs(Number(cells.dob!.slice(0, 4)) - Number(v.dob!.slice(0, 4))), 1);
+          bump('dob_year');
+        }
+        if (pattern === 'name_dob' && tags.has('age_instead_of_dob')) {
+          assert.equal(cells.dob, '');
+          assert.match(cells.age!, /^\d+$/);
+          bump('age_instead_of_dob');
+        }
+        if (pattern === 'phone') {
+          const digits = phoneDigits(cells.phone!);
+          const own = [v.landline_phone, v.wireless_phone, v.voip_phone];
+          if (tags.has('stale_phone')) {
+            assert.ok(!voterPhones.has(digits));
+            bump('stale_phone');
+          } else assert.ok(own.includes(digits));
+          if (tags.has('phone_format')) {
+            assert.match(cells.phone!, /\D/);
+            bump('phone_format');
+          } else assert.match(cells.phone!, /^\d{10}$/);
+        }
+        if (pattern === 'email') {
+          assert.equal(emailKey(cells.email!), emailKey(v.email!));
+          if (tags.size > 0) bump('email_variants');
+        }
+        if (pattern === 'latlong_name' && tags.has('latlong_jitter') && !tags.has('mover')) {
+          const d = distanceMeters(
+            Number(v.latitude),
+            Number(v.longitude),
+            Number(cells.latitude),
+            Number(cells.longitude),
+          );
+          assert.ok(d >= 9 && d <= 501, `jitter ${d} m`);
+          bump('latlong_jitter');
+        }
+        if (pattern === 'ids') {
+          const found =
+            (cells.voterbase_id !== '' && cells.voterbase_id === v.voterbase_id) ||
+            (cells.voter_id !== '' &&
+              cells.voter_id!.replace(/^0+/, '') === v.voter_id!.replace(/^0+/, '')) ||
+            (cells.smartvan_id !== '' && cells.smartvan_id === v.smartvan_id) ||
+            (cells.exact_track !== '' && cells.exact_track === v.exact_track);
+          assert.ok(found);
+          bump('ids');
+        }
+      }
+    }
+    for (const tag of [
+      'first_name_combined',
+      'nickname',
+      'full_name',
+      'case_lower',
+      'one_line_address',
+      'mover',
+      'none',
+      'middle_initial',
+      'dob_swap',
+      'dob_year',
+      'age_instead_of_dob',
+      'stale_phone',
+      'phone_format',
+      'email_variants',
+      'latlong_jitter',
+      'ids',
+    ]) {
+      assert.ok((checked.get(tag) ?? 0) >= 5, `${tag} checked only ${checked.get(tag) ?? 0} times`);
+    }
+  });
+
+  it('near-twins share first name, last name and city with a real voter but are different people', () => {
+    const nameChanging = ['nickname', 'typo_first', 'typo_last', 'married_surname', 'full_name', 'mover'];
+    let checked = 0;
+    for (const [pattern, r] of runs) {
+      for (const { cells, truth, tags } of joined(r)) {
+        if (!tags.has('near_twin')) continue;
+        assert.equal(truth.voterbase_id, '');
+        const sub = truth.pattern;
+        if (sub === 'phone') assert.ok(!voterPhones.has(phoneDigits(cells.phone!)));
+        if (sub === 'email') assert.ok(!voterEmails.has(emailKey(cells.email!)));
+        if (sub === 'ids') {
+          const keys = [
+            cells.voterbase_id!,
+            `${cells.state}|${cells.voter_id!.replace(/^0+/, '')}`,
+            `${cells.state}|${cells.smartvan_id}`,
+            cells.exact_track!,
+          ];
+          assert.ok(!keys.some((k) => voterIds.has(k)), `${pattern}: near-twin id exists in the file`);
+        }
+        if (sub !== 'name_address' || nameChanging.some((t) => tags.has(t))) continue;
+        const first = cells.first_name!.toUpperCase();
+        const last = cells.last_name!.toUpperCase();
+        const city = tags.has('one_line_address')
+          ? /, (.+) [A-Z]{2} \d{5}$/.exec(cells.address1!)![1]!.toUpperCase()
+          : cells.city!.toUpperCase();
+        assert.ok(votersByNameCity.has(`${first}|${last}|${city}`), `${first} ${last} ${city}`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 50, `only ${checked} near-twins checked`);
+    const dob = runs.get('name_dob')!;
+    for (const { cells, tags } of joined(dob)) {
+      if (tags.has('near_twin') && cells.dob !== '' && cells.first_name !== '') {
+        assert.ok(!votersByNameDob.has(`${cells.first_name}|${cells.last_name}|${cells.dob}`));
+      }
+    }
+  });
+
+  it('handles matchRate 0 and 1', async () => {
+    const voters = voterCsv(2000, 3);
+    const none = await run(voters, 300, 0, 'name_zip');
+    assert.equal(none.truth.filter((t) => t.voterbase_id !== '').length, 0);
+    assert.equal(none.report.nearTwins, 150);
+    const all = await run(voters, 300, 1, 'email');
+    assert.equal(all.truth.filter((t) => t.voterbase_id !== '').length, 300);
+    assert.equal(all.report.nonMembers, 0);
+  });
+
+  it('rejects bad options with clear RangeErrors, before writing anything', async () => {
+    const voters = voterCsv(100, 3);
+    const base = { rows: 10, matchRate: 0.5, pattern: 'name_zip' as Pattern, seed: 1 };
+    const attempt = async (overrides: Record<string, unknown>, voterBytes = voters): Promise<Sink> => {
+      const out = new Sink();
+      await assert.rejects(
+        generateContactList({
+          ...base,
+          ...overrides,
+          voters: bytes(voterBytes),
+          out,
+          truth: new Sink(),
+        } as never),
+        RangeError,
+      );
+      return out;
+    };
+    await assert.rejects(
+      generateContactList({ ...base, rows: 0, voters: bytes(voters), out: new Sink(), truth: new Sink() }),
+      /rows must be an integer from 1 to/,
+    );
+    await attempt({ rows: 2.5 });
+    await attempt({ matchRate: -0.1 });
+    await attempt({ matchRate: 1.01 });
+    await attempt({ matchRate: Number.NaN });
+    await assert.rejects(
+      generateContactList({
+        ...base,
+        pattern: 'names' as Pattern,
+        voters: bytes(voters),
+        out: new Sink(),
+        truth: new Sink(),
+      }),
+      /pattern must be one of name_address, name_dob, name_zip, email, phone, ids, latlong_name, mixed/,
+    );
+    await attempt({ seed: 0.5 });
+    await attempt({ asOf: new Date('nope') });
+    const out = new Sink();
+    await assert.rejects(
+      generateContactList({ ...base, rows: 1000, voters: bytes(voters), out, truth: new Sink() }),
+      /rows × matchRate = 500 members needed, but the voter file has only 100 voters/,
+    );
+    assert.equal(out.chunks.length, 0);
+    await attempt({}, Buffer.from('id,first_name\n1,ANN\n'));
+    await assert.rejects(
+      generateContactList({ ...base, voters: bytes(Buffer.from('')), out: new Sink(), truth: new Sink() }),
+      /voter file is empty/,
+    );
+  });
+
+  it('has a nickname table of at least 150 pairs', () => {
+    assert.ok(NICKNAME_PAIR_COUNT >= 150);
+    assert.ok(NICKNAMES_BY_FORMAL.get('ROBERT')!.includes('BOB'));
+    assert.ok(NICKNAMES_BY_FORMAL.get('MARGARET')!.includes('PEGGY'));
+    assert.ok(FORMALS_BY_NICKNAME.get('LIZ')!.includes('ELIZABETH'));
+  });
+});
+
+describe('generateContactListFromFile', () => {
+  let dir = '';
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'listmatch-lists-'));
+    await writeFile(join(dir, 'voters.csv'), voterCsv(1000, 2));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes list and truth files', async () => {
+    const report = await generateContactListFromFile({
+      from: join(dir, 'voters.csv'),
+      out: join(dir, 'list.csv'),
+      truth: join(dir, 'truth.csv'),
+      rows: 200,
+      matchRate: 0.5,
+      pattern: 'name_address',
+      seed: 3,
+    });
+    assert.equal(report.rows, 200);
+    const list = await readFile(join(dir, 'list.csv'), 'utf8');
+    const truth = await readFile(join(dir, 'truth.csv'), 'utf8');
+    assert.equal(list.split('\n').length, 202);
+    assert.ok(truth.startsWith('matchback_id,voterbase_id,pattern,errors\n'));
+  });
+
+  it('creates no files when the voter file cannot support the list', async () => {
+    await assert.rejects(
+      generateContactListFromFile({
+        from: join(dir, 'voters.csv'),
+        out: join(dir, 'big.csv'),
+        truth: join(dir, 'big-truth.csv'),
+        rows: 5000,
+        matchRate: 0.5,
+        pattern: 'phone',
+        seed: 3,
+      }),
+      /members needed/,
+    );
+    assert.ok(!existsSync(join(dir, 'big.csv')));
+    assert.ok(!existsSync(join(dir, 'big-truth.csv')));
+  });
+});

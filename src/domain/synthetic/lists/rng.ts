@@ -1,0 +1,128 @@
+/**
+ * Seeded randomness and a Bloom filter for the contact-list generator. Kept local to this folder so list
+ * output does not change when the voter generator's own helpers evolve.
+ */
+
+const TWO_32 = 4294967296;
+
+function mix32(value: number): number {
+  let x = value >>> 0;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x7feb352d);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x846ca68b);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+function seedKey(seed: number, stream: number, part: number): number {
+  let h = mix32((seed >>> 0) ^ 0x9e3779b9);
+  h = mix32(h ^ Math.floor(seed / TWO_32));
+  h = mix32((h + Math.imul(stream, 0x85ebca6b)) ^ 0xc2b2ae35);
+  return mix32((h + Math.imul(part, 0x27d4eb2f)) ^ 0x165667b1);
+}
+
+/** sfc32 generator seeded from any safe integer and a stream number. */
+export class ListRng {
+  #a: number;
+  #b: number;
+  #c: number;
+  #d = 1;
+
+  constructor(seed: number, stream: number) {
+    this.#a = seedKey(seed, stream, 1);
+    this.#b = seedKey(seed, stream, 2);
+    this.#c = seedKey(seed, stream, 3);
+    for (let i = 0; i < 15; i++) this.next();
+  }
+
+  next(): number {
+    const a = this.#a;
+    const b = this.#b;
+    const c = this.#c;
+    const d = (this.#d + 1) | 0;
+    const t = (((a + b) | 0) + d) | 0;
+    this.#a = b ^ (b >>> 9);
+    this.#b = (c + (c << 3)) | 0;
+    this.#c = (((c << 21) | (c >>> 11)) + t) | 0;
+    this.#d = d;
+    return t >>> 0;
+  }
+
+  float(): number {
+    return this.next() / TWO_32;
+  }
+
+  /** Uniform integer in [0, n), n ≤ 2^32. */
+  int(n: number): number {
+    return Math.floor((this.next() / TWO_32) * n);
+  }
+
+  /** Uniform integer in [0, n) for any safe n (two draws). */
+  bigInt(n: number): number {
+    return Math.floor(((this.next() * TWO_32 + this.next()) / (TWO_32 * TWO_32)) * n);
+  }
+
+  range(min: number, max: number): number {
+    return min + this.int(max - min + 1);
+  }
+
+  chance(p: number): boolean {
+    return this.next() / TWO_32 < p;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(items.length)]!;
+  }
+}
+
+/**
+ * Fixed-size blocked Bloom filter over strings (2^27 bits = 16 MiB; 4 probes inside one 512-bit block, so
+ * one cache miss per operation). Used to make sure invented values (ids, phones, e-mails, name+dob) of
+ * non-members do not occur in the voter file: a false positive only costs a retry and there are no false
+ * negatives, so its size does not limit the size of the voter file.
+ */
+export class StringBloom {
+  readonly #words: Int32Array;
+  readonly #blocks: number;
+
+  constructor(log2Bits = 27) {
+    this.#words = new Int32Array(2 ** (log2Bits - 5));
+    this.#blocks = 2 ** (log2Bits - 9);
+  }
+
+  add(value: string): void {
+    let h1 = 0x811c9dc5;
+    let h2 = 0x9747b28c;
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
+    }
+    const base = Math.floor((mix32(h1) / TWO_32) * this.#blocks) * 16;
+    const probe = mix32(h2 ^ h1);
+    const words = this.#words;
+    words[base + ((probe & 511) >>> 5)]! |= 1 << (probe & 31);
+    words[base + (((probe >>> 7) & 511) >>> 5)]! |= 1 << ((probe >>> 7) & 31);
+    words[base + (((probe >>> 14) & 511) >>> 5)]! |= 1 << ((probe >>> 14) & 31);
+    words[base + (((probe >>> 21) & 511) >>> 5)]! |= 1 << ((probe >>> 21) & 31);
+  }
+
+  has(value: string): boolean {
+    let h1 = 0x811c9dc5;
+    let h2 = 0x9747b28c;
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
+    }
+    const base = Math.floor((mix32(h1) / TWO_32) * this.#blocks) * 16;
+    const probe = mix32(h2 ^ h1);
+    const words = this.#words;
+    for (let k = 0; k < 4; k++) {
+      const bit = (probe >>> (7 * k)) & 511;
+      if ((words[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false;
+    }
+    return true;
+  }
+}
