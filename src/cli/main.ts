@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
 import { createCliContext } from './cli-context.ts';
 import { evalCommand } from './commands/eval.command.ts';
+import { generateCommands } from './commands/generate.command.ts';
 import { jobsCommands } from './commands/jobs.command.ts';
 import { keysCommands } from './commands/keys.command.ts';
 import { matchCommand } from './commands/match.command.ts';
@@ -20,6 +21,7 @@ votersCommands(program, context);
 jobsCommands(program, context);
 matchCommand(program, context);
 evalCommand(program, context);
+generateCommands(program);
 program
   .command('serve')
   .description('start the service (roles from ROLES)')
