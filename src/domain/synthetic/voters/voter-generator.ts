@@ -178,7 +178,7 @@ async function writeRows(
 }
 
 /** Bytes writeVotersCsv lets queue up in `out` before it waits for `drain`. */
-const MAX_BUFFERED = 1 << 20;
+const MAX_BUFFERED = 16 * 1024 * 1024;
 
 function createFactory(options: VoterGeneratorOptions): VoterFactory {
   const { rows, seed } = options;
