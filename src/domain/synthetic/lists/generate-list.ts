@@ -4,11 +4,13 @@
  * near-twin sources, a pool of names and places) and a fixed-size Bloom filter of identifying values,
  * so memory does not grow with the voter file. Nothing is written before the pass succeeds.
  */
+
 import { createReadStream, createWriteStream } from 'node:fs';
 import { PassThrough, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { readCsvTable } from '../../csv/csv-reader.ts';
 import { CsvChunkWriter } from '../../csv/csv-writer.ts';
+import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
 import type { ErrorTag } from './error-model.ts';
 import {
   ageOn,
@@ -120,30 +122,8 @@ export const PATTERN_HEADERS: Readonly<Record<Pattern, readonly string[]>> = Obj
 
 export const TRUTH_HEADER = ['matchback_id', 'voterbase_id', 'pattern', 'errors'] as const;
 
-/** Voter columns read by name (others are ignored). Only voterbase_id is required. */
-const VOTER_FIELDS = [
-  'voterbase_id',
-  'state',
-  'voter_id',
-  'smartvan_id',
-  'exact_track',
-  'first_name',
-  'middle_name',
-  'last_name',
-  'name_suffix',
-  'address1',
-  'address2',
-  'city',
-  'zip',
-  'latitude',
-  'longitude',
-  'dob',
-  'gender',
-  'email',
-  'landline_phone',
-  'wireless_phone',
-  'voip_phone',
-] as const;
+/** Voter columns read by name (others are ignored): the service's core columns. Only voterbase_id is required. */
+const VOTER_FIELDS = CORE_VOTER_COLUMNS;
 
 /** Upper bound on `rows`. */
 export const MAX_LIST_ROWS = 20_000_000;

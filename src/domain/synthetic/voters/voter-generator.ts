@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
 import { mix32, Permutation, Rng, WeightedTable } from '../random.ts';
 import type { Origin } from './names.ts';
 import {
@@ -24,28 +25,9 @@ import { COMPOUND_FIRST, COMPOUND_SECOND, DIRECTIONALS, STREET_NAMES, SUFFIXES }
  * (names, households, addresses, geography, contact data, ids) and its measured distributions.
  */
 
+/** The voter-file format of the service (its core columns), then the appendable fields we generate. */
 export const VOTER_COLUMNS = [
-  'voterbase_id',
-  'state',
-  'voter_id',
-  'smartvan_id',
-  'exact_track',
-  'first_name',
-  'middle_name',
-  'last_name',
-  'name_suffix',
-  'address1',
-  'address2',
-  'city',
-  'zip',
-  'latitude',
-  'longitude',
-  'dob',
-  'gender',
-  'email',
-  'landline_phone',
-  'wireless_phone',
-  'voip_phone',
+  ...CORE_VOTER_COLUMNS,
   'party',
   'registration_status',
   'vote_2024_general',
