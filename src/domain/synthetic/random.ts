@@ -25,17 +25,20 @@ export function deriveKey(seed: number, ...parts: number[]): number {
   return h;
 }
 
-/** sfc32 (Chris Doty-Humphrey's Small Fast Counting generator), 32-bit outputs. */
-export class Rng {
+/**
+ * sfc32 (Chris Doty-Humphrey's Small Fast Counting generator), 32-bit outputs, from three seed
+ * words. Subclasses decide how a seed becomes those words; the stream itself is this one.
+ */
+export class Sfc32 {
   private a: number;
   private b: number;
   private c: number;
   private d: number;
 
-  constructor(seed: number, stream = 0) {
-    this.a = deriveKey(seed, stream, 1);
-    this.b = deriveKey(seed, stream, 2);
-    this.c = deriveKey(seed, stream, 3);
+  constructor(a: number, b: number, c: number) {
+    this.a = a;
+    this.b = b;
+    this.c = c;
     this.d = 1;
     for (let i = 0; i < 15; i++) this.next();
   }
@@ -75,6 +78,13 @@ export class Rng {
 
   pick<T>(items: readonly T[]): T {
     return items[this.int(items.length)]!;
+  }
+}
+
+/** The voter generator's stream: sfc32 seeded through deriveKey(seed, stream, 1..3). */
+export class Rng extends Sfc32 {
+  constructor(seed: number, stream = 0) {
+    super(deriveKey(seed, stream, 1), deriveKey(seed, stream, 2), deriveKey(seed, stream, 3));
   }
 
   /** Roughly normal, mean 0 and standard deviation 1 (sum of three uniforms, bounded at ±3). */

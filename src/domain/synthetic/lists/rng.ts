@@ -1,20 +1,15 @@
 /**
- * Seeded randomness and a Bloom filter for the contact-list generator. Kept local to this folder so list
- * output does not change when the voter generator's own helpers evolve.
+ * Seeded randomness and a Bloom filter for the contact-list generator. Its seeding is kept local so list
+ * output does not change when the voter generator's seeding evolves; sfc32 and mix32 are shared.
  */
+import { mix32, Sfc32 } from '../random.ts';
 
 const TWO_32 = 4294967296;
 
-function mix32(value: number): number {
-  let x = value >>> 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x7feb352d);
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x846ca68b);
-  x ^= x >>> 16;
-  return x >>> 0;
-}
-
+/**
+ * The list generator's own seeding (not the voter generator's deriveKey), so that list output does
+ * not change when the voter generator's seeding evolves; the sfc32 stream itself is shared.
+ */
 function seedKey(seed: number, stream: number, part: number): number {
   let h = mix32((seed >>> 0) ^ 0x9e3779b9);
   h = mix32(h ^ Math.floor(seed / TWO_32));
@@ -23,56 +18,14 @@ function seedKey(seed: number, stream: number, part: number): number {
 }
 
 /** sfc32 generator seeded from any safe integer and a stream number. */
-export class ListRng {
-  #a: number;
-  #b: number;
-  #c: number;
-  #d = 1;
-
+export class ListRng extends Sfc32 {
   constructor(seed: number, stream: number) {
-    this.#a = seedKey(seed, stream, 1);
-    this.#b = seedKey(seed, stream, 2);
-    this.#c = seedKey(seed, stream, 3);
-    for (let i = 0; i < 15; i++) this.next();
-  }
-
-  next(): number {
-    const a = this.#a;
-    const b = this.#b;
-    const c = this.#c;
-    const d = (this.#d + 1) | 0;
-    const t = (((a + b) | 0) + d) | 0;
-    this.#a = b ^ (b >>> 9);
-    this.#b = (c + (c << 3)) | 0;
-    this.#c = (((c << 21) | (c >>> 11)) + t) | 0;
-    this.#d = d;
-    return t >>> 0;
-  }
-
-  float(): number {
-    return this.next() / TWO_32;
-  }
-
-  /** Uniform integer in [0, n), n ≤ 2^32. */
-  int(n: number): number {
-    return Math.floor((this.next() / TWO_32) * n);
+    super(seedKey(seed, stream, 1), seedKey(seed, stream, 2), seedKey(seed, stream, 3));
   }
 
   /** Uniform integer in [0, n) for any safe n (two draws). */
   bigInt(n: number): number {
     return Math.floor(((this.next() * TWO_32 + this.next()) / (TWO_32 * TWO_32)) * n);
-  }
-
-  range(min: number, max: number): number {
-    return min + this.int(max - min + 1);
-  }
-
-  chance(p: number): boolean {
-    return this.next() / TWO_32 < p;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
   }
 }
 
