@@ -3,7 +3,9 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readCsvTable } from '../../src/domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../src/domain/csv/csv-writer.ts';
+import type { ListSummary } from '../../src/domain/pipeline/match-list.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../src/domain/synthetic/synthetic-voters.ts';
+import type { VoterImportReport } from '../../src/domain/voters/voter-snapshot.ts';
 import { log, runCli, tempDir } from '../lib/processes.ts';
 import { formatNumber, type Recorder } from '../lib/report.ts';
 import { type BenchOptions, median } from './options.ts';
@@ -101,7 +103,7 @@ export class VoterFixture {
       timeoutMs: CLI_TIMEOUT_MS,
       nodeArgs,
     });
-    const result = { dataDir, ms: run.ms, report: JSON.parse(run.stdout) as ImportReport };
+    const result = { dataDir, ms: run.ms, report: JSON.parse(run.stdout) as VoterImportReport };
     this.imports.push(result);
     if (previous !== undefined) await rm(previous.dataDir, { recursive: true, force: true });
     return result;
@@ -121,18 +123,7 @@ interface ImportRun {
   dataDir: string;
   /** Wall time of the CLI, spawn to exit. */
   ms: number;
-  report: ImportReport;
-}
-
-interface ImportReport {
-  version: string;
-  rowsRead: number;
-  imported: number;
-  carriedOver: number;
-  rejected: number;
-  rejectedByReason: Record<string, number>;
-  warnings: number;
-  durationMs: number;
+  report: VoterImportReport;
 }
 
 export async function importBenchmark(
@@ -351,16 +342,6 @@ async function checkOutput(path: string, list: ContactList): Promise<OutputCheck
   return check;
 }
 
-interface MatchSummary {
-  rows: number;
-  matchedRows: number;
-  outputRows: number;
-  matchRate: number;
-  matchesByMethod: Record<string, number>;
-  unmatchedReasons: Record<string, number>;
-  warnings: { total: number };
-}
-
 export async function pipelineBenchmark(
   recorder: Recorder,
   options: BenchOptions,
@@ -376,7 +357,7 @@ export async function pipelineBenchmark(
     expectedMatches: list.expectedMatches,
   };
   const out = join(fixture.root, 'result.csv');
-  const runs: { ms: number; innerSeconds: number | null; summary: MatchSummary; stderr: string }[] = [];
+  const runs: { ms: number; innerSeconds: number | null; summary: ListSummary; stderr: string }[] = [];
   for (let run = 1; run <= options.runs; run++) {
     const summaryPath = join(fixture.root, `summary-${run}.json`);
     log(`pipeline: listmatch match --max-matches 1 (run ${run} of ${options.runs})`);
@@ -393,7 +374,7 @@ export async function pipelineBenchmark(
     runs.push({
       ms: cli.ms,
       innerSeconds: inner === null ? null : Number(inner[1]),
-      summary: JSON.parse(await readFile(summaryPath, 'utf8')) as MatchSummary,
+      summary: JSON.parse(await readFile(summaryPath, 'utf8')) as ListSummary,
       stderr: cli.stderr.trim(),
     });
   }
