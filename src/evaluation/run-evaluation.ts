@@ -17,7 +17,7 @@ import {
   type TruthEntry,
 } from '../domain/evaluation/metrics.ts';
 import { parseTruthEntry, truthLayout } from '../domain/evaluation/truth.ts';
-import { createDeterministicMatcher } from '../domain/matching/deterministic-matcher.ts';
+import { createMatcher } from '../domain/matching/create-matcher.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
 import { type ListSummary, MATCH_COLUMNS, matchList } from '../domain/pipeline/match-list.ts';
 import type { VoterImportReport, VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
@@ -36,7 +36,7 @@ export interface RunEvaluationOptions {
   truth?: ReadonlyMap<string, TruthEntry>;
   /** max_matches of the run, 1-10 (the depth of recall@k). */
   maxMatches: number;
-  /** Default: the deterministic id matcher. */
+  /** Default: the service's matcher (ids, then probabilistic). */
   matcherFactory?: MatcherFactory;
   /** Parent of the scratch data directory; default os.tmpdir(). */
   workDir?: string;
@@ -103,7 +103,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     const importSeconds = (performance.now() - started) / 1000;
     const voters = await store.current();
     if (voters === null) throw new Error('the voter import produced no voter file');
-    const matcher = await (options.matcherFactory ?? createDeterministicMatcher)(voters);
+    const matcher = await (options.matcherFactory ?? createMatcher)(voters);
 
     const resultPath = join(scratch, 'result.csv');
     started = performance.now();
@@ -261,7 +261,7 @@ export async function scoreResultFile(
 }
 
 function resultLayout(header: readonly string[]) {
-  // The match columns follow the input columns: with no appended fields they are the last six.
+  // The match columns follow the input columns: with no appended fields they are the last ones.
   const base = header.length - MATCH_COLUMNS.length;
   if (base < 0 || MATCH_COLUMNS.some((name, i) => header[base + i] !== name)) {
     throw new Error('the result file does not end with the match columns');
@@ -269,13 +269,14 @@ function resultLayout(header: readonly string[]) {
   const matchbackId = header.slice(0, base).findIndex((name) => name.trim().toLowerCase() === 'matchback_id');
   if (matchbackId < 0)
     throw new Error('the list has no matchback_id column, so its rows cannot be joined to the truth');
+  const at = (name: (typeof MATCH_COLUMNS)[number]) => base + MATCH_COLUMNS.indexOf(name);
   return {
     matchbackId,
-    inputRow: base,
-    match: base + 2,
-    score: base + 3,
-    method: base + 4,
-    voter: base + 5,
+    inputRow: at('sm.input_row'),
+    match: at('sm.match'),
+    score: at('sm.score'),
+    method: at('sm.method'),
+    voter: at('vb.voterbase_id'),
   };
 }
 

@@ -16,7 +16,7 @@ import type { Config } from '../config.ts';
 import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
-import { createDeterministicMatcher } from '../domain/matching/deterministic-matcher.ts';
+import { createMatcher } from '../domain/matching/create-matcher.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
@@ -75,7 +75,7 @@ export function compose(config: Config): Services {
       blobs,
       voters,
       keys,
-      createMatcher: createDeterministicMatcher,
+      createMatcher: (voters) => createMatcher(voters),
       maxRowBytes: config.MAX_ROW_BYTES,
       onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
       onRows: (rows) => metrics.rowsMatched.inc(rows),

@@ -50,7 +50,7 @@ describe('bad input files never crash the service; the job says why', () => {
     assert.deepEqual(result.summary.warnings.byKind, { no_data_rows: 1 });
     assert.equal(
       result.csv!.split('\n')[0],
-      'first_name,last_name,voter_id,state,sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id,vb.party',
+      'first_name,last_name,voter_id,state,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party',
     );
   });
 

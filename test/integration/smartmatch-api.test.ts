@@ -50,19 +50,19 @@ describe('list matching over real HTTP', () => {
     const lines = bytes.toString('utf8').trimEnd().split('\n');
     assert.equal(
       lines[0],
-      'matchback_id,First_Name,LAST_NAME,voter_id,State,notes,sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id,vb.party,vb.email',
+      'matchback_id,First_Name,LAST_NAME,voter_id,State,notes,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party,vb.email',
     );
     assert.equal(
       lines[1],
-      '1,Peggy,Smith,123456,nc,first,1,1,Y,100,voter_id,NC-000000001,DEM,peggy.smith@example.com',
+      '1,Peggy,Smith,123456,nc,first,1,1,Y,100,voter_id,voter_id=exact first=nickname last=exact state=exact,NC-000000001,DEM,peggy.smith@example.com',
     );
     assert.equal(
       lines[2],
-      'abc-007,Jose,Munoz,777,NC,"has, comma",2,1,Y,100,voter_id,NC-000000003,UNA,jose.munoz@example.com',
+      'abc-007,Jose,Munoz,777,NC,"has, comma",2,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,NC-000000003,UNA,jose.munoz@example.com',
     );
-    assert.equal(lines[3], "3,Nobody,Here,999999,NC,'=cmd(),3,,N,,,,,");
+    assert.equal(lines[3], "3,Nobody,Here,999999,NC,'=cmd(),3,,N,,,,,,");
     // matchback_id comes back byte for byte; the embedded newline became a space.
-    assert.equal(lines[4], '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,OH-000000004,REP,');
+    assert.equal(lines[4], '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,OH-000000004,REP,');
     assert.equal(lines.length, 5);
   });
 
@@ -111,8 +111,11 @@ describe('list matching over real HTTP', () => {
     const csv = await (await fetch((await waitForResult(t, key, 'ranks')).url)).text();
     const rows = csv.trimEnd().split('\n').slice(1);
     assert.deepEqual(
-      rows.map((r) => r.split(',').slice(3, 9).join(',')),
-      ['1,1,Y,100,voterbase_id,NC-000000001', '1,2,Y,100,smartvan_id,NC-000000002'],
+      rows.map((r) => r.split(',').slice(3, 10).join(',')),
+      [
+        '1,1,Y,100,voterbase_id,voterbase_id=exact state=exact,NC-000000001',
+        '1,2,Y,100,smartvan_id,smartvan_id=exact state=exact,NC-000000002',
+      ],
     );
   });
 

@@ -74,7 +74,7 @@ describe('webhook (clients.md 22)', () => {
     assert.equal(download.status, 200);
     assert.match(
       await download.text(),
-      /^voterbase_id,sm\.input_row.*\nNC-000000001,1,1,Y,100,voterbase_id,NC-000000001,DEM\n$/s,
+      /^voterbase_id,sm\.input_row.*\nNC-000000001,1,1,Y,100,voterbase_id,voterbase_id=exact,NC-000000001,DEM\n$/s,
     );
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(hook.calls.length, 2, 'no further calls after success');

@@ -78,6 +78,7 @@ const summary: JobSummary = {
   matchRate: 0.6667,
   matchesByMethod: { voterbase_id: 2 },
   unmatchedReasons: { id_not_found: 1 },
+  inputProblems: {},
   identifierColumns: ['voterbase_id'],
   passthroughColumns: ['matchback_id'],
   warnings: { total: 0, byKind: {}, first: [] },

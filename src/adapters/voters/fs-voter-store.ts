@@ -6,6 +6,14 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
+import { voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
+import { type MatchIndex, MatchIndexBuilder } from '../../domain/matching/index/match-index.ts';
+import {
+  type MatchIndexMeta,
+  matchIndexFromParts,
+  matchIndexParts,
+} from '../../domain/matching/index/match-index-parts.ts';
+import { normalizeVoter, type VoterFields } from '../../domain/matching/normalize/person.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
 import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
@@ -27,6 +35,8 @@ import { syncDirectory } from '../blobs/fs-blob-store.ts';
  *   newline: import replaces both with a space);
  * - `offsets.bin`: Float64Array of size+1 byte offsets of the lines;
  * - `idx-<name>.bin`: the id hash tables as [hash, row] float64 pairs (see id-hash-table.ts);
+ * - `match/`: the probabilistic matcher's index (normalized fields, blocking postings, density
+ *   map), built in the same pass as the records (see match-index-parts.ts);
  * - `meta.json`: version, columns, counts; `import-report.csv`: rejected and corrected lines.
  */
 const FIELD_SEPARATOR = '\x1f';
@@ -363,6 +373,12 @@ class SnapshotBuilder {
   };
   private stateColumn = 0;
   private needsDrain = false;
+  private readonly matchBuilder = new MatchIndexBuilder();
+  private readVoter: (record: readonly string[]) => VoterFields = () => {
+    throw new Error('columns not set');
+  };
+  /** Reference date of dob checks (a dob after it is rejected as impossible). */
+  private readonly asOf = new Date();
 
   constructor(dir: string) {
     this.dir = dir;
@@ -372,6 +388,7 @@ class SnapshotBuilder {
     this.columns = columns;
     for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
     this.stateColumn = columns.indexOf('state');
+    this.readVoter = voterFieldReader(columns);
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
     // flush: every file of a version is on disk before CURRENT can name it.
@@ -423,6 +440,7 @@ class SnapshotBuilder {
     }
     if (row >= this.voterbaseCheck.length) this.voterbaseCheck = growUint32(this.voterbaseCheck);
     this.voterbaseCheck[row] = check;
+    this.matchBuilder.add(row, normalizeVoter(this.readVoter(values), this.asOf));
     const line = values.join(FIELD_SEPARATOR);
     this.pending.push(line);
     this.pendingChars += line.length;
@@ -477,6 +495,11 @@ class SnapshotBuilder {
       indexCounts[name] = table.count;
       writes.push(writeTyped(join(this.dir, `idx-${name}.bin`), table.slots));
     }
+    const { meta: matchMeta, parts } = matchIndexParts(this.matchBuilder.finish());
+    await mkdir(join(this.dir, 'match'));
+    for (const [name, bytes] of parts)
+      writes.push(writeFile(join(this.dir, 'match', name), bytes, { flush: true }));
+    writes.push(writeFile(join(this.dir, 'match', 'meta.json'), JSON.stringify(matchMeta), { flush: true }));
     await Promise.all(writes);
     const meta: SnapshotMeta = {
       version,
@@ -529,6 +552,24 @@ async function readFloat64(path: string): Promise<Float64Array> {
   return new Float64Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 8);
 }
 
+/** The stored match index, or null for a version imported before the index existed. */
+async function loadMatchIndex(dir: string): Promise<MatchIndex | null> {
+  let meta: MatchIndexMeta;
+  try {
+    meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as MatchIndexMeta;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const parts = new Map<string, Uint8Array>();
+  for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name)));
+  return matchIndexFromParts(meta, (name) => {
+    const part = parts.get(name);
+    if (part === undefined) throw new Error(`match index part ${name} is missing`);
+    return part;
+  });
+}
+
 class FsVoterSnapshot implements VoterSnapshot {
   readonly version: string;
   readonly columns: readonly string[];
@@ -537,13 +578,16 @@ class FsVoterSnapshot implements VoterSnapshot {
   private readonly offsets: Float64Array;
   private readonly tables: Map<IdIndexName, IdHashTable>;
   private readonly positions: Map<string, number>;
+  readonly matchIndex: MatchIndex | null;
 
   private constructor(
     meta: SnapshotMeta,
     data: Buffer,
     offsets: Float64Array,
     tables: Map<IdIndexName, IdHashTable>,
+    matchIndex: MatchIndex | null,
   ) {
+    this.matchIndex = matchIndex;
     this.version = meta.version;
     this.columns = Object.freeze([...meta.columns]);
     this.size = meta.rows;
@@ -561,7 +605,7 @@ class FsVoterSnapshot implements VoterSnapshot {
     }
     const data = await readWhole(join(dir, 'records.dat'));
     const offsets = await readFloat64(join(dir, 'offsets.bin'));
-    return new FsVoterSnapshot(meta, data, offsets, tables);
+    return new FsVoterSnapshot(meta, data, offsets, tables, await loadMatchIndex(join(dir, 'match')));
   }
 
   columnIndex(name: string): number {

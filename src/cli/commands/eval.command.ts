@@ -2,6 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ReportContext, renderHtmlReport, renderTextReport } from '../../domain/evaluation/report.ts';
+import { createMatcher } from '../../domain/matching/create-matcher.ts';
+import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
+import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { runNcvrEvaluation } from '../../evaluation/ncvr.ts';
 import { type EvaluationResult, runEvaluation } from '../../evaluation/run-evaluation.ts';
 import type { CliContext } from '../cli-context.ts';
@@ -14,6 +17,8 @@ interface EvalOptions {
   report?: string;
   json?: boolean;
   dir: string;
+  threshold?: string;
+  matcher: string;
 }
 
 /** Default place of the NC benchmark: beside the repository, as the issue describes it. */
@@ -35,6 +40,15 @@ export function evalCommand(program: Command, _context: CliContext): void {
     .option('--list <path>', 'list CSV with a matchback_id column')
     .option('--truth <path>', 'truth CSV: matchback_id,voterbase_id[,pattern,errors]')
     .option('--max-matches <k>', 'matches per row, 1-10 (the depth of recall@k)', '1')
+    .option(
+      '--matcher <name>',
+      "probabilistic (the service's) or deterministic (ids only, the baseline)",
+      'probabilistic',
+    )
+    .option(
+      '--threshold <score>',
+      "lowest accepted score, 0-100 (default: the matcher's); 0 with --max-matches 10 measures the candidate stage alone",
+    )
     .option('--report <path>', 'also write the HTML report here')
     .option('--json', 'print the result as JSON instead of tables')
     .option('--dir <path>', 'with "ncvr": the benchmark folder (A.csv, B.csv)', DEFAULT_NCVR_DIR)
@@ -43,6 +57,18 @@ export function evalCommand(program: Command, _context: CliContext): void {
       if (!Number.isInteger(maxMatches) || maxMatches < 1 || maxMatches > 10) {
         throw new Error('--max-matches must be an integer from 1 to 10');
       }
+      const threshold = options.threshold === undefined ? undefined : Number(options.threshold);
+      if (threshold !== undefined && !(threshold >= 0 && threshold <= 100)) {
+        throw new Error('--threshold must be a number from 0 to 100');
+      }
+      if (options.matcher !== 'probabilistic' && options.matcher !== 'deterministic') {
+        throw new Error(`--matcher must be probabilistic or deterministic, not "${options.matcher}"`);
+      }
+      const matcherFactory =
+        options.matcher === 'deterministic'
+          ? createDeterministicMatcher
+          : (voters: VoterSnapshot) =>
+              createMatcher(voters, threshold === undefined ? {} : { thresholdScore: threshold });
       if (benchmark !== undefined && benchmark !== 'ncvr') {
         throw new Error(
           `unknown benchmark "${benchmark}"; the one known is ncvr (or give --voters, --list, --truth)`,
@@ -54,7 +80,7 @@ export function evalCommand(program: Command, _context: CliContext): void {
           throw new Error(`eval ncvr takes no --${given.join(', --')}; it reads them from --dir`);
         const dir = resolve(options.dir);
         const started = Date.now();
-        const result = await runNcvrEvaluation({ dir, maxMatches });
+        const result = await runNcvrEvaluation({ dir, maxMatches, matcherFactory });
         if (result.skipped) {
           console.log(
             `eval ncvr: skipped: ${result.reason} (pass --dir with the folder that holds A.csv and B.csv)`,
@@ -83,6 +109,7 @@ export function evalCommand(program: Command, _context: CliContext): void {
         listPath: options.list!,
         truthPath: options.truth!,
         maxMatches,
+        matcherFactory,
       });
       const context: ReportContext = {
         title: `listmatch evaluation: ${basename(options.list!)}`,

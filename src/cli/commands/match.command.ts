@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
+import { createMatcher } from '../../domain/matching/create-matcher.ts';
 import { matchList } from '../../domain/pipeline/match-list.ts';
 import type { CliContext } from '../cli-context.ts';
 import { parseAppendedFields } from '../output.ts';
@@ -35,7 +35,7 @@ export function matchCommand(program: Command, context: CliContext): void {
         const summary = await matchList({
           source: createReadStream(file, { highWaterMark: 1 << 20 }),
           output: createWriteStream(options.out),
-          matcher: createDeterministicMatcher(voters),
+          matcher: createMatcher(voters),
           voters,
           appendedFields,
           maxMatches,

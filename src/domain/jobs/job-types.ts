@@ -66,6 +66,8 @@ export interface JobSummary {
   matchRate: number;
   matchesByMethod: Record<string, number>;
   unmatchedReasons: Record<string, number>;
+  /** Rows with a value present but unusable, by kind (`invalid_phone`, `invalid_dob`, …). */
+  inputProblems: Record<string, number>;
   identifierColumns: string[];
   passthroughColumns: string[];
   warnings: { total: number; byKind: Record<string, number>; first: string[] };

@@ -23,12 +23,13 @@ export function createDeterministicMatcher(voters: VoterSnapshot): Matcher {
   return {
     name: 'deterministic',
     matchBatch(rows: readonly MatchInput[], options: MatchOptions): MatchOutcome[] {
-      return rows.map((row) => matchRow(voters, row, options.maxMatches));
+      return rows.map((row) => matchIds(voters, row, options.maxMatches));
     },
   };
 }
 
-function matchRow(voters: VoterSnapshot, row: MatchInput, maxMatches: number): MatchOutcome {
+/** The id strategies alone for one row (the probabilistic matcher runs them first). */
+export function matchIds(voters: VoterSnapshot, row: MatchInput, maxMatches: number): MatchOutcome {
   const candidates: MatchCandidate[] = [];
   let hadId = false;
   let missingState = false;

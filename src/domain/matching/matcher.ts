@@ -44,6 +44,8 @@ export interface MatchCandidate {
   score: number;
   /** The strategy that found it (sm.method). */
   method: string;
+  /** Agreement per compared field (sm.explain), e.g. `first=nickname last=exact zip=exact`. */
+  explain?: string;
 }
 
 /** Per row: candidates best first (at most maxMatches), or a reason when there are none. */
@@ -51,6 +53,8 @@ export interface MatchOutcome {
   candidates: MatchCandidate[];
   /** Why the row has no match (counted in the summary), when candidates is empty. */
   unmatchedReason?: string;
+  /** Values of the row that were present but unusable (`invalid_phone`, …), counted in the summary. */
+  problems?: string[];
 }
 
 export interface MatchOptions {

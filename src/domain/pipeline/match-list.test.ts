@@ -22,7 +22,7 @@ const APPENDED: AppendedField[] = [
   { source: 'party', as: 'party' },
   { source: 'county', as: 'county' },
 ];
-const MATCH_HEADER = 'sm.input_row,sm.rank,sm.match,sm.score,sm.method,vb.voterbase_id';
+const MATCH_HEADER = 'sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id';
 
 type Options = Partial<Omit<MatchListInput, 'source' | 'output'>>;
 
@@ -78,14 +78,14 @@ describe('matchList output layout', () => {
     const { lines } = await run('matchback_id,voterbase_id,Notes\nm1,TX-000000001,hi\n', {
       appendedFields: APPENDED,
     });
-    assert.deepEqual(lines.slice(1), ['m1,TX-000000001,hi,1,1,Y,100,voterbase_id,TX-000000001,D,Travis']);
+    assert.deepEqual(lines.slice(1), ['m1,TX-000000001,hi,1,1,Y,100,voterbase_id,,TX-000000001,D,Travis']);
   });
 
   it('keeps unmatched rows with N and empty match columns', async () => {
     const { lines } = await run('matchback_id,voterbase_id,Notes\nm2,TX-999999999,x\nm3,,y\n', {
       appendedFields: APPENDED,
     });
-    assert.deepEqual(lines.slice(1), ['m2,TX-999999999,x,1,,N,,,,,', 'm3,,y,2,,N,,,,,']);
+    assert.deepEqual(lines.slice(1), ['m2,TX-999999999,x,1,,N,,,,,,', 'm3,,y,2,,N,,,,,,']);
   });
 
   it('writes one line per match with ranks 1 and 2 when max_matches is 2', async () => {
@@ -97,8 +97,8 @@ describe('matchList output layout', () => {
       },
     );
     assert.deepEqual(lines.slice(1), [
-      'm1,TX-000000001,777,TX,1,1,Y,100,voterbase_id,TX-000000001,D',
-      "m1,TX-000000001,777,TX,1,2,Y,100,voter_id,TX-000000002,'=R",
+      'm1,TX-000000001,777,TX,1,1,Y,100,voterbase_id,,TX-000000001,D',
+      "m1,TX-000000001,777,TX,1,2,Y,100,voter_id,,TX-000000002,'=R",
     ]);
     assert.equal(summary.rows, 1);
     assert.equal(summary.matchedRows, 1);
@@ -114,7 +114,7 @@ describe('matchList output layout', () => {
     });
     assert.deepEqual(lines, [
       `voterbase_id,${MATCH_HEADER},vb.missing,vb.party`,
-      'TX-000000001,1,1,Y,100,voterbase_id,TX-000000001,,D',
+      'TX-000000001,1,1,Y,100,voterbase_id,,TX-000000001,,D',
     ]);
     assert.equal(summary.warnings.byKind['appended_field_missing'], 1);
   });
@@ -132,19 +132,19 @@ describe('matchList input handling', () => {
     const { lines, summary } = await run('\uFEFFVoterBase_ID,STATE,Voter_ID\r\nxx-1,tx,0012345\r\n');
     assert.deepEqual(lines, [
       `VoterBase_ID,STATE,Voter_ID,${MATCH_HEADER}`,
-      'xx-1,tx,0012345,1,1,Y,100,voter_id,TX-000000001',
+      'xx-1,tx,0012345,1,1,Y,100,voter_id,,TX-000000001',
     ]);
     assert.deepEqual(summary.identifierColumns, ['voterbase_id', 'state', 'voter_id']);
   });
 
   it('accepts spaces and hyphens for underscores in header names', async () => {
     const { lines } = await run(' Exact Track ,voter-id\nET0002,\n');
-    assert.equal(lines[1], 'ET0002,,1,1,Y,100,exact_track,TX-000000002');
+    assert.equal(lines[1], 'ET0002,,1,1,Y,100,exact_track,,TX-000000002');
   });
 
   it('reads a file without a final newline', async () => {
     const { lines } = await run('voterbase_id\nTX-000000001');
-    assert.equal(lines[1], 'TX-000000001,1,1,Y,100,voterbase_id,TX-000000001');
+    assert.equal(lines[1], 'TX-000000001,1,1,Y,100,voterbase_id,,TX-000000001');
   });
 
   it('carries unknown columns through unchanged, in place', async () => {
@@ -153,7 +153,7 @@ describe('matchList input handling', () => {
     );
     assert.deepEqual(lines, [
       `Favorite Color,voterbase_id,"notes, misc",Donor Level,${MATCH_HEADER}`,
-      '"red, dark",TX-000000002,"said ""hi""",Gold,1,1,Y,100,voterbase_id,TX-000000002',
+      '"red, dark",TX-000000002,"said ""hi""",Gold,1,1,Y,100,voterbase_id,,TX-000000002',
     ]);
     assert.deepEqual(summary.passthroughColumns, ['Favorite Color', 'notes, misc', 'Donor Level']);
     assert.deepEqual(summary.identifierColumns, ['voterbase_id']);
@@ -176,7 +176,7 @@ describe('matchList input handling', () => {
     const { lines } = await run(
       'voterbase_id,a,b,c,d,e,f,g\n=cmd|x,=SUM(A1),+x,-x,@x,-78.91,+19195550100,-5\n',
     );
-    assert.equal(lines[1], "'=cmd|x,'=SUM(A1),'+x,'-x,'@x,-78.91,+19195550100,-5,1,,N,,,");
+    assert.equal(lines[1], "'=cmd|x,'=SUM(A1),'+x,'-x,'@x,-78.91,+19195550100,-5,1,,N,,,,");
   });
 
   it('turns embedded newlines into spaces', async () => {
@@ -184,7 +184,7 @@ describe('matchList input handling', () => {
       'voterbase_id,note,matchback_id\nTX-000000001,"line 1\nline 2\r\nline 3","a\nb"\n',
     );
     assert.equal(output.split('\n').length, 3);
-    assert.equal(lines[1], 'TX-000000001,line 1 line 2 line 3,a b,1,1,Y,100,voterbase_id,TX-000000001');
+    assert.equal(lines[1], 'TX-000000001,line 1 line 2 line 3,a b,1,1,Y,100,voterbase_id,,TX-000000001');
   });
 
   it('pads short rows, drops extra fields and counts both as warnings', async () => {
@@ -192,9 +192,9 @@ describe('matchList input handling', () => {
       'voterbase_id,a,b\nTX-000000001\nTX-000000002,1,2,3,4\nOH-000000003,x,y\n',
     );
     assert.deepEqual(lines.slice(1), [
-      'TX-000000001,,,1,1,Y,100,voterbase_id,TX-000000001',
-      'TX-000000002,1,2,2,1,Y,100,voterbase_id,TX-000000002',
-      'OH-000000003,x,y,3,1,Y,100,voterbase_id,OH-000000003',
+      'TX-000000001,,,1,1,Y,100,voterbase_id,,TX-000000001',
+      'TX-000000002,1,2,2,1,Y,100,voterbase_id,,TX-000000002',
+      'OH-000000003,x,y,3,1,Y,100,voterbase_id,,OH-000000003',
     ]);
     assert.equal(summary.warnings.total, 2);
     assert.deepEqual(summary.warnings.byKind, { ragged_row: 2 });
@@ -266,7 +266,7 @@ describe('matchList refusals', () => {
         maxRowBytes: 1024,
       },
     );
-    assert.deepEqual(lines.slice(1), ['TX-000000002,ok,1,1,Y,100,voterbase_id,TX-000000002']);
+    assert.deepEqual(lines.slice(1), ['TX-000000002,ok,1,1,Y,100,voterbase_id,,TX-000000002']);
     assert.deepEqual(summary.warnings.byKind, { row_too_long: 1 });
   });
 
@@ -279,7 +279,7 @@ describe('matchList refusals', () => {
     ]);
     const summary = await matchList({ ...inputFor('', output, { maxRowBytes: 1024 }), source });
     assert.deepEqual((await collected).trimEnd().split('\n').slice(1), [
-      'TX-000000002,ok,1,1,Y,100,voterbase_id,TX-000000002',
+      'TX-000000002,ok,1,1,Y,100,voterbase_id,,TX-000000002',
     ]);
     assert.deepEqual(summary.warnings.byKind, { row_too_long: 1 });
     assert.equal(summary.rows, 1);
@@ -295,6 +295,7 @@ describe('matchList refusals', () => {
       matchRate: 0,
       matchesByMethod: {},
       unmatchedReasons: {},
+      inputProblems: {},
       identifierColumns: ['voterbase_id'],
       passthroughColumns: ['matchback_id'],
       warnings: { total: 1, byKind: { no_data_rows: 1 }, first: ['the file has a header but no data rows'] },
@@ -323,6 +324,7 @@ describe('matchList summary', () => {
       matchRate: 0.5714,
       matchesByMethod: { voterbase_id: 2, voter_id: 1, exact_track: 1 },
       unmatchedReasons: { id_not_found: 1, no_id_values: 1, id_without_valid_state: 1 },
+      inputProblems: {},
       identifierColumns: ['voterbase_id', 'voter_id', 'state', 'exact_track'],
       passthroughColumns: ['matchback_id'],
       warnings: { total: 0, byKind: {}, first: [] },
@@ -341,7 +343,7 @@ describe('matchList summary', () => {
     };
     const { summary, lines } = await run('voterbase_id\nA\nB\n', { matcher: silent });
     assert.deepEqual(summary.unmatchedReasons, { no_match: 2 });
-    assert.equal(lines[2], 'B,2,,N,,,');
+    assert.equal(lines[2], 'B,2,,N,,,,');
   });
 
   it('passes max_matches, search radius and reference date to the matcher', async () => {

@@ -19,6 +19,7 @@ export const MATCH_COLUMNS = [
   'sm.match',
   'sm.score',
   'sm.method',
+  'sm.explain',
   'vb.voterbase_id',
 ] as const;
 const MAX_WARNING_MESSAGES = 100;
@@ -55,6 +56,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   const writer = new CsvChunkWriter(input.output);
   const matchesByMethod: Record<string, number> = {};
   const unmatchedReasons: Record<string, number> = {};
+  const inputProblems: Record<string, number> = {};
   let layout: Layout | null = null;
   let rows = 0;
   let matchedRows = 0;
@@ -110,11 +112,13 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
       const fields = event.rows[i]!.fields;
       const outcome = outcomes[i]!;
       const rowNumber = String(batch[i]!.row);
+      if (outcome.problems)
+        for (const problem of outcome.problems) inputProblems[problem] = (inputProblems[problem] ?? 0) + 1;
       if (outcome.candidates.length === 0) {
         const reason = outcome.unmatchedReason ?? 'no_match';
         unmatchedReasons[reason] = (unmatchedReasons[reason] ?? 0) + 1;
         const wait = writer.writeRow(
-          [...fields, rowNumber, '', 'N', '', '', '', ...current.emptyAppended],
+          [...fields, rowNumber, '', 'N', '', '', '', '', ...current.emptyAppended],
           current.neutralize,
         );
         if (wait) await wait;
@@ -136,6 +140,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
             'Y',
             String(Math.round(candidate.score)),
             candidate.method,
+            candidate.explain ?? '',
             ...voterValues,
           ],
           current.neutralize,
@@ -158,6 +163,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     matchRate: rows === 0 ? 0 : Math.round((matchedRows / rows) * 10_000) / 10_000,
     matchesByMethod,
     unmatchedReasons,
+    inputProblems,
     identifierColumns: layout.identifierNames,
     passthroughColumns: layout.passthroughNames,
     warnings: warnings.toJSON(),

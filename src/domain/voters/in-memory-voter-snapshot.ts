@@ -11,6 +11,8 @@ export class InMemoryVoterSnapshot implements VoterSnapshot {
   readonly version: string;
   readonly columns: readonly string[];
   readonly lookups: [IdIndexName, string][] = [];
+  /** Built from the rows by the matcher on first use. */
+  readonly matchIndex = null;
   private readonly rows: string[][];
   private readonly indexes = new Map<IdIndexName, Map<string, number[]>>();
 

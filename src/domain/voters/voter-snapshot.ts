@@ -1,3 +1,4 @@
+import type { MatchIndex } from '../matching/index/match-index.ts';
 import type { IdIndexName } from './voter-columns.ts';
 
 /**
@@ -17,6 +18,8 @@ export interface VoterSnapshot {
   fields(index: number, columns: readonly number[]): string[];
   /** Position of a column, or -1. */
   columnIndex(name: string): number;
+  /** The probabilistic matcher's index, built at import and loaded with the snapshot (null: none stored). */
+  readonly matchIndex: MatchIndex | null;
 }
 
 export interface VoterImportReport {

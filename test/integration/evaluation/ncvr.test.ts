@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createDeterministicMatcher } from '../../../src/domain/matching/deterministic-matcher.ts';
 import type { Matcher, MatchInput } from '../../../src/domain/matching/matcher.ts';
 import { prepareNcvr, runNcvrEvaluation } from '../../../src/evaluation/ncvr.ts';
 import { runCli } from './cli-support.ts';
@@ -68,9 +69,22 @@ describe('eval ncvr', () => {
     });
   });
 
+  test('the default matcher finds the members from name, address and age, and not the stranger', async () => {
+    const result = await runNcvrEvaluation({ dir: bench });
+    assert.equal(result.skipped, false);
+    if (result.skipped) return;
+    const o = result.metrics.overall;
+    assert.deepEqual([o.rows, o.members, o.nonMembers, o.nonMemberPredicted, o.wrongVoter], [5, 4, 1, 0, 0]);
+    assert.equal(o.correct, 4);
+  });
+
   test('the deterministic matcher finds nothing (no ids are sent): recall 0, precision n/a', async () => {
     const work = await mkdtemp(join(dir, 'work-'));
-    const result = await runNcvrEvaluation({ dir: bench, workDir: work });
+    const result = await runNcvrEvaluation({
+      dir: bench,
+      workDir: work,
+      matcherFactory: createDeterministicMatcher,
+    });
     assert.equal(result.skipped, false);
     if (result.skipped) return;
     assert.deepEqual(await readdir(work), [], 'scratch files removed');

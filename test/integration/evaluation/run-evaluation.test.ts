@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createDeterministicMatcher } from '../../../src/domain/matching/deterministic-matcher.ts';
 import type { Matcher } from '../../../src/domain/matching/matcher.ts';
 import { runEvaluation } from '../../../src/evaluation/run-evaluation.ts';
 import { runCli } from './cli-support.ts';
@@ -77,6 +78,7 @@ describe('runEvaluation end to end (deterministic ids)', () => {
       truthPath: paths.truth,
       maxMatches: 2,
       workDir: work,
+      matcherFactory: createDeterministicMatcher,
     });
     assert.deepEqual(await readdir(work), [], 'scratch data dir removed');
     const o = result.metrics.overall;
@@ -138,6 +140,7 @@ describe('runEvaluation end to end (deterministic ids)', () => {
       listPath: paths.list,
       truthPath: paths.truth2,
       maxMatches: 1,
+      matcherFactory: createDeterministicMatcher,
     });
     assert.deepEqual(
       result.metrics.byPattern.map((p) => p.pattern),
@@ -256,6 +259,8 @@ describe('runEvaluation end to end (deterministic ids)', () => {
         paths.list,
         '--truth',
         paths.truth,
+        '--matcher',
+        'deterministic',
         '--json',
       ]),
     );

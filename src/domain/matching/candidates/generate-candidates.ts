@@ -1,0 +1,221 @@
+import {
+  CELL_DEGREES,
+  cellAt,
+  KEY,
+  keyCellFirst,
+  keyCellLast,
+  keyCityLast,
+  keyDobFirst,
+  keyDobLast,
+  keyEmail,
+  keyEmailCheck,
+  keyHouseStreet,
+  keyHouseZip,
+  keyLastYear,
+  keyPhone,
+  keyPhoneCheck,
+  keyStateName,
+  keyZipFirst,
+  keyZipLast,
+} from '../index/blocking-keys.ts';
+import { forEachInitial, initialOf, initialsOf, type MatchIndex, streetSound } from '../index/match-index.ts';
+import { distanceMiles, type Query } from '../score/compare-person.ts';
+
+/**
+ * Candidate generation: the union of the voters listed under each blocking key the input row
+ * can form, plus the voters with a similar name within a radius of the row's location.
+ * Returns voter → bit mask of the key kinds that found it.
+ */
+export interface CandidateOptions {
+  /** A key listing more voters than this is too common to block on (counted, skipped). */
+  maxPostings: number;
+  /** Fixed radius (spec `search_radius`), or null for the density-based radius. */
+  searchRadiusMiles: number | null;
+}
+
+export const DEFAULT_CANDIDATE_OPTIONS: CandidateOptions = { maxPostings: 5000, searchRadiusMiles: null };
+
+/** Voters within the dynamic radius: about this many (the radius adapts to density). */
+const RADIUS_TARGET_VOTERS = 1500;
+export const MIN_RADIUS_MILES = 0.5;
+export const MAX_RADIUS_MILES = 25;
+const MILES_PER_DEGREE_LAT = 69.05;
+
+export function generateCandidates(
+  index: MatchIndex,
+  q: Query,
+  options: CandidateOptions,
+  out: Map<number, number>,
+): void {
+  const postings = index.data.postings;
+  const p = q.person;
+  const collect = (kind: number, hash: number) => {
+    const [start, end] = postings.range(hash);
+    if (end - start > options.maxPostings) return;
+    const bit = 1 << kind;
+    for (let i = start; i < end; i++) {
+      const voter = postings.voters[i]!;
+      out.set(voter, (out.get(voter) ?? 0) | bit);
+    }
+  };
+
+  // Phone and e-mail: a voter agrees when both independent hashes list it.
+  if (p.phones.length > 0) {
+    q.phoneVoters = intersect(index, keyPhone(p.phones[0]!), keyPhoneCheck(p.phones[0]!));
+    for (const voter of q.phoneVoters) out.set(voter, (out.get(voter) ?? 0) | (1 << KEY.phone));
+  }
+  if (p.email !== '') {
+    q.emailVoters = intersect(index, keyEmail(p.email), keyEmailCheck(p.email));
+    for (const voter of q.emailVoters) out.set(voter, (out.get(voter) ?? 0) | (1 << KEY.email));
+  }
+
+  const lastInitial = initialOf(p.last);
+  if (q.zip !== 0) {
+    if (q.lastSound !== 0) collect(KEY.zipLast, keyZipLast(q.zip, q.lastSound));
+    if (lastInitial !== 0)
+      for (const group of q.firstGroups) collect(KEY.zipFirst, keyZipFirst(q.zip, group, lastInitial));
+  } else if (q.cityId > 0 && q.stateId > 0 && q.lastSound !== 0) {
+    collect(KEY.cityLast, keyCityLast(q.cityId, q.stateId, q.lastSound));
+  } else if (q.stateId > 0 && q.lastSound !== 0) {
+    // Nothing local to block on: the same name anywhere in the state (a common name lists too
+    // many voters and is skipped; the scorer's competition keeps the rest honest).
+    for (const group of q.firstGroups) collect(KEY.stateName, keyStateName(q.stateId, q.lastSound, group));
+  }
+
+  // Date of birth (and its day/month swap), or the years an age allows.
+  const initials = p.first === '' ? 0 : initialsOf(p.first);
+  if (q.dob !== 0) {
+    const year = Math.floor(q.dob / 10000);
+    const month = Math.floor(q.dob / 100) % 100;
+    const day = q.dob % 100;
+    const dates = [q.dob];
+    if (month !== 0 && day !== 0 && day <= 12 && day !== month) dates.push(year * 10000 + day * 100 + month);
+    if (day !== 0) {
+      for (const date of dates) {
+        forEachInitial(initials, (initial) => collect(KEY.dobFirst, keyDobFirst(date, initial)));
+        if (q.lastSound !== 0) collect(KEY.dobLast, keyDobLast(date, q.lastSound));
+      }
+    }
+    if (q.lastSound !== 0) {
+      for (const y of [year - 1, year, year + 1]) {
+        forEachInitial(initials, (initial) => collect(KEY.lastYear, keyLastYear(q.lastSound, initial, y)));
+      }
+    }
+  } else if (p.birthYears !== null && q.lastSound !== 0) {
+    for (let y = p.birthYears[0] - 1; y <= p.birthYears[1] + 1; y++) {
+      forEachInitial(initials, (initial) => collect(KEY.lastYear, keyLastYear(q.lastSound, initial, y)));
+    }
+  }
+
+  if (q.houseId > 0) {
+    if (q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseId, q.zip));
+    if (q.stateId >= 0) {
+      collect(KEY.houseStreet, keyHouseStreet(q.houseId, streetSound(p.street), Math.max(0, q.stateId)));
+    }
+  }
+
+  locate(index, q, out);
+  if (q.location !== null && (q.lastSound !== 0 || q.firstGroups.length > 0)) {
+    q.radiusMiles = options.searchRadiusMiles ?? dynamicRadius(index, q.location.lat, q.location.lon);
+    searchRadius(index, q, options, out);
+  }
+}
+
+function intersect(index: MatchIndex, hash: number, check: number): Set<number> {
+  const postings = index.data.postings;
+  const [start, end] = postings.range(hash);
+  const found = new Set<number>();
+  if (end === start) return found;
+  const [checkStart, checkEnd] = postings.range(check);
+  for (let i = start; i < end; i++) {
+    const voter = postings.voters[i]!;
+    for (let j = checkStart; j < checkEnd; j++) {
+      if (postings.voters[j] === voter) {
+        found.add(voter);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** The row's location: its coordinates, else its address's (from a voter there), else its ZIP's centroid. */
+function locate(index: MatchIndex, q: Query, candidates: Map<number, number>): void {
+  const p = q.person;
+  if (!Number.isNaN(p.lat)) {
+    q.location = { lat: p.lat, lon: p.lon, source: 'coordinates' };
+    return;
+  }
+  const data = index.data;
+  if (q.houseId > 0 && q.streetId > 0) {
+    for (const [voter, bits] of candidates) {
+      if (!(bits & ((1 << KEY.houseZip) | (1 << KEY.houseStreet)))) continue;
+      if (data.ids.house[voter] === q.houseId && data.ids.street[voter] === q.streetId) {
+        const lat = data.lat[voter]!;
+        if (!Number.isNaN(lat)) {
+          q.location = { lat, lon: data.lon[voter]!, source: 'address' };
+          return;
+        }
+      }
+    }
+  }
+  if (q.zip !== 0) {
+    const centroid = index.zipCentroid(q.zip);
+    if (centroid !== null) q.location = { lat: centroid[0], lon: centroid[1], source: 'zip' };
+  }
+}
+
+/**
+ * Radius holding about RADIUS_TARGET_VOTERS voters at the density of the 3 × 3 map cells around
+ * the point: a fraction of a mile in a city, many miles in the country.
+ */
+export function dynamicRadius(index: MatchIndex, lat: number, lon: number): number {
+  const row = Math.floor((lat + 90) / CELL_DEGREES);
+  const column = Math.floor((lon + 180) / CELL_DEGREES);
+  let voters = 0;
+  for (let dr = -1; dr <= 1; dr++)
+    for (let dc = -1; dc <= 1; dc++) voters += index.cellCount(cellAt(row + dr, column + dc));
+  const cellMiles = CELL_DEGREES * MILES_PER_DEGREE_LAT;
+  const area = 9 * cellMiles * cellMiles * Math.max(0.2, Math.cos((lat * Math.PI) / 180));
+  if (voters === 0) return MAX_RADIUS_MILES;
+  const radius = Math.sqrt(RADIUS_TARGET_VOTERS / (Math.PI * (voters / area)));
+  return Math.min(MAX_RADIUS_MILES, Math.max(MIN_RADIUS_MILES, radius));
+}
+
+function searchRadius(
+  index: MatchIndex,
+  q: Query,
+  options: CandidateOptions,
+  out: Map<number, number>,
+): void {
+  const { lat, lon } = q.location!;
+  const radius = q.radiusMiles;
+  const dLat = radius / MILES_PER_DEGREE_LAT;
+  const dLon = radius / (MILES_PER_DEGREE_LAT * Math.max(0.05, Math.cos((lat * Math.PI) / 180)));
+  const rowFrom = Math.floor((lat - dLat + 90) / CELL_DEGREES);
+  const rowTo = Math.floor((lat + dLat + 90) / CELL_DEGREES);
+  const columnFrom = Math.floor((lon - dLon + 180) / CELL_DEGREES);
+  const columnTo = Math.floor((lon + dLon + 180) / CELL_DEGREES);
+  const postings = index.data.postings;
+  const data = index.data;
+  const byFirst = q.location!.source === 'coordinates';
+  const bit = 1 << KEY.cellLast;
+  const visit = (hash: number) => {
+    const [start, end] = postings.range(hash);
+    if (end - start > options.maxPostings) return;
+    for (let i = start; i < end; i++) {
+      const voter = postings.voters[i]!;
+      const vLat = data.lat[voter]!;
+      if (distanceMiles(lat, lon, vLat, data.lon[voter]!) > radius) continue;
+      out.set(voter, (out.get(voter) ?? 0) | bit);
+    }
+  };
+  for (let row = rowFrom; row <= rowTo; row++) {
+    for (let column = columnFrom; column <= columnTo; column++) {
+      const cell = cellAt(row, column);
+      if (index.cellCount(cell) === 0) continue;
+      if (q.lastSound !== 0) visit(keyCellLast(cell, q.lastSound));
+      if (byFirst) for (const group of q.firstGroups) visit(keyCellFirst(cell, group));
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import { finish, hash3, hash4, hashString, mix } from './hashing.ts';
+
+/**
+ * The blocking keys: each names a set of voters that could be the person of an input row. The
+ * voter side (index build) and the query side (candidate generation) both compute keys here, so
+ * they cannot drift apart. Every key is a 32-bit hash of small integers.
+ */
+export const KEY = {
+  /** ZIP + surname sound: "name + ZIP", typo-tolerant on the surname. */
+  zipLast: 1,
+  /** ZIP + first-name group (nicknames share the formal name's group) + surname initial. */
+  zipFirst: 2,
+  /** Surname sound + first initial + birth year: "name + dob/age" without a location. */
+  lastYear: 3,
+  /** Full date of birth + first initial: survives a surname change. */
+  dobFirst: 4,
+  /** House number + ZIP: survives a misspelled street. */
+  houseZip: 5,
+  /** House number + sound of the street's first word + state: addresses without a ZIP. */
+  houseStreet: 6,
+  phone: 7,
+  email: 8,
+  /** Map cell + surname sound: "similar name within a radius". */
+  cellLast: 9,
+  /** City + state + surname sound: "name + city" when the ZIP is missing. */
+  cityLast: 10,
+  /** Full date of birth + surname sound: survives a first-name change (nickname, typo). */
+  dobLast: 11,
+  /** Map cell + first-name group: a surname change within a radius. */
+  cellFirst: 12,
+  /** Second, independent hashes of phone and e-mail: a candidate agrees only when both list it. */
+  phoneCheck: 13,
+  emailCheck: 14,
+  /** State + surname sound + first-name group: the fallback for rows with no ZIP, city or dob. */
+  stateName: 15,
+} as const;
+
+export const keyZipLast = (zip: number, lastSound: number) => hash3(KEY.zipLast, zip, lastSound);
+export const keyZipFirst = (zip: number, firstGroup: number, lastInitial: number) =>
+  hash4(KEY.zipFirst, zip, firstGroup, lastInitial);
+export const keyLastYear = (lastSound: number, firstInitial: number, year: number) =>
+  hash4(KEY.lastYear, lastSound, firstInitial, year);
+export const keyDobFirst = (dob: number, firstInitial: number) => hash3(KEY.dobFirst, dob, firstInitial);
+export const keyDobLast = (dob: number, lastSound: number) => hash3(KEY.dobLast, dob, lastSound);
+export const keyHouseZip = (house: number, zip: number) => hash3(KEY.houseZip, house, zip);
+export const keyHouseStreet = (house: number, streetSound: number, state: number) =>
+  hash4(KEY.houseStreet, house, streetSound, state);
+export const keyCellLast = (cell: number, lastSound: number) => hash3(KEY.cellLast, cell, lastSound);
+export const keyCellFirst = (cell: number, firstGroup: number) => hash3(KEY.cellFirst, cell, firstGroup);
+export const keyStateName = (state: number, lastSound: number, firstGroup: number) =>
+  hash4(KEY.stateName, state, lastSound, firstGroup);
+export const keyCityLast = (city: number, state: number, lastSound: number) =>
+  hash4(KEY.cityLast, city, state, lastSound);
+
+/** A 10-digit phone as two 5-digit halves (it does not fit 32 bits). */
+export function keyPhone(phone: string): number {
+  const high = Number(phone.slice(0, 5));
+  const low = Number(phone.slice(5));
+  return hash3(KEY.phone, high, low);
+}
+
+export function keyPhoneCheck(phone: string): number {
+  return hash3(KEY.phoneCheck, Number(phone.slice(0, 4)), Number(phone.slice(4)));
+}
+
+export const keyEmail = (email: string) => finish(mix(KEY.email, hashString(email)));
+export const keyEmailCheck = (email: string) => finish(mix(KEY.emailCheck, hashString(`${email}|check`)));
+
+/** ZIP as an integer; 0 when missing ('00501' → 501, so no real ZIP is 0). */
+export const zipNumber = (zip: string): number => (zip === '' ? 0 : Number(zip));
+
+/** Map cells of 0.02° × 0.02° (about 1.4 × 1.1 miles at 40°N). */
+export const CELL_DEGREES = 0.02;
+const CELLS_PER_ROW = Math.ceil(360 / CELL_DEGREES);
+
+export function cellOf(lat: number, lon: number): number {
+  return cellAt(Math.floor((lat + 90) / CELL_DEGREES), Math.floor((lon + 180) / CELL_DEGREES));
+}
+
+export const cellAt = (row: number, column: number): number =>
+  row * CELLS_PER_ROW + (((column % CELLS_PER_ROW) + CELLS_PER_ROW) % CELLS_PER_ROW);

@@ -1,0 +1,354 @@
+import { formalNames as formalNamesOf } from '../normalize/nicknames.ts';
+import type { NormalizedPerson } from '../normalize/person.ts';
+import { phoneticCodes } from '../normalize/phonetic.ts';
+import {
+  cellOf,
+  keyCellFirst,
+  keyCellLast,
+  keyCityLast,
+  keyDobFirst,
+  keyDobLast,
+  keyEmail,
+  keyEmailCheck,
+  keyHouseStreet,
+  keyHouseZip,
+  keyLastYear,
+  keyPhone,
+  keyPhoneCheck,
+  keyStateName,
+  keyZipFirst,
+  keyZipLast,
+  zipNumber,
+} from './blocking-keys.ts';
+import { hashString } from './hashing.ts';
+import { type KeyPostings, PostingsCollector } from './key-postings.ts';
+import { type StringDictionary, StringDictionaryBuilder } from './string-dictionary.ts';
+
+/** Dictionary-backed text fields of a voter. */
+export const TEXT_FIELDS = [
+  'first',
+  'middle',
+  'last',
+  'suffix',
+  'house',
+  'street',
+  'unit',
+  'city',
+  'state',
+] as const;
+export type TextField = (typeof TEXT_FIELDS)[number];
+
+export const GENDER_CODE = { '': 0, F: 1, M: 2 } as const;
+export const CONTACT_PHONE = 1;
+export const CONTACT_EMAIL = 2;
+
+/**
+ * Everything the matcher needs about the voter file, in columns of typed arrays (about 50 bytes
+ * per voter plus about 9 bytes per blocking-key entry): the normalized fields as dictionary ids,
+ * dates and coordinates, the blocking postings, and the density map of the dynamic radius.
+ * Phones and e-mails live only in the postings: a candidate agrees on them when the input's
+ * phone or e-mail key lists it.
+ */
+export interface MatchIndexData {
+  size: number;
+  dictionaries: Record<TextField, StringDictionary>;
+  /** Per voter, per text field: the value's dictionary id (0 = empty). */
+  ids: Record<TextField, Uint32Array>;
+  zip: Uint32Array;
+  /** yyyymmdd, month/day 0 when unknown, 0 when no dob. */
+  dob: Uint32Array;
+  gender: Uint8Array;
+  /** CONTACT_PHONE | CONTACT_EMAIL when the voter has one. */
+  contact: Uint8Array;
+  /** NaN when unknown. */
+  lat: Float32Array;
+  lon: Float32Array;
+  postings: KeyPostings;
+  /** Voters per map cell: sorted cell ids and their counts. */
+  cellIds: Uint32Array;
+  cellCounts: Uint32Array;
+  /** ZIP centroids: sorted ZIPs, mean coordinates and voter counts. */
+  zipIds: Uint32Array;
+  zipLat: Float32Array;
+  zipLon: Float32Array;
+}
+
+/** Derived per dictionary entry (not per voter), computed when the index is built or loaded. */
+export class NameFeatures {
+  /** Hash of the primary double-metaphone code per name id. */
+  readonly sound: Uint32Array;
+  /** Bit mask of initials (A=bit 0): the name's own and, for a nickname, its formal names'. */
+  readonly initials: Uint32Array;
+  /** First char code − 64 (A=1) per id, 0 when empty. */
+  readonly initial: Uint8Array;
+
+  constructor(dictionary: StringDictionary, withNicknames: boolean) {
+    const n = dictionary.size;
+    this.sound = new Uint32Array(n);
+    this.initials = new Uint32Array(n);
+    this.initial = new Uint8Array(n);
+    for (let id = 1; id < n; id++) {
+      const value = dictionary.value(id);
+      this.sound[id] = soundOf(value);
+      this.initial[id] = initialOf(value);
+      this.initials[id] = withNicknames ? initialsOf(value) : initialBit(value);
+    }
+  }
+}
+
+export const soundOf = (name: string): number => (name === '' ? 0 : hashString(phoneticCodes(name)[0]));
+export const initialOf = (name: string): number => {
+  const c = name.charCodeAt(0) - 64;
+  return c >= 1 && c <= 26 ? c : 0;
+};
+const initialBit = (name: string): number => {
+  const c = initialOf(name);
+  return c === 0 ? 0 : 1 << (c - 1);
+};
+
+/** Initials a first name may be filed under: its own and those of the formal names it stands for. */
+export function initialsOf(first: string): number {
+  let mask = initialBit(first);
+  for (const formal of formalNamesOf(first)) mask |= initialBit(formal);
+  return mask;
+}
+
+/**
+ * Blocking groups of a first name: a hash of each formal name it can stand for (BOB and ROBERT
+ * both give ROBERT's), or, for a name outside the nickname table, a hash of its sound. Hashes of
+ * names, not table positions, so a stored index stays valid when the table grows.
+ */
+export function firstGroupsOf(first: string): readonly number[] {
+  if (first === '') return [];
+  const formal = formalNamesOf(first);
+  if (formal.length > 0) return formal.map((name) => hashString(name));
+  return [(soundOf(first) ^ 0x5bd1e995) >>> 0];
+}
+
+/** Longest word of a street: the part least likely to be abbreviated differently. */
+export function streetSound(street: string): number {
+  if (street === '') return 0;
+  let best = '';
+  for (const word of street.split(' ')) if (word.length > best.length) best = word;
+  return hashString(best);
+}
+
+export class MatchIndex {
+  readonly data: MatchIndexData;
+  readonly first: NameFeatures;
+  readonly last: NameFeatures;
+  /** First-name groups per first-name id. */
+  readonly firstGroups: (readonly number[])[];
+  /** Street sound per street id. */
+  readonly streetSound: Uint32Array;
+
+  constructor(data: MatchIndexData) {
+    this.data = data;
+    this.first = new NameFeatures(data.dictionaries.first, true);
+    this.last = new NameFeatures(data.dictionaries.last, false);
+    const firsts = data.dictionaries.first;
+    this.firstGroups = new Array(firsts.size);
+    for (let id = 0; id < firsts.size; id++) this.firstGroups[id] = firstGroupsOf(firsts.value(id));
+    const streets = data.dictionaries.street;
+    this.streetSound = new Uint32Array(streets.size);
+    for (let id = 1; id < streets.size; id++) this.streetSound[id] = streetSound(streets.value(id));
+  }
+
+  get size(): number {
+    return this.data.size;
+  }
+
+  /** Voters in a map cell (0 when none). */
+  cellCount(cell: number): number {
+    const i = binarySearch(this.data.cellIds, cell);
+    return i < 0 ? 0 : this.data.cellCounts[i]!;
+  }
+
+  /** Mean coordinates of the voters of a ZIP, or null. */
+  zipCentroid(zip: number): [number, number] | null {
+    const i = binarySearch(this.data.zipIds, zip);
+    return i < 0 ? null : [this.data.zipLat[i]!, this.data.zipLon[i]!];
+  }
+}
+
+function binarySearch(sorted: Uint32Array, value: number): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const v = sorted[mid]!;
+    if (v === value) return mid;
+    if (v < value) low = mid + 1;
+    else high = mid - 1;
+  }
+  return -1;
+}
+
+/** Builds the index from normalized voters added in record order. */
+export class MatchIndexBuilder {
+  private readonly dictionaries = Object.fromEntries(
+    TEXT_FIELDS.map((f) => [f, new StringDictionaryBuilder()]),
+  ) as Record<TextField, StringDictionaryBuilder>;
+  private ids = Object.fromEntries(TEXT_FIELDS.map((f) => [f, new Uint32Array(1 << 16)])) as Record<
+    TextField,
+    Uint32Array
+  >;
+  private zip = new Uint32Array(1 << 16);
+  private dob = new Uint32Array(1 << 16);
+  private gender = new Uint8Array(1 << 16);
+  private contact = new Uint8Array(1 << 16);
+  private lat = new Float32Array(1 << 16);
+  private lon = new Float32Array(1 << 16);
+  private readonly postings = new PostingsCollector();
+  private readonly cells = new Map<number, number>();
+  private readonly zips = new Map<number, [number, number, number]>();
+  private size = 0;
+  /** Derived features per dictionary id, filled as new names appear. */
+  private readonly firstSound: number[] = [0];
+  private readonly firstInitials: number[] = [0];
+  private readonly firstGroupList: (readonly number[])[] = [[]];
+  private readonly lastSound: number[] = [0];
+  private readonly streetSounds: number[] = [0];
+
+  add(voter: number, person: NormalizedPerson): void {
+    if (voter !== this.size) throw new RangeError(`voters must be added in order (expected ${this.size})`);
+    this.ensureCapacity(voter + 1);
+    const ids = {} as Record<TextField, number>;
+    for (const field of TEXT_FIELDS) {
+      const id = this.dictionaries[field].add(person[field]);
+      ids[field] = id;
+      this.ids[field][voter] = id;
+    }
+    if (ids.first === this.firstSound.length) {
+      this.firstSound.push(soundOf(person.first));
+      this.firstInitials.push(initialsOf(person.first));
+      this.firstGroupList.push(firstGroupsOf(person.first));
+    }
+    if (ids.last === this.lastSound.length) this.lastSound.push(soundOf(person.last));
+    if (ids.street === this.streetSounds.length) this.streetSounds.push(streetSound(person.street));
+
+    const zip = zipNumber(person.zip);
+    this.zip[voter] = zip;
+    const dob = person.dob === null ? 0 : person.dob.year * 10000 + person.dob.month * 100 + person.dob.day;
+    this.dob[voter] = dob;
+    this.gender[voter] = GENDER_CODE[person.gender];
+    this.contact[voter] =
+      (person.phones.length > 0 ? CONTACT_PHONE : 0) | (person.email !== '' ? CONTACT_EMAIL : 0);
+    this.lat[voter] = person.lat;
+    this.lon[voter] = person.lon;
+
+    const lastSound = this.lastSound[ids.last]!;
+    const lastInitial = initialOf(person.last);
+    const firstGroups = this.firstGroupList[ids.first]!;
+    const firstInitials = this.firstInitials[ids.first]!;
+    const add = (hash: number) => this.postings.add(hash, voter);
+
+    if (ids.last !== 0) {
+      if (zip !== 0) add(keyZipLast(zip, lastSound));
+      if (ids.city !== 0 && ids.state !== 0) add(keyCityLast(ids.city, ids.state, lastSound));
+      if (person.dob !== null) {
+        forEachInitial(firstInitials, (initial) => add(keyLastYear(lastSound, initial, person.dob!.year)));
+        if (person.dob.day !== 0) add(keyDobLast(dob, lastSound));
+      }
+    }
+    if (ids.first !== 0) {
+      if (zip !== 0) for (const group of firstGroups) add(keyZipFirst(zip, group, lastInitial));
+      if (ids.last !== 0 && ids.state !== 0)
+        for (const group of firstGroups) add(keyStateName(ids.state, lastSound, group));
+      if (person.dob !== null && person.dob.day !== 0) {
+        forEachInitial(firstInitials, (initial) => add(keyDobFirst(dob, initial)));
+      }
+    }
+    if (ids.house !== 0) {
+      if (zip !== 0) add(keyHouseZip(ids.house, zip));
+      add(keyHouseStreet(ids.house, this.streetSounds[ids.street]!, ids.state));
+    }
+    for (const phone of person.phones) {
+      add(keyPhone(phone));
+      add(keyPhoneCheck(phone));
+    }
+    if (person.email !== '') {
+      add(keyEmail(person.email));
+      add(keyEmailCheck(person.email));
+    }
+    if (!Number.isNaN(person.lat)) {
+      const cell = cellOf(person.lat, person.lon);
+      this.cells.set(cell, (this.cells.get(cell) ?? 0) + 1);
+      if (ids.last !== 0) add(keyCellLast(cell, lastSound));
+      if (ids.first !== 0) for (const group of firstGroups) add(keyCellFirst(cell, group));
+      if (zip !== 0) {
+        const sums = this.zips.get(zip);
+        if (sums === undefined) this.zips.set(zip, [person.lat, person.lon, 1]);
+        else {
+          sums[0] += person.lat;
+          sums[1] += person.lon;
+          sums[2]++;
+        }
+      }
+    }
+    this.size++;
+  }
+
+  finish(): MatchIndex {
+    const n = this.size;
+    const cellIds = Uint32Array.from([...this.cells.keys()].sort((a, b) => a - b));
+    const zipIds = Uint32Array.from([...this.zips.keys()].sort((a, b) => a - b));
+    const data: MatchIndexData = {
+      size: n,
+      dictionaries: Object.fromEntries(TEXT_FIELDS.map((f) => [f, this.dictionaries[f].finish()])) as Record<
+        TextField,
+        StringDictionary
+      >,
+      ids: Object.fromEntries(TEXT_FIELDS.map((f) => [f, this.ids[f].slice(0, n)])) as Record<
+        TextField,
+        Uint32Array
+      >,
+      zip: this.zip.slice(0, n),
+      dob: this.dob.slice(0, n),
+      gender: this.gender.slice(0, n),
+      contact: this.contact.slice(0, n),
+      lat: this.lat.slice(0, n),
+      lon: this.lon.slice(0, n),
+      postings: this.postings.build(),
+      cellIds,
+      cellCounts: Uint32Array.from(cellIds, (cell) => this.cells.get(cell)!),
+      zipIds,
+      zipLat: Float32Array.from(zipIds, (zip) => {
+        const [lat, , count] = this.zips.get(zip)!;
+        return lat / count;
+      }),
+      zipLon: Float32Array.from(zipIds, (zip) => {
+        const [, lon, count] = this.zips.get(zip)!;
+        return lon / count;
+      }),
+    };
+    return new MatchIndex(data);
+  }
+
+  private ensureCapacity(rows: number): void {
+    if (rows <= this.zip.length) return;
+    const length = this.zip.length * 2;
+    for (const field of TEXT_FIELDS) this.ids[field] = grow(this.ids[field], new Uint32Array(length));
+    this.zip = grow(this.zip, new Uint32Array(length));
+    this.dob = grow(this.dob, new Uint32Array(length));
+    this.gender = grow(this.gender, new Uint8Array(length));
+    this.contact = grow(this.contact, new Uint8Array(length));
+    this.lat = grow(this.lat, new Float32Array(length));
+    this.lon = grow(this.lon, new Float32Array(length));
+  }
+}
+
+function grow<T extends Uint32Array | Uint8Array | Float32Array>(from: T, to: T): T {
+  to.set(from as never);
+  return to;
+}
+
+/** Calls visit with each initial (1-26) set in a mask. */
+export function forEachInitial(mask: number, visit: (initial: number) => void): void {
+  let m = mask;
+  while (m !== 0) {
+    const bit = 31 - Math.clz32(m & -m);
+    visit(bit + 1);
+    m &= m - 1;
+  }
+}

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { birthYearsFromAge, packDate, parseDob } from './dates.ts';
+
+const AS_OF = new Date(Date.UTC(2026, 5, 15)); // 2026-06-15
+
+const HOSTILE = [
+  '',
+  ' ',
+  '\t',
+  '1'.repeat(10_000),
+  '😀',
+  '1980😀0101',
+  '\u0000\u0001',
+  'NaN',
+  'null',
+  '-',
+  '//',
+  '--',
+  '1980-01-01-01',
+  '١٩٨٠٠١٠١', // Arabic-Indic digits
+  '１９８０', // fullwidth digits
+];
+
+const date = (year: number, month: number, day: number) => ({ year, month, day });
+
+describe('parseDob', () => {
+  it('YYYYMMDD, with 00 for an unknown month or day', () => {
+    assert.deepEqual(parseDob('19800115', AS_OF), date(1980, 1, 15));
+    assert.deepEqual(parseDob('19800100', AS_OF), date(1980, 1, 0));
+    assert.deepEqual(parseDob('19800000', AS_OF), date(1980, 0, 0));
+    assert.equal(parseDob('19800015', AS_OF), null, 'a day without a month');
+  });
+
+  it('YYYYMM and YYYY', () => {
+    assert.deepEqual(parseDob('198001', AS_OF), date(1980, 1, 0));
+    assert.deepEqual(parseDob('198000', AS_OF), date(1980, 0, 0));
+    assert.deepEqual(parseDob('1980', AS_OF), date(1980, 0, 0));
+  });
+
+  it('ISO forms, also with a time part', () => {
+    assert.deepEqual(parseDob('1980-01-15', AS_OF), date(1980, 1, 15));
+    assert.deepEqual(parseDob('1980/1/5', AS_OF), date(1980, 1, 5));
+    assert.deepEqual(parseDob('1980-01', AS_OF), date(1980, 1, 0));
+    assert.deepEqual(parseDob('1980-01-15T00:00:00Z', AS_OF), date(1980, 1, 15));
+    assert.deepEqual(parseDob('1980-01-15 00:00:00', AS_OF), date(1980, 1, 15));
+    assert.deepEqual(parseDob(' 1980-01-15 ', AS_OF), date(1980, 1, 15));
+  });
+
+  it('U.S. month-first forms', () => {
+    assert.deepEqual(parseDob('01/15/1980', AS_OF), date(1980, 1, 15));
+    assert.deepEqual(parseDob('1/5/1980', AS_OF), date(1980, 1, 5));
+    assert.deepEqual(parseDob('12-31-1980', AS_OF), date(1980, 12, 31));
+    assert.deepEqual(parseDob('2.29.1980', AS_OF), date(1980, 2, 29));
+  });
+
+  it('refuses day-first dates rather than guessing', () => {
+    assert.equal(parseDob('15/01/1980', AS_OF), null);
+  });
+
+  it('refuses two-digit years', () => {
+    for (const value of ['01/15/80', '1/5/80', '800115', '80'])
+      assert.equal(parseDob(value, AS_OF), null, value);
+  });
+
+  it('refuses impossible dates (leap years right)', () => {
+    for (const value of [
+      '19800230',
+      '19810229',
+      '19000229',
+      '19801301',
+      '19800132',
+      '02/30/1980',
+      '13/01/1980',
+      '1980-13-01',
+      '1980-00-10',
+      '00/10/1980',
+      '1980-04-31',
+    ]) {
+      assert.equal(parseDob(value, AS_OF), null, value);
+    }
+    assert.deepEqual(parseDob('20000229', AS_OF), date(2000, 2, 29));
+    assert.deepEqual(parseDob('19960229', AS_OF), date(1996, 2, 29));
+  });
+
+  it('refuses years before 1880 and dates after asOf, at the precision given', () => {
+    assert.equal(parseDob('18791231', AS_OF), null);
+    assert.deepEqual(parseDob('18800101', AS_OF), date(1880, 1, 1));
+    assert.deepEqual(parseDob('20260615', AS_OF), date(2026, 6, 15));
+    assert.equal(parseDob('20260616', AS_OF), null);
+    assert.deepEqual(parseDob('202606', AS_OF), date(2026, 6, 0));
+    assert.equal(parseDob('202607', AS_OF), null);
+    assert.deepEqual(parseDob('2026', AS_OF), date(2026, 0, 0));
+    assert.equal(parseDob('2027', AS_OF), null);
+    assert.equal(parseDob('99991231', AS_OF), null);
+  });
+
+  it('refuses malformed input and never throws', () => {
+    for (const value of [
+      '1980-01-15x',
+      '1980 01 15',
+      '1980-01/15',
+      '19800115 ',
+      '0115 1980',
+      '1980-1-1-1',
+      '123',
+      '12345',
+      '1234567',
+      '123456789',
+      '01/15/1980/',
+      '/01/15/1980',
+      '1980--01',
+      '+1980',
+      '-1980',
+      '1980.5',
+      ...HOSTILE,
+    ]) {
+      const parsed = parseDob(value, AS_OF);
+      // '19800115 ' is trimmed and fine; everything else here is refused.
+      if (value === '19800115 ') assert.deepEqual(parsed, date(1980, 1, 15));
+      else assert.equal(parsed, null, JSON.stringify(value.slice(0, 20)));
+    }
+  });
+});
+
+describe('birthYearsFromAge', () => {
+  it('gives the two possible birth years', () => {
+    assert.deepEqual(birthYearsFromAge('45', AS_OF), [1980, 1981]);
+    assert.deepEqual(birthYearsFromAge(' 45 ', AS_OF), [1980, 1981]);
+    assert.deepEqual(birthYearsFromAge('45.0', AS_OF), [1980, 1981]);
+    assert.deepEqual(birthYearsFromAge('045', AS_OF), [1980, 1981]);
+    assert.deepEqual(birthYearsFromAge('17', AS_OF), [2008, 2009]);
+    assert.deepEqual(birthYearsFromAge('120', AS_OF), [1905, 1906]);
+  });
+
+  it('refuses non-integers and ages out of 17..120', () => {
+    for (const value of [
+      '45.5',
+      '45.',
+      '-3',
+      '+45',
+      '999',
+      '16',
+      '121',
+      '0',
+      '1e2',
+      '45 years',
+      '4 5',
+      '0045',
+      ...HOSTILE,
+    ]) {
+      assert.equal(birthYearsFromAge(value, AS_OF), null, JSON.stringify(value.slice(0, 20)));
+    }
+  });
+});
+
+describe('packDate', () => {
+  it('packs as yyyymmdd with zeros for unknown parts', () => {
+    assert.equal(packDate(date(1980, 1, 15)), 19800115);
+    assert.equal(packDate(date(1980, 1, 0)), 19800100);
+    assert.equal(packDate(date(1980, 0, 0)), 19800000);
+    assert.equal(packDate(parseDob('12/31/1999', AS_OF)!), 19991231);
+  });
+});

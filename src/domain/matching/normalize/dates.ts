@@ -1,0 +1,163 @@
+/** Dates of birth and ages: charCode parsing, no regex, no Date objects per call. */
+
+/** A date of birth; month and day are 0 when unknown. */
+export interface PartialDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+const MIN_YEAR = 1880;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Longest accepted form: 'YYYY-MM-DDTHH:MM:SS.sssZ' and a little slack. */
+const MAX_DOB_CHARS = 40;
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+function daysIn(year: number, month: number): number {
+  if (month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0)) return 29;
+  return DAYS_IN_MONTH[month - 1]!;
+}
+
+/** Digits of value[from, to) as a number; -1 when any is not a digit. */
+function digitsAt(value: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = value.charCodeAt(i);
+    if (!isDigit(c)) return -1;
+    n = n * 10 + c - 48;
+  }
+  return n;
+}
+
+// One job has one reference date: its packed form is computed once, not per record. Keyed by
+// time value rather than object, so a Date mutated with setTime is still right.
+let lastAsOfTime = Number.NaN;
+let lastAsOfPacked = 0;
+
+function packedAsOf(asOf: Date): number {
+  const time = asOf.getTime();
+  if (time !== lastAsOfTime) {
+    lastAsOfPacked = asOf.getUTCFullYear() * 10000 + (asOf.getUTCMonth() + 1) * 100 + asOf.getUTCDate();
+    lastAsOfTime = time;
+  }
+  return lastAsOfPacked;
+}
+
+/** Validates a year/month/day (month and day 0 = unknown) against the calendar and asOf. */
+function checked(year: number, month: number, day: number, asOf: Date): PartialDate | null {
+  if (year < MIN_YEAR || month < 0 || month > 12 || day < 0) return null;
+  if (month === 0 ? day !== 0 : day > daysIn(year, month)) return null;
+  // Not born after the reference date (compared at the precision given). UTC, like the job date.
+  const asOfPacked = packedAsOf(asOf);
+  const limit =
+    month === 0
+      ? Math.floor(asOfPacked / 10000) * 10000
+      : day === 0
+        ? Math.floor(asOfPacked / 100) * 100
+        : asOfPacked;
+  if (year * 10000 + month * 100 + day > limit) return null;
+  return { year, month, day };
+}
+
+/**
+ * Date of birth → PartialDate or null. Forms: YYYYMMDD (the spec's, 00 for an unknown month or
+ * day), YYYYMM, YYYY, YYYY-MM-DD / YYYY/MM/DD / YYYY-MM (1- or 2-digit parts, a trailing time
+ * 'T…' or ' 00:00:00' as spreadsheets write it is ignored), and U.S. MM/DD/YYYY / M/D/YYYY (also
+ * with '-' or '.'). Day-first dates are not guessed: a first part > 12 is refused, not swapped.
+ * Two-digit years are ambiguous (1920 or 2020) and refused. Impossible dates, years < 1880 and
+ * dates after asOf → null. Never throws.
+ */
+export function parseDob(value: string, asOf: Date): PartialDate | null {
+  let length = value.length;
+  if (length === 8) {
+    // Fast path: YYYYMMDD, as the voter file holds it.
+    const year = digitsAt(value, 0, 4);
+    const month = digitsAt(value, 4, 6);
+    const day = digitsAt(value, 6, 8);
+    if (year >= 0 && month >= 0 && day >= 0) return checked(year, month, day, asOf);
+  }
+  if (length > MAX_DOB_CHARS) return null;
+  let start = 0;
+  while (start < length && value.charCodeAt(start) <= 32) start++;
+  while (length > start && value.charCodeAt(length - 1) <= 32) length--;
+  // Split into at most three runs of digits separated by one of '-', '/', '.'.
+  let separator = 0;
+  const parts = [0, 0, 0];
+  const widths = [0, 0, 0];
+  let count = 0;
+  let i = start;
+  for (; i < length; i++) {
+    const c = value.charCodeAt(i);
+    if (isDigit(c)) {
+      if (count === 0) count = 1;
+      if (widths[count - 1]! >= 8) return null;
+      parts[count - 1] = parts[count - 1]! * 10 + c - 48;
+      widths[count - 1]!++;
+    } else if (c === 45 || c === 47 || c === 46) {
+      if (count === 0 || widths[count - 1] === 0 || count === 3) return null;
+      if (separator === 0) separator = c;
+      else if (c !== separator) return null;
+      count++;
+    } else if ((c === 84 || c === 32) && count === 3 && widths[0] === 4) {
+      // A time after a full ISO date: ignore the rest.
+      break;
+    } else return null;
+  }
+  if (count === 0 || widths[count - 1] === 0) return null;
+  const [p0, p1, p2] = parts as [number, number, number];
+  const [w0, w1, w2] = widths as [number, number, number];
+  if (count === 1) {
+    if (w0 === 8) return checked(Math.floor(p0 / 10000), Math.floor(p0 / 100) % 100, p0 % 100, asOf);
+    if (w0 === 6) return checked(Math.floor(p0 / 100), p0 % 100, 0, asOf);
+    if (w0 === 4) return checked(p0, 0, 0, asOf);
+    return null;
+  }
+  if (w0 === 4) {
+    // Year first: YYYY-MM(-DD).
+    if (w1 > 2 || (count === 3 && w2 > 2)) return null;
+    // '1980.5' is a spreadsheet number, not May 1980.
+    if (count === 2 && separator === 46) return null;
+    if (p1 === 0 || (count === 3 && p2 === 0)) return null;
+    return checked(p0, p1, count === 3 ? p2 : 0, asOf);
+  }
+  // Month first: M/D/YYYY.
+  if (count !== 3 || w0 > 2 || w1 > 2 || w2 !== 4 || p0 === 0 || p1 === 0) return null;
+  return checked(p2, p0, p1, asOf);
+}
+
+/**
+ * Age in completed years at asOf → the two birth years it allows, [y - age - 1, y - age], or null
+ * unless an integer 17..120 ('45', ' 45 ', '45.0' accepted; '45.5', '-3', '999', '45 yrs' not).
+ */
+export function birthYearsFromAge(value: string, asOf: Date): [number, number] | null {
+  let length = value.length;
+  if (length > 20) return null;
+  let start = 0;
+  while (start < length && value.charCodeAt(start) <= 32) start++;
+  while (length > start && value.charCodeAt(length - 1) <= 32) length--;
+  let age = 0;
+  let digits = 0;
+  let i = start;
+  for (; i < length; i++) {
+    const c = value.charCodeAt(i);
+    if (!isDigit(c)) break;
+    age = age * 10 + c - 48;
+    if (++digits > 3) return null;
+  }
+  if (digits === 0) return null;
+  if (i < length) {
+    // Only a zero fraction may follow ('45.0', '45.00' from spreadsheets).
+    if (value.charCodeAt(i) !== 46 || i + 1 === length) return null;
+    for (i++; i < length; i++) if (value.charCodeAt(i) !== 48) return null;
+  }
+  if (age < 17 || age > 120) return null;
+  const year = Math.floor(packedAsOf(asOf) / 10000);
+  return [year - age - 1, year - age];
+}
+
+/** PartialDate as a yyyymmdd integer (month/day 0 kept as 00). */
+export function packDate(d: PartialDate): number {
+  return d.year * 10000 + d.month * 100 + d.day;
+}

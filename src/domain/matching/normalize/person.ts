@@ -1,0 +1,286 @@
+import { canonicalStreet, type ParsedAddress, parseAddress } from './address.ts';
+import {
+  normalizeEmail,
+  normalizeGender,
+  normalizeLatLong,
+  normalizePhone,
+  normalizeStateCode,
+  normalizeZip,
+} from './contact.ts';
+import { birthYearsFromAge, type PartialDate, parseDob } from './dates.ts';
+import { cleanName, normalizePersonName, parseFullName, splitCombinedFirstNames } from './names.ts';
+
+/**
+ * One person in the form both sides of a comparison share: a voter record at index build and an
+ * input row at match time go through the same functions, so equal values mean equal people data.
+ * Empty strings, null and NaN mean "not given" (neutral in scoring, never disagreement).
+ */
+export interface NormalizedPerson {
+  first: string;
+  middle: string;
+  last: string;
+  suffix: string;
+  /** House number with its suffix ('123A'), or the box number of a PO box or rural route. */
+  house: string;
+  /** Standardized street ('N MAIN ST'), 'PO BOX', or 'RR 2'. */
+  street: string;
+  unit: string;
+  city: string;
+  state: string;
+  zip: string;
+  dob: PartialDate | null;
+  /** From `age`: the two birth years the age allows as of the job date. */
+  birthYears: [number, number] | null;
+  gender: 'F' | 'M' | '';
+  phones: string[];
+  email: string;
+  /** NaN when unknown. */
+  lat: number;
+  lon: number;
+}
+
+export const emptyPerson = (): NormalizedPerson => ({
+  first: '',
+  middle: '',
+  last: '',
+  suffix: '',
+  house: '',
+  street: '',
+  unit: '',
+  city: '',
+  state: '',
+  zip: '',
+  dob: null,
+  birthYears: null,
+  gender: '',
+  phones: [],
+  email: '',
+  lat: Number.NaN,
+  lon: Number.NaN,
+});
+
+/** House and street of a parsed address, with PO boxes and rural routes as pseudo-streets. */
+export function addressParts(parsed: ParsedAddress): { house: string; street: string; unit: string } {
+  if (parsed.ruralRoute !== '') return { house: parsed.poBox, street: `RR ${parsed.ruralRoute}`, unit: '' };
+  if (parsed.poBox !== '') return { house: parsed.poBox, street: 'PO BOX', unit: '' };
+  return {
+    house: parsed.houseNumber + parsed.houseSuffix,
+    street: canonicalStreet(parsed),
+    unit: parsed.unit,
+  };
+}
+
+/** The voter-file columns the matcher reads, by name. */
+export interface VoterFields {
+  first_name: string;
+  middle_name: string;
+  last_name: string;
+  name_suffix: string;
+  address1: string;
+  address2: string;
+  city: string;
+  state: string;
+  zip: string;
+  latitude: string;
+  longitude: string;
+  dob: string;
+  gender: string;
+  email: string;
+  landline_phone: string;
+  wireless_phone: string;
+  voip_phone: string;
+}
+
+/** A voter record, normalized. The voter file is clean, so this is the cheap path. */
+export function normalizeVoter(v: VoterFields, asOf: Date): NormalizedPerson {
+  const name = normalizePersonName(v.first_name, v.middle_name, v.last_name, v.name_suffix);
+  const address = v.address1 === '' ? null : addressParts(parseAddress(v.address1, v.address2));
+  const location = normalizeLatLong(v.latitude, v.longitude);
+  const phones: string[] = [];
+  for (const raw of [v.wireless_phone, v.landline_phone, v.voip_phone]) {
+    const phone = raw === '' ? null : normalizePhone(raw);
+    if (phone !== null && !phones.includes(phone)) phones.push(phone);
+  }
+  return {
+    first: name.first,
+    middle: name.middle,
+    last: name.last,
+    suffix: name.suffix,
+    house: address?.house ?? '',
+    street: address?.street ?? '',
+    unit: address?.unit ?? '',
+    city: v.city === '' ? '' : cleanName(v.city),
+    state: normalizeStateCode(v.state) ?? '',
+    zip: normalizeZip(v.zip) ?? '',
+    dob: v.dob === '' ? null : parseDob(v.dob, asOf),
+    birthYears: null,
+    gender: normalizeGender(v.gender),
+    phones,
+    email: v.email === '' ? '' : (normalizeEmail(v.email) ?? ''),
+    lat: location?.[0] ?? Number.NaN,
+    lon: location?.[1] ?? Number.NaN,
+  };
+}
+
+/** Identifier values of one input row (spec §2.6 names; absent when the cell is empty). */
+export type InputFields = Partial<Record<string, string>>;
+
+export interface NormalizedInput {
+  /** One person, or two for a `first_name_combined` row ("JOHN & MARY SMITH"). */
+  persons: NormalizedPerson[];
+  /** Values that were present but unusable (counted in the summary), e.g. 'invalid_phone'. */
+  problems: string[];
+}
+
+/** Cells longer than this are not identifiers; they are cut before any parsing. */
+const MAX_CELL_CHARS = 500;
+
+/** An input row, normalized; never throws, whatever the cells hold. */
+export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput {
+  const problems: string[] = [];
+  const cell = (name: string): string => {
+    const value = fields[name];
+    if (value === undefined) return '';
+    const cut = value.length > MAX_CELL_CHARS ? value.slice(0, MAX_CELL_CHARS) : value;
+    return cut.trim();
+  };
+  const person = emptyPerson();
+
+  // Names: parsed components win; full_name fills what they lack.
+  let name = normalizePersonName(
+    cell('first_name'),
+    cell('middle_name'),
+    cell('last_name'),
+    cell('name_suffix'),
+  );
+  const full = cell('full_name');
+  if (full !== '' && (name.first === '' || name.last === '')) {
+    const parsed = parseFullName(full);
+    name = {
+      first: name.first || parsed.first,
+      middle: name.middle || parsed.middle,
+      last: name.last || parsed.last,
+      suffix: name.suffix || parsed.suffix,
+    };
+  }
+  let combinedFirsts: string[] = [];
+  const combined = cell('first_name_combined');
+  if (combined !== '') {
+    const split = splitCombinedFirstNames(combined);
+    combinedFirsts = split.firsts;
+    if (name.last === '' && split.last !== '') name = { ...name, last: split.last };
+  }
+  person.first = name.first;
+  person.middle = name.middle;
+  person.last = name.last;
+  person.suffix = name.suffix;
+  for (const [column, value] of [
+    ['first_name', cell('first_name')],
+    ['last_name', cell('last_name')],
+  ] as const) {
+    if (value !== '' && /[0-9]/.test(value) && cleanName(value) === '') problems.push(`invalid_${column}`);
+  }
+
+  // Address: a one-line address ("12 OAK ST, RALEIGH NC 27601") gives its city, state and ZIP.
+  let address1 = cell('address1');
+  let city = cell('city');
+  let state = cell('state');
+  let zip = cell('zip');
+  if (address1.includes(',') && city === '' && zip === '') {
+    const split = splitOneLineAddress(address1);
+    address1 = split.street;
+    city = split.city;
+    state = state || split.state;
+    zip = split.zip;
+  }
+  if (address1 !== '') {
+    const parts = addressParts(parseAddress(address1, cell('address2')));
+    person.house = parts.house;
+    person.street = parts.street;
+    person.unit = parts.unit;
+  }
+  person.city = city === '' ? '' : cleanName(city);
+  if (state !== '') {
+    person.state = normalizeStateCode(state) ?? '';
+    if (person.state === '') problems.push('invalid_state');
+  }
+  if (zip !== '') {
+    person.zip = normalizeZip(zip) ?? '';
+    if (person.zip === '') problems.push('invalid_zip');
+  }
+
+  const dob = cell('dob');
+  if (dob !== '') {
+    person.dob = parseDob(dob, asOf);
+    if (person.dob === null) problems.push('invalid_dob');
+  }
+  const age = cell('age');
+  if (age !== '' && person.dob === null) {
+    person.birthYears = birthYearsFromAge(age, asOf);
+    if (person.birthYears === null) problems.push('invalid_age');
+  }
+  person.gender = normalizeGender(cell('gender'));
+  const phone = cell('phone');
+  if (phone !== '') {
+    const normalized = normalizePhone(phone);
+    if (normalized === null) problems.push('invalid_phone');
+    else person.phones = [normalized];
+  }
+  const email = cell('email');
+  if (email !== '') {
+    person.email = normalizeEmail(email) ?? '';
+    if (person.email === '') problems.push('invalid_email');
+  }
+  const lat = cell('latitude');
+  const lon = cell('longitude');
+  if (lat !== '' || lon !== '') {
+    const location = normalizeLatLong(lat, lon);
+    if (location === null) problems.push('invalid_coordinates');
+    else [person.lat, person.lon] = location;
+  }
+
+  if (combinedFirsts.length >= 2 && person.first === '') {
+    // Two people in one row: each keeps the shared last name, address and contact data; the
+    // middle name, dob and gender cannot be told apart, so they are left out for both.
+    const persons = combinedFirsts.slice(0, 2).map((first) => ({
+      ...person,
+      first,
+      middle: '',
+      dob: null,
+      birthYears: null,
+      gender: '' as const,
+    }));
+    return { persons, problems };
+  }
+  if (combinedFirsts.length === 1 && person.first === '') person.first = combinedFirsts[0]!;
+  return { persons: [person], problems };
+}
+
+/** "12 OAK ST APT 4, RALEIGH NC 27601" → street, city, state, ZIP. */
+export function splitOneLineAddress(value: string): {
+  street: string;
+  city: string;
+  state: string;
+  zip: string;
+} {
+  const comma = value.indexOf(',');
+  const street = value.slice(0, comma).trim();
+  let rest = value
+    .slice(comma + 1)
+    .replace(/[,.]/g, ' ')
+    .trim()
+    .split(/\s+/);
+  let zip = '';
+  let state = '';
+  const last = rest.at(-1) ?? '';
+  if (/^\d{5}(-?\d{4})?$/.test(last)) {
+    zip = last;
+    rest = rest.slice(0, -1);
+  }
+  const maybeState = rest.at(-1) ?? '';
+  if (/^[A-Za-z]{2}$/.test(maybeState) && normalizeStateCode(maybeState) !== null) {
+    state = maybeState;
+    rest = rest.slice(0, -1);
+  }
+  return { street, city: rest.join(' '), state, zip };
+}

@@ -1,0 +1,185 @@
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import {
+  type CandidateOptions,
+  DEFAULT_CANDIDATE_OPTIONS,
+  generateCandidates,
+} from './candidates/generate-candidates.ts';
+import { matchIds } from './deterministic-matcher.ts';
+import type { MatchIndex } from './index/match-index.ts';
+import type { MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
+import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
+import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
+import { explainLevels, F, FIELD_COUNT, L } from './score/comparison-levels.ts';
+import { estimateWithEm, type FellegiSunterModel, PatternCounts } from './score/fellegi-sunter.ts';
+import { estimateRandomPairU } from './score/random-pair-u.ts';
+import { scoreCandidates } from './score/score-candidates.ts';
+import { selectMatches } from './select/select-matches.ts';
+
+export interface ProbabilisticMatcherOptions {
+  /** Lowest score (0-100) accepted as a match. */
+  thresholdScore: number;
+  /** Rows of the list's start used to estimate m by EM. */
+  emSampleRows: number;
+  candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
+}
+
+/** A match is accepted when it is at least this likely to be right. */
+export const DEFAULT_THRESHOLD_SCORE = 50;
+
+export const DEFAULT_MATCHER_OPTIONS: ProbabilisticMatcherOptions = {
+  thresholdScore: DEFAULT_THRESHOLD_SCORE,
+  emSampleRows: 5000,
+  candidates: { maxPostings: DEFAULT_CANDIDATE_OPTIONS.maxPostings },
+};
+
+/** u depends on the voter file only: estimated once per index. */
+const randomUByIndex = new WeakMap<MatchIndex, Float64Array>();
+
+export function randomPairU(index: MatchIndex): Float64Array {
+  let u = randomUByIndex.get(index);
+  if (u === undefined) {
+    u = estimateRandomPairU(index);
+    randomUByIndex.set(index, u);
+  }
+  return u;
+}
+
+/**
+ * The matcher of one job: ids first (exact), then normalization → candidates → Fellegi-Sunter
+ * scoring → selection. m is estimated by EM from the candidate pairs of the list's first rows,
+ * so the model fits each list's own error rates; the rest of the job reuses it.
+ */
+export function createProbabilisticMatcher(
+  voters: VoterSnapshot,
+  index: MatchIndex,
+  options: Partial<ProbabilisticMatcherOptions> = {},
+): Matcher & { model(): FellegiSunterModel | null } {
+  const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
+  let model: FellegiSunterModel | null = null;
+  return {
+    name: 'probabilistic',
+    model: () => model,
+    matchBatch(rows: readonly MatchInput[], matchOptions: MatchOptions): MatchOutcome[] {
+      const candidateOptions: CandidateOptions = {
+        ...settings.candidates,
+        searchRadiusMiles: matchOptions.searchRadiusMiles,
+      };
+      model ??= fitModel(index, rows.slice(0, settings.emSampleRows), matchOptions, candidateOptions);
+      const fitted = model;
+      return rows.map((row) =>
+        matchRow(voters, index, fitted, row, matchOptions, candidateOptions, settings.thresholdScore),
+      );
+    },
+  };
+}
+
+/** Rows without any value the probabilistic strategies can use are not searched. */
+const hasSearchableValue = (p: NormalizedPerson) =>
+  p.first !== '' || p.last !== '' || p.phones.length > 0 || p.email !== '';
+
+function matchRow(
+  voters: VoterSnapshot,
+  index: MatchIndex,
+  model: FellegiSunterModel,
+  row: MatchInput,
+  options: MatchOptions,
+  candidateOptions: CandidateOptions,
+  thresholdScore: number,
+): MatchOutcome {
+  const ids = matchIds(voters, row, options.maxMatches);
+  const input = normalizeInput(row.fields, options.asOf);
+  if (ids.candidates.length > 0) return checkIdMatches(index, ids, input.persons[0]!, input.problems);
+  const searchable = input.persons.filter(hasSearchableValue);
+  if (searchable.length === 0) {
+    const reason =
+      input.problems.length > 0 ? input.problems[0]! : hasAnyValue(row) ? ids.unmatchedReason : 'empty_row';
+    return { candidates: [], unmatchedReason: reason ?? 'no_usable_values', problems: input.problems };
+  }
+  const found: MatchCandidate[] = [];
+  let anyCandidates = false;
+  for (const person of searchable) {
+    const q = prepareQuery(index, person);
+    const candidates = new Map<number, number>();
+    generateCandidates(index, q, candidateOptions, candidates);
+    if (candidates.size === 0) continue;
+    anyCandidates = true;
+    const scored = scoreCandidates(index, model, q, candidates, Math.max(options.maxMatches, 2));
+    const { matches } = selectMatches(scored, thresholdScore, options.maxMatches);
+    for (const match of matches) {
+      if (found.some((c) => c.voter === match.voter)) continue;
+      found.push({ voter: match.voter, score: match.score, method: match.method, explain: match.explain });
+    }
+  }
+  if (found.length === 0) {
+    // A row whose ids matched nobody keeps that reason unless its names found candidates.
+    const reason = anyCandidates
+      ? 'below_threshold'
+      : (ids.unmatchedReason !== 'no_id_values' && ids.unmatchedReason) || 'no_candidates';
+    return { candidates: [], unmatchedReason: reason, problems: input.problems };
+  }
+  // Two people in one row: each one's best match comes first, then the other candidates.
+  if (searchable.length > 1) found.sort((a, b) => b.score - a.score || a.voter - b.voter);
+  return { candidates: found, problems: input.problems };
+}
+
+/**
+ * Id matches are exact, but the row's other fields are still compared so `sm.explain` shows
+ * them; an id whose record disagrees with the row's first or last name is reported
+ * (`name_mismatch`, counted as `id_name_mismatch`) and scored lower instead of trusted blindly.
+ */
+function checkIdMatches(
+  index: MatchIndex,
+  ids: MatchOutcome,
+  person: NormalizedPerson,
+  problems: string[],
+): MatchOutcome {
+  const q = prepareQuery(index, person);
+  const levels = new Uint8Array(FIELD_COUNT);
+  let mismatch = false;
+  const candidates = ids.candidates.map((candidate) => {
+    comparePerson(index, q, candidate.voter, levels);
+    const differs = (levels[F.first] === L.first.differ ? 1 : 0) + (levels[F.last] === L.last.differ ? 1 : 0);
+    const agreement = explainLevels(levels);
+    const explain = `${candidate.method}=exact${agreement === '' ? '' : ` ${agreement}`}`;
+    if (differs === 0) return { ...candidate, explain };
+    mismatch = true;
+    return {
+      ...candidate,
+      score: differs === 2 ? ID_NAME_MISMATCH_SCORES.both : ID_NAME_MISMATCH_SCORES.one,
+      explain: `${explain} name_mismatch`,
+    };
+  });
+  return { candidates, problems: mismatch ? [...problems, 'id_name_mismatch'] : problems };
+}
+
+/** Scores of an id match whose record disagrees with one or both names of the row. */
+const ID_NAME_MISMATCH_SCORES = { one: 60, both: 20 };
+
+const hasAnyValue = (row: MatchInput) =>
+  Object.values(row.fields).some((v) => v !== undefined && v.trim() !== '');
+
+function fitModel(
+  index: MatchIndex,
+  sample: readonly MatchInput[],
+  options: MatchOptions,
+  candidateOptions: CandidateOptions,
+): FellegiSunterModel {
+  const counts = new PatternCounts();
+  const levels = new Uint8Array(FIELD_COUNT);
+  for (const row of sample) {
+    const input = normalizeInput(row.fields, options.asOf);
+    for (const person of input.persons) {
+      if (!hasSearchableValue(person)) continue;
+      const q: Query = prepareQuery(index, person);
+      const candidates = new Map<number, number>();
+      generateCandidates(index, q, candidateOptions, candidates);
+      if (candidates.size === 0) continue;
+      counts.rows++;
+      for (const voter of candidates.keys()) {
+        comparePerson(index, q, voter, levels);
+        counts.add(levels);
+      }
+    }
+  }
+  return estimateWithEm(counts, randomPairU(index));
+}

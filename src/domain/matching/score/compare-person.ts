@@ -1,0 +1,248 @@
+import { boundedEditDistance, jaroWinkler } from '../compare/string-similarity.ts';
+import {
+  CONTACT_EMAIL,
+  CONTACT_PHONE,
+  firstGroupsOf,
+  GENDER_CODE,
+  type MatchIndex,
+  soundOf,
+} from '../index/match-index.ts';
+import { areNicknameEquivalent } from '../normalize/nicknames.ts';
+import type { NormalizedPerson } from '../normalize/person.ts';
+import { F, L } from './comparison-levels.ts';
+
+/** An input person prepared once for comparison against many candidates. */
+export interface Query {
+  person: NormalizedPerson;
+  /** Dictionary ids of the text fields: 0 when empty, -1 when no voter has the value. */
+  firstId: number;
+  middleId: number;
+  lastId: number;
+  suffixId: number;
+  houseId: number;
+  streetId: number;
+  unitId: number;
+  cityId: number;
+  stateId: number;
+  firstGroups: readonly number[];
+  firstSound: number;
+  lastSound: number;
+  zip: number;
+  /** yyyymmdd (month/day 0 when unknown), 0 when none. */
+  dob: number;
+  gender: number;
+  /** Voters listing the input phone / e-mail; null when the input has none. */
+  phoneVoters: Set<number> | null;
+  emailVoters: Set<number> | null;
+  /** Where to search "within a radius" (coordinates, the address's, or the ZIP's centroid). */
+  location: { lat: number; lon: number; source: 'coordinates' | 'address' | 'zip' } | null;
+  radiusMiles: number;
+}
+
+export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query {
+  const d = index.data.dictionaries;
+  const id = (dict: (typeof d)['first'], value: string) => (value === '' ? 0 : dict.idOf(value));
+  const dob = person.dob === null ? 0 : person.dob.year * 10000 + person.dob.month * 100 + person.dob.day;
+  return {
+    person,
+    firstId: id(d.first, person.first),
+    middleId: id(d.middle, person.middle),
+    lastId: id(d.last, person.last),
+    suffixId: id(d.suffix, person.suffix),
+    houseId: id(d.house, person.house),
+    streetId: id(d.street, person.street),
+    unitId: id(d.unit, person.unit),
+    cityId: id(d.city, person.city),
+    stateId: id(d.state, person.state),
+    firstGroups: firstGroupsOf(person.first),
+    firstSound: person.first === '' ? 0 : soundOf(person.first),
+    lastSound: person.last === '' ? 0 : soundOf(person.last),
+    zip: person.zip === '' ? 0 : Number(person.zip),
+    dob,
+    gender: GENDER_CODE[person.gender],
+    phoneVoters: null,
+    emailVoters: null,
+    location: null,
+    radiusMiles: 0,
+  };
+}
+
+/** Fills `levels` (one per field, 0 = not compared) for the query against one voter. */
+export function comparePerson(index: MatchIndex, q: Query, voter: number, levels: Uint8Array): void {
+  const data = index.data;
+  const ids = data.ids;
+  const dict = data.dictionaries;
+  levels.fill(0);
+
+  // First name.
+  const vFirst = ids.first[voter]!;
+  if (q.firstId !== 0 && vFirst !== 0) {
+    levels[F.first] = compareFirst(q, vFirst, dict.first.value(vFirst), index);
+  }
+  // Last name.
+  const vLast = ids.last[voter]!;
+  if (q.lastId !== 0 && vLast !== 0) {
+    levels[F.last] = compareLast(q.person.last, q.lastId, q.lastSound, vLast, dict.last.value(vLast), index);
+  }
+  // Middle name or initial.
+  const vMiddle = ids.middle[voter]!;
+  if (q.middleId !== 0 && vMiddle !== 0) {
+    const a = q.person.middle;
+    const b = dict.middle.value(vMiddle);
+    if (a === b) levels[F.middle] = a.length > 1 ? L.middle.exact : L.middle.initial;
+    else if (a.charCodeAt(0) !== b.charCodeAt(0)) levels[F.middle] = L.middle.differ;
+    // Same initial: agreement when one side is only the initial, two different full names differ.
+    else levels[F.middle] = a.length > 1 && b.length > 1 ? L.middle.differ : L.middle.initial;
+  }
+  const vSuffix = ids.suffix[voter]!;
+  if (q.suffixId !== 0 && vSuffix !== 0)
+    levels[F.suffix] = q.suffixId === vSuffix ? L.binary.exact : L.binary.differ;
+
+  // Date of birth, or the birth years an age allows.
+  const vDob = data.dob[voter]!;
+  if (vDob !== 0) {
+    if (q.dob !== 0) levels[F.dob] = compareDob(q.dob, vDob);
+    else if (q.person.birthYears !== null) {
+      const year = Math.floor(vDob / 10000);
+      const [y1, y2] = q.person.birthYears;
+      levels[F.dob] =
+        year === y1 || year === y2
+          ? L.dob.year
+          : year === y1 - 1 || year === y2 + 1
+            ? L.dob.near
+            : L.dob.differ;
+    }
+  }
+  const vGender = data.gender[voter]!;
+  if (q.gender !== 0 && vGender !== 0)
+    levels[F.gender] = q.gender === vGender ? L.binary.exact : L.binary.differ;
+
+  // Address: house number + street (+ unit).
+  const vHouse = ids.house[voter]!;
+  if (q.houseId !== 0 && vHouse !== 0 && q.person.street !== '') {
+    const vStreet = ids.street[voter]!;
+    if (q.houseId === vHouse) {
+      if (q.streetId === vStreet) {
+        const vUnit = ids.unit[voter]!;
+        levels[F.address] =
+          q.unitId === 0 || vUnit === 0 || q.unitId === vUnit ? L.address.exact : L.address.unit;
+      } else {
+        const similar = jaroWinkler(q.person.street, dict.street.value(vStreet)) >= 0.88;
+        levels[F.address] = similar ? L.address.typo : L.address.differ;
+      }
+    } else {
+      levels[F.address] = q.streetId === ids.street[voter]! ? L.address.street : L.address.differ;
+    }
+  }
+  // ZIP; city only without a ZIP on either side, state only without both.
+  const vZip = data.zip[voter]!;
+  const zipCompared = q.zip !== 0 && vZip !== 0;
+  if (zipCompared) levels[F.zip] = q.zip === vZip ? L.binary.exact : L.binary.differ;
+  const vCity = ids.city[voter]!;
+  const cityCompared = !zipCompared && q.cityId !== 0 && vCity !== 0;
+  if (cityCompared) levels[F.city] = q.cityId === vCity ? L.binary.exact : L.binary.differ;
+  const vState = ids.state[voter]!;
+  if (!zipCompared && !cityCompared && q.stateId !== 0 && vState !== 0) {
+    levels[F.state] = q.stateId === vState ? L.binary.exact : L.binary.differ;
+  }
+
+  const contact = data.contact[voter]!;
+  if (q.phoneVoters !== null && contact & CONTACT_PHONE) {
+    levels[F.phone] = q.phoneVoters.has(voter) ? L.binary.exact : L.binary.differ;
+  }
+  if (q.emailVoters !== null && contact & CONTACT_EMAIL) {
+    levels[F.email] = q.emailVoters.has(voter) ? L.binary.exact : L.binary.differ;
+  }
+
+  // Distance, for input coordinates only (a derived location repeats the address or ZIP).
+  if (q.location?.source === 'coordinates' && levels[F.address] === 0) {
+    const lat = data.lat[voter]!;
+    if (!Number.isNaN(lat)) {
+      const miles = distanceMiles(q.location.lat, q.location.lon, lat, data.lon[voter]!);
+      levels[F.distance] =
+        miles <= 0.1
+          ? L.distance.near
+          : miles <= 0.5
+            ? L.distance.close
+            : miles <= q.radiusMiles
+              ? L.distance.radius
+              : L.distance.far;
+    }
+  }
+}
+
+function compareFirst(q: Query, vFirst: number, voterFirst: string, index: MatchIndex): number {
+  if (q.firstId === vFirst) return L.first.exact;
+  const a = q.person.first;
+  const b = voterFirst;
+  if (a.length === 1 || b.length === 1)
+    return a.charCodeAt(0) === b.charCodeAt(0) ? L.first.initial : L.first.differ;
+  if (q.firstGroups.length > 0 && areNicknameEquivalent(a, b)) return L.first.nickname;
+  if (isTypo(a, b)) return L.first.typo;
+  if (q.firstSound === index.first.sound[vFirst] || jaroWinkler(a, b) >= 0.8) return L.first.similar;
+  return L.first.differ;
+}
+
+function compareLast(
+  a: string,
+  aId: number,
+  aSound: number,
+  vLast: number,
+  b: string,
+  index: MatchIndex,
+): number {
+  if (aId === vLast) return L.last.exact;
+  if (isTypo(a, b)) return L.last.typo;
+  if (sharesWord(a, b)) return L.last.part;
+  if (aSound === index.last.sound[vLast] || jaroWinkler(a, b) >= 0.8) return L.last.similar;
+  return L.last.differ;
+}
+
+/** One edit (substitution, insertion, deletion or transposition), or a very high Jaro-Winkler. */
+function isTypo(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 2) return false;
+  if (Math.min(a.length, b.length) >= 4 && boundedEditDistance(a, b, 1) <= 1) return true;
+  return jaroWinkler(a, b) >= 0.94;
+}
+
+/** Compound surnames: "GARCIA LOPEZ" and "LOPEZ", "SMITH-JONES" and "JONES". */
+function sharesWord(a: string, b: string): boolean {
+  if (!a.includes(' ') && !b.includes(' ')) return false;
+  const words = a.split(' ');
+  for (const word of b.split(' ')) if (word.length > 1 && words.includes(word)) return true;
+  return false;
+}
+
+/**
+ * Dates agree at the precision both sides have: 'exact' needs two full dates, two equal years
+ * where either side lacks the month is 'year' (as an age is), equal year and month 'month'.
+ */
+function compareDob(q: number, v: number): number {
+  const qy = Math.floor(q / 10000);
+  const qm = Math.floor(q / 100) % 100;
+  const qd = q % 100;
+  const vy = Math.floor(v / 10000);
+  const vm = Math.floor(v / 100) % 100;
+  const vd = v % 100;
+  const full = qm !== 0 && qd !== 0 && vm !== 0 && vd !== 0;
+  if (qy === vy) {
+    if (qm === 0 || vm === 0) return L.dob.year;
+    if (qm === vm) return qd === vd && full ? L.dob.exact : qd === 0 || vd === 0 ? L.dob.month : L.dob.differ;
+    if (full && qm === vd && qd === vm) return L.dob.swapped;
+    return L.dob.differ;
+  }
+  if (Math.abs(qy - vy) === 1 && full && qm === vm && qd === vd) return L.dob.near;
+  return L.dob.differ;
+}
+
+const EARTH_RADIUS_MILES = 3958.8;
+
+/** Great-circle distance (haversine). */
+export function distanceMiles(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const toRad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * toRad;
+  const dLon = (lon2 - lon1) * toRad;
+  const h =
+    Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(h)));
+}

@@ -1,0 +1,151 @@
+import { FIELD_COUNT, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
+
+/**
+ * Fellegi-Sunter model: per field and agreement level, m = P(level | same person) and
+ * u = P(level | different people). A candidate's match weight is Σ log2(m/u) over its compared
+ * fields (missing fields add nothing); term-frequency adjustment replaces u of an exact name
+ * agreement with that name's frequency in the voter file.
+ */
+export interface FellegiSunterModel {
+  /** m[field * MAX_LEVELS + level]. */
+  m: Float64Array;
+  u: Float64Array;
+  /** log2(m/u), same layout. */
+  weight: Float64Array;
+  /** Expected true matches per input row (0..1): the prior of the posterior score. */
+  matchesPerRow: number;
+  /** How m was obtained: 'em' (estimated from this list) or 'prior' (too little data). */
+  source: 'em' | 'prior';
+  emIterations: number;
+}
+
+export const at = (field: number, level: number) => field * MAX_LEVELS + level;
+
+export function priorM(): Float64Array {
+  const m = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+  for (let f = 0; f < FIELD_COUNT; f++)
+    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) m[at(f, l)] = PRIOR_M[f]![l]!;
+  return m;
+}
+
+export function buildModel(
+  m: Float64Array,
+  u: Float64Array,
+  matchesPerRow: number,
+  source: FellegiSunterModel['source'],
+  emIterations = 0,
+): FellegiSunterModel {
+  const weight = new Float64Array(m.length);
+  for (let i = 0; i < m.length; i++) weight[i] = m[i]! > 0 && u[i]! > 0 ? Math.log2(m[i]! / u[i]!) : 0;
+  return { m, u, weight, matchesPerRow, source, emIterations };
+}
+
+/**
+ * Comparison vectors of candidate pairs, counted by distinct pattern (a list's pairs fall into a
+ * few thousand patterns, so EM iterates over patterns, not pairs).
+ */
+export class PatternCounts {
+  readonly patterns = new Map<string, { levels: Uint8Array; count: number }>();
+  pairs = 0;
+  rows = 0;
+
+  add(levels: Uint8Array): void {
+    const key = String.fromCharCode(...levels);
+    const found = this.patterns.get(key);
+    if (found) found.count++;
+    else this.patterns.set(key, { levels: levels.slice(), count: 1 });
+    this.pairs++;
+  }
+}
+
+/** Pairs needed before EM's m estimates are trusted over the priors. */
+const MIN_PAIRS_FOR_EM = 2000;
+/** Pseudo-pairs of the prior mixed into each m estimate (keeps rare levels sane). */
+const PRIOR_STRENGTH = 200;
+
+/**
+ * Expectation-maximization over the candidate pairs of a list sample: estimates m per level
+ * and the share of pairs that are matches, with pair-space u estimated alongside (and then
+ * discarded: scoring uses the voter file's random-pair u, which is what the prior odds assume).
+ */
+export function estimateWithEm(
+  counts: PatternCounts,
+  randomU: Float64Array,
+  maxIterations = 40,
+): FellegiSunterModel {
+  const prior = priorM();
+  if (counts.pairs < MIN_PAIRS_FOR_EM || counts.rows === 0) {
+    return buildModel(prior, randomU, 0.5, 'prior');
+  }
+  const patterns = [...counts.patterns.values()];
+  let m: Float64Array = prior.slice();
+  // The first E-step scores pairs with the voter file's random-pair u: blocked pairs agree far
+  // more often than random ones, and starting from their own level mix instead can make EM
+  // settle on "no pair is a match".
+  let ub: Float64Array = randomU;
+  let lambda = Math.min(0.5, counts.rows / counts.pairs);
+  let iterations = 0;
+  for (; iterations < maxIterations; iterations++) {
+    const mSum = new Float64Array(m.length);
+    const uSum = new Float64Array(m.length);
+    let matchMass = 0;
+    for (const { levels, count } of patterns) {
+      let logRatio = Math.log(lambda / (1 - lambda));
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const l = levels[f]!;
+        if (l === 0) continue;
+        logRatio += Math.log(m[at(f, l)]! / ub[at(f, l)]!);
+      }
+      const p = 1 / (1 + Math.exp(-Math.max(-50, Math.min(50, logRatio))));
+      matchMass += p * count;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const l = levels[f]!;
+        if (l === 0) continue;
+        mSum[at(f, l)]! += p * count;
+        uSum[at(f, l)]! += (1 - p) * count;
+      }
+    }
+    const nextLambda = Math.min(0.99, Math.max(1e-4, matchMass / counts.pairs));
+    const nextM = normalizeWithPrior(mSum, prior, PRIOR_STRENGTH);
+    const nextU = normalizeWithPrior(uSum, uniform(), 1);
+    const delta = maxDelta(m, nextM) + Math.abs(nextLambda - lambda);
+    m = nextM;
+    ub = nextU;
+    lambda = nextLambda;
+    if (delta < 1e-4) break;
+  }
+  // Label switching guard: the "match" class must agree on names more than the other one.
+  const exactFirst = at(0, 1);
+  const exactLast = at(1, 1);
+  if (m[exactFirst]! + m[exactLast]! < ub[exactFirst]! + ub[exactLast]!) {
+    return buildModel(prior, randomU, 0.5, 'prior');
+  }
+  const matchesPerRow = Math.min(1, Math.max(0.02, (lambda * counts.pairs) / counts.rows));
+  return buildModel(m, randomU, matchesPerRow, 'em', iterations);
+}
+
+function uniform(): Float64Array {
+  const u = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+  for (let f = 0; f < FIELD_COUNT; f++)
+    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) u[at(f, l)] = 1 / LEVEL_COUNTS[f]!;
+  return u;
+}
+
+/** Per field: (sum + strength × prior) / (total + strength), so no level is ever 0. */
+function normalizeWithPrior(sums: Float64Array, prior: Float64Array, strength: number): Float64Array {
+  const out = new Float64Array(sums.length);
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    let total = 0;
+    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) total += sums[at(f, l)]!;
+    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) {
+      out[at(f, l)] = (sums[at(f, l)]! + strength * prior[at(f, l)]!) / (total + strength);
+    }
+  }
+  return out;
+}
+
+function maxDelta(a: Float64Array, b: Float64Array): number {
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i]! - b[i]!));
+  return max;
+}

@@ -1,0 +1,159 @@
+import type { MatchIndex, TextField } from '../index/match-index.ts';
+import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
+import { comparePerson, prepareQuery } from './compare-person.ts';
+import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS } from './comparison-levels.ts';
+import { at } from './fellegi-sunter.ts';
+
+/** Random voter pairs sampled to estimate u. */
+const SAMPLE_PAIRS = 40_000;
+
+/**
+ * u = P(level | two different people), estimated from the voter file itself: exact agreement
+ * from value frequencies (Σ p², exact for any file size), the other levels from random pairs of
+ * voters. Seeded, so the same voter file always gives the same model.
+ */
+export function estimateRandomPairU(index: MatchIndex): Float64Array {
+  const n = index.size;
+  const counts = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+  const levels = new Uint8Array(FIELD_COUNT);
+  let state = 0x2545f491;
+  const next = () => {
+    // xorshift32: enough for sampling, no dependency on Math.random.
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 4294967296;
+  };
+  if (n >= 2) {
+    for (let s = 0; s < SAMPLE_PAIRS; s++) {
+      const i = Math.floor(next() * n);
+      let j = Math.floor(next() * (n - 1));
+      if (j >= i) j++;
+      const q = prepareQuery(index, voterAsPerson(index, i));
+      q.radiusMiles = 1;
+      if (!Number.isNaN(q.person.lat))
+        q.location = { lat: q.person.lat, lon: q.person.lon, source: 'coordinates' };
+      comparePerson(index, q, j, levels);
+      for (let f = 0; f < FIELD_COUNT; f++) if (levels[f] !== 0) counts[at(f, levels[f]!)]! += 1;
+    }
+  }
+  const u = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    let total = 0;
+    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) total += counts[at(f, l)]!;
+    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) {
+      // Half a pair for an unseen level: small, never zero.
+      u[at(f, l)] = (counts[at(f, l)]! + 0.5) / (total + 0.5 * LEVEL_COUNTS[f]!);
+    }
+  }
+  // Exact agreement from frequencies: random pairs see a ZIP or a surname agree too rarely.
+  const exact: [number, number][] = [
+    [F.first, sumOfSquares(index.data.dictionaries.first.counts)],
+    [F.last, sumOfSquares(index.data.dictionaries.last.counts)],
+    [F.city, sumOfSquares(index.data.dictionaries.city.counts)],
+    [F.state, sumOfSquares(index.data.dictionaries.state.counts)],
+    [F.zip, sumOfSquares(valueCounts(index.data.zip))],
+    [F.phone, 3 / Math.max(n, 1)],
+    [F.email, 1.5 / Math.max(n, 1)],
+  ];
+  for (const [field, share] of exact) setExact(u, field, Math.max(share, 0.5 / Math.max(n, 1)));
+  setDobLevels(u, index.data.dob, n);
+  return u;
+}
+
+/**
+ * Date-of-birth levels from the distribution of dates and years: random pairs of voters show
+ * a year-only agreement (an age, a YYYY date) only when the file lacks full dates, yet lists
+ * send ages all the time. An age allows two birth years, so 'year' and 'near' count two.
+ */
+function setDobLevels(u: Float64Array, dobs: Uint32Array, n: number): void {
+  const years = new Map<number, number>();
+  const dates = new Map<number, number>();
+  let withYear = 0;
+  let withDate = 0;
+  for (const dob of dobs) {
+    if (dob === 0) continue;
+    withYear++;
+    const year = Math.floor(dob / 10000);
+    years.set(year, (years.get(year) ?? 0) + 1);
+    if (dob % 100 !== 0 && Math.floor(dob / 100) % 100 !== 0) {
+      withDate++;
+      dates.set(dob, (dates.get(dob) ?? 0) + 1);
+    }
+  }
+  const floor = 0.5 / Math.max(n, 1);
+  const yearSq = withYear === 0 ? 1 / 80 : sumSquares(years.values(), withYear);
+  const dateSq = withDate === 0 ? yearSq / 365 : sumSquares(dates.values(), withDate);
+  const levels: [number, number][] = [
+    [L.dob.exact, dateSq],
+    [L.dob.swapped, dateSq],
+    [L.dob.month, yearSq / 12],
+    [L.dob.year, 2 * yearSq],
+    [L.dob.near, 2 * yearSq],
+  ];
+  let agree = 0;
+  for (const [level, share] of levels) {
+    u[at(F.dob, level)] = Math.max(share, floor);
+    agree += Math.max(share, floor);
+  }
+  u[at(F.dob, L.dob.differ)] = Math.max(0.5, 1 - agree);
+}
+
+function sumSquares(counts: Iterable<number>, total: number): number {
+  let sum = 0;
+  for (const count of counts) sum += (count / total) ** 2;
+  return sum;
+}
+
+/** Sets u of level 1 and rescales the other levels to keep the field's sum at 1. */
+function setExact(u: Float64Array, field: number, exact: number): void {
+  let rest = 0;
+  for (let l = 2; l <= LEVEL_COUNTS[field]!; l++) rest += u[at(field, l)]!;
+  for (let l = 2; l <= LEVEL_COUNTS[field]!; l++) {
+    u[at(field, l)] =
+      rest > 0 ? (u[at(field, l)]! / rest) * (1 - exact) : (1 - exact) / (LEVEL_COUNTS[field]! - 1);
+  }
+  u[at(field, 1)] = exact;
+}
+
+/** Σ p² over values (id 0 = empty is excluded). */
+function sumOfSquares(counts: Uint32Array | Float64Array): number {
+  let total = 0;
+  for (let i = 1; i < counts.length; i++) total += counts[i]!;
+  if (total === 0) return 0;
+  let sum = 0;
+  for (let i = 1; i < counts.length; i++) sum += (counts[i]! / total) ** 2;
+  return sum;
+}
+
+function valueCounts(values: Uint32Array): Float64Array {
+  const map = new Map<number, number>();
+  for (const v of values) if (v !== 0) map.set(v, (map.get(v) ?? 0) + 1);
+  return Float64Array.from([0, ...map.values()]);
+}
+
+/** A voter's indexed fields as a person (phones and e-mail are not kept per voter). */
+export function voterAsPerson(index: MatchIndex, voter: number): NormalizedPerson {
+  const data = index.data;
+  const person = emptyPerson();
+  const text = (field: TextField) => data.dictionaries[field].value(data.ids[field][voter]!);
+  person.first = text('first');
+  person.middle = text('middle');
+  person.last = text('last');
+  person.suffix = text('suffix');
+  person.house = text('house');
+  person.street = text('street');
+  person.unit = text('unit');
+  person.city = text('city');
+  person.state = text('state');
+  const zip = data.zip[voter]!;
+  person.zip = zip === 0 ? '' : String(zip).padStart(5, '0');
+  const dob = data.dob[voter]!;
+  person.dob =
+    dob === 0 ? null : { year: Math.floor(dob / 10000), month: Math.floor(dob / 100) % 100, day: dob % 100 };
+  const gender = data.gender[voter]!;
+  person.gender = gender === 1 ? 'F' : gender === 2 ? 'M' : '';
+  person.lat = data.lat[voter]!;
+  person.lon = data.lon[voter]!;
+  return person;
+}

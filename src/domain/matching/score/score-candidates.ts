@@ -1,0 +1,84 @@
+import { keyHouseStreet } from '../index/blocking-keys.ts';
+import { type MatchIndex, streetSound } from '../index/match-index.ts';
+import { comparePerson, type Query } from './compare-person.ts';
+import { F, FIELD_COUNT, L } from './comparison-levels.ts';
+import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
+
+/** One scored candidate of one input person. */
+export interface ScoredCandidate {
+  voter: number;
+  /** Match weight in bits: log2 of the likelihood ratio, term-frequency adjusted. */
+  weight: number;
+  /** Posterior odds against "no match": prior odds × 2^weight. */
+  odds: number;
+  levels: Uint8Array;
+  /** Key kinds that found it (bit per KEY kind). */
+  sources: number;
+}
+
+/**
+ * Scores every candidate of one person and keeps the best `keep` (by weight, then record index
+ * for a deterministic order). Also returns the sum of all candidates' odds: the posterior of
+ * candidate i is odds_i / (1 + Σ odds), since at most one voter record is the person.
+ */
+export function scoreCandidates(
+  index: MatchIndex,
+  model: FellegiSunterModel,
+  q: Query,
+  candidates: Map<number, number>,
+  keep: number,
+): { best: ScoredCandidate[]; oddsSum: number } {
+  const n = Math.max(1, index.size);
+  const priorOdds = model.matchesPerRow / n;
+  const data = index.data;
+  const firstTf = tfWeight(model, F.first, data.dictionaries.first.count(q.firstId), n);
+  const lastTf = tfWeight(model, F.last, data.dictionaries.last.count(q.lastId), n);
+  let addressTf = Number.NaN;
+  if (q.houseId > 0 && q.streetId > 0) {
+    const households = data.postings.count(
+      keyHouseStreet(q.houseId, streetSound(q.person.street), Math.max(0, q.stateId)),
+    );
+    addressTf = tfWeight(model, F.address, households, n);
+  }
+  const best: ScoredCandidate[] = [];
+  let oddsSum = 0;
+  const levels = new Uint8Array(FIELD_COUNT);
+  for (const [voter, sources] of candidates) {
+    comparePerson(index, q, voter, levels);
+    let weight = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const level = levels[f]!;
+      if (level === 0) continue;
+      if (level === 1 && f === F.first && !Number.isNaN(firstTf)) weight += firstTf;
+      else if (level === 1 && f === F.last && !Number.isNaN(lastTf)) weight += lastTf;
+      else if (level === L.address.exact && f === F.address && !Number.isNaN(addressTf)) weight += addressTf;
+      else weight += model.weight[at(f, level)]!;
+    }
+    const odds = priorOdds * 2 ** weight;
+    oddsSum += odds;
+    if (best.length < keep || isBetter(weight, voter, best[best.length - 1]!)) {
+      const entry = { voter, weight, odds, levels: levels.slice(), sources };
+      let i = best.length;
+      if (best.length >= keep) best.pop();
+      i = best.length;
+      while (i > 0 && isBetter(weight, voter, best[i - 1]!)) i--;
+      best.splice(i, 0, entry);
+    }
+  }
+  return { best, oddsSum };
+}
+
+const isBetter = (weight: number, voter: number, than: ScoredCandidate) =>
+  weight > than.weight || (weight === than.weight && voter < than.voter);
+
+/**
+ * Weight of an exact agreement on a value held by `count` of `n` voters: log2(m / frequency),
+ * never below the field's average exact weight's floor of one voter. NaN when the value is not
+ * in the voter file (then no candidate agrees exactly anyway).
+ */
+function tfWeight(model: FellegiSunterModel, field: number, count: number, n: number): number {
+  if (count <= 0) return Number.NaN;
+  const frequency = Math.max(count, 1) / n;
+  // A common value's frequency can exceed the average u: use whichever is larger (rarer wins).
+  return Math.log2(model.m[at(field, 1)]! / Math.max(frequency, 1 / n));
+}

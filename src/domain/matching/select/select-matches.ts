@@ -1,0 +1,59 @@
+import { KEY } from '../index/blocking-keys.ts';
+import { explainLevels, F, L } from '../score/comparison-levels.ts';
+import type { ScoredCandidate } from '../score/score-candidates.ts';
+
+/** A selected match: score 0-100 (calibrated posterior), the strategy and the agreement. */
+export interface SelectedMatch {
+  voter: number;
+  score: number;
+  method: string;
+  explain: string;
+}
+
+/** Best two within this odds ratio: the best match is flagged ambiguous. */
+const AMBIGUOUS_ODDS_RATIO = 2;
+
+/**
+ * Turns one person's scored candidates into the matches the client gets: posterior scores
+ * (odds / (1 + Σ odds)), the acceptance threshold, top k, and an ambiguity flag when the best
+ * two are near-equal.
+ */
+export function selectMatches(
+  scored: { best: ScoredCandidate[]; oddsSum: number },
+  thresholdScore: number,
+  maxMatches: number,
+): { matches: SelectedMatch[]; ambiguous: boolean } {
+  const { best, oddsSum } = scored;
+  const matches: SelectedMatch[] = [];
+  const top = best[0];
+  const second = best[1];
+  const ambiguous =
+    top !== undefined && second !== undefined && second.odds * AMBIGUOUS_ODDS_RATIO >= top.odds;
+  for (const candidate of best) {
+    if (matches.length >= maxMatches) break;
+    const score = (100 * candidate.odds) / (1 + oddsSum);
+    if (score < thresholdScore) break;
+    const explain = explainLevels(candidate.levels);
+    matches.push({
+      voter: candidate.voter,
+      score,
+      method: methodOf(candidate),
+      explain: ambiguous && matches.length === 0 ? `${explain} ambiguous` : explain,
+    });
+  }
+  return { matches, ambiguous };
+}
+
+/** The strategy a match rests on, from the strongest identifying fields that agreed. */
+export function methodOf(candidate: ScoredCandidate): string {
+  const lv = candidate.levels;
+  const agrees = (field: number, ...levels: number[]) => levels.includes(lv[field]!);
+  if (agrees(F.address, L.address.exact, L.address.unit, L.address.typo)) return 'name_address';
+  if (agrees(F.dob, L.dob.exact, L.dob.swapped, L.dob.month, L.dob.year, L.dob.near)) return 'name_dob';
+  if (agrees(F.email, L.binary.exact)) return 'email';
+  if (agrees(F.phone, L.binary.exact)) return 'phone';
+  if (agrees(F.zip, L.binary.exact)) return 'name_zip';
+  if (agrees(F.city, L.binary.exact)) return 'name_city';
+  if (lv[F.distance] !== 0 || candidate.sources & (1 << KEY.cellLast)) return 'name_proximity';
+  return 'name_other';
+}
