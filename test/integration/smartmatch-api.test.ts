@@ -62,7 +62,10 @@ describe('list matching over real HTTP', () => {
     );
     assert.equal(lines[3], "3,Nobody,Here,999999,NC,'=cmd(),3,,N,,,,,,");
     // matchback_id comes back byte for byte; the embedded newline became a space.
-    assert.equal(lines[4], '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,OH-000000004,REP,');
+    assert.equal(
+      lines[4],
+      '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,OH-000000004,REP,',
+    );
     assert.equal(lines.length, 5);
   });
 
