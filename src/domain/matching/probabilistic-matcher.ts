@@ -10,7 +10,13 @@ import type { MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } 
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L } from './score/comparison-levels.ts';
-import { estimateWithEm, type FellegiSunterModel, PatternCounts } from './score/fellegi-sunter.ts';
+import {
+  buildModel,
+  estimateWithEm,
+  type FellegiSunterModel,
+  PatternCounts,
+  priorM,
+} from './score/fellegi-sunter.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
 import { scoreCandidates } from './score/score-candidates.ts';
 import { selectMatches } from './select/select-matches.ts';
@@ -31,6 +37,9 @@ export const DEFAULT_MATCHER_OPTIONS: ProbabilisticMatcherOptions = {
   emSampleRows: 5000,
   candidates: { maxPostings: DEFAULT_CANDIDATE_OPTIONS.maxPostings },
 };
+
+/** Candidates per sample row that EM learns from. */
+const EM_CANDIDATES_PER_ROW = 5;
 
 /** u depends on the voter file only: estimated once per index. */
 const randomUByIndex = new WeakMap<MatchIndex, Float64Array>();
@@ -165,7 +174,10 @@ function fitModel(
   candidateOptions: CandidateOptions,
 ): FellegiSunterModel {
   const counts = new PatternCounts();
-  const levels = new Uint8Array(FIELD_COUNT);
+  const u = randomPairU(index);
+  // EM sees each row's few most plausible candidates under the prior model: the hundreds of
+  // namesakes a common name blocks on would otherwise outvote the pairs that carry the signal.
+  const prior = buildModel(priorM(), u, 0.5, 'prior');
   for (const row of sample) {
     const input = normalizeInput(row.fields, options.asOf);
     for (const person of input.persons) {
@@ -175,11 +187,10 @@ function fitModel(
       generateCandidates(index, q, candidateOptions, candidates);
       if (candidates.size === 0) continue;
       counts.rows++;
-      for (const voter of candidates.keys()) {
-        comparePerson(index, q, voter, levels);
-        counts.add(levels);
+      for (const candidate of scoreCandidates(index, prior, q, candidates, EM_CANDIDATES_PER_ROW).best) {
+        counts.add(candidate.levels);
       }
     }
   }
-  return estimateWithEm(counts, randomPairU(index));
+  return estimateWithEm(counts, u);
 }

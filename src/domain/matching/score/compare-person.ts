@@ -159,14 +159,7 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
     const lat = data.lat[voter]!;
     if (!Number.isNaN(lat)) {
       const miles = distanceMiles(q.location.lat, q.location.lon, lat, data.lon[voter]!);
-      levels[F.distance] =
-        miles <= 0.1
-          ? L.distance.near
-          : miles <= 0.5
-            ? L.distance.close
-            : miles <= q.radiusMiles
-              ? L.distance.radius
-              : L.distance.far;
+      levels[F.distance] = distanceLevel(miles, q.radiusMiles);
     }
   }
 }
@@ -233,6 +226,13 @@ function compareDob(q: number, v: number): number {
   }
   if (Math.abs(qy - vy) === 1 && full && qm === vm && qd === vd) return L.dob.near;
   return L.dob.differ;
+}
+
+/** Distance level: within 0.1 mile, half a mile, the row's radius, or beyond it. */
+export function distanceLevel(miles: number, radius: number): number {
+  if (miles <= 0.1) return L.distance.near;
+  if (miles <= 0.5) return L.distance.close;
+  return miles <= radius ? L.distance.radius : L.distance.far;
 }
 
 const EARTH_RADIUS_MILES = 3958.8;

@@ -1,4 +1,4 @@
-import { FIELD_COUNT, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
+import { FIELD_COUNT, FIELDS, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
 
 /**
  * Fellegi-Sunter model: per field and agreement level, m = P(level | same person) and
@@ -61,7 +61,7 @@ export class PatternCounts {
 /** Pairs needed before EM's m estimates are trusted over the priors. */
 const MIN_PAIRS_FOR_EM = 2000;
 /** Pseudo-pairs of the prior mixed into each m estimate (keeps rare levels sane). */
-const PRIOR_STRENGTH = 200;
+const PRIOR_STRENGTH = 500;
 
 /**
  * Expectation-maximization over the candidate pairs of a list sample: estimates m per level
@@ -119,6 +119,13 @@ export function estimateWithEm(
   const exactLast = at(1, 1);
   if (m[exactFirst]! + m[exactLast]! < ub[exactFirst]! + ub[exactLast]!) {
     return buildModel(prior, randomU, 0.5, 'prior');
+  }
+  // A field whose "match" class agrees less often than it disagrees was not identified by this
+  // list (too few pairs compare it, or its agreement is confounded): keep its prior.
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const last = LEVEL_COUNTS[f]!;
+    if (FIELDS[f]!.levels[last - 1] !== 'differ' && FIELDS[f]!.levels[last - 1] !== 'far') continue;
+    if (m[at(f, 1)]! < m[at(f, last)]!) for (let l = 1; l <= last; l++) m[at(f, l)] = prior[at(f, l)]!;
   }
   const matchesPerRow = Math.min(1, Math.max(0.02, (lambda * counts.pairs) / counts.rows));
   return buildModel(m, randomU, matchesPerRow, 'em', iterations);

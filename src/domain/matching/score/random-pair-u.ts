@@ -1,8 +1,13 @@
+import { dynamicRadius } from '../candidates/generate-candidates.ts';
 import type { MatchIndex, TextField } from '../index/match-index.ts';
+import type { StringDictionary } from '../index/string-dictionary.ts';
 import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
-import { comparePerson, prepareQuery } from './compare-person.ts';
+import { comparePerson, distanceLevel, distanceMiles, prepareQuery } from './compare-person.ts';
 import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS } from './comparison-levels.ts';
 import { at } from './fellegi-sunter.ts';
+
+/** u of a phone or e-mail agreement between different people. */
+const CHANCE_AGREEMENT = 1e-8;
 
 /** Random voter pairs sampled to estimate u. */
 const SAMPLE_PAIRS = 40_000;
@@ -53,11 +58,19 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
     [F.city, sumOfSquares(index.data.dictionaries.city.counts)],
     [F.state, sumOfSquares(index.data.dictionaries.state.counts)],
     [F.zip, sumOfSquares(valueCounts(index.data.zip))],
-    [F.phone, 3 / Math.max(n, 1)],
-    [F.email, 1.5 / Math.max(n, 1)],
   ];
   for (const [field, share] of exact) setExact(u, field, Math.max(share, 0.5 / Math.max(n, 1)));
+  // A phone number or e-mail address names about one person in the whole population, not one
+  // in the voter file: the chance that a stranger's equals a given voter's is that of a
+  // recycled number or a shared inbox. Voters who share one (a household landline) split the
+  // posterior among themselves through the scorer's competition.
+  setExact(u, F.phone, CHANCE_AGREEMENT);
+  setExact(u, F.email, CHANCE_AGREEMENT);
   setDobLevels(u, index.data.dob, n);
+  // Voter pairs never compare a bare initial (voter files hold full first names), but lists
+  // do: an initial agrees by chance as often as two random first letters do.
+  u[at(F.first, L.first.initial)] = initialAgreement(index.data.dictionaries.first);
+  setDistanceLevels(u, index, next);
   return u;
 }
 
@@ -97,6 +110,38 @@ function setDobLevels(u: Float64Array, dobs: Uint32Array, n: number): void {
     agree += Math.max(share, floor);
   }
   u[at(F.dob, L.dob.differ)] = Math.max(0.5, 1 - agree);
+}
+
+/**
+ * Distance levels from random pairs of located voters, each against the dynamic radius at the
+ * first one (the pairs above skip distance: voters have addresses, which take precedence).
+ */
+function setDistanceLevels(u: Float64Array, index: MatchIndex, next: () => number): void {
+  const { lat, lon } = index.data;
+  const n = index.size;
+  const counts = [0, 0, 0, 0, 0];
+  let total = 0;
+  for (let s = 0; s < SAMPLE_PAIRS && n >= 2; s++) {
+    const i = Math.floor(next() * n);
+    const j = Math.floor(next() * n);
+    if (i === j || Number.isNaN(lat[i]!) || Number.isNaN(lat[j]!)) continue;
+    const miles = distanceMiles(lat[i]!, lon[i]!, lat[j]!, lon[j]!);
+    const radius = dynamicRadius(index, lat[i]!, lon[i]!);
+    counts[distanceLevel(miles, radius)]!++;
+    total++;
+  }
+  for (let l = 1; l <= 4; l++) u[at(F.distance, l)] = (counts[l]! + 0.5) / (total + 2);
+}
+
+function initialAgreement(first: StringDictionary): number {
+  const byInitial = new Map<number, number>();
+  let total = 0;
+  for (let id = 1; id < first.size; id++) {
+    const c = first.value(id).charCodeAt(0);
+    byInitial.set(c, (byInitial.get(c) ?? 0) + first.count(id));
+    total += first.count(id);
+  }
+  return total === 0 ? 1 / 26 : sumSquares(byInitial.values(), total);
 }
 
 function sumSquares(counts: Iterable<number>, total: number): number {

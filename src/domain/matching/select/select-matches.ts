@@ -33,6 +33,7 @@ export function selectMatches(
     if (matches.length >= maxMatches) break;
     const score = (100 * candidate.odds) / (1 + oddsSum);
     if (score < thresholdScore) break;
+    if (!isCorroborated(candidate.levels)) continue;
     const explain = explainLevels(candidate.levels);
     matches.push({
       voter: candidate.voter,
@@ -42,6 +43,26 @@ export function selectMatches(
     });
   }
   return { matches, ambiguous };
+}
+
+/**
+ * A name is not an identifier: a match also needs evidence that locates or identifies the
+ * person. Any of dob or age, phone, e-mail, or the street address suffices. Without an address,
+ * the ZIP or (with coordinates) a distance under half a mile does (the radius finds candidates,
+ * but a namesake a few miles off is not evidence); a city alone does not, and
+ * when the row's address disagrees, neither ZIP nor distance counts (a same-name neighbour
+ * across town is exactly what they cannot tell apart).
+ */
+export function isCorroborated(lv: Uint8Array): boolean {
+  const dob = lv[F.dob]!;
+  if (dob !== 0 && dob !== L.dob.differ) return true;
+  if (lv[F.phone] === L.binary.exact || lv[F.email] === L.binary.exact) return true;
+  const address = lv[F.address]!;
+  if (address === L.address.exact || address === L.address.unit || address === L.address.typo) return true;
+  if (address !== 0) return false;
+  if (lv[F.zip] === L.binary.exact) return true;
+  const distance = lv[F.distance]!;
+  return distance === L.distance.near || distance === L.distance.close;
 }
 
 /** The strategy a match rests on, from the strongest identifying fields that agreed. */

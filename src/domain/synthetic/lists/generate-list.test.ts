@@ -105,6 +105,7 @@ async function run(
 const VOTERS = voterCsv(30_000, 11);
 let voterById: Map<string, Row>;
 let votersByNameCity: Set<string>;
+let votersByNameState: Map<string, { city: string; zip: string }[]>;
 let votersByNameDob: Set<string>;
 let voterPhones: Set<string>;
 let voterEmails: Set<string>;
@@ -116,6 +117,11 @@ before(async () => {
   const voters = objects(parsed.header, parsed.rows);
   voterById = new Map(voters.map((v) => [v.voterbase_id!, v]));
   votersByNameCity = new Set(voters.map((v) => `${v.first_name}|${v.last_name}|${v.city}`));
+  votersByNameState = new Map();
+  for (const v of voters) {
+    const key = `${v.first_name}|${v.last_name}|${v.state}`;
+    votersByNameState.set(key, [...(votersByNameState.get(key) ?? []), { city: v.city!, zip: v.zip! }]);
+  }
   votersByNameDob = new Set(voters.map((v) => `${v.first_name}|${v.last_name}|${v.dob}`));
   voterPhones = new Set(
     voters.flatMap((v) => [v.landline_phone!, v.wireless_phone!, v.voip_phone!]).filter((p) => p !== ''),
@@ -399,9 +405,10 @@ describe('generateContactList', () => {
     }
   });
 
-  it('near-twins share first name, last name and city with a real voter but are different people', () => {
+  it('near-twins share first name, last name and city (else state) with a real voter, never its ZIP, and are different people', () => {
     const nameChanging = ['nickname', 'typo_first', 'typo_last', 'married_surname', 'full_name', 'mover'];
     let checked = 0;
+    let sameCity = 0;
     for (const [pattern, r] of runs) {
       for (const { cells, truth, tags } of joined(r)) {
         if (!tags.has('near_twin')) continue;
@@ -424,11 +431,22 @@ describe('generateContactList', () => {
         const city = tags.has('one_line_address')
           ? /, (.+) [A-Z]{2} \d{5}$/.exec(cells.address1!)![1]!.toUpperCase()
           : cells.city!.toUpperCase();
-        assert.ok(votersByNameCity.has(`${first}|${last}|${city}`), `${first} ${last} ${city}`);
+        const zip = tags.has('one_line_address') ? /(\d{5})$/.exec(cells.address1!)![1]! : cells.zip!;
+        const namesakes = votersByNameState.get(
+          `${first}|${last}|${cells.state || /, .+ ([A-Z]{2}) \d{5}$/.exec(cells.address1!)![1]}`,
+        );
+        assert.ok(namesakes !== undefined, `${first} ${last}: no namesake in the state`);
+        if (votersByNameCity.has(`${first}|${last}|${city}`)) sameCity++;
+        // A one-ZIP city's twin lives elsewhere in the state: no twin repeats its voter's ZIP.
+        assert.ok(
+          namesakes.some((n) => n.zip !== zip),
+          `${first} ${last}: every namesake has ZIP ${zip}`,
+        );
         checked++;
       }
     }
     assert.ok(checked >= 50, `only ${checked} near-twins checked`);
+    assert.ok(sameCity / checked > 0.5, `only ${sameCity} of ${checked} near-twins share their voter's city`);
     const dob = runs.get('name_dob')!;
     for (const { cells, tags } of joined(dob)) {
       if (tags.has('near_twin') && cells.dob !== '' && cells.first_name !== '') {

@@ -522,6 +522,7 @@ class RowBuilder {
   readonly #lasts: string[] = [];
   readonly #domains: string[] = [];
   readonly #byCity = new Map<string, Person[]>();
+  readonly #byState = new Map<string, Person[]>();
   readonly #idSamples: Record<IdKind, string[]> = {
     voterbase_id: [],
     voter_id: [],
@@ -546,6 +547,9 @@ class RowBuilder {
         const list = this.#byCity.get(key);
         if (list === undefined) this.#byCity.set(key, [p]);
         else list.push(p);
+        const inState = this.#byState.get(p.state);
+        if (inState === undefined) this.#byState.set(p.state, [p]);
+        else inState.push(p);
       }
       if (p.voterbaseId !== '') this.#idSamples.voterbase_id.push(p.voterbaseId);
       if (p.voterId !== '') this.#idSamples.voter_id.push(p.voterId);
@@ -682,13 +686,16 @@ class RowBuilder {
     p.middle = rng.chance(0.4) && this.#middles.length > 0 ? rng.pick(this.#middles) : '';
     if (p.middle === v.middle) p.middle = '';
     const cityPlaces = this.#byCity.get(`${v.city}|${v.state}`) ?? [];
-    // Another ZIP of the same city when the city has one: a near-twin shares name and city but is
-    // a different person, and in a one-ZIP city stays as ambiguous as such twins are in life.
+    // Another ZIP of the same city when the city has one, else another place of the state: a
+    // near-twin shares the name (and the city where it can) but never every locating field a
+    // list carries; one that did would be the same row as its voter's, which no matcher can tell apart.
     const elsewhere = cityPlaces.filter((place) => place.zip !== v.zip);
-    const candidates = elsewhere.length > 0 ? elsewhere : cityPlaces;
+    const inState =
+      elsewhere.length > 0 ? [] : (this.#byState.get(v.state) ?? []).filter((place) => place.zip !== v.zip);
+    const candidates = elsewhere.length > 0 ? elsewhere : inState.length > 0 ? inState : cityPlaces;
     const place = candidates.length > 0 ? rng.pick(candidates) : v;
     this.#placeFrom(p, place);
-    p.city = v.city;
+    p.city = elsewhere.length > 0 || inState.length === 0 ? v.city : place.city;
     p.state = v.state;
     for (let i = 0; i < 10 && p.address1 === v.address1; i++) p.address1 = newHouseNumber(rng, v.address1);
     const vDob = parseDob(v.dob);
