@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -35,6 +36,8 @@ describe('loadConfig defaults', () => {
         RATE_LIMIT_POLL_SECONDS: 30,
         RATE_LIMIT_POLL_TOLERANCE_SECONDS: 2,
         WORKER_CONCURRENCY: 1,
+        MATCH_THREADS: availableParallelism(),
+        MATCH_THRESHOLD: 50,
         QUEUE_LEASE_SECONDS: 30,
         QUEUE_POLL_MS: 250,
         QUEUE_MAX_ATTEMPTS: 5,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -35,6 +36,10 @@ export const configSchema = z.object({
   /** Clock slack granted to clients that poll on an exact 30 s timer. */
   RATE_LIMIT_POLL_TOLERANCE_SECONDS: z.coerce.number().min(0).default(2),
   WORKER_CONCURRENCY: integer(1, 64).default(1),
+  /** Threads that run the probabilistic matcher (0: on the job's own thread); default: one per CPU. */
+  MATCH_THREADS: integer(0, 256).default(availableParallelism()),
+  /** Lowest match score (0-100) accepted when a key's profile sets none. */
+  MATCH_THRESHOLD: z.coerce.number().min(0).max(100).default(50),
   QUEUE_LEASE_SECONDS: integer(1).default(30),
   QUEUE_POLL_MS: integer(10).default(250),
   QUEUE_MAX_ATTEMPTS: integer(1, 100).default(5),

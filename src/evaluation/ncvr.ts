@@ -29,6 +29,7 @@ import { finished } from 'node:stream/promises';
 import { readCsvTable } from '../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../domain/csv/csv-writer.ts';
 import type { TruthEntry } from '../domain/evaluation/metrics.ts';
+import type { ProbabilisticMatcherOptions } from '../domain/matching/probabilistic-matcher.ts';
 import {
   EVAL_MAX_ROW_BYTES,
   type EvaluationResult,
@@ -224,6 +225,7 @@ export interface NcvrEvaluationOptions {
   dir: string;
   maxMatches?: number;
   matcherFactory?: MatcherFactory;
+  matcherOptions?: Partial<ProbabilisticMatcherOptions>;
   workDir?: string;
 }
 
@@ -244,6 +246,7 @@ export async function runNcvrEvaluation(options: NcvrEvaluationOptions): Promise
       truth: prepared.truth,
       maxMatches: options.maxMatches ?? 1,
       matcherFactory: options.matcherFactory,
+      matcherOptions: options.matcherOptions,
       workDir: scratch,
       asOf: NCVR_AS_OF,
     });

@@ -5,9 +5,10 @@
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
 import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { readCsvTable } from '../domain/csv/csv-reader.ts';
 import {
@@ -17,8 +18,8 @@ import {
   type TruthEntry,
 } from '../domain/evaluation/metrics.ts';
 import { parseTruthEntry, truthLayout } from '../domain/evaluation/truth.ts';
-import { createMatcher } from '../domain/matching/create-matcher.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
+import type { ProbabilisticMatcherOptions } from '../domain/matching/probabilistic-matcher.ts';
 import { type ListSummary, MATCH_COLUMNS, matchList } from '../domain/pipeline/match-list.ts';
 import type { VoterImportReport, VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 
@@ -36,8 +37,11 @@ export interface RunEvaluationOptions {
   truth?: ReadonlyMap<string, TruthEntry>;
   /** max_matches of the run, 1-10 (the depth of recall@k). */
   maxMatches: number;
-  /** Default: the service's matcher (ids, then probabilistic). */
+  /** Default: the service's matcher (ids, then probabilistic) with `matcherOptions`, on `threads`. */
   matcherFactory?: MatcherFactory;
+  matcherOptions?: Partial<ProbabilisticMatcherOptions>;
+  /** Matching threads of the default matcher (default: one per CPU; 0: in-thread). */
+  threads?: number;
   /** Parent of the scratch data directory; default os.tmpdir(). */
   workDir?: string;
   /** The job's reference date (age → birth year); default now. */
@@ -93,6 +97,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
   }
   const truth = options.truth ?? (await readTruthFile(options.truthPath!));
   const scratch = await mkdtemp(join(options.workDir ?? tmpdir(), 'listmatch-eval-'));
+  const closers: (() => Promise<void>)[] = [];
   try {
     const store = new FsVoterStore({ dir: join(scratch, 'voters'), maxRowBytes: EVAL_MAX_ROW_BYTES });
     let started = performance.now();
@@ -103,7 +108,11 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     const importSeconds = (performance.now() - started) / 1000;
     const voters = await store.current();
     if (voters === null) throw new Error('the voter import produced no voter file');
-    const matcher = await (options.matcherFactory ?? createMatcher)(voters);
+    const factory = new ThreadedMatcherFactory(options.threads ?? availableParallelism());
+    closers.push(() => factory.close());
+    const matcher = await (options.matcherFactory ?? ((v) => factory.create(v, options.matcherOptions)))(
+      voters,
+    );
 
     const resultPath = join(scratch, 'result.csv');
     started = performance.now();
@@ -156,6 +165,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
       join: scored.join,
     };
   } finally {
+    for (const close of closers) await close();
     await rm(scratch, { recursive: true, force: true });
   }
 }

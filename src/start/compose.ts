@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
+import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
 import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
 import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
 import { SqliteKeyStore } from '../adapters/metadata/sqlite-key-store.ts';
@@ -16,7 +17,6 @@ import type { Config } from '../config.ts';
 import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
-import { createMatcher } from '../domain/matching/create-matcher.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
@@ -69,13 +69,14 @@ export function compose(config: Config): Services {
     },
     events: { onTransition: (kind, state) => metrics.jobTransitions.inc({ kind, state }) },
   });
+  const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS);
   const registry = new JobRegistry().register(
     matchListJob({
       jobs: jobStore,
       blobs,
       voters,
       keys,
-      createMatcher: (voters) => createMatcher(voters),
+      createMatcher: (voters) => matchers.create(voters, { thresholdScore: config.MATCH_THRESHOLD }),
       maxRowBytes: config.MAX_ROW_BYTES,
       onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
       onRows: (rows) => metrics.rowsMatched.inc(rows),
@@ -141,7 +142,10 @@ export function compose(config: Config): Services {
         },
       });
     },
-    close: () => database.close(),
+    close: () => {
+      void matchers.close();
+      database.close();
+    },
   };
 }
 

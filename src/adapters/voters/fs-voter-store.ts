@@ -4,16 +4,11 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
-import { voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
-import { type MatchIndex, MatchIndexBuilder } from '../../domain/matching/index/match-index.ts';
-import {
-  type MatchIndexMeta,
-  matchIndexFromParts,
-  matchIndexParts,
-} from '../../domain/matching/index/match-index-parts.ts';
-import { normalizeVoter, type VoterFields } from '../../domain/matching/normalize/person.ts';
+import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
+import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
 import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
@@ -233,6 +228,14 @@ type BuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
 
 async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
   const builder = new SnapshotBuilder(input.buildDir);
+  try {
+    return await fillSnapshot(input, builder);
+  } finally {
+    await builder.abort();
+  }
+}
+
+async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promise<BuildReport> {
   const reportLines = ['line,problem'];
   const rejectedByReason: Record<string, number> = {};
   const warningsByKind: Record<string, number> = {};
@@ -373,12 +376,8 @@ class SnapshotBuilder {
   };
   private stateColumn = 0;
   private needsDrain = false;
-  private readonly matchBuilder = new MatchIndexBuilder();
-  private readVoter: (record: readonly string[]) => VoterFields = () => {
-    throw new Error('columns not set');
-  };
-  /** Reference date of dob checks (a dob after it is rejected as impossible). */
-  private readonly asOf = new Date();
+  /** Builds the match index from the records as they are written, on its own thread. */
+  private matchIndex: MatchIndexWorker | null = null;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -388,7 +387,7 @@ class SnapshotBuilder {
     this.columns = columns;
     for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
     this.stateColumn = columns.indexOf('state');
-    this.readVoter = voterFieldReader(columns);
+    this.matchIndex = new MatchIndexWorker(columns);
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
     // flush: every file of a version is on disk before CURRENT can name it.
@@ -440,7 +439,6 @@ class SnapshotBuilder {
     }
     if (row >= this.voterbaseCheck.length) this.voterbaseCheck = growUint32(this.voterbaseCheck);
     this.voterbaseCheck[row] = check;
-    this.matchBuilder.add(row, normalizeVoter(this.readVoter(values), this.asOf));
     const line = values.join(FIELD_SEPARATOR);
     this.pending.push(line);
     this.pendingChars += line.length;
@@ -464,14 +462,21 @@ class SnapshotBuilder {
     this.offset += chunk.length;
     this.flushedRows += count;
     this.offsets[this.flushedRows] = this.offset;
+    this.matchIndex!.send(chunk);
     if (!this.out!.write(chunk)) this.needsDrain = true;
   }
 
   /** Waits for the record stream to drain; callers await it between batches to bound memory. */
   async waitForDrain(): Promise<void> {
+    await this.matchIndex?.waitForRoom();
     if (!this.needsDrain) return;
     await once(this.out!, 'drain');
     this.needsDrain = false;
+  }
+
+  /** Stops the index thread of a failed import. */
+  async abort(): Promise<void> {
+    await this.matchIndex?.terminate();
   }
 
   async finish(version: string): Promise<SnapshotMeta> {
@@ -495,7 +500,7 @@ class SnapshotBuilder {
       indexCounts[name] = table.count;
       writes.push(writeTyped(join(this.dir, `idx-${name}.bin`), table.slots));
     }
-    const { meta: matchMeta, parts } = matchIndexParts(this.matchBuilder.finish());
+    const { meta: matchMeta, parts } = await this.matchIndex!.finish();
     await mkdir(join(this.dir, 'match'));
     for (const [name, bytes] of parts)
       writes.push(writeFile(join(this.dir, 'match', name), bytes, { flush: true }));
@@ -513,6 +518,86 @@ class SnapshotBuilder {
   }
 }
 
+/** Chunks the index thread may have queued before the import waits for it. */
+const MAX_CHUNKS_IN_FLIGHT = 8;
+
+/** The main-thread side of match-index-build.worker.ts. */
+class MatchIndexWorker {
+  private readonly worker: Worker;
+  private inFlight = 0;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
+  private result: Promise<{ meta: MatchIndexMeta; parts: Map<string, Uint8Array> }>;
+
+  constructor(columns: string[]) {
+    this.worker = new Worker(new URL('./match-index-build.worker.ts', import.meta.url), {
+      workerData: { columns, asOf: new Date().toISOString() },
+    });
+    this.result = new Promise((resolve, reject) => {
+      this.worker.on('message', (message: WorkerMessage) => {
+        if ('ack' in message) {
+          this.inFlight--;
+          this.wakeUp();
+        } else if ('error' in message)
+          this.fail(new Error(`building the match index failed: ${message.error}`), reject);
+        else {
+          const parts = new Map(message.names.map((name, i) => [name, message.buffers[i]!]));
+          resolve({ meta: message.meta, parts });
+        }
+      });
+      this.worker.on('error', (error) => this.fail(error, reject));
+      this.worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`the match index thread exited with code ${code}`), reject);
+      });
+    });
+    // The import awaits the result only at the end; a failure before then surfaces in waitForRoom.
+    this.result.catch(() => {});
+  }
+
+  send(chunk: Buffer): void {
+    const copy = new Uint8Array(chunk);
+    this.inFlight++;
+    this.worker.postMessage({ chunk: copy }, [copy.buffer]);
+  }
+
+  async waitForRoom(): Promise<void> {
+    while (this.failure === null && this.inFlight > MAX_CHUNKS_IN_FLIGHT) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  async finish(): Promise<{ meta: MatchIndexMeta; parts: Map<string, Uint8Array> }> {
+    this.worker.postMessage({ finish: true });
+    const result = await this.result;
+    await this.worker.terminate();
+    return result;
+  }
+
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private fail(error: Error, reject: (error: Error) => void): void {
+    this.failure ??= error;
+    reject(error);
+    this.wakeUp();
+  }
+
+  private wakeUp(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+}
+
+type WorkerMessage =
+  | { ack: number }
+  | { error: string }
+  | { meta: MatchIndexMeta; names: string[]; buffers: Uint8Array[] };
+
 function growFloat64(array: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
   const next = new Float64Array(array.length * 2);
   next.set(array);
@@ -529,12 +614,12 @@ async function writeTyped(path: string, array: Float64Array): Promise<void> {
   await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength), { flush: true });
 }
 
-/** Reads a whole file into memory in chunks (fs.readFile stops at 2 GiB). */
-async function readWhole(path: string): Promise<Buffer> {
+/** Reads a whole file into memory in chunks (fs.readFile stops at 2 GiB), optionally into shared memory. */
+async function readWhole(path: string, shared = false): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    const buffer = Buffer.allocUnsafeSlow(size);
+    const buffer = shared ? Buffer.from(new SharedArrayBuffer(size)) : Buffer.allocUnsafeSlow(size);
     let position = 0;
     while (position < size) {
       const { bytesRead } = await handle.read(buffer, position, Math.min(1 << 30, size - position), position);
@@ -562,7 +647,8 @@ async function loadMatchIndex(dir: string): Promise<MatchIndex | null> {
     throw error;
   }
   const parts = new Map<string, Uint8Array>();
-  for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name)));
+  // Shared memory: the matching threads read these arrays without a copy.
+  for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name), true));
   return matchIndexFromParts(meta, (name) => {
     const part = parts.get(name);
     if (part === undefined) throw new Error(`match index part ${name} is missing`);

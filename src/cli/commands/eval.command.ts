@@ -2,9 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ReportContext, renderHtmlReport, renderTextReport } from '../../domain/evaluation/report.ts';
-import { createMatcher } from '../../domain/matching/create-matcher.ts';
 import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
-import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { runNcvrEvaluation } from '../../evaluation/ncvr.ts';
 import { type EvaluationResult, runEvaluation } from '../../evaluation/run-evaluation.ts';
 import type { CliContext } from '../cli-context.ts';
@@ -64,11 +62,8 @@ export function evalCommand(program: Command, _context: CliContext): void {
       if (options.matcher !== 'probabilistic' && options.matcher !== 'deterministic') {
         throw new Error(`--matcher must be probabilistic or deterministic, not "${options.matcher}"`);
       }
-      const matcherFactory =
-        options.matcher === 'deterministic'
-          ? createDeterministicMatcher
-          : (voters: VoterSnapshot) =>
-              createMatcher(voters, threshold === undefined ? {} : { thresholdScore: threshold });
+      const matcherFactory = options.matcher === 'deterministic' ? createDeterministicMatcher : undefined;
+      const matcherOptions = threshold === undefined ? {} : { thresholdScore: threshold };
       if (benchmark !== undefined && benchmark !== 'ncvr') {
         throw new Error(
           `unknown benchmark "${benchmark}"; the one known is ncvr (or give --voters, --list, --truth)`,
@@ -80,7 +75,7 @@ export function evalCommand(program: Command, _context: CliContext): void {
           throw new Error(`eval ncvr takes no --${given.join(', --')}; it reads them from --dir`);
         const dir = resolve(options.dir);
         const started = Date.now();
-        const result = await runNcvrEvaluation({ dir, maxMatches, matcherFactory });
+        const result = await runNcvrEvaluation({ dir, maxMatches, matcherFactory, matcherOptions });
         if (result.skipped) {
           console.log(
             `eval ncvr: skipped: ${result.reason} (pass --dir with the folder that holds A.csv and B.csv)`,
@@ -110,6 +105,7 @@ export function evalCommand(program: Command, _context: CliContext): void {
         truthPath: options.truth!,
         maxMatches,
         matcherFactory,
+        matcherOptions,
       });
       const context: ReportContext = {
         title: `listmatch evaluation: ${basename(options.list!)}`,

@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { createMatcher } from '../../domain/matching/create-matcher.ts';
+import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
 import { matchList } from '../../domain/pipeline/match-list.ts';
 import type { CliContext } from '../cli-context.ts';
 import { parseAppendedFields } from '../output.ts';
@@ -32,17 +32,19 @@ export function matchCommand(program: Command, context: CliContext): void {
         if (voters === null) throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
         const appendedFields = parseAppendedFields(options.append ?? '');
         const started = Date.now();
+        const matchers = new ThreadedMatcherFactory(services.config.MATCH_THREADS);
+        const matcher = matchers.create(voters, { thresholdScore: services.config.MATCH_THRESHOLD });
         const summary = await matchList({
           source: createReadStream(file, { highWaterMark: 1 << 20 }),
           output: createWriteStream(options.out),
-          matcher: createMatcher(voters),
+          matcher,
           voters,
           appendedFields,
           maxMatches,
           searchRadiusMiles: null,
           maxRowBytes: services.config.MAX_ROW_BYTES,
           asOf: new Date(),
-        });
+        }).finally(() => matchers.close());
         const seconds = (Date.now() - started) / 1000;
         if (options.summary) await writeFile(options.summary, `${JSON.stringify(summary, null, 2)}\n`);
         console.error(

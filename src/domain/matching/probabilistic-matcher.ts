@@ -58,26 +58,75 @@ export function randomPairU(index: MatchIndex): Float64Array {
  * scoring → selection. m is estimated by EM from the candidate pairs of the list's first rows,
  * so the model fits each list's own error rates; the rest of the job reuses it.
  */
+/**
+ * Runs the probabilistic strategies for rows that no id matched; in-thread by default, or on a
+ * pool of worker threads (see adapters/matching). Outcomes come back in the rows' order.
+ */
+export interface PersonMatchRunner {
+  run(rows: readonly MatchInput[], job: PersonMatchJob): MatchOutcome[] | Promise<MatchOutcome[]>;
+}
+
+/** Everything a runner needs besides the index: plain data, so it can cross to a worker thread. */
+export interface PersonMatchJob {
+  model: FellegiSunterModel;
+  options: MatchOptions;
+  candidates: CandidateOptions;
+  thresholdScore: number;
+}
+
+export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
+  return { run: (rows, job) => rows.map((row) => matchPersons(index, row, job)) };
+}
+
+/**
+ * The matcher of one job: ids first (exact), then normalization → candidates → Fellegi-Sunter
+ * scoring → selection. m is estimated by EM from the candidate pairs of the list's first rows,
+ * so the model fits each list's own error rates; the rest of the job reuses it.
+ */
 export function createProbabilisticMatcher(
   voters: VoterSnapshot,
   index: MatchIndex,
   options: Partial<ProbabilisticMatcherOptions> = {},
+  runner: PersonMatchRunner = inThreadRunner(index),
 ): Matcher & { model(): FellegiSunterModel | null } {
   const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
   let model: FellegiSunterModel | null = null;
   return {
     name: 'probabilistic',
     model: () => model,
-    matchBatch(rows: readonly MatchInput[], matchOptions: MatchOptions): MatchOutcome[] {
-      const candidateOptions: CandidateOptions = {
+    async matchBatch(rows: readonly MatchInput[], matchOptions: MatchOptions): Promise<MatchOutcome[]> {
+      const candidates: CandidateOptions = {
         ...settings.candidates,
         searchRadiusMiles: matchOptions.searchRadiusMiles,
       };
-      model ??= fitModel(index, rows.slice(0, settings.emSampleRows), matchOptions, candidateOptions);
-      const fitted = model;
-      return rows.map((row) =>
-        matchRow(voters, index, fitted, row, matchOptions, candidateOptions, settings.thresholdScore),
-      );
+      model ??= fitModel(index, rows.slice(0, settings.emSampleRows), matchOptions, candidates);
+      const job: PersonMatchJob = {
+        model,
+        options: matchOptions,
+        candidates,
+        thresholdScore: settings.thresholdScore,
+      };
+      const outcomes = new Array<MatchOutcome>(rows.length);
+      const rest: MatchInput[] = [];
+      const restAt: number[] = [];
+      const idOutcomes = new Array<MatchOutcome>(rows.length);
+      rows.forEach((row, i) => {
+        const ids = matchIds(voters, row, matchOptions.maxMatches);
+        idOutcomes[i] = ids;
+        if (ids.candidates.length > 0) {
+          const input = normalizeInput(row.fields, matchOptions.asOf);
+          outcomes[i] = checkIdMatches(index, ids, input.persons[0]!, input.problems);
+        } else {
+          rest.push(row);
+          restAt.push(i);
+        }
+      });
+      const found = rest.length === 0 ? [] : await runner.run(rest, job);
+      found.forEach((outcome, k) => {
+        const i = restAt[k]!;
+        outcomes[i] = withIdReason(outcome, idOutcomes[i]!);
+      });
+      return outcomes;
     },
   };
 }
@@ -86,45 +135,46 @@ export function createProbabilisticMatcher(
 const hasSearchableValue = (p: NormalizedPerson) =>
   p.first !== '' || p.last !== '' || p.phones.length > 0 || p.email !== '';
 
-function matchRow(
-  voters: VoterSnapshot,
-  index: MatchIndex,
-  model: FellegiSunterModel,
-  row: MatchInput,
-  options: MatchOptions,
-  candidateOptions: CandidateOptions,
-  thresholdScore: number,
-): MatchOutcome {
-  const ids = matchIds(voters, row, options.maxMatches);
+/** A row whose ids matched nobody keeps that reason unless its names found candidates. */
+function withIdReason(outcome: MatchOutcome, ids: MatchOutcome): MatchOutcome {
+  if (outcome.candidates.length > 0 || ids.unmatchedReason === 'no_id_values') return outcome;
+  if (outcome.unmatchedReason === 'no_candidates' || outcome.unmatchedReason === 'no_usable_values') {
+    return { ...outcome, unmatchedReason: ids.unmatchedReason };
+  }
+  return outcome;
+}
+
+/** The probabilistic strategies for one row (no id matched it). */
+export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatchJob): MatchOutcome {
+  const { options, model } = job;
   const input = normalizeInput(row.fields, options.asOf);
-  if (ids.candidates.length > 0) return checkIdMatches(index, ids, input.persons[0]!, input.problems);
   const searchable = input.persons.filter(hasSearchableValue);
   if (searchable.length === 0) {
     const reason =
-      input.problems.length > 0 ? input.problems[0]! : hasAnyValue(row) ? ids.unmatchedReason : 'empty_row';
-    return { candidates: [], unmatchedReason: reason ?? 'no_usable_values', problems: input.problems };
+      input.problems.length > 0 ? input.problems[0]! : hasAnyValue(row) ? 'no_usable_values' : 'empty_row';
+    return { candidates: [], unmatchedReason: reason, problems: input.problems };
   }
   const found: MatchCandidate[] = [];
   let anyCandidates = false;
   for (const person of searchable) {
     const q = prepareQuery(index, person);
     const candidates = new Map<number, number>();
-    generateCandidates(index, q, candidateOptions, candidates);
+    generateCandidates(index, q, job.candidates, candidates);
     if (candidates.size === 0) continue;
     anyCandidates = true;
     const scored = scoreCandidates(index, model, q, candidates, Math.max(options.maxMatches, 2));
-    const { matches } = selectMatches(scored, thresholdScore, options.maxMatches);
+    const { matches } = selectMatches(scored, job.thresholdScore, options.maxMatches);
     for (const match of matches) {
       if (found.some((c) => c.voter === match.voter)) continue;
       found.push({ voter: match.voter, score: match.score, method: match.method, explain: match.explain });
     }
   }
   if (found.length === 0) {
-    // A row whose ids matched nobody keeps that reason unless its names found candidates.
-    const reason = anyCandidates
-      ? 'below_threshold'
-      : (ids.unmatchedReason !== 'no_id_values' && ids.unmatchedReason) || 'no_candidates';
-    return { candidates: [], unmatchedReason: reason, problems: input.problems };
+    return {
+      candidates: [],
+      unmatchedReason: anyCandidates ? 'below_threshold' : 'no_candidates',
+      problems: input.problems,
+    };
   }
   // Two people in one row: each one's best match comes first, then the other candidates.
   if (searchable.length > 1) found.sort((a, b) => b.score - a.score || a.voter - b.voter);

@@ -9,6 +9,7 @@ import {
   type IdentifierColumn,
   type Matcher,
   type MatchInput,
+  type MatchOutcome,
 } from '../matching/matcher.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 
@@ -64,6 +65,64 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   // Line of the first over-long record: it is the header's only when no header came before it.
   let firstTooLongLine: number | null = null;
   let raggedRows = 0;
+  let written = 0;
+  let inFlight: {
+    records: { fields: string[] }[];
+    batch: MatchInput[];
+    outcomes: Promise<MatchOutcome[]>;
+  } | null = null;
+
+  /** Writes one matched batch: a line per match (ranks 1..k), or one unmatched line. */
+  const writeBatch = async (
+    done: { records: { fields: string[] }[]; batch: MatchInput[]; outcomes: Promise<MatchOutcome[]> },
+    current: Layout,
+  ): Promise<void> => {
+    const outcomes = await done.outcomes;
+    for (let i = 0; i < done.records.length; i++) {
+      const fields = done.records[i]!.fields;
+      const outcome = outcomes[i]!;
+      const rowNumber = String(done.batch[i]!.row);
+      if (outcome.problems) {
+        for (const problem of outcome.problems) inputProblems[problem] = (inputProblems[problem] ?? 0) + 1;
+      }
+      if (outcome.candidates.length === 0) {
+        const reason = outcome.unmatchedReason ?? 'no_match';
+        unmatchedReasons[reason] = (unmatchedReasons[reason] ?? 0) + 1;
+        const wait = writer.writeRow(
+          [...fields, rowNumber, '', 'N', '', '', '', '', ...current.emptyAppended],
+          current.neutralize,
+        );
+        if (wait) await wait;
+        outputRows++;
+        continue;
+      }
+      matchedRows++;
+      const best = outcome.candidates[0]!;
+      matchesByMethod[best.method] = (matchesByMethod[best.method] ?? 0) + 1;
+      for (let rank = 0; rank < outcome.candidates.length; rank++) {
+        const candidate = outcome.candidates[rank]!;
+        // vb.voterbase_id and the appended fields, read in one pass over the record.
+        const voterValues = input.voters!.fields(candidate.voter, current.voterColumns);
+        const wait = writer.writeRow(
+          [
+            ...fields,
+            rowNumber,
+            String(rank + 1),
+            'Y',
+            String(Math.round(candidate.score)),
+            candidate.method,
+            candidate.explain ?? '',
+            ...voterValues,
+          ],
+          current.neutralize,
+        );
+        if (wait) await wait;
+        outputRows++;
+      }
+    }
+    written += done.records.length;
+    input.onProgress?.(written);
+  };
 
   for await (const event of readCsvTable(input.source, {
     maxRowBytes: input.maxRowBytes,
@@ -103,55 +162,25 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
       row: rows + i + 1,
       fields: pickIdentifiers(record.fields, current.identifiers),
     }));
-    const outcomes = await input.matcher.matchBatch(batch, {
-      maxMatches: input.maxMatches,
-      searchRadiusMiles: input.searchRadiusMiles,
-      asOf: input.asOf,
-    });
-    for (let i = 0; i < event.rows.length; i++) {
-      const fields = event.rows[i]!.fields;
-      const outcome = outcomes[i]!;
-      const rowNumber = String(batch[i]!.row);
-      if (outcome.problems)
-        for (const problem of outcome.problems) inputProblems[problem] = (inputProblems[problem] ?? 0) + 1;
-      if (outcome.candidates.length === 0) {
-        const reason = outcome.unmatchedReason ?? 'no_match';
-        unmatchedReasons[reason] = (unmatchedReasons[reason] ?? 0) + 1;
-        const wait = writer.writeRow(
-          [...fields, rowNumber, '', 'N', '', '', '', '', ...current.emptyAppended],
-          current.neutralize,
-        );
-        if (wait) await wait;
-        outputRows++;
-        continue;
-      }
-      matchedRows++;
-      const best = outcome.candidates[0]!;
-      matchesByMethod[best.method] = (matchesByMethod[best.method] ?? 0) + 1;
-      for (let rank = 0; rank < outcome.candidates.length; rank++) {
-        const candidate = outcome.candidates[rank]!;
-        // vb.voterbase_id and the appended fields, read in one pass over the record.
-        const voterValues = input.voters!.fields(candidate.voter, current.voterColumns);
-        const wait = writer.writeRow(
-          [
-            ...fields,
-            rowNumber,
-            String(rank + 1),
-            'Y',
-            String(Math.round(candidate.score)),
-            candidate.method,
-            candidate.explain ?? '',
-            ...voterValues,
-          ],
-          current.neutralize,
-        );
-        if (wait) await wait;
-        outputRows++;
-      }
-    }
     rows += event.rows.length;
-    input.onProgress?.(rows);
+    // The matcher works on this batch (on its threads) while the previous one is written and
+    // the next one parsed: one batch in flight keeps every core busy and memory bounded.
+    const next = {
+      records: event.rows,
+      batch,
+      outcomes: Promise.resolve(
+        input.matcher.matchBatch(batch, {
+          maxMatches: input.maxMatches,
+          searchRadiusMiles: input.searchRadiusMiles,
+          asOf: input.asOf,
+        }),
+      ),
+    };
+    next.outcomes.catch(() => {});
+    if (inFlight !== null) await writeBatch(inFlight, current);
+    inFlight = next;
   }
+  if (inFlight !== null) await writeBatch(inFlight, layout!);
   if (layout === null && firstTooLongLine !== null) throw headerTooLongError(input.maxRowBytes);
   if (layout === null) throw new AppError('VALIDATION_FAILED', 'the uploaded file is empty');
   if (rows === 0) warnings.note('no_data_rows', 'the file has a header but no data rows');

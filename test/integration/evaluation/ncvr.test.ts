@@ -70,12 +70,15 @@ describe('eval ncvr', () => {
   });
 
   test('the default matcher finds the members from name, address and age, and not the stranger', async () => {
+    // O'BRIEN's row has no birth year and a rural route without a box: a name and a route that
+    // many households share are not evidence enough, so 3 of the 4 members are found.
     const result = await runNcvrEvaluation({ dir: bench });
     assert.equal(result.skipped, false);
     if (result.skipped) return;
     const o = result.metrics.overall;
     assert.deepEqual([o.rows, o.members, o.nonMembers, o.nonMemberPredicted, o.wrongVoter], [5, 4, 1, 0, 0]);
-    assert.equal(o.correct, 4);
+    assert.equal(o.correct, 3);
+    assert.equal(o.predictions, 3);
   });
 
   test('the deterministic matcher finds nothing (no ids are sent): recall 0, precision n/a', async () => {

@@ -54,7 +54,10 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   const dictionaries = {} as Record<TextField, StringDictionary>;
   const ids = {} as Record<TextField, Uint32Array>;
   for (const field of TEXT_FIELDS) {
-    const values = new TextDecoder().decode(part(`dict-${field}.txt`)).split('\n');
+    const text = part(`dict-${field}.txt`);
+    // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
+    const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
+    const values = new TextDecoder().decode(bytes).split('\n');
     dictionaries[field] = StringDictionary.fromValues(values, u32(`dict-${field}.counts`));
     ids[field] = u32(`ids-${field}`);
   }

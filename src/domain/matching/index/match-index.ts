@@ -213,23 +213,34 @@ export class MatchIndexBuilder {
   add(voter: number, person: NormalizedPerson): void {
     if (voter !== this.size) throw new RangeError(`voters must be added in order (expected ${this.size})`);
     this.ensureCapacity(voter + 1);
-    const ids = {} as Record<TextField, number>;
-    for (const field of TEXT_FIELDS) {
-      const id = this.dictionaries[field].add(person[field]);
-      ids[field] = id;
-      this.ids[field][voter] = id;
-    }
-    if (ids.first === this.firstSound.length) {
+    const d = this.dictionaries;
+    const first = d.first.add(person.first);
+    const last = d.last.add(person.last);
+    const house = d.house.add(person.house);
+    const street = d.street.add(person.street);
+    const city = d.city.add(person.city);
+    const state = d.state.add(person.state);
+    this.ids.first[voter] = first;
+    this.ids.middle[voter] = d.middle.add(person.middle);
+    this.ids.last[voter] = last;
+    this.ids.suffix[voter] = d.suffix.add(person.suffix);
+    this.ids.house[voter] = house;
+    this.ids.street[voter] = street;
+    this.ids.unit[voter] = d.unit.add(person.unit);
+    this.ids.city[voter] = city;
+    this.ids.state[voter] = state;
+    if (first === this.firstSound.length) {
       this.firstSound.push(soundOf(person.first));
       this.firstInitials.push(initialsOf(person.first));
       this.firstGroupList.push(firstGroupsOf(person.first));
     }
-    if (ids.last === this.lastSound.length) this.lastSound.push(soundOf(person.last));
-    if (ids.street === this.streetSounds.length) this.streetSounds.push(streetSound(person.street));
+    if (last === this.lastSound.length) this.lastSound.push(soundOf(person.last));
+    if (street === this.streetSounds.length) this.streetSounds.push(streetSound(person.street));
 
     const zip = zipNumber(person.zip);
     this.zip[voter] = zip;
-    const dob = person.dob === null ? 0 : person.dob.year * 10000 + person.dob.month * 100 + person.dob.day;
+    const birth = person.dob;
+    const dob = birth === null ? 0 : birth.year * 10000 + birth.month * 100 + birth.day;
     this.dob[voter] = dob;
     this.gender[voter] = GENDER_CODE[person.gender];
     this.contact[voter] =
@@ -237,45 +248,50 @@ export class MatchIndexBuilder {
     this.lat[voter] = person.lat;
     this.lon[voter] = person.lon;
 
-    const lastSound = this.lastSound[ids.last]!;
+    // Blocking keys (see blocking-keys.ts for what each one is for). Plain loops, no closures:
+    // this runs once per voter at import.
+    const postings = this.postings;
+    const lastSound = this.lastSound[last]!;
     const lastInitial = initialOf(person.last);
-    const firstGroups = this.firstGroupList[ids.first]!;
-    const firstInitials = this.firstInitials[ids.first]!;
-    const add = (hash: number) => this.postings.add(hash, voter);
-
-    if (ids.last !== 0) {
-      if (zip !== 0) add(keyZipLast(zip, lastSound));
-      if (ids.city !== 0 && ids.state !== 0) add(keyCityLast(ids.city, ids.state, lastSound));
-      if (person.dob !== null) {
-        forEachInitial(firstInitials, (initial) => add(keyLastYear(lastSound, initial, person.dob!.year)));
-        if (person.dob.day !== 0) add(keyDobLast(dob, lastSound));
+    const firstGroups = this.firstGroupList[first]!;
+    const firstInitials = this.firstInitials[first]!;
+    if (last !== 0) {
+      if (zip !== 0) postings.add(keyZipLast(zip, lastSound), voter);
+      if (city !== 0 && state !== 0) postings.add(keyCityLast(city, state, lastSound), voter);
+      if (birth !== null) {
+        for (let m = firstInitials; m !== 0; m &= m - 1) {
+          postings.add(keyLastYear(lastSound, lowestInitial(m), birth.year), voter);
+        }
+        if (birth.day !== 0) postings.add(keyDobLast(dob, lastSound), voter);
       }
     }
-    if (ids.first !== 0) {
-      if (zip !== 0) for (const group of firstGroups) add(keyZipFirst(zip, group, lastInitial));
-      if (ids.last !== 0 && ids.state !== 0)
-        for (const group of firstGroups) add(keyStateName(ids.state, lastSound, group));
-      if (person.dob !== null && person.dob.day !== 0) {
-        forEachInitial(firstInitials, (initial) => add(keyDobFirst(dob, initial)));
+    if (first !== 0) {
+      for (const group of firstGroups) {
+        if (zip !== 0) postings.add(keyZipFirst(zip, group, lastInitial), voter);
+        if (last !== 0 && state !== 0) postings.add(keyStateName(state, lastSound, group), voter);
+      }
+      if (birth !== null && birth.day !== 0) {
+        for (let m = firstInitials; m !== 0; m &= m - 1)
+          postings.add(keyDobFirst(dob, lowestInitial(m)), voter);
       }
     }
-    if (ids.house !== 0) {
-      if (zip !== 0) add(keyHouseZip(ids.house, zip));
-      add(keyHouseStreet(ids.house, this.streetSounds[ids.street]!, ids.state));
+    if (house !== 0) {
+      if (zip !== 0) postings.add(keyHouseZip(house, zip), voter);
+      postings.add(keyHouseStreet(house, this.streetSounds[street]!, state), voter);
     }
     for (const phone of person.phones) {
-      add(keyPhone(phone));
-      add(keyPhoneCheck(phone));
+      postings.add(keyPhone(phone), voter);
+      postings.add(keyPhoneCheck(phone), voter);
     }
     if (person.email !== '') {
-      add(keyEmail(person.email));
-      add(keyEmailCheck(person.email));
+      postings.add(keyEmail(person.email), voter);
+      postings.add(keyEmailCheck(person.email), voter);
     }
     if (!Number.isNaN(person.lat)) {
       const cell = cellOf(person.lat, person.lon);
       this.cells.set(cell, (this.cells.get(cell) ?? 0) + 1);
-      if (ids.last !== 0) add(keyCellLast(cell, lastSound));
-      if (ids.first !== 0) for (const group of firstGroups) add(keyCellFirst(cell, group));
+      if (last !== 0) postings.add(keyCellLast(cell, lastSound), voter);
+      if (first !== 0) for (const group of firstGroups) postings.add(keyCellFirst(cell, group), voter);
       if (zip !== 0) {
         const sums = this.zips.get(zip);
         if (sums === undefined) this.zips.set(zip, [person.lat, person.lon, 1]);
@@ -342,6 +358,9 @@ function grow<T extends Uint32Array | Uint8Array | Float32Array>(from: T, to: T)
   to.set(from as never);
   return to;
 }
+
+/** The lowest initial (1-26) set in a non-zero mask. */
+export const lowestInitial = (mask: number): number => 32 - Math.clz32(mask & -mask);
 
 /** Calls visit with each initial (1-26) set in a mask. */
 export function forEachInitial(mask: number, visit: (initial: number) => void): void {

@@ -1,0 +1,115 @@
+import { Worker } from 'node:worker_threads';
+import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
+import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
+import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
+import type { PersonMatchJob, PersonMatchRunner } from '../../domain/matching/probabilistic-matcher.ts';
+
+/** Rows below which a batch is matched on one thread: splitting costs more than it saves. */
+const MIN_ROWS_PER_THREAD = 64;
+
+interface Pending {
+  resolve: (outcomes: MatchOutcome[]) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Worker threads that run the probabilistic strategies over chunks of a batch. The index's
+ * typed arrays are handed over as SharedArrayBuffers, so every thread reads the same memory;
+ * a batch is split into one contiguous chunk per thread and reassembled in row order.
+ */
+export class MatchThreadPool implements PersonMatchRunner {
+  private readonly workers: Worker[] = [];
+  private readonly pending = new Map<number, Pending>();
+  /** Requests in flight per thread: a thread keeps the process alive only while it has work. */
+  private readonly busy = new Map<Worker, number>();
+  private readonly ready: Promise<void>;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(index: MatchIndex, threads: number) {
+    const { meta, parts } = matchIndexParts(index);
+    const shared: Record<string, Uint8Array> = {};
+    for (const [name, part] of parts) shared[name] = toShared(part);
+    const starting: Promise<void>[] = [];
+    for (let i = 0; i < threads; i++) {
+      const worker = new Worker(new URL('./match-thread.worker.ts', import.meta.url), {
+        workerData: { meta: meta satisfies MatchIndexMeta, parts: shared },
+      });
+      // Idle threads must not keep the process alive; close() ends them on shutdown.
+      worker.unref();
+      starting.push(
+        new Promise((resolve, reject) => {
+          worker.once('message', () => resolve());
+          worker.once('error', reject);
+        }),
+      );
+      worker.on('message', (message: { id?: number; outcomes?: MatchOutcome[]; error?: string }) => {
+        if (message.id === undefined) return;
+        const waiting = this.pending.get(message.id);
+        if (waiting === undefined) return;
+        this.pending.delete(message.id);
+        if (message.error !== undefined)
+          waiting.reject(new Error(`matching thread failed: ${message.error}`));
+        else waiting.resolve(message.outcomes!);
+      });
+      worker.on('error', (error) => this.failAll(error));
+      worker.on('exit', (code) => {
+        if (!this.closed) this.failAll(new Error(`a matching thread exited with code ${code}`));
+      });
+      this.workers.push(worker);
+    }
+    this.ready = Promise.all(starting).then(() => {});
+    this.ready.catch(() => {});
+  }
+
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
+    await this.ready;
+    if (this.closed) throw new Error('the matching threads are closed');
+    const chunks = Math.max(1, Math.min(this.workers.length, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
+    const size = Math.ceil(rows.length / chunks);
+    const parts = [];
+    for (let c = 0; c < chunks; c++) {
+      parts.push(this.send(this.workers[c]!, rows.slice(c * size, (c + 1) * size), job));
+    }
+    return (await Promise.all(parts)).flat();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.failAll(new Error('the matching threads were closed'));
+  }
+
+  private send(worker: Worker, rows: MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
+    const id = this.nextId++;
+    const busy = this.busy.get(worker) ?? 0;
+    if (busy === 0) worker.ref();
+    this.busy.set(worker, busy + 1);
+    const done = () => {
+      const left = (this.busy.get(worker) ?? 1) - 1;
+      this.busy.set(worker, left);
+      if (left === 0) worker.unref();
+    };
+    return new Promise<MatchOutcome[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, rows, job });
+    }).finally(done);
+  }
+
+  private failAll(error: Error): void {
+    for (const [, waiting] of this.pending) waiting.reject(error);
+    this.pending.clear();
+  }
+}
+
+/** The part itself when it already lives in shared memory, else a shared copy. */
+function toShared(part: Uint8Array): Uint8Array {
+  if (part.buffer instanceof SharedArrayBuffer) return part;
+  const shared = new Uint8Array(new SharedArrayBuffer(part.byteLength));
+  shared.set(part);
+  return shared;
+}

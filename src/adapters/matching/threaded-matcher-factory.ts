@@ -1,0 +1,48 @@
+import { matchIndexOf } from '../../domain/matching/create-matcher.ts';
+import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
+import type { Matcher } from '../../domain/matching/matcher.ts';
+import {
+  createProbabilisticMatcher,
+  type ProbabilisticMatcherOptions,
+} from '../../domain/matching/probabilistic-matcher.ts';
+import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
+import { MatchThreadPool } from './match-thread-pool.ts';
+
+/** Thread pools kept: the current voter file's and the one before (a resumed job may use it). */
+const POOLS_KEPT = 2;
+
+/**
+ * Creates each job's matcher, running the probabilistic strategies on `threads` worker threads
+ * (0: on the calling thread). Pools are made per voter-file version on first use and reused by
+ * later jobs, since starting one decodes the index's dictionaries.
+ */
+export class ThreadedMatcherFactory {
+  private readonly threads: number;
+  private readonly pools = new Map<MatchIndex, MatchThreadPool>();
+
+  constructor(threads: number) {
+    this.threads = threads;
+  }
+
+  create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): Matcher {
+    const index = matchIndexOf(voters);
+    if (this.threads === 0) return createProbabilisticMatcher(voters, index, options);
+    let pool = this.pools.get(index);
+    if (pool === undefined) {
+      pool = new MatchThreadPool(index, this.threads);
+      this.pools.set(index, pool);
+      for (const [old, oldPool] of this.pools) {
+        if (this.pools.size <= POOLS_KEPT) break;
+        this.pools.delete(old);
+        void oldPool.close();
+      }
+    }
+    return createProbabilisticMatcher(voters, index, options, pool);
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+}
