@@ -17,6 +17,7 @@ interface EvalOptions {
   dir: string;
   threshold?: string;
   matcher: string;
+  candidates?: boolean;
 }
 
 /** Default place of the NC benchmark: beside the repository, as the issue describes it. */
@@ -47,6 +48,10 @@ export function evalCommand(program: Command, _context: CliContext): void {
       '--threshold <score>',
       "lowest accepted score, 0-100 (default: the matcher's); 0 with --max-matches 10 measures the candidate stage alone",
     )
+    .option(
+      '--candidates',
+      'measure the candidate stage alone: rank every candidate by score, no threshold or corroboration (use with --max-matches 10)',
+    )
     .option('--report <path>', 'also write the HTML report here')
     .option('--json', 'print the result as JSON instead of tables')
     .option('--dir <path>', 'with "ncvr": the benchmark folder (A.csv, B.csv)', DEFAULT_NCVR_DIR)
@@ -63,7 +68,10 @@ export function evalCommand(program: Command, _context: CliContext): void {
         throw new Error(`--matcher must be probabilistic or deterministic, not "${options.matcher}"`);
       }
       const matcherFactory = options.matcher === 'deterministic' ? createDeterministicMatcher : undefined;
-      const matcherOptions = threshold === undefined ? {} : { thresholdScore: threshold };
+      const matcherOptions = {
+        ...(threshold === undefined ? {} : { thresholdScore: threshold }),
+        ...(options.candidates ? { rankOnly: true } : {}),
+      };
       if (benchmark !== undefined && benchmark !== 'ncvr') {
         throw new Error(
           `unknown benchmark "${benchmark}"; the one known is ncvr (or give --voters, --list, --truth)`,

@@ -24,6 +24,8 @@ import { selectMatches } from './select/select-matches.ts';
 export interface ProbabilisticMatcherOptions {
   /** Lowest score (0-100) accepted as a match. */
   thresholdScore: number;
+  /** Return the best candidates whatever their score or evidence (measures the candidate stage). */
+  rankOnly?: boolean;
   /** Rows of the list's start used to estimate m by EM. */
   emSampleRows: number;
   candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
@@ -72,6 +74,7 @@ export interface PersonMatchJob {
   options: MatchOptions;
   candidates: CandidateOptions;
   thresholdScore: number;
+  rankOnly?: boolean;
 }
 
 export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
@@ -105,6 +108,7 @@ export function createProbabilisticMatcher(
         options: matchOptions,
         candidates,
         thresholdScore: settings.thresholdScore,
+        rankOnly: settings.rankOnly ?? false,
       };
       const outcomes = new Array<MatchOutcome>(rows.length);
       const rest: MatchInput[] = [];
@@ -163,7 +167,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     if (candidates.size === 0) continue;
     anyCandidates = true;
     const scored = scoreCandidates(index, model, q, candidates, Math.max(options.maxMatches, 2));
-    const { matches } = selectMatches(scored, job.thresholdScore, options.maxMatches);
+    const { matches } = selectMatches(scored, job.thresholdScore, options.maxMatches, job.rankOnly);
     for (const match of matches) {
       if (found.some((c) => c.voter === match.voter)) continue;
       found.push({ voter: match.voter, score: match.score, method: match.method, explain: match.explain });

@@ -4,11 +4,13 @@ import {
   KEY,
   keyCellFirst,
   keyCellLast,
+  keyCityFirst,
   keyCityLast,
   keyDobFirst,
   keyDobLast,
   keyEmail,
   keyEmailCheck,
+  keyFirstYear,
   keyHouseStreet,
   keyHouseZip,
   keyLastYear,
@@ -72,10 +74,10 @@ export function generateCandidates(
   const lastInitial = initialOf(p.last);
   if (q.zip !== 0) {
     if (q.lastSound !== 0) collect(KEY.zipLast, keyZipLast(q.zip, q.lastSound));
-    if (lastInitial !== 0)
-      for (const group of q.firstGroups) collect(KEY.zipFirst, keyZipFirst(q.zip, group, lastInitial));
+    for (const group of q.firstGroups) collect(KEY.zipFirst, keyZipFirst(q.zip, group));
   } else if (q.cityId > 0 && q.stateId > 0 && q.lastSound !== 0) {
     collect(KEY.cityLast, keyCityLast(q.cityId, q.stateId, q.lastSound));
+    for (const group of q.firstGroups) collect(KEY.cityFirst, keyCityFirst(q.cityId, q.stateId, group));
   } else if (q.stateId > 0 && q.lastSound !== 0) {
     // Nothing local to block on: the same name anywhere in the state (a common name lists too
     // many voters and is skipped; the scorer's competition keeps the rest honest).
@@ -84,6 +86,13 @@ export function generateCandidates(
 
   // Date of birth (and its day/month swap), or the years an age allows.
   const initials = p.first === '' ? 0 : initialsOf(p.first);
+  const byYears = (from: number, to: number) => {
+    for (let y = from; y <= to; y++) {
+      forEachInitial(initials, (initial) => collect(KEY.lastYear, keyLastYear(q.lastSound, initial, y)));
+      if (lastInitial !== 0)
+        for (const group of q.firstGroups) collect(KEY.firstYear, keyFirstYear(group, lastInitial, y));
+    }
+  };
   if (q.dob !== 0) {
     const year = Math.floor(q.dob / 10000);
     const month = Math.floor(q.dob / 100) % 100;
@@ -96,15 +105,9 @@ export function generateCandidates(
         if (q.lastSound !== 0) collect(KEY.dobLast, keyDobLast(date, q.lastSound));
       }
     }
-    if (q.lastSound !== 0) {
-      for (const y of [year - 1, year, year + 1]) {
-        forEachInitial(initials, (initial) => collect(KEY.lastYear, keyLastYear(q.lastSound, initial, y)));
-      }
-    }
+    if (q.lastSound !== 0) byYears(year - 1, year + 1);
   } else if (p.birthYears !== null && q.lastSound !== 0) {
-    for (let y = p.birthYears[0] - 1; y <= p.birthYears[1] + 1; y++) {
-      forEachInitial(initials, (initial) => collect(KEY.lastYear, keyLastYear(q.lastSound, initial, y)));
-    }
+    byYears(p.birthYears[0] - 1, p.birthYears[1] + 1);
   }
 
   if (q.houseId > 0) {

@@ -8,7 +8,7 @@ import { finish, hash3, hash4, hashString, mix } from './hashing.ts';
 export const KEY = {
   /** ZIP + surname sound: "name + ZIP", typo-tolerant on the surname. */
   zipLast: 1,
-  /** ZIP + first-name group (nicknames share the formal name's group) + surname initial. */
+  /** ZIP + first-name group (nicknames share the formal name's group): survives a surname change or typo. */
   zipFirst: 2,
   /** Surname sound + first initial + birth year: "name + dob/age" without a location. */
   lastYear: 3,
@@ -33,11 +33,18 @@ export const KEY = {
   emailCheck: 14,
   /** State + surname sound + first-name group: the fallback for rows with no ZIP, city or dob. */
   stateName: 15,
+  /** City + state + first-name group: a surname change or typo when only the city is given. */
+  cityFirst: 16,
+  /** First-name group + surname initial + birth year: an age or dob with a misspelled surname. */
+  firstYear: 17,
 } as const;
 
 export const keyZipLast = (zip: number, lastSound: number) => hash3(KEY.zipLast, zip, lastSound);
-export const keyZipFirst = (zip: number, firstGroup: number, lastInitial: number) =>
-  hash4(KEY.zipFirst, zip, firstGroup, lastInitial);
+export const keyZipFirst = (zip: number, firstGroup: number) => hash3(KEY.zipFirst, zip, firstGroup);
+export const keyCityFirst = (city: number, state: number, firstGroup: number) =>
+  hash4(KEY.cityFirst, city, state, firstGroup);
+export const keyFirstYear = (firstGroup: number, lastInitial: number, year: number) =>
+  hash4(KEY.firstYear, firstGroup, lastInitial, year);
 export const keyLastYear = (lastSound: number, firstInitial: number, year: number) =>
   hash4(KEY.lastYear, lastSound, firstInitial, year);
 export const keyDobFirst = (dob: number, firstInitial: number) => hash3(KEY.dobFirst, dob, firstInitial);

@@ -5,11 +5,13 @@ import {
   cellOf,
   keyCellFirst,
   keyCellLast,
+  keyCityFirst,
   keyCityLast,
   keyDobFirst,
   keyDobLast,
   keyEmail,
   keyEmailCheck,
+  keyFirstYear,
   keyHouseStreet,
   keyHouseZip,
   keyLastYear,
@@ -267,8 +269,11 @@ export class MatchIndexBuilder {
     }
     if (first !== 0) {
       for (const group of firstGroups) {
-        if (zip !== 0) postings.add(keyZipFirst(zip, group, lastInitial), voter);
+        if (zip !== 0) postings.add(keyZipFirst(zip, group), voter);
+        if (city !== 0 && state !== 0) postings.add(keyCityFirst(city, state, group), voter);
         if (last !== 0 && state !== 0) postings.add(keyStateName(state, lastSound, group), voter);
+        if (birth !== null && lastInitial !== 0)
+          postings.add(keyFirstYear(group, lastInitial, birth.year), voter);
       }
       if (birth !== null && birth.day !== 0) {
         for (let m = firstInitials; m !== 0; m &= m - 1)

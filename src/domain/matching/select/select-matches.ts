@@ -16,12 +16,14 @@ const AMBIGUOUS_ODDS_RATIO = 2;
 /**
  * Turns one person's scored candidates into the matches the client gets: posterior scores
  * (odds / (1 + Σ odds)), the acceptance threshold, top k, and an ambiguity flag when the best
- * two are near-equal.
+ * two are near-equal. `rankOnly` returns the top k by score with neither threshold nor
+ * corroboration: the candidate stage's ranking, for measuring its recall@k.
  */
 export function selectMatches(
   scored: { best: ScoredCandidate[]; oddsSum: number },
   thresholdScore: number,
   maxMatches: number,
+  rankOnly = false,
 ): { matches: SelectedMatch[]; ambiguous: boolean } {
   const { best, oddsSum } = scored;
   const matches: SelectedMatch[] = [];
@@ -32,8 +34,8 @@ export function selectMatches(
   for (const candidate of best) {
     if (matches.length >= maxMatches) break;
     const score = (100 * candidate.odds) / (1 + oddsSum);
-    if (score < thresholdScore) break;
-    if (!isCorroborated(candidate.levels)) continue;
+    if (!rankOnly && score < thresholdScore) break;
+    if (!rankOnly && !isCorroborated(candidate.levels)) continue;
     const explain = explainLevels(candidate.levels);
     matches.push({
       voter: candidate.voter,
