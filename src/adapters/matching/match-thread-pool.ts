@@ -35,12 +35,13 @@ export class MatchThreadPool implements PersonMatchRunner {
       const worker = new Worker(new URL('./match-thread.worker.ts', import.meta.url), {
         workerData: { meta: meta satisfies MatchIndexMeta, parts: shared },
       });
-      // Idle threads must not keep the process alive; close() ends them on shutdown.
-      worker.unref();
       starting.push(
         new Promise((resolve, reject) => {
           worker.once('message', () => resolve());
           worker.once('error', reject);
+          worker.once('exit', (code) =>
+            reject(new Error(`a matching thread exited with code ${code} while starting`)),
+          );
         }),
       );
       worker.on('message', (message: { id?: number; outcomes?: MatchOutcome[]; error?: string }) => {
@@ -58,7 +59,11 @@ export class MatchThreadPool implements PersonMatchRunner {
       });
       this.workers.push(worker);
     }
-    this.ready = Promise.all(starting).then(() => {});
+    // Starting threads keep the process alive (a caller may be awaiting them); once started, an
+    // idle thread must not: it is referenced only while it has work (see send), and close() ends it.
+    this.ready = Promise.all(starting).then(() => {
+      for (const worker of this.workers) if ((this.busy.get(worker) ?? 0) === 0) worker.unref();
+    });
     this.ready.catch(() => {});
   }
 
@@ -67,6 +72,7 @@ export class MatchThreadPool implements PersonMatchRunner {
   }
 
   async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
+    if (this.closed) throw new Error('the matching threads are closed');
     await this.ready;
     if (this.closed) throw new Error('the matching threads are closed');
     const chunks = Math.max(1, Math.min(this.workers.length, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));

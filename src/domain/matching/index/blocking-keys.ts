@@ -16,7 +16,7 @@ export const KEY = {
   dobFirst: 4,
   /** House number + ZIP: survives a misspelled street. */
   houseZip: 5,
-  /** House number + sound of the street's first word + state: addresses without a ZIP. */
+  /** House number + the street's longest word (hashed) + state: addresses without a ZIP. */
   houseStreet: 6,
   phone: 7,
   email: 8,

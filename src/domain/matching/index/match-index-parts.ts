@@ -78,9 +78,32 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     zipLat: f32('zip-lat'),
     zipLon: f32('zip-lon'),
   };
+  const expect = (name: string, length: number, wanted: number) => {
+    if (length !== wanted)
+      throw new Error(`match index part ${name} has the wrong size (${length}, not ${wanted})`);
+  };
   for (const field of TEXT_FIELDS) {
-    if (ids[field].length !== meta.size) throw new Error(`match index part ids-${field} has the wrong size`);
+    expect(`ids-${field}`, ids[field].length, meta.size);
+    expect(`dict-${field}.counts`, dictionaries[field].counts.length, dictionaries[field].size);
   }
+  for (const [name, column] of [
+    ['zip', data.zip],
+    ['dob', data.dob],
+    ['gender', data.gender],
+    ['contact', data.contact],
+    ['lat', data.lat],
+    ['lon', data.lon],
+  ] as const) {
+    expect(name, column.length, meta.size);
+  }
+  const postings = data.postings;
+  expect('postings-voters', postings.voters.length, postings.hashes.length);
+  const slots = postings.directory.length - 1;
+  if (slots < 16 || (slots & (slots - 1)) !== 0)
+    throw new Error('match index part postings-directory has the wrong size');
+  expect('cell-counts', data.cellCounts.length, data.cellIds.length);
+  expect('zip-lat', data.zipLat.length, data.zipIds.length);
+  expect('zip-lon', data.zipLon.length, data.zipIds.length);
   return new MatchIndex(data);
 }
 

@@ -61,8 +61,11 @@ export const emptyPerson = (): NormalizedPerson => ({
 
 /** House and street of a parsed address, with PO boxes and rural routes as pseudo-streets. */
 export function addressParts(parsed: ParsedAddress): { house: string; street: string; unit: string } {
-  if (parsed.ruralRoute !== '') return { house: parsed.poBox, street: `RR ${parsed.ruralRoute}`, unit: '' };
-  if (parsed.poBox !== '') return { house: parsed.poBox, street: 'PO BOX', unit: '' };
+  // A street address wins over a PO box given with it: the voter file records the residence.
+  const hasStreet = parsed.houseNumber !== '' && parsed.streetName !== '';
+  if (!hasStreet && parsed.ruralRoute !== '')
+    return { house: parsed.poBox, street: `RR ${parsed.ruralRoute}`, unit: '' };
+  if (!hasStreet && parsed.poBox !== '') return { house: parsed.poBox, street: 'PO BOX', unit: '' };
   return {
     house: parsed.houseNumber + parsed.houseSuffix,
     street: canonicalStreet(parsed),
@@ -154,14 +157,19 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
     cell('name_suffix'),
   );
   const full = cell('full_name');
-  if (full !== '' && (name.first === '' || name.last === '')) {
+  if (full !== '' && (name.first === '' || name.last === '' || name.middle === '')) {
     const parsed = parseFullName(full);
-    name = {
-      first: name.first || parsed.first,
-      middle: name.middle || parsed.middle,
-      last: name.last || parsed.last,
-      suffix: name.suffix || parsed.suffix,
-    };
+    // With both names given, full_name only lends its middle name, and only when it names the
+    // same person.
+    const samePerson = parsed.first === name.first && parsed.last === name.last;
+    if (name.first === '' || name.last === '' || samePerson) {
+      name = {
+        first: name.first || parsed.first,
+        middle: name.middle || parsed.middle,
+        last: name.last || parsed.last,
+        suffix: name.suffix || parsed.suffix,
+      };
+    }
   }
   let combinedFirsts: string[] = [];
   const combined = cell('first_name_combined');
@@ -186,12 +194,12 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   let city = cell('city');
   let state = cell('state');
   let zip = cell('zip');
-  if (address1.includes(',') && city === '' && zip === '') {
+  if (address1.includes(',') && city === '') {
     const split = splitOneLineAddress(address1);
     address1 = split.street;
     city = split.city;
     state = state || split.state;
-    zip = split.zip;
+    zip = zip || split.zip;
   }
   if (address1 !== '') {
     const parts = addressParts(parseAddress(address1, cell('address2')));
@@ -263,13 +271,19 @@ export function splitOneLineAddress(value: string): {
   state: string;
   zip: string;
 } {
-  const comma = value.indexOf(',');
-  const street = value.slice(0, comma).trim();
-  let rest = value
-    .slice(comma + 1)
-    .replace(/[,.]/g, ' ')
+  const parts = value.split(',').map((p) => p.trim());
+  let street = parts[0] ?? '';
+  let index = 1;
+  // "123 Main St, Apt 4": a part that starts with a unit designator belongs to the street.
+  while (index < parts.length && UNIT_START.test(parts[index]!)) street = `${street} ${parts[index++]}`;
+  // Periods go without a space so "N.C." reads as NC; commas separate words.
+  let rest = parts
+    .slice(index)
+    .join(' ')
+    .replace(/\./g, '')
     .trim()
-    .split(/\s+/);
+    .split(/\s+/)
+    .filter((w) => w !== '');
   let zip = '';
   let state = '';
   const last = rest.at(-1) ?? '';
@@ -284,3 +298,7 @@ export function splitOneLineAddress(value: string): {
   }
   return { street, city: rest.join(' '), state, zip };
 }
+
+/** Secondary unit designators (USPS Publication 28 C2) that can follow a comma. */
+const UNIT_START =
+  /^(#|APT|APARTMENT|UNIT|STE|SUITE|BLDG|BUILDING|FL|FLOOR|RM|ROOM|LOT|TRLR|SPC|SPACE|DEPT)\b/i;

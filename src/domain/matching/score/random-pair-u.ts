@@ -151,7 +151,9 @@ function sumSquares(counts: Iterable<number>, total: number): number {
 }
 
 /** Sets u of level 1 and rescales the other levels to keep the field's sum at 1. */
-function setExact(u: Float64Array, field: number, exact: number): void {
+function setExact(u: Float64Array, field: number, share: number): void {
+  // A field every voter shares (a one-state file) must still make a disagreement cost something.
+  const exact = Math.min(share, MAX_EXACT_SHARE);
   let rest = 0;
   for (let l = 2; l <= LEVEL_COUNTS[field]!; l++) rest += u[at(field, l)]!;
   for (let l = 2; l <= LEVEL_COUNTS[field]!; l++) {
@@ -160,6 +162,9 @@ function setExact(u: Float64Array, field: number, exact: number): void {
   }
   u[at(field, 1)] = exact;
 }
+
+/** Highest u of an exact agreement: leaves disagreement a u of at least 1 in 1,000. */
+const MAX_EXACT_SHARE = 0.999;
 
 /** Σ p² over values (id 0 = empty is excluded). */
 function sumOfSquares(counts: Uint32Array | Float64Array): number {

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { matchIndexOf } from '../../domain/matching/create-matcher.ts';
+import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
+import { createProbabilisticMatcher } from '../../domain/matching/probabilistic-matcher.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../domain/synthetic/synthetic-voters.ts';
+import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
+import { MatchThreadPool } from './match-thread-pool.ts';
+import { ThreadedMatcherFactory } from './threaded-matcher-factory.ts';
+
+const OPTIONS: MatchOptions = {
+  maxMatches: 2,
+  searchRadiusMiles: null,
+  asOf: new Date('2026-01-01T00:00:00Z'),
+};
+
+/** Voters and list rows made from them: exact copies, lower-cased names, and ZIP-only rows. */
+function fixture() {
+  const rows = [...generateVoterRows({ rows: 3000, seed: 7 })];
+  const voters = new InMemoryVoterSnapshot(VOTER_COLUMNS, rows);
+  const col = (name: string) => VOTER_COLUMNS.indexOf(name as (typeof VOTER_COLUMNS)[number]);
+  const list: MatchInput[] = rows.slice(0, 600).map((r, i) => {
+    const pick = (name: string) => r[col(name)] ?? '';
+    const fields: MatchInput['fields'] =
+      i % 3 === 0
+        ? {
+            first_name: pick('first_name'),
+            last_name: pick('last_name'),
+            address1: pick('address1'),
+            zip: pick('zip'),
+          }
+        : i % 3 === 1
+          ? {
+              first_name: pick('first_name').toLowerCase(),
+              last_name: pick('last_name'),
+              dob: pick('dob'),
+              state: pick('state'),
+            }
+          : { first_name: pick('first_name'), last_name: pick('last_name'), zip: pick('zip') };
+    return { row: i + 1, fields };
+  });
+  return { voters, list };
+}
+
+describe('matching on worker threads', () => {
+  it('gives exactly the in-thread outcomes, in row order', async () => {
+    const { voters, list } = fixture();
+    const index = matchIndexOf(voters);
+    const inThread = await createProbabilisticMatcher(voters, index).matchBatch(list, OPTIONS);
+    const pool = new MatchThreadPool(index, 2);
+    try {
+      const threaded = await createProbabilisticMatcher(voters, index, {}, pool).matchBatch(list, OPTIONS);
+      assert.deepEqual(threaded, inThread);
+      assert.ok(inThread.filter((o) => o.candidates.length > 0).length > 400, 'most rows match');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('serves concurrent batches of several jobs, then refuses work once closed', async () => {
+    const { voters, list } = fixture();
+    const factory = new ThreadedMatcherFactory(2);
+    const a = factory.create(voters);
+    const b = factory.create(voters, { thresholdScore: 0 });
+    const [ra, rb] = await Promise.all([
+      a.matchBatch(list, OPTIONS),
+      b.matchBatch(list.slice(0, 300), OPTIONS),
+    ]);
+    assert.equal(ra.length, 600);
+    assert.equal(rb.length, 300);
+    await factory.close();
+    const pool = new MatchThreadPool(matchIndexOf(voters), 1);
+    await pool.close();
+    await assert.rejects(
+      pool.run(list, {
+        model: null as never,
+        options: OPTIONS,
+        candidates: { maxPostings: 10, searchRadiusMiles: null },
+        thresholdScore: 50,
+      }),
+      /closed/,
+    );
+  });
+});

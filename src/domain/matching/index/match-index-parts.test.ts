@@ -1,0 +1,290 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { emptyPerson, normalizeVoter, type VoterFields } from '../normalize/person.ts';
+import { keyZipFirst, keyZipLast } from './blocking-keys.ts';
+import { hashString } from './hashing.ts';
+import { type MatchIndex, MatchIndexBuilder, soundOf, TEXT_FIELDS } from './match-index.ts';
+import {
+  MATCH_INDEX_FORMAT,
+  type MatchIndexMeta,
+  matchIndexFromParts,
+  matchIndexParts,
+} from './match-index-parts.ts';
+
+const AS_OF = new Date('2025-06-01T00:00:00Z');
+
+const voterFields = (fields: Partial<VoterFields>): VoterFields => ({
+  first_name: '',
+  middle_name: '',
+  last_name: '',
+  name_suffix: '',
+  address1: '',
+  address2: '',
+  city: '',
+  state: '',
+  zip: '',
+  latitude: '',
+  longitude: '',
+  dob: '',
+  gender: '',
+  email: '',
+  landline_phone: '',
+  wireless_phone: '',
+  voip_phone: '',
+  ...fields,
+});
+
+const RECORDS: Partial<VoterFields>[] = [
+  {
+    first_name: 'Robert',
+    middle_name: 'J',
+    last_name: 'Smith',
+    name_suffix: 'Jr',
+    address1: '12 Oak St',
+    address2: 'Apt 2',
+    city: 'Raleigh',
+    state: 'NC',
+    zip: '27601',
+    latitude: '35.78',
+    longitude: '-78.64',
+    dob: '19700312',
+    gender: 'M',
+    wireless_phone: '9194471042',
+    email: 'bob@example.org',
+  },
+  {
+    first_name: 'Bob',
+    last_name: 'Smith',
+    zip: '27601',
+    latitude: '35.79',
+    longitude: '-78.62',
+    dob: '1971',
+  },
+  { first_name: 'José', last_name: 'Núñez', city: 'Durham', state: 'NC', gender: 'M' },
+  { first_name: 'Mary', last_name: "O'Brien", address1: 'PO Box 12', zip: '27511', gender: 'F' },
+  {},
+  { first_name: 'Alice', last_name: 'Walker', state: 'VA', latitude: '37.54', longitude: '-77.43' },
+];
+
+function buildIndex(): MatchIndex {
+  const builder = new MatchIndexBuilder();
+  RECORDS.forEach((r, i) => {
+    builder.add(i, normalizeVoter(voterFields(r), AS_OF));
+  });
+  return builder.finish();
+}
+
+/** Every array and dictionary of two indexes, compared element by element. */
+function assertSameIndex(actual: MatchIndex, expected: MatchIndex): void {
+  const a = actual.data;
+  const e = expected.data;
+  assert.equal(a.size, e.size);
+  for (const field of TEXT_FIELDS) {
+    assert.deepEqual(a.dictionaries[field].values, e.dictionaries[field].values, `dict ${field}`);
+    assert.deepEqual(Array.from(a.dictionaries[field].counts), Array.from(e.dictionaries[field].counts));
+    for (const value of e.dictionaries[field].values) {
+      assert.equal(a.dictionaries[field].idOf(value), e.dictionaries[field].idOf(value), `${field} ${value}`);
+    }
+    assert.deepEqual(Array.from(a.ids[field]), Array.from(e.ids[field]), `ids ${field}`);
+  }
+  const arrays = [
+    'zip',
+    'dob',
+    'gender',
+    'contact',
+    'lat',
+    'lon',
+    'cellIds',
+    'cellCounts',
+    'zipIds',
+    'zipLat',
+    'zipLon',
+  ] as const;
+  for (const name of arrays) {
+    assert.equal(a[name].constructor, e[name].constructor, name);
+    // Array.from + deepEqual: NaN equals NaN, so missing coordinates compare equal.
+    assert.deepEqual(Array.from(a[name]), Array.from(e[name]), name);
+  }
+  assert.deepEqual(Array.from(a.postings.hashes), Array.from(e.postings.hashes), 'postings hashes');
+  assert.deepEqual(Array.from(a.postings.voters), Array.from(e.postings.voters), 'postings voters');
+  assert.deepEqual(Array.from(a.postings.directory), Array.from(e.postings.directory), 'directory');
+  assert.equal(a.postings.bits, e.postings.bits);
+  // Derived features are rebuilt the same.
+  assert.deepEqual(actual.firstGroups, expected.firstGroups);
+  assert.deepEqual(Array.from(actual.first.sound), Array.from(expected.first.sound));
+  assert.deepEqual(Array.from(actual.first.initials), Array.from(expected.first.initials));
+  assert.deepEqual(Array.from(actual.last.sound), Array.from(expected.last.sound));
+  assert.deepEqual(Array.from(actual.streetSound), Array.from(expected.streetSound));
+}
+
+/** The adapters' loader: a part not in the map is an error. */
+const fromMap = (parts: Map<string, Uint8Array>) => (name: string) => {
+  const part = parts.get(name);
+  if (part === undefined) throw new Error(`match index part ${name} is missing`);
+  return part;
+};
+
+describe('matchIndexParts / matchIndexFromParts', () => {
+  const index = buildIndex();
+
+  it('lists every part in the meta, with the format and size', () => {
+    const { meta, parts } = matchIndexParts(index);
+    assert.equal(meta.format, MATCH_INDEX_FORMAT);
+    assert.equal(meta.size, RECORDS.length);
+    assert.deepEqual(meta.parts, [...parts.keys()]);
+    assert.equal(new Set(meta.parts).size, meta.parts.length);
+    for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
+    // Per text field: the values, their counts and the voters' ids.
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 3 + 14);
+  });
+
+  it('round trips every typed array and dictionary', () => {
+    const { meta, parts } = matchIndexParts(index);
+    const requested: string[] = [];
+    const loaded = matchIndexFromParts(meta, (name) => {
+      requested.push(name);
+      return fromMap(parts)(name);
+    });
+    assertSameIndex(loaded, index);
+    assert.deepEqual(
+      [...new Set(requested)].sort(),
+      [...meta.parts].sort(),
+      'reads exactly the listed parts',
+    );
+    // And it works as an index.
+    assert.equal(loaded.data.postings.count(keyZipLast(27601, soundOf('SMITH'))), 2);
+    assert.equal(loaded.data.postings.count(keyZipFirst(27601, hashString('ROBERT'))), 2);
+    assert.deepEqual(loaded.zipCentroid(27601), index.zipCentroid(27601));
+  });
+
+  it('round trips through copies of the bytes (as read back from disk)', () => {
+    const { meta, parts } = matchIndexParts(index);
+    const copies = new Map([...parts].map(([name, part]) => [name, Uint8Array.from(part)]));
+    const loaded = matchIndexFromParts(JSON.parse(JSON.stringify(meta)) as MatchIndexMeta, fromMap(copies));
+    assertSameIndex(loaded, index);
+  });
+
+  it('loads parts held in SharedArrayBuffers, viewing them without a copy', () => {
+    const { meta, parts } = matchIndexParts(index);
+    const shared = new Map<string, Uint8Array>();
+    for (const [name, part] of parts) {
+      const bytes = new Uint8Array(new SharedArrayBuffer(part.byteLength));
+      bytes.set(part);
+      shared.set(name, bytes);
+    }
+    const loaded = matchIndexFromParts(meta, fromMap(shared));
+    assertSameIndex(loaded, index);
+    assert.equal(loaded.data.zip.buffer, shared.get('zip')!.buffer);
+    assert.equal(loaded.data.postings.hashes.buffer, shared.get('postings-hashes')!.buffer);
+    assert.ok(loaded.data.lat.buffer instanceof SharedArrayBuffer);
+  });
+
+  it('loads parts at unaligned offsets of a larger buffer', () => {
+    const { meta, parts } = matchIndexParts(index);
+    const unaligned = new Map<string, Uint8Array>();
+    for (const [name, part] of parts) {
+      const bytes = new Uint8Array(part.byteLength + 3).subarray(1, part.byteLength + 1);
+      bytes.set(part);
+      unaligned.set(name, bytes);
+    }
+    assertSameIndex(matchIndexFromParts(meta, fromMap(unaligned)), index);
+  });
+
+  it('dictionary values outside ASCII survive the UTF-8 text part', () => {
+    const builder = new MatchIndexBuilder();
+    const person = emptyPerson();
+    person.first = 'ZOË';
+    person.last = 'ŁUKASZ 李';
+    builder.add(0, person);
+    const built = builder.finish();
+    const { meta, parts } = matchIndexParts(built);
+    const loaded = matchIndexFromParts(meta, fromMap(parts));
+    assertSameIndex(loaded, built);
+    assert.equal(loaded.data.dictionaries.last.idOf('ŁUKASZ 李'), 1);
+  });
+
+  it('an index without voters round trips', () => {
+    const empty = new MatchIndexBuilder().finish();
+    const { meta, parts } = matchIndexParts(empty);
+    const loaded = matchIndexFromParts(meta, fromMap(parts));
+    assertSameIndex(loaded, empty);
+    assert.equal(loaded.data.postings.count(0), 0);
+  });
+
+  it('throws a clear error for a missing part', () => {
+    const { meta, parts } = matchIndexParts(index);
+    for (const name of ['postings-hashes', 'dict-first.txt', 'zip-lon']) {
+      const without = new Map(parts);
+      without.delete(name);
+      assert.throws(() => matchIndexFromParts(meta, fromMap(without)), new RegExp(`part ${name} is missing`));
+    }
+  });
+
+  it('throws for an unsupported format version', () => {
+    const { meta, parts } = matchIndexParts(index);
+    for (const format of [0, MATCH_INDEX_FORMAT + 1]) {
+      assert.throws(
+        () => matchIndexFromParts({ ...meta, format }, fromMap(parts)),
+        new RegExp(`format ${format} is not supported`),
+      );
+    }
+  });
+
+  it('throws when a 4-byte part is cut mid-element', () => {
+    const { meta, parts } = matchIndexParts(index);
+    for (const name of ['zip', 'lat', 'postings-voters', 'ids-last', 'dict-first.counts']) {
+      const cut = new Map(parts);
+      cut.set(name, parts.get(name)!.subarray(0, parts.get(name)!.byteLength - 1));
+      assert.throws(
+        () => matchIndexFromParts(meta, fromMap(cut)),
+        new RegExp(`part ${name} is truncated`),
+        name,
+      );
+    }
+  });
+
+  it('throws when a text field’s ids do not cover every voter', () => {
+    const { meta, parts } = matchIndexParts(index);
+    const cut = new Map(parts);
+    cut.set('ids-street', parts.get('ids-street')!.subarray(0, 4 * (RECORDS.length - 1)));
+    assert.throws(() => matchIndexFromParts(meta, fromMap(cut)), /part ids-street has the wrong size/);
+    assert.throws(
+      () => matchIndexFromParts({ ...meta, size: RECORDS.length + 1 }, fromMap(parts)),
+      /has the wrong size/,
+    );
+  });
+
+  it('throws when another per-voter column is a whole element short', {}, () => {
+    const { meta, parts } = matchIndexParts(index);
+    for (const [name, width] of [
+      ['zip', 4],
+      ['dob', 4],
+      ['lat', 4],
+      ['lon', 4],
+      ['gender', 1],
+      ['contact', 1],
+    ] as const) {
+      const cut = new Map(parts);
+      cut.set(name, parts.get(name)!.subarray(0, parts.get(name)!.byteLength - width));
+      assert.throws(() => matchIndexFromParts(meta, fromMap(cut)), /wrong size/, name);
+    }
+  });
+
+  it('throws when parallel parts disagree in length', {}, () => {
+    const { meta, parts } = matchIndexParts(index);
+    const shortBy4 = (name: string) => {
+      const cut = new Map(parts);
+      cut.set(name, parts.get(name)!.subarray(0, parts.get(name)!.byteLength - 4));
+      return cut;
+    };
+    for (const name of [
+      'postings-voters',
+      'postings-directory',
+      'cell-counts',
+      'zip-lat',
+      'dict-last.counts',
+    ]) {
+      assert.throws(() => matchIndexFromParts(meta, fromMap(shortBy4(name))), /wrong size/, name);
+    }
+  });
+});

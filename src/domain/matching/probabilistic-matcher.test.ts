@@ -1,0 +1,254 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
+import { CORE_VOTER_COLUMNS } from '../voters/voter-columns.ts';
+import { matchIndexOf } from './create-matcher.ts';
+import type { MatchInput, MatchOptions } from './matcher.ts';
+import { createProbabilisticMatcher } from './probabilistic-matcher.ts';
+
+const COLUMNS = [...CORE_VOTER_COLUMNS, 'party'];
+type Voter = Partial<Record<(typeof COLUMNS)[number], string>>;
+
+const VOTERS: Voter[] = [
+  {
+    voterbase_id: 'NC-1',
+    state: 'NC',
+    voter_id: '000123',
+    first_name: 'MARGARET',
+    middle_name: 'ANN',
+    last_name: 'OBRIEN',
+    address1: '12 OAK ST',
+    city: 'RALEIGH',
+    zip: '27601',
+    latitude: '35.7800',
+    longitude: '-78.6400',
+    dob: '19700312',
+    gender: 'F',
+    email: 'peggy.obrien@gmail.com',
+    wireless_phone: '9194471042',
+  },
+  {
+    voterbase_id: 'NC-2',
+    state: 'NC',
+    first_name: 'JOHN',
+    last_name: 'OBRIEN',
+    address1: '12 OAK ST',
+    city: 'RALEIGH',
+    zip: '27601',
+    latitude: '35.7800',
+    longitude: '-78.6400',
+    dob: '19680101',
+    gender: 'M',
+  },
+  {
+    voterbase_id: 'NC-3',
+    state: 'NC',
+    first_name: 'ZBIGNIEW',
+    last_name: 'KOWALCZYK',
+    address1: '500 ELM AVE APT 3',
+    city: 'DURHAM',
+    zip: '27701',
+    latitude: '35.9900',
+    longitude: '-78.9000',
+    dob: '19551120',
+    gender: 'M',
+    landline_phone: '9194471099',
+  },
+  {
+    voterbase_id: 'NC-4',
+    state: 'NC',
+    first_name: 'MARY',
+    last_name: 'SMITH',
+    address1: '7 PINE RD',
+    city: 'CARY',
+    zip: '27511',
+    dob: '19900704',
+    gender: 'F',
+  },
+  {
+    voterbase_id: 'NC-5',
+    state: 'NC',
+    first_name: 'MARY',
+    last_name: 'SMITH',
+    address1: '9 MAPLE DR',
+    city: 'CARY',
+    zip: '27511',
+    dob: '19851010',
+    gender: 'F',
+  },
+];
+
+const OPTIONS: MatchOptions = {
+  maxMatches: 1,
+  searchRadiusMiles: null,
+  asOf: new Date('2026-01-01T00:00:00Z'),
+};
+
+function setup() {
+  const rows = VOTERS.map((v) => COLUMNS.map((c) => v[c] ?? ''));
+  const voters = new InMemoryVoterSnapshot(COLUMNS, rows);
+  return { voters, index: matchIndexOf(voters) };
+}
+
+const input = (row: number, fields: MatchInput['fields']): MatchInput => ({ row, fields });
+const id = (voter: number) => VOTERS[voter]!.voterbase_id;
+
+describe('probabilistic matcher', () => {
+  it('matches by ids first, and still explains how the row compares', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const [outcome] = await matcher.matchBatch(
+      [input(1, { voter_id: '123', state: 'NC', first_name: 'Peggy', last_name: "O'Brien" })],
+      OPTIONS,
+    );
+    assert.equal(outcome!.candidates.length, 1);
+    const best = outcome!.candidates[0]!;
+    assert.equal(id(best.voter), 'NC-1');
+    assert.equal(best.score, 100);
+    assert.equal(best.method, 'voter_id');
+    assert.equal(best.explain, 'voter_id=exact first=nickname last=exact state=exact');
+  });
+
+  it('reports an id whose record disagrees with the row’s names instead of trusting it', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const [outcome] = await matcher.matchBatch(
+      [input(1, { voterbase_id: 'NC-3', first_name: 'MARY', last_name: 'SMITH' })],
+      OPTIONS,
+    );
+    const best = outcome!.candidates[0]!;
+    assert.equal(id(best.voter), 'NC-3');
+    assert.ok(best.score < 50, `score ${best.score}`);
+    assert.match(best.explain!, /name_mismatch$/);
+    assert.deepEqual(outcome!.problems, ['id_name_mismatch']);
+  });
+
+  it('finds a person by name and address, by name and dob, by phone and by e-mail', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const outcomes = await matcher.matchBatch(
+      [
+        input(1, {
+          first_name: 'zbigniew',
+          last_name: 'kowalczyk',
+          address1: '500 Elm Avenue #3',
+          zip: '27701',
+        }),
+        input(2, { first_name: 'Peggy', last_name: 'OBrien', dob: '19700312', state: 'NC' }),
+        input(3, { phone: '(919) 447-1099' }),
+        input(4, { email: 'PeggyOBrien+news@gmail.com' }),
+      ],
+      OPTIONS,
+    );
+    const found = outcomes.map((o) =>
+      o.candidates[0] ? [id(o.candidates[0].voter), o.candidates[0].method] : null,
+    );
+    assert.deepEqual(found, [
+      ['NC-3', 'name_address'],
+      ['NC-1', 'name_dob'],
+      ['NC-3', 'phone'],
+      ['NC-1', 'email'],
+    ]);
+    for (const o of outcomes) assert.ok(o.candidates[0]!.score >= 50 && o.candidates[0]!.score <= 100);
+  });
+
+  it('tells a household apart by first name, and flags two equally good namesakes as ambiguous', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index, { thresholdScore: 0 });
+    const [john, mary] = await matcher.matchBatch(
+      [
+        input(1, { first_name: 'JOHN', last_name: 'OBRIEN', address1: '12 OAK ST', zip: '27601' }),
+        input(2, { first_name: 'MARY', last_name: 'SMITH', zip: '27511' }),
+      ],
+      { ...OPTIONS, maxMatches: 2 },
+    );
+    assert.equal(id(john!.candidates[0]!.voter), 'NC-2');
+    assert.ok(john!.candidates[0]!.score > 90);
+    assert.equal(mary!.candidates.length, 2);
+    assert.match(mary!.candidates[0]!.explain!, /ambiguous$/);
+    assert.ok(mary!.candidates[0]!.score < 60, 'two namesakes split the probability');
+    // Ties break by record order, so the output is deterministic.
+    assert.deepEqual(
+      mary!.candidates.map((c) => id(c.voter)),
+      ['NC-4', 'NC-5'],
+    );
+  });
+
+  it('gives a couple row (first_name_combined) one match per person', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const [outcome] = await matcher.matchBatch(
+      [
+        input(1, {
+          first_name_combined: 'John & Margaret',
+          last_name: 'OBrien',
+          address1: '12 Oak St',
+          zip: '27601',
+        }),
+      ],
+      OPTIONS,
+    );
+    assert.deepEqual(outcome!.candidates.map((c) => id(c.voter)).sort(), ['NC-1', 'NC-2']);
+  });
+
+  it('never matches on a name alone', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const [outcome] = await matcher.matchBatch(
+      [input(1, { first_name: 'ZBIGNIEW', last_name: 'KOWALCZYK', state: 'NC' })],
+      OPTIONS,
+    );
+    assert.equal(outcome!.candidates.length, 0);
+    assert.equal(outcome!.unmatchedReason, 'below_threshold');
+  });
+
+  it('answers hostile and empty rows with N and a counted reason, never a crash', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const outcomes = await matcher.matchBatch(
+      [
+        input(1, {}),
+        input(2, { first_name: 'x'.repeat(100_000), last_name: '\u0000\u0007💥', zip: '27601' }),
+        input(3, {
+          phone: '12345',
+          email: 'not an email',
+          dob: '20261399',
+          latitude: '91',
+          longitude: 'abc',
+        }),
+        input(4, { first_name: '12345', last_name: '67890' }),
+        input(5, { voterbase_id: 'NC-999' }),
+      ],
+      OPTIONS,
+    );
+    assert.deepEqual(
+      outcomes.map((o) => [o.candidates.length, o.unmatchedReason]),
+      [
+        [0, 'empty_row'],
+        [0, 'no_candidates'],
+        [0, 'invalid_dob'],
+        [0, 'invalid_first_name'],
+        [0, 'id_not_found'],
+      ],
+    );
+    assert.deepEqual(outcomes[2]!.problems, [
+      'invalid_dob',
+      'invalid_phone',
+      'invalid_email',
+      'invalid_coordinates',
+    ]);
+  });
+
+  it('gives the same outcomes for the same rows, batch after batch', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const rows = [
+      input(1, { first_name: 'MARY', last_name: 'SMITH', address1: '9 MAPLE DR', zip: '27511' }),
+      input(2, { first_name: 'JOHN', last_name: 'OBRIEN', dob: '19680101', state: 'NC' }),
+    ];
+    const first = await matcher.matchBatch(rows, OPTIONS);
+    const again = await matcher.matchBatch(rows, OPTIONS);
+    assert.deepEqual(again, first);
+    assert.equal(matcher.model()!.source, 'prior', 'two rows are too few to estimate m from');
+  });
+});

@@ -1,0 +1,294 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InMemoryVoterSnapshot } from '../../voters/in-memory-voter-snapshot.ts';
+import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
+import { buildMatchIndex } from '../index/build-match-index.ts';
+import { type InputFields, normalizeInput } from '../normalize/person.ts';
+import { comparePerson, distanceLevel, distanceMiles, prepareQuery, type Query } from './compare-person.ts';
+import { explainLevels, F, FIELD_COUNT, L } from './comparison-levels.ts';
+
+const AS_OF = new Date('2024-06-01T00:00:00Z');
+const row = (fields: Record<string, string>) => CORE_VOTER_COLUMNS.map((column) => fields[column] ?? '');
+
+// Record indexes are the comments; each voter exists for a group of checks below.
+const VOTERS = new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, [
+  row({
+    first_name: 'John',
+    middle_name: 'Ann',
+    last_name: 'Smith',
+    name_suffix: 'Jr',
+    address1: '123 N Main St Apt 4',
+    city: 'Raleigh',
+    state: 'NC',
+    zip: '27601',
+    dob: '19800102',
+    gender: 'M',
+    wireless_phone: '9198675309',
+    email: 'john@example.com',
+    latitude: '35.78',
+    longitude: '-78.64',
+  }), // 0: everything
+  row({ first_name: 'Margaret', last_name: 'Lopez' }), // 1: names only
+  row({ first_name: 'Bartholomew', middle_name: 'A', last_name: 'Garcia Lopez' }), // 2
+  row({ first_name: 'Phylippa', last_name: 'Phillipsburg' }), // 3: same sound, low Jaro-Winkler
+  row({ first_name: 'Ksenia', last_name: 'Smith' }), // 4
+  row({ first_name: 'Mary', city: 'Durham', state: 'NC', dob: '1980' }), // 5: no ZIP, year-only dob
+  row({ first_name: 'Mary', state: 'NC' }), // 6: state only
+  row({ first_name: 'Mary', latitude: '35', longitude: '-80' }), // 7: located, no address
+]);
+const index = buildMatchIndex(VOTERS, AS_OF);
+
+function query(fields: InputFields): Query {
+  const { persons } = normalizeInput(fields, AS_OF);
+  return prepareQuery(index, persons[0]!);
+}
+
+function levelsOf(q: Query, voter: number): Uint8Array {
+  const levels = new Uint8Array(FIELD_COUNT);
+  levels.fill(9); // comparePerson must reset every field
+  comparePerson(index, q, voter, levels);
+  return levels;
+}
+
+const level = (fields: InputFields, voter: number, field: number) => levelsOf(query(fields), voter)[field];
+
+describe('comparePerson first name', () => {
+  it('exact', () => assert.equal(level({ first_name: 'john' }, 0, F.first), L.first.exact));
+  it('nickname: PEGGY vs MARGARET', () =>
+    assert.equal(level({ first_name: 'Peggy' }, 1, F.first), L.first.nickname));
+  it('typo: one edit', () => {
+    assert.equal(level({ first_name: 'JAHN' }, 0, F.first), L.first.typo);
+    assert.equal(level({ first_name: 'BARTHOLOMEX' }, 2, F.first), L.first.typo);
+  });
+  it('initial: J vs JOHN, and a different initial differs', () => {
+    assert.equal(level({ first_name: 'J' }, 0, F.first), L.first.initial);
+    assert.equal(level({ first_name: 'K' }, 0, F.first), L.first.differ);
+  });
+  it('similar: same sound with a low Jaro-Winkler, or Jaro-Winkler >= 0.8', () => {
+    assert.equal(level({ first_name: 'Filipa' }, 3, F.first), L.first.similar);
+    assert.equal(level({ first_name: 'Xenia' }, 4, F.first), L.first.similar);
+  });
+  it('differ', () => assert.equal(level({ first_name: 'Mary' }, 0, F.first), L.first.differ));
+});
+
+describe('comparePerson last name', () => {
+  it('exact', () => assert.equal(level({ last_name: 'SMITH' }, 0, F.last), L.last.exact));
+  it('typo', () => assert.equal(level({ last_name: 'Smyth' }, 0, F.last), L.last.typo));
+  it('part of a compound surname, either way round', () => {
+    assert.equal(level({ last_name: 'Lopez' }, 2, F.last), L.last.part);
+    assert.equal(level({ last_name: 'Garcia Lopez' }, 1, F.last), L.last.part);
+  });
+  it('similar by sound', () => assert.equal(level({ last_name: 'Filipsberg' }, 3, F.last), L.last.similar));
+  it('differ', () => assert.equal(level({ last_name: 'Schmidt' }, 0, F.last), L.last.differ));
+});
+
+describe('comparePerson middle name and suffix', () => {
+  it('middle exact (full names), initial (one side an initial, or two equal initials)', () => {
+    assert.equal(level({ middle_name: 'Ann' }, 0, F.middle), L.middle.exact);
+    assert.equal(level({ middle_name: 'A' }, 0, F.middle), L.middle.initial);
+    assert.equal(level({ middle_name: 'Alice' }, 2, F.middle), L.middle.initial);
+    assert.equal(level({ middle_name: 'A' }, 2, F.middle), L.middle.initial);
+  });
+  it('middle differs for two different full names with the same initial, or other initials', () => {
+    assert.equal(level({ middle_name: 'Alice' }, 0, F.middle), L.middle.differ);
+    assert.equal(level({ middle_name: 'B' }, 0, F.middle), L.middle.differ);
+  });
+  it('suffix exact / differ', () => {
+    assert.equal(level({ name_suffix: 'JR' }, 0, F.suffix), L.binary.exact);
+    assert.equal(level({ name_suffix: 'Sr' }, 0, F.suffix), L.binary.differ);
+  });
+});
+
+describe('comparePerson date of birth', () => {
+  const dob = (value: string, voter = 0) => level({ dob: value }, voter, F.dob);
+  const age = (value: string, voter = 0) => level({ age: value }, voter, F.dob);
+  it('exact', () => assert.equal(dob('1980-01-02'), L.dob.exact));
+  it('swapped month and day', () => assert.equal(dob('1980-02-01'), L.dob.swapped));
+  it('month: same year and month, one side without a day', () => assert.equal(dob('1980-01'), L.dob.month));
+  it('year: a year-only date on either side', () => {
+    assert.equal(dob('1980'), L.dob.year);
+    assert.equal(dob('1980-07-04', 5), L.dob.year);
+    assert.equal(dob('1981-07-04', 5), L.dob.differ);
+  });
+  it('year / near / differ from an age (birthYears)', () => {
+    // As of 2024-06-01, 44 allows 1979-1980, 43 allows 1980-1981, 45 allows 1978-1979.
+    assert.equal(age('44'), L.dob.year);
+    assert.equal(age('43'), L.dob.year);
+    assert.equal(age('45'), L.dob.near);
+    assert.equal(age('42'), L.dob.near);
+    assert.equal(age('46'), L.dob.differ);
+    assert.equal(age('44', 5), L.dob.year);
+  });
+  it('near: year off by one with the same month and day', () => {
+    assert.equal(dob('1981-01-02'), L.dob.near);
+    assert.equal(dob('1979-01-02'), L.dob.near);
+    assert.equal(dob('1981-01-03'), L.dob.differ);
+  });
+  it('differ', () => {
+    assert.equal(dob('1975-05-05'), L.dob.differ);
+    assert.equal(dob('1980-01-03'), L.dob.differ);
+  });
+  it('not compared when the voter has no dob', () => assert.equal(dob('1980-01-02', 1), 0));
+});
+
+describe('comparePerson address', () => {
+  const address = (value: string, voter = 0) => level({ address1: value }, voter, F.address);
+  it('exact, also when one side has no unit', () => {
+    assert.equal(address('123 North Main Street Apt 4'), L.address.exact);
+    assert.equal(address('123 N Main St'), L.address.exact);
+  });
+  it('unit: a different unit', () => assert.equal(address('123 N Main St Apt 5'), L.address.unit));
+  it('typo: street misspelled', () => assert.equal(address('123 N Mian St'), L.address.typo));
+  it('street: same street, other house', () => assert.equal(address('125 N Main St'), L.address.street));
+  it('differ', () => {
+    assert.equal(address('123 Elm Ave'), L.address.differ);
+    assert.equal(address('9 Elm Ave'), L.address.differ);
+  });
+  it('not compared when the voter has no address', () => assert.equal(address('123 N Main St', 1), 0));
+});
+
+describe('comparePerson ZIP, city and state precedence', () => {
+  it('ZIP when both sides have one; then neither city nor state', () => {
+    const lv = levelsOf(query({ zip: '27601', city: 'Durham', state: 'SC' }), 0);
+    assert.equal(lv[F.zip], L.binary.exact);
+    assert.equal(lv[F.city], 0);
+    assert.equal(lv[F.state], 0);
+    assert.equal(level({ zip: '27603' }, 0, F.zip), L.binary.differ);
+  });
+  it('city when a side lacks the ZIP; then not the state', () => {
+    let lv = levelsOf(query({ city: 'Raleigh', state: 'SC' }), 0);
+    assert.deepEqual([lv[F.zip], lv[F.city], lv[F.state]], [0, L.binary.exact, 0]);
+    lv = levelsOf(query({ zip: '27601', city: 'Raleigh', state: 'NC' }), 5); // voter 5 has no ZIP
+    assert.deepEqual([lv[F.zip], lv[F.city], lv[F.state]], [0, L.binary.differ, 0]);
+  });
+  it('state only without ZIP and city', () => {
+    let lv = levelsOf(query({ state: 'NC' }), 0);
+    assert.deepEqual([lv[F.zip], lv[F.city], lv[F.state]], [0, 0, L.binary.exact]);
+    lv = levelsOf(query({ zip: '27601', city: 'Raleigh', state: 'SC' }), 6); // voter 6: state only
+    assert.deepEqual([lv[F.zip], lv[F.city], lv[F.state]], [0, 0, L.binary.differ]);
+  });
+});
+
+describe('comparePerson phone and e-mail', () => {
+  it('exact when the voter is in the set, differ when not', () => {
+    const q = query({ phone: '919-867-5309', email: 'john@example.com' });
+    q.phoneVoters = new Set([0]);
+    q.emailVoters = new Set([0]);
+    let lv = levelsOf(q, 0);
+    assert.equal(lv[F.phone], L.binary.exact);
+    assert.equal(lv[F.email], L.binary.exact);
+    q.phoneVoters = new Set([3]);
+    q.emailVoters = new Set();
+    lv = levelsOf(q, 0);
+    assert.equal(lv[F.phone], L.binary.differ);
+    assert.equal(lv[F.email], L.binary.differ);
+  });
+  it('not compared when the voter has none, or the input has none', () => {
+    const q = query({ phone: '919-867-5309', email: 'john@example.com' });
+    q.phoneVoters = new Set([1]);
+    q.emailVoters = new Set([1]);
+    let lv = levelsOf(q, 1); // voter 1 has no phone or e-mail: its contact flags are 0
+    assert.equal(lv[F.phone], 0);
+    assert.equal(lv[F.email], 0);
+    q.phoneVoters = null;
+    q.emailVoters = null;
+    lv = levelsOf(q, 0);
+    assert.equal(lv[F.phone], 0);
+    assert.equal(lv[F.email], 0);
+  });
+});
+
+describe('comparePerson distance', () => {
+  function located(
+    lat: string,
+    fields: InputFields = {},
+    source: 'coordinates' | 'address' | 'zip' = 'coordinates',
+  ) {
+    const q = query({ ...fields, latitude: lat, longitude: '-80' });
+    q.location = { lat: q.person.lat, lon: q.person.lon, source };
+    q.radiusMiles = 5;
+    return q;
+  }
+  it('levels near / close / radius / far from input coordinates', () => {
+    assert.equal(levelsOf(located('35.001'), 7)[F.distance], L.distance.near); // ~0.07 mi
+    assert.equal(levelsOf(located('35.005'), 7)[F.distance], L.distance.close); // ~0.35 mi
+    assert.equal(levelsOf(located('35.05'), 7)[F.distance], L.distance.radius); // ~3.5 mi
+    assert.equal(levelsOf(located('35.2'), 7)[F.distance], L.distance.far); // ~14 mi
+  });
+  it('only for input coordinates, not a location derived from the address or ZIP', () => {
+    assert.equal(levelsOf(located('35.001', {}, 'address'), 7)[F.distance], 0);
+    assert.equal(levelsOf(located('35.001', {}, 'zip'), 7)[F.distance], 0);
+  });
+  it('only when the address is not compared', () => {
+    const q = located('35.78', { address1: '123 N Main St' });
+    q.location = { lat: 35.78, lon: -78.64, source: 'coordinates' };
+    const lv = levelsOf(q, 0);
+    assert.equal(lv[F.address], L.address.exact);
+    assert.equal(lv[F.distance], 0);
+    // Voter 7 has no address, so the same query is compared by distance.
+    assert.notEqual(levelsOf(located('35.001', { address1: '123 N Main St' }), 7)[F.distance], 0);
+  });
+  it('not compared when the voter has no coordinates', () => {
+    assert.equal(levelsOf(located('35.001'), 1)[F.distance], 0);
+  });
+  it('distanceLevel thresholds: 0.1 mile, 0.5 mile, the radius', () => {
+    assert.equal(distanceLevel(0, 3), L.distance.near);
+    assert.equal(distanceLevel(0.1, 3), L.distance.near);
+    assert.equal(distanceLevel(0.1001, 3), L.distance.close);
+    assert.equal(distanceLevel(0.5, 3), L.distance.close);
+    assert.equal(distanceLevel(0.5001, 3), L.distance.radius);
+    assert.equal(distanceLevel(3, 3), L.distance.radius);
+    assert.equal(distanceLevel(3.0001, 3), L.distance.far);
+    assert.equal(distanceLevel(0.7, 0.6), L.distance.far);
+  });
+  it('distanceMiles: one degree of latitude is about 69.1 miles, symmetric, 0 for one point', () => {
+    assert.ok(Math.abs(distanceMiles(35, -80, 36, -80) - 69.09) < 0.05);
+    assert.ok(Math.abs(distanceMiles(0, 0, 0, 1) - 69.09) < 0.05); // a degree of longitude at the equator
+    assert.ok(distanceMiles(60, 0, 60, 1) < 35); // half that at 60°N
+    assert.equal(distanceMiles(35.5, -79.5, 35.5, -79.5), 0);
+    assert.equal(distanceMiles(35, -80, 36, -79), distanceMiles(36, -79, 35, -80));
+    // Raleigh to Charlotte, about 130 miles great-circle.
+    const rc = distanceMiles(35.7796, -78.6382, 35.2271, -80.8431);
+    assert.ok(rc > 125 && rc < 135, String(rc));
+  });
+});
+
+describe('comparePerson missing values', () => {
+  it('every field is 0 when the input gives nothing', () => {
+    assert.deepEqual([...levelsOf(query({}), 0)], new Array(FIELD_COUNT).fill(0));
+  });
+  it('a field the voter lacks is 0, the others are compared', () => {
+    const q = query({
+      first_name: 'Margaret',
+      middle_name: 'Ann',
+      last_name: 'Lopez',
+      name_suffix: 'Jr',
+      dob: '1980-01-02',
+      gender: 'F',
+      address1: '123 N Main St',
+      zip: '27601',
+      city: 'Raleigh',
+      state: 'NC',
+    });
+    const lv = levelsOf(q, 1);
+    assert.equal(explainLevels(lv), 'first=exact last=exact');
+  });
+  it('a full comparison explains every compared field', () => {
+    const q = query({
+      first_name: 'Johnny',
+      middle_name: 'A',
+      last_name: 'Smith',
+      name_suffix: 'Jr',
+      dob: '1980-01-02',
+      gender: 'M',
+      address1: '123 N Main St Apt 4',
+      zip: '27601',
+      phone: '9198675309',
+    });
+    q.phoneVoters = new Set([0]);
+    assert.equal(
+      explainLevels(levelsOf(q, 0)),
+      'first=nickname last=exact middle=initial suffix=exact dob=exact gender=exact address=exact zip=exact phone=exact',
+    );
+  });
+});

@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { KEY } from '../index/blocking-keys.ts';
+import { F, FIELD_COUNT, L } from '../score/comparison-levels.ts';
+import type { ScoredCandidate } from '../score/score-candidates.ts';
+import { isCorroborated, methodOf, selectMatches } from './select-matches.ts';
+
+type Levels = Partial<Record<keyof typeof F, number>>;
+
+function levels(values: Levels): Uint8Array {
+  const lv = new Uint8Array(FIELD_COUNT);
+  for (const [field, level] of Object.entries(values)) lv[F[field as keyof typeof F]] = level;
+  return lv;
+}
+
+function candidate(voter: number, odds: number, values: Levels, sources = 0): ScoredCandidate {
+  return { voter, weight: Math.log2(odds), odds, levels: levels(values), sources };
+}
+
+/** Name and dob agree: corroborated, method name_dob. */
+const NAME_DOB: Levels = { first: L.first.exact, last: L.last.exact, dob: L.dob.exact };
+const NAMES_ONLY: Levels = { first: L.first.exact, last: L.last.exact };
+
+/** Candidates sorted best first, with the odds sum over them plus `others` for unkept candidates. */
+function scored(candidates: ScoredCandidate[], others = 0) {
+  return { best: candidates, oddsSum: candidates.reduce((sum, c) => sum + c.odds, others) };
+}
+
+describe('selectMatches', () => {
+  it('score = 100 · odds / (1 + Σ odds), over all candidates', () => {
+    const { matches, ambiguous } = selectMatches(
+      scored([candidate(7, 30, NAME_DOB), candidate(3, 1, NAME_DOB)], 4),
+      0,
+      5,
+    );
+    assert.equal(ambiguous, false);
+    assert.deepEqual(
+      matches.map((m) => [m.voter, m.score]),
+      [
+        [7, (100 * 30) / 36],
+        [3, 100 / 36],
+      ],
+    );
+    assert.equal(matches[0]!.method, 'name_dob');
+    assert.equal(matches[0]!.explain, 'first=exact last=exact dob=exact');
+  });
+
+  it('stops at the threshold (a score equal to it is kept)', () => {
+    // Scores: 60, 20, 10 (Σ odds 9 → 1 + Σ = 10).
+    const input = scored([candidate(1, 6, NAME_DOB), candidate(2, 2, NAME_DOB), candidate(3, 1, NAME_DOB)]);
+    assert.deepEqual(
+      selectMatches(input, 20, 5).matches.map((m) => m.voter),
+      [1, 2],
+    );
+    assert.deepEqual(
+      selectMatches(input, 20.0001, 5).matches.map((m) => m.voter),
+      [1],
+    );
+    assert.deepEqual(selectMatches(input, 61, 5).matches, []);
+  });
+
+  it('returns at most maxMatches', () => {
+    const input = scored([
+      candidate(1, 60, NAME_DOB),
+      candidate(2, 20, NAME_DOB),
+      candidate(3, 10, NAME_DOB),
+    ]);
+    assert.deepEqual(
+      selectMatches(input, 0, 2).matches.map((m) => m.voter),
+      [1, 2],
+    );
+    assert.deepEqual(
+      selectMatches(input, 0, 1).matches.map((m) => m.voter),
+      [1],
+    );
+  });
+
+  it('skips an uncorroborated candidate and keeps looking', () => {
+    const input = scored([candidate(1, 60, NAMES_ONLY), candidate(2, 50, NAME_DOB)]);
+    assert.deepEqual(
+      selectMatches(input, 0, 1).matches.map((m) => m.voter),
+      [2],
+    );
+  });
+
+  it('flags the best match ambiguous when the best two odds are within 2×', () => {
+    let result = selectMatches(scored([candidate(1, 10, NAME_DOB), candidate(2, 5, NAME_DOB)]), 0, 2);
+    assert.equal(result.ambiguous, true);
+    assert.equal(result.matches[0]!.explain, 'first=exact last=exact dob=exact ambiguous');
+    assert.equal(result.matches[1]!.explain, 'first=exact last=exact dob=exact');
+
+    result = selectMatches(scored([candidate(1, 10, NAME_DOB), candidate(2, 4.99, NAME_DOB)]), 0, 2);
+    assert.equal(result.ambiguous, false);
+    assert.ok(!result.matches[0]!.explain.includes('ambiguous'));
+
+    result = selectMatches(scored([candidate(1, 10, NAME_DOB)]), 0, 2);
+    assert.equal(result.ambiguous, false);
+    assert.deepEqual(selectMatches(scored([]), 0, 2), { matches: [], ambiguous: false });
+  });
+
+  it('reports ambiguity even when the second candidate is not returned', () => {
+    const result = selectMatches(scored([candidate(1, 10, NAME_DOB), candidate(2, 9, NAMES_ONLY)]), 0, 2);
+    assert.equal(result.ambiguous, true);
+    assert.deepEqual(
+      result.matches.map((m) => [m.voter, m.explain]),
+      [[1, 'first=exact last=exact dob=exact ambiguous']],
+    );
+  });
+
+  it('rankOnly ignores the threshold and corroboration, still takes the top k', () => {
+    const input = scored([
+      candidate(1, 1, NAMES_ONLY),
+      candidate(2, 0.5, { last: L.last.exact }),
+      candidate(3, 0.1, {}),
+    ]);
+    assert.deepEqual(selectMatches(input, 90, 5).matches, []);
+    const { matches } = selectMatches(input, 90, 2, true);
+    assert.deepEqual(
+      matches.map((m) => [m.voter, m.method]),
+      [
+        [1, 'name_other'],
+        [2, 'name_other'],
+      ],
+    );
+    assert.ok(matches[0]!.score < 90);
+  });
+});
+
+describe('isCorroborated', () => {
+  const yes = (values: Levels, why: string) => assert.equal(isCorroborated(levels(values)), true, why);
+  const no = (values: Levels, why: string) => assert.equal(isCorroborated(levels(values)), false, why);
+
+  it('dob or age agreement at any level but differ', () => {
+    for (const level of [L.dob.exact, L.dob.swapped, L.dob.month, L.dob.year, L.dob.near])
+      yes({ ...NAMES_ONLY, dob: level }, `dob level ${level}`);
+    no({ ...NAMES_ONLY, dob: L.dob.differ }, 'dob differ');
+  });
+
+  it('phone or e-mail exact', () => {
+    yes({ ...NAMES_ONLY, phone: L.binary.exact }, 'phone');
+    yes({ ...NAMES_ONLY, email: L.binary.exact }, 'email');
+    no({ ...NAMES_ONLY, phone: L.binary.differ, email: L.binary.differ }, 'phone and email differ');
+  });
+
+  it('address exact, unit or typo; not street or differ', () => {
+    yes({ ...NAMES_ONLY, address: L.address.exact }, 'address exact');
+    yes({ ...NAMES_ONLY, address: L.address.unit }, 'address unit');
+    yes({ ...NAMES_ONLY, address: L.address.typo }, 'address typo');
+    no({ ...NAMES_ONLY, address: L.address.street }, 'address street');
+    no({ ...NAMES_ONLY, address: L.address.differ }, 'address differ');
+  });
+
+  it('ZIP exact only when no address was compared', () => {
+    yes({ ...NAMES_ONLY, zip: L.binary.exact }, 'zip without address');
+    no({ ...NAMES_ONLY, zip: L.binary.exact, address: L.address.differ }, 'zip with a differing address');
+    no(
+      { ...NAMES_ONLY, zip: L.binary.exact, address: L.address.street },
+      'zip with same street, other house',
+    );
+    no({ ...NAMES_ONLY, zip: L.binary.differ }, 'zip differ');
+  });
+
+  it('city or state alone are not enough', () => {
+    no({ ...NAMES_ONLY, city: L.binary.exact }, 'city');
+    no({ ...NAMES_ONLY, state: L.binary.exact }, 'state');
+    no({ ...NAMES_ONLY, gender: L.binary.exact, middle: L.middle.exact, suffix: L.binary.exact }, 'names');
+  });
+
+  it('distance near or close, not radius or far, and not against a differing address', () => {
+    yes({ ...NAMES_ONLY, distance: L.distance.near }, 'near');
+    yes({ ...NAMES_ONLY, distance: L.distance.close }, 'close');
+    no({ ...NAMES_ONLY, distance: L.distance.radius }, 'radius');
+    no({ ...NAMES_ONLY, distance: L.distance.far }, 'far');
+    no({ ...NAMES_ONLY, distance: L.distance.near, address: L.address.differ }, 'near, address differs');
+  });
+
+  it('names only, or nothing, are not', () => {
+    no(NAMES_ONLY, 'names');
+    no({}, 'nothing');
+  });
+});
+
+describe('methodOf', () => {
+  const method = (values: Levels, sources = 0) => methodOf(candidate(0, 1, values, sources));
+  const EVERYTHING: Levels = {
+    ...NAMES_ONLY,
+    address: L.address.exact,
+    dob: L.dob.exact,
+    email: L.binary.exact,
+    phone: L.binary.exact,
+    zip: L.binary.exact,
+    city: L.binary.exact,
+    distance: L.distance.near,
+  };
+
+  it('follows name_address > name_dob > email > phone > name_zip > name_city > name_proximity > name_other', () => {
+    const order: [keyof typeof F, string][] = [
+      ['address', 'name_address'],
+      ['dob', 'name_dob'],
+      ['email', 'email'],
+      ['phone', 'phone'],
+      ['zip', 'name_zip'],
+      ['city', 'name_city'],
+      ['distance', 'name_proximity'],
+    ];
+    const values: Levels = { ...EVERYTHING };
+    for (const [field, expected] of order) {
+      assert.equal(method(values), expected, `with ${Object.keys(values).join(',')}`);
+      delete values[field];
+    }
+    assert.equal(method(values), 'name_other');
+  });
+
+  it('counts only agreeing levels', () => {
+    assert.equal(method({ ...NAMES_ONLY, address: L.address.unit }), 'name_address');
+    assert.equal(method({ ...NAMES_ONLY, address: L.address.typo }), 'name_address');
+    assert.equal(method({ ...NAMES_ONLY, address: L.address.street, dob: L.dob.year }), 'name_dob');
+    assert.equal(method({ ...NAMES_ONLY, dob: L.dob.near }), 'name_dob');
+    assert.equal(method({ ...NAMES_ONLY, dob: L.dob.differ, zip: L.binary.exact }), 'name_zip');
+    assert.equal(method({ ...NAMES_ONLY, email: L.binary.differ, phone: L.binary.differ }), 'name_other');
+    assert.equal(method({ ...NAMES_ONLY, zip: L.binary.differ, city: L.binary.exact }), 'name_city');
+  });
+
+  it('name_proximity for any distance level or a candidate found by map cell + surname', () => {
+    assert.equal(method({ ...NAMES_ONLY, distance: L.distance.far }), 'name_proximity');
+    assert.equal(method(NAMES_ONLY, 1 << KEY.cellLast), 'name_proximity');
+    assert.equal(method(NAMES_ONLY, 1 << KEY.zipLast), 'name_other');
+  });
+});
