@@ -2,6 +2,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateBenchmark } from './benchmarks/generate.ts';
 import { pollBenchmark, registerBenchmark } from './benchmarks/http-load.ts';
+import { match10mBenchmark, matchBenchmark } from './benchmarks/matching.ts';
 import { type BenchOptions, benchOptions, DEFAULT_RUNS, PROFILE_DIR } from './benchmarks/options.ts';
 import { uploadBenchmark } from './benchmarks/upload.ts';
 import { importBenchmark, pipelineBenchmark, VoterFixture } from './benchmarks/voters.ts';
@@ -11,7 +12,7 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
@@ -21,7 +22,16 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
  * profiles (bench/out/profiles). Exits 1 when a benchmark fails or a correctness check does not
  * hold; a missed performance target exits 1 only with `--strict`.
  */
-const BENCHMARKS = ['poll', 'register', 'upload', 'generate', 'import', 'pipeline'] as const;
+const BENCHMARKS = [
+  'poll',
+  'register',
+  'upload',
+  'generate',
+  'import',
+  'pipeline',
+  'match',
+  'match10m',
+] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const OUT_DIR = join(ROOT, 'bench', 'out');
 
@@ -105,6 +115,12 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'pipeline':
         await pipelineBenchmark(recorder, options, await fixture());
+        break;
+      case 'match':
+        await matchBenchmark(recorder, options, await fixture());
+        break;
+      case 'match10m':
+        await match10mBenchmark(recorder, options);
         break;
     }
   } catch (error) {
