@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, openSync, readSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
+import { hashString } from '../../domain/matching/index/hashing.ts';
+import { KeyPostings, PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
@@ -29,7 +31,8 @@ import { syncDirectory } from '../blobs/fs-blob-store.ts';
  * - `records.dat`: one record per line, fields joined by U+001F (values never contain it nor a
  *   newline: import replaces both with a space);
  * - `offsets.bin`: Float64Array of size+1 byte offsets of the lines;
- * - `idx-<name>.bin`: the id hash tables as [hash, row] float64 pairs (see id-hash-table.ts);
+ * - `ids-{hashes,voters,directory}.bin`: every id's key as postings (key-postings.ts), checked
+ *   against the record on lookup; versions of format 1 have float64 tables `idx-<name>.bin`;
  * - `match/`: the probabilistic matcher's index (normalized fields, blocking postings, density
  *   map), built in the same pass as the records (see match-index-parts.ts);
  * - `meta.json`: version, columns, counts; `import-report.csv`: rejected and corrected lines.
@@ -44,7 +47,11 @@ const VERSIONS_KEPT = 2;
 /** Widest voter file accepted (core columns plus appendable fields). */
 const MAX_VOTER_COLUMNS = 2000;
 
+/** 2: ids in one postings structure (ids-*.bin); 1 (no field): float64 tables (idx-*.bin). */
+const SNAPSHOT_FORMAT = 2;
+
 interface SnapshotMeta {
+  format?: number;
   version: string;
   columns: string[];
   rows: number;
@@ -359,13 +366,14 @@ class SnapshotBuilder {
   private rows = 0;
   /** voterbase_id is indexed as rows arrive, to reject duplicates on the spot. */
   private readonly voterbaseTable = IdHashTable.create();
-  /** The other ids are collected as [hash, row] pairs and indexed in one sequential pass at the end. */
-  private readonly idPairs = new Map<IdIndexName, { pairs: Float64Array<ArrayBuffer>; count: number }>(
-    ID_INDEXES.filter((n) => n !== 'voterbase_id').map((n) => [
-      n,
-      { pairs: new Float64Array(1 << 16), count: 0 },
-    ]),
-  );
+  /** Every id's key (voterbase_id too) as (hash, row) postings: 8 bytes per id when loaded. */
+  private readonly idPostings = new PostingsCollector();
+  private readonly idCounts: Record<IdIndexName, number> = {
+    voterbase_id: 0,
+    voter_id: 0,
+    smartvan_id: 0,
+    exact_track: 0,
+  };
   /** Second hash of each record's voterbase_id, to tell true duplicates from 52-bit collisions. */
   private voterbaseCheck = new Uint32Array(1 << 16);
   private idColumns: Record<IdIndexName, number> = {
@@ -428,14 +436,10 @@ class SnapshotBuilder {
     this.rows++;
     const state = values[this.stateColumn]!;
     for (const name of ID_INDEXES) {
-      if (name === 'voterbase_id') continue;
-      const key = idKey(name, values[this.idColumns[name]]!, state);
+      const key = name === 'voterbase_id' ? voterbaseId : idKey(name, values[this.idColumns[name]]!, state);
       if (key === null) continue;
-      const collected = this.idPairs.get(name)!;
-      if (collected.count * 2 + 2 > collected.pairs.length) collected.pairs = growFloat64(collected.pairs);
-      collected.pairs[collected.count * 2] = hash52(key);
-      collected.pairs[collected.count * 2 + 1] = row;
-      collected.count++;
+      this.idPostings.add(idPostingsHash(name, key), row);
+      this.idCounts[name]++;
     }
     if (row >= this.voterbaseCheck.length) this.voterbaseCheck = growUint32(this.voterbaseCheck);
     this.voterbaseCheck[row] = check;
@@ -493,13 +497,11 @@ class SnapshotBuilder {
       recordsDone,
       writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1)),
     ];
-    const indexCounts: Record<string, number> = { voterbase_id: this.voterbaseTable.count };
-    writes.push(writeTyped(join(this.dir, 'idx-voterbase_id.bin'), this.voterbaseTable.slots));
-    for (const [name, { pairs, count }] of this.idPairs) {
-      const table = IdHashTable.build(pairs, count);
-      indexCounts[name] = table.count;
-      writes.push(writeTyped(join(this.dir, `idx-${name}.bin`), table.slots));
-    }
+    const indexCounts: Record<string, number> = { ...this.idCounts };
+    const ids = this.idPostings.build();
+    writes.push(writeTyped(join(this.dir, 'ids-hashes.bin'), ids.hashes));
+    writes.push(writeTyped(join(this.dir, 'ids-voters.bin'), ids.voters));
+    writes.push(writeTyped(join(this.dir, 'ids-directory.bin'), ids.directory));
     const { meta: matchMeta, parts } = await this.matchIndex!.finish();
     await mkdir(join(this.dir, 'match'));
     for (const [name, bytes] of parts)
@@ -507,6 +509,7 @@ class SnapshotBuilder {
     writes.push(writeFile(join(this.dir, 'match', 'meta.json'), JSON.stringify(matchMeta), { flush: true }));
     await Promise.all(writes);
     const meta: SnapshotMeta = {
+      format: SNAPSHOT_FORMAT,
       version,
       columns: this.columns,
       rows: this.rows,
@@ -610,7 +613,7 @@ function growUint32(array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
   return next;
 }
 
-async function writeTyped(path: string, array: Float64Array): Promise<void> {
+async function writeTyped(path: string, array: Float64Array | Uint32Array): Promise<void> {
   await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength), { flush: true });
 }
 
@@ -656,42 +659,115 @@ async function loadMatchIndex(dir: string): Promise<MatchIndex | null> {
   });
 }
 
+/**
+ * The records file, read by position: the operating system's page cache keeps the hot pages,
+ * and the process holds none of it (records are most of a voter file's bytes).
+ */
+class RecordFile {
+  private readonly fd: number;
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'r');
+    // A snapshot is dropped when a newer version replaces it and no job holds it any more.
+    recordFiles.register(this, this.fd);
+  }
+
+  /** The bytes of [start, end) in a scratch buffer valid until the next read. */
+  read(start: number, end: number): Buffer {
+    const length = end - start;
+    if (length > this.scratch.length) this.scratch = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, this.scratch, done, length - done, start + done);
+      if (n === 0) throw new Error('the voter records file is shorter than its offsets');
+      done += n;
+    }
+    return this.scratch.subarray(0, length);
+  }
+}
+
+const recordFiles = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed: nothing to release.
+  }
+});
+
+/** Id lookups of one snapshot: key hash → records, verified against the records themselves. */
+interface IdLookup {
+  candidates(index: IdIndexName, key: string): number[];
+}
+
+/** Format 2: the ids' keys in one postings structure (8 bytes per id). */
+class PostingsIdLookup implements IdLookup {
+  private readonly postings: KeyPostings;
+  constructor(postings: KeyPostings) {
+    this.postings = postings;
+  }
+  candidates(index: IdIndexName, key: string): number[] {
+    const [start, end] = this.postings.range(idPostingsHash(index, key));
+    return Array.from(this.postings.voters.subarray(start, end));
+  }
+}
+
+/** Format 1 (versions imported before format 2): one float64 hash table per id. */
+class TableIdLookup implements IdLookup {
+  private readonly tables: Map<IdIndexName, IdHashTable>;
+  constructor(tables: Map<IdIndexName, IdHashTable>) {
+    this.tables = tables;
+  }
+  candidates(index: IdIndexName, key: string): number[] {
+    return this.tables.get(index)?.find(hash52(key)) ?? [];
+  }
+}
+
 class FsVoterSnapshot implements VoterSnapshot {
   readonly version: string;
   readonly columns: readonly string[];
   readonly size: number;
-  private readonly data: Buffer;
+  private readonly records: RecordFile;
   private readonly offsets: Float64Array;
-  private readonly tables: Map<IdIndexName, IdHashTable>;
+  private readonly ids: IdLookup;
   private readonly positions: Map<string, number>;
   readonly matchIndex: MatchIndex | null;
 
   private constructor(
     meta: SnapshotMeta,
-    data: Buffer,
+    records: RecordFile,
     offsets: Float64Array,
-    tables: Map<IdIndexName, IdHashTable>,
+    ids: IdLookup,
     matchIndex: MatchIndex | null,
   ) {
     this.matchIndex = matchIndex;
     this.version = meta.version;
     this.columns = Object.freeze([...meta.columns]);
     this.size = meta.rows;
-    this.data = data;
+    this.records = records;
     this.offsets = offsets;
-    this.tables = tables;
+    this.ids = ids;
     this.positions = new Map(meta.columns.map((name, i) => [name, i]));
   }
 
   static async load(dir: string, meta: SnapshotMeta): Promise<FsVoterSnapshot> {
-    const tables = new Map<IdIndexName, IdHashTable>();
-    for (const name of ID_INDEXES) {
-      const slots = await readFloat64(join(dir, `idx-${name}.bin`));
-      tables.set(name, new IdHashTable(slots, meta.indexCounts[name] ?? 0));
+    let ids: IdLookup;
+    if ((meta.format ?? 1) >= 2) {
+      const part = (name: string) => readUint32(join(dir, `ids-${name}.bin`));
+      ids = new PostingsIdLookup(
+        new KeyPostings(await part('hashes'), await part('voters'), await part('directory')),
+      );
+    } else {
+      const tables = new Map<IdIndexName, IdHashTable>();
+      for (const name of ID_INDEXES) {
+        const slots = await readFloat64(join(dir, `idx-${name}.bin`));
+        tables.set(name, new IdHashTable(slots, meta.indexCounts[name] ?? 0));
+      }
+      ids = new TableIdLookup(tables);
     }
-    const data = await readWhole(join(dir, 'records.dat'));
+    const records = new RecordFile(join(dir, 'records.dat'));
     const offsets = await readFloat64(join(dir, 'offsets.bin'));
-    return new FsVoterSnapshot(meta, data, offsets, tables, await loadMatchIndex(join(dir, 'match')));
+    return new FsVoterSnapshot(meta, records, offsets, ids, await loadMatchIndex(join(dir, 'match')));
   }
 
   columnIndex(name: string): number {
@@ -699,49 +775,60 @@ class FsVoterSnapshot implements VoterSnapshot {
   }
 
   record(index: number): string[] {
+    return this.line(index).toString('utf8').split(FIELD_SEPARATOR);
+  }
+
+  lookup(index: IdIndexName, key: string): number[] {
+    const hits = this.ids.candidates(index, key);
+    if (hits.length === 0) return hits;
+    const idColumn = this.positions.get(index)!;
+    const stateColumn = this.positions.get('state')!;
+    // Keys are hashed: verify each hit on the two fields that make the key.
+    return hits.filter((row) => {
+      const line = this.line(row);
+      return idKey(index, fieldOf(line, idColumn), fieldOf(line, stateColumn)) === key;
+    });
+  }
+
+  fields(index: number, columns: readonly number[]): string[] {
+    const line = this.line(index);
+    if (columns.length > 4) {
+      const record = line.toString('utf8').split(FIELD_SEPARATOR);
+      return columns.map((column) => (column < 0 ? '' : (record[column] ?? '')));
+    }
+    return columns.map((column) => (column < 0 ? '' : fieldOf(line, column)));
+  }
+
+  /** The record's bytes without its newline (valid until the next read). */
+  private line(index: number): Buffer {
     const start = this.offsets[index];
     const end = this.offsets[index + 1];
     if (start === undefined || end === undefined || index < 0 || index >= this.size) {
       throw new RangeError(`no voter record ${index}`);
     }
-    return this.data.toString('utf8', start, end - 1).split(FIELD_SEPARATOR);
+    return this.records.read(start, end - 1);
   }
+}
 
-  lookup(index: IdIndexName, key: string): number[] {
-    const table = this.tables.get(index);
-    if (table === undefined) return [];
-    const hits = table.find(hash52(key));
-    if (hits.length === 0) return hits;
-    const idColumn = this.positions.get(index)!;
-    const stateColumn = this.positions.get('state')!;
-    // Verify each hit on the two fields that make the key, without decoding the whole record.
-    return hits.filter(
-      (row) => idKey(index, this.field(row, idColumn), this.field(row, stateColumn)) === key,
-    );
+/** One field of a record line, found by scanning for separators in the raw bytes. */
+function fieldOf(line: Buffer, column: number): string {
+  let start = 0;
+  for (let c = 0; c < column; c++) {
+    const next = line.indexOf(SEPARATOR_BYTE, start);
+    if (next < 0) return '';
+    start = next + 1;
   }
+  let stop = line.indexOf(SEPARATOR_BYTE, start);
+  if (stop < 0) stop = line.length;
+  return line.toString('utf8', start, stop);
+}
 
-  fields(index: number, columns: readonly number[]): string[] {
-    const record = columns.length > 4 ? this.record(index) : null;
-    return columns.map((column) =>
-      column < 0 ? '' : record ? (record[column] ?? '') : this.field(index, column),
-    );
-  }
+/** Hash of an id key in the id postings (the index name keeps equal ids of two kinds apart). */
+export function idPostingsHash(index: IdIndexName, key: string): number {
+  return hashString(`${index}|${key}`);
+}
 
-  /** One field of one record, found by scanning for separators in the raw bytes. */
-  private field(index: number, column: number): string {
-    let start = this.offsets[index];
-    const end = this.offsets[index + 1];
-    if (start === undefined || end === undefined || index < 0 || index >= this.size) {
-      throw new RangeError(`no voter record ${index}`);
-    }
-    const last = end - 1;
-    for (let c = 0; c < column; c++) {
-      const next: number = this.data.indexOf(SEPARATOR_BYTE, start);
-      if (next < 0 || next >= last) return '';
-      start = next + 1;
-    }
-    let stop = this.data.indexOf(SEPARATOR_BYTE, start);
-    if (stop < 0 || stop > last) stop = last;
-    return this.data.toString('utf8', start, stop);
-  }
+async function readUint32(path: string): Promise<Uint32Array> {
+  const buffer = await readWhole(path);
+  return new Uint32Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 4);
 }

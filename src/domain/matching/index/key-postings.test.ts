@@ -153,9 +153,9 @@ describe('KeyPostings', () => {
       const slots = postings.directory.length - 1;
       assert.equal(slots, 2 ** postings.bits, 'a power of two plus one');
       assert.ok(postings.bits >= 4 && postings.bits <= 24);
-      // About one directory slot per 4 entries, never fewer.
-      assert.ok(count <= 4 * slots, `${count} entries in ${slots} slots`);
-      if (count > 64) assert.ok(slots < count, 'not oversized');
+      // About one directory slot per 16 entries, never fewer.
+      assert.ok(count <= 16 * slots, `${count} entries in ${slots} slots`);
+      if (count > 256) assert.ok(slots * 4 < count, 'not oversized');
       assert.equal(postings.directory[0], 0);
       assert.equal(postings.directory[slots], count);
       for (let b = 1; b <= slots; b++) assert.ok(postings.directory[b - 1]! <= postings.directory[b]!);

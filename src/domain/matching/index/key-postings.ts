@@ -3,7 +3,7 @@
  *
  * Entries are (hash, voter) pairs sorted by hash; a directory indexed by the hash's top bits
  * gives each bucket's range, so a lookup is one directory read plus a short scan. Memory is
- * 8 bytes per entry plus 4 bytes per directory slot (about one slot per 4 entries), with no
+ * 8 bytes per entry plus 4 bytes per directory slot (about one slot per 16 entries), with no
  * per-key objects, so 10 keys × 10M voters fit in well under a gigabyte and load from disk as
  * three typed arrays without parsing.
  *
@@ -39,7 +39,8 @@ export class KeyPostings {
     radixPass(hashes, voters, tmpHashes, tmpVoters, count, 0);
     radixPass(tmpHashes, tmpVoters, sortedHashes, sortedVoters, count, 16);
     let bits = 4;
-    while (bits < 24 && 1 << (bits + 2) < count) bits++;
+    // About 16 entries per directory slot: 4 bytes per 16 entries, and a short binary search.
+    while (bits < 24 && 1 << (bits + 4) < count) bits++;
     const directory = new Uint32Array((1 << bits) + 1);
     const shift = 32 - bits;
     for (let i = 0; i < count; i++) directory[(sortedHashes[i]! >>> shift) + 1]!++;
