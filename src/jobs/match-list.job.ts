@@ -25,7 +25,8 @@ export interface MatchListDeps {
   blobs: BlobStore;
   voters: VoterStore;
   keys: KeyService;
-  createMatcher: (voters: VoterSnapshot) => Matcher;
+  /** The job's matcher; `thresholdScore` is the profile's, when it sets one. */
+  createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number }) => Matcher;
   maxRowBytes: number;
   onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
   /** Rows processed since the last call (for a counter metric). */
@@ -116,7 +117,10 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     const listSummary = await matchList({
       source: await deps.blobs.read(job.uploadBlob!),
       output: gzip ?? csvWriter.stream,
-      matcher: deps.createMatcher(voters),
+      matcher: deps.createMatcher(
+        voters,
+        profile.matchThreshold === null ? {} : { thresholdScore: profile.matchThreshold },
+      ),
       voters,
       appendedFields,
       maxMatches: job.params.maxMatches,

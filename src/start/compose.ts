@@ -76,7 +76,8 @@ export function compose(config: Config): Services {
       blobs,
       voters,
       keys,
-      createMatcher: (voters) => matchers.create(voters, { thresholdScore: config.MATCH_THRESHOLD }),
+      createMatcher: (voters, options) =>
+        matchers.create(voters, { thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD }),
       maxRowBytes: config.MAX_ROW_BYTES,
       onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
       onRows: (rows) => metrics.rowsMatched.inc(rows),

@@ -66,6 +66,7 @@ export class SqliteKeyStore implements KeyStore {
     const config = JSON.stringify({
       appendedFields: profile.appendedFields,
       contactFields: profile.contactFields,
+      matchThreshold: profile.matchThreshold,
     });
     this.database.db
       .prepare(
@@ -112,12 +113,15 @@ function toProfile(row: Row): Profile {
   const config = JSON.parse(row['config'] as string) as {
     appendedFields: Profile['appendedFields'];
     contactFields: ContactField[];
+    matchThreshold?: number | null;
   };
   return {
     keyId: row['key_id'] as string,
     profileId: row['profile_id'] as string,
     appendedFields: config.appendedFields,
     contactFields: config.contactFields,
+    // Profiles saved before thresholds existed have none: the service default applies.
+    matchThreshold: config.matchThreshold ?? null,
     updatedAt: row['updated_at'] as number,
   };
 }

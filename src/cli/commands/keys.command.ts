@@ -104,15 +104,31 @@ export function keysCommands(program: Command, context: CliContext): void {
       '--contact <fields>',
       `contact fields the client may request: ${contactFields.join(',')} (or none)`,
     )
-    .action((key: string, options: { profile: string; append?: string; contact?: string }) => {
-      const appendedFields = options.append === undefined ? undefined : parseAppendedFields(options.append);
-      const contact = options.contact === undefined ? undefined : parseContact(options.contact);
-      const profile = context.services().keys.setProfile(key, options.profile, {
-        ...(appendedFields ? { appendedFields } : {}),
-        ...(contact ? { contactFields: contact } : {}),
-      });
-      console.log(JSON.stringify(profile, null, 2));
-    });
+    .option(
+      '--match-threshold <score>',
+      'lowest match score (0-100) this profile accepts, or "default" for the service\'s MATCH_THRESHOLD',
+    )
+    .action(
+      (
+        key: string,
+        options: { profile: string; append?: string; contact?: string; matchThreshold?: string },
+      ) => {
+        const appendedFields = options.append === undefined ? undefined : parseAppendedFields(options.append);
+        const contact = options.contact === undefined ? undefined : parseContact(options.contact);
+        const threshold = options.matchThreshold;
+        const matchThreshold =
+          threshold === undefined ? undefined : threshold === 'default' ? null : Number(threshold);
+        if (matchThreshold !== undefined && matchThreshold !== null && Number.isNaN(matchThreshold)) {
+          throw new Error('--match-threshold must be a number from 0 to 100 or "default"');
+        }
+        const profile = context.services().keys.setProfile(key, options.profile, {
+          ...(appendedFields ? { appendedFields } : {}),
+          ...(contact ? { contactFields: contact } : {}),
+          ...(matchThreshold !== undefined ? { matchThreshold } : {}),
+        });
+        console.log(JSON.stringify(profile, null, 2));
+      },
+    );
   profiles
     .command('list [key]')
     .option('--json', 'print JSON')
@@ -126,6 +142,7 @@ export function keysCommands(program: Command, context: CliContext): void {
             profile: p.profileId,
             appended: p.appendedFields.map((f) => (f.source === f.as ? f.source : `${f.source}:${f.as}`)),
             contact: p.contactFields,
+            threshold: p.matchThreshold ?? 'default',
           })),
         options.json === true,
       );

@@ -98,7 +98,14 @@ describe('KeyService.createKey', () => {
   it('creates an empty default profile', () => {
     const { record } = keys.createKey({ name: 'c' }, T0);
     assert.deepEqual(store.listProfiles(record.id), [
-      { keyId: record.id, profileId: 'default', appendedFields: [], contactFields: [], updatedAt: T0 },
+      {
+        keyId: record.id,
+        profileId: 'default',
+        appendedFields: [],
+        contactFields: [],
+        matchThreshold: null,
+        updatedAt: T0,
+      },
     ]);
   });
 
@@ -248,6 +255,7 @@ describe('KeyService.setProfile', () => {
       profileId: 'vip.2024-A_1',
       appendedFields: [{ source: 'party_code', as: 'party' }],
       contactFields: ['email'],
+      matchThreshold: null,
       updatedAt: T0 + 1,
     });
     assert.deepEqual(store.findProfile(record.id, 'vip.2024-A_1'), profile);
@@ -313,8 +321,23 @@ describe('KeyService.resolveProfile', () => {
       profileId: 'default',
       appendedFields: [],
       contactFields: ['email'],
+      matchThreshold: null,
       updatedAt: T0 + 1,
     });
+  });
+
+  it('stores a match threshold, keeps it when not given, resets it with null, refuses one outside 0-100', () => {
+    const { record } = keys.createKey({ name: 'thresholds' }, T0);
+    keys.setProfile(record.id, 'strict', { matchThreshold: 90 }, T0 + 1);
+    keys.setProfile(record.id, 'strict', { contactFields: ['email'] }, T0 + 2);
+    assert.equal(keys.resolveProfile(record.id, 'strict').matchThreshold, 90);
+    keys.setProfile(record.id, 'strict', { matchThreshold: null }, T0 + 3);
+    assert.equal(keys.resolveProfile(record.id, 'strict').matchThreshold, null);
+    assert.throws(() => keys.setProfile(record.id, 'strict', { matchThreshold: 101 }), /from 0 to 100/);
+    assert.throws(
+      () => keys.setProfile(record.id, 'strict', { matchThreshold: Number.NaN }),
+      /from 0 to 100/,
+    );
   });
 
   it('returns the named profile', () => {
@@ -338,6 +361,7 @@ describe('KeyService.resolveProfile', () => {
       profileId: 'default',
       appendedFields: [],
       contactFields: [],
+      matchThreshold: null,
       updatedAt: 0,
     });
   });

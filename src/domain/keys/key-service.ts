@@ -49,6 +49,7 @@ export class KeyService {
       profileId: DEFAULT_PROFILE_ID,
       appendedFields: [],
       contactFields: [],
+      matchThreshold: null,
       updatedAt: now,
     });
     return { key, record };
@@ -92,7 +93,11 @@ export class KeyService {
   setProfile(
     idOrName: string,
     profileId: string,
-    changes: { appendedFields?: AppendedField[]; contactFields?: ContactField[] },
+    changes: {
+      appendedFields?: AppendedField[];
+      contactFields?: ContactField[];
+      matchThreshold?: number | null;
+    },
     now = Date.now(),
   ): Profile {
     const record = this.requireKey(idOrName);
@@ -111,12 +116,17 @@ export class KeyService {
         );
       }
     }
+    const threshold = changes.matchThreshold;
+    if (threshold !== undefined && threshold !== null && !(threshold >= 0 && threshold <= 100)) {
+      throw new AppError('VALIDATION_FAILED', 'the match threshold must be a number from 0 to 100');
+    }
     const existing = this.store.findProfile(record.id, profileId);
     const profile: Profile = {
       keyId: record.id,
       profileId,
       appendedFields: changes.appendedFields ?? existing?.appendedFields ?? [],
       contactFields: changes.contactFields ?? existing?.contactFields ?? [],
+      matchThreshold: threshold !== undefined ? threshold : (existing?.matchThreshold ?? null),
       updatedAt: now,
     };
     this.store.upsertProfile(profile);
@@ -129,7 +139,14 @@ export class KeyService {
     const profile = this.store.findProfile(keyId, id);
     if (profile !== null) return profile;
     if (profileId === undefined) {
-      return { keyId, profileId: DEFAULT_PROFILE_ID, appendedFields: [], contactFields: [], updatedAt: 0 };
+      return {
+        keyId,
+        profileId: DEFAULT_PROFILE_ID,
+        appendedFields: [],
+        contactFields: [],
+        matchThreshold: null,
+        updatedAt: 0,
+      };
     }
     throw new AppError('VALIDATION_FAILED', `profile_id "${profileId}" is not a profile of this API key`);
   }

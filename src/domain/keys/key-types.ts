@@ -33,6 +33,8 @@ export interface Profile {
   appendedFields: AppendedField[];
   /** Contact fields the client may request with include_email, include_landline, …. */
   contactFields: ContactField[];
+  /** Lowest match score (0-100) this profile accepts; null: the service default (MATCH_THRESHOLD). */
+  matchThreshold: number | null;
   updatedAt: number;
 }
 
