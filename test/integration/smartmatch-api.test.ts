@@ -69,6 +69,39 @@ describe('list matching over real HTTP', () => {
     assert.equal(lines.length, 5);
   });
 
+  test('names and addresses match probabilistically, explained; a profile threshold above the score refuses them', async () => {
+    const list = [
+      'matchback_id,first_name,last_name,address1,zip',
+      'a,Peggy,Smith,12 Oak Street,27601',
+      'b,Jose,Munoz,400 North Elm Ave Apt 4B,27701',
+      'c,Nobody,Known,1 Nowhere Rd,27601',
+    ].join('\n');
+    const read = async (apiKey: string, filename: string) => {
+      await upload(await register(t, apiKey, `filename=${filename}`), list);
+      const result = await waitForResult(t, apiKey, filename);
+      assert.equal(result.error, null);
+      return (await (await fetch(result.url)).text()).trimEnd().split('\n').slice(1);
+    };
+    const lines = await read(key, 'names_default');
+    assert.equal(lines.length, 3);
+    const [peggy, jose, nobody] = lines.map((l) => l.split(','));
+    // matchback_id,…,zip,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party
+    assert.deepEqual([peggy![7], peggy![9], peggy![11]], ['Y', 'name_address', 'NC-000000001']);
+    assert.match(peggy![10]!, /^first=nickname last=exact .*address=exact zip=exact$/);
+    assert.ok(Number(peggy![8]) >= 90, `score ${peggy![8]}`);
+    assert.deepEqual([jose![7], jose![11]], ['Y', 'NC-000000003']);
+    assert.equal(nobody![7], 'N');
+
+    const strict = t.createKey({ name: 'strict client' });
+    t.running.services.keys.setProfile(strict.id, 'default', { matchThreshold: 100 });
+    const refused = await read(strict.key, 'names_strict');
+    assert.deepEqual(
+      refused.map((l) => l.split(',')[7]),
+      ['N', 'N', 'N'],
+      'no probabilistic score reaches 100',
+    );
+  });
+
   test('filenames ending in a dot complete and download under a clean name', async () => {
     const url = await register(t, key, 'filename=list.');
     assert.equal((await upload(url, LIST)).status, 200);

@@ -10,6 +10,9 @@ export interface SelectedMatch {
   explain: string;
 }
 
+/** 100 is an id match's; evidence short of an id never claims certainty. */
+export const MAX_PROBABILISTIC_SCORE = 99;
+
 /** Best two within this odds ratio: the best match is flagged ambiguous. */
 const AMBIGUOUS_ODDS_RATIO = 2;
 
@@ -33,7 +36,7 @@ export function selectMatches(
     top !== undefined && second !== undefined && second.odds * AMBIGUOUS_ODDS_RATIO >= top.odds;
   for (const candidate of best) {
     if (matches.length >= maxMatches) break;
-    const score = (100 * candidate.odds) / (1 + oddsSum);
+    const score = Math.min(MAX_PROBABILISTIC_SCORE, (100 * candidate.odds) / (1 + oddsSum));
     if (!rankOnly && score < thresholdScore) break;
     if (!rankOnly && !isCorroborated(candidate.levels)) continue;
     const explain = explainLevels(candidate.levels);
