@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
 import { MatchIndexBuilder } from '../../domain/matching/index/match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
-import { normalizeVoter } from '../../domain/matching/normalize/person.ts';
+import { voterNormalizer } from '../../domain/matching/normalize/person.ts';
 
 /**
  * Builds the match index on its own thread while the import thread parses the CSV and writes
@@ -16,7 +16,7 @@ const port = parentPort!;
 const { columns, asOf } = workerData as { columns: string[]; asOf: string };
 const read = voterFieldReader(columns);
 const builder = new MatchIndexBuilder();
-const date = new Date(asOf);
+const normalize = voterNormalizer(new Date(asOf));
 const decoder = new TextDecoder();
 let row = 0;
 
@@ -29,7 +29,7 @@ port.on('message', (message: { chunk?: Uint8Array; finish?: boolean }) => {
       while (start < text.length) {
         let end = text.indexOf('\n', start);
         if (end < 0) end = text.length;
-        builder.add(row++, normalizeVoter(read(text.slice(start, end).split('\x1f')), date));
+        builder.add(row++, normalize(read(text.slice(start, end).split('\x1f'))));
         rows++;
         start = end + 1;
       }

@@ -1,5 +1,5 @@
 import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
-import { normalizeVoter, type VoterFields } from '../normalize/person.ts';
+import { type VoterFields, voterNormalizer } from '../normalize/person.ts';
 import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 
 const VOTER_FIELD_NAMES: readonly (keyof VoterFields)[] = [
@@ -39,6 +39,7 @@ export function voterFieldReader(columns: readonly string[]): (record: readonly 
 export function buildMatchIndex(voters: VoterSnapshot, asOf = new Date()): MatchIndex {
   const read = voterFieldReader(voters.columns);
   const builder = new MatchIndexBuilder();
-  for (let i = 0; i < voters.size; i++) builder.add(i, normalizeVoter(read(voters.record(i)), asOf));
+  const normalize = voterNormalizer(asOf);
+  for (let i = 0; i < voters.size; i++) builder.add(i, normalize(read(voters.record(i))));
   return builder.finish();
 }

@@ -45,6 +45,11 @@ export class StringDictionaryBuilder {
 
   /** Id of the value (added on first sight), counting one more record. */
   add(value: string): number {
+    if (value === '') {
+      // Empty is the commonest value of several fields (unit, suffix, middle): no map lookup.
+      this.counts[0]!++;
+      return 0;
+    }
     let id = this.ids.get(value);
     if (id === undefined) {
       id = this.values.length;

@@ -96,8 +96,36 @@ export interface VoterFields {
 
 /** A voter record, normalized. The voter file is clean, so this is the cheap path. */
 export function normalizeVoter(v: VoterFields, asOf: Date): NormalizedPerson {
+  return normalizeVoterWith(v, asOf, null);
+}
+
+/**
+ * normalizeVoter for a whole file in order: members of a household are consecutive records with
+ * the same address, so the last address parsed is reused.
+ */
+export function voterNormalizer(asOf: Date): (v: VoterFields) => NormalizedPerson {
+  const last = { address1: '\u0000', address2: '', parts: null as ReturnType<typeof addressParts> | null };
+  return (v) => normalizeVoterWith(v, asOf, last);
+}
+
+function normalizeVoterWith(
+  v: VoterFields,
+  asOf: Date,
+  last: { address1: string; address2: string; parts: ReturnType<typeof addressParts> | null } | null,
+): NormalizedPerson {
   const name = normalizePersonName(v.first_name, v.middle_name, v.last_name, v.name_suffix);
-  const address = v.address1 === '' ? null : addressParts(parseAddress(v.address1, v.address2));
+  let address: ReturnType<typeof addressParts> | null;
+  if (v.address1 === '') address = null;
+  else if (last !== null && last.address1 === v.address1 && last.address2 === v.address2)
+    address = last.parts;
+  else {
+    address = addressParts(parseAddress(v.address1, v.address2));
+    if (last !== null) {
+      last.address1 = v.address1;
+      last.address2 = v.address2;
+      last.parts = address;
+    }
+  }
   const location = normalizeLatLong(v.latitude, v.longitude);
   const phones: string[] = [];
   for (const raw of [v.wireless_phone, v.landline_phone, v.voip_phone]) {
