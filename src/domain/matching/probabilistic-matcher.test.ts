@@ -199,7 +199,7 @@ describe('probabilistic matcher', () => {
       OPTIONS,
     );
     assert.equal(outcome!.candidates.length, 0);
-    assert.equal(outcome!.unmatchedReason, 'below_threshold');
+    assert.equal(outcome!.unmatchedReason, 'name_only');
   });
 
   it('answers hostile and empty rows with N and a counted reason, never a crash', async () => {

@@ -135,6 +135,16 @@ export function createProbabilisticMatcher(
   };
 }
 
+/** Whether a person carries a value that can corroborate a name match (isCorroborated's list). */
+const canCorroborate = (p: NormalizedPerson) =>
+  p.dob !== null ||
+  p.birthYears !== null ||
+  p.phones.length > 0 ||
+  p.email !== '' ||
+  (p.house !== '' && p.street !== '') ||
+  p.zip !== '' ||
+  !Number.isNaN(p.lat);
+
 /** Rows without any value the probabilistic strategies can use are not searched. */
 const hasSearchableValue = (p: NormalizedPerson) =>
   p.first !== '' || p.last !== '' || p.phones.length > 0 || p.email !== '';
@@ -142,7 +152,8 @@ const hasSearchableValue = (p: NormalizedPerson) =>
 /** A row whose ids matched nobody keeps that reason unless its names found candidates. */
 function withIdReason(outcome: MatchOutcome, ids: MatchOutcome): MatchOutcome {
   if (outcome.candidates.length > 0 || ids.unmatchedReason === 'no_id_values') return outcome;
-  if (outcome.unmatchedReason === 'no_candidates' || outcome.unmatchedReason === 'no_usable_values') {
+  const reason = outcome.unmatchedReason;
+  if (reason === 'no_candidates' || reason === 'no_usable_values' || reason === 'name_only') {
     return { ...outcome, unmatchedReason: ids.unmatchedReason };
   }
   return outcome;
@@ -160,7 +171,13 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   }
   const found: MatchCandidate[] = [];
   let anyCandidates = false;
+  let anySearched = false;
   for (const person of searchable) {
+    // No value of the row could corroborate a name (see isCorroborated): searching would only
+    // find namesakes to refuse, which for a common name in a big state costs thousands of
+    // comparisons. The candidate-stage measurement (rankOnly) still searches.
+    if (!job.rankOnly && !canCorroborate(person)) continue;
+    anySearched = true;
     const q = prepareQuery(index, person);
     const candidates = new Map<number, number>();
     generateCandidates(index, q, job.candidates, candidates);
@@ -174,11 +191,8 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     }
   }
   if (found.length === 0) {
-    return {
-      candidates: [],
-      unmatchedReason: anyCandidates ? 'below_threshold' : 'no_candidates',
-      problems: input.problems,
-    };
+    const reason = anyCandidates ? 'below_threshold' : anySearched ? 'no_candidates' : 'name_only';
+    return { candidates: [], unmatchedReason: reason, problems: input.problems };
   }
   // Two people in one row: each one's best match comes first, then the other candidates.
   if (searchable.length > 1) found.sort((a, b) => b.score - a.score || a.voter - b.voter);
