@@ -81,4 +81,25 @@ describe('matching on worker threads', () => {
       /closed/,
     );
   });
+
+  it('a thread that dies fails the batch it was serving, and the next job gets new threads', async () => {
+    const { voters, list } = fixture();
+    const factory = new ThreadedMatcherFactory(2);
+    try {
+      const first = factory.create(voters);
+      await first.matchBatch(list.slice(0, 200), OPTIONS);
+      const pool = factory.poolOf(voters)!;
+      await pool.terminateOne();
+      assert.equal(pool.broken, true);
+      await assert.rejects(
+        Promise.resolve().then(() => first.matchBatch(list, OPTIONS)),
+        /matching thread/,
+      );
+      const again = await factory.create(voters).matchBatch(list, OPTIONS);
+      assert.equal(again.length, list.length);
+      assert.notEqual(factory.poolOf(voters), pool);
+    } finally {
+      await factory.close();
+    }
+  });
 });

@@ -25,6 +25,8 @@ export class MatchThreadPool implements PersonMatchRunner {
   private readonly ready: Promise<void>;
   private nextId = 1;
   private closed = false;
+  /** A thread died (out of memory, a bug): this pool cannot serve more work; make a new one. */
+  broken = false;
 
   constructor(index: MatchIndex, threads: number) {
     const { meta, parts } = matchIndexParts(index);
@@ -53,9 +55,14 @@ export class MatchThreadPool implements PersonMatchRunner {
           waiting.reject(new Error(`matching thread failed: ${message.error}`));
         else waiting.resolve(message.outcomes!);
       });
-      worker.on('error', (error) => this.failAll(error));
+      worker.on('error', (error) => {
+        this.broken = true;
+        this.failAll(error);
+      });
       worker.on('exit', (code) => {
-        if (!this.closed) this.failAll(new Error(`a matching thread exited with code ${code}`));
+        if (this.closed) return;
+        this.broken = true;
+        this.failAll(new Error(`a matching thread exited with code ${code}`));
       });
       this.workers.push(worker);
     }
@@ -73,6 +80,7 @@ export class MatchThreadPool implements PersonMatchRunner {
 
   async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
     if (this.closed) throw new Error('the matching threads are closed');
+    if (this.broken) throw new Error('a matching thread died; the job is retried on new threads');
     await this.ready;
     if (this.closed) throw new Error('the matching threads are closed');
     const chunks = Math.max(1, Math.min(this.workers.length, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
@@ -82,6 +90,11 @@ export class MatchThreadPool implements PersonMatchRunner {
       parts.push(this.send(this.workers[c]!, rows.slice(c * size, (c + 1) * size), job));
     }
     return (await Promise.all(parts)).flat();
+  }
+
+  /** Test hook and last resort: ends one thread as a crash would. */
+  async terminateOne(): Promise<void> {
+    await this.workers[0]?.terminate();
   }
 
   async close(): Promise<void> {

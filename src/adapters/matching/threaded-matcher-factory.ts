@@ -28,6 +28,12 @@ export class ThreadedMatcherFactory {
     const index = matchIndexOf(voters);
     if (this.threads === 0) return createProbabilisticMatcher(voters, index, options);
     let pool = this.pools.get(index);
+    if (pool?.broken) {
+      // A dead thread fails the jobs it was serving (the queue retries them); later jobs get new threads.
+      this.pools.delete(index);
+      void pool.close();
+      pool = undefined;
+    }
     if (pool === undefined) {
       pool = new MatchThreadPool(index, this.threads);
       this.pools.set(index, pool);
@@ -38,6 +44,11 @@ export class ThreadedMatcherFactory {
       }
     }
     return createProbabilisticMatcher(voters, index, options, pool);
+  }
+
+  /** The pool serving a voter snapshot, if one was started (for tests and metrics). */
+  poolOf(voters: VoterSnapshot): MatchThreadPool | undefined {
+    return this.pools.get(matchIndexOf(voters));
   }
 
   async close(): Promise<void> {
