@@ -79,6 +79,7 @@ const summary: JobSummary = {
   matchesByMethod: { voterbase_id: 2 },
   unmatchedReasons: { id_not_found: 1 },
   inputProblems: {},
+  ambiguousMatches: 0,
   identifierColumns: ['voterbase_id'],
   passthroughColumns: ['matchback_id'],
   warnings: { total: 0, byKind: {}, first: [] },

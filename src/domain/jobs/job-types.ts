@@ -68,6 +68,8 @@ export interface JobSummary {
   unmatchedReasons: Record<string, number>;
   /** Rows with a value present but unusable, by kind (`invalid_phone`, `invalid_dob`, …). */
   inputProblems: Record<string, number>;
+  /** Matched rows whose best two candidates were near-equal (`ambiguous` in sm.explain). */
+  ambiguousMatches: number;
   identifierColumns: string[];
   passthroughColumns: string[];
   warnings: { total: number; byKind: Record<string, number>; first: string[] };

@@ -296,6 +296,7 @@ describe('matchList refusals', () => {
       matchesByMethod: {},
       unmatchedReasons: {},
       inputProblems: {},
+      ambiguousMatches: 0,
       identifierColumns: ['voterbase_id'],
       passthroughColumns: ['matchback_id'],
       warnings: { total: 1, byKind: { no_data_rows: 1 }, first: ['the file has a header but no data rows'] },
@@ -325,6 +326,7 @@ describe('matchList summary', () => {
       matchesByMethod: { voterbase_id: 2, voter_id: 1, exact_track: 1 },
       unmatchedReasons: { id_not_found: 1, no_id_values: 1, id_without_valid_state: 1 },
       inputProblems: {},
+      ambiguousMatches: 0,
       identifierColumns: ['voterbase_id', 'voter_id', 'state', 'exact_track'],
       passthroughColumns: ['matchback_id'],
       warnings: { total: 0, byKind: {}, first: [] },
@@ -344,6 +346,31 @@ describe('matchList summary', () => {
     const { summary, lines } = await run('voterbase_id\nA\nB\n', { matcher: silent });
     assert.deepEqual(summary.unmatchedReasons, { no_match: 2 });
     assert.equal(lines[2], 'B,2,,N,,,,');
+  });
+
+  it('writes sm.explain, counts ambiguous best matches and unusable values', async () => {
+    const stub: Matcher = {
+      name: 'stub',
+      matchBatch: (rows) =>
+        rows.map((row) =>
+          row.row === 1
+            ? {
+                candidates: [
+                  { voter: 0, score: 51.4, method: 'name_zip', explain: 'first=exact zip=exact ambiguous' },
+                ],
+              }
+            : {
+                candidates: [],
+                unmatchedReason: 'invalid_phone',
+                problems: ['invalid_phone', 'invalid_dob'],
+              },
+        ),
+    };
+    const { summary, lines } = await run('first_name,zip\nANN,27601\nBO,x\n', { matcher: stub });
+    assert.equal(summary.ambiguousMatches, 1);
+    assert.deepEqual(summary.inputProblems, { invalid_phone: 1, invalid_dob: 1 });
+    assert.deepEqual(summary.unmatchedReasons, { invalid_phone: 1 });
+    assert.match(lines[1]!, /^ANN,27601,1,1,Y,51,name_zip,first=exact zip=exact ambiguous,/);
   });
 
   it('passes max_matches, search radius and reference date to the matcher', async () => {

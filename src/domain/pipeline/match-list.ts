@@ -58,6 +58,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   const matchesByMethod: Record<string, number> = {};
   const unmatchedReasons: Record<string, number> = {};
   const inputProblems: Record<string, number> = {};
+  let ambiguousMatches = 0;
   let layout: Layout | null = null;
   let rows = 0;
   let matchedRows = 0;
@@ -99,6 +100,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
       matchedRows++;
       const best = outcome.candidates[0]!;
       matchesByMethod[best.method] = (matchesByMethod[best.method] ?? 0) + 1;
+      if (best.explain?.endsWith(' ambiguous')) ambiguousMatches++;
       for (let rank = 0; rank < outcome.candidates.length; rank++) {
         const candidate = outcome.candidates[rank]!;
         // vb.voterbase_id and the appended fields, read in one pass over the record.
@@ -193,6 +195,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     matchesByMethod,
     unmatchedReasons,
     inputProblems,
+    ambiguousMatches,
     identifierColumns: layout.identifierNames,
     passthroughColumns: layout.passthroughNames,
     warnings: warnings.toJSON(),
