@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
+import { matchIndexOf } from '../../src/domain/matching/create-matcher.ts';
+import { createProbabilisticMatcher } from '../../src/domain/matching/probabilistic-matcher.ts';
+import { hash52, IdHashTable } from '../../src/domain/voters/id-hash-table.ts';
 import { idKey } from '../../src/domain/voters/id-keys.ts';
+import { ID_INDEXES } from '../../src/domain/voters/voter-columns.ts';
 import { FIXTURES } from '../support/test-service.ts';
 
 const HEADER = 'voterbase_id,state,voter_id,first_name,last_name,dob,county';
@@ -150,5 +154,51 @@ describe('voter file import', () => {
     await writeFile(empty, '');
     await assert.rejects(store.importFile(empty, { replace: true }), /the voter file is empty/);
     assert.ok((await store.current()) !== null, 'the current version is untouched');
+  });
+
+  test('a version imported before the match index (format 1: float64 id tables, no index) still loads and matches', async () => {
+    const legacy = new FsVoterStore({ dir: join(dir, 'legacy'), maxRowBytes: 1 << 20 });
+    await legacy.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
+    const version = (await legacy.stats())!.version;
+    const versionDir = join(dir, 'legacy', version);
+    const current = (await legacy.current())!;
+    // Rewrite the version as the earlier release left it.
+    const meta = JSON.parse(await readFile(join(versionDir, 'meta.json'), 'utf8'));
+    delete meta.format;
+    const state = current.columnIndex('state');
+    for (const name of ID_INDEXES) {
+      const column = current.columnIndex(name);
+      const pairs: number[] = [];
+      for (let row = 0; row < current.size; row++) {
+        const record = current.record(row);
+        const key = idKey(name, record[column] ?? '', record[state] ?? '');
+        if (key !== null) pairs.push(hash52(key), row);
+      }
+      const table = IdHashTable.build(Float64Array.from(pairs), pairs.length / 2);
+      await writeFile(join(versionDir, `idx-${name}.bin`), new Uint8Array(table.slots.buffer));
+      meta.indexCounts[name] = table.count;
+    }
+    for (const file of await readdir(versionDir))
+      if (file.startsWith('ids-')) await rm(join(versionDir, file));
+    await rm(join(versionDir, 'match'), { recursive: true });
+    await writeFile(join(versionDir, 'meta.json'), JSON.stringify(meta));
+
+    const reopened = new FsVoterStore({ dir: join(dir, 'legacy'), maxRowBytes: 1 << 20 });
+    const voters = (await reopened.current())!;
+    assert.equal(voters.matchIndex, null, 'no stored index');
+    const [a] = voters.lookup('voter_id', idKey('voter_id', '123456', 'NC')!);
+    assert.equal(voters.record(a!)[voters.columnIndex('voterbase_id')], 'NC-000000001');
+    // The matcher builds the index from the records instead.
+    const matcher = createProbabilisticMatcher(voters, matchIndexOf(voters));
+    const [outcome] = await matcher.matchBatch(
+      [
+        {
+          row: 1,
+          fields: { first_name: 'Margaret', last_name: 'Smith', address1: '12 Oak St', zip: '27601' },
+        },
+      ],
+      { maxMatches: 1, searchRadiusMiles: null, asOf: new Date('2026-01-01T00:00:00Z') },
+    );
+    assert.equal(voters.record(outcome!.candidates[0]!.voter)[0], 'NC-000000001');
   });
 });
