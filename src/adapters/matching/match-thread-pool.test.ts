@@ -15,11 +15,11 @@ const OPTIONS: MatchOptions = {
 };
 
 /** Voters and list rows made from them: exact copies, lower-cased names, and ZIP-only rows. */
-function fixture() {
+function fixture(listRows = 600) {
   const rows = [...generateVoterRows({ rows: 3000, seed: 7 })];
   const voters = new InMemoryVoterSnapshot(VOTER_COLUMNS, rows);
   const col = (name: string) => VOTER_COLUMNS.indexOf(name as (typeof VOTER_COLUMNS)[number]);
-  const list: MatchInput[] = rows.slice(0, 600).map((r, i) => {
+  const list: MatchInput[] = rows.slice(0, listRows).map((r, i) => {
     const pick = (name: string) => r[col(name)] ?? '';
     const fields: MatchInput['fields'] =
       i % 3 === 0
@@ -44,14 +44,19 @@ function fixture() {
 
 describe('matching on worker threads', () => {
   it('gives exactly the in-thread outcomes, in row order', async () => {
-    const { voters, list } = fixture();
+    const { voters, list } = fixture(2500);
     const index = matchIndexOf(voters);
-    const inThread = await createProbabilisticMatcher(voters, index).matchBatch(list, OPTIONS);
+    const local = createProbabilisticMatcher(voters, index);
+    const inThread = await local.matchBatch(list, OPTIONS);
     const pool = new MatchThreadPool(index, 2);
     try {
-      const threaded = await createProbabilisticMatcher(voters, index, {}, pool).matchBatch(list, OPTIONS);
+      const remote = createProbabilisticMatcher(voters, index, {}, pool);
+      const threaded = await remote.matchBatch(list, OPTIONS);
       assert.deepEqual(threaded, inThread);
-      assert.ok(inThread.filter((o) => o.candidates.length > 0).length > 400, 'most rows match');
+      // EM ran on the threads' share of the sample and found the same model.
+      assert.equal(local.model()!.source, 'em');
+      assert.deepEqual(remote.model(), local.model());
+      assert.ok(inThread.filter((o) => o.candidates.length > 0).length > 2000, 'most rows match');
     } finally {
       await pool.close();
     }

@@ -2,13 +2,18 @@ import { Worker } from 'node:worker_threads';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
-import type { PersonMatchJob, PersonMatchRunner } from '../../domain/matching/probabilistic-matcher.ts';
+import type {
+  PersonMatchJob,
+  PersonMatchRunner,
+  SampleJob,
+} from '../../domain/matching/probabilistic-matcher.ts';
+import type { PatternCountsData } from '../../domain/matching/score/fellegi-sunter.ts';
 
 /** Rows below which a batch is matched on one thread: splitting costs more than it saves. */
 const MIN_ROWS_PER_THREAD = 64;
 
 interface Pending {
-  resolve: (outcomes: MatchOutcome[]) => void;
+  resolve: (result: never) => void;
   reject: (error: Error) => void;
 }
 
@@ -46,14 +51,14 @@ export class MatchThreadPool implements PersonMatchRunner {
           );
         }),
       );
-      worker.on('message', (message: { id?: number; outcomes?: MatchOutcome[]; error?: string }) => {
+      worker.on('message', (message: { id?: number; result?: never; error?: string }) => {
         if (message.id === undefined) return;
         const waiting = this.pending.get(message.id);
         if (waiting === undefined) return;
         this.pending.delete(message.id);
         if (message.error !== undefined)
           waiting.reject(new Error(`matching thread failed: ${message.error}`));
-        else waiting.resolve(message.outcomes!);
+        else waiting.resolve(message.result!);
       });
       worker.on('error', (error) => {
         this.broken = true;
@@ -79,17 +84,35 @@ export class MatchThreadPool implements PersonMatchRunner {
   }
 
   async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
+    const parts = await this.split<MatchOutcome[]>(rows, (chunk) => ({ kind: 'match', rows: chunk, job }));
+    return parts.flat();
+  }
+
+  async sample(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
+    const parts = await this.split<PatternCountsData>(rows, (chunk) => ({
+      kind: 'sample',
+      rows: chunk,
+      job,
+    }));
+    return { rows: parts.reduce((n, p) => n + p.rows, 0), patterns: parts.flatMap((p) => p.patterns) };
+  }
+
+  /** One contiguous chunk of rows per thread; the results in chunk order. */
+  private async split<T>(
+    rows: readonly MatchInput[],
+    message: (chunk: MatchInput[]) => object,
+  ): Promise<T[]> {
     if (this.closed) throw new Error('the matching threads are closed');
     if (this.broken) throw new Error('a matching thread died; the job is retried on new threads');
     await this.ready;
     if (this.closed) throw new Error('the matching threads are closed');
     const chunks = Math.max(1, Math.min(this.workers.length, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
     const size = Math.ceil(rows.length / chunks);
-    const parts = [];
+    const parts: Promise<T>[] = [];
     for (let c = 0; c < chunks; c++) {
-      parts.push(this.send(this.workers[c]!, rows.slice(c * size, (c + 1) * size), job));
+      parts.push(this.send<T>(this.workers[c]!, message(rows.slice(c * size, (c + 1) * size))));
     }
-    return (await Promise.all(parts)).flat();
+    return Promise.all(parts);
   }
 
   /** Test hook and last resort: ends one thread as a crash would. */
@@ -103,7 +126,7 @@ export class MatchThreadPool implements PersonMatchRunner {
     this.failAll(new Error('the matching threads were closed'));
   }
 
-  private send(worker: Worker, rows: MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
+  private send<T>(worker: Worker, message: object): Promise<T> {
     const id = this.nextId++;
     const busy = this.busy.get(worker) ?? 0;
     if (busy === 0) worker.ref();
@@ -113,9 +136,9 @@ export class MatchThreadPool implements PersonMatchRunner {
       this.busy.set(worker, left);
       if (left === 0) worker.unref();
     };
-    return new Promise<MatchOutcome[]>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, rows, job });
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (result: never) => void, reject });
+      worker.postMessage({ id, ...message });
     }).finally(done);
   }
 

@@ -15,6 +15,7 @@ import {
   estimateWithEm,
   type FellegiSunterModel,
   PatternCounts,
+  type PatternCountsData,
   priorM,
 } from './score/fellegi-sunter.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
@@ -66,6 +67,16 @@ export function randomPairU(index: MatchIndex): Float64Array {
  */
 export interface PersonMatchRunner {
   run(rows: readonly MatchInput[], job: PersonMatchJob): MatchOutcome[] | Promise<MatchOutcome[]>;
+  /** The comparison patterns of a sample's best candidates (EM's input), counted where the rows are matched. */
+  sample(rows: readonly MatchInput[], job: SampleJob): PatternCountsData | Promise<PatternCountsData>;
+}
+
+/** What counting a sample needs besides the index: plain data. */
+export interface SampleJob {
+  options: MatchOptions;
+  candidates: CandidateOptions;
+  /** The voter file's random-pair u (the prior model that ranks each row's candidates). */
+  u: Float64Array;
 }
 
 /** Everything a runner needs besides the index: plain data, so it can cross to a worker thread. */
@@ -78,7 +89,10 @@ export interface PersonMatchJob {
 }
 
 export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
-  return { run: (rows, job) => rows.map((row) => matchPersons(index, row, job)) };
+  return {
+    run: (rows, job) => rows.map((row) => matchPersons(index, row, job)),
+    sample: (rows, job) => samplePatterns(index, rows, job).toData(),
+  };
 }
 
 /**
@@ -102,7 +116,13 @@ export function createProbabilisticMatcher(
         ...settings.candidates,
         searchRadiusMiles: matchOptions.searchRadiusMiles,
       };
-      model ??= fitModel(index, rows.slice(0, settings.emSampleRows), matchOptions, candidates);
+      if (model === null) {
+        const sample = rows.slice(0, settings.emSampleRows);
+        const u = randomPairU(index);
+        const counts = new PatternCounts();
+        counts.merge(await runner.sample(sample, { options: matchOptions, candidates, u }));
+        model = estimateWithEm(counts, u);
+      }
       const job: PersonMatchJob = {
         model,
         options: matchOptions,
@@ -235,24 +255,25 @@ const ID_NAME_MISMATCH_SCORES = { one: 60, both: 20 };
 const hasAnyValue = (row: MatchInput) =>
   Object.values(row.fields).some((v) => v !== undefined && v.trim() !== '');
 
-function fitModel(
+/**
+ * The comparison patterns EM learns from: each sample row's few most plausible candidates under
+ * the prior model (the hundreds of namesakes a common name blocks on would otherwise outvote the
+ * pairs that carry the signal). Rows that could never be matched (a name alone) are left out.
+ */
+export function samplePatterns(
   index: MatchIndex,
   sample: readonly MatchInput[],
-  options: MatchOptions,
-  candidateOptions: CandidateOptions,
-): FellegiSunterModel {
+  job: SampleJob,
+): PatternCounts {
   const counts = new PatternCounts();
-  const u = randomPairU(index);
-  // EM sees each row's few most plausible candidates under the prior model: the hundreds of
-  // namesakes a common name blocks on would otherwise outvote the pairs that carry the signal.
-  const prior = buildModel(priorM(), u, 0.5, 'prior');
+  const prior = buildModel(priorM(), job.u, 0.5, 'prior');
   for (const row of sample) {
-    const input = normalizeInput(row.fields, options.asOf);
+    const input = normalizeInput(row.fields, job.options.asOf);
     for (const person of input.persons) {
-      if (!hasSearchableValue(person)) continue;
+      if (!hasSearchableValue(person) || !canCorroborate(person)) continue;
       const q: Query = prepareQuery(index, person);
       const candidates = new Map<number, number>();
-      generateCandidates(index, q, candidateOptions, candidates);
+      generateCandidates(index, q, job.candidates, candidates);
       if (candidates.size === 0) continue;
       counts.rows++;
       for (const candidate of scoreCandidates(index, prior, q, candidates, EM_CANDIDATES_PER_ROW).best) {
@@ -260,5 +281,5 @@ function fitModel(
       }
     }
   }
-  return estimateWithEm(counts, u);
+  return counts;
 }

@@ -49,13 +49,32 @@ export class PatternCounts {
   pairs = 0;
   rows = 0;
 
-  add(levels: Uint8Array): void {
+  add(levels: Uint8Array, count = 1): void {
     const key = String.fromCharCode(...levels);
     const found = this.patterns.get(key);
-    if (found) found.count++;
-    else this.patterns.set(key, { levels: levels.slice(), count: 1 });
-    this.pairs++;
+    if (found) found.count += count;
+    else this.patterns.set(key, { levels: levels.slice(), count });
+    this.pairs += count;
   }
+
+  /** Plain data, to cross between threads. */
+  toData(): PatternCountsData {
+    return {
+      rows: this.rows,
+      patterns: [...this.patterns.values()].map(({ levels, count }) => [Array.from(levels), count]),
+    };
+  }
+
+  /** Adds counts gathered elsewhere (another thread's share of the sample). */
+  merge(data: PatternCountsData): void {
+    this.rows += data.rows;
+    for (const [levels, count] of data.patterns) this.add(Uint8Array.from(levels), count);
+  }
+}
+
+export interface PatternCountsData {
+  rows: number;
+  patterns: [number[], number][];
 }
 
 /** Pairs needed before EM's m estimates are trusted over the priors. */
@@ -77,7 +96,10 @@ export function estimateWithEm(
   if (counts.pairs < MIN_PAIRS_FOR_EM || counts.rows === 0) {
     return buildModel(prior, randomU, 0.5, 'prior');
   }
-  const patterns = [...counts.patterns.values()];
+  // In key order: the sums below then do not depend on which thread counted which pattern first.
+  const patterns = [...counts.patterns.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, pattern]) => pattern);
   let m: Float64Array = prior.slice();
   // The first E-step scores pairs with the voter file's random-pair u: blocked pairs agree far
   // more often than random ones, and starting from their own level mix instead can make EM
