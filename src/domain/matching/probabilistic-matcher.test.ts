@@ -4,7 +4,7 @@ import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../voters/voter-columns.ts';
 import { matchIndexOf } from './create-matcher.ts';
 import type { MatchInput, MatchOptions } from './matcher.ts';
-import { createProbabilisticMatcher } from './probabilistic-matcher.ts';
+import { createProbabilisticMatcher, inThreadRunner } from './probabilistic-matcher.ts';
 
 const COLUMNS = [...CORE_VOTER_COLUMNS, 'party'];
 type Voter = Partial<Record<(typeof COLUMNS)[number], string>>;
@@ -250,5 +250,27 @@ describe('probabilistic matcher', () => {
     const again = await matcher.matchBatch(rows, OPTIONS);
     assert.deepEqual(again, first);
     assert.equal(matcher.model()!.source, 'prior', 'two rows are too few to estimate m from');
+  });
+
+  it('fits one model per job even when the next batch arrives before the first is matched', async () => {
+    const { voters, index } = setup();
+    const local = inThreadRunner(index);
+    const samples: number[] = [];
+    const runner = {
+      run: local.run,
+      sample: async (rows: readonly MatchInput[], job: Parameters<typeof local.sample>[1]) => {
+        samples.push(rows.length);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return local.sample(rows, job);
+      },
+    };
+    const matcher = createProbabilisticMatcher(voters, index, {}, runner);
+    const first = [input(1, { first_name: 'JOHN', last_name: 'OBRIEN', zip: '27601' })];
+    const second = [
+      input(2, { first_name: 'MARY', last_name: 'SMITH', zip: '27511' }),
+      input(3, { first_name: 'MARY', last_name: 'SMITH', zip: '27511' }),
+    ];
+    await Promise.all([matcher.matchBatch(first, OPTIONS), matcher.matchBatch(second, OPTIONS)]);
+    assert.deepEqual(samples, [1], 'only the first batch is sampled');
   });
 });

@@ -57,11 +57,6 @@ export function randomPairU(index: MatchIndex): Float64Array {
 }
 
 /**
- * The matcher of one job: ids first (exact), then normalization → candidates → Fellegi-Sunter
- * scoring → selection. m is estimated by EM from the candidate pairs of the list's first rows,
- * so the model fits each list's own error rates; the rest of the job reuses it.
- */
-/**
  * Runs the probabilistic strategies for rows that no id matched; in-thread by default, or on a
  * pool of worker threads (see adapters/matching). Outcomes come back in the rows' order.
  */
@@ -108,6 +103,16 @@ export function createProbabilisticMatcher(
 ): Matcher & { model(): FellegiSunterModel | null } {
   const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
   let model: FellegiSunterModel | null = null;
+  // The pipeline asks for the next batch before the first one is done: every batch must wait
+  // for the one model fitted on the first batch's rows, or a second fit would race it.
+  let fitting: Promise<FellegiSunterModel> | null = null;
+  const fit = async (sample: MatchInput[], job: Omit<SampleJob, 'u'>): Promise<FellegiSunterModel> => {
+    const u = randomPairU(index);
+    const counts = new PatternCounts();
+    counts.merge(await runner.sample(sample, { ...job, u }));
+    model = estimateWithEm(counts, u);
+    return model;
+  };
   return {
     name: 'probabilistic',
     model: () => model,
@@ -116,15 +121,9 @@ export function createProbabilisticMatcher(
         ...settings.candidates,
         searchRadiusMiles: matchOptions.searchRadiusMiles,
       };
-      if (model === null) {
-        const sample = rows.slice(0, settings.emSampleRows);
-        const u = randomPairU(index);
-        const counts = new PatternCounts();
-        counts.merge(await runner.sample(sample, { options: matchOptions, candidates, u }));
-        model = estimateWithEm(counts, u);
-      }
+      fitting ??= fit(rows.slice(0, settings.emSampleRows), { options: matchOptions, candidates });
       const job: PersonMatchJob = {
-        model,
+        model: await fitting,
         options: matchOptions,
         candidates,
         thresholdScore: settings.thresholdScore,
