@@ -37,7 +37,7 @@ port.on('message', (message: { chunk?: Uint8Array; finish?: boolean }) => {
       return;
     }
     if (message.finish) {
-      const { meta, parts } = matchIndexParts(builder.finish());
+      const { meta, parts } = matchIndexParts({ data: builder.finishData() });
       const names = [...parts.keys()];
       // Parts that own their whole buffer move without a copy; a view into a shared one is copied.
       const buffers = names.map((name) => {

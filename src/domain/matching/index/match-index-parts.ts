@@ -17,7 +17,10 @@ export interface MatchIndexMeta {
 
 type Typed = Uint32Array | Uint8Array | Float32Array;
 
-export function matchIndexParts(index: MatchIndex): { meta: MatchIndexMeta; parts: Map<string, Uint8Array> } {
+export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
+  meta: MatchIndexMeta;
+  parts: Map<string, Uint8Array>;
+} {
   const d = index.data;
   const parts = new Map<string, Uint8Array>();
   const put = (name: string, array: Typed) =>

@@ -75,29 +75,6 @@ export interface MatchIndexData {
   zipLon: Float32Array;
 }
 
-/** Derived per dictionary entry (not per voter), computed when the index is built or loaded. */
-export class NameFeatures {
-  /** Hash of the primary double-metaphone code per name id. */
-  readonly sound: Uint32Array;
-  /** Bit mask of initials (A=bit 0): the name's own and, for a nickname, its formal names'. */
-  readonly initials: Uint32Array;
-  /** First char code − 64 (A=1) per id, 0 when empty. */
-  readonly initial: Uint8Array;
-
-  constructor(dictionary: StringDictionary, withNicknames: boolean) {
-    const n = dictionary.size;
-    this.sound = new Uint32Array(n);
-    this.initials = new Uint32Array(n);
-    this.initial = new Uint8Array(n);
-    for (let id = 1; id < n; id++) {
-      const value = dictionary.value(id);
-      this.sound[id] = soundOf(value);
-      this.initial[id] = initialOf(value);
-      this.initials[id] = withNicknames ? initialsOf(value) : initialBit(value);
-    }
-  }
-}
-
 export const soundOf = (name: string): number => (name === '' ? 0 : hashString(phoneticCodes(name)[0]));
 export const initialOf = (name: string): number => {
   const c = name.charCodeAt(0) - 64;
@@ -137,23 +114,18 @@ export function streetSound(street: string): number {
 
 export class MatchIndex {
   readonly data: MatchIndexData;
-  readonly first: NameFeatures;
-  readonly last: NameFeatures;
-  /** First-name groups per first-name id. */
-  readonly firstGroups: (readonly number[])[];
-  /** Street sound per street id. */
-  readonly streetSound: Uint32Array;
+  /**
+   * Sound (hash of the primary double-metaphone code) per first- and last-name id, for the
+   * scorer's "similar" level. Derived from the dictionaries when the index is made or loaded
+   * (each matching thread does it once), not stored.
+   */
+  readonly firstSound: Uint32Array;
+  readonly lastSound: Uint32Array;
 
   constructor(data: MatchIndexData) {
     this.data = data;
-    this.first = new NameFeatures(data.dictionaries.first, true);
-    this.last = new NameFeatures(data.dictionaries.last, false);
-    const firsts = data.dictionaries.first;
-    this.firstGroups = new Array(firsts.size);
-    for (let id = 0; id < firsts.size; id++) this.firstGroups[id] = firstGroupsOf(firsts.value(id));
-    const streets = data.dictionaries.street;
-    this.streetSound = new Uint32Array(streets.size);
-    for (let id = 1; id < streets.size; id++) this.streetSound[id] = streetSound(streets.value(id));
+    this.firstSound = soundsOf(data.dictionaries.first);
+    this.lastSound = soundsOf(data.dictionaries.last);
   }
 
   get size(): number {
@@ -171,6 +143,12 @@ export class MatchIndex {
     const i = binarySearch(this.data.zipIds, zip);
     return i < 0 ? null : [this.data.zipLat[i]!, this.data.zipLon[i]!];
   }
+}
+
+function soundsOf(dictionary: StringDictionary): Uint32Array {
+  const sounds = new Uint32Array(dictionary.size);
+  for (let id = 1; id < dictionary.size; id++) sounds[id] = soundOf(dictionary.value(id));
+  return sounds;
 }
 
 function binarySearch(sorted: Uint32Array, value: number): number {
@@ -205,8 +183,7 @@ export class MatchIndexBuilder {
   private readonly cells = new Map<number, number>();
   private readonly zips = new Map<number, [number, number, number]>();
   private size = 0;
-  /** Derived features per dictionary id, filled as new names appear. */
-  private readonly firstSound: number[] = [0];
+  /** Blocking features per dictionary id, filled as new names appear. */
   private readonly firstInitials: number[] = [0];
   private readonly firstGroupList: (readonly number[])[] = [[]];
   private readonly lastSound: number[] = [0];
@@ -231,8 +208,7 @@ export class MatchIndexBuilder {
     this.ids.unit[voter] = d.unit.add(person.unit);
     this.ids.city[voter] = city;
     this.ids.state[voter] = state;
-    if (first === this.firstSound.length) {
-      this.firstSound.push(soundOf(person.first));
+    if (first === this.firstInitials.length) {
       this.firstInitials.push(initialsOf(person.first));
       this.firstGroupList.push(firstGroupsOf(person.first));
     }
@@ -311,6 +287,11 @@ export class MatchIndexBuilder {
   }
 
   finish(): MatchIndex {
+    return new MatchIndex(this.finishData());
+  }
+
+  /** The index's data alone (what is stored), without deriving what only matching needs. */
+  finishData(): MatchIndexData {
     const n = this.size;
     const cellIds = Uint32Array.from([...this.cells.keys()].sort((a, b) => a - b));
     const zipIds = Uint32Array.from([...this.zips.keys()].sort((a, b) => a - b));
@@ -343,7 +324,7 @@ export class MatchIndexBuilder {
         return lon / count;
       }),
     };
-    return new MatchIndex(data);
+    return data;
   }
 
   private ensureCapacity(rows: number): void {
