@@ -27,7 +27,10 @@ export interface ProbabilisticMatcherOptions {
   thresholdScore: number;
   /** Return the best candidates whatever their score or evidence (measures the candidate stage). */
   rankOnly?: boolean;
-  /** Rows of the list's start used to estimate m by EM. */
+  /**
+   * Most rows of the list's first batch used to estimate m by EM (the pipeline's batches hold
+   * 256 KiB of the file, so a wide list's first batch has fewer).
+   */
   emSampleRows: number;
   candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
 }
@@ -92,7 +95,7 @@ export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
 
 /**
  * The matcher of one job: ids first (exact), then normalization → candidates → Fellegi-Sunter
- * scoring → selection. m is estimated by EM from the candidate pairs of the list's first rows,
+ * scoring → selection. m is estimated by EM from the candidate pairs of the first batch's rows,
  * so the model fits each list's own error rates; the rest of the job reuses it.
  */
 export function createProbabilisticMatcher(
