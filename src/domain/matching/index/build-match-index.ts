@@ -2,54 +2,50 @@ import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 import { type VoterFields, voterNormalizer } from '../normalize/person.ts';
 import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 
-const VOTER_FIELD_NAMES: readonly (keyof VoterFields)[] = [
-  'first_name',
-  'middle_name',
-  'last_name',
-  'name_suffix',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'zip',
-  'latitude',
-  'longitude',
-  'dob',
-  'gender',
-  'email',
-  'landline_phone',
-  'wireless_phone',
-  'voip_phone',
-];
-
 /** Maps a voter record (in the snapshot's column order) to the fields the matcher reads. */
 export function voterFieldReader(columns: readonly string[]): (record: readonly string[]) => VoterFields {
-  const at = (name: keyof VoterFields) => columns.indexOf(name);
-  const [fn, mn, ln, sx, a1, a2, ci, st, zp, la, lo, db, gd, em, lp, wp, vp] = VOTER_FIELD_NAMES.map(
-    at,
-  ) as number[];
-  const get = (record: readonly string[], i: number | undefined) =>
-    i === undefined || i < 0 ? '' : (record[i] ?? '');
+  // Each field's position, looked up once; -1 (a column the file lacks) reads as ''.
+  const column = (name: keyof VoterFields) => {
+    const i = columns.indexOf(name);
+    return (record: readonly string[]) => (i < 0 ? '' : (record[i] ?? ''));
+  };
+  const first = column('first_name');
+  const middle = column('middle_name');
+  const last = column('last_name');
+  const suffix = column('name_suffix');
+  const address1 = column('address1');
+  const address2 = column('address2');
+  const city = column('city');
+  const state = column('state');
+  const zip = column('zip');
+  const latitude = column('latitude');
+  const longitude = column('longitude');
+  const dob = column('dob');
+  const gender = column('gender');
+  const email = column('email');
+  const landline = column('landline_phone');
+  const wireless = column('wireless_phone');
+  const voip = column('voip_phone');
   // One object literal with a fixed shape (not keys assigned in a loop): the normalizer reads
   // these fields for every voter, and a fixed shape keeps those reads fast.
   return (r) => ({
-    first_name: get(r, fn),
-    middle_name: get(r, mn),
-    last_name: get(r, ln),
-    name_suffix: get(r, sx),
-    address1: get(r, a1),
-    address2: get(r, a2),
-    city: get(r, ci),
-    state: get(r, st),
-    zip: get(r, zp),
-    latitude: get(r, la),
-    longitude: get(r, lo),
-    dob: get(r, db),
-    gender: get(r, gd),
-    email: get(r, em),
-    landline_phone: get(r, lp),
-    wireless_phone: get(r, wp),
-    voip_phone: get(r, vp),
+    first_name: first(r),
+    middle_name: middle(r),
+    last_name: last(r),
+    name_suffix: suffix(r),
+    address1: address1(r),
+    address2: address2(r),
+    city: city(r),
+    state: state(r),
+    zip: zip(r),
+    latitude: latitude(r),
+    longitude: longitude(r),
+    dob: dob(r),
+    gender: gender(r),
+    email: email(r),
+    landline_phone: landline(r),
+    wireless_phone: wireless(r),
+    voip_phone: voip(r),
   });
 }
 
