@@ -53,11 +53,12 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
   }
   // Exact agreement from frequencies: random pairs see a ZIP or a surname agree too rarely.
   const exact: [number, number][] = [
-    [F.first, sumOfSquares(index.data.dictionaries.first.counts)],
-    [F.last, sumOfSquares(index.data.dictionaries.last.counts)],
-    [F.city, sumOfSquares(index.data.dictionaries.city.counts)],
-    [F.state, sumOfSquares(index.data.dictionaries.state.counts)],
-    [F.zip, sumOfSquares(valueCounts(index.data.zip))],
+    // Dictionary id 0 is the empty value: not a value two voters can agree on.
+    [F.first, shareSquares(index.data.dictionaries.first.counts.subarray(1))],
+    [F.last, shareSquares(index.data.dictionaries.last.counts.subarray(1))],
+    [F.city, shareSquares(index.data.dictionaries.city.counts.subarray(1))],
+    [F.state, shareSquares(index.data.dictionaries.state.counts.subarray(1))],
+    [F.zip, shareSquares(valueCounts(index.data.zip).values())],
   ];
   for (const [field, share] of exact) setExact(u, field, Math.max(share, 0.5 / Math.max(n, 1)));
   // A phone number or e-mail address names about one person in the whole population, not one
@@ -82,21 +83,15 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
 function setDobLevels(u: Float64Array, dobs: Uint32Array, n: number): void {
   const years = new Map<number, number>();
   const dates = new Map<number, number>();
-  let withYear = 0;
-  let withDate = 0;
   for (const dob of dobs) {
     if (dob === 0) continue;
-    withYear++;
     const year = Math.floor(dob / 10000);
     years.set(year, (years.get(year) ?? 0) + 1);
-    if (dob % 100 !== 0 && Math.floor(dob / 100) % 100 !== 0) {
-      withDate++;
-      dates.set(dob, (dates.get(dob) ?? 0) + 1);
-    }
+    if (dob % 100 !== 0 && Math.floor(dob / 100) % 100 !== 0) dates.set(dob, (dates.get(dob) ?? 0) + 1);
   }
   const floor = 0.5 / Math.max(n, 1);
-  const yearSq = withYear === 0 ? 1 / 80 : sumSquares(years.values(), withYear);
-  const dateSq = withDate === 0 ? yearSq / 365 : sumSquares(dates.values(), withDate);
+  const yearSq = years.size === 0 ? 1 / 80 : shareSquares(years.values());
+  const dateSq = dates.size === 0 ? yearSq / 365 : shareSquares(dates.values());
   const levels: [number, number][] = [
     [L.dob.exact, dateSq],
     [L.dob.swapped, dateSq],
@@ -135,19 +130,11 @@ function setDistanceLevels(u: Float64Array, index: MatchIndex, next: () => numbe
 
 function initialAgreement(first: StringDictionary): number {
   const byInitial = new Map<number, number>();
-  let total = 0;
   for (let id = 1; id < first.size; id++) {
     const c = first.value(id).charCodeAt(0);
     byInitial.set(c, (byInitial.get(c) ?? 0) + first.count(id));
-    total += first.count(id);
   }
-  return total === 0 ? 1 / 26 : sumSquares(byInitial.values(), total);
-}
-
-function sumSquares(counts: Iterable<number>, total: number): number {
-  let sum = 0;
-  for (const count of counts) sum += (count / total) ** 2;
-  return sum;
+  return byInitial.size === 0 ? 1 / 26 : shareSquares(byInitial.values());
 }
 
 /** Sets u of level 1 and rescales the other levels to keep the field's sum at 1. */
@@ -166,20 +153,22 @@ function setExact(u: Float64Array, field: number, share: number): void {
 /** Highest u of an exact agreement: leaves disagreement a u of at least 1 in 1,000. */
 const MAX_EXACT_SHARE = 0.999;
 
-/** Σ p² over values (id 0 = empty is excluded). */
-function sumOfSquares(counts: Uint32Array | Float64Array): number {
+/** Σ p² of the values whose counts are given: the chance that two random picks are equal. */
+function shareSquares(counts: Iterable<number>): number {
+  const list = Array.from(counts);
   let total = 0;
-  for (let i = 1; i < counts.length; i++) total += counts[i]!;
+  for (const count of list) total += count;
   if (total === 0) return 0;
   let sum = 0;
-  for (let i = 1; i < counts.length; i++) sum += (counts[i]! / total) ** 2;
+  for (const count of list) sum += (count / total) ** 2;
   return sum;
 }
 
-function valueCounts(values: Uint32Array): Float64Array {
-  const map = new Map<number, number>();
-  for (const v of values) if (v !== 0) map.set(v, (map.get(v) ?? 0) + 1);
-  return Float64Array.from([0, ...map.values()]);
+/** How many voters hold each non-zero value. */
+function valueCounts(values: Uint32Array): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const v of values) if (v !== 0) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return counts;
 }
 
 /** A voter's indexed fields as a person (phones and e-mail are not kept per voter). */
