@@ -1,3 +1,5 @@
+import { finish } from '../matching/index/hashing.ts';
+
 /**
  * An open-addressing hash table from a 52-bit key hash to record indexes, stored as one
  * Float64Array of [hash, row] pairs: a probe touches one cache line instead of two arrays, and
@@ -132,8 +134,8 @@ export function hash52(text: string): number {
     h2 = Math.imul(h2 ^ c, 0x5bd1e995);
     h2 ^= h2 >>> 13;
   }
-  h1 = fmix32(h1);
-  h2 = fmix32(h2 ^ text.length);
+  h1 = finish(h1);
+  h2 = finish(h2 ^ text.length);
   const value = (h1 >>> 0) * 1048576 + (h2 >>> 12);
   return value === EMPTY ? 1 : value;
 }
@@ -142,15 +144,5 @@ export function hash52(text: string): number {
 export function hash32(text: string): number {
   let h = 0x27d4eb2f;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x165667b1);
-  return fmix32(h) >>> 0;
-}
-
-function fmix32(input: number): number {
-  let h = input;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h;
+  return finish(h);
 }
