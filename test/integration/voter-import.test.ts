@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
-import { matchIndexOf } from '../../src/domain/matching/create-matcher.ts';
+import { matchIndexOf } from '../../src/domain/matching/index/build-match-index.ts';
 import { createProbabilisticMatcher } from '../../src/domain/matching/probabilistic-matcher.ts';
 import { hash52, IdHashTable } from '../../src/domain/voters/id-hash-table.ts';
 import { idKey } from '../../src/domain/voters/id-keys.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { matchIndexOf } from '../../domain/matching/create-matcher.ts';
+import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
 import { createProbabilisticMatcher } from '../../domain/matching/probabilistic-matcher.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../domain/synthetic/synthetic-voters.ts';

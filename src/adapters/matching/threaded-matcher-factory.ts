@@ -1,4 +1,4 @@
-import { matchIndexOf } from '../../domain/matching/create-matcher.ts';
+import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { Matcher } from '../../domain/matching/matcher.ts';
 import {

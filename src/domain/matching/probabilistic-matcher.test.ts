@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../voters/voter-columns.ts';
-import { matchIndexOf } from './create-matcher.ts';
+import { matchIndexOf } from './index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from './matcher.ts';
 import { createProbabilisticMatcher, inThreadRunner } from './probabilistic-matcher.ts';
 
