@@ -67,17 +67,10 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   let firstTooLongLine: number | null = null;
   let raggedRows = 0;
   let written = 0;
-  let inFlight: {
-    records: { fields: string[] }[];
-    batch: MatchInput[];
-    outcomes: Promise<MatchOutcome[]>;
-  } | null = null;
+  let inFlight: BatchInFlight | null = null;
 
   /** Writes one matched batch: a line per match (ranks 1..k), or one unmatched line. */
-  const writeBatch = async (
-    done: { records: { fields: string[] }[]; batch: MatchInput[]; outcomes: Promise<MatchOutcome[]> },
-    current: Layout,
-  ): Promise<void> => {
+  const writeBatch = async (done: BatchInFlight, current: Layout): Promise<void> => {
     const outcomes = await done.outcomes;
     for (let i = 0; i < done.records.length; i++) {
       const fields = done.records[i]!.fields;
@@ -200,6 +193,13 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     passthroughColumns: layout.passthroughNames,
     warnings: warnings.toJSON(),
   };
+}
+
+/** A batch handed to the matcher: its parsed records, the matcher's input, its outcomes to come. */
+interface BatchInFlight {
+  records: { fields: string[] }[];
+  batch: MatchInput[];
+  outcomes: Promise<MatchOutcome[]>;
 }
 
 const headerTooLongError = (maxRowBytes: number) =>
