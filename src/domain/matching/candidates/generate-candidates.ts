@@ -11,7 +11,6 @@ import {
   keyEmail,
   keyEmailCheck,
   keyFirstYear,
-  keyHouseStreet,
   keyHouseZip,
   keyLastYear,
   keyPhone,
@@ -20,7 +19,7 @@ import {
   keyZipFirst,
   keyZipLast,
 } from '../index/blocking-keys.ts';
-import { forEachInitial, initialOf, initialsOf, type MatchIndex, streetSound } from '../index/match-index.ts';
+import { forEachInitial, initialOf, initialsOf, type MatchIndex } from '../index/match-index.ts';
 import { distanceMiles, type Query } from '../score/compare-person.ts';
 
 /**
@@ -110,12 +109,8 @@ export function generateCandidates(
     byYears(p.birthYears[0] - 1, p.birthYears[1] + 1);
   }
 
-  if (q.houseId > 0) {
-    if (q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseId, q.zip));
-    if (q.stateId >= 0) {
-      collect(KEY.houseStreet, keyHouseStreet(q.houseId, streetSound(p.street), Math.max(0, q.stateId)));
-    }
-  }
+  if (q.houseId > 0 && q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseId, q.zip));
+  if (q.houseStreetKey !== null) collect(KEY.houseStreet, q.houseStreetKey);
 
   locate(index, q, out);
   if (q.location !== null && (q.lastSound !== 0 || q.firstGroups.length > 0)) {

@@ -1,4 +1,5 @@
 import { boundedEditDistance, jaroWinkler } from '../compare/string-similarity.ts';
+import { keyHouseStreet } from '../index/blocking-keys.ts';
 import {
   CONTACT_EMAIL,
   CONTACT_PHONE,
@@ -6,6 +7,7 @@ import {
   GENDER_CODE,
   type MatchIndex,
   soundOf,
+  streetSound,
 } from '../index/match-index.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
@@ -31,6 +33,11 @@ export interface Query {
   /** yyyymmdd (month/day 0 when unknown), 0 when none. */
   dob: number;
   gender: number;
+  /**
+   * Blocking key of the row's house number + street + state, or null when it has none the voter
+   * file knows: candidate generation looks it up, and its count is the address's term frequency.
+   */
+  houseStreetKey: number | null;
   /** Voters listing the input phone / e-mail; null when the input has none. */
   phoneVoters: Set<number> | null;
   emailVoters: Set<number> | null;
@@ -43,17 +50,23 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
   const d = index.data.dictionaries;
   const id = (dict: (typeof d)['first'], value: string) => (value === '' ? 0 : dict.idOf(value));
   const dob = person.dob === null ? 0 : person.dob.year * 10000 + person.dob.month * 100 + person.dob.day;
+  const houseId = id(d.house, person.house);
+  const stateId = id(d.state, person.state);
   return {
     person,
     firstId: id(d.first, person.first),
     middleId: id(d.middle, person.middle),
     lastId: id(d.last, person.last),
     suffixId: id(d.suffix, person.suffix),
-    houseId: id(d.house, person.house),
+    houseId,
     streetId: id(d.street, person.street),
     unitId: id(d.unit, person.unit),
     cityId: id(d.city, person.city),
-    stateId: id(d.state, person.state),
+    stateId,
+    // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
+    // filed without one.
+    houseStreetKey:
+      houseId > 0 && stateId >= 0 ? keyHouseStreet(houseId, streetSound(person.street), stateId) : null,
     firstGroups: firstGroupsOf(person.first),
     firstSound: person.first === '' ? 0 : soundOf(person.first),
     lastSound: person.last === '' ? 0 : soundOf(person.last),

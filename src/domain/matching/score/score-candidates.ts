@@ -1,5 +1,4 @@
-import { keyHouseStreet } from '../index/blocking-keys.ts';
-import { type MatchIndex, streetSound } from '../index/match-index.ts';
+import type { MatchIndex } from '../index/match-index.ts';
 import { comparePerson, type Query } from './compare-person.ts';
 import { F, FIELD_COUNT, L } from './comparison-levels.ts';
 import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
@@ -34,11 +33,8 @@ export function scoreCandidates(
   const firstTf = tfWeight(model, F.first, data.dictionaries.first.count(q.firstId), n);
   const lastTf = tfWeight(model, F.last, data.dictionaries.last.count(q.lastId), n);
   let addressTf = Number.NaN;
-  if (q.houseId > 0 && q.streetId > 0) {
-    const households = data.postings.count(
-      keyHouseStreet(q.houseId, streetSound(q.person.street), Math.max(0, q.stateId)),
-    );
-    addressTf = tfWeight(model, F.address, households, n);
+  if (q.houseStreetKey !== null && q.streetId > 0) {
+    addressTf = tfWeight(model, F.address, data.postings.count(q.houseStreetKey), n);
   }
   const best: ScoredCandidate[] = [];
   let oddsSum = 0;
