@@ -635,9 +635,13 @@ async function readWhole(path: string, shared = false): Promise<Buffer> {
   }
 }
 
-async function readFloat64(path: string): Promise<Float64Array> {
+/** A file of raw typed-array bytes as that typed array (readWhole's buffers are aligned). */
+async function readTyped<T>(
+  path: string,
+  Type: { new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number },
+): Promise<T> {
   const buffer = await readWhole(path);
-  return new Float64Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 8);
+  return new Type(buffer.buffer, buffer.byteOffset, buffer.byteLength / Type.BYTES_PER_ELEMENT);
 }
 
 /** The stored match index, or null for a version imported before the index existed. */
@@ -753,20 +757,20 @@ class FsVoterSnapshot implements VoterSnapshot {
   static async load(dir: string, meta: SnapshotMeta): Promise<FsVoterSnapshot> {
     let ids: IdLookup;
     if ((meta.format ?? 1) >= 2) {
-      const part = (name: string) => readUint32(join(dir, `ids-${name}.bin`));
+      const part = (name: string) => readTyped(join(dir, `ids-${name}.bin`), Uint32Array);
       ids = new PostingsIdLookup(
         new KeyPostings(await part('hashes'), await part('voters'), await part('directory')),
       );
     } else {
       const tables = new Map<IdIndexName, IdHashTable>();
       for (const name of ID_INDEXES) {
-        const slots = await readFloat64(join(dir, `idx-${name}.bin`));
+        const slots = await readTyped(join(dir, `idx-${name}.bin`), Float64Array);
         tables.set(name, new IdHashTable(slots, meta.indexCounts[name] ?? 0));
       }
       ids = new TableIdLookup(tables);
     }
     const records = new RecordFile(join(dir, 'records.dat'));
-    const offsets = await readFloat64(join(dir, 'offsets.bin'));
+    const offsets = await readTyped(join(dir, 'offsets.bin'), Float64Array);
     return new FsVoterSnapshot(meta, records, offsets, ids, await loadMatchIndex(join(dir, 'match')));
   }
 
@@ -826,9 +830,4 @@ function fieldOf(line: Buffer, column: number): string {
 /** Hash of an id key in the id postings (the index name keeps equal ids of two kinds apart). */
 export function idPostingsHash(index: IdIndexName, key: string): number {
   return hashString(`${index}|${key}`);
-}
-
-async function readUint32(path: string): Promise<Uint32Array> {
-  const buffer = await readWhole(path);
-  return new Uint32Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 4);
 }
