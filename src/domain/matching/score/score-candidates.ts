@@ -54,9 +54,8 @@ export function scoreCandidates(
     oddsSum += odds;
     if (best.length < keep || isBetter(weight, voter, best[best.length - 1]!)) {
       const entry = { voter, weight, odds, levels: levels.slice(), sources };
-      let i = best.length;
       if (best.length >= keep) best.pop();
-      i = best.length;
+      let i = best.length;
       while (i > 0 && isBetter(weight, voter, best[i - 1]!)) i--;
       best.splice(i, 0, entry);
     }
@@ -68,13 +67,11 @@ const isBetter = (weight: number, voter: number, than: ScoredCandidate) =>
   weight > than.weight || (weight === than.weight && voter < than.voter);
 
 /**
- * Weight of an exact agreement on a value held by `count` of `n` voters: log2(m / frequency),
- * never below the field's average exact weight's floor of one voter. NaN when the value is not
- * in the voter file (then no candidate agrees exactly anyway).
+ * Weight of an exact agreement on a value held by `count` of `n` voters: the value's frequency
+ * takes the place of the field's average u, log2(m / (count / n)). NaN when no voter has the
+ * value (then no candidate agrees exactly anyway).
  */
 function tfWeight(model: FellegiSunterModel, field: number, count: number, n: number): number {
   if (count <= 0) return Number.NaN;
-  const frequency = Math.max(count, 1) / n;
-  // A common value's frequency can exceed the average u: use whichever is larger (rarer wins).
-  return Math.log2(model.m[at(field, 1)]! / Math.max(frequency, 1 / n));
+  return Math.log2(model.m[at(field, 1)]! / (count / n));
 }
