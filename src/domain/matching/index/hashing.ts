@@ -25,7 +25,6 @@ export function finish(hash: number): number {
   return h >>> 0;
 }
 
-export const hash2 = (kind: number, a: number): number => finish(mix(mix(kind, a), 2));
 export const hash3 = (kind: number, a: number, b: number): number => finish(mix(mix(mix(kind, a), b), 3));
 export const hash4 = (kind: number, a: number, b: number, c: number): number =>
   finish(mix(mix(mix(mix(kind, a), b), c), 4));

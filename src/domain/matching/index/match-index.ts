@@ -1,3 +1,4 @@
+import { packDate } from '../normalize/dates.ts';
 import { formalNames as formalNamesOf } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
 import { phoneticCodes } from '../normalize/phonetic.ts';
@@ -218,7 +219,7 @@ export class MatchIndexBuilder {
     const zip = zipNumber(person.zip);
     this.zip[voter] = zip;
     const birth = person.dob;
-    const dob = birth === null ? 0 : birth.year * 10000 + birth.month * 100 + birth.day;
+    const dob = birth === null ? 0 : packDate(birth);
     this.dob[voter] = dob;
     this.gender[voter] = GENDER_CODE[person.gender];
     this.contact[voter] =

@@ -9,6 +9,7 @@ import {
   soundOf,
   streetSound,
 } from '../index/match-index.ts';
+import { packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
 import { F, L } from './comparison-levels.ts';
@@ -49,7 +50,7 @@ export interface Query {
 export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query {
   const d = index.data.dictionaries;
   const id = (dict: (typeof d)['first'], value: string) => (value === '' ? 0 : dict.idOf(value));
-  const dob = person.dob === null ? 0 : person.dob.year * 10000 + person.dob.month * 100 + person.dob.day;
+  const dob = person.dob === null ? 0 : packDate(person.dob);
   const houseId = id(d.house, person.house);
   const stateId = id(d.state, person.state);
   return {
