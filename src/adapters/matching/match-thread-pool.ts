@@ -79,10 +79,6 @@ export class MatchThreadPool implements PersonMatchRunner {
     this.ready.catch(() => {});
   }
 
-  get threads(): number {
-    return this.workers.length;
-  }
-
   async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
     const parts = await this.split<MatchOutcome[]>(rows, (chunk) => ({ kind: 'match', rows: chunk, job }));
     return parts.flat();
