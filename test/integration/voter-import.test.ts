@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
-import { matchIndexOf } from '../../src/domain/matching/index/build-match-index.ts';
+import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
+import type { MatchIndex } from '../../src/domain/matching/index/match-index.ts';
+import { MATCH_INDEX_FORMAT, matchIndexParts } from '../../src/domain/matching/index/match-index-parts.ts';
 import { createProbabilisticMatcher } from '../../src/domain/matching/probabilistic-matcher.ts';
 import { hash52, IdHashTable } from '../../src/domain/voters/id-hash-table.ts';
 import { idKey } from '../../src/domain/voters/id-keys.ts';
@@ -185,11 +187,15 @@ describe('voter file import', () => {
 
     const reopened = new FsVoterStore({ dir: join(dir, 'legacy'), maxRowBytes: 1 << 20 });
     const voters = (await reopened.current())!;
-    assert.equal(voters.matchIndex, null, 'no stored index');
     const [a] = voters.lookup('voter_id', idKey('voter_id', '123456', 'NC')!);
     assert.equal(voters.record(a!)[voters.columnIndex('voterbase_id')], 'NC-000000001');
-    // The matcher builds the index from the records instead.
-    const matcher = createProbabilisticMatcher(voters, matchIndexOf(voters));
+    // The match index was built from the records on load and stored: the same index one thread
+    // builds in memory.
+    assert.ok(voters.matchIndex !== null, 'the index is built on load');
+    const stored = JSON.parse(await readFile(join(versionDir, 'match', 'meta.json'), 'utf8'));
+    assert.equal(stored.format, MATCH_INDEX_FORMAT);
+    assertSameIndex(voters.matchIndex, buildMatchIndex(voters));
+    const matcher = createProbabilisticMatcher(voters, voters.matchIndex);
     const [outcome] = await matcher.matchBatch(
       [
         {
@@ -201,4 +207,30 @@ describe('voter file import', () => {
     );
     assert.equal(voters.record(outcome!.candidates[0]!.voter)[0], 'NC-000000001');
   });
+
+  test('an index of an older format is rebuilt on load and replaced', async () => {
+    const store = new FsVoterStore({ dir: join(dir, 'stale'), maxRowBytes: 1 << 20 });
+    await store.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
+    const versionDir = join(dir, 'stale', (await store.stats())!.version);
+    const metaPath = join(versionDir, 'match', 'meta.json');
+    const meta = JSON.parse(await readFile(metaPath, 'utf8'));
+    await writeFile(metaPath, JSON.stringify({ ...meta, format: 1 }));
+    const voters = (await new FsVoterStore({ dir: join(dir, 'stale'), maxRowBytes: 1 << 20 }).current())!;
+    assert.equal(JSON.parse(await readFile(metaPath, 'utf8')).format, MATCH_INDEX_FORMAT);
+    assertSameIndex(voters.matchIndex!, buildMatchIndex(voters));
+    assert.deepEqual(
+      (await readdir(versionDir)).filter((name) => name.startsWith('.match-')),
+      [],
+      'no temporary directory left',
+    );
+  });
 });
+
+/** Two indexes with the same stored bytes, part by part. */
+function assertSameIndex(actual: MatchIndex, expected: MatchIndex): void {
+  const a = matchIndexParts(actual).parts;
+  const b = matchIndexParts(expected).parts;
+  assert.deepEqual([...a.keys()], [...b.keys()]);
+  for (const [name, bytes] of a)
+    assert.ok(Buffer.from(bytes).equals(Buffer.from(b.get(name)!)), `part ${name} differs`);
+}

@@ -4,13 +4,16 @@ import { closeSync, createReadStream, createWriteStream, openSync, readSync } fr
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
 import { hashString } from '../../domain/matching/index/hashing.ts';
 import { KeyPostings, PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
-import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
+import {
+  MATCH_INDEX_FORMAT,
+  type MatchIndexMeta,
+  matchIndexFromParts,
+} from '../../domain/matching/index/match-index-parts.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
 import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
@@ -22,6 +25,7 @@ import type {
   VoterStore,
 } from '../../domain/voters/voter-snapshot.ts';
 import { syncDirectory } from '../blobs/fs-blob-store.ts';
+import { buildMatchIndexFromRecords, MatchIndexThreads } from './match-index-threads.ts';
 
 /**
  * Voter file versions under `<dir>/<version>/`, the current one named by `<dir>/CURRENT`
@@ -385,7 +389,7 @@ class SnapshotBuilder {
   private stateColumn = 0;
   private needsDrain = false;
   /** Builds the match index from the records as they are written, on its own thread. */
-  private matchIndex: MatchIndexWorker | null = null;
+  private matchIndex: MatchIndexThreads | null = null;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -395,7 +399,7 @@ class SnapshotBuilder {
     this.columns = columns;
     for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
     this.stateColumn = columns.indexOf('state');
-    this.matchIndex = new MatchIndexWorker(columns);
+    this.matchIndex = new MatchIndexThreads(columns);
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
     // flush: every file of a version is on disk before CURRENT can name it.
@@ -464,9 +468,9 @@ class SnapshotBuilder {
       position = chunk.indexOf(0x0a, position) + 1;
     }
     this.offset += chunk.length;
+    this.matchIndex!.send(chunk, this.flushedRows);
     this.flushedRows += count;
     this.offsets[this.flushedRows] = this.offset;
-    this.matchIndex!.send(chunk);
     if (!this.out!.write(chunk)) this.needsDrain = true;
   }
 
@@ -521,86 +525,6 @@ class SnapshotBuilder {
   }
 }
 
-/** Chunks the index thread may have queued before the import waits for it. */
-const MAX_CHUNKS_IN_FLIGHT = 8;
-
-/** The main-thread side of match-index-build.worker.ts. */
-class MatchIndexWorker {
-  private readonly worker: Worker;
-  private inFlight = 0;
-  private failure: Error | null = null;
-  private wake: (() => void) | null = null;
-  private result: Promise<{ meta: MatchIndexMeta; parts: Map<string, Uint8Array> }>;
-
-  constructor(columns: string[]) {
-    this.worker = new Worker(new URL('./match-index-build.worker.ts', import.meta.url), {
-      workerData: { columns, asOf: new Date().toISOString() },
-    });
-    this.result = new Promise((resolve, reject) => {
-      this.worker.on('message', (message: WorkerMessage) => {
-        if ('ack' in message) {
-          this.inFlight--;
-          this.wakeUp();
-        } else if ('error' in message)
-          this.fail(new Error(`building the match index failed: ${message.error}`), reject);
-        else {
-          const parts = new Map(message.names.map((name, i) => [name, message.buffers[i]!]));
-          resolve({ meta: message.meta, parts });
-        }
-      });
-      this.worker.on('error', (error) => this.fail(error, reject));
-      this.worker.on('exit', (code) => {
-        if (code !== 0) this.fail(new Error(`the match index thread exited with code ${code}`), reject);
-      });
-    });
-    // The import awaits the result only at the end; a failure before then surfaces in waitForRoom.
-    this.result.catch(() => {});
-  }
-
-  send(chunk: Buffer): void {
-    const copy = new Uint8Array(chunk);
-    this.inFlight++;
-    this.worker.postMessage({ chunk: copy }, [copy.buffer]);
-  }
-
-  async waitForRoom(): Promise<void> {
-    while (this.failure === null && this.inFlight > MAX_CHUNKS_IN_FLIGHT) {
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-    }
-    if (this.failure) throw this.failure;
-  }
-
-  async finish(): Promise<{ meta: MatchIndexMeta; parts: Map<string, Uint8Array> }> {
-    this.worker.postMessage({ finish: true });
-    const result = await this.result;
-    await this.worker.terminate();
-    return result;
-  }
-
-  async terminate(): Promise<void> {
-    await this.worker.terminate();
-  }
-
-  private fail(error: Error, reject: (error: Error) => void): void {
-    this.failure ??= error;
-    reject(error);
-    this.wakeUp();
-  }
-
-  private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
-}
-
-type WorkerMessage =
-  | { ack: number }
-  | { error: string }
-  | { meta: MatchIndexMeta; names: string[]; buffers: Uint8Array[] };
-
 function growFloat64(array: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
   const next = new Float64Array(array.length * 2);
   next.set(array);
@@ -644,14 +568,17 @@ async function readTyped<T>(
   return new Type(buffer.buffer, buffer.byteOffset, buffer.byteLength / Type.BYTES_PER_ELEMENT);
 }
 
-/** The stored match index, or null for a version imported before the index existed. */
-async function loadMatchIndex(dir: string): Promise<MatchIndex | null> {
-  let meta: MatchIndexMeta;
-  try {
-    meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as MatchIndexMeta;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+/**
+ * The stored match index. A version imported before the index existed, or whose index has an
+ * older format, gets one built from its records (on every core) and stored beside them, once.
+ */
+async function loadMatchIndex(versionDir: string, columns: readonly string[]): Promise<MatchIndex> {
+  const dir = join(versionDir, 'match');
+  let meta = await readMatchMeta(dir);
+  if (meta === null || meta.format !== MATCH_INDEX_FORMAT) {
+    await rebuildMatchIndex(versionDir, columns);
+    meta = await readMatchMeta(dir);
+    if (meta === null) throw new Error(`the match index of ${versionDir} was not stored`);
   }
   const parts = new Map<string, Uint8Array>();
   // Shared memory: the matching threads read these arrays without a copy.
@@ -661,6 +588,42 @@ async function loadMatchIndex(dir: string): Promise<MatchIndex | null> {
     if (part === undefined) throw new Error(`match index part ${name} is missing`);
     return part;
   });
+}
+
+async function readMatchMeta(dir: string): Promise<MatchIndexMeta | null> {
+  try {
+    return JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as MatchIndexMeta;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * Builds and stores a version's match index in a temporary directory renamed into place, so a
+ * crash leaves either no index or a whole one; when two processes race, the first rename wins.
+ */
+async function rebuildMatchIndex(versionDir: string, columns: readonly string[]): Promise<void> {
+  const { meta, parts } = await buildMatchIndexFromRecords(join(versionDir, 'records.dat'), columns);
+  const dir = join(versionDir, 'match');
+  const building = join(versionDir, `.match-${randomBytes(4).toString('hex')}`);
+  await mkdir(building);
+  try {
+    await Promise.all(
+      [...parts].map(([name, bytes]) => writeFile(join(building, name), bytes, { flush: true })),
+    );
+    await writeFile(join(building, 'meta.json'), JSON.stringify(meta), { flush: true });
+    const stale = await readMatchMeta(dir);
+    if (stale !== null && stale.format !== MATCH_INDEX_FORMAT)
+      await rm(dir, { recursive: true, force: true });
+    await rename(building, dir).catch((error: NodeJS.ErrnoException) => {
+      // Another process stored it first (its rename made `match` a non-empty directory).
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    });
+    await syncDirectory(versionDir);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -771,7 +734,7 @@ class FsVoterSnapshot implements VoterSnapshot {
     }
     const records = new RecordFile(join(dir, 'records.dat'));
     const offsets = await readTyped(join(dir, 'offsets.bin'), Float64Array);
-    return new FsVoterSnapshot(meta, records, offsets, ids, await loadMatchIndex(join(dir, 'match')));
+    return new FsVoterSnapshot(meta, records, offsets, ids, await loadMatchIndex(dir, meta.columns));
   }
 
   columnIndex(name: string): number {

@@ -1,54 +1,68 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
-import { MatchIndexBuilder } from '../../domain/matching/index/match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
+import {
+  type MatchIndexShard,
+  MatchIndexShardBuilder,
+  shardBuffers,
+} from '../../domain/matching/index/match-index-shard.ts';
+import { mergeMatchIndexShards } from '../../domain/matching/index/merge-match-index-shards.ts';
 import { voterNormalizer } from '../../domain/matching/normalize/person.ts';
 
 /**
- * Builds the match index on its own thread while the import thread parses the CSV and writes
- * the records: it receives the records file's bytes chunk by chunk (lines of fields joined by
- * U+001F, exactly as written), and answers each chunk with an ack (the import's flow control)
- * and, at the end, the index parts as transferred buffers.
+ * One shard builder of the match index (see match-index-threads.ts). It receives chunks of the
+ * records file's bytes (whole lines of fields joined by U+001F, exactly as written) with the
+ * voter number of their first line, and answers each with an ack (the sender's flow control).
+ * At the end, a shard thread sends its shard; the merging thread (one per build) receives the
+ * other shards, merges them with its own and sends the index parts. Everything large moves by
+ * transfer, not copy.
  *
- * Messages in: { chunk: Uint8Array } … { finish: true }. Out: { ack: rows } … { meta, parts }.
+ * In: { chunk, firstRow } … then { finish: 'shard' } or { finish: 'merge', shards }.
+ * Out: { ack: rows } … then { shard } or { meta, names, buffers }, or { error }.
  */
+type Message =
+  | { chunk: Uint8Array; firstRow: number }
+  | { finish: 'shard' }
+  | { finish: 'merge'; shards: MatchIndexShard[] };
+
 const port = parentPort!;
 const { columns, asOf } = workerData as { columns: string[]; asOf: string };
 const read = voterFieldReader(columns);
-const builder = new MatchIndexBuilder();
+const builder = new MatchIndexShardBuilder();
 const normalize = voterNormalizer(new Date(asOf));
 const decoder = new TextDecoder();
-let row = 0;
 
-port.on('message', (message: { chunk?: Uint8Array; finish?: boolean }) => {
+port.on('message', (message: Message) => {
   try {
-    if (message.chunk !== undefined) {
+    if ('chunk' in message) {
       const text = decoder.decode(message.chunk);
+      let row = message.firstRow;
       let start = 0;
-      let rows = 0;
       while (start < text.length) {
         let end = text.indexOf('\n', start);
         if (end < 0) end = text.length;
         builder.add(row++, normalize(read(text.slice(start, end).split('\x1f'))));
-        rows++;
         start = end + 1;
       }
-      port.postMessage({ ack: rows });
+      port.postMessage({ ack: row - message.firstRow });
       return;
     }
-    if (message.finish) {
-      const { meta, parts } = matchIndexParts({ data: builder.finishData() });
-      const names = [...parts.keys()];
-      // Parts that own their whole buffer move without a copy; a view into a shared one is copied.
-      const buffers = names.map((name) => {
-        const part = parts.get(name)!;
-        return part.byteOffset === 0 && part.byteLength === part.buffer.byteLength ? part : part.slice();
-      });
-      port.postMessage(
-        { meta, names, buffers },
-        buffers.map((b) => b.buffer as ArrayBuffer),
-      );
+    const shard = builder.finish();
+    if (message.finish === 'shard') {
+      port.postMessage({ shard }, shardBuffers(shard));
+      return;
     }
+    const { meta, parts } = matchIndexParts({ data: mergeMatchIndexShards([shard, ...message.shards]) });
+    const names = [...parts.keys()];
+    // Parts that own their whole buffer move without a copy; a view into a shared one is copied.
+    const buffers = names.map((name) => {
+      const part = parts.get(name)!;
+      return part.byteOffset === 0 && part.byteLength === part.buffer.byteLength ? part : part.slice();
+    });
+    port.postMessage(
+      { meta, names, buffers },
+      buffers.map((b) => b.buffer as ArrayBuffer),
+    );
   } catch (error) {
     port.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }

@@ -19,7 +19,8 @@ import {
   keyZipFirst,
   keyZipLast,
 } from '../index/blocking-keys.ts';
-import { forEachInitial, initialOf, initialsOf, type MatchIndex } from '../index/match-index.ts';
+import type { MatchIndex } from '../index/match-index.ts';
+import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fields.ts';
 import { distanceMiles, type Query } from '../score/compare-person.ts';
 
 /**
@@ -75,12 +76,12 @@ export function generateCandidates(
     if (q.lastSound !== 0) collect(KEY.zipLast, keyZipLast(q.zip, q.lastSound));
     for (const group of q.firstGroups) collect(KEY.zipFirst, keyZipFirst(q.zip, group));
   } else if (q.cityId > 0 && q.stateId > 0 && q.lastSound !== 0) {
-    collect(KEY.cityLast, keyCityLast(q.cityId, q.stateId, q.lastSound));
-    for (const group of q.firstGroups) collect(KEY.cityFirst, keyCityFirst(q.cityId, q.stateId, group));
+    collect(KEY.cityLast, keyCityLast(q.cityKey, q.stateKey, q.lastSound));
+    for (const group of q.firstGroups) collect(KEY.cityFirst, keyCityFirst(q.cityKey, q.stateKey, group));
   } else if (q.stateId > 0 && q.lastSound !== 0) {
     // Nothing local to block on: the same name anywhere in the state (a common name lists too
     // many voters and is skipped; the scorer's competition keeps the rest honest).
-    for (const group of q.firstGroups) collect(KEY.stateName, keyStateName(q.stateId, q.lastSound, group));
+    for (const group of q.firstGroups) collect(KEY.stateName, keyStateName(q.stateKey, q.lastSound, group));
   }
 
   // Date of birth (and its day/month swap), or the years an age allows.
@@ -109,7 +110,7 @@ export function generateCandidates(
     byYears(p.birthYears[0] - 1, p.birthYears[1] + 1);
   }
 
-  if (q.houseId > 0 && q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseId, q.zip));
+  if (q.houseId > 0 && q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseKey, q.zip));
   if (q.houseStreetKey !== null) collect(KEY.houseStreet, q.houseStreetKey);
 
   locate(index, q, out);

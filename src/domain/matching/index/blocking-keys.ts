@@ -73,6 +73,12 @@ export function keyPhoneCheck(phone: string): number {
 export const keyEmail = (email: string) => finish(mix(KEY.email, hashString(email)));
 export const keyEmailCheck = (email: string) => finish(mix(KEY.emailCheck, hashString(`${email}|check`)));
 
+/**
+ * A text value (house number, city, state) as a key part: its hash, 0 when empty. Values, not
+ * dictionary ids, so index shards built apart agree on every key.
+ */
+export const valueKey = (value: string): number => (value === '' ? 0 : hashString(value));
+
 /** ZIP as an integer; 0 when missing ('00501' → 501, so no real ZIP is 0). */
 export const zipNumber = (zip: string): number => (zip === '' ? 0 : Number(zip));
 

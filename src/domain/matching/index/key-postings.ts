@@ -30,22 +30,23 @@ export class KeyPostings {
     return this.hashes.length;
   }
 
-  /** Sorts collected pairs by hash (two 16-bit radix passes) and builds the directory. */
+  /** Sorts collected pairs by hash and builds the directory. */
   static build(hashes: Uint32Array, voters: Uint32Array, count: number): KeyPostings {
-    const sortedHashes = new Uint32Array(count);
-    const sortedVoters = new Uint32Array(count);
-    const tmpHashes = new Uint32Array(count);
-    const tmpVoters = new Uint32Array(count);
-    radixPass(hashes, voters, tmpHashes, tmpVoters, count, 0);
-    radixPass(tmpHashes, tmpVoters, sortedHashes, sortedVoters, count, 16);
+    const sorted = sortPostings(hashes, voters, count);
+    return KeyPostings.fromSorted(sorted.hashes, sorted.voters);
+  }
+
+  /** Postings from pairs already sorted by hash: builds the directory. */
+  static fromSorted(hashes: Uint32Array, voters: Uint32Array): KeyPostings {
+    const count = hashes.length;
     let bits = 4;
     // About 16 entries per directory slot: 4 bytes per 16 entries, and a short binary search.
     while (bits < 24 && 1 << (bits + 4) < count) bits++;
     const directory = new Uint32Array((1 << bits) + 1);
     const shift = 32 - bits;
-    for (let i = 0; i < count; i++) directory[(sortedHashes[i]! >>> shift) + 1]!++;
+    for (let i = 0; i < count; i++) directory[(hashes[i]! >>> shift) + 1]!++;
     for (let b = 1; b < directory.length; b++) directory[b]! += directory[b - 1]!;
-    return new KeyPostings(sortedHashes, sortedVoters, directory);
+    return new KeyPostings(hashes, voters, directory);
   }
 
   /**
@@ -81,6 +82,24 @@ export class KeyPostings {
     const [start, end] = this.range(hash);
     return end - start;
   }
+}
+
+/**
+ * Sorts the first `count` (hash, voter) pairs by hash with a stable radix sort (two 16-bit
+ * passes), so pairs collected in voter order stay in voter order within a hash.
+ */
+export function sortPostings(
+  hashes: Uint32Array,
+  voters: Uint32Array,
+  count: number,
+): { hashes: Uint32Array; voters: Uint32Array } {
+  const sortedHashes = new Uint32Array(count);
+  const sortedVoters = new Uint32Array(count);
+  const tmpHashes = new Uint32Array(count);
+  const tmpVoters = new Uint32Array(count);
+  radixPass(hashes, voters, tmpHashes, tmpVoters, count, 0);
+  radixPass(tmpHashes, tmpVoters, sortedHashes, sortedVoters, count, 16);
+  return { hashes: sortedHashes, voters: sortedVoters };
 }
 
 const counts = new Uint32Array(65537);

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { emptyPerson, normalizeVoter, type VoterFields } from '../normalize/person.ts';
 import { keyZipFirst, keyZipLast } from './blocking-keys.ts';
 import { hashString } from './hashing.ts';
-import { type MatchIndex, MatchIndexBuilder, soundOf, TEXT_FIELDS } from './match-index.ts';
+import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
+import { soundOf, TEXT_FIELDS } from './match-index-fields.ts';
 import {
   MATCH_INDEX_FORMAT,
   type MatchIndexMeta,

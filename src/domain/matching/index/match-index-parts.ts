@@ -1,5 +1,6 @@
 import { KeyPostings } from './key-postings.ts';
-import { MatchIndex, type MatchIndexData, TEXT_FIELDS, type TextField } from './match-index.ts';
+import { MatchIndex, type MatchIndexData } from './match-index.ts';
+import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import { StringDictionary } from './string-dictionary.ts';
 
 /**
@@ -7,7 +8,8 @@ import { StringDictionary } from './string-dictionary.ts';
  * I/O). Typed arrays are stored as their raw bytes (little-endian, as the machine writes them),
  * dictionaries as newline-joined UTF-8 plus a counts array.
  */
-export const MATCH_INDEX_FORMAT = 1;
+/** 2: blocking keys hash city, state and house number values instead of dictionary ids. */
+export const MATCH_INDEX_FORMAT = 2;
 
 export interface MatchIndexMeta {
   format: number;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { emptyPerson, type NormalizedPerson, normalizeVoter, type VoterFields } from '../normalize/person.ts';
 import { cellOf, keyDobFirst, keyPhone, keyZipFirst, keyZipLast } from './blocking-keys.ts';
 import { hashString } from './hashing.ts';
+import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 import {
   CONTACT_EMAIL,
   CONTACT_PHONE,
@@ -12,12 +13,10 @@ import {
   initialOf,
   initialsOf,
   lowestInitial,
-  type MatchIndex,
-  MatchIndexBuilder,
   soundOf,
   streetSound,
   TEXT_FIELDS,
-} from './match-index.ts';
+} from './match-index-fields.ts';
 
 const AS_OF = new Date('2025-06-01T00:00:00Z');
 

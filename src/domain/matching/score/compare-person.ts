@@ -1,14 +1,14 @@
 import { boundedEditDistance, jaroWinkler } from '../compare/string-similarity.ts';
-import { keyHouseStreet } from '../index/blocking-keys.ts';
+import { keyHouseStreet, valueKey } from '../index/blocking-keys.ts';
+import type { MatchIndex } from '../index/match-index.ts';
 import {
   CONTACT_EMAIL,
   CONTACT_PHONE,
   firstGroupsOf,
   GENDER_CODE,
-  type MatchIndex,
   soundOf,
   streetSound,
-} from '../index/match-index.ts';
+} from '../index/match-index-fields.ts';
 import { packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
@@ -27,6 +27,10 @@ export interface Query {
   unitId: number;
   cityId: number;
   stateId: number;
+  /** House number, city and state as blocking-key parts (see valueKey). */
+  houseKey: number;
+  cityKey: number;
+  stateKey: number;
   firstGroups: readonly number[];
   firstSound: number;
   lastSound: number;
@@ -66,8 +70,13 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     stateId,
     // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
     // filed without one.
+    houseKey: valueKey(person.house),
+    cityKey: valueKey(person.city),
+    stateKey: valueKey(person.state),
     houseStreetKey:
-      houseId > 0 && stateId >= 0 ? keyHouseStreet(houseId, streetSound(person.street), stateId) : null,
+      houseId > 0 && stateId >= 0
+        ? keyHouseStreet(valueKey(person.house), streetSound(person.street), valueKey(person.state))
+        : null,
     firstGroups: firstGroupsOf(person.first),
     firstSound: person.first === '' ? 0 : soundOf(person.first),
     lastSound: person.last === '' ? 0 : soundOf(person.last),

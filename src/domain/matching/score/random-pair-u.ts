@@ -1,5 +1,6 @@
 import { dynamicRadius } from '../candidates/generate-candidates.ts';
-import type { MatchIndex, TextField } from '../index/match-index.ts';
+import type { MatchIndex } from '../index/match-index.ts';
+import type { TextField } from '../index/match-index-fields.ts';
 import type { StringDictionary } from '../index/string-dictionary.ts';
 import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
 import { comparePerson, distanceLevel, distanceMiles, prepareQuery } from './compare-person.ts';

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
+import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../domain/synthetic/synthetic-voters.ts';
+import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
+import {
+  type BuiltMatchIndex,
+  buildMatchIndexFromRecords,
+  MatchIndexThreads,
+} from './match-index-threads.ts';
+
+const AS_OF = new Date('2026-01-01T00:00:00Z');
+const rows = [...generateVoterRows({ rows: 4000, seed: 11 })];
+let dir: string;
+let records: string;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'listmatch-index-threads-'));
+  records = join(dir, 'records.dat');
+  // The records file's layout: one line per voter, fields joined by U+001F.
+  await writeFile(records, rows.map((row) => `${row.join('\x1f')}\n`).join(''));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+function assertSameParts(actual: BuiltMatchIndex, expected: BuiltMatchIndex): void {
+  assert.deepEqual(actual.meta, expected.meta);
+  for (const [name, bytes] of expected.parts)
+    assert.ok(Buffer.from(actual.parts.get(name)!).equals(Buffer.from(bytes)), `part ${name} differs`);
+}
+
+describe('buildMatchIndexFromRecords', () => {
+  it('builds, on 1, 2 or 3 threads and from chunks of any size, the index one thread builds in memory', async () => {
+    const voters = new InMemoryVoterSnapshot(VOTER_COLUMNS, rows);
+    const single = matchIndexParts(buildMatchIndex(voters, AS_OF));
+    for (const [threads, chunkBytes] of [
+      [1, 1 << 20],
+      [2, 4096],
+      [3, 777],
+    ] as const) {
+      const built = await buildMatchIndexFromRecords(records, VOTER_COLUMNS, {
+        threads,
+        chunkBytes,
+        asOf: AS_OF,
+      });
+      assert.equal(built.meta.size, rows.length);
+      assertSameParts(built, single);
+    }
+  });
+
+  it('refuses a records file cut in the middle of a line, and leaves no thread behind', async () => {
+    const cut = join(dir, 'cut.dat');
+    await writeFile(cut, `${rows[0]!.join('\x1f')}\n${rows[1]!.join('\x1f').slice(0, 20)}`);
+    await assert.rejects(
+      buildMatchIndexFromRecords(cut, VOTER_COLUMNS, { threads: 2, asOf: AS_OF }),
+      /does not end with a newline/,
+    );
+  });
+
+  it('reports a thread that fails instead of hanging, and stops the threads', async () => {
+    const threads = new MatchIndexThreads(VOTER_COLUMNS, { threads: 1, asOf: AS_OF });
+    const line = (row: readonly string[]) => new TextEncoder().encode(`${row.join('\x1f')}\n`);
+    threads.send(line(rows[0]!), 10);
+    threads.send(line(rows[1]!), 3); // voters must come in ascending order
+    await assert.rejects(threads.finish(), /building the match index failed: .*ascending order/);
+  });
+});

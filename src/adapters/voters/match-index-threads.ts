@@ -1,0 +1,187 @@
+import { open } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { MatchIndexMeta } from '../../domain/matching/index/match-index-parts.ts';
+import { type MatchIndexShard, shardBuffers } from '../../domain/matching/index/match-index-shard.ts';
+
+/** Chunks each thread may have queued before the sender waits for it. */
+const MAX_CHUNKS_IN_FLIGHT_PER_THREAD = 4;
+
+/** Shard threads of a build: every core (the import's parser shares them), at most 4. */
+export const defaultIndexThreads = (): number => Math.max(1, Math.min(availableParallelism(), 4));
+
+export interface BuiltMatchIndex {
+  meta: MatchIndexMeta;
+  parts: Map<string, Uint8Array>;
+}
+
+/**
+ * Builds the match index on several threads while the caller streams the records file to it:
+ * chunks of whole records go to the threads in turn, each thread builds a shard of the index
+ * from its chunks, and at the end one thread merges the shards (match-index-build.worker.ts).
+ * The index is the same whatever the number of threads.
+ */
+export class MatchIndexThreads {
+  private readonly workers: Worker[];
+  private readonly acks: Map<Worker, () => void> = new Map();
+  private readonly shards: Map<Worker, (shard: MatchIndexShard) => void> = new Map();
+  private next = 0;
+  private inFlight = 0;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
+  private readonly result: Promise<BuiltMatchIndex>;
+  private resolveResult!: (built: BuiltMatchIndex) => void;
+  private rejectResult!: (error: Error) => void;
+
+  constructor(columns: readonly string[], options: { threads?: number; asOf?: Date } = {}) {
+    const threads = Math.max(1, options.threads ?? defaultIndexThreads());
+    const asOf = (options.asOf ?? new Date()).toISOString();
+    this.result = new Promise((resolve, reject) => {
+      this.resolveResult = resolve;
+      this.rejectResult = reject;
+    });
+    // The import awaits the result only at the end; a failure before then surfaces in waitForRoom.
+    this.result.catch(() => {});
+    this.workers = Array.from({ length: threads }, () => {
+      const worker = new Worker(new URL('./match-index-build.worker.ts', import.meta.url), {
+        workerData: { columns: [...columns], asOf },
+      });
+      worker.on('message', (message: WorkerMessage) => this.onMessage(worker, message));
+      worker.on('error', (error) => this.fail(error));
+      worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`a match index thread exited with code ${code}`));
+      });
+      return worker;
+    });
+  }
+
+  /** Sends whole records (lines) whose first is voter `firstRow`; the bytes are copied. */
+  send(chunk: Uint8Array, firstRow: number): void {
+    const copy = new Uint8Array(chunk);
+    const worker = this.workers[this.next]!;
+    this.next = (this.next + 1) % this.workers.length;
+    this.inFlight++;
+    worker.postMessage({ chunk: copy, firstRow }, [copy.buffer]);
+  }
+
+  /** Resolves when the threads have room for more chunks; throws when a thread failed. */
+  async waitForRoom(): Promise<void> {
+    while (this.failure === null && this.inFlight > MAX_CHUNKS_IN_FLIGHT_PER_THREAD * this.workers.length) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  /** Ends the input: collects the shards, merges them on the first thread, and stops the threads. */
+  async finish(): Promise<BuiltMatchIndex> {
+    try {
+      const [merger, ...others] = this.workers as [Worker, ...Worker[]];
+      const shards = await Promise.race([
+        Promise.all(
+          others.map(
+            (worker) =>
+              new Promise<MatchIndexShard>((resolve) => {
+                this.shards.set(worker, resolve);
+                worker.postMessage({ finish: 'shard' });
+              }),
+          ),
+        ),
+        // A thread that fails meanwhile rejects the result: stop waiting for the others.
+        new Promise<never>((_, reject) => {
+          this.result.catch(reject);
+        }),
+      ]);
+      merger.postMessage({ finish: 'merge', shards }, shards.flatMap(shardBuffers));
+      return await this.result;
+    } finally {
+      await this.terminate();
+    }
+  }
+
+  async terminate(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+
+  private onMessage(worker: Worker, message: WorkerMessage): void {
+    if ('ack' in message) {
+      this.inFlight--;
+      this.wakeUp();
+    } else if ('error' in message) this.fail(new Error(`building the match index failed: ${message.error}`));
+    else if ('shard' in message) this.shards.get(worker)?.(message.shard);
+    else
+      this.resolveResult({
+        meta: message.meta,
+        parts: new Map(message.names.map((n, i) => [n, message.buffers[i]!])),
+      });
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    this.rejectResult(error);
+    this.wakeUp();
+  }
+
+  private wakeUp(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+}
+
+type WorkerMessage =
+  | { ack: number }
+  | { error: string }
+  | { shard: MatchIndexShard }
+  | { meta: MatchIndexMeta; names: string[]; buffers: Uint8Array[] };
+
+/** Bytes read from the records file per chunk (whole lines are sent; the rest carries over). */
+const RECORDS_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Builds the match index from a stored records file (a version imported before the index, or
+ * with an index of an older format), on `threads` threads.
+ */
+export async function buildMatchIndexFromRecords(
+  recordsPath: string,
+  columns: readonly string[],
+  options: { threads?: number; asOf?: Date; chunkBytes?: number } = {},
+): Promise<BuiltMatchIndex> {
+  const threads = new MatchIndexThreads(columns, options);
+  const file = await open(recordsPath, 'r');
+  try {
+    let carry = Buffer.alloc(0);
+    let row = 0;
+    const buffer = Buffer.allocUnsafe(options.chunkBytes ?? RECORDS_CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      const bytes =
+        carry.length === 0
+          ? buffer.subarray(0, bytesRead)
+          : Buffer.concat([carry, buffer.subarray(0, bytesRead)]);
+      const end = bytes.lastIndexOf(0x0a) + 1;
+      if (end > 0) {
+        const lines = bytes.subarray(0, end);
+        threads.send(lines, row);
+        row += countNewlines(lines);
+      }
+      carry = Buffer.from(bytes.subarray(end));
+      await threads.waitForRoom();
+    }
+    if (carry.length > 0) throw new Error('the records file does not end with a newline');
+    return await threads.finish();
+  } catch (error) {
+    await threads.terminate();
+    throw error;
+  } finally {
+    await file.close();
+  }
+}
+
+function countNewlines(bytes: Uint8Array): number {
+  let count = 0;
+  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) count++;
+  return count;
+}

@@ -1,0 +1,384 @@
+import { packDate } from '../normalize/dates.ts';
+import type { NormalizedPerson } from '../normalize/person.ts';
+import {
+  cellOf,
+  keyCellFirst,
+  keyCellLast,
+  keyCityFirst,
+  keyCityLast,
+  keyDobFirst,
+  keyDobLast,
+  keyEmail,
+  keyEmailCheck,
+  keyFirstYear,
+  keyHouseStreet,
+  keyHouseZip,
+  keyLastYear,
+  keyPhone,
+  keyPhoneCheck,
+  keyStateName,
+  keyZipFirst,
+  keyZipLast,
+  valueKey,
+  zipNumber,
+} from './blocking-keys.ts';
+import { sortPostings } from './key-postings.ts';
+import {
+  CONTACT_EMAIL,
+  CONTACT_PHONE,
+  firstGroupsOf,
+  GENDER_CODE,
+  initialOf,
+  initialsOf,
+  lowestInitial,
+  soundOf,
+  streetSound,
+  TEXT_FIELDS,
+  type TextField,
+} from './match-index-fields.ts';
+
+/**
+ * One thread's part of the match index: the voters it was given (any ascending subset of the
+ * file), with dictionaries of its own and its postings already sorted. Nothing in it depends on
+ * another shard: blocking keys hash values, not dictionary ids. mergeMatchIndexShards joins
+ * shards into the index a single builder would have made, byte for byte.
+ *
+ * Plain arrays and typed arrays only, so a shard crosses threads by transfer.
+ */
+export interface MatchIndexShard {
+  /** Voter number of each of the shard's rows, ascending. */
+  rows: Uint32Array;
+  dictionaries: Record<TextField, ShardDictionary>;
+  /** Per row, per text field: the shard's own dictionary id. */
+  ids: Record<TextField, Uint32Array>;
+  zip: Uint32Array;
+  dob: Uint32Array;
+  gender: Uint8Array;
+  contact: Uint8Array;
+  lat: Float32Array;
+  lon: Float32Array;
+  /** (hash, voter) pairs sorted by hash, then voter. */
+  postingsHashes: Uint32Array;
+  postingsVoters: Uint32Array;
+  /** Voters per map cell, cells ascending. */
+  cellIds: Uint32Array;
+  cellCounts: Uint32Array;
+  /** Per ZIP (ascending): sums of coordinates in millionths of a degree, and voter counts. */
+  zipIds: Uint32Array;
+  zipLatSums: Float64Array;
+  zipLonSums: Float64Array;
+  zipCounts: Uint32Array;
+}
+
+export interface ShardDictionary {
+  /** Distinct values, '' first, in order of first appearance. */
+  values: string[];
+  counts: Uint32Array;
+  /** Voter number where each value first appears (0 for ''). */
+  firstRows: Uint32Array;
+}
+
+/** The buffers of a shard's typed arrays (each owns its buffer): what moves when it crosses threads. */
+export function shardBuffers(shard: MatchIndexShard): ArrayBuffer[] {
+  const arrays: ArrayBufferView[] = [
+    shard.rows,
+    shard.zip,
+    shard.dob,
+    shard.gender,
+    shard.contact,
+    shard.lat,
+    shard.lon,
+    shard.postingsHashes,
+    shard.postingsVoters,
+    shard.cellIds,
+    shard.cellCounts,
+    shard.zipIds,
+    shard.zipLatSums,
+    shard.zipLonSums,
+    shard.zipCounts,
+  ];
+  for (const dictionary of Object.values(shard.dictionaries))
+    arrays.push(dictionary.counts, dictionary.firstRows);
+  arrays.push(...Object.values(shard.ids));
+  const buffers = new Set<ArrayBuffer>();
+  for (const array of arrays) buffers.add(array.buffer as ArrayBuffer);
+  return [...buffers];
+}
+
+/**
+ * Coordinates are summed as integers (millionths of a degree, about 0.1 m): integer sums are
+ * exact, so a ZIP's centroid does not depend on how voters were split among shards.
+ */
+const MICRODEGREES = 1e6;
+
+/** Builds one shard from normalized voters added in ascending voter order. */
+export class MatchIndexShardBuilder {
+  private readonly dictionaries = Object.fromEntries(
+    TEXT_FIELDS.map((f) => [f, new ShardDictionaryBuilder()]),
+  ) as Record<TextField, ShardDictionaryBuilder>;
+  private ids = Object.fromEntries(TEXT_FIELDS.map((f) => [f, new Uint32Array(1 << 14)])) as Record<
+    TextField,
+    Uint32Array
+  >;
+  private rows = new Uint32Array(1 << 14);
+  private zip = new Uint32Array(1 << 14);
+  private dob = new Uint32Array(1 << 14);
+  private gender = new Uint8Array(1 << 14);
+  private contact = new Uint8Array(1 << 14);
+  private lat = new Float32Array(1 << 14);
+  private lon = new Float32Array(1 << 14);
+  private hashes = new Uint32Array(1 << 18);
+  private voters = new Uint32Array(1 << 18);
+  private entries = 0;
+  private readonly cells = new Map<number, number>();
+  private readonly zips = new Map<number, [number, number, number]>();
+  private size = 0;
+  private lastVoter = -1;
+  /** Blocking features per dictionary id, computed once per distinct value. */
+  private readonly firstInitials: number[] = [0];
+  private readonly firstGroupList: (readonly number[])[] = [[]];
+  private readonly lastSound: number[] = [0];
+  private readonly streetSounds: number[] = [0];
+  private readonly houseKeys: number[] = [0];
+  private readonly cityKeys: number[] = [0];
+  private readonly stateKeys: number[] = [0];
+
+  add(voter: number, person: NormalizedPerson): void {
+    if (voter <= this.lastVoter) throw new RangeError(`voters must be added in ascending order (${voter})`);
+    this.lastVoter = voter;
+    const row = this.size;
+    if (row === this.zip.length) this.grow();
+    const d = this.dictionaries;
+    const first = d.first.add(person.first, voter);
+    const last = d.last.add(person.last, voter);
+    const house = d.house.add(person.house, voter);
+    const street = d.street.add(person.street, voter);
+    const city = d.city.add(person.city, voter);
+    const state = d.state.add(person.state, voter);
+    const ids = this.ids;
+    ids.first[row] = first;
+    ids.middle[row] = d.middle.add(person.middle, voter);
+    ids.last[row] = last;
+    ids.suffix[row] = d.suffix.add(person.suffix, voter);
+    ids.house[row] = house;
+    ids.street[row] = street;
+    ids.unit[row] = d.unit.add(person.unit, voter);
+    ids.city[row] = city;
+    ids.state[row] = state;
+    if (first === this.firstInitials.length) {
+      this.firstInitials.push(initialsOf(person.first));
+      this.firstGroupList.push(firstGroupsOf(person.first));
+    }
+    if (last === this.lastSound.length) this.lastSound.push(soundOf(person.last));
+    if (street === this.streetSounds.length) this.streetSounds.push(streetSound(person.street));
+    if (house === this.houseKeys.length) this.houseKeys.push(valueKey(person.house));
+    if (city === this.cityKeys.length) this.cityKeys.push(valueKey(person.city));
+    if (state === this.stateKeys.length) this.stateKeys.push(valueKey(person.state));
+
+    this.rows[row] = voter;
+    const zip = zipNumber(person.zip);
+    this.zip[row] = zip;
+    const birth = person.dob;
+    const dob = birth === null ? 0 : packDate(birth);
+    this.dob[row] = dob;
+    this.gender[row] = GENDER_CODE[person.gender];
+    this.contact[row] =
+      (person.phones.length > 0 ? CONTACT_PHONE : 0) | (person.email !== '' ? CONTACT_EMAIL : 0);
+    this.lat[row] = person.lat;
+    this.lon[row] = person.lon;
+
+    // Blocking keys (see blocking-keys.ts for what each one is for). Plain loops, no closures:
+    // this runs once per voter at import.
+    const lastSound = this.lastSound[last]!;
+    const lastInitial = initialOf(person.last);
+    const firstGroups = this.firstGroupList[first]!;
+    const firstInitials = this.firstInitials[first]!;
+    const cityKey = this.cityKeys[city]!;
+    const stateKey = this.stateKeys[state]!;
+    if (last !== 0) {
+      if (zip !== 0) this.post(keyZipLast(zip, lastSound), voter);
+      if (city !== 0 && state !== 0) this.post(keyCityLast(cityKey, stateKey, lastSound), voter);
+      if (birth !== null) {
+        for (let m = firstInitials; m !== 0; m &= m - 1) {
+          this.post(keyLastYear(lastSound, lowestInitial(m), birth.year), voter);
+        }
+        if (birth.day !== 0) this.post(keyDobLast(dob, lastSound), voter);
+      }
+    }
+    if (first !== 0) {
+      for (const group of firstGroups) {
+        if (zip !== 0) this.post(keyZipFirst(zip, group), voter);
+        if (city !== 0 && state !== 0) this.post(keyCityFirst(cityKey, stateKey, group), voter);
+        if (last !== 0 && state !== 0) this.post(keyStateName(stateKey, lastSound, group), voter);
+        if (birth !== null && lastInitial !== 0)
+          this.post(keyFirstYear(group, lastInitial, birth.year), voter);
+      }
+      if (birth !== null && birth.day !== 0) {
+        for (let m = firstInitials; m !== 0; m &= m - 1) this.post(keyDobFirst(dob, lowestInitial(m)), voter);
+      }
+    }
+    if (house !== 0) {
+      const houseKey = this.houseKeys[house]!;
+      if (zip !== 0) this.post(keyHouseZip(houseKey, zip), voter);
+      this.post(keyHouseStreet(houseKey, this.streetSounds[street]!, stateKey), voter);
+    }
+    for (const phone of person.phones) {
+      this.post(keyPhone(phone), voter);
+      this.post(keyPhoneCheck(phone), voter);
+    }
+    if (person.email !== '') {
+      this.post(keyEmail(person.email), voter);
+      this.post(keyEmailCheck(person.email), voter);
+    }
+    if (!Number.isNaN(person.lat)) {
+      const cell = cellOf(person.lat, person.lon);
+      this.cells.set(cell, (this.cells.get(cell) ?? 0) + 1);
+      if (last !== 0) this.post(keyCellLast(cell, lastSound), voter);
+      if (first !== 0) for (const group of firstGroups) this.post(keyCellFirst(cell, group), voter);
+      if (zip !== 0) {
+        const latMicro = Math.round(person.lat * MICRODEGREES);
+        const lonMicro = Math.round(person.lon * MICRODEGREES);
+        const sums = this.zips.get(zip);
+        if (sums === undefined) this.zips.set(zip, [latMicro, lonMicro, 1]);
+        else {
+          sums[0] += latMicro;
+          sums[1] += lonMicro;
+          sums[2]++;
+        }
+      }
+    }
+    this.size++;
+  }
+
+  /** The shard, postings sorted. The builder is spent afterwards. */
+  finish(): MatchIndexShard {
+    const n = this.size;
+    const sorted = sortPostings(this.hashes, this.voters, this.entries);
+    const cellIds = Uint32Array.from([...this.cells.keys()].sort((a, b) => a - b));
+    const zipIds = Uint32Array.from([...this.zips.keys()].sort((a, b) => a - b));
+    const zipSums = zipIds.length === 0 ? [] : Array.from(zipIds, (zip) => this.zips.get(zip)!);
+    return {
+      rows: this.rows.slice(0, n),
+      dictionaries: Object.fromEntries(TEXT_FIELDS.map((f) => [f, this.dictionaries[f].finish()])) as Record<
+        TextField,
+        ShardDictionary
+      >,
+      ids: Object.fromEntries(TEXT_FIELDS.map((f) => [f, this.ids[f].slice(0, n)])) as Record<
+        TextField,
+        Uint32Array
+      >,
+      zip: this.zip.slice(0, n),
+      dob: this.dob.slice(0, n),
+      gender: this.gender.slice(0, n),
+      contact: this.contact.slice(0, n),
+      lat: this.lat.slice(0, n),
+      lon: this.lon.slice(0, n),
+      postingsHashes: sorted.hashes,
+      postingsVoters: sorted.voters,
+      cellIds,
+      cellCounts: Uint32Array.from(cellIds, (cell) => this.cells.get(cell)!),
+      zipIds,
+      zipLatSums: Float64Array.from(zipSums, (s) => s[0]),
+      zipLonSums: Float64Array.from(zipSums, (s) => s[1]),
+      zipCounts: Uint32Array.from(zipSums, (s) => s[2]),
+    };
+  }
+
+  private post(hash: number, voter: number): void {
+    const i = this.entries;
+    if (i === this.hashes.length) {
+      this.hashes = growTo(this.hashes, new Uint32Array(i * 2));
+      this.voters = growTo(this.voters, new Uint32Array(i * 2));
+    }
+    this.hashes[i] = hash;
+    this.voters[i] = voter;
+    this.entries = i + 1;
+  }
+
+  private grow(): void {
+    const length = this.zip.length * 2;
+    for (const field of TEXT_FIELDS) this.ids[field] = growTo(this.ids[field], new Uint32Array(length));
+    this.rows = growTo(this.rows, new Uint32Array(length));
+    this.zip = growTo(this.zip, new Uint32Array(length));
+    this.dob = growTo(this.dob, new Uint32Array(length));
+    this.gender = growTo(this.gender, new Uint8Array(length));
+    this.contact = growTo(this.contact, new Uint8Array(length));
+    this.lat = growTo(this.lat, new Float32Array(length));
+    this.lon = growTo(this.lon, new Float32Array(length));
+  }
+}
+
+function growTo<T extends Uint32Array | Uint8Array | Float32Array>(from: T, to: T): T {
+  to.set(from as never);
+  return to;
+}
+
+/**
+ * Distinct values of one field with their counts and first voters. An open-addressing table of
+ * ids keyed by an FNV hash computed here: a Map would hash each new string in the runtime, and
+ * this runs for nine fields of every voter. Consecutive voters often share a value (a
+ * household's address, a precinct's city), so the previous value is checked first.
+ */
+class ShardDictionaryBuilder {
+  private slots = new Uint32Array(1 << 8);
+  private mask = (1 << 8) - 1;
+  private readonly values: string[] = [''];
+  private hashes = new Uint32Array(256);
+  private counts = new Uint32Array(256);
+  private firstRows = new Uint32Array(256);
+  private previous = '';
+  private previousId = 0;
+
+  add(value: string, voter: number): number {
+    if (value === this.previous) {
+      this.counts[this.previousId]!++;
+      return this.previousId;
+    }
+    let h = 0x811c9dc5;
+    for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+    h >>>= 0;
+    let slot = h & this.mask;
+    let id = this.slots[slot]!;
+    while (id !== 0 && (this.hashes[id] !== h || this.values[id] !== value)) {
+      slot = (slot + 1) & this.mask;
+      id = this.slots[slot]!;
+    }
+    if (id === 0) id = value === '' ? 0 : this.insert(value, h, slot, voter);
+    this.counts[id]!++;
+    this.previous = value;
+    this.previousId = id;
+    return id;
+  }
+
+  finish(): ShardDictionary {
+    const n = this.values.length;
+    return { values: this.values, counts: this.counts.slice(0, n), firstRows: this.firstRows.slice(0, n) };
+  }
+
+  private insert(value: string, hash: number, slot: number, voter: number): number {
+    const id = this.values.length;
+    this.values.push(value);
+    if (id === this.counts.length) {
+      this.hashes = growTo(this.hashes, new Uint32Array(id * 2));
+      this.counts = growTo(this.counts, new Uint32Array(id * 2));
+      this.firstRows = growTo(this.firstRows, new Uint32Array(id * 2));
+    }
+    this.hashes[id] = hash;
+    this.firstRows[id] = voter;
+    this.slots[slot] = id;
+    // At most half full, so probes stay short.
+    if (id * 2 > this.mask) this.rehash();
+    return id;
+  }
+
+  private rehash(): void {
+    const size = (this.mask + 1) * 2;
+    this.slots = new Uint32Array(size);
+    this.mask = size - 1;
+    for (let id = 1; id < this.values.length; id++) {
+      let slot = this.hashes[id]! & this.mask;
+      while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
+      this.slots[slot] = id;
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import { KeyPostings } from './key-postings.ts';
+import type { MatchIndexData } from './match-index.ts';
+import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
+import type { MatchIndexShard, ShardDictionary } from './match-index-shard.ts';
+import { StringDictionary } from './string-dictionary.ts';
+
+const MICRODEGREES = 1e6;
+
+/**
+ * Joins shards that together hold every voter 0..n-1 exactly once into the index one builder
+ * would have made from all of them in order: dictionary ids in order of first appearance in the
+ * file, postings sorted by hash then voter, the same cell counts and ZIP centroids. So the index
+ * (and every match) is the same whatever the number of threads that built it.
+ */
+export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): MatchIndexData {
+  let size = 0;
+  for (const shard of shards) size += shard.rows.length;
+  checkRows(shards, size);
+
+  const dictionaries = {} as Record<TextField, StringDictionary>;
+  const ids = {} as Record<TextField, Uint32Array>;
+  for (const field of TEXT_FIELDS) {
+    const { dictionary, remaps } = mergeDictionaries(shards.map((s) => s.dictionaries[field]));
+    dictionaries[field] = dictionary;
+    const column = new Uint32Array(size);
+    shards.forEach((shard, s) => {
+      const local = shard.ids[field];
+      const remap = remaps[s]!;
+      const rows = shard.rows;
+      for (let r = 0; r < rows.length; r++) column[rows[r]!] = remap[local[r]!]!;
+    });
+    ids[field] = column;
+  }
+
+  const zip = new Uint32Array(size);
+  const dob = new Uint32Array(size);
+  const gender = new Uint8Array(size);
+  const contact = new Uint8Array(size);
+  const lat = new Float32Array(size);
+  const lon = new Float32Array(size);
+  for (const shard of shards) {
+    const rows = shard.rows;
+    for (let r = 0; r < rows.length; r++) {
+      const v = rows[r]!;
+      zip[v] = shard.zip[r]!;
+      dob[v] = shard.dob[r]!;
+      gender[v] = shard.gender[r]!;
+      contact[v] = shard.contact[r]!;
+      lat[v] = shard.lat[r]!;
+      lon[v] = shard.lon[r]!;
+    }
+  }
+
+  const cells = mergeCounts(shards.map((s) => [s.cellIds, [s.cellCounts]] as const));
+  const zips = mergeCounts(shards.map((s) => [s.zipIds, [s.zipCounts, s.zipLatSums, s.zipLonSums]] as const));
+  const [zipCounts, zipLatSums, zipLonSums] = zips.sums as [Float64Array, Float64Array, Float64Array];
+  return {
+    size,
+    dictionaries,
+    ids,
+    zip,
+    dob,
+    gender,
+    contact,
+    lat,
+    lon,
+    postings: mergePostings(shards),
+    cellIds: cells.keys,
+    cellCounts: Uint32Array.from(cells.sums[0]!),
+    zipIds: zips.keys,
+    zipLat: Float32Array.from(zipLatSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
+    zipLon: Float32Array.from(zipLonSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
+  };
+}
+
+/** Every voter 0..size-1 in exactly one shard, each shard's rows ascending. */
+function checkRows(shards: readonly MatchIndexShard[], size: number): void {
+  const seen = new Uint8Array(size);
+  for (const shard of shards) {
+    let previous = -1;
+    for (const row of shard.rows) {
+      if (row >= size || row <= previous || seen[row] !== 0)
+        throw new Error(`match index shards do not cover voters 0..${size - 1} exactly once (voter ${row})`);
+      seen[row] = 1;
+      previous = row;
+    }
+  }
+}
+
+/**
+ * One dictionary from the shards': values ordered by the voter where each first appears (each
+ * shard's list is already in that order, so this is a k-way merge), counts summed. Returns, per
+ * shard, its local id → merged id.
+ */
+function mergeDictionaries(parts: readonly ShardDictionary[]): {
+  dictionary: StringDictionary;
+  remaps: Uint32Array[];
+} {
+  const values: string[] = [''];
+  const merged = new Map<string, number>([['', 0]]);
+  const remaps = parts.map((part) => new Uint32Array(part.values.length));
+  const next = parts.map(() => 1);
+  for (;;) {
+    let best = -1;
+    for (let s = 0; s < parts.length; s++) {
+      const i = next[s]!;
+      if (
+        i < parts[s]!.values.length &&
+        (best < 0 || parts[s]!.firstRows[i]! < parts[best]!.firstRows[next[best]!]!)
+      )
+        best = s;
+    }
+    if (best < 0) break;
+    const i = next[best]!++;
+    const value = parts[best]!.values[i]!;
+    let id = merged.get(value);
+    if (id === undefined) {
+      id = values.length;
+      merged.set(value, id);
+      values.push(value);
+    }
+    remaps[best]![i] = id;
+  }
+  const counts = new Uint32Array(values.length);
+  parts.forEach((part, s) => {
+    const remap = remaps[s]!;
+    for (let i = 0; i < part.counts.length; i++) counts[remap[i]!]! += part.counts[i]!;
+  });
+  return { dictionary: StringDictionary.fromValues(values, counts), remaps };
+}
+
+/** Sums per key over sorted (keys, columns) lists: the union of keys, ascending, with summed columns. */
+function mergeCounts(parts: readonly (readonly [Uint32Array, readonly ArrayLike<number>[]])[]): {
+  keys: Uint32Array;
+  sums: Float64Array[];
+} {
+  const union = new Map<number, number[]>();
+  for (const [keys, columns] of parts) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      let sums = union.get(key);
+      if (sums === undefined) {
+        sums = columns.map(() => 0);
+        union.set(key, sums);
+      }
+      for (let c = 0; c < columns.length; c++) sums[c]! += columns[c]![i]!;
+    }
+  }
+  const keys = Uint32Array.from([...union.keys()].sort((a, b) => a - b));
+  const width = parts[0]?.[1].length ?? 0;
+  const sums = Array.from({ length: width }, (_, c) => Float64Array.from(keys, (key) => union.get(key)![c]!));
+  return { keys, sums };
+}
+
+/** K-way merge of the shards' sorted postings by (hash, voter). */
+function mergePostings(shards: readonly MatchIndexShard[]): KeyPostings {
+  if (shards.length === 1)
+    return KeyPostings.fromSorted(shards[0]!.postingsHashes, shards[0]!.postingsVoters);
+  let total = 0;
+  for (const shard of shards) total += shard.postingsHashes.length;
+  const hashes = new Uint32Array(total);
+  const voters = new Uint32Array(total);
+  const next = shards.map(() => 0);
+  for (let out = 0; out < total; out++) {
+    let best = -1;
+    let bestHash = 0;
+    let bestVoter = 0;
+    for (let s = 0; s < shards.length; s++) {
+      const i = next[s]!;
+      const shard = shards[s]!;
+      if (i === shard.postingsHashes.length) continue;
+      const hash = shard.postingsHashes[i]!;
+      const voter = shard.postingsVoters[i]!;
+      if (best < 0 || hash < bestHash || (hash === bestHash && voter < bestVoter)) {
+        best = s;
+        bestHash = hash;
+        bestVoter = voter;
+      }
+    }
+    hashes[out] = bestHash;
+    voters[out] = bestVoter;
+    next[best]!++;
+  }
+  return KeyPostings.fromSorted(hashes, voters);
+}
