@@ -25,7 +25,7 @@ import type {
   VoterStore,
 } from '../../domain/voters/voter-snapshot.ts';
 import { syncDirectory } from '../blobs/fs-blob-store.ts';
-import { buildMatchIndexFromRecords, MatchIndexThreads } from './match-index-threads.ts';
+import { buildMatchIndexFromRecords, defaultIndexThreads, MatchIndexThreads } from './match-index-threads.ts';
 
 /**
  * Voter file versions under `<dir>/<version>/`, the current one named by `<dir>/CURRENT`
@@ -399,7 +399,7 @@ class SnapshotBuilder {
     this.columns = columns;
     for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
     this.stateColumn = columns.indexOf('state');
-    this.matchIndex = new MatchIndexThreads(columns);
+    this.matchIndex = new MatchIndexThreads(columns, { threads: Math.max(1, defaultIndexThreads() - 1) });
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
     // flush: every file of a version is on disk before CURRENT can name it.

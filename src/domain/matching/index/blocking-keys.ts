@@ -1,4 +1,4 @@
-import { finish, hash3, hash4, hashString, mix } from './hashing.ts';
+import { finish, hash3, hash4, hashPart, hashString, mix } from './hashing.ts';
 
 /**
  * The blocking keys: each names a set of voters that could be the person of an input row. The
@@ -60,24 +60,33 @@ export const keyCityLast = (city: number, state: number, lastSound: number) =>
   hash4(KEY.cityLast, city, state, lastSound);
 
 /** A 10-digit phone as two 5-digit halves (it does not fit 32 bits). */
-export function keyPhone(phone: string): number {
-  const high = Number(phone.slice(0, 5));
-  const low = Number(phone.slice(5));
-  return hash3(KEY.phone, high, low);
-}
+export const keyPhone = (phone: string): number =>
+  hash3(KEY.phone, digitsValue(phone, 0, 5), digitsValue(phone, 5, phone.length));
 
-export function keyPhoneCheck(phone: string): number {
-  return hash3(KEY.phoneCheck, Number(phone.slice(0, 4)), Number(phone.slice(4)));
+export const keyPhoneCheck = (phone: string): number =>
+  hash3(KEY.phoneCheck, digitsValue(phone, 0, 4), digitsValue(phone, 4, phone.length));
+
+/** The number written by the digits phone[from, to), without slicing a string per key. */
+export function digitsValue(phone: string, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) value = value * 10 + (phone.charCodeAt(i) - 48);
+  return value;
 }
 
 export const keyEmail = (email: string) => finish(mix(KEY.email, hashString(email)));
-export const keyEmailCheck = (email: string) => finish(mix(KEY.emailCheck, hashString(`${email}|check`)));
+
+/** A second hash of the e-mail by another function (murmur3 steps per code unit, not FNV). */
+export function keyEmailCheck(email: string): number {
+  let h: number = KEY.emailCheck;
+  for (let i = 0; i < email.length; i++) h = mix(h, email.charCodeAt(i));
+  return finish(mix(h, email.length));
+}
 
 /**
  * A text value (house number, city, state) as a key part: its hash, 0 when empty. Values, not
  * dictionary ids, so index shards built apart agree on every key.
  */
-export const valueKey = (value: string): number => (value === '' ? 0 : hashString(value));
+export const valueKey = (value: string): number => (value === '' ? 0 : hashPart(value));
 
 /** ZIP as an integer; 0 when missing ('00501' → 501, so no real ZIP is 0). */
 export const zipNumber = (zip: string): number => (zip === '' ? 0 : Number(zip));

@@ -38,3 +38,10 @@ export function hashString(value: string): number {
   }
   return finish(h);
 }
+
+/**
+ * A string's hash in 30 bits, for the parts keys are made of (sounds, name groups, cities):
+ * V8 passes integers below 2^30 between functions as they are, where a larger one is allocated
+ * on the heap at every call that is not inlined (about 20 per voter at index build).
+ */
+export const hashPart = (value: string): number => hashString(value) >>> 2;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KeyPostings, PostingsCollector } from './key-postings.ts';
+import { KeyPostings, PostingsCollector, sortPostingBlocks } from './key-postings.ts';
 
 /** Deterministic 32-bit PRNG (mulberry32), so a failure reproduces. */
 function random(seed: number): () => number {
@@ -203,5 +203,45 @@ describe('PostingsCollector', () => {
     collector.add(0xffffffff, 4);
     const postings = collector.build();
     assert.deepEqual(sorted(voterList(postings, 0xffffffff)), [3, 4]);
+  });
+});
+
+describe('sortPostingBlocks', () => {
+  it('is a stable sort by unsigned hash across blocks, with crowded and empty buckets', () => {
+    const next = random(99);
+    const count = 60_000;
+    const pairs = Array.from({ length: count }, (_, voter) => {
+      const r = next();
+      // A third share a few hot hashes (one top-bits bucket far larger than the rest), a third
+      // differ only in their low bits, the rest are anywhere in the 32-bit range.
+      const hash =
+        voter % 3 === 0
+          ? (0xabc00000 + (r % 5)) >>> 0
+          : voter % 3 === 1
+            ? (0x12300000 | (r & 0xfffff)) >>> 0
+            : r >>> 0;
+      return { hash, voter };
+    });
+    const blockSize = 7_000;
+    const blocks = [];
+    for (let start = 0; start < count; start += blockSize) {
+      const hashes = new Uint32Array(blockSize);
+      const voters = new Uint32Array(blockSize);
+      pairs.slice(start, start + blockSize).forEach((p, i) => {
+        hashes[i] = p.hash;
+        voters[i] = p.voter;
+      });
+      blocks.push({ hashes, voters });
+    }
+    const sorted = sortPostingBlocks(blocks, count);
+    const expected = [...pairs].sort((a, b) => a.hash - b.hash); // Array#sort is stable
+    assert.deepEqual(
+      [...sorted.hashes],
+      expected.map((p) => p.hash),
+    );
+    assert.deepEqual(
+      [...sorted.voters],
+      expected.map((p) => p.voter),
+    );
   });
 });

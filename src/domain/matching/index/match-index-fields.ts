@@ -1,6 +1,6 @@
 import { formalNames as formalNamesOf } from '../normalize/nicknames.ts';
 import { phoneticCodes } from '../normalize/phonetic.ts';
-import { hashString } from './hashing.ts';
+import { hashPart } from './hashing.ts';
 
 /*
  * The voter fields of the match index and the blocking features derived from names and
@@ -25,7 +25,7 @@ export const GENDER_CODE = { '': 0, F: 1, M: 2 } as const;
 export const CONTACT_PHONE = 1;
 export const CONTACT_EMAIL = 2;
 
-export const soundOf = (name: string): number => (name === '' ? 0 : hashString(phoneticCodes(name)[0]));
+export const soundOf = (name: string): number => (name === '' ? 0 : hashPart(phoneticCodes(name)[0]));
 export const initialOf = (name: string): number => {
   const c = name.charCodeAt(0) - 64;
   return c >= 1 && c <= 26 ? c : 0;
@@ -50,8 +50,8 @@ export function initialsOf(first: string): number {
 export function firstGroupsOf(first: string): readonly number[] {
   if (first === '') return [];
   const formal = formalNamesOf(first);
-  if (formal.length > 0) return formal.map((name) => hashString(name));
-  return [(soundOf(first) ^ 0x5bd1e995) >>> 0];
+  if (formal.length > 0) return formal.map((name) => hashPart(name));
+  return [soundOf(first) ^ 0x1bd1e995];
 }
 
 /** Longest word of a street: the part least likely to be abbreviated differently. */
@@ -59,7 +59,7 @@ export function streetSound(street: string): number {
   if (street === '') return 0;
   let best = '';
   for (const word of street.split(' ')) if (word.length > best.length) best = word;
-  return hashString(best);
+  return hashPart(best);
 }
 
 /** The lowest initial (1-26) set in a non-zero mask. */

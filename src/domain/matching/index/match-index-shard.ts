@@ -1,28 +1,8 @@
 import { packDate } from '../normalize/dates.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
-import {
-  cellOf,
-  keyCellFirst,
-  keyCellLast,
-  keyCityFirst,
-  keyCityLast,
-  keyDobFirst,
-  keyDobLast,
-  keyEmail,
-  keyEmailCheck,
-  keyFirstYear,
-  keyHouseStreet,
-  keyHouseZip,
-  keyLastYear,
-  keyPhone,
-  keyPhoneCheck,
-  keyStateName,
-  keyZipFirst,
-  keyZipLast,
-  valueKey,
-  zipNumber,
-} from './blocking-keys.ts';
-import { sortPostings } from './key-postings.ts';
+import { cellOf, digitsValue, KEY, keyEmail, keyEmailCheck, valueKey, zipNumber } from './blocking-keys.ts';
+import { hash3, hash4 } from './hashing.ts';
+import { sortPostingBlocks } from './key-postings.ts';
 import {
   CONTACT_EMAIL,
   CONTACT_PHONE,
@@ -111,6 +91,9 @@ export function shardBuffers(shard: MatchIndexShard): ArrayBuffer[] {
  */
 const MICRODEGREES = 1e6;
 
+/** Postings per block (8 MiB of pairs). */
+const POSTINGS_BLOCK = 1 << 20;
+
 /** Builds one shard from normalized voters added in ascending voter order. */
 export class MatchIndexShardBuilder {
   private readonly dictionaries = Object.fromEntries(
@@ -127,8 +110,11 @@ export class MatchIndexShardBuilder {
   private contact = new Uint8Array(1 << 14);
   private lat = new Float32Array(1 << 14);
   private lon = new Float32Array(1 << 14);
-  private hashes = new Uint32Array(1 << 18);
-  private voters = new Uint32Array(1 << 18);
+  /** Postings in fixed blocks: they are never copied to grow, only sorted once at the end. */
+  private readonly blocks: { hashes: Uint32Array; voters: Uint32Array }[] = [];
+  private hashes = new Uint32Array(0);
+  private voters = new Uint32Array(0);
+  private inBlock = 0;
   private entries = 0;
   private readonly cells = new Map<number, number>();
   private readonly zips = new Map<number, [number, number, number]>();
@@ -187,8 +173,9 @@ export class MatchIndexShardBuilder {
     this.lat[row] = person.lat;
     this.lon[row] = person.lon;
 
-    // Blocking keys (see blocking-keys.ts for what each one is for). Plain loops, no closures:
-    // this runs once per voter at import.
+    // Blocking keys: each post3/post4 below is the blocking-keys.ts function of the same KEY
+    // (same parts, same order), computed where it is stored. Every part is below 2^30 (see
+    // hashPart), so nothing is allocated per key even where a call is not inlined.
     const lastSound = this.lastSound[last]!;
     const lastInitial = initialOf(person.last);
     const firstGroups = this.firstGroupList[first]!;
@@ -196,45 +183,42 @@ export class MatchIndexShardBuilder {
     const cityKey = this.cityKeys[city]!;
     const stateKey = this.stateKeys[state]!;
     if (last !== 0) {
-      if (zip !== 0) this.post(keyZipLast(zip, lastSound), voter);
-      if (city !== 0 && state !== 0) this.post(keyCityLast(cityKey, stateKey, lastSound), voter);
+      if (zip !== 0) this.post3(KEY.zipLast, zip, lastSound, voter);
+      if (city !== 0 && state !== 0) this.post4(KEY.cityLast, cityKey, stateKey, lastSound, voter);
       if (birth !== null) {
-        for (let m = firstInitials; m !== 0; m &= m - 1) {
-          this.post(keyLastYear(lastSound, lowestInitial(m), birth.year), voter);
-        }
-        if (birth.day !== 0) this.post(keyDobLast(dob, lastSound), voter);
+        for (let m = firstInitials; m !== 0; m &= m - 1)
+          this.post4(KEY.lastYear, lastSound, lowestInitial(m), birth.year, voter);
+        if (birth.day !== 0) this.post3(KEY.dobLast, dob, lastSound, voter);
       }
     }
     if (first !== 0) {
       for (const group of firstGroups) {
-        if (zip !== 0) this.post(keyZipFirst(zip, group), voter);
-        if (city !== 0 && state !== 0) this.post(keyCityFirst(cityKey, stateKey, group), voter);
-        if (last !== 0 && state !== 0) this.post(keyStateName(stateKey, lastSound, group), voter);
+        if (zip !== 0) this.post3(KEY.zipFirst, zip, group, voter);
+        if (city !== 0 && state !== 0) this.post4(KEY.cityFirst, cityKey, stateKey, group, voter);
+        if (last !== 0 && state !== 0) this.post4(KEY.stateName, stateKey, lastSound, group, voter);
         if (birth !== null && lastInitial !== 0)
-          this.post(keyFirstYear(group, lastInitial, birth.year), voter);
+          this.post4(KEY.firstYear, group, lastInitial, birth.year, voter);
       }
       if (birth !== null && birth.day !== 0) {
-        for (let m = firstInitials; m !== 0; m &= m - 1) this.post(keyDobFirst(dob, lowestInitial(m)), voter);
+        for (let m = firstInitials; m !== 0; m &= m - 1)
+          this.post3(KEY.dobFirst, dob, lowestInitial(m), voter);
       }
     }
     if (house !== 0) {
       const houseKey = this.houseKeys[house]!;
-      if (zip !== 0) this.post(keyHouseZip(houseKey, zip), voter);
-      this.post(keyHouseStreet(houseKey, this.streetSounds[street]!, stateKey), voter);
+      if (zip !== 0) this.post3(KEY.houseZip, houseKey, zip, voter);
+      this.post4(KEY.houseStreet, houseKey, this.streetSounds[street]!, stateKey, voter);
     }
     for (const phone of person.phones) {
-      this.post(keyPhone(phone), voter);
-      this.post(keyPhoneCheck(phone), voter);
+      this.post3(KEY.phone, digitsValue(phone, 0, 5), digitsValue(phone, 5, phone.length), voter);
+      this.post3(KEY.phoneCheck, digitsValue(phone, 0, 4), digitsValue(phone, 4, phone.length), voter);
     }
-    if (person.email !== '') {
-      this.post(keyEmail(person.email), voter);
-      this.post(keyEmailCheck(person.email), voter);
-    }
+    if (person.email !== '') this.postEmail(person.email, voter);
     if (!Number.isNaN(person.lat)) {
       const cell = cellOf(person.lat, person.lon);
       this.cells.set(cell, (this.cells.get(cell) ?? 0) + 1);
-      if (last !== 0) this.post(keyCellLast(cell, lastSound), voter);
-      if (first !== 0) for (const group of firstGroups) this.post(keyCellFirst(cell, group), voter);
+      if (last !== 0) this.post3(KEY.cellLast, cell, lastSound, voter);
+      if (first !== 0) for (const group of firstGroups) this.post3(KEY.cellFirst, cell, group, voter);
       if (zip !== 0) {
         const latMicro = Math.round(person.lat * MICRODEGREES);
         const lonMicro = Math.round(person.lon * MICRODEGREES);
@@ -253,7 +237,8 @@ export class MatchIndexShardBuilder {
   /** The shard, postings sorted. The builder is spent afterwards. */
   finish(): MatchIndexShard {
     const n = this.size;
-    const sorted = sortPostings(this.hashes, this.voters, this.entries);
+    const sorted = sortPostingBlocks(this.blocks, this.entries);
+    this.blocks.length = 0;
     const cellIds = Uint32Array.from([...this.cells.keys()].sort((a, b) => a - b));
     const zipIds = Uint32Array.from([...this.zips.keys()].sort((a, b) => a - b));
     const zipSums = zipIds.length === 0 ? [] : Array.from(zipIds, (zip) => this.zips.get(zip)!);
@@ -284,15 +269,31 @@ export class MatchIndexShardBuilder {
     };
   }
 
+  private postEmail(email: string, voter: number): void {
+    this.post(keyEmail(email), voter);
+    this.post(keyEmailCheck(email), voter);
+  }
+
+  private post3(kind: number, a: number, b: number, voter: number): void {
+    this.post(hash3(kind, a, b), voter);
+  }
+
+  private post4(kind: number, a: number, b: number, c: number, voter: number): void {
+    this.post(hash4(kind, a, b, c), voter);
+  }
+
   private post(hash: number, voter: number): void {
-    const i = this.entries;
+    let i = this.inBlock;
     if (i === this.hashes.length) {
-      this.hashes = growTo(this.hashes, new Uint32Array(i * 2));
-      this.voters = growTo(this.voters, new Uint32Array(i * 2));
+      this.hashes = new Uint32Array(POSTINGS_BLOCK);
+      this.voters = new Uint32Array(POSTINGS_BLOCK);
+      this.blocks.push({ hashes: this.hashes, voters: this.voters });
+      i = 0;
     }
     this.hashes[i] = hash;
     this.voters[i] = voter;
-    this.entries = i + 1;
+    this.inBlock = i + 1;
+    this.entries++;
   }
 
   private grow(): void {
@@ -320,7 +321,8 @@ function growTo<T extends Uint32Array | Uint8Array | Float32Array>(from: T, to: 
  * household's address, a precinct's city), so the previous value is checked first.
  */
 class ShardDictionaryBuilder {
-  private slots = new Uint32Array(1 << 8);
+  /** Pairs (hash, id + 1) in open addressing; 0 marks a free pair. One cache line per probe. */
+  private slots = new Uint32Array(2 << 8);
   private mask = (1 << 8) - 1;
   private readonly values: string[] = [''];
   private hashes = new Uint32Array(256);
@@ -337,13 +339,21 @@ class ShardDictionaryBuilder {
     let h = 0x811c9dc5;
     for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
     h >>>= 0;
+    const slots = this.slots;
     let slot = h & this.mask;
-    let id = this.slots[slot]!;
-    while (id !== 0 && (this.hashes[id] !== h || this.values[id] !== value)) {
+    let id = 0;
+    for (;;) {
+      const stored = slots[2 * slot + 1]!;
+      if (stored === 0) {
+        id = value === '' ? 0 : this.insert(value, h, slot, voter);
+        break;
+      }
+      if (slots[2 * slot] === h && this.values[stored - 1] === value) {
+        id = stored - 1;
+        break;
+      }
       slot = (slot + 1) & this.mask;
-      id = this.slots[slot]!;
     }
-    if (id === 0) id = value === '' ? 0 : this.insert(value, h, slot, voter);
     this.counts[id]!++;
     this.previous = value;
     this.previousId = id;
@@ -365,7 +375,8 @@ class ShardDictionaryBuilder {
     }
     this.hashes[id] = hash;
     this.firstRows[id] = voter;
-    this.slots[slot] = id;
+    this.slots[2 * slot] = hash;
+    this.slots[2 * slot + 1] = id + 1;
     // At most half full, so probes stay short.
     if (id * 2 > this.mask) this.rehash();
     return id;
@@ -373,12 +384,14 @@ class ShardDictionaryBuilder {
 
   private rehash(): void {
     const size = (this.mask + 1) * 2;
-    this.slots = new Uint32Array(size);
+    this.slots = new Uint32Array(2 * size);
     this.mask = size - 1;
     for (let id = 1; id < this.values.length; id++) {
-      let slot = this.hashes[id]! & this.mask;
-      while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
-      this.slots[slot] = id;
+      const hash = this.hashes[id]!;
+      let slot = hash & this.mask;
+      while (this.slots[2 * slot + 1] !== 0) slot = (slot + 1) & this.mask;
+      this.slots[2 * slot] = hash;
+      this.slots[2 * slot + 1] = id + 1;
     }
   }
 }

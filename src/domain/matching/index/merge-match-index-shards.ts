@@ -152,34 +152,47 @@ function mergeCounts(parts: readonly (readonly [Uint32Array, readonly ArrayLike<
   return { keys, sums };
 }
 
-/** K-way merge of the shards' sorted postings by (hash, voter). */
+/** The shards' sorted postings merged by (hash, voter): pairwise, a two-way merge per pass. */
 function mergePostings(shards: readonly MatchIndexShard[]): KeyPostings {
-  if (shards.length === 1)
-    return KeyPostings.fromSorted(shards[0]!.postingsHashes, shards[0]!.postingsVoters);
-  let total = 0;
-  for (const shard of shards) total += shard.postingsHashes.length;
+  let runs = shards.map((s) => ({ hashes: s.postingsHashes, voters: s.postingsVoters }));
+  while (runs.length > 1) {
+    const next: typeof runs = [];
+    for (let i = 0; i + 1 < runs.length; i += 2) next.push(mergeTwo(runs[i]!, runs[i + 1]!));
+    if (runs.length % 2 === 1) next.push(runs.at(-1)!);
+    runs = next;
+  }
+  const [run] = runs;
+  return KeyPostings.fromSorted(run?.hashes ?? new Uint32Array(0), run?.voters ?? new Uint32Array(0));
+}
+
+type Run = { hashes: Uint32Array; voters: Uint32Array };
+
+function mergeTwo(a: Run, b: Run): Run {
+  const total = a.hashes.length + b.hashes.length;
   const hashes = new Uint32Array(total);
   const voters = new Uint32Array(total);
-  const next = shards.map(() => 0);
-  for (let out = 0; out < total; out++) {
-    let best = -1;
-    let bestHash = 0;
-    let bestVoter = 0;
-    for (let s = 0; s < shards.length; s++) {
-      const i = next[s]!;
-      const shard = shards[s]!;
-      if (i === shard.postingsHashes.length) continue;
-      const hash = shard.postingsHashes[i]!;
-      const voter = shard.postingsVoters[i]!;
-      if (best < 0 || hash < bestHash || (hash === bestHash && voter < bestVoter)) {
-        best = s;
-        bestHash = hash;
-        bestVoter = voter;
-      }
+  const aHashes = a.hashes;
+  const bHashes = b.hashes;
+  const aEnd = aHashes.length;
+  const bEnd = bHashes.length;
+  let i = 0;
+  let j = 0;
+  let out = 0;
+  while (i < aEnd && j < bEnd) {
+    const ha = aHashes[i]!;
+    const hb = bHashes[j]!;
+    if (ha < hb || (ha === hb && a.voters[i]! < b.voters[j]!)) {
+      hashes[out] = ha;
+      voters[out++] = a.voters[i++]!;
+    } else {
+      hashes[out] = hb;
+      voters[out++] = b.voters[j++]!;
     }
-    hashes[out] = bestHash;
-    voters[out] = bestVoter;
-    next[best]!++;
   }
-  return KeyPostings.fromSorted(hashes, voters);
+  hashes.set(aHashes.subarray(i), out);
+  voters.set(a.voters.subarray(i), out);
+  out += aEnd - i;
+  hashes.set(bHashes.subarray(j), out);
+  voters.set(b.voters.subarray(j), out);
+  return { hashes, voters };
 }
