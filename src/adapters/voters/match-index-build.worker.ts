@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
+import { voterFieldColumns, voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import {
   type MatchIndexShard,
@@ -28,6 +28,7 @@ type Message =
 const port = parentPort!;
 const { columns, asOf } = workerData as { columns: string[]; asOf: string };
 const read = voterFieldReader(columns);
+const fieldColumns = voterFieldColumns(columns);
 const builder = new MatchIndexShardBuilder();
 const normalize = voterNormalizer(new Date(asOf));
 const decoder = new TextDecoder();
@@ -41,7 +42,7 @@ port.on('message', (message: Message) => {
       while (start < text.length) {
         let end = text.indexOf('\n', start);
         if (end < 0) end = text.length;
-        builder.add(row++, normalize(read(text.slice(start, end).split('\x1f'))));
+        builder.add(row++, normalize(read(text.slice(start, end).split('\x1f', fieldColumns))));
         start = end + 1;
       }
       port.postMessage({ ack: row - message.firstRow });

@@ -1,5 +1,5 @@
 import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
-import { type VoterFields, voterNormalizer } from '../normalize/person.ts';
+import { VOTER_FIELDS, type VoterFields, voterNormalizer } from '../normalize/person.ts';
 import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 
 /** Maps a voter record (in the snapshot's column order) to the fields the matcher reads. */
@@ -48,6 +48,11 @@ export function voterFieldReader(columns: readonly string[]): (record: readonly 
 }
 
 const field = (record: readonly string[], i: number): string => (i < 0 ? '' : (record[i] ?? ''));
+
+/** Leading columns that hold every field the matcher reads: a record split into more is wasted work. */
+export function voterFieldColumns(columns: readonly string[]): number {
+  return Math.max(0, ...VOTER_FIELDS.map((name) => columns.indexOf(name))) + 1;
+}
 
 /** Builds the match index of a whole snapshot, record by record. */
 export function buildMatchIndex(voters: VoterSnapshot, asOf = new Date()): MatchIndex {

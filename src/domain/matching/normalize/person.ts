@@ -74,25 +74,27 @@ export function addressParts(parsed: ParsedAddress): { house: string; street: st
 }
 
 /** The voter-file columns the matcher reads, by name. */
-export interface VoterFields {
-  first_name: string;
-  middle_name: string;
-  last_name: string;
-  name_suffix: string;
-  address1: string;
-  address2: string;
-  city: string;
-  state: string;
-  zip: string;
-  latitude: string;
-  longitude: string;
-  dob: string;
-  gender: string;
-  email: string;
-  landline_phone: string;
-  wireless_phone: string;
-  voip_phone: string;
-}
+/** The voter-file columns the matcher reads. */
+export const VOTER_FIELDS = [
+  'first_name',
+  'middle_name',
+  'last_name',
+  'name_suffix',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'zip',
+  'latitude',
+  'longitude',
+  'dob',
+  'gender',
+  'email',
+  'landline_phone',
+  'wireless_phone',
+  'voip_phone',
+] as const;
+export type VoterFields = Record<(typeof VOTER_FIELDS)[number], string>;
 
 /** A voter record, normalized. The voter file is clean, so this is the cheap path. */
 export function normalizeVoter(v: VoterFields, asOf: Date): NormalizedPerson {
