@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import type { JobSummary, SmartmatchJob } from '../domain/jobs/job-types.ts';
+import { downloadBase } from '../domain/jobs/result-files.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
@@ -14,7 +15,7 @@ import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
 import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
-import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
+import { completionFollowUps } from './completion-follow-ups.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
@@ -160,11 +161,8 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     await writeZip(deps.blobs, resultKey, csvKey, `${base}.csv`, summary, new Date(job.createdAt));
     await deps.blobs.delete(csvKey);
   }
-  // Fan-out work (the webhook call) commits together with the completion.
-  const followUps =
-    job.params.webhook === null
-      ? []
-      : [{ type: DELIVER_WEBHOOK_JOB, payload: { v: 1, jobId: job.id }, maxAttempts: WEBHOOK_MAX_ATTEMPTS }];
+  // Fan-out work (webhook, deliveries, notices) commits together with the completion.
+  const followUps = completionFollowUps(job);
   const completed = deps.jobs.transition(
     job.id,
     ['processing'],
@@ -176,12 +174,6 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   if (completed) {
     deps.onTransition?.('complete');
   }
-}
-
-/** `tmc_ab12.csv` → `tmc_ab12`, `list.` → `list`: no doubled extension, no trailing dot. */
-export function downloadBase(filename: string): string {
-  const base = filename.replace(/\.csv$/i, '').replace(/\.+$/, '');
-  return base === '' ? 'result' : base;
 }
 
 /** The zip holds the CSV and summary.json; entry times are the job's, so reruns give the same CSV entry. */

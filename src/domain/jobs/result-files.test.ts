@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { downloadBase } from './match-list.job.ts';
+import { downloadBase } from './result-files.ts';
 
 test('download names: no doubled .csv, no trailing dots, never empty', () => {
   assert.equal(downloadBase('tmc_1a2b3c4d-5.csv'), 'tmc_1a2b3c4d-5');

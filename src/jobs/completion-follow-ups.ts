@@ -1,0 +1,19 @@
+import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
+import type { QueueMessage } from '../domain/ports/queue.ts';
+import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
+
+/**
+ * The fan-out work of a completed list-matching job, enqueued in the same transaction as the
+ * completion: each delivery channel is its own retried queue job, so one that fails never
+ * holds back the others or the result.
+ */
+export function completionFollowUps(job: SmartmatchJob): QueueMessage[] {
+  const followUps: QueueMessage[] = [];
+  if (job.params.webhook !== null)
+    followUps.push({
+      type: DELIVER_WEBHOOK_JOB,
+      payload: { v: 1, jobId: job.id },
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+    });
+  return followUps;
+}
