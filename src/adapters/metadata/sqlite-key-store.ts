@@ -1,4 +1,11 @@
-import type { ApiKeyRecord, ContactField, Entitlements, Profile } from '../../domain/keys/key-types.ts';
+import {
+  type ApiKeyRecord,
+  type ContactField,
+  type Entitlements,
+  PROFILE_DEFAULTS,
+  type Profile,
+  type ProfileDelivery,
+} from '../../domain/keys/key-types.ts';
 import type { KeyStore } from '../../domain/ports/key-store.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
@@ -67,6 +74,9 @@ export class SqliteKeyStore implements KeyStore {
       appendedFields: profile.appendedFields,
       contactFields: profile.contactFields,
       matchThreshold: profile.matchThreshold,
+      maxMatchesCap: profile.maxMatchesCap,
+      webhookHosts: profile.webhookHosts,
+      delivery: profile.delivery,
     });
     this.database.db
       .prepare(
@@ -114,14 +124,20 @@ function toProfile(row: Row): Profile {
     appendedFields: Profile['appendedFields'];
     contactFields: ContactField[];
     matchThreshold?: number | null;
+    maxMatchesCap?: number | null;
+    webhookHosts?: string[];
+    delivery?: ProfileDelivery;
   };
   return {
     keyId: row['key_id'] as string,
     profileId: row['profile_id'] as string,
     appendedFields: config.appendedFields,
     contactFields: config.contactFields,
-    // Profiles saved before thresholds existed have none: the service default applies.
-    matchThreshold: config.matchThreshold ?? null,
+    // Profiles saved before these settings existed get the defaults.
+    matchThreshold: config.matchThreshold ?? PROFILE_DEFAULTS.matchThreshold,
+    maxMatchesCap: config.maxMatchesCap ?? PROFILE_DEFAULTS.maxMatchesCap,
+    webhookHosts: config.webhookHosts ?? [...PROFILE_DEFAULTS.webhookHosts],
+    delivery: config.delivery ?? PROFILE_DEFAULTS.delivery,
     updatedAt: row['updated_at'] as number,
   };
 }

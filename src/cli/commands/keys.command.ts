@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { ContactField, Entitlements } from '../../domain/keys/key-types.ts';
-import { contactFields } from '../../domain/keys/key-types.ts';
+import type { ContactField, Entitlements, ProfileDelivery } from '../../domain/keys/key-types.ts';
+import { contactFields, profileDeliveries } from '../../domain/keys/key-types.ts';
 import type { CliContext } from '../cli-context.ts';
 import { isoTime, parseAppendedFields, printTable } from '../output.ts';
 
@@ -108,10 +108,24 @@ export function keysCommands(program: Command, context: CliContext): void {
       '--match-threshold <score>',
       'lowest match score (0-100) this profile accepts, or "default" for the service\'s MATCH_THRESHOLD',
     )
+    .option('--max-matches-cap <n>', 'highest max_matches (1-10) the client may ask for, or "none"')
+    .option(
+      '--webhook-hosts <hosts>',
+      'hosts (host or host:port, comma-separated) the client\'s webhooks may call, or "any"',
+    )
+    .option('--delivery <target>', `where results are dropped: ${profileDeliveries.join(' or ')}`)
     .action(
       (
         key: string,
-        options: { profile: string; append?: string; contact?: string; matchThreshold?: string },
+        options: {
+          profile: string;
+          append?: string;
+          contact?: string;
+          matchThreshold?: string;
+          maxMatchesCap?: string;
+          webhookHosts?: string;
+          delivery?: string;
+        },
       ) => {
         const appendedFields = options.append === undefined ? undefined : parseAppendedFields(options.append);
         const contact = options.contact === undefined ? undefined : parseContact(options.contact);
@@ -121,10 +135,29 @@ export function keysCommands(program: Command, context: CliContext): void {
         if (matchThreshold !== undefined && matchThreshold !== null && Number.isNaN(matchThreshold)) {
           throw new Error('--match-threshold must be a number from 0 to 100 or "default"');
         }
+        const cap = options.maxMatchesCap;
+        const maxMatchesCap = cap === undefined ? undefined : cap === 'none' ? null : Number(cap);
+        if (maxMatchesCap !== undefined && maxMatchesCap !== null && Number.isNaN(maxMatchesCap)) {
+          throw new Error('--max-matches-cap must be a whole number from 1 to 10 or "none"');
+        }
+        const hosts = options.webhookHosts;
+        const webhookHosts =
+          hosts === undefined
+            ? undefined
+            : hosts.trim() === 'any'
+              ? []
+              : hosts.split(',').map((h) => h.trim());
+        const delivery = options.delivery;
+        if (delivery !== undefined && !(profileDeliveries as readonly string[]).includes(delivery)) {
+          throw new Error(`--delivery must be ${profileDeliveries.join(' or ')}`);
+        }
         const profile = context.services().keys.setProfile(key, options.profile, {
           ...(appendedFields ? { appendedFields } : {}),
           ...(contact ? { contactFields: contact } : {}),
           ...(matchThreshold !== undefined ? { matchThreshold } : {}),
+          ...(maxMatchesCap !== undefined ? { maxMatchesCap } : {}),
+          ...(webhookHosts !== undefined ? { webhookHosts } : {}),
+          ...(delivery !== undefined ? { delivery: delivery as ProfileDelivery } : {}),
         });
         console.log(JSON.stringify(profile, null, 2));
       },
@@ -143,6 +176,9 @@ export function keysCommands(program: Command, context: CliContext): void {
             appended: p.appendedFields.map((f) => (f.source === f.as ? f.source : `${f.source}:${f.as}`)),
             contact: p.contactFields,
             threshold: p.matchThreshold ?? 'default',
+            'max matches': p.maxMatchesCap ?? 10,
+            'webhook hosts': p.webhookHosts.length === 0 ? 'any' : p.webhookHosts,
+            delivery: p.delivery,
           })),
         options.json === true,
       );

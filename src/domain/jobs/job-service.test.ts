@@ -269,6 +269,43 @@ describe('JobService.registerSmartmatch', () => {
   });
 });
 
+describe('JobService.registerSmartmatch profile limits', () => {
+  it("refuses max_matches above the profile's cap and accepts it at the cap", () => {
+    const key = createKey('client');
+    keys.setProfile(key.id, 'default', { maxMatchesCap: 3 }, T0);
+    assertThrowsAppError(
+      () => service.registerSmartmatch(key, { filename: 'list_1', params: { ...PARAMS, maxMatches: 4 } }, T0),
+      'VALIDATION_FAILED',
+      'max_matches 4 is above the limit of 3 of profile "default" of this API key',
+    );
+    const { jobId } = service.registerSmartmatch(
+      key,
+      { filename: 'list_1', params: { ...PARAMS, maxMatches: 3 } },
+      T0,
+    );
+    assert.ok(jobStore.getJob(jobId));
+  });
+
+  it("refuses a webhook host outside the profile's list; accepts listed hosts, ports included", () => {
+    const key = createKey('client');
+    keys.setProfile(key.id, 'default', { webhookHosts: ['hooks.example.com', 'ops.example.com:8443'] }, T0);
+    const register = (webhook: string) =>
+      service.registerSmartmatch(key, { filename: 'list_1', params: { ...PARAMS, webhook } }, T0);
+    assertThrowsAppError(
+      () => register('https://evil.example.net/hook'),
+      'VALIDATION_FAILED',
+      'the webhook host is not among the hosts allowed for profile "default" of this API key',
+    );
+    assertThrowsAppError(
+      () => register('https://ops.example.com/hook'),
+      'VALIDATION_FAILED',
+      'the webhook host is not among the hosts allowed for profile "default" of this API key',
+    );
+    assert.ok(register('https://HOOKS.example.com:443/hook').jobId);
+    assert.ok(register('https://ops.example.com:8443/hook').jobId);
+  });
+});
+
 describe('JobService.registerSmartmatch webhook targets', () => {
   const withWebhook = (webhook: string) => ({ filename: 'list_1', params: { ...PARAMS, webhook } });
 

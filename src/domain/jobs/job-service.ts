@@ -78,9 +78,25 @@ export class JobService {
         `${refused.map((f) => `include_${f}`).join(', ')} ${refused.length > 1 ? 'are' : 'is'} not enabled for profile "${profile.profileId}" of this API key; ask client services to enable it`,
       );
     }
+    const cap = profile.maxMatchesCap;
+    if (cap !== null && input.params.maxMatches > cap) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `max_matches ${input.params.maxMatches} is above the limit of ${cap} of profile "${profile.profileId}" of this API key`,
+      );
+    }
     if (input.params.webhook !== null) {
       const refused = refuseWebhookTarget(input.params.webhook, this.settings.webhookAllowHosts ?? []);
       if (refused !== null) throw new AppError('VALIDATION_FAILED', refused);
+      if (
+        profile.webhookHosts.length > 0 &&
+        !profile.webhookHosts.includes(webhookHost(input.params.webhook))
+      ) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `the webhook host is not among the hosts allowed for profile "${profile.profileId}" of this API key`,
+        );
+      }
     }
     const job: Job = {
       ...this.newJobBase(key, now),
@@ -236,4 +252,9 @@ export class JobService {
       updatedAt: now,
     };
   }
+}
+
+/** A webhook URL's `host` or `host:port` as profiles list them (lower case, default port omitted). */
+export function webhookHost(url: string): string {
+  return new URL(url).host.toLowerCase();
 }

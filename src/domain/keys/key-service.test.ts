@@ -104,6 +104,9 @@ describe('KeyService.createKey', () => {
         appendedFields: [],
         contactFields: [],
         matchThreshold: null,
+        maxMatchesCap: null,
+        webhookHosts: [],
+        delivery: 'folder',
         updatedAt: T0,
       },
     ]);
@@ -256,6 +259,9 @@ describe('KeyService.setProfile', () => {
       appendedFields: [{ source: 'party_code', as: 'party' }],
       contactFields: ['email'],
       matchThreshold: null,
+      maxMatchesCap: null,
+      webhookHosts: [],
+      delivery: 'folder',
       updatedAt: T0 + 1,
     });
     assert.deepEqual(store.findProfile(record.id, 'vip.2024-A_1'), profile);
@@ -322,6 +328,9 @@ describe('KeyService.resolveProfile', () => {
       appendedFields: [],
       contactFields: ['email'],
       matchThreshold: null,
+      maxMatchesCap: null,
+      webhookHosts: [],
+      delivery: 'folder',
       updatedAt: T0 + 1,
     });
   });
@@ -337,6 +346,49 @@ describe('KeyService.resolveProfile', () => {
     assert.throws(
       () => keys.setProfile(record.id, 'strict', { matchThreshold: Number.NaN }),
       /from 0 to 100/,
+    );
+  });
+
+  it('stores a max_matches cap, webhook hosts and delivery; keeps them when not given; refuses bad ones', () => {
+    const { record } = keys.createKey({ name: 'limits' }, T0);
+    keys.setProfile(
+      record.id,
+      'capped',
+      { maxMatchesCap: 3, webhookHosts: ['Hooks.Example.com', 'ops.example.org:8443'], delivery: 'none' },
+      T0 + 1,
+    );
+    keys.setProfile(record.id, 'capped', { contactFields: ['email'] }, T0 + 2);
+    const profile = keys.resolveProfile(record.id, 'capped');
+    assert.equal(profile.maxMatchesCap, 3);
+    assert.deepEqual(profile.webhookHosts, ['hooks.example.com', 'ops.example.org:8443']);
+    assert.equal(profile.delivery, 'none');
+    keys.setProfile(record.id, 'capped', { maxMatchesCap: null, webhookHosts: [] }, T0 + 3);
+    assert.equal(keys.resolveProfile(record.id, 'capped').maxMatchesCap, null);
+    assert.deepEqual(keys.resolveProfile(record.id, 'capped').webhookHosts, []);
+    for (const cap of [0, 11, 2.5, Number.NaN])
+      assert.throws(() => keys.setProfile(record.id, 'capped', { maxMatchesCap: cap }), /from 1 to 10/);
+    for (const host of ['https://hooks.example.com', 'a b', 'hooks.example.com/path', 'x:port', ''])
+      assert.throws(
+        () => keys.setProfile(record.id, 'capped', { webhookHosts: [host] }),
+        /host name or host:port/,
+      );
+  });
+
+  it('reads a profile stored before the limits existed with their defaults', () => {
+    const { record } = keys.createKey({ name: 'legacy' }, T0);
+    database.db
+      .prepare('UPDATE profiles SET config = ? WHERE key_id = ?')
+      .run(JSON.stringify({ appendedFields: [], contactFields: ['email'] }), record.id);
+    const profile = keys.resolveProfile(record.id, undefined);
+    assert.deepEqual(
+      [
+        profile.contactFields,
+        profile.matchThreshold,
+        profile.maxMatchesCap,
+        profile.webhookHosts,
+        profile.delivery,
+      ],
+      [['email'], null, null, [], 'folder'],
     );
   });
 
@@ -362,6 +414,9 @@ describe('KeyService.resolveProfile', () => {
       appendedFields: [],
       contactFields: [],
       matchThreshold: null,
+      maxMatchesCap: null,
+      webhookHosts: [],
+      delivery: 'folder',
       updatedAt: 0,
     });
   });

@@ -8,12 +8,18 @@ import {
   type ContactField,
   DEFAULT_PROFILE_ID,
   type Entitlements,
+  PROFILE_DEFAULTS,
   type Profile,
+  type ProfileDelivery,
 } from './key-types.ts';
 
 const KEY_PATTERN = /^lm_[A-Za-z0-9_-]{43}$/;
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** `host` or `host:port`: a DNS name or an IP literal (IPv6 in brackets), lower case. */
+const WEBHOOK_HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /** Creates, authenticates and revokes API keys; keeps profiles. Keys are shown once, stored hashed. */
 export class KeyService {
@@ -47,9 +53,10 @@ export class KeyService {
     this.store.upsertProfile({
       keyId: record.id,
       profileId: DEFAULT_PROFILE_ID,
+      ...PROFILE_DEFAULTS,
       appendedFields: [],
       contactFields: [],
-      matchThreshold: null,
+      webhookHosts: [],
       updatedAt: now,
     });
     return { key, record };
@@ -97,6 +104,9 @@ export class KeyService {
       appendedFields?: AppendedField[];
       contactFields?: ContactField[];
       matchThreshold?: number | null;
+      maxMatchesCap?: number | null;
+      webhookHosts?: string[];
+      delivery?: ProfileDelivery;
     },
     now = Date.now(),
   ): Profile {
@@ -120,6 +130,15 @@ export class KeyService {
     if (threshold !== undefined && threshold !== null && !(threshold >= 0 && threshold <= 100)) {
       throw new AppError('VALIDATION_FAILED', 'the match threshold must be a number from 0 to 100');
     }
+    const cap = changes.maxMatchesCap;
+    if (cap !== undefined && cap !== null && !(Number.isInteger(cap) && cap >= 1 && cap <= 10)) {
+      throw new AppError('VALIDATION_FAILED', 'the max_matches cap must be a whole number from 1 to 10');
+    }
+    const webhookHosts = changes.webhookHosts?.map((host) => host.trim().toLowerCase());
+    for (const host of webhookHosts ?? []) {
+      if (!WEBHOOK_HOST.test(host))
+        throw new AppError('VALIDATION_FAILED', `webhook host "${host}" must be a host name or host:port`);
+    }
     const existing = this.store.findProfile(record.id, profileId);
     const profile: Profile = {
       keyId: record.id,
@@ -127,6 +146,9 @@ export class KeyService {
       appendedFields: changes.appendedFields ?? existing?.appendedFields ?? [],
       contactFields: changes.contactFields ?? existing?.contactFields ?? [],
       matchThreshold: threshold !== undefined ? threshold : (existing?.matchThreshold ?? null),
+      maxMatchesCap: cap !== undefined ? cap : (existing?.maxMatchesCap ?? null),
+      webhookHosts: webhookHosts ?? existing?.webhookHosts ?? [],
+      delivery: changes.delivery ?? existing?.delivery ?? PROFILE_DEFAULTS.delivery,
       updatedAt: now,
     };
     this.store.upsertProfile(profile);
@@ -142,9 +164,10 @@ export class KeyService {
       return {
         keyId,
         profileId: DEFAULT_PROFILE_ID,
+        ...PROFILE_DEFAULTS,
         appendedFields: [],
         contactFields: [],
-        matchThreshold: null,
+        webhookHosts: [],
         updatedAt: 0,
       };
     }

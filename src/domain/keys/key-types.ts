@@ -35,7 +35,29 @@ export interface Profile {
   contactFields: ContactField[];
   /** Lowest match score (0-100) this profile accepts; null: the service default (MATCH_THRESHOLD). */
   matchThreshold: number | null;
+  /** Highest `max_matches` (1-10) this profile may ask for; null: 10, the API's own limit. */
+  maxMatchesCap: number | null;
+  /**
+   * Hosts (`host` or `host:port`, lower case) a webhook of this profile may call; empty: any
+   * public host. Keeps a leaked key from sending result links to a stranger's server.
+   */
+  webhookHosts: string[];
+  /** Where completed results are dropped besides poll and webhook: the key's file-transfer folder, or nowhere. */
+  delivery: ProfileDelivery;
   updatedAt: number;
 }
+
+export const profileDeliveries = ['folder', 'none'] as const;
+export type ProfileDelivery = (typeof profileDeliveries)[number];
+
+/** What a profile holds before the operator sets anything. */
+export const PROFILE_DEFAULTS = {
+  appendedFields: [],
+  contactFields: [],
+  matchThreshold: null,
+  maxMatchesCap: null,
+  webhookHosts: [],
+  delivery: 'folder',
+} as const satisfies Omit<Profile, 'keyId' | 'profileId' | 'updatedAt'>;
 
 export const DEFAULT_PROFILE_ID = 'default';
