@@ -40,6 +40,8 @@ export const configSchema = z.object({
   MATCH_THREADS: integer(0, 256).default(availableParallelism()),
   /** Lowest match score (0-100) accepted when a key's profile sets none. */
   MATCH_THRESHOLD: z.coerce.number().min(0).max(100).default(50),
+  /** Days after a job finishes before its uploaded list and results are deleted (the job record stays). */
+  RETENTION_DAYS: integer(1, 3650).default(30),
   QUEUE_LEASE_SECONDS: integer(1).default(30),
   QUEUE_POLL_MS: integer(10).default(250),
   QUEUE_MAX_ATTEMPTS: integer(1, 100).default(5),

@@ -15,6 +15,7 @@ import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
 import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
+import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
@@ -49,6 +50,7 @@ export function compose(config: Config): Services {
   const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
   const signer = new HmacUrlSigner({ secret: signingSecret(config, dataDir), baseUrl: config.publicUrl });
   const metrics = new Metrics({ queue: () => queue.stats() });
+  const retention = new Retention({ jobs: jobStore, blobs, days: config.RETENTION_DAYS });
   const keys = new KeyService(new SqliteKeyStore(database));
   const rateLimits = new RateLimits(new MemoryRateLimiter(), {
     registerPerMinute: config.RATE_LIMIT_REGISTER_PER_MINUTE,
@@ -135,6 +137,11 @@ export function compose(config: Config): Services {
         housekeeping: () => {
           const expired = jobs.expireUnuploaded();
           if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
+          retention.run().then(
+            (count) =>
+              count > 0 && logger.info({ expired: count }, 'deleted the files of jobs past retention'),
+            (error: unknown) => logger.error({ err: error }, 'retention pass failed'),
+          );
           // Partial files of writes cut short by a crash; a day is far longer than any upload.
           blobs.sweepTemporary(24 * 3600_000).then(
             (removed) => removed > 0 && logger.info({ removed }, 'removed stale temporary files'),

@@ -130,6 +130,17 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
+  listFinishedBefore(before: number, limit: number): Job[] {
+    return (
+      this.database.db
+        .prepare(
+          `SELECT * FROM jobs WHERE state IN ('complete', 'failed') AND updated_at < ?
+           ORDER BY updated_at LIMIT ?`,
+        )
+        .all(before, limit) as Row[]
+    ).map(toJob);
+  }
+
   listJobs(filter: { keyId?: string; state?: JobState; limit: number }): Job[] {
     const where: string[] = [];
     const values: (string | number)[] = [];

@@ -36,6 +36,8 @@ export interface JobStore {
   ): boolean;
   /** Expires registered jobs whose upload window closed before `now`; returns how many. */
   expireUnuploaded(now: number): number;
+  /** Complete and failed jobs that finished before `before`, oldest first: retention is due. */
+  listFinishedBefore(before: number, limit: number): Job[];
   listJobs(filter: { keyId?: string; state?: JobState; limit: number }): Job[];
   countByState(): Record<string, number>;
 }

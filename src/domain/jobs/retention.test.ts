@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { FsBlobStore } from '../../adapters/blobs/fs-blob-store.ts';
+import { SqliteDatabase } from '../../adapters/metadata/sqlite-database.ts';
+import { SqliteJobStore } from '../../adapters/metadata/sqlite-job-store.ts';
+import { SqliteKeyStore } from '../../adapters/metadata/sqlite-key-store.ts';
+import { SqliteQueue } from '../../adapters/queue/sqlite-queue.ts';
+import { KeyService } from '../keys/key-service.ts';
+import type { Job, JobState } from './job-types.ts';
+import { deliveryArchiveKey } from './result-files.ts';
+import { Retention, retentionExpiredError } from './retention.ts';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
+const DAY = 24 * 3600_000;
+const T0 = 1_700_000_000_000;
+
+let root: string;
+let database: SqliteDatabase;
+let jobs: SqliteJobStore;
+let blobs: FsBlobStore;
+let keyId: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'listmatch-retention-'));
+  database = new SqliteDatabase(':memory:', MIGRATIONS);
+  jobs = new SqliteJobStore(database, new SqliteQueue(database, { maxAttempts: 3 }));
+  blobs = new FsBlobStore(join(root, 'blobs'));
+  keyId = new KeyService(new SqliteKeyStore(database)).createKey({ name: 'client' }, T0).record.id;
+});
+afterEach(async () => {
+  database.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A job in `state`, finished at `finishedAt`, with its upload, result and delivery archive stored. */
+async function finishedJob(id: string, state: JobState, finishedAt: number): Promise<Job> {
+  const job: Job = {
+    id,
+    keyId,
+    kind: 'smartmatch',
+    filename: `list_${id}`,
+    params: {
+      webhook: null,
+      include: [],
+      maxMatches: 1,
+      format: 'csv',
+      searchRadiusMiles: null,
+      notificationEmail: null,
+      mbpOnboarding: false,
+      digitalAudienceName: null,
+      profileId: 'default',
+    },
+    state,
+    uploadExpiresAt: T0 + 3600_000,
+    uploadBlob: `uploads/${id}/upload.csv`,
+    uploadBytes: 5,
+    resultBlob: state === 'complete' ? `results/${id}/result.csv` : null,
+    resultName: state === 'complete' ? `list_${id}.csv` : null,
+    error: state === 'failed' ? 'Validation Error: the file has no header' : null,
+    summary: null,
+    voterVersion: null,
+    createdAt: T0,
+    updatedAt: finishedAt,
+  };
+  jobs.insertJob(job);
+  for (const key of [job.uploadBlob, job.resultBlob, state === 'complete' ? deliveryArchiveKey(id) : null])
+    if (key !== null) await blobs.put(key, Readable.from([Buffer.from('a,b\n')]));
+  return job;
+}
+
+describe('Retention', () => {
+  it('deletes the files of jobs finished more than N days ago and marks them expired; keeps newer ones', async () => {
+    const old = await finishedJob('job_old', 'complete', T0);
+    const failed = await finishedJob('job_failed', 'failed', T0 + DAY);
+    const recent = await finishedJob('job_recent', 'complete', T0 + 25 * DAY);
+    const retention = new Retention({ jobs, blobs, days: 30 });
+
+    assert.equal(await retention.run(T0 + 30 * DAY + 1), 1, 'only the oldest is 30 days old');
+    assert.equal(await blobs.stat(old.uploadBlob!), null);
+    assert.equal(await blobs.stat(old.resultBlob!), null);
+    assert.equal(await blobs.stat(deliveryArchiveKey(old.id)), null);
+    const expired = jobs.getJob(old.id)!;
+    assert.equal(expired.state, 'expired');
+    assert.equal(expired.error, retentionExpiredError(30));
+    assert.equal(expired.resultBlob, null);
+    assert.ok(await blobs.stat(failed.uploadBlob!), 'the failed job is one day younger');
+
+    assert.equal(await retention.run(T0 + 31 * DAY + 1), 1);
+    assert.equal(await blobs.stat(failed.uploadBlob!), null);
+    assert.match(
+      jobs.getJob(failed.id)!.error!,
+      /retention period.*had failed: Validation Error: the file has no header/,
+    );
+    assert.equal(jobs.getJob(recent.id)!.state, 'complete');
+    assert.ok(await blobs.stat(recent.resultBlob!));
+    assert.equal(await retention.run(T0 + 32 * DAY + 1), 0, 'a second pass finds nothing');
+  });
+
+  it('expires a job whose files are already gone (a pass cut short after deleting them)', async () => {
+    const job = await finishedJob('job_gone', 'complete', T0);
+    await blobs.delete(job.resultBlob!);
+    await blobs.delete(job.uploadBlob!);
+    assert.equal(await new Retention({ jobs, blobs, days: 1 }).run(T0 + 2 * DAY), 1);
+    assert.equal(jobs.getJob(job.id)!.state, 'expired');
+  });
+
+  it('works through more due jobs than one batch', async () => {
+    for (let i = 0; i < 230; i++) await finishedJob(`job_${String(i).padStart(3, '0')}`, 'complete', T0 + i);
+    assert.equal(await new Retention({ jobs, blobs, days: 7 }).run(T0 + 8 * DAY), 230);
+    assert.equal(jobs.countByState()['expired'], 230);
+  });
+});

@@ -1,0 +1,60 @@
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { JobStore } from '../ports/job-store.ts';
+import { deliveryArchiveKey } from './result-files.ts';
+
+const DAY_MS = 24 * 3600_000;
+/** Jobs handled per query, so one pass never holds a long list or blocks for long. */
+const BATCH = 100;
+
+export function retentionExpiredError(days: number): string {
+  return `Validation Error: the files of this job were deleted after the ${days}-day retention period; register and upload the list again`;
+}
+
+/**
+ * Deletes a finished job's files (the uploaded list, the result, the delivery archive) once it
+ * is older than the retention period, and marks the job `expired` with a reason poll reports.
+ * The job record stays (without personal data: the summary holds counts only). Files are
+ * deleted before the job is marked, so a crash in between only repeats the deletion next time.
+ */
+export class Retention {
+  private readonly jobs: JobStore;
+  private readonly blobs: BlobStore;
+  readonly days: number;
+
+  constructor(deps: { jobs: JobStore; blobs: BlobStore; days: number }) {
+    this.jobs = deps.jobs;
+    this.blobs = deps.blobs;
+    this.days = deps.days;
+  }
+
+  /** One pass: every job due at `now`. Returns how many were expired. */
+  async run(now = Date.now()): Promise<number> {
+    const before = now - this.days * DAY_MS;
+    let expired = 0;
+    for (;;) {
+      const due = this.jobs.listFinishedBefore(before, BATCH);
+      if (due.length === 0) return expired;
+      for (const job of due) {
+        const keys = [job.uploadBlob, job.resultBlob, deliveryArchiveKey(job.id)];
+        for (const key of keys) if (key !== null) await this.blobs.delete(key);
+        const done = this.jobs.transition(
+          job.id,
+          ['complete', 'failed'],
+          'expired',
+          {
+            // A failed job keeps its reason after the retention notice.
+            error:
+              job.state === 'failed' && job.error !== null
+                ? `${retentionExpiredError(this.days)} (the job had failed: ${job.error})`
+                : retentionExpiredError(this.days),
+            resultBlob: null,
+            resultName: null,
+          },
+          now,
+        );
+        if (done) expired++;
+      }
+      if (due.length < BATCH) return expired;
+    }
+  }
+}
