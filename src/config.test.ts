@@ -38,6 +38,7 @@ describe('loadConfig defaults', () => {
         WORKER_CONCURRENCY: 1,
         MATCH_THREADS: availableParallelism(),
         MATCH_THRESHOLD: 50,
+        RETENTION_DAYS: 30,
         QUEUE_LEASE_SECONDS: 30,
         QUEUE_POLL_MS: 250,
         QUEUE_MAX_ATTEMPTS: 5,
