@@ -1,3 +1,9 @@
+import {
+  CORE_VOTER_COLUMNS,
+  type CoreVoterColumn,
+  ID_INDEXES,
+  type IdIndexName,
+} from '../../voters/voter-columns.ts';
 import { canonicalStreet, type ParsedAddress, parseAddress } from './address.ts';
 import {
   normalizeEmail,
@@ -74,27 +80,12 @@ export function addressParts(parsed: ParsedAddress): { house: string; street: st
 }
 
 /** The voter-file columns the matcher reads, by name. */
-/** The voter-file columns the matcher reads. */
-export const VOTER_FIELDS = [
-  'first_name',
-  'middle_name',
-  'last_name',
-  'name_suffix',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'zip',
-  'latitude',
-  'longitude',
-  'dob',
-  'gender',
-  'email',
-  'landline_phone',
-  'wireless_phone',
-  'voip_phone',
-] as const;
-export type VoterFields = Record<(typeof VOTER_FIELDS)[number], string>;
+/** The voter-file columns the matcher reads: the core columns but the ids (matched apart). */
+export type VoterField = Exclude<CoreVoterColumn, IdIndexName>;
+export const VOTER_FIELDS: readonly VoterField[] = CORE_VOTER_COLUMNS.filter(
+  (column): column is VoterField => !(ID_INDEXES as readonly string[]).includes(column),
+);
+export type VoterFields = Record<VoterField, string>;
 
 /** A voter record, normalized. The voter file is clean, so this is the cheap path. */
 export function normalizeVoter(v: VoterFields, asOf: Date): NormalizedPerson {
