@@ -77,6 +77,8 @@ const summary: JobSummary = {
   outputRows: 2,
   matchRate: 0.6667,
   matchesByMethod: { voterbase_id: 2 },
+  matchesByState: { TX: 2 },
+  bestScoreHistogram: [{ from: 95, to: 100, count: 2 }],
   unmatchedReasons: { id_not_found: 1 },
   inputProblems: {},
   ambiguousMatches: 0,
