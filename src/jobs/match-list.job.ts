@@ -28,6 +28,8 @@ export interface MatchListDeps {
   keys: KeyService;
   /** The job's matcher; `thresholdScore` is the profile's, when it sets one. */
   createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number }) => Matcher;
+  /** The service's MATCH_THRESHOLD, for a profile that sets none (reported in the summary). */
+  defaultMatchThreshold: number;
   maxRowBytes: number;
   onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
   /** Rows processed since the last call (for a counter metric). */
@@ -108,6 +110,8 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   const resultKey = `results/${job.id}/result.${extension}`;
   const csvKey = job.params.format === 'zip' ? `work/${job.id}/result.csv` : resultKey;
 
+  const matchThreshold = profile.matchThreshold ?? deps.defaultMatchThreshold;
+
   const csvWriter = await deps.blobs.openWriter(csvKey);
   let summary: JobSummary;
   try {
@@ -118,10 +122,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     const listSummary = await matchList({
       source: await deps.blobs.read(job.uploadBlob!),
       output: gzip ?? csvWriter.stream,
-      matcher: deps.createMatcher(
-        voters,
-        profile.matchThreshold === null ? {} : { thresholdScore: profile.matchThreshold },
-      ),
+      matcher: deps.createMatcher(voters, { thresholdScore: matchThreshold }),
       voters,
       appendedFields,
       maxMatches: job.params.maxMatches,
@@ -149,6 +150,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     summary = {
       ...listSummary,
       voterFileVersion: voters.version,
+      matchThreshold,
       startedAt: started.toISOString(),
       completedAt: completed.toISOString(),
       durationMs: completed.getTime() - started.getTime(),

@@ -86,6 +86,7 @@ const summary: JobSummary = {
   passthroughColumns: ['matchback_id'],
   warnings: { total: 0, byKind: {}, first: [] },
   voterFileVersion: 'v1',
+  matchThreshold: 50,
   startedAt: '2023-11-14T22:13:20.000Z',
   completedAt: '2023-11-14T22:13:21.000Z',
   durationMs: 1000,

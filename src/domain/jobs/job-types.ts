@@ -81,6 +81,8 @@ export interface JobSummary {
   passthroughColumns: string[];
   warnings: { total: number; byKind: Record<string, number>; first: string[] };
   voterFileVersion: string | null;
+  /** Lowest score accepted as a match: the profile's, else the service's MATCH_THRESHOLD. */
+  matchThreshold: number;
   startedAt: string;
   completedAt: string;
   durationMs: number;

@@ -52,7 +52,10 @@ export interface MatchListInput {
   onProgress?: (rows: number) => void;
 }
 
-export type ListSummary = Omit<JobSummary, 'voterFileVersion' | 'startedAt' | 'completedAt' | 'durationMs'>;
+export type ListSummary = Omit<
+  JobSummary,
+  'voterFileVersion' | 'matchThreshold' | 'startedAt' | 'completedAt' | 'durationMs'
+>;
 
 /**
  * Streams one contact list through parse → match → write with memory flat in the list's size.
