@@ -77,6 +77,10 @@ describe('summary.html', () => {
     }
     assert.match(html, /<td>no_candidates<\/td><td class="r">200<\/td><td class="r">16\.2 %<\/td>/);
     assert.ok(html.includes('<td>line 7: 3 fields, header has 4</td>'));
+    assert.ok(
+      html.includes('<p class="note">no_candidates: no voter came close</p>'),
+      'known reasons explained',
+    );
   });
 
   it('is self-contained: no scripts, no external resources', () => {

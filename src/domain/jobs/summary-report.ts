@@ -165,7 +165,16 @@ export function summaryTables(summary: JobSummary): ReportTable[] {
   return [
     countTable('Matches by method', 'method', summary.matchesByMethod, summary.matchedRows, 'matched rows'),
     countTable('Matches by state', 'state', summary.matchesByState, summary.matchedRows, 'matched rows'),
-    countTable('Why rows were not matched', 'reason', summary.unmatchedReasons, summary.rows, 'all rows'),
+    {
+      ...countTable(
+        'Why rows were not matched',
+        'reason',
+        summary.unmatchedReasons,
+        summary.rows,
+        'all rows',
+      ),
+      ...reasonNote(summary.unmatchedReasons),
+    },
     {
       ...countTable(
         'Input problems (values present but unusable)',
@@ -192,6 +201,27 @@ export function summaryTables(summary: JobSummary): ReportTable[] {
       rows: warnings.first.map((message) => [message]),
     },
   ];
+}
+
+/** What the common reasons mean, in words (the others are value problems such as `invalid_phone`). */
+const REASONS: Record<string, string> = {
+  no_candidates: 'no voter came close',
+  below_threshold: 'voters came close, but none scored at or above the threshold',
+  name_only: 'nothing besides a name that could confirm a match',
+  empty_row: 'no identifier values',
+  no_usable_values: 'no value the matcher could use',
+  id_not_found: 'the id is not in the voter file',
+  id_without_valid_state: 'voter_id or smartvan_id without a valid state',
+  no_id_values: 'no id values (ids only matching)',
+};
+
+function reasonNote(reasons: Record<string, number>): { note?: string } {
+  const known = Object.keys(reasons)
+    .filter((reason) => Object.hasOwn(REASONS, reason))
+    .sort();
+  return known.length === 0
+    ? {}
+    : { note: known.map((reason) => `${reason}: ${REASONS[reason]}`).join('; ') };
 }
 
 /** The most frequent states, then the rest added up as `other`. */
