@@ -6,12 +6,13 @@ import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import type { JobSummary, SmartmatchJob } from '../domain/jobs/job-types.ts';
-import { downloadBase } from '../domain/jobs/result-files.ts';
+import { type ResultLayout, resultLayout } from '../domain/jobs/result-layout.ts';
+import { renderSummaryHtml, type SummaryReportJob } from '../domain/jobs/summary-report.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
-import type { BlobStore } from '../domain/ports/blob-store.ts';
+import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
 import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
@@ -28,6 +29,8 @@ export interface MatchListDeps {
   keys: KeyService;
   /** The job's matcher; `thresholdScore` is the profile's, when it sets one. */
   createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number }) => Matcher;
+  /** The service's MATCH_THRESHOLD, for a profile that sets none (reported in the summary). */
+  defaultMatchThreshold: number;
   maxRowBytes: number;
   onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
   /** Rows processed since the last call (for a counter metric). */
@@ -35,7 +38,8 @@ export interface MatchListDeps {
 }
 
 /**
- * Processes one uploaded contact list: parse → match → write → package → complete. Re-running it
+ * Processes one uploaded contact list: parse → match → write → package → complete. Writes the
+ * delivery archive for every job and the poll download its `format` asks for (result-layout.ts). Re-running it
  * (after a crash) starts over from the upload and produces the same result: its output depends
  * only on the upload, the pinned voter-file version and the profile.
  */
@@ -101,27 +105,25 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
       as: CONTACT_FIELD_COLUMNS[field],
     })),
   ];
-  // The client's filename names the download only; storage keys are built from the job id.
-  const base = downloadBase(job.filename);
-  const extension = { csv: 'csv', gzip: 'csv.gz', zip: 'zip' }[job.params.format];
-  const resultName = `${base}.${extension}`;
-  const resultKey = `results/${job.id}/result.${extension}`;
-  const csvKey = job.params.format === 'zip' ? `work/${job.id}/result.csv` : resultKey;
+  // The client's filename names the downloads only; storage keys are built from the job id.
+  const layout = resultLayout({
+    id: job.id,
+    filename: job.filename,
+    format: job.params.format,
+    maxMatches: job.params.maxMatches,
+  });
+  const matchThreshold = profile.matchThreshold ?? deps.defaultMatchThreshold;
 
-  const csvWriter = await deps.blobs.openWriter(csvKey);
+  const writers = await openWriters(deps.blobs, layout);
   let summary: JobSummary;
   try {
-    const gzip = job.params.format === 'gzip' ? createGzip({ level: 6 }) : null;
-    const compressing = gzip ? pipeline(gzip, csvWriter.stream) : null;
-    // Awaited below; the no-op catch only keeps an early failure from being 'unhandled'.
-    compressing?.catch(() => undefined);
     const listSummary = await matchList({
       source: await deps.blobs.read(job.uploadBlob!),
-      output: gzip ?? csvWriter.stream,
-      matcher: deps.createMatcher(
-        voters,
-        profile.matchThreshold === null ? {} : { thresholdScore: profile.matchThreshold },
-      ),
+      ...(writers.everyRank ? { output: writers.everyRank.stream } : {}),
+      ...(writers.split
+        ? { split: { best: writers.split.best.stream, additional: writers.split.additional.stream } }
+        : {}),
+      matcher: deps.createMatcher(voters, { thresholdScore: matchThreshold }),
       voters,
       appendedFields,
       maxMatches: job.params.maxMatches,
@@ -135,8 +137,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
         reportedRows = rows;
       },
     });
-    await compressing;
-    await csvWriter.commit();
+    for (const writer of writers.all) await writer.commit();
     const completed = new Date();
     if (job.voterVersion !== null && pinned === null) {
       // The version this job started on was replaced twice before the job could resume.
@@ -149,25 +150,29 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     summary = {
       ...listSummary,
       voterFileVersion: voters.version,
+      matchThreshold,
       startedAt: started.toISOString(),
       completedAt: completed.toISOString(),
       durationMs: completed.getTime() - started.getTime(),
     };
   } catch (error) {
-    await csvWriter.abort();
+    for (const writer of writers.all) await writer.abort();
     throw error;
   }
-  if (job.params.format === 'zip') {
-    await writeZip(deps.blobs, resultKey, csvKey, `${base}.csv`, summary, new Date(job.createdAt));
-    await deps.blobs.delete(csvKey);
-  }
+  await writeDeliveryArchive(deps.blobs, layout, summary, {
+    filename: job.filename,
+    maxMatches: job.params.maxMatches,
+    mtime: new Date(job.createdAt),
+  });
+  if (layout.gzip !== null) await writeGzip(deps.blobs, layout.gzip.from, layout.gzip.key);
+  for (const key of layout.temporary) await deps.blobs.delete(key);
   // Fan-out work (webhook, deliveries, notices) commits together with the completion.
   const followUps = completionFollowUps(job);
   const completed = deps.jobs.transition(
     job.id,
     ['processing'],
     'complete',
-    { summary, resultBlob: resultKey, resultName },
+    { summary, resultBlob: layout.poll.key, resultName: layout.poll.name },
     Date.now(),
     followUps,
   );
@@ -176,22 +181,53 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   }
 }
 
-/** The zip holds the CSV and summary.json; entry times are the job's, so reruns give the same CSV entry. */
-async function writeZip(
+/** The pipeline's blob writers, as the layout asks for them. */
+async function openWriters(blobs: BlobStore, layout: ResultLayout) {
+  const everyRank = layout.everyRankCsv === null ? null : await blobs.openWriter(layout.everyRankCsv);
+  const split =
+    layout.split === null
+      ? null
+      : {
+          best: await blobs.openWriter(layout.split.best),
+          additional: await blobs.openWriter(layout.split.additional),
+        };
+  const all = [everyRank, split?.best, split?.additional].filter(
+    (w): w is BlobWriter => w !== null && w !== undefined,
+  );
+  return { everyRank, split, all };
+}
+
+/**
+ * The delivery archive: the result CSVs, summary.json and summary.html. Entry times are the
+ * job's creation time, so a rerun (after a crash) gives the same CSV entries.
+ */
+async function writeDeliveryArchive(
   blobs: BlobStore,
-  resultKey: string,
-  csvKey: string,
-  csvName: string,
+  layout: ResultLayout,
   summary: JobSummary,
-  mtime: Date,
+  job: SummaryReportJob & { mtime: Date },
 ): Promise<void> {
+  const { mtime } = job;
   const zip = new yazl.ZipFile();
-  zip.addReadStream(await blobs.read(csvKey), csvName, { mtime });
+  for (const csv of layout.archiveCsvs) zip.addReadStream(await blobs.read(csv.blob), csv.name, { mtime });
   zip.addBuffer(Buffer.from(`${JSON.stringify(summary, null, 2)}\n`), 'summary.json', { mtime });
+  zip.addBuffer(Buffer.from(renderSummaryHtml(summary, job)), 'summary.html', { mtime });
   zip.end();
-  const writer = await blobs.openWriter(resultKey);
+  const writer = await blobs.openWriter(layout.archive.key);
   try {
     await pipeline(zip.outputStream as Readable, writer.stream);
+    await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+}
+
+/** The `format=gzip` download, compressed from the plain CSV with every rank. */
+async function writeGzip(blobs: BlobStore, from: string, key: string): Promise<void> {
+  const writer = await blobs.openWriter(key);
+  try {
+    await pipeline(await blobs.read(from), createGzip({ level: 6 }), writer.stream);
     await writer.commit();
   } catch (error) {
     await writer.abort();

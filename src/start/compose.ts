@@ -80,6 +80,7 @@ export function compose(config: Config): Services {
       keys,
       createMatcher: (voters, options) =>
         matchers.create(voters, { thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD }),
+      defaultMatchThreshold: config.MATCH_THRESHOLD,
       maxRowBytes: config.MAX_ROW_BYTES,
       onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
       onRows: (rows) => metrics.rowsMatched.inc(rows),

@@ -131,7 +131,7 @@ describe('list matching over real HTTP', () => {
     const response = await fetch(result.url);
     assert.equal(response.headers.get('content-type'), 'application/zip');
     const entries = await readZip(Buffer.from(await response.arrayBuffer()));
-    assert.deepEqual([...entries.keys()].sort(), ['summary.json', 'tmc_1a2b3c4d-5.csv']);
+    assert.deepEqual([...entries.keys()].sort(), ['summary.html', 'summary.json', 'tmc_1a2b3c4d-5.csv']);
     const summary = JSON.parse(entries.get('summary.json')!.toString('utf8'));
     assert.equal(summary.rows, 4);
     assert.equal(summary.matchedRows, 3);

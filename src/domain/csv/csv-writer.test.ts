@@ -152,6 +152,16 @@ describe('CsvChunkWriter', () => {
     assert.equal(stream.writableFinished, true);
   });
 
+  it('writeFormatted appends a formatted record among rows, in order', async () => {
+    const stream = new PassThrough();
+    const writer = new CsvChunkWriter(stream);
+    await writer.writeRow(['a']);
+    assert.equal(writer.writeFormatted(formatCsvRow(['=x', 'b,c'])), undefined);
+    await writer.writeRow(['d']);
+    await writer.end();
+    assert.equal(stream.read().toString(), `a\n'=x,"b,c"\nd\n`);
+  });
+
   it('rejects when the stream fails, and refuses writes after end', async () => {
     const failing = new Writable({
       write(_chunk, _encoding, callback) {

@@ -106,6 +106,17 @@ export class CsvChunkWriter {
     return this.#writeBuffer();
   }
 
+  /**
+   * Append one record already formatted by {@link formatCsvRow} (one line, ending in LF): a row
+   * written to several files is formatted once. Returns like {@link writeRow}.
+   */
+  writeFormatted(record: string): Promise<void> | undefined {
+    if (this.#ended) throw new Error('CsvChunkWriter: writeFormatted after end');
+    this.#buffer += record;
+    if (this.#buffer.length < this.#chunkSize) return undefined;
+    return this.#writeBuffer();
+  }
+
   /** Write everything buffered so far and wait until the stream can accept more. */
   async flush(): Promise<void> {
     if (this.#ended) throw new Error('CsvChunkWriter: flush after end');

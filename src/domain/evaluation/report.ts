@@ -247,7 +247,8 @@ export function metricsCharts(metrics: EvaluationMetrics): string[] {
   ];
 }
 
-const STYLE = `
+/** The reports' stylesheet (also the job summary's, src/domain/jobs/summary-report.ts). */
+export const REPORT_STYLE = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px auto; max-width: 1100px; color: #222; padding: 0 16px; }
 h1 { font-size: 22px; margin-bottom: 4px; }
 h2 { font-size: 17px; margin: 28px 0 8px; }
@@ -294,7 +295,7 @@ export function renderHtmlReport(metrics: EvaluationMetrics, context: ReportCont
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(context.title)}</title>
-<style>${STYLE}</style>
+<style>${REPORT_STYLE}</style>
 </head>
 <body>
 <h1>${escapeHtml(context.title)}</h1>
@@ -311,7 +312,8 @@ ${tables}
 `;
 }
 
-function renderHtmlTable(table: ReportTable): string {
+/** One table as HTML, every cell escaped. */
+export function renderHtmlTable(table: ReportTable): string {
   const cls = (i: number) => (table.align[i] === 'r' ? ' class="r"' : '');
   const head = table.headers.map((h, i) => `<th${cls(i)}>${escapeHtml(h)}</th>`).join('');
   const body =

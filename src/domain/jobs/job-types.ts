@@ -65,6 +65,13 @@ export interface JobSummary {
   outputRows: number;
   matchRate: number;
   matchesByMethod: Record<string, number>;
+  /**
+   * Matched rows by the `state` of their best match's voter record (`unknown` when it has none);
+   * the counts add up to matchedRows, like matchesByMethod's.
+   */
+  matchesByState: Record<string, number>;
+  /** Scores of the matched rows' best matches in bands of 5 (0-4, …, 90-94, 95-100). */
+  bestScoreHistogram: { from: number; to: number; count: number }[];
   unmatchedReasons: Record<string, number>;
   /** Rows with a value present but unusable, by kind (`invalid_phone`, `invalid_dob`, …). */
   inputProblems: Record<string, number>;
@@ -74,6 +81,8 @@ export interface JobSummary {
   passthroughColumns: string[];
   warnings: { total: number; byKind: Record<string, number>; first: string[] };
   voterFileVersion: string | null;
+  /** Lowest score accepted as a match: the profile's, else the service's MATCH_THRESHOLD. */
+  matchThreshold: number;
   startedAt: string;
   completedAt: string;
   durationMs: number;

@@ -55,6 +55,12 @@ export interface MatchOutcome {
   unmatchedReason?: string;
   /** Values of the row that were present but unusable (`invalid_phone`, …), counted in the summary. */
   problems?: string[];
+  /**
+   * How many leading candidates are each a different person's own best match: 2 for a
+   * `first_name_combined` row whose two people were both found (ranks 1 and 2), absent (1)
+   * otherwise. The delivery's `_best` file keeps those; later ranks are additional matches.
+   */
+  bestCount?: number;
 }
 
 export interface MatchOptions {

@@ -189,6 +189,37 @@ describe('probabilistic matcher', () => {
       OPTIONS,
     );
     assert.deepEqual(outcome!.candidates.map((c) => id(c.voter)).sort(), ['NC-1', 'NC-2']);
+    // Both are best matches of their own (the delivery keeps both in `_best`).
+    assert.equal(outcome!.bestCount, 2);
+  });
+
+  it('puts each person’s own best match of a couple row first, also with max_matches > 1', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const couple = {
+      first_name_combined: 'John & Margaret',
+      last_name: 'OBrien',
+      address1: '12 Oak St',
+      zip: '27601',
+    };
+    const [pair, single] = await matcher.matchBatch(
+      [
+        input(1, couple),
+        input(2, { first_name: 'Margaret', last_name: 'OBrien', address1: '12 Oak St', zip: '27601' }),
+      ],
+      { ...OPTIONS, maxMatches: 3 },
+    );
+    assert.equal(pair!.bestCount, 2);
+    assert.deepEqual(
+      pair!.candidates
+        .slice(0, 2)
+        .map((c) => id(c.voter))
+        .sort(),
+      ['NC-1', 'NC-2'],
+    );
+    const scores = pair!.candidates.slice(0, 2).map((c) => c.score);
+    assert.ok(scores[0]! >= scores[1]!, 'the two best matches are ordered best first');
+    assert.equal(single!.bestCount, undefined, 'one person: only rank 1 is a best match');
   });
 
   it('never matches on a name alone', async () => {

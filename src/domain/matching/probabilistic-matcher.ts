@@ -192,6 +192,8 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     return { candidates: [], unmatchedReason: reason, problems: input.problems };
   }
   const found: MatchCandidate[] = [];
+  /** Each person's best match (a voter may be one person's best and the other's second). */
+  const ownBest = new Set<number>();
   let anyCandidates = false;
   let anySearched = false;
   for (const person of searchable) {
@@ -207,6 +209,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     anyCandidates = true;
     const scored = scoreCandidates(index, model, q, candidates, Math.max(options.maxMatches, 2));
     const { matches } = selectMatches(scored, job.thresholdScore, options.maxMatches, job.rankOnly);
+    if (matches.length > 0) ownBest.add(matches[0]!.voter);
     for (const match of matches) {
       if (found.some((c) => c.voter === match.voter)) continue;
       found.push({ voter: match.voter, score: match.score, method: match.method, explain: match.explain });
@@ -216,9 +219,13 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     const reason = anyCandidates ? 'below_threshold' : anySearched ? 'no_candidates' : 'name_only';
     return { candidates: [], unmatchedReason: reason, problems: input.problems };
   }
-  // Two people in one row: each one's best match comes first, then the other candidates.
-  if (searchable.length > 1) found.sort((a, b) => b.score - a.score || a.voter - b.voter);
-  return { candidates: found, problems: input.problems };
+  if (ownBest.size < 2) return { candidates: found, problems: input.problems };
+  // Two people in one row: each one's best match comes first (ranks 1 and 2), then the other
+  // candidates, each part best first.
+  const byScore = (a: MatchCandidate, b: MatchCandidate) => b.score - a.score || a.voter - b.voter;
+  const bests = found.filter((c) => ownBest.has(c.voter)).sort(byScore);
+  const others = found.filter((c) => !ownBest.has(c.voter)).sort(byScore);
+  return { candidates: [...bests, ...others], problems: input.problems, bestCount: bests.length };
 }
 
 /**

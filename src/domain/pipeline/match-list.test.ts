@@ -54,6 +54,23 @@ async function run(
   return { summary, lines: written.slice(0, -1).split('\n'), output: written };
 }
 
+/** Runs the pipeline with the every-rank output and the best/additional split, as text. */
+async function runSplit(csv: string, options: Options = {}) {
+  const [output, best, additional] = [new PassThrough(), new PassThrough(), new PassThrough()];
+  const texts = Promise.all([output, best, additional].map((stream) => text(stream)));
+  const summary = await matchList({ ...inputFor(csv, output, options), split: { best, additional } });
+  const [all, bestText, additionalText] = (await texts).map((t) => t.slice(0, -1).split('\n'));
+  return { summary, all: all!, best: bestText!, additional: additionalText! };
+}
+
+/** The summary's 20 score bands, with `counts` by band start (0, 5, …, 95). */
+const scoreBands = (counts: Record<number, number> = {}) =>
+  Array.from({ length: 20 }, (_, band) => ({
+    from: band * 5,
+    to: band === 19 ? 100 : band * 5 + 4,
+    count: counts[band * 5] ?? 0,
+  }));
+
 async function assertRefused(csv: string | Buffer, message: string, options: Options = {}): Promise<void> {
   const output = new PassThrough();
   output.resume();
@@ -294,6 +311,8 @@ describe('matchList refusals', () => {
       outputRows: 0,
       matchRate: 0,
       matchesByMethod: {},
+      matchesByState: {},
+      bestScoreHistogram: scoreBands(),
       unmatchedReasons: {},
       inputProblems: {},
       ambiguousMatches: 0,
@@ -324,6 +343,8 @@ describe('matchList summary', () => {
       outputRows: 8,
       matchRate: 0.5714,
       matchesByMethod: { voterbase_id: 2, voter_id: 1, exact_track: 1 },
+      matchesByState: { TX: 2, OH: 2 },
+      bestScoreHistogram: scoreBands({ 95: 4 }),
       unmatchedReasons: { id_not_found: 1, no_id_values: 1, id_without_valid_state: 1 },
       inputProblems: {},
       ambiguousMatches: 0,
@@ -373,6 +394,31 @@ describe('matchList summary', () => {
     assert.match(lines[1]!, /^ANN,27601,1,1,Y,51,name_zip,first=exact zip=exact ambiguous,/);
   });
 
+  it('bands best-match scores by 5 (95-100 last) and counts states, unknown when the voter has none', async () => {
+    const voters = new InMemoryVoterSnapshot(
+      ['voterbase_id', 'state'],
+      [
+        ['A', 'NC'],
+        ['B', ''],
+      ],
+    );
+    const scores = [94.6, 94.4, 100, 0, 4.6];
+    const stub: Matcher = {
+      name: 'stub',
+      matchBatch: (rows) =>
+        rows.map((row) => ({
+          candidates: [
+            // Rank 2 scores and states count nowhere: the summary is about best matches.
+            { voter: row.row % 2, score: scores[row.row - 1]!, method: 'name_zip' },
+            { voter: 0, score: 1, method: 'name_zip' },
+          ],
+        })),
+    };
+    const { summary } = await run('first_name\na\nb\nc\nd\ne\n', { matcher: stub, voters, maxMatches: 2 });
+    assert.deepEqual(summary.bestScoreHistogram, scoreBands({ 0: 1, 5: 1, 90: 1, 95: 2 }));
+    assert.deepEqual(summary.matchesByState, { unknown: 3, NC: 2 });
+  });
+
   it('passes max_matches, search radius and reference date to the matcher', async () => {
     const seen: unknown[] = [];
     const spy: Matcher = {
@@ -395,5 +441,80 @@ describe('matchList summary', () => {
         options: { maxMatches: 3, searchRadiusMiles: 2.5, asOf },
       },
     ]);
+  });
+});
+
+describe('matchList split into best and additional matches', () => {
+  it('writes every input row once to best (unmatched ones too) and later ranks to additional, in input order', async () => {
+    const csv = [
+      'matchback_id,voterbase_id,voter_id,state',
+      'm1,TX-000000001,777,TX', // ranks 1 and 2
+      'm2,TX-999999999,,', // unmatched
+      'm3,OH-000000003,,', // rank 1 only
+      'm4,TX-000000002,00012345,TX', // ranks 1 and 2
+    ].join('\n');
+    const { all, best, additional, summary } = await runSplit(csv, { maxMatches: 3 });
+    const header = `matchback_id,voterbase_id,voter_id,state,${MATCH_HEADER}`;
+    assert.deepEqual([all[0], best[0], additional[0]], [header, header, header]);
+    assert.deepEqual(best.slice(1), [
+      'm1,TX-000000001,777,TX,1,1,Y,100,voterbase_id,,TX-000000001',
+      'm2,TX-999999999,,,2,,N,,,,',
+      'm3,OH-000000003,,,3,1,Y,100,voterbase_id,,OH-000000003',
+      'm4,TX-000000002,00012345,TX,4,1,Y,100,voterbase_id,,TX-000000002',
+    ]);
+    assert.deepEqual(additional.slice(1), [
+      'm1,TX-000000001,777,TX,1,2,Y,100,voter_id,,TX-000000002',
+      'm4,TX-000000002,00012345,TX,4,2,Y,100,voter_id,,TX-000000001',
+    ]);
+    // The every-rank file holds exactly the lines of both, rows in input order.
+    assert.deepEqual(all.slice(1), [best[1], additional[1], best[2], best[3], best[4], additional[2]]);
+    assert.equal(summary.outputRows, 6);
+  });
+
+  it("keeps both people of a couple row in best (the matcher's bestCount), the rest in additional", async () => {
+    const couple: Matcher = {
+      name: 'couple',
+      matchBatch: (rows) =>
+        rows.map(() => ({
+          candidates: [
+            { voter: 0, score: 90, method: 'name_address' },
+            { voter: 2, score: 80, method: 'name_address' },
+            { voter: 1, score: 85, method: 'name_address' },
+          ],
+          bestCount: 2,
+        })),
+    };
+    const { best, additional, summary } = await runSplit(
+      'first_name_combined,last_name\nJohn & Mary,Smith\n',
+      {
+        matcher: couple,
+        maxMatches: 2,
+      },
+    );
+    assert.deepEqual(
+      best.slice(1).map((line) => line.split(',').slice(2, 5).join(',')),
+      ['1,1,Y', '1,2,Y'],
+    );
+    assert.deepEqual(
+      additional.slice(1).map((line) => line.split(',').slice(2, 5).join(',')),
+      ['1,3,Y'],
+    );
+    assert.deepEqual(summary.matchesByMethod, { name_address: 1 }, 'one matched row, counted once');
+  });
+
+  it('writes only the split when the every-rank output is not asked for', async () => {
+    const [best, additional] = [new PassThrough(), new PassThrough()];
+    const texts = Promise.all([text(best), text(additional)]);
+    const { output: _unused, ...input } = inputFor(
+      'voterbase_id,voter_id,state\nTX-000000001,777,TX\n',
+      new PassThrough(),
+      {
+        maxMatches: 2,
+      },
+    );
+    await matchList({ ...input, split: { best, additional } });
+    const [bestText, additionalText] = await texts;
+    assert.equal(bestText.split('\n').length, 3);
+    assert.equal(additionalText.split('\n').length, 3);
   });
 });

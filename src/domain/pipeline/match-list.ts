@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { type CsvWarning, readCsvTable } from '../csv/csv-reader.ts';
-import { CsvChunkWriter } from '../csv/csv-writer.ts';
+import { CsvChunkWriter, formatCsvRow } from '../csv/csv-writer.ts';
 import { AppError } from '../errors.ts';
 import type { JobSummary } from '../jobs/job-types.ts';
 import type { AppendedField } from '../keys/key-types.ts';
@@ -24,6 +24,8 @@ export const MATCH_COLUMNS = [
   'vb.voterbase_id',
 ] as const;
 const MAX_WARNING_MESSAGES = 100;
+/** Width of the bands of {@link JobSummary.bestScoreHistogram}: 0-4, …, 90-94, and 95-100. */
+const SCORE_BAND_WIDTH = 5;
 /** Widest header accepted: contact lists have tens of columns; thousands means a broken file. */
 export const MAX_LIST_COLUMNS = 1000;
 /** Ragged rows tolerated before the file is judged not to be a consistent CSV (beyond 1% of rows). */
@@ -31,8 +33,14 @@ const RAGGED_ROWS_ALLOWED = 1000;
 
 export interface MatchListInput {
   source: AsyncIterable<Uint8Array>;
-  /** Receives the result CSV (UTF-8, no BOM, LF line ends). */
-  output: Writable;
+  /** Receives the result CSV with every rank (UTF-8, no BOM, LF line ends); absent: not written. */
+  output?: Writable;
+  /**
+   * Receives the same lines split in two CSVs with the same header: `best` one line per input
+   * row (its best match, or its unmatched line) and, for a couple row (`first_name_combined`),
+   * the second person's own best match too; `additional` every later rank. In input order.
+   */
+  split?: { best: Writable; additional: Writable };
   matcher: Matcher;
   voters: VoterSnapshot | null;
   /** Voter-file fields to append, each written as `vb.<as>`. */
@@ -44,7 +52,10 @@ export interface MatchListInput {
   onProgress?: (rows: number) => void;
 }
 
-export type ListSummary = Omit<JobSummary, 'voterFileVersion' | 'startedAt' | 'completedAt' | 'durationMs'>;
+export type ListSummary = Omit<
+  JobSummary,
+  'voterFileVersion' | 'matchThreshold' | 'startedAt' | 'completedAt' | 'durationMs'
+>;
 
 /**
  * Streams one contact list through parse → match → write with memory flat in the list's size.
@@ -54,8 +65,21 @@ export type ListSummary = Omit<JobSummary, 'voterFileVersion' | 'startedAt' | 'c
  */
 export async function matchList(input: MatchListInput): Promise<ListSummary> {
   const warnings = new WarningLog();
-  const writer = new CsvChunkWriter(input.output);
+  const all = input.output ? new CsvChunkWriter(input.output) : null;
+  const best = input.split ? new CsvChunkWriter(input.split.best) : null;
+  const additional = input.split ? new CsvChunkWriter(input.split.additional) : null;
+  const everyWriter = [all, best, additional].filter((w) => w !== null);
+  /** Writes one line to the every-rank CSV and to the best or the additional one. */
+  const writeLine = async (fields: string[], neutralize: boolean[], isBest: boolean): Promise<void> => {
+    const line = formatCsvRow(fields, neutralize);
+    for (const writer of [all, isBest ? best : additional]) {
+      const wait = writer?.writeFormatted(line);
+      if (wait) await wait;
+    }
+  };
   const matchesByMethod: Record<string, number> = {};
+  const matchesByState: Record<string, number> = {};
+  const bestScores = new Array<number>(100 / SCORE_BAND_WIDTH).fill(0);
   const unmatchedReasons: Record<string, number> = {};
   const inputProblems: Record<string, number> = {};
   let ambiguousMatches = 0;
@@ -82,23 +106,34 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
       if (outcome.candidates.length === 0) {
         const reason = outcome.unmatchedReason ?? 'no_match';
         unmatchedReasons[reason] = (unmatchedReasons[reason] ?? 0) + 1;
-        const wait = writer.writeRow(
+        await writeLine(
           [...fields, rowNumber, '', 'N', '', '', '', '', ...current.emptyAppended],
           current.neutralize,
+          true,
         );
-        if (wait) await wait;
         outputRows++;
         continue;
       }
       matchedRows++;
-      const best = outcome.candidates[0]!;
-      matchesByMethod[best.method] = (matchesByMethod[best.method] ?? 0) + 1;
-      if (best.explain?.endsWith(' ambiguous')) ambiguousMatches++;
+      const top = outcome.candidates[0]!;
+      matchesByMethod[top.method] = (matchesByMethod[top.method] ?? 0) + 1;
+      if (top.explain?.endsWith(' ambiguous')) ambiguousMatches++;
+      const score = Math.round(top.score);
+      bestScores[Math.min(Math.floor(score / SCORE_BAND_WIDTH), bestScores.length - 1)]!++;
+      const bestCount = outcome.bestCount ?? 1;
       for (let rank = 0; rank < outcome.candidates.length; rank++) {
         const candidate = outcome.candidates[rank]!;
-        // vb.voterbase_id and the appended fields, read in one pass over the record.
-        const voterValues = input.voters!.fields(candidate.voter, current.voterColumns);
-        const wait = writer.writeRow(
+        // vb.voterbase_id and the appended fields (and for rank 1 the voter's state, for the
+        // summary), read in one pass over the record.
+        const voterValues = input.voters!.fields(
+          candidate.voter,
+          rank === 0 ? current.voterColumnsAndState : current.voterColumns,
+        );
+        if (rank === 0) {
+          const state = voterValues.pop() || 'unknown';
+          matchesByState[state] = (matchesByState[state] ?? 0) + 1;
+        }
+        await writeLine(
           [
             ...fields,
             rowNumber,
@@ -110,8 +145,8 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
             ...voterValues,
           ],
           current.neutralize,
+          rank < bestCount,
         );
-        if (wait) await wait;
         outputRows++;
       }
     }
@@ -138,10 +173,11 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
         );
       }
       layout = planLayout(event.header, input.appendedFields, input.voters, warnings);
-      await writer.writeRow(
+      const header = formatCsvRow(
         [...event.header, ...MATCH_COLUMNS, ...layout.appendedHeaders],
         layout.neutralizeHeader,
       );
+      for (const writer of everyWriter) await writer.writeFormatted(header);
       continue;
     }
     // Padding short rows multiplies the output: a file where they are common is not a usable CSV.
@@ -179,13 +215,19 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   if (layout === null && firstTooLongLine !== null) throw headerTooLongError(input.maxRowBytes);
   if (layout === null) throw new AppError('VALIDATION_FAILED', 'the uploaded file is empty');
   if (rows === 0) warnings.note('no_data_rows', 'the file has a header but no data rows');
-  await writer.end();
+  for (const writer of everyWriter) await writer.end();
   return {
     rows,
     matchedRows,
     outputRows,
     matchRate: rows === 0 ? 0 : Math.round((matchedRows / rows) * 10_000) / 10_000,
     matchesByMethod,
+    matchesByState,
+    bestScoreHistogram: bestScores.map((count, band) => ({
+      from: band * SCORE_BAND_WIDTH,
+      to: band === bestScores.length - 1 ? 100 : (band + 1) * SCORE_BAND_WIDTH - 1,
+      count,
+    })),
     unmatchedReasons,
     inputProblems,
     ambiguousMatches,
@@ -215,6 +257,8 @@ interface Layout {
   appendedHeaders: string[];
   /** Voter-file positions of vb.voterbase_id then each appended field (-1: not in the voter file). */
   voterColumns: number[];
+  /** The same, then the voter's state (counted per best match in the summary). */
+  voterColumnsAndState: number[];
   emptyAppended: string[];
   neutralize: boolean[];
   neutralizeHeader: boolean[];
@@ -279,6 +323,11 @@ function planLayout(
     passthroughNames,
     appendedHeaders: appendedFields.map((field) => `vb.${field.as}`),
     voterColumns: [voters?.columnIndex('voterbase_id') ?? -1, ...appendedColumns],
+    voterColumnsAndState: [
+      voters?.columnIndex('voterbase_id') ?? -1,
+      ...appendedColumns,
+      voters?.columnIndex('state') ?? -1,
+    ],
     emptyAppended: appendedFields.map(() => ''),
     neutralize: [...neutralize, ...new Array<boolean>(extra).fill(true)],
     neutralizeHeader: new Array<boolean>(header.length + extra).fill(true),
