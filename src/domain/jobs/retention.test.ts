@@ -38,7 +38,12 @@ afterEach(async () => {
 });
 
 /** A job in `state`, finished at `finishedAt`, with its upload, result and delivery archive stored. */
-async function finishedJob(id: string, state: JobState, finishedAt: number): Promise<Job> {
+async function finishedJob(
+  id: string,
+  state: JobState,
+  finishedAt: number,
+  format: 'csv' | 'gzip' = 'csv',
+): Promise<Job> {
   const job: Job = {
     id,
     keyId,
@@ -48,7 +53,7 @@ async function finishedJob(id: string, state: JobState, finishedAt: number): Pro
       webhook: null,
       include: [],
       maxMatches: 1,
-      format: 'csv',
+      format,
       searchRadiusMiles: null,
       notificationEmail: null,
       mbpOnboarding: false,
@@ -107,6 +112,15 @@ describe('Retention', () => {
     await blobs.delete(job.uploadBlob!);
     assert.equal(await new Retention({ jobs, blobs, days: 1 }).run(T0 + 2 * DAY), 1);
     assert.equal(jobs.getJob(job.id)!.state, 'expired');
+  });
+
+  it("also deletes work files a job left behind, whatever its format's layout", async () => {
+    // A gzip job writes its every-rank CSV under work/ first; a crash can leave it there.
+    const job = await finishedJob('job_work', 'failed', T0, 'gzip');
+    const leftovers = [`work/${job.id}/result.csv`, `results/${job.id}/result.csv.gz`];
+    for (const key of leftovers) await blobs.put(key, Readable.from([Buffer.from('x\n')]));
+    assert.equal(await new Retention({ jobs, blobs, days: 1 }).run(T0 + 2 * DAY), 1);
+    for (const key of leftovers) assert.equal(await blobs.stat(key), null, key);
   });
 
   it('works through more due jobs than one batch', async () => {

@@ -1,6 +1,7 @@
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { JobStore } from '../ports/job-store.ts';
-import { deliveryArchiveKey } from './result-files.ts';
+import type { Job } from './job-types.ts';
+import { resultLayout } from './result-layout.ts';
 
 const DAY_MS = 24 * 3600_000;
 /** Jobs handled per query, so one pass never holds a long list or blocks for long. */
@@ -35,8 +36,7 @@ export class Retention {
       const due = this.jobs.listFinishedBefore(before, BATCH);
       if (due.length === 0) return expired;
       for (const job of due) {
-        const keys = [job.uploadBlob, job.resultBlob, deliveryArchiveKey(job.id)];
-        for (const key of keys) if (key !== null) await this.blobs.delete(key);
+        for (const key of filesOf(job)) await this.blobs.delete(key);
         const done = this.jobs.transition(
           job.id,
           ['complete', 'failed'],
@@ -57,4 +57,32 @@ export class Retention {
       if (due.length < BATCH) return expired;
     }
   }
+}
+
+/**
+ * Every blob a job may have written: its upload, and for list matching each file of its result
+ * layout, work files included (a job given up after a crash can leave them behind).
+ */
+function filesOf(job: Job): string[] {
+  const keys = new Set<string>();
+  if (job.uploadBlob !== null) keys.add(job.uploadBlob);
+  if (job.resultBlob !== null) keys.add(job.resultBlob);
+  if (job.kind === 'smartmatch') {
+    const layout = resultLayout({
+      id: job.id,
+      filename: job.filename,
+      format: job.params.format,
+      maxMatches: job.params.maxMatches,
+    });
+    for (const key of [
+      layout.archive.key,
+      layout.poll.key,
+      layout.everyRankCsv,
+      layout.gzip?.key,
+      ...layout.temporary,
+      ...layout.archiveCsvs.map((csv) => csv.blob),
+    ])
+      if (key !== null && key !== undefined) keys.add(key);
+  }
+  return [...keys];
 }
