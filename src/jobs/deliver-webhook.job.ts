@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { JobService } from '../domain/jobs/job-service.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { WebhookSender } from '../domain/ports/webhook-sender.ts';
+import { completionWebhookId, webhookSignatureHeaders } from '../domain/webhooks/webhook-signature.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 
 export const DELIVER_WEBHOOK_JOB = 'deliver-webhook';
@@ -12,14 +14,17 @@ const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('
 type Payload = z.infer<typeof payloadSchema>;
 
 /**
- * POSTs `{"callback": "<presigned GET url>"}` to the job's webhook once it is complete. Each
- * attempt signs a fresh URL; failures retry with exponential backoff (8 attempts, about an hour
- * with the default base), then the message is dead-lettered. The result itself is never affected.
+ * POSTs `{"callback": "<presigned GET url>"}` to the job's webhook once it is complete, signed with
+ * the key's secret (Standard Webhooks). Each attempt signs a fresh URL and timestamp under the same
+ * `webhook-id`; failures retry with exponential backoff (8 attempts, about an hour with the default
+ * base), then the message is dead-lettered. The result itself is never affected.
  */
 export function deliverWebhookJob(deps: {
   jobs: JobStore;
   jobService: JobService;
+  keys: KeyService;
   sender: WebhookSender;
+  now?: () => number;
   retryBaseMs: number;
   logger: () => FastifyBaseLogger;
 }): JobModule<Payload> {
@@ -36,7 +41,27 @@ export function deliverWebhookJob(deps: {
         job.params.webhook === null
       )
         return;
-      await deps.sender.postJson(job.params.webhook, { callback: deps.jobService.downloadUrl(job) });
+      const body = JSON.stringify({ callback: deps.jobService.downloadUrl(job) });
+      const secret = deps.keys.webhookSecret(job.keyId);
+      if (secret === null) {
+        // A key made before signing existed: still deliver (the body is what clients rely on),
+        // and tell the operator how to give the key a secret.
+        deps
+          .logger()
+          .warn(
+            { jobId, keyId: job.keyId },
+            'key has no webhook secret, so this call is unsigned; run listmatch keys webhook-secret <key>',
+          );
+        await deps.sender.postJson(job.params.webhook, body);
+        return;
+      }
+      const headers = webhookSignatureHeaders({
+        id: completionWebhookId(job.id),
+        timestamp: (deps.now ?? Date.now)() / 1000,
+        body,
+        secret,
+      });
+      await deps.sender.postJson(job.params.webhook, body, headers);
     },
     onGiveUp({ jobId }, error) {
       deps

@@ -88,6 +88,7 @@ export function compose(config: Config): Services {
     deliverWebhookJob({
       jobs: jobStore,
       jobService: jobs,
+      keys,
       sender: new HttpWebhookSender({
         allowHosts: config.WEBHOOK_ALLOW_HOSTS,
         timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,

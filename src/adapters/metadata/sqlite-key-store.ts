@@ -91,6 +91,22 @@ export class SqliteKeyStore implements KeyStore {
     ) as Row[];
     return rows.map(toProfile);
   }
+
+  setWebhookSecret(keyId: string, secret: string, at: number): void {
+    this.database.db
+      .prepare(
+        `INSERT INTO webhook_secrets (key_id, secret, created_at) VALUES (?, ?, ?)
+         ON CONFLICT (key_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`,
+      )
+      .run(keyId, secret, at);
+  }
+
+  findWebhookSecret(keyId: string): string | null {
+    const row = this.database.db.prepare('SELECT secret FROM webhook_secrets WHERE key_id = ?').get(keyId) as
+      | Row
+      | undefined;
+    return row ? (row['secret'] as string) : null;
+  }
 }
 
 function toKey(row: Row): ApiKeyRecord {

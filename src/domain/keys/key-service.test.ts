@@ -225,6 +225,37 @@ describe('KeyService.revoke', () => {
   });
 });
 
+describe('KeyService webhook secrets', () => {
+  it('a new key comes with its own whsec_ secret, stored so the service can sign', () => {
+    const a = keys.createKey({ name: 'a' }, T0);
+    const b = keys.createKey({ name: 'b' }, T0);
+    assert.match(a.webhookSecret, /^whsec_/);
+    assert.notEqual(a.webhookSecret, b.webhookSecret);
+    assert.equal(keys.webhookSecret(a.record.id), a.webhookSecret);
+  });
+
+  it('rotation replaces the secret; without --rotate an existing secret is kept (CONFLICT)', () => {
+    const { record, webhookSecret } = keys.createKey({ name: 'c' }, T0);
+    assertAppError(
+      () => keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1),
+      'CONFLICT',
+      `key ${record.id} already has a webhook secret; pass --rotate to replace it (the old one stops working at once)`,
+    );
+    assert.equal(keys.webhookSecret(record.id), webhookSecret);
+    const rotated = keys.createWebhookSecret('c', { rotate: true }, T0 + 2);
+    assert.notEqual(rotated.webhookSecret, webhookSecret);
+    assert.equal(keys.webhookSecret(record.id), rotated.webhookSecret);
+  });
+
+  it('a key without a secret (made before signing existed) gets one on demand', () => {
+    const { record } = keys.createKey({ name: 'old' }, T0);
+    database.db.prepare('DELETE FROM webhook_secrets').run();
+    assert.equal(keys.webhookSecret(record.id), null);
+    const { webhookSecret } = keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1);
+    assert.equal(keys.webhookSecret(record.id), webhookSecret);
+  });
+});
+
 describe('KeyService.setEntitlements', () => {
   it('changes only the given entitlements', () => {
     const { record } = keys.createKey({ name: 'c' }, T0);

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { KeyStore } from '../ports/key-store.ts';
+import { newWebhookSecret } from '../webhooks/webhook-signature.ts';
 import {
   type ApiKeyRecord,
   type AppendedField,
@@ -29,6 +30,8 @@ export class KeyService {
   ): {
     key: string;
     record: ApiKeyRecord;
+    /** Signs this key's webhook calls; shown once with the key, like the key itself. */
+    webhookSecret: string;
   } {
     const name = input.name.trim();
     if (name === '' || name.length > 100)
@@ -52,7 +55,35 @@ export class KeyService {
       matchThreshold: null,
       updatedAt: now,
     });
-    return { key, record };
+    const webhookSecret = newWebhookSecret();
+    this.store.setWebhookSecret(record.id, webhookSecret, now);
+    return { key, record, webhookSecret };
+  }
+
+  /**
+   * Creates the key's webhook signing secret, or replaces it when `rotate` is set (the old one
+   * stops verifying at once). Refuses to replace silently: a secret is shown only when made.
+   */
+  createWebhookSecret(
+    idOrName: string,
+    options: { rotate: boolean },
+    now = Date.now(),
+  ): { record: ApiKeyRecord; webhookSecret: string } {
+    const record = this.requireKey(idOrName);
+    if (this.store.findWebhookSecret(record.id) !== null && !options.rotate) {
+      throw new AppError(
+        'CONFLICT',
+        `key ${record.id} already has a webhook secret; pass --rotate to replace it (the old one stops working at once)`,
+      );
+    }
+    const webhookSecret = newWebhookSecret();
+    this.store.setWebhookSecret(record.id, webhookSecret, now);
+    return { record, webhookSecret };
+  }
+
+  /** The secret that signs this key's webhook calls, or null for a key made before signing existed. */
+  webhookSecret(keyId: string): string | null {
+    return this.store.findWebhookSecret(keyId);
   }
 
   /** The key presented in `x-api-key`, or an UNAUTHORIZED error that says what is wrong. */

@@ -15,4 +15,8 @@ export interface KeyStore {
   upsertProfile(profile: Profile): void;
   findProfile(keyId: string, profileId: string): Profile | null;
   listProfiles(keyId?: string): Profile[];
+  /** Stores (or replaces) the key's webhook signing secret; it must be readable to sign with. */
+  setWebhookSecret(keyId: string, secret: string, at: number): void;
+  /** The key's webhook signing secret, or null when it has none (keys made before signing existed). */
+  findWebhookSecret(keyId: string): string | null;
 }
