@@ -8,15 +8,15 @@ import { completionWebhookId, webhookSignatureHeaders } from '../domain/webhooks
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 
 export const DELIVER_WEBHOOK_JOB = 'deliver-webhook';
-/** With the default 30 s base: retries over about 45 minutes (30 s, 1, 2, 4, 8, 15, 15 min). */
-export const WEBHOOK_MAX_ATTEMPTS = 8;
+/** With the default 30 s base: retries over about an hour (30 s, 1, 2, 4, 8, 15, 15, 15 min). */
+export const WEBHOOK_MAX_ATTEMPTS = 9;
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
 type Payload = z.infer<typeof payloadSchema>;
 
 /**
  * POSTs `{"callback": "<presigned GET url>"}` to the job's webhook once it is complete, signed with
  * the key's secret (Standard Webhooks). Each attempt signs a fresh URL and timestamp under the same
- * `webhook-id`; failures retry with exponential backoff (8 attempts, about an hour with the default
+ * `webhook-id`; failures retry with exponential backoff (9 attempts, about an hour with the default
  * base), then the message is dead-lettered. The result itself is never affected.
  */
 export function deliverWebhookJob(deps: {
