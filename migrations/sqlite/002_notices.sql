@@ -4,7 +4,11 @@
 CREATE TABLE webhook_secrets (
   key_id TEXT PRIMARY KEY REFERENCES api_keys(id),
   secret TEXT NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  -- After a rotation the replaced secret still signs (a second signature) until previous_until,
+  -- so clients can switch without missing a call.
+  previous_secret TEXT,
+  previous_until INTEGER
 ) STRICT;
 
 -- The operator's view of a job's follow-up deliveries (webhook, notices) looks messages up by job.

@@ -28,7 +28,9 @@ function setup(options: { secret: string | null; failures: number }) {
     jobs: { getJob: () => job } as unknown as JobStore,
     // Every attempt signs a fresh presigned URL, as the real JobService does.
     jobService: { downloadUrl: () => `https://lm.example/files/r?sig=${++urls}` } as unknown as JobService,
-    keys: { webhookSecret: () => options.secret } as unknown as KeyService,
+    keys: {
+      webhookSecrets: () => (options.secret === null ? [] : [options.secret]),
+    } as unknown as KeyService,
     sender: {
       async postJson(url, json, headers = {}) {
         calls.push({ url, json, headers: { ...headers } });

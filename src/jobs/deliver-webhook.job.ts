@@ -42,8 +42,9 @@ export function deliverWebhookJob(deps: {
       )
         return;
       const body = JSON.stringify({ callback: deps.jobService.downloadUrl(job) });
-      const secret = deps.keys.webhookSecret(job.keyId);
-      if (secret === null) {
+      const now = (deps.now ?? Date.now)();
+      const secrets = deps.keys.webhookSecrets(job.keyId, now);
+      if (secrets.length === 0) {
         // A key made before signing existed: still deliver (the body is what clients rely on),
         // and tell the operator how to give the key a secret.
         deps
@@ -57,9 +58,9 @@ export function deliverWebhookJob(deps: {
       }
       const headers = webhookSignatureHeaders({
         id: completionWebhookId(job.id),
-        timestamp: (deps.now ?? Date.now)() / 1000,
+        timestamp: now / 1000,
         body,
-        secret,
+        secrets,
       });
       await deps.sender.postJson(job.params.webhook, body, headers);
     },

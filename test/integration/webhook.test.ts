@@ -105,6 +105,25 @@ describe('webhook (clients.md 22)', () => {
     assert.equal(poll.error, null);
   });
 
+  test('after a rotation a call verifies with the new secret and, for the overlap, with the old one', async () => {
+    const client = t.createKey({ name: 'rotating client' });
+    const rotated = t.running.services.keys.createWebhookSecret(client.id, { rotate: true });
+    const before = hook.calls.length;
+    const url = await register(t, client.key, `filename=rotated&webhook=${encodeURIComponent(hook.url)}`);
+    await upload(url, 'voterbase_id\nNC-000000001\n');
+    await until(() => hook.calls.length === before + 1, 'the webhook call');
+    const call = hook.calls[before]!;
+    const signed = {
+      'webhook-id': String(call.headers['webhook-id']),
+      'webhook-timestamp': String(call.headers['webhook-timestamp']),
+      'webhook-signature': String(call.headers['webhook-signature']),
+    };
+    for (const secret of [rotated.webhookSecret, client.webhookSecret]) {
+      assert.deepEqual(new Webhook(secret).verify(call.body, signed), JSON.parse(call.body));
+    }
+    assert.throws(() => new Webhook(webhookSecret).verify(call.body, signed), 'another key cannot verify it');
+  });
+
   test('private, loopback and metadata targets are refused at registration unless allowlisted', async () => {
     for (const target of [
       'http://127.0.0.2/x',

@@ -93,16 +93,30 @@ export function keysCommands(program: Command, context: CliContext): void {
     .description(
       'create the webhook signing secret of a key that has none, or replace it with --rotate; printed once',
     )
-    .option('--rotate', 'replace the existing secret (the old one stops verifying at once)', false)
+    .option(
+      '--rotate',
+      'replace the existing secret; the old one keeps signing next to it for 24 hours',
+      false,
+    )
+    .option('--immediately', 'with --rotate: drop the old secret at once (it leaked)', false)
     .option('--json', 'print JSON')
-    .action((key: string, options: { rotate: boolean; json?: boolean }) => {
-      const { record, webhookSecret } = context
-        .services()
-        .keys.createWebhookSecret(key, { rotate: options.rotate });
+    .action((key: string, options: { rotate: boolean; immediately: boolean; json?: boolean }) => {
+      const { record, webhookSecret, previousValidUntil } = context.services().keys.createWebhookSecret(key, {
+        rotate: options.rotate,
+        ...(options.immediately ? { overlapMs: 0 } : {}),
+      });
+      const previous = isoTime(previousValidUntil);
       if (options.json) {
-        console.log(JSON.stringify({ id: record.id, webhook_secret: webhookSecret }, null, 2));
+        console.log(
+          JSON.stringify(
+            { id: record.id, webhook_secret: webhookSecret, previous_secret_signs_until: previous },
+            null,
+            2,
+          ),
+        );
       } else {
         console.log(`webhook signing secret of ${record.id} (shown once, store it now): ${webhookSecret}`);
+        if (previous !== null) console.log(`the previous secret also signs calls until ${previous}`);
       }
     });
   keys

@@ -13,6 +13,8 @@ import {
 } from './key-types.ts';
 
 const KEY_PATTERN = /^lm_[A-Za-z0-9_-]{43}$/;
+/** How long a rotated-out webhook secret keeps signing next to its successor. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600_000;
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -56,34 +58,42 @@ export class KeyService {
       updatedAt: now,
     });
     const webhookSecret = newWebhookSecret();
-    this.store.setWebhookSecret(record.id, webhookSecret, now);
+    this.store.setWebhookSecret(record.id, webhookSecret, now, null);
     return { key, record, webhookSecret };
   }
 
   /**
-   * Creates the key's webhook signing secret, or replaces it when `rotate` is set (the old one
-   * stops verifying at once). Refuses to replace silently: a secret is shown only when made.
+   * Creates the key's webhook signing secret, or replaces it when `rotate` is set. A replaced
+   * secret keeps signing next to the new one for `overlapMs` (calls carry both signatures), so the
+   * client can switch without missing a call; 0 drops it at once (a leaked secret). Refuses to
+   * replace without `rotate`: a secret is shown only when made.
    */
   createWebhookSecret(
     idOrName: string,
-    options: { rotate: boolean },
+    options: { rotate: boolean; overlapMs?: number },
     now = Date.now(),
-  ): { record: ApiKeyRecord; webhookSecret: string } {
+  ): { record: ApiKeyRecord; webhookSecret: string; previousValidUntil: number | null } {
     const record = this.requireKey(idOrName);
-    if (this.store.findWebhookSecret(record.id) !== null && !options.rotate) {
+    const existing = this.store.findWebhookSecrets(record.id, now).length > 0;
+    if (existing && !options.rotate) {
       throw new AppError(
         'CONFLICT',
-        `key ${record.id} already has a webhook secret; pass --rotate to replace it (the old one stops working at once)`,
+        `key ${record.id} already has a webhook secret; pass --rotate to replace it`,
       );
     }
+    const overlapMs = options.overlapMs ?? WEBHOOK_SECRET_OVERLAP_MS;
+    const previousValidUntil = existing && overlapMs > 0 ? now + overlapMs : null;
     const webhookSecret = newWebhookSecret();
-    this.store.setWebhookSecret(record.id, webhookSecret, now);
-    return { record, webhookSecret };
+    this.store.setWebhookSecret(record.id, webhookSecret, now, previousValidUntil);
+    return { record, webhookSecret, previousValidUntil };
   }
 
-  /** The secret that signs this key's webhook calls, or null for a key made before signing existed. */
-  webhookSecret(keyId: string): string | null {
-    return this.store.findWebhookSecret(keyId);
+  /**
+   * The secrets that sign this key's webhook calls now: the current one first, then a rotated-out
+   * one still in its overlap. Empty for a key made before signing existed.
+   */
+  webhookSecrets(keyId: string, now = Date.now()): string[] {
+    return this.store.findWebhookSecrets(keyId, now);
   }
 
   /** The key presented in `x-api-key`, or an UNAUTHORIZED error that says what is wrong. */
