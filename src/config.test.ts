@@ -46,6 +46,12 @@ describe('loadConfig defaults', () => {
         WEBHOOK_ALLOW_HOSTS: [],
         WEBHOOK_TIMEOUT_SECONDS: 10,
         WEBHOOK_RETRY_BASE_SECONDS: 30,
+        MAIL: 'outbox',
+        MAIL_FROM: 'listmatch <listmatch@localhost>',
+        MAIL_RETRY_BASE_SECONDS: 60,
+        SMTP_TLS: 'starttls',
+        SMTP_TLS_REJECT_UNAUTHORIZED: true,
+        SMTP_TIMEOUT_SECONDS: 30,
         publicUrl: 'http://localhost:8080',
       },
     );
@@ -178,6 +184,52 @@ describe('loadConfig errors', () => {
     assert.deepEqual(configError({ URL_SIGNING_SECRET: 'k'.repeat(31) }).problems, [
       'URL_SIGNING_SECRET: must be at least 32 characters',
     ]);
+  });
+});
+
+describe('loadConfig mail', () => {
+  it('MAIL=smtp needs a server; SMTP_URL and SMTP_HOST exclude each other; a password needs a user', () => {
+    assert.deepEqual(configError({ MAIL: 'smtp' }).problems, [
+      'SMTP_URL: MAIL=smtp needs SMTP_URL or SMTP_HOST',
+    ]);
+    assert.deepEqual(
+      problemNames(
+        configError({
+          SMTP_URL: 'smtp://mail.example.org',
+          SMTP_HOST: 'mail.example.org',
+          SMTP_PASSWORD: 'pw',
+        }),
+      ),
+      ['SMTP_HOST', 'SMTP_PASSWORD'],
+    );
+  });
+
+  it('accepts an smtp(s) URL and the host group, and parses the TLS switches', () => {
+    const byUrl = loadConfig({ MAIL: 'smtp', SMTP_URL: 'smtps://u:p%40ss@mail.example.org:465' });
+    assert.equal(byUrl.SMTP_URL, 'smtps://u:p%40ss@mail.example.org:465');
+    const byHost = loadConfig({
+      MAIL: 'smtp',
+      SMTP_HOST: 'mail.example.org',
+      SMTP_PORT: '2525',
+      SMTP_USER: 'u',
+      SMTP_PASSWORD: 'p',
+      SMTP_TLS: 'none',
+      SMTP_TLS_REJECT_UNAUTHORIZED: 'false',
+      MAIL_FROM: 'Results <results@example.org>',
+    });
+    assert.equal(byHost.SMTP_PORT, 2525);
+    assert.equal(byHost.SMTP_TLS, 'none');
+    assert.equal(byHost.SMTP_TLS_REJECT_UNAUTHORIZED, false);
+  });
+
+  it('refuses a non-SMTP URL, an unknown TLS mode and a sender without an address, without echoing them', () => {
+    const error = configError({
+      SMTP_URL: 'http://u:hunter2@mail.example.org',
+      SMTP_TLS: 'maybe',
+      MAIL_FROM: 'nobody-at-all',
+    });
+    assert.deepEqual(problemNames(error), ['MAIL_FROM', 'SMTP_URL', 'SMTP_TLS']);
+    assert.equal(error.message.includes('hunter2'), false);
   });
 });
 

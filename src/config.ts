@@ -59,6 +59,28 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: integer(1, 120).default(10),
   /** First retry delay of a failed webhook call; doubles per attempt up to 15 minutes. */
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
+  /** Where e-mail notices go: `.eml` files in DATA_DIR/outbox (embedded), or an SMTP server. */
+  MAIL: z.enum(['outbox', 'smtp']).default('outbox'),
+  /** Sender of notices, `Name <address>`; its domain also names the Message-IDs. */
+  MAIL_FROM: z
+    .string()
+    .regex(/^[^@\s<>]+@[^@\s<>]+$|^[^<>]*<[^@\s<>]+@[^@\s<>]+>$/, 'must be an address or Name <address>')
+    .default('listmatch <listmatch@localhost>'),
+  /** Folder for MAIL=outbox; default DATA_DIR/outbox. */
+  MAIL_OUTBOX_DIR: z.string().min(1).optional(),
+  /** First retry delay of a failed notice; doubles per attempt up to 30 minutes (10 attempts). */
+  MAIL_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(60),
+  /** `smtp://user:password@host:port` or `smtps://…` (percent-encode special characters); or the SMTP_HOST group. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  SMTP_HOST: z.string().min(1).optional(),
+  SMTP_PORT: integer(1, 65535).optional(),
+  SMTP_USER: z.string().min(1).optional(),
+  SMTP_PASSWORD: z.string().min(1).optional(),
+  /** implicit (smtps, 465), starttls (required upgrade, 587), opportunistic, or none (local relay). */
+  SMTP_TLS: z.enum(['implicit', 'starttls', 'opportunistic', 'none']).default('starttls'),
+  /** false only for a server whose self-signed certificate you trust; prefer NODE_EXTRA_CA_CERTS. */
+  SMTP_TLS_REJECT_UNAUTHORIZED: z.stringbool().default(true),
+  SMTP_TIMEOUT_SECONDS: integer(1, 300).default(30),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>> & { readonly publicUrl: string };
@@ -84,6 +106,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // Name the variable and the rule, never echo the value: some are secrets.
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
+  const data = parsed.data;
+  const problems = [
+    ...(data.MAIL === 'smtp' && data.SMTP_URL === undefined && data.SMTP_HOST === undefined
+      ? ['SMTP_URL: MAIL=smtp needs SMTP_URL or SMTP_HOST']
+      : []),
+    ...(data.SMTP_URL !== undefined && data.SMTP_HOST !== undefined
+      ? ['SMTP_HOST: give either SMTP_URL or SMTP_HOST, not both']
+      : []),
+    ...(data.SMTP_PASSWORD !== undefined && data.SMTP_USER === undefined
+      ? ['SMTP_PASSWORD: needs SMTP_USER']
+      : []),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
   const publicUrl = (parsed.data.PUBLIC_URL ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, '');
   return Object.freeze({ ...parsed.data, publicUrl });
 }

@@ -1,4 +1,5 @@
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
+import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
 
@@ -15,5 +16,7 @@ export function completionFollowUps(job: SmartmatchJob): QueueMessage[] {
       payload: { v: 1, jobId: job.id },
       maxAttempts: WEBHOOK_MAX_ATTEMPTS,
     });
+  const notice = jobNoticeMessage(job, 'complete');
+  if (notice !== null) followUps.push(notice);
   return followUps;
 }

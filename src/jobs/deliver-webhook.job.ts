@@ -1,25 +1,30 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { JobService } from '../domain/jobs/job-service.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { WebhookSender } from '../domain/ports/webhook-sender.ts';
+import { completionWebhookId, webhookSignatureHeaders } from '../domain/webhooks/webhook-signature.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 
 export const DELIVER_WEBHOOK_JOB = 'deliver-webhook';
-/** With the default 30 s base: retries over about 45 minutes (30 s, 1, 2, 4, 8, 15, 15 min). */
-export const WEBHOOK_MAX_ATTEMPTS = 8;
+/** With the default 30 s base: retries over about an hour (30 s, 1, 2, 4, 8, 15, 15, 15 min). */
+export const WEBHOOK_MAX_ATTEMPTS = 9;
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
 type Payload = z.infer<typeof payloadSchema>;
 
 /**
- * POSTs `{"callback": "<presigned GET url>"}` to the job's webhook once it is complete. Each
- * attempt signs a fresh URL; failures retry with exponential backoff (8 attempts, about an hour
- * with the default base), then the message is dead-lettered. The result itself is never affected.
+ * POSTs `{"callback": "<presigned GET url>"}` to the job's webhook once it is complete, signed with
+ * the key's secret (Standard Webhooks). Each attempt signs a fresh URL and timestamp under the same
+ * `webhook-id`; failures retry with exponential backoff (9 attempts, about an hour with the default
+ * base), then the message is dead-lettered. The result itself is never affected.
  */
 export function deliverWebhookJob(deps: {
   jobs: JobStore;
   jobService: JobService;
+  keys: KeyService;
   sender: WebhookSender;
+  now?: () => number;
   retryBaseMs: number;
   logger: () => FastifyBaseLogger;
 }): JobModule<Payload> {
@@ -36,7 +41,28 @@ export function deliverWebhookJob(deps: {
         job.params.webhook === null
       )
         return;
-      await deps.sender.postJson(job.params.webhook, { callback: deps.jobService.downloadUrl(job) });
+      const body = JSON.stringify({ callback: deps.jobService.downloadUrl(job) });
+      const now = (deps.now ?? Date.now)();
+      const secrets = deps.keys.webhookSecrets(job.keyId, now);
+      if (secrets.length === 0) {
+        // A key made before signing existed: still deliver (the body is what clients rely on),
+        // and tell the operator how to give the key a secret.
+        deps
+          .logger()
+          .warn(
+            { jobId, keyId: job.keyId },
+            'key has no webhook secret, so this call is unsigned; run listmatch keys webhook-secret <key>',
+          );
+        await deps.sender.postJson(job.params.webhook, body);
+        return;
+      }
+      const headers = webhookSignatureHeaders({
+        id: completionWebhookId(job.id),
+        timestamp: now / 1000,
+        body,
+        secrets,
+      });
+      await deps.sender.postJson(job.params.webhook, body, headers);
     },
     onGiveUp({ jobId }, error) {
       deps

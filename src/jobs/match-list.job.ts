@@ -11,6 +11,7 @@ import { renderSummaryHtml, type SummaryReportJob } from '../domain/jobs/summary
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
+import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
@@ -72,7 +73,11 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
 }
 
 function failJob(deps: MatchListDeps, jobId: string, error: string): void {
-  if (deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now())) {
+  // The "failed" notice commits with the failure, like the completion's follow-ups.
+  const job = deps.jobs.getJob(jobId);
+  const notice = job?.kind === 'smartmatch' ? jobNoticeMessage(job, 'failed') : null;
+  const followUps = notice === null ? [] : [notice];
+  if (deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), followUps)) {
     deps.onTransition?.('failed');
   }
 }

@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
+import { OutboxMailer } from '../adapters/mail/outbox-mailer.ts';
+import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
 import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
 import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
@@ -18,11 +20,14 @@ import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
+import { SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
+import type { Mailer } from '../domain/ports/mailer.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import { matchListJob } from '../jobs/match-list.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
+import { sendNoticeJob } from '../jobs/send-notice.job.ts';
 import { Worker } from '../jobs/worker.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/sqlite', import.meta.url));
@@ -91,6 +96,7 @@ export function compose(config: Config): Services {
     deliverWebhookJob({
       jobs: jobStore,
       jobService: jobs,
+      keys,
       sender: new HttpWebhookSender({
         allowHosts: config.WEBHOOK_ALLOW_HOSTS,
         timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
@@ -99,8 +105,18 @@ export function compose(config: Config): Services {
       logger: () => workerLogger!,
     }),
   );
+  const mailer = createMailer(config, dataDir);
+  registry.register(
+    sendNoticeJob({
+      jobs: jobStore,
+      mailer,
+      publicUrl: config.publicUrl,
+      retryBaseMs: config.MAIL_RETRY_BASE_SECONDS * 1000,
+      logger: () => workerLogger!,
+    }),
+  );
   // Every type the services enqueue must have a handler, or the process must not start.
-  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB]);
+  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB, SEND_NOTICE_JOB]);
 
   const readiness = async (): Promise<ReadinessReport> => {
     const stats = await voters.stats().catch(() => null);
@@ -153,9 +169,31 @@ export function compose(config: Config): Services {
     },
     close: () => {
       void matchers.close();
+      void mailer.close();
       database.close();
     },
   };
+}
+
+/** The mailer MAIL selects: `.eml` files in the outbox folder, or SMTP. */
+function createMailer(config: Config, dataDir: string): Mailer {
+  if (config.MAIL === 'outbox') {
+    return new OutboxMailer({
+      dir: config.MAIL_OUTBOX_DIR ?? join(dataDir, 'outbox'),
+      from: config.MAIL_FROM,
+    });
+  }
+  return new SmtpMailer({
+    ...(config.SMTP_URL === undefined ? {} : { url: config.SMTP_URL }),
+    ...(config.SMTP_HOST === undefined ? {} : { host: config.SMTP_HOST }),
+    ...(config.SMTP_PORT === undefined ? {} : { port: config.SMTP_PORT }),
+    ...(config.SMTP_USER === undefined ? {} : { user: config.SMTP_USER }),
+    ...(config.SMTP_PASSWORD === undefined ? {} : { password: config.SMTP_PASSWORD }),
+    tls: config.SMTP_TLS,
+    rejectUnauthorized: config.SMTP_TLS_REJECT_UNAUTHORIZED,
+    timeoutMs: config.SMTP_TIMEOUT_SECONDS * 1000,
+    from: config.MAIL_FROM,
+  });
 }
 
 /** URL_SIGNING_SECRET, else a random secret generated once into DATA_DIR/secrets (mode 0600). */

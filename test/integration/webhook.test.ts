@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
 import { isPublicAddress } from '../../src/domain/webhooks/public-address.ts';
 import {
   getJson,
@@ -20,7 +21,10 @@ interface Call {
   body: string;
 }
 
-/** A real HTTP receiver on loopback that answers the given statuses in turn (then 200). */
+/**
+ * A real HTTP receiver on loopback that answers the given statuses in turn (then 200). A status
+ * of 0 means no answer at all until the client gives up (a hanging receiver).
+ */
 async function receiver(
   statuses: number[] = [],
 ): Promise<{ url: string; calls: Call[]; hostPort: string; close(): Promise<void> }> {
@@ -29,7 +33,9 @@ async function receiver(
     let body = '';
     for await (const chunk of req) body += chunk;
     calls.push({ headers: req.headers, body });
-    res.statusCode = statuses.shift() ?? 200;
+    const status = statuses.shift() ?? 200;
+    if (status === 0) return;
+    res.statusCode = status;
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,30 +52,47 @@ describe('webhook (clients.md 22)', () => {
   let hook: Awaited<ReturnType<typeof receiver>>;
   let t: TestService;
   let key: string;
+  let webhookSecret: string;
 
   before(async () => {
-    hook = await receiver([500]);
+    hook = await receiver([500, 0]);
     t = await startTestService({
       RATE_LIMIT_POLL_SECONDS: '0',
       WEBHOOK_ALLOW_HOSTS: hook.hostPort,
       WEBHOOK_RETRY_BASE_SECONDS: '0.05',
+      WEBHOOK_TIMEOUT_SECONDS: '1',
     });
-    key = t.createKey().key;
+    ({ key, webhookSecret } = t.createKey());
   });
   after(async () => {
     await t.stop();
     await hook.close();
   });
 
-  test('one JSON POST {"callback": <presigned GET url>} after completion, retried after a failure', async () => {
+  test('one signed JSON POST {"callback": <presigned GET url>} after completion, retried after a 500 and a timeout', async () => {
     const url = await register(t, key, `filename=hooked&webhook=${encodeURIComponent(hook.url)}`);
     await upload(url, 'voterbase_id\nNC-000000001\n');
-    await until(() => hook.calls.length === 2, 'two webhook calls');
+    await until(() => hook.calls.length >= 1, 'the first webhook call');
+    // While the webhook is failing the job is complete and its result reachable by poll.
+    const polled = await waitForResult(t, key, 'hooked');
+    assert.equal(polled.error, null);
+    assert.equal(polled.status, 'complete');
+    await until(() => hook.calls.length === 3, 'three webhook calls: 500, no answer, 200');
+    const verifier = new Webhook(webhookSecret);
     for (const call of hook.calls) {
       assert.equal(call.headers['content-type'], 'application/json');
       assert.deepEqual(Object.keys(JSON.parse(call.body)), ['callback']);
+      // The receiver checks the Standard Webhooks signature over the exact body it got.
+      const signed = {
+        'webhook-id': String(call.headers['webhook-id']),
+        'webhook-timestamp': String(call.headers['webhook-timestamp']),
+        'webhook-signature': String(call.headers['webhook-signature']),
+      };
+      assert.deepEqual(verifier.verify(call.body, signed), JSON.parse(call.body));
     }
-    const callback = JSON.parse(hook.calls[1]!.body).callback as string;
+    const ids = new Set(hook.calls.map((call) => call.headers['webhook-id']));
+    assert.equal(ids.size, 1, 'one webhook-id for every attempt of the delivery');
+    const callback = JSON.parse(hook.calls[2]!.body).callback as string;
     const download = await fetch(callback);
     assert.equal(download.status, 200);
     assert.match(
@@ -77,9 +100,28 @@ describe('webhook (clients.md 22)', () => {
       /^voterbase_id,sm\.input_row.*\nNC-000000001,1,1,Y,100,voterbase_id,voterbase_id=exact,NC-000000001,DEM\n$/s,
     );
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(hook.calls.length, 2, 'no further calls after success');
+    assert.equal(hook.calls.length, 3, 'no further calls after success');
     const poll = await waitForResult(t, key, 'hooked');
     assert.equal(poll.error, null);
+  });
+
+  test('after a rotation a call verifies with the new secret and, for the overlap, with the old one', async () => {
+    const client = t.createKey({ name: 'rotating client' });
+    const rotated = t.running.services.keys.createWebhookSecret(client.id, { rotate: true });
+    const before = hook.calls.length;
+    const url = await register(t, client.key, `filename=rotated&webhook=${encodeURIComponent(hook.url)}`);
+    await upload(url, 'voterbase_id\nNC-000000001\n');
+    await until(() => hook.calls.length === before + 1, 'the webhook call');
+    const call = hook.calls[before]!;
+    const signed = {
+      'webhook-id': String(call.headers['webhook-id']),
+      'webhook-timestamp': String(call.headers['webhook-timestamp']),
+      'webhook-signature': String(call.headers['webhook-signature']),
+    };
+    for (const secret of [rotated.webhookSecret, client.webhookSecret]) {
+      assert.deepEqual(new Webhook(secret).verify(call.body, signed), JSON.parse(call.body));
+    }
+    assert.throws(() => new Webhook(webhookSecret).verify(call.body, signed), 'another key cannot verify it');
   });
 
   test('private, loopback and metadata targets are refused at registration unless allowlisted', async () => {
@@ -135,7 +177,7 @@ describe('webhook SSRF guard at call time', () => {
       const attempts = t.running.services.database.db
         .prepare("SELECT attempts FROM queue WHERE state = 'dead'")
         .get() as { attempts: number };
-      assert.equal(attempts.attempts, 8, 'every retry was tried before giving up');
+      assert.equal(attempts.attempts, 9, 'every retry was tried before giving up');
     } finally {
       await t.stop();
       await hook.close();

@@ -14,7 +14,11 @@ export interface TestService {
   dataDir: string;
   running: RunningService;
   /** Creates a key (default profile appends party, with every contact field granted). */
-  createKey(options?: { name?: string; entitlements?: Partial<Entitlements> }): { key: string; id: string };
+  createKey(options?: { name?: string; entitlements?: Partial<Entitlements> }): {
+    key: string;
+    id: string;
+    webhookSecret: string;
+  };
   stop(): Promise<void>;
 }
 
@@ -47,7 +51,7 @@ export async function startTestService(
     dataDir,
     running,
     createKey(options = {}) {
-      const { key, record } = running.services.keys.createKey({
+      const { key, record, webhookSecret } = running.services.keys.createKey({
         name: options.name ?? 'test client',
         ...(options.entitlements ? { entitlements: options.entitlements } : {}),
       });
@@ -55,7 +59,7 @@ export async function startTestService(
         appendedFields: [{ source: 'party', as: 'party' }],
         contactFields: ['email', 'landline', 'wireless', 'voip'],
       });
-      return { key, id: record.id };
+      return { key, id: record.id, webhookSecret };
     },
     async stop() {
       await running.stop();

@@ -143,7 +143,7 @@ describe('SqliteJobStore.markUploaded', () => {
     const job = smartmatchJob();
     store.insertJob(job);
     const followUp = { type: 'match-list', payload: { v: 1, jobId: job.id } };
-    assert.equal(store.markUploaded(job.id, upload, followUp), true);
+    assert.equal(store.markUploaded(job.id, upload, [followUp]), true);
     const stored = store.getJob(job.id)!;
     assert.equal(stored.state, 'uploaded');
     assert.equal(stored.uploadBlob, 'uploads/x/upl_1.csv');
@@ -157,7 +157,7 @@ describe('SqliteJobStore.markUploaded', () => {
   it('enqueues nothing when there is no follow-up', () => {
     const job = smartmatchJob();
     store.insertJob(job);
-    assert.equal(store.markUploaded(job.id, upload, null), true);
+    assert.equal(store.markUploaded(job.id, upload, []), true);
     assert.equal(stateOf(job.id), 'uploaded');
     assert.deepEqual(queueRows(), []);
   });
@@ -165,13 +165,13 @@ describe('SqliteJobStore.markUploaded', () => {
   it('accepts an upload at the last millisecond of the window', () => {
     const job = smartmatchJob();
     store.insertJob(job);
-    assert.equal(store.markUploaded(job.id, { ...upload, at: T0 + TTL }, FOLLOW_UP), true);
+    assert.equal(store.markUploaded(job.id, { ...upload, at: T0 + TTL }, [FOLLOW_UP]), true);
   });
 
   it('refuses an upload after the window, enqueuing nothing', () => {
     const job = smartmatchJob();
     store.insertJob(job);
-    assert.equal(store.markUploaded(job.id, { ...upload, at: T0 + TTL + 1 }, FOLLOW_UP), false);
+    assert.equal(store.markUploaded(job.id, { ...upload, at: T0 + TTL + 1 }, [FOLLOW_UP]), false);
     assert.equal(stateOf(job.id), 'registered');
     assert.equal(store.getJob(job.id)!.uploadBlob, null);
     assert.deepEqual(queueRows(), []);
@@ -180,9 +180,9 @@ describe('SqliteJobStore.markUploaded', () => {
   it('refuses a second upload, keeping the first and enqueuing once', () => {
     const job = smartmatchJob();
     store.insertJob(job);
-    assert.equal(store.markUploaded(job.id, upload, FOLLOW_UP), true);
+    assert.equal(store.markUploaded(job.id, upload, [FOLLOW_UP]), true);
     assert.equal(
-      store.markUploaded(job.id, { blob: 'uploads/x/upl_2.csv', bytes: 7, at: T0 + 2_000 }, FOLLOW_UP),
+      store.markUploaded(job.id, { blob: 'uploads/x/upl_2.csv', bytes: 7, at: T0 + 2_000 }, [FOLLOW_UP]),
       false,
     );
     assert.equal(store.getJob(job.id)!.uploadBlob, 'uploads/x/upl_1.csv');
@@ -193,14 +193,14 @@ describe('SqliteJobStore.markUploaded', () => {
     it(`refuses a job in state ${state}`, () => {
       const job = smartmatchJob({ state });
       store.insertJob(job);
-      assert.equal(store.markUploaded(job.id, upload, FOLLOW_UP), false);
+      assert.equal(store.markUploaded(job.id, upload, [FOLLOW_UP]), false);
       assert.equal(stateOf(job.id), state);
       assert.deepEqual(queueRows(), []);
     });
   }
 
   it('returns false for an unknown job', () => {
-    assert.equal(store.markUploaded('job_NOPE', upload, FOLLOW_UP), false);
+    assert.equal(store.markUploaded('job_NOPE', upload, [FOLLOW_UP]), false);
     assert.deepEqual(queueRows(), []);
   });
 
@@ -209,7 +209,7 @@ describe('SqliteJobStore.markUploaded', () => {
     store.insertJob(job);
     // JSON.stringify cannot encode a BigInt, so the enqueue inside the transaction throws.
     assert.throws(
-      () => store.markUploaded(job.id, upload, { type: 'match-list', payload: { n: 1n } }),
+      () => store.markUploaded(job.id, upload, [{ type: 'match-list', payload: { n: 1n } }]),
       TypeError,
     );
     const stored = store.getJob(job.id)!;
@@ -217,7 +217,7 @@ describe('SqliteJobStore.markUploaded', () => {
     assert.equal(stored.uploadBlob, null);
     assert.deepEqual(queueRows(), []);
     // The database is usable again (the transaction was closed).
-    assert.equal(store.markUploaded(job.id, upload, FOLLOW_UP), true);
+    assert.equal(store.markUploaded(job.id, upload, [FOLLOW_UP]), true);
   });
 });
 

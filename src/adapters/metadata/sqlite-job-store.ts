@@ -63,7 +63,7 @@ export class SqliteJobStore implements JobStore {
   markUploaded(
     id: string,
     upload: { blob: string; bytes: number; at: number },
-    followUp: QueueMessage | null,
+    followUps: readonly QueueMessage[],
   ): boolean {
     return this.database.transaction(() => {
       const result = this.database.db
@@ -73,7 +73,7 @@ export class SqliteJobStore implements JobStore {
         )
         .run(upload.blob, upload.bytes, upload.at, id, upload.at);
       if (result.changes !== 1) return false;
-      if (followUp !== null) this.queue.enqueue(followUp);
+      for (const followUp of followUps) this.queue.enqueue(followUp);
       return true;
     });
   }

@@ -101,6 +101,29 @@ export class SqliteKeyStore implements KeyStore {
     ) as Row[];
     return rows.map(toProfile);
   }
+
+  setWebhookSecret(keyId: string, secret: string, at: number, previousValidUntil: number | null): void {
+    this.database.db
+      .prepare(
+        `INSERT INTO webhook_secrets (key_id, secret, created_at) VALUES (?, ?, ?)
+         ON CONFLICT (key_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at,
+           previous_secret = CASE WHEN ? IS NULL THEN NULL ELSE webhook_secrets.secret END,
+           previous_until = ?`,
+      )
+      .run(keyId, secret, at, previousValidUntil, previousValidUntil);
+  }
+
+  findWebhookSecrets(keyId: string, now: number): string[] {
+    const row = this.database.db
+      .prepare('SELECT secret, previous_secret, previous_until FROM webhook_secrets WHERE key_id = ?')
+      .get(keyId) as Row | undefined;
+    if (row === undefined) return [];
+    const previous = row['previous_secret'] as string | null;
+    const until = row['previous_until'] as number | null;
+    return previous !== null && until !== null && now < until
+      ? [row['secret'] as string, previous]
+      : [row['secret'] as string];
+  }
 }
 
 function toKey(row: Row): ApiKeyRecord {

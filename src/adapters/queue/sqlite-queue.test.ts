@@ -284,3 +284,38 @@ describe('SqliteQueue dead letters after crashed deliveries', () => {
     assert.deepEqual(queue.stats(), { ready: 0, running: 1, dead: 0 });
   });
 });
+
+describe('SqliteQueue messagesForJob (the dead-letter view)', () => {
+  it("lists a job's messages with attempts and last error, dead ones included, and no other job's", () => {
+    queue.enqueue({ type: 'a', payload: { v: 1, jobId: 'job_1' }, maxAttempts: 1 });
+    queue.enqueue({ type: 'b', payload: { v: 1, jobId: 'job_1', notice: 'complete' } });
+    queue.enqueue({ type: 'a', payload: { v: 1, jobId: 'job_2' } });
+    queue.enqueue({ type: 'a', payload: { other: true } });
+    const first = claimOrFail('w1', ['a']);
+    queue.fail(first.id, 'w1', 'webhook answered 500', null);
+    tick(5);
+    assert.deepEqual(queue.messagesForJob('job_1'), [
+      {
+        id: first.id,
+        type: 'a',
+        state: 'dead',
+        attempts: 1,
+        maxAttempts: 1,
+        lastError: 'webhook answered 500',
+        createdAt: T0,
+        updatedAt: T0,
+      },
+      {
+        id: first.id + 1,
+        type: 'b',
+        state: 'ready',
+        attempts: 0,
+        maxAttempts: 3,
+        lastError: null,
+        createdAt: T0,
+        updatedAt: T0,
+      },
+    ]);
+    assert.deepEqual(queue.messagesForJob('job_3'), []);
+  });
+});

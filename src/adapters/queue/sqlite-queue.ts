@@ -1,4 +1,10 @@
-import type { ClaimedMessage, Queue, QueueMessage, QueueStats } from '../../domain/ports/queue.ts';
+import type {
+  ClaimedMessage,
+  Queue,
+  QueueMessage,
+  QueueMessageRecord,
+  QueueStats,
+} from '../../domain/ports/queue.ts';
 import type { SqliteDatabase } from '../metadata/sqlite-database.ts';
 
 type Row = Record<string, unknown>;
@@ -134,5 +140,24 @@ export class SqliteQueue implements Queue {
       .all() as Row[];
     const counts = Object.fromEntries(rows.map((r) => [r['state'] as string, r['n'] as number]));
     return { ready: counts['ready'] ?? 0, running: counts['running'] ?? 0, dead: counts['dead'] ?? 0 };
+  }
+
+  messagesForJob(jobId: string): QueueMessageRecord[] {
+    const rows = this.database.db
+      .prepare(
+        `SELECT id, type, state, attempts, max_attempts, last_error, created_at, updated_at FROM queue
+         WHERE json_extract(payload, '$.jobId') = ? ORDER BY id`,
+      )
+      .all(jobId) as Row[];
+    return rows.map((row) => ({
+      id: row['id'] as number,
+      type: row['type'] as string,
+      state: row['state'] as QueueMessageRecord['state'],
+      attempts: row['attempts'] as number,
+      maxAttempts: row['max_attempts'] as number,
+      lastError: (row['last_error'] as string | null) ?? null,
+      createdAt: row['created_at'] as number,
+      updatedAt: row['updated_at'] as number,
+    }));
   }
 }

@@ -20,17 +20,19 @@ export class HttpWebhookSender implements WebhookSender {
     this.timeoutMs = options.timeoutMs;
   }
 
-  postJson(target: string, body: unknown): Promise<void> {
+  /** See {@link WebhookSender.postJson}. */
+  postJson(target: string, json: string, headers: Readonly<Record<string, string>> = {}): Promise<void> {
     const url = new URL(target);
     const refused = refuseWebhookTarget(target, this.allowHosts);
     if (refused !== null) return Promise.reject(new Error(refused));
     const allowlisted = isAllowlisted(url, this.allowHosts);
-    const payload = Buffer.from(JSON.stringify(body));
+    const payload = Buffer.from(json);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const request = send(url, {
         method: 'POST',
         headers: {
+          ...headers,
           'content-type': 'application/json',
           'content-length': payload.length,
           'user-agent': 'listmatch-webhook/1',

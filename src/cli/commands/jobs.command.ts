@@ -32,11 +32,27 @@ export function jobsCommands(program: Command, context: CliContext): void {
         options.json === true,
       );
     });
-  jobs.command('show <id>').action((id: string) => {
-    const job = jobStore(context).getJob(id);
-    if (!job) throw new Error(`no job ${id}`);
-    console.log(JSON.stringify(job, null, 2));
-  });
+  jobs
+    .command('show <id>')
+    .description('a job and its queue messages (processing, webhook, notices): attempts and last error')
+    .action((id: string) => {
+      const job = jobStore(context).getJob(id);
+      if (!job) throw new Error(`no job ${id}`);
+      // The queue rows are the dead-letter record: a webhook or notice that gave up shows `dead`
+      // with the reason of its last attempt.
+      const messages = context
+        .services()
+        .queue.messagesForJob(id)
+        .map((m) => ({
+          type: m.type,
+          state: m.state,
+          attempts: `${m.attempts}/${m.maxAttempts}`,
+          lastError: m.lastError,
+          created: isoTime(m.createdAt),
+          updated: isoTime(m.updatedAt),
+        }));
+      console.log(JSON.stringify({ ...job, queue: messages }, null, 2));
+    });
 }
 
 const jobStore = (context: CliContext) => context.services().jobStore;

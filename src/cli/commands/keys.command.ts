@@ -20,7 +20,9 @@ export function keysCommands(program: Command, context: CliContext): void {
     .option('--no-onboarding', 'without the onboarding right')
     .option('--direct-upload', 'approve direct upload (owner_adid)', false)
     .option('--json', 'print JSON')
-    .description('create a key; it is printed once and stored only as a hash')
+    .description(
+      'create a key and its webhook signing secret; both are printed once (the key is stored only as a hash)',
+    )
     .action(
       (options: {
         name: string;
@@ -29,7 +31,7 @@ export function keysCommands(program: Command, context: CliContext): void {
         directUpload: boolean;
         json?: boolean;
       }) => {
-        const { key, record } = context.services().keys.createKey({
+        const { key, record, webhookSecret } = context.services().keys.createKey({
           name: options.name,
           entitlements: {
             listMatching: options.listMatching,
@@ -40,7 +42,13 @@ export function keysCommands(program: Command, context: CliContext): void {
         if (options.json) {
           console.log(
             JSON.stringify(
-              { id: record.id, name: record.name, key, entitlements: record.entitlements },
+              {
+                id: record.id,
+                name: record.name,
+                key,
+                webhook_secret: webhookSecret,
+                entitlements: record.entitlements,
+              },
               null,
               2,
             ),
@@ -48,6 +56,7 @@ export function keysCommands(program: Command, context: CliContext): void {
         } else {
           console.log(`created ${record.id} (${record.name})`);
           console.log(`API key (shown once, store it now): ${key}`);
+          console.log(`Webhook signing secret (shown once; verifies webhook calls): ${webhookSecret}`);
         }
       },
     );
@@ -78,6 +87,37 @@ export function keysCommands(program: Command, context: CliContext): void {
     .action((key: string) => {
       const record = context.services().keys.revoke(key);
       console.log(`revoked ${record.id} (${record.name})`);
+    });
+  keys
+    .command('webhook-secret <key>')
+    .description(
+      'create the webhook signing secret of a key that has none, or replace it with --rotate; printed once',
+    )
+    .option(
+      '--rotate',
+      'replace the existing secret; the old one keeps signing next to it for 24 hours',
+      false,
+    )
+    .option('--immediately', 'with --rotate: drop the old secret at once (it leaked)', false)
+    .option('--json', 'print JSON')
+    .action((key: string, options: { rotate: boolean; immediately: boolean; json?: boolean }) => {
+      const { record, webhookSecret, previousValidUntil } = context.services().keys.createWebhookSecret(key, {
+        rotate: options.rotate,
+        ...(options.immediately ? { overlapMs: 0 } : {}),
+      });
+      const previous = isoTime(previousValidUntil);
+      if (options.json) {
+        console.log(
+          JSON.stringify(
+            { id: record.id, webhook_secret: webhookSecret, previous_secret_signs_until: previous },
+            null,
+            2,
+          ),
+        );
+      } else {
+        console.log(`webhook signing secret of ${record.id} (shown once, store it now): ${webhookSecret}`);
+        if (previous !== null) console.log(`the previous secret also signs calls until ${previous}`);
+      }
     });
   keys
     .command('update <key>')

@@ -547,7 +547,7 @@ describe('JobService.poll', () => {
 
   function complete(jobId: string, resultName = 'list_1.csv'): void {
     assert.equal(
-      jobStore.markUploaded(jobId, { blob: `uploads/${jobId}/u.csv`, bytes: 1, at: T0 + 1 }, null),
+      jobStore.markUploaded(jobId, { blob: `uploads/${jobId}/u.csv`, bytes: 1, at: T0 + 1 }, []),
       true,
     );
     assert.equal(jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2), true);
@@ -572,7 +572,7 @@ describe('JobService.poll', () => {
   it('answers a blank url and no error while uploaded and processing', () => {
     const key = createKey('client');
     const jobId = register(key);
-    jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1, at: T0 + 1 }, null);
+    jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1, at: T0 + 1 }, []);
     assert.deepEqual(service.poll(key, 'list_1', T0 + 2), { url: '', error: null, status: 'uploaded' });
     jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 3);
     assert.deepEqual(service.poll(key, 'list_1', T0 + 4), { url: '', error: null, status: 'processing' });
@@ -677,7 +677,7 @@ describe('JobService.openResult', () => {
     const key = createKey('client');
     const { jobId } = service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
     await blobs.put(`results/${jobId}/r.csv`, body(content));
-    jobStore.markUploaded(jobId, { blob: 'uploads/u.csv', bytes: 1, at: T0 + 1 }, null);
+    jobStore.markUploaded(jobId, { blob: 'uploads/u.csv', bytes: 1, at: T0 + 1 }, []);
     jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2);
     jobStore.transition(
       jobId,

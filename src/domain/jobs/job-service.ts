@@ -3,8 +3,10 @@ import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { KeyService } from '../keys/key-service.ts';
 import type { ApiKeyRecord } from '../keys/key-types.ts';
+import { jobNoticeMessage } from '../notices/job-notices.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { JobStore } from '../ports/job-store.ts';
+import type { QueueMessage } from '../ports/queue.ts';
 import type { UrlSigner } from '../ports/url-signer.ts';
 import { refuseWebhookTarget } from '../webhooks/public-address.ts';
 import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
@@ -149,9 +151,13 @@ export class JobService {
     }
     const blob = `uploads/${job.id}/${newId('upl')}.csv`;
     const { bytes } = await this.blobs.put(blob, body, { maxBytes });
-    const followUp =
-      job.kind === 'smartmatch' ? { type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id } } : null;
-    if (!this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUp)) {
+    const followUps: QueueMessage[] = [];
+    if (job.kind === 'smartmatch') {
+      followUps.push({ type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id } });
+      const received = jobNoticeMessage(job, 'received');
+      if (received !== null) followUps.push(received);
+    }
+    if (!this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUps)) {
       // Another upload to the same URL won the race, or the URL expired meanwhile.
       await this.blobs.delete(blob);
       this.assertAwaitingUpload(this.jobs.getJob(job.id) ?? job, now());

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { SqliteDatabase } from '../../adapters/metadata/sqlite-database.ts';
 import { SqliteKeyStore } from '../../adapters/metadata/sqlite-key-store.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
-import { hashApiKey, KeyService } from './key-service.ts';
+import { hashApiKey, KeyService, WEBHOOK_SECRET_OVERLAP_MS } from './key-service.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const T0 = 1_700_000_000_000;
@@ -225,6 +225,56 @@ describe('KeyService.revoke', () => {
     const { key, record } = keys.createKey({ name: 'b' }, T0);
     keys.revoke(revoked.id, T0 + 1);
     assert.deepEqual(keys.authenticate(key), record);
+  });
+});
+
+describe('KeyService webhook secrets', () => {
+  it('a new key comes with its own whsec_ secret, stored so the service can sign', () => {
+    const a = keys.createKey({ name: 'a' }, T0);
+    const b = keys.createKey({ name: 'b' }, T0);
+    assert.match(a.webhookSecret, /^whsec_/);
+    assert.notEqual(a.webhookSecret, b.webhookSecret);
+    assert.deepEqual(keys.webhookSecrets(a.record.id, T0), [a.webhookSecret]);
+  });
+
+  it('without --rotate an existing secret is kept (CONFLICT)', () => {
+    const { record, webhookSecret } = keys.createKey({ name: 'c' }, T0);
+    assertAppError(
+      () => keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1),
+      'CONFLICT',
+      `key ${record.id} already has a webhook secret; pass --rotate to replace it`,
+    );
+    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 1), [webhookSecret]);
+  });
+
+  it('after a rotation the old secret signs next to the new one for 24 hours, then stops', () => {
+    const { record, webhookSecret: old } = keys.createKey({ name: 'c' }, T0);
+    const rotated = keys.createWebhookSecret('c', { rotate: true }, T0 + 1);
+    assert.notEqual(rotated.webhookSecret, old);
+    assert.equal(rotated.previousValidUntil, T0 + 1 + WEBHOOK_SECRET_OVERLAP_MS);
+    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 2), [rotated.webhookSecret, old]);
+    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 1 + WEBHOOK_SECRET_OVERLAP_MS), [
+      rotated.webhookSecret,
+    ]);
+  });
+
+  it('a rotation with no overlap drops the old secret at once; a second rotation forgets the first', () => {
+    const { record } = keys.createKey({ name: 'c' }, T0);
+    const leaked = keys.createWebhookSecret(record.id, { rotate: true, overlapMs: 0 }, T0 + 1);
+    assert.equal(leaked.previousValidUntil, null);
+    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 2), [leaked.webhookSecret]);
+    const second = keys.createWebhookSecret(record.id, { rotate: true }, T0 + 3);
+    const third = keys.createWebhookSecret(record.id, { rotate: true }, T0 + 4);
+    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 5), [third.webhookSecret, second.webhookSecret]);
+  });
+
+  it('a key without a secret (made before signing existed) gets one on demand, without an overlap', () => {
+    const { record } = keys.createKey({ name: 'old' }, T0);
+    database.db.prepare('DELETE FROM webhook_secrets').run();
+    assert.deepEqual(keys.webhookSecrets(record.id, T0), []);
+    const created = keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1);
+    assert.equal(created.previousValidUntil, null);
+    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 2), [created.webhookSecret]);
   });
 });
 

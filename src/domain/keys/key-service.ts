@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { KeyStore } from '../ports/key-store.ts';
+import { newWebhookSecret } from '../webhooks/webhook-signature.ts';
 import {
   type ApiKeyRecord,
   type AppendedField,
@@ -14,6 +15,8 @@ import {
 } from './key-types.ts';
 
 const KEY_PATTERN = /^lm_[A-Za-z0-9_-]{43}$/;
+/** How long a rotated-out webhook secret keeps signing next to its successor. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600_000;
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -35,6 +38,8 @@ export class KeyService {
   ): {
     key: string;
     record: ApiKeyRecord;
+    /** Signs this key's webhook calls; shown once with the key, like the key itself. */
+    webhookSecret: string;
   } {
     const name = input.name.trim();
     if (name === '' || name.length > 100)
@@ -59,7 +64,43 @@ export class KeyService {
       webhookHosts: [],
       updatedAt: now,
     });
-    return { key, record };
+    const webhookSecret = newWebhookSecret();
+    this.store.setWebhookSecret(record.id, webhookSecret, now, null);
+    return { key, record, webhookSecret };
+  }
+
+  /**
+   * Creates the key's webhook signing secret, or replaces it when `rotate` is set. A replaced
+   * secret keeps signing next to the new one for `overlapMs` (calls carry both signatures), so the
+   * client can switch without missing a call; 0 drops it at once (a leaked secret). Refuses to
+   * replace without `rotate`: a secret is shown only when made.
+   */
+  createWebhookSecret(
+    idOrName: string,
+    options: { rotate: boolean; overlapMs?: number },
+    now = Date.now(),
+  ): { record: ApiKeyRecord; webhookSecret: string; previousValidUntil: number | null } {
+    const record = this.requireKey(idOrName);
+    const existing = this.store.findWebhookSecrets(record.id, now).length > 0;
+    if (existing && !options.rotate) {
+      throw new AppError(
+        'CONFLICT',
+        `key ${record.id} already has a webhook secret; pass --rotate to replace it`,
+      );
+    }
+    const overlapMs = options.overlapMs ?? WEBHOOK_SECRET_OVERLAP_MS;
+    const previousValidUntil = existing && overlapMs > 0 ? now + overlapMs : null;
+    const webhookSecret = newWebhookSecret();
+    this.store.setWebhookSecret(record.id, webhookSecret, now, previousValidUntil);
+    return { record, webhookSecret, previousValidUntil };
+  }
+
+  /**
+   * The secrets that sign this key's webhook calls now: the current one first, then a rotated-out
+   * one still in its overlap. Empty for a key made before signing existed.
+   */
+  webhookSecrets(keyId: string, now = Date.now()): string[] {
+    return this.store.findWebhookSecrets(keyId, now);
   }
 
   /** The key presented in `x-api-key`, or an UNAUTHORIZED error that says what is wrong. */

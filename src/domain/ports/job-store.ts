@@ -9,12 +9,13 @@ export interface JobStore {
   findLatestByFilename(keyId: string, filename: string): Job | null;
   /**
    * registered → uploaded (only from registered and before upload expiry), and enqueue
-   * `followUp` if given, atomically. Returns false when the job was no longer waiting for an upload.
+   * `followUps` (processing, the "received" notice), atomically. Returns false when the job was
+   * no longer waiting for an upload.
    */
   markUploaded(
     id: string,
     upload: { blob: string; bytes: number; at: number },
-    followUp: QueueMessage | null,
+    followUps: readonly QueueMessage[],
   ): boolean;
   /**
    * Moves a job to `state` with the given fields, only when its current state is one of `from`,

@@ -15,4 +15,14 @@ export interface KeyStore {
   upsertProfile(profile: Profile): void;
   findProfile(keyId: string, profileId: string): Profile | null;
   listProfiles(keyId?: string): Profile[];
+  /**
+   * Stores (or replaces) the key's webhook signing secret; it must be readable to sign with. With
+   * `previousValidUntil`, a replaced secret keeps signing until then; with null it is dropped.
+   */
+  setWebhookSecret(keyId: string, secret: string, at: number, previousValidUntil: number | null): void;
+  /**
+   * The secrets that sign the key's webhook calls at `now`: the current one, then a replaced one
+   * still within its overlap. Empty for a key made before signing existed.
+   */
+  findWebhookSecrets(keyId: string, now: number): string[];
 }

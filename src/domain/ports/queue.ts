@@ -16,6 +16,19 @@ export interface ClaimedMessage {
   maxAttempts: number;
 }
 
+/** A message as the operator sees it: where it stands and why it last failed. */
+export interface QueueMessageRecord {
+  id: number;
+  type: string;
+  state: 'ready' | 'running' | 'done' | 'dead';
+  attempts: number;
+  maxAttempts: number;
+  /** Safe to show: handlers throw messages without secrets, row contents or e-mail addresses. */
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
 export interface QueueStats {
   ready: number;
   running: number;
@@ -44,4 +57,6 @@ export interface Queue {
   /** Gives a leased message back at once, for graceful shutdown. */
   release(id: number, owner: string): void;
   stats(): QueueStats;
+  /** Every message whose payload names this job (`payload.jobId`), oldest first: the dead-letter view. */
+  messagesForJob(jobId: string): QueueMessageRecord[];
 }

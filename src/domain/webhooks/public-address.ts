@@ -25,10 +25,15 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // Unspecified, loopback and the deprecated IPv4-compatible form (::a.b.c.d) in one range.
+  ['::', 96],
+  // IPv4-translated (::ffff:0:a.b.c.d) and the discard-only prefix.
+  ['::ffff:0:0:0', 96],
+  ['100::', 64],
   ['fc00::', 7],
   ['fe80::', 10],
+  // Site-local (deprecated, still routed on some networks).
+  ['fec0::', 10],
   ['ff00::', 8],
   ['2001:db8::', 32],
   ['64:ff9b::', 96],

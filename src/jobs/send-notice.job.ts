@@ -1,0 +1,51 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { jobNotice, jobNoticeKinds, SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
+import { renderNotice } from '../domain/notices/notice.ts';
+import { redactEmails } from '../domain/notices/redact.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
+import type { Mailer } from '../domain/ports/mailer.ts';
+import { exponentialBackoff, type JobModule } from './job-module.ts';
+
+const payloadSchema = z.object({
+  v: z.literal(1),
+  jobId: z.string().startsWith('job_'),
+  notice: z.enum(jobNoticeKinds),
+});
+type Payload = z.infer<typeof payloadSchema>;
+
+/**
+ * E-mails one notice about a list-matching job to its `notification_email`. Its own queue job: a
+ * mail server that is down delays the notice (retries with backoff, then a dead letter with the
+ * reason logged) and never touches the job or its result. The notice is rendered from the job as
+ * it is when sent.
+ */
+export function sendNoticeJob(deps: {
+  jobs: JobStore;
+  mailer: Mailer;
+  publicUrl: string;
+  retryBaseMs: number;
+  logger: () => FastifyBaseLogger;
+}): JobModule<Payload> {
+  return {
+    type: SEND_NOTICE_JOB,
+    payload: payloadSchema,
+    backoffMs: exponentialBackoff(deps.retryBaseMs, 30 * 60_000),
+    async handle({ jobId, notice }) {
+      const job = deps.jobs.getJob(jobId);
+      if (job === null || job.kind !== 'smartmatch' || job.params.notificationEmail === null) return;
+      const rendered = renderNotice(jobNotice(job, notice, { publicUrl: deps.publicUrl }));
+      await deps.mailer.send({ to: job.params.notificationEmail, ...rendered, id: `${job.id}.${notice}` });
+    },
+    onGiveUp({ jobId, notice }, error) {
+      deps.logger().warn(
+        {
+          jobId,
+          notice,
+          reason: redactEmails(error instanceof Error ? error.message : String(error)),
+        },
+        'e-mail notice dead-lettered',
+      );
+    },
+  };
+}
