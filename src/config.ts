@@ -57,7 +57,37 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: integer(1, 120).default(10),
   /** First retry delay of a failed webhook call; doubles per attempt up to 15 minutes. */
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
+  /** Where completed results are dropped: a local folder per key (embedded) or one SFTP server. */
+  DELIVERY: z.enum(['folder', 'sftp']).default('folder'),
+  /** First retry delay of a failed folder delivery; doubles per attempt up to 15 minutes. */
+  DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
+  SFTP_HOST: z.string().min(1).optional(),
+  SFTP_PORT: integer(1, 65535).default(22),
+  SFTP_USERNAME: z.string().min(1).optional(),
+  /** Path of the service account's private key (OpenSSH or PEM format); read at each connection. */
+  SFTP_PRIVATE_KEY_FILE: z.string().min(1).optional(),
+  /** Folder on the server (as the service account sees it) that holds one folder per key. */
+  SFTP_ROOT: z.string().min(1).default('.'),
+  /** The server's host key fingerprint as `ssh-keygen -lf` prints it (`SHA256:…`): the only key accepted. */
+  SFTP_HOST_KEY_SHA256: z
+    .string()
+    .regex(
+      /^(SHA256:)?[A-Za-z0-9+/]{43}=?$/,
+      'must be a SHA256 fingerprint like SHA256:abc… (43 base64 characters)',
+    )
+    .optional(),
+  SFTP_TIMEOUT_SECONDS: integer(1, 600).default(20),
+  /** Lifetime of a web file browser sign-in. */
+  FILE_BROWSER_SESSION_MINUTES: integer(1, 24 * 60).default(30),
 });
+
+/** Variables that must be set together with DELIVERY=sftp. */
+const SFTP_REQUIRED = [
+  'SFTP_HOST',
+  'SFTP_USERNAME',
+  'SFTP_PRIVATE_KEY_FILE',
+  'SFTP_HOST_KEY_SHA256',
+] as const;
 
 export type Config = Readonly<z.infer<typeof configSchema>> & { readonly publicUrl: string };
 
@@ -81,6 +111,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     // Name the variable and the rule, never echo the value: some are secrets.
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  if (parsed.data.DELIVERY === 'sftp') {
+    const missing = SFTP_REQUIRED.filter((name) => parsed.data[name] === undefined);
+    if (missing.length > 0)
+      throw new ConfigError(missing.map((name) => `${name}: required when DELIVERY=sftp`));
   }
   const publicUrl = (parsed.data.PUBLIC_URL ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, '');
   return Object.freeze({ ...parsed.data, publicUrl });

@@ -1,5 +1,6 @@
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
+import { DELIVER_FOLDER_JOB, FOLDER_DELIVERY_MAX_ATTEMPTS } from './deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
 
 /**
@@ -15,5 +16,11 @@ export function completionFollowUps(job: SmartmatchJob): QueueMessage[] {
       payload: { v: 1, jobId: job.id },
       maxAttempts: WEBHOOK_MAX_ATTEMPTS,
     });
+  // Every completed job is dropped in its key's smartmatch folder (local folder or SFTP).
+  followUps.push({
+    type: DELIVER_FOLDER_JOB,
+    payload: { v: 1, jobId: job.id },
+    maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS,
+  });
   return followUps;
 }

@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
+import { LocalFileDrop } from '../adapters/delivery/local-file-drop.ts';
+import { SftpFileDrop } from '../adapters/delivery/sftp-file-drop.ts';
 import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
 import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
 import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
@@ -17,8 +19,10 @@ import type { Config } from '../config.ts';
 import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
+import type { FileDrop } from '../domain/ports/file-drop.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
+import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import { matchListJob } from '../jobs/match-list.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
@@ -33,6 +37,8 @@ export interface Services extends HttpDeps {
   jobStore: SqliteJobStore;
   voters: FsVoterStore;
   blobs: FsBlobStore;
+  /** Each key's smartmatch folder: local under DATA_DIR/files, or on the SFTP server. */
+  drop: FileDrop;
   registry: JobRegistry;
   createWorker(logger: FastifyBaseLogger): Worker;
   close(): void;
@@ -46,6 +52,7 @@ export function compose(config: Config): Services {
   const queue = new SqliteQueue(database, { maxAttempts: config.QUEUE_MAX_ATTEMPTS });
   const jobStore = new SqliteJobStore(database, queue);
   const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+  const drop = createFileDrop(config, dataDir);
   const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
   const signer = new HmacUrlSigner({ secret: signingSecret(config, dataDir), baseUrl: config.publicUrl });
   const metrics = new Metrics({ queue: () => queue.stats() });
@@ -96,8 +103,17 @@ export function compose(config: Config): Services {
       logger: () => workerLogger!,
     }),
   );
+  registry.register(
+    deliverFolderJob({
+      jobs: jobStore,
+      blobs,
+      drop,
+      retryBaseMs: config.DELIVERY_RETRY_BASE_SECONDS * 1000,
+      logger: () => workerLogger!,
+    }),
+  );
   // Every type the services enqueue must have a handler, or the process must not start.
-  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB]);
+  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB, DELIVER_FOLDER_JOB]);
 
   const readiness = async (): Promise<ReadinessReport> => {
     const stats = await voters.stats().catch(() => null);
@@ -116,6 +132,7 @@ export function compose(config: Config): Services {
     jobStore,
     voters,
     blobs,
+    drop,
     registry,
     keys,
     jobs,
@@ -148,6 +165,21 @@ export function compose(config: Config): Services {
       database.close();
     },
   };
+}
+
+/** The file drop of DELIVERY: the embedded local folder, or the one SFTP server. */
+function createFileDrop(config: Config, dataDir: string): FileDrop {
+  if (config.DELIVERY === 'folder') return new LocalFileDrop(join(dataDir, 'files'));
+  // loadConfig refuses DELIVERY=sftp without these.
+  return new SftpFileDrop({
+    host: config.SFTP_HOST!,
+    port: config.SFTP_PORT,
+    username: config.SFTP_USERNAME!,
+    privateKeyFile: resolve(config.SFTP_PRIVATE_KEY_FILE!),
+    root: config.SFTP_ROOT,
+    hostKeySha256: config.SFTP_HOST_KEY_SHA256!,
+    timeoutMs: config.SFTP_TIMEOUT_SECONDS * 1000,
+  });
 }
 
 /** URL_SIGNING_SECRET, else a random secret generated once into DATA_DIR/secrets (mode 0600). */
