@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
+import { FileBrowser } from '../domain/delivery/file-browser.ts';
 import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
@@ -54,7 +55,8 @@ export function compose(config: Config): Services {
   const blobs = new FsBlobStore(join(dataDir, 'blobs'));
   const drop = createFileDrop(config, dataDir);
   const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
-  const signer = new HmacUrlSigner({ secret: signingSecret(config, dataDir), baseUrl: config.publicUrl });
+  const secret = signingSecret(config, dataDir);
+  const signer = new HmacUrlSigner({ secret, baseUrl: config.publicUrl });
   const metrics = new Metrics({ queue: () => queue.stats() });
   const keys = new KeyService(new SqliteKeyStore(database));
   const rateLimits = new RateLimits(new MemoryRateLimiter(), {
@@ -75,6 +77,13 @@ export function compose(config: Config): Services {
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
     },
     events: { onTransition: (kind, state) => metrics.jobTransitions.inc({ kind, state }) },
+  });
+  const files = new FileBrowser({
+    keys,
+    drop,
+    // Its own key, derived from the service secret: a session MAC can never pass as a URL signature.
+    secret: createHmac('sha256', secret).update('listmatch file browser sessions v1').digest(),
+    sessionTtlMs: config.FILE_BROWSER_SESSION_MINUTES * 60_000,
   });
   const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS);
   const registry = new JobRegistry().register(
@@ -139,6 +148,7 @@ export function compose(config: Config): Services {
     rateLimits,
     signer,
     metrics,
+    files,
     readiness,
     createWorker: (logger) => {
       workerLogger = logger;
