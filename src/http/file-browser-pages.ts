@@ -20,7 +20,7 @@ button{margin-top:12px;padding:8px 16px;font:inherit;border:0;border-radius:6px;
 button.link{background:none;color:#2456c8;padding:0;margin:0}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 6px;border-bottom:1px solid #e6e9ef}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+.num{text-align:right;font-variant-numeric:tabular-nums}
 .error{background:#fdecec;border:1px solid #f3b7b7;color:#8a1c1c;padding:10px 12px;border-radius:6px;margin-bottom:16px}
 .bar{display:flex;justify-content:space-between;align-items:baseline}
 `;
@@ -28,7 +28,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><main>${body}</main></body></html>
 `;
 }

@@ -11,7 +11,8 @@ const SECURITY_HEADERS = {
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // same-origin, not no-referrer: with no-referrer, browsers send `Origin: null` on our own form posts.
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 };
 const SIGN_IN_NONCE_SECONDS = 3600;
