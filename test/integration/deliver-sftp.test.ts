@@ -206,6 +206,13 @@ describe('completed jobs delivered over SFTP; the server down at completion', ()
     assert.match(dead.last_error ?? '', /^SFTP 127\.0\.0\.1:\d+: /);
     assert.equal(t!.running.services.jobStore.getJob(jobId)?.state, 'complete');
     assert.equal((await waitForResult(t!, client.key, 'over_sftp')).error, null);
+    // What `listmatch jobs show` prints for the operator: every delivery of the job and its outcome.
+    const entries = t!.running.services.queue.forJob(jobId).filter((e) => e.type === DELIVER_FOLDER_JOB);
+    assert.deepEqual(
+      entries.map((e) => e.state),
+      ['done', 'dead'],
+    );
+    assert.match(entries[1]!.lastError ?? '', /^SFTP 127\.0\.0\.1:\d+: /);
     await server!.start();
   });
 });

@@ -284,3 +284,27 @@ describe('SqliteQueue dead letters after crashed deliveries', () => {
     assert.deepEqual(queue.stats(), { ready: 0, running: 1, dead: 0 });
   });
 });
+
+describe('SqliteQueue forJob', () => {
+  it("lists the messages naming a job, with attempts and the last error, and no other job's", () => {
+    queue.enqueue({ type: 'a', payload: { v: 1, jobId: 'job_1' } });
+    queue.enqueue({ type: 'b', payload: { v: 1, jobId: 'job_2' } });
+    queue.enqueue({ type: 'c', payload: { v: 1, jobId: 'job_1' }, maxAttempts: 1 });
+    const claimed = claimOrFail('w1', ['c']);
+    queue.fail(claimed.id, 'w1', 'SFTP 127.0.0.1:22: refused', null);
+    assert.deepEqual(
+      queue.forJob('job_1').map(({ type, state, attempts, maxAttempts, lastError }) => ({
+        type,
+        state,
+        attempts,
+        maxAttempts,
+        lastError,
+      })),
+      [
+        { type: 'a', state: 'ready', attempts: 0, maxAttempts: 3, lastError: null },
+        { type: 'c', state: 'dead', attempts: 1, maxAttempts: 1, lastError: 'SFTP 127.0.0.1:22: refused' },
+      ],
+    );
+    assert.deepEqual(queue.forJob('job_3'), []);
+  });
+});

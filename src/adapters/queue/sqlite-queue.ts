@@ -1,4 +1,10 @@
-import type { ClaimedMessage, Queue, QueueMessage, QueueStats } from '../../domain/ports/queue.ts';
+import type {
+  ClaimedMessage,
+  Queue,
+  QueueEntry,
+  QueueMessage,
+  QueueStats,
+} from '../../domain/ports/queue.ts';
 import type { SqliteDatabase } from '../metadata/sqlite-database.ts';
 
 type Row = Record<string, unknown>;
@@ -134,5 +140,25 @@ export class SqliteQueue implements Queue {
       .all() as Row[];
     const counts = Object.fromEntries(rows.map((r) => [r['state'] as string, r['n'] as number]));
     return { ready: counts['ready'] ?? 0, running: counts['running'] ?? 0, dead: counts['dead'] ?? 0 };
+  }
+
+  forJob(jobId: string): QueueEntry[] {
+    // A scan of the queue table: an operator's command, not a hot path, so no index on the payload.
+    const rows = this.database.db
+      .prepare(
+        `SELECT id, type, state, attempts, max_attempts, last_error, run_at, updated_at FROM queue
+         WHERE json_extract(payload, '$.jobId') = ? ORDER BY id`,
+      )
+      .all(jobId) as Row[];
+    return rows.map((row) => ({
+      id: row['id'] as number,
+      type: row['type'] as string,
+      state: row['state'] as QueueEntry['state'],
+      attempts: row['attempts'] as number,
+      maxAttempts: row['max_attempts'] as number,
+      lastError: (row['last_error'] as string | null) ?? null,
+      runAt: row['run_at'] as number,
+      updatedAt: row['updated_at'] as number,
+    }));
   }
 }

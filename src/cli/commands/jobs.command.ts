@@ -32,11 +32,25 @@ export function jobsCommands(program: Command, context: CliContext): void {
         options.json === true,
       );
     });
-  jobs.command('show <id>').action((id: string) => {
-    const job = jobStore(context).getJob(id);
-    if (!job) throw new Error(`no job ${id}`);
-    console.log(JSON.stringify(job, null, 2));
-  });
+  jobs
+    .command('show <id>')
+    .description('the job, and its queue messages (matching, deliveries) with attempts and last error')
+    .action((id: string) => {
+      const job = jobStore(context).getJob(id);
+      if (!job) throw new Error(`no job ${id}`);
+      const queue = context
+        .services()
+        .queue.forJob(id)
+        .map((entry) => ({
+          type: entry.type,
+          state: entry.state,
+          attempts: `${entry.attempts}/${entry.maxAttempts}`,
+          lastError: entry.lastError,
+          nextAttempt: entry.state === 'ready' ? isoTime(entry.runAt) : null,
+          updatedAt: isoTime(entry.updatedAt),
+        }));
+      console.log(JSON.stringify({ ...job, queue }, null, 2));
+    });
 }
 
 const jobStore = (context: CliContext) => context.services().jobStore;

@@ -22,6 +22,20 @@ export interface QueueStats {
   dead: number;
 }
 
+/** A queue message as operators inspect it. */
+export interface QueueEntry {
+  id: number;
+  type: string;
+  state: 'ready' | 'running' | 'done' | 'dead';
+  attempts: number;
+  maxAttempts: number;
+  /** Reason of the last failed attempt (vendor error text: never row contents or secrets). */
+  lastError: string | null;
+  /** Epoch ms of the next attempt when ready. */
+  runAt: number;
+  updatedAt: number;
+}
+
 /**
  * The job queue: at-least-once delivery with leases. A message whose lease runs out (its worker
  * died) is delivered again. Backends: SQLite table (embedded).
@@ -44,4 +58,6 @@ export interface Queue {
   /** Gives a leased message back at once, for graceful shutdown. */
   release(id: number, owner: string): void;
   stats(): QueueStats;
+  /** Messages whose payload names this job (its matching, deliveries, notices), oldest first. */
+  forJob(jobId: string): QueueEntry[];
 }
