@@ -45,7 +45,11 @@ describe('FileBrowser sessions', () => {
     const { session } = browser.signIn(a.key, T0);
     const [, expires, mac] = session.split('.');
     assert.equal(browser.sessionKey(`${b.record.id}.${expires}.${mac}`, T0), null, 'another key id');
-    assert.equal(browser.sessionKey(`${a.record.id}.${Number(expires) + 3600}.${mac}`, T0), null, 'a later expiry');
+    assert.equal(
+      browser.sessionKey(`${a.record.id}.${Number(expires) + 3600}.${mac}`, T0),
+      null,
+      'a later expiry',
+    );
     const other = new FileBrowser({ keys, drop: noFiles, secret: randomBytes(32), sessionTtlMs: TTL });
     assert.equal(other.sessionKey(session, T0), null, 'signed with another secret');
     for (const bad of [undefined, '', 'x', `${session}.x`, session.slice(0, -2)]) {
@@ -65,7 +69,10 @@ describe('FileBrowser sessions', () => {
   it('form tokens are bound to their nonce or session', () => {
     const nonce = browser.newSignInNonce();
     assert.equal(browser.tokenMatches(browser.signInToken(nonce), browser.signInToken(nonce)), true);
-    assert.equal(browser.tokenMatches(browser.signInToken(browser.newSignInNonce()), browser.signInToken(nonce)), false);
+    assert.equal(
+      browser.tokenMatches(browser.signInToken(browser.newSignInNonce()), browser.signInToken(nonce)),
+      false,
+    );
     assert.equal(browser.tokenMatches(undefined, browser.signInToken(nonce)), false);
     assert.notEqual(browser.signOutToken(nonce), browser.signInToken(nonce), 'purposes do not mix');
   });
