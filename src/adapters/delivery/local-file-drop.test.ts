@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -74,4 +74,23 @@ test('read refuses traversal, hidden files, symbolic links and other keys', asyn
   await assert.rejects(drop.read(KEY, 'theirs-link.zip'), { code: 'NOT_FOUND' });
   await assert.rejects(drop.put(KEY, '../escape.zip', source('x')), { code: 'NOT_FOUND' });
   await assert.rejects(drop.list('../' + KEY), { code: 'INTERNAL' });
+});
+
+test('the sweep removes stale temporary files only: not fresh ones, not files, not other dot-files', async () => {
+  const folder = join(root, 'files', KEY, 'smartmatch');
+  const stale = join(folder, '.old.zip.0123456789ab.part');
+  const fresh = join(folder, '.new.zip.ba9876543210.part');
+  const clients = join(folder, '.profile');
+  await writeFile(stale, 'x');
+  await writeFile(fresh, 'x');
+  await writeFile(clients, 'x');
+  const old = new Date(Date.now() - 2 * 24 * 3600_000);
+  await utimes(stale, old, old);
+  await utimes(clients, old, old);
+  assert.equal(await drop.sweepTemporary(24 * 3600_000), 1);
+  const left = await readdir(folder);
+  assert.ok(!left.includes('.old.zip.0123456789ab.part'));
+  assert.ok(
+    left.includes('.new.zip.ba9876543210.part') && left.includes('.profile') && left.includes('list.zip'),
+  );
 });

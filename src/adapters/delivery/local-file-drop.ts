@@ -9,6 +9,8 @@ import {
   assertKeyId,
   byNewest,
   isFolderFileName,
+  isKeyId,
+  isTemporaryName,
   SMARTMATCH_FOLDER,
   temporaryName,
 } from '../../domain/delivery/folder-names.ts';
@@ -93,5 +95,24 @@ export class LocalFileDrop implements FileDrop {
       throw new AppError('NOT_FOUND', 'no such file in your folder');
     }
     return { bytes: info.size, stream: handle.createReadStream() };
+  }
+
+  async sweepTemporary(maxAgeMs: number, now = Date.now()): Promise<number> {
+    const keys = await readdir(this.root).catch(() => [] as string[]);
+    let removed = 0;
+    for (const keyId of keys) {
+      if (!isKeyId(keyId)) continue;
+      const folder = join(this.root, keyId, SMARTMATCH_FOLDER);
+      const names = await readdir(folder).catch(() => [] as string[]);
+      for (const name of names) {
+        if (!isTemporaryName(name)) continue;
+        const info = await stat(join(folder, name)).catch(() => null);
+        if (info !== null && now - info.mtimeMs > maxAgeMs) {
+          await rm(join(folder, name), { force: true });
+          removed++;
+        }
+      }
+    }
+    return removed;
   }
 }

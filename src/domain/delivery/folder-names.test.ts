@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertFolderFileName, assertKeyId, isFolderFileName, temporaryName } from './folder-names.ts';
+import {
+  assertFolderFileName,
+  assertKeyId,
+  isFolderFileName,
+  isTemporaryName,
+  temporaryName,
+} from './folder-names.ts';
 
 test('folder file names: what deliveryArchiveName makes is accepted', () => {
   for (const name of ['tmc_ab12.zip', 'list.zip', 'result.zip', 'A-b_c.1.zip', 'report (2).pdf']) {
@@ -48,5 +54,12 @@ test('key ids must be well-formed before they name a folder', () => {
     'job_01JD0000000000000000000000',
   ]) {
     assert.throws(() => assertKeyId(id), { code: 'INTERNAL' }, id);
+  }
+});
+
+test('isTemporaryName recognizes exactly the names temporaryName makes', () => {
+  assert.equal(isTemporaryName(temporaryName('list.zip', '0011aabbccdd')), true);
+  for (const name of ['.profile', 'list.zip', '.list.zip.part', '.x.0011aabbccdd.partial']) {
+    assert.equal(isTemporaryName(name), false, name);
   }
 });

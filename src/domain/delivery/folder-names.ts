@@ -22,13 +22,18 @@ export function assertFolderFileName(name: string): void {
   if (!isFolderFileName(name)) throw new AppError('NOT_FOUND', 'no such file in your folder');
 }
 
+export const isKeyId = (value: string): boolean => KEY_ID.test(value);
+
 /** Key ids name folders: anything but a well-formed id is a bug, never a path to follow. */
 export function assertKeyId(keyId: string): void {
-  if (!KEY_ID.test(keyId)) throw new AppError('INTERNAL', 'invalid key id for a folder');
+  if (!isKeyId(keyId)) throw new AppError('INTERNAL', 'invalid key id for a folder');
 }
 
 /** Name of an in-progress upload next to its target: hidden, unique per attempt. */
 export const temporaryName = (name: string, nonce: string): string => `.${name}.${nonce}.part`;
+
+/** True for names `temporaryName` makes (and only those: a client's own dot-files are left alone). */
+export const isTemporaryName = (name: string): boolean => /^\..+\.[0-9a-f]{12}\.part$/.test(name);
 
 /** Newest first, then by name, so listings are stable. */
 export const byNewest = (a: { name: string; modifiedAt: number }, b: { name: string; modifiedAt: number }) =>

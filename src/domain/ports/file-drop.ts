@@ -26,4 +26,10 @@ export interface FileDrop {
   list(keyId: string): Promise<FolderFile[]>;
   /** Opens a file of the key's folder; rejects with NOT_FOUND unless it is a regular file there. */
   read(keyId: string, name: string): Promise<{ bytes: number; stream: Readable }>;
+  /**
+   * Removes temporary files older than `maxAgeMs` that a process killed mid-put left behind;
+   * resolves with how many. Only backends that can find them cheaply have it (the local folder;
+   * on SFTP a failed put removes its own temporary file, and a crash leaves a hidden one).
+   */
+  sweepTemporary?(maxAgeMs: number, now?: number): Promise<number>;
 }
