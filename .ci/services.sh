@@ -15,3 +15,17 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 echo "ci: chromium $(chromium --version 2>/dev/null || echo missing)"
+
+# OpenSSH server for the SFTP delivery tests. The tests start their own sshd (own config, loopback
+# port, chrooted test user); the system's sshd is not started here.
+if [ ! -x /usr/sbin/sshd ]; then
+  echo "ci: installing Debian openssh-server"
+  if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null
+  else
+    sudo apt-get update -qq >/dev/null
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null
+  fi
+fi
+echo "ci: $(/usr/sbin/sshd -V 2>&1 | head -n 1 || echo 'openssh-server missing')"

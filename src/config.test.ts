@@ -52,6 +52,12 @@ describe('loadConfig defaults', () => {
         SMTP_TLS: 'starttls',
         SMTP_TLS_REJECT_UNAUTHORIZED: true,
         SMTP_TIMEOUT_SECONDS: 30,
+        DELIVERY: 'folder',
+        DELIVERY_RETRY_BASE_SECONDS: 30,
+        SFTP_PORT: 22,
+        SFTP_ROOT: '.',
+        SFTP_TIMEOUT_SECONDS: 20,
+        FILE_BROWSER_SESSION_MINUTES: 30,
         publicUrl: 'http://localhost:8080',
       },
     );
@@ -255,5 +261,39 @@ describe('loadConfig publicUrl', () => {
   it('refuses a PUBLIC_URL that is not http or https', () => {
     assert.deepEqual(problemNames(configError({ PUBLIC_URL: 'ftp://lm.example.org' })), ['PUBLIC_URL']);
     assert.deepEqual(problemNames(configError({ PUBLIC_URL: 'not a url' })), ['PUBLIC_URL']);
+  });
+});
+
+describe('loadConfig DELIVERY', () => {
+  const sftp = {
+    DELIVERY: 'sftp',
+    SFTP_HOST: 'files.example.org',
+    SFTP_USERNAME: 'listmatch',
+    SFTP_PRIVATE_KEY_FILE: '/etc/listmatch/id_ed25519',
+    SFTP_HOST_KEY_SHA256: `SHA256:${'A'.repeat(43)}`,
+  };
+
+  it('accepts sftp with host, user, key file and host key fingerprint', () => {
+    const config = loadConfig({ ...sftp, SFTP_PORT: '2222' });
+    assert.equal(config.DELIVERY, 'sftp');
+    assert.equal(config.SFTP_PORT, 2222);
+  });
+
+  it('names every variable sftp needs and lacks', () => {
+    assert.deepEqual(problemNames(configError({ DELIVERY: 'sftp', SFTP_HOST: 'h' })), [
+      'SFTP_USERNAME',
+      'SFTP_PRIVATE_KEY_FILE',
+      'SFTP_HOST_KEY_SHA256',
+    ]);
+  });
+
+  it('refuses a host key that is not a SHA256 fingerprint, without echoing it', () => {
+    const error = configError({ ...sftp, SFTP_HOST_KEY_SHA256: 'MD5:aa:bb' });
+    assert.deepEqual(problemNames(error), ['SFTP_HOST_KEY_SHA256']);
+    assert.doesNotMatch(error.message, /MD5:aa:bb/);
+  });
+
+  it('refuses an unknown delivery mode', () => {
+    assert.deepEqual(problemNames(configError({ DELIVERY: 's3' })), ['DELIVERY']);
   });
 });

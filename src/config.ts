@@ -81,7 +81,37 @@ export const configSchema = z.object({
   /** false only for a server whose self-signed certificate you trust; prefer NODE_EXTRA_CA_CERTS. */
   SMTP_TLS_REJECT_UNAUTHORIZED: z.stringbool().default(true),
   SMTP_TIMEOUT_SECONDS: integer(1, 300).default(30),
+  /** Where completed results are dropped: a local folder per key (embedded) or one SFTP server. */
+  DELIVERY: z.enum(['folder', 'sftp']).default('folder'),
+  /** First retry delay of a failed folder delivery; doubles per attempt up to 15 minutes. */
+  DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
+  SFTP_HOST: z.string().min(1).optional(),
+  SFTP_PORT: integer(1, 65535).default(22),
+  SFTP_USERNAME: z.string().min(1).optional(),
+  /** Path of the service account's private key (OpenSSH or PEM format); read at each connection. */
+  SFTP_PRIVATE_KEY_FILE: z.string().min(1).optional(),
+  /** Folder on the server (as the service account sees it) that holds one folder per key. */
+  SFTP_ROOT: z.string().min(1).default('.'),
+  /** The server's host key fingerprint as `ssh-keygen -lf` prints it (`SHA256:…`): the only key accepted. */
+  SFTP_HOST_KEY_SHA256: z
+    .string()
+    .regex(
+      /^(SHA256:)?[A-Za-z0-9+/]{43}=?$/,
+      'must be a SHA256 fingerprint like SHA256:abc… (43 base64 characters)',
+    )
+    .optional(),
+  SFTP_TIMEOUT_SECONDS: integer(1, 600).default(20),
+  /** Lifetime of a web file browser sign-in. */
+  FILE_BROWSER_SESSION_MINUTES: integer(1, 24 * 60).default(30),
 });
+
+/** Variables that must be set together with DELIVERY=sftp. */
+const SFTP_REQUIRED = [
+  'SFTP_HOST',
+  'SFTP_USERNAME',
+  'SFTP_PRIVATE_KEY_FILE',
+  'SFTP_HOST_KEY_SHA256',
+] as const;
 
 export type Config = Readonly<z.infer<typeof configSchema>> & { readonly publicUrl: string };
 
@@ -116,6 +146,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : []),
     ...(data.SMTP_PASSWORD !== undefined && data.SMTP_USER === undefined
       ? ['SMTP_PASSWORD: needs SMTP_USER']
+      : []),
+    ...(data.DELIVERY === 'sftp'
+      ? SFTP_REQUIRED.filter((name) => data[name] === undefined).map(
+          (name) => `${name}: required when DELIVERY=sftp`,
+        )
       : []),
   ];
   if (problems.length > 0) throw new ConfigError(problems);

@@ -9,6 +9,7 @@ import { AppError, isAppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { kindForStatus, mapErrorCode } from './error-mapping.ts';
 import type { HttpDeps } from './http-deps.ts';
+import { fileBrowserRoute } from './routes/file-browser.route.ts';
 import { operationsRoutes } from './routes/operations.route.ts';
 import { pollSmartmatchRoute } from './routes/poll-smartmatch.route.ts';
 import { presignedFilesRoute } from './routes/presigned-files.route.ts';
@@ -122,5 +123,6 @@ export function buildApp(
   registerOnboardingRoute(app, deps);
   presignedFilesRoute(app, deps);
   operationsRoutes(app, deps);
+  fileBrowserRoute(app, deps);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { FileBrowser } from '../domain/delivery/file-browser.ts';
 import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { RateLimits } from '../domain/keys/rate-limits.ts';
@@ -18,5 +19,7 @@ export interface HttpDeps {
   rateLimits: RateLimits;
   signer: UrlSigner;
   metrics: Metrics;
+  /** The web file browser over each key's smartmatch folder. */
+  files: FileBrowser;
   readiness: () => Promise<ReadinessReport>;
 }

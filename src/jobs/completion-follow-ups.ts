@@ -1,6 +1,7 @@
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
+import { DELIVER_FOLDER_JOB, FOLDER_DELIVERY_MAX_ATTEMPTS } from './deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
 
 /**
@@ -8,7 +9,10 @@ import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job
  * completion: each delivery channel is its own retried queue job, so one that fails never
  * holds back the others or the result.
  */
-export function completionFollowUps(job: SmartmatchJob): QueueMessage[] {
+export function completionFollowUps(
+  job: SmartmatchJob,
+  options: { deliverToFolder: boolean },
+): QueueMessage[] {
   const followUps: QueueMessage[] = [];
   if (job.params.webhook !== null)
     followUps.push({
@@ -18,5 +22,13 @@ export function completionFollowUps(job: SmartmatchJob): QueueMessage[] {
     });
   const notice = jobNoticeMessage(job, 'complete');
   if (notice !== null) followUps.push(notice);
+  // Dropped in its key's smartmatch folder (local folder or SFTP) unless the profile says none.
+  if (options.deliverToFolder) {
+    followUps.push({
+      type: DELIVER_FOLDER_JOB,
+      payload: { v: 1, jobId: job.id },
+      maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS,
+    });
+  }
   return followUps;
 }

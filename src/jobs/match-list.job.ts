@@ -172,7 +172,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   if (layout.gzip !== null) await writeGzip(deps.blobs, layout.gzip.from, layout.gzip.key);
   for (const key of layout.temporary) await deps.blobs.delete(key);
   // Fan-out work (webhook, deliveries, notices) commits together with the completion.
-  const followUps = completionFollowUps(job);
+  const followUps = completionFollowUps(job, { deliverToFolder: profile.delivery === 'folder' });
   const completed = deps.jobs.transition(
     job.id,
     ['processing'],

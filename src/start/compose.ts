@@ -1,9 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
+import { LocalFileDrop } from '../adapters/delivery/local-file-drop.ts';
+import { SftpFileDrop } from '../adapters/delivery/sftp-file-drop.ts';
 import { OutboxMailer } from '../adapters/mail/outbox-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
@@ -16,14 +18,17 @@ import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
+import { FileBrowser } from '../domain/delivery/file-browser.ts';
 import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
 import { SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
+import type { FileDrop } from '../domain/ports/file-drop.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
+import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import { matchListJob } from '../jobs/match-list.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
@@ -39,6 +44,8 @@ export interface Services extends HttpDeps {
   jobStore: SqliteJobStore;
   voters: FsVoterStore;
   blobs: FsBlobStore;
+  /** Each key's smartmatch folder: local under DATA_DIR/files, or on the SFTP server. */
+  drop: FileDrop;
   registry: JobRegistry;
   createWorker(logger: FastifyBaseLogger): Worker;
   close(): void;
@@ -52,8 +59,10 @@ export function compose(config: Config): Services {
   const queue = new SqliteQueue(database, { maxAttempts: config.QUEUE_MAX_ATTEMPTS });
   const jobStore = new SqliteJobStore(database, queue);
   const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+  const drop = createFileDrop(config, dataDir);
   const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
-  const signer = new HmacUrlSigner({ secret: signingSecret(config, dataDir), baseUrl: config.publicUrl });
+  const secret = signingSecret(config, dataDir);
+  const signer = new HmacUrlSigner({ secret, baseUrl: config.publicUrl });
   const metrics = new Metrics({ queue: () => queue.stats() });
   const retention = new Retention({ jobs: jobStore, blobs, days: config.RETENTION_DAYS });
   const keys = new KeyService(new SqliteKeyStore(database));
@@ -75,6 +84,13 @@ export function compose(config: Config): Services {
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
     },
     events: { onTransition: (kind, state) => metrics.jobTransitions.inc({ kind, state }) },
+  });
+  const files = new FileBrowser({
+    keys,
+    drop,
+    // Its own key, derived from the service secret: a session MAC can never pass as a URL signature.
+    secret: createHmac('sha256', secret).update('listmatch file browser sessions v1').digest(),
+    sessionTtlMs: config.FILE_BROWSER_SESSION_MINUTES * 60_000,
   });
   const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS);
   const registry = new JobRegistry().register(
@@ -115,8 +131,17 @@ export function compose(config: Config): Services {
       logger: () => workerLogger!,
     }),
   );
+  registry.register(
+    deliverFolderJob({
+      jobs: jobStore,
+      blobs,
+      drop,
+      retryBaseMs: config.DELIVERY_RETRY_BASE_SECONDS * 1000,
+      logger: () => workerLogger!,
+    }),
+  );
   // Every type the services enqueue must have a handler, or the process must not start.
-  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB, SEND_NOTICE_JOB]);
+  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB, SEND_NOTICE_JOB, DELIVER_FOLDER_JOB]);
 
   const readiness = async (): Promise<ReadinessReport> => {
     const stats = await voters.stats().catch(() => null);
@@ -135,12 +160,14 @@ export function compose(config: Config): Services {
     jobStore,
     voters,
     blobs,
+    drop,
     registry,
     keys,
     jobs,
     rateLimits,
     signer,
     metrics,
+    files,
     readiness,
     createWorker: (logger) => {
       workerLogger = logger;
@@ -163,6 +190,10 @@ export function compose(config: Config): Services {
           blobs.sweepTemporary(24 * 3600_000).then(
             (removed) => removed > 0 && logger.info({ removed }, 'removed stale temporary files'),
             (error: unknown) => logger.error({ err: error }, 'temporary file sweep failed'),
+          );
+          drop.sweepTemporary?.(24 * 3600_000).then(
+            (removed) => removed > 0 && logger.info({ removed }, 'removed stale partial deliveries'),
+            (error: unknown) => logger.error({ err: error }, 'partial delivery sweep failed'),
           );
         },
       });
@@ -193,6 +224,21 @@ function createMailer(config: Config, dataDir: string): Mailer {
     rejectUnauthorized: config.SMTP_TLS_REJECT_UNAUTHORIZED,
     timeoutMs: config.SMTP_TIMEOUT_SECONDS * 1000,
     from: config.MAIL_FROM,
+  });
+}
+
+/** The file drop of DELIVERY: the embedded local folder, or the one SFTP server. */
+function createFileDrop(config: Config, dataDir: string): FileDrop {
+  if (config.DELIVERY === 'folder') return new LocalFileDrop(join(dataDir, 'files'));
+  // loadConfig refuses DELIVERY=sftp without these.
+  return new SftpFileDrop({
+    host: config.SFTP_HOST!,
+    port: config.SFTP_PORT,
+    username: config.SFTP_USERNAME!,
+    privateKeyFile: resolve(config.SFTP_PRIVATE_KEY_FILE!),
+    root: config.SFTP_ROOT,
+    hostKeySha256: config.SFTP_HOST_KEY_SHA256!,
+    timeoutMs: config.SFTP_TIMEOUT_SECONDS * 1000,
   });
 }
 

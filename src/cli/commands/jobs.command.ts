@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type JobState, jobStates } from '../../domain/jobs/job-types.ts';
+import { DELIVER_FOLDER_JOB, FOLDER_DELIVERY_MAX_ATTEMPTS } from '../../jobs/deliver-folder.job.ts';
 import type { CliContext } from '../cli-context.ts';
 import { isoTime, printTable } from '../output.ts';
 
@@ -52,6 +53,24 @@ export function jobsCommands(program: Command, context: CliContext): void {
           updated: isoTime(m.updatedAt),
         }));
       console.log(JSON.stringify({ ...job, queue: messages }, null, 2));
+    });
+  jobs
+    .command('deliver <id>')
+    .description('queue the folder delivery of a completed job again (e.g. after a dead letter)')
+    .action((id: string) => {
+      const job = jobStore(context).getJob(id);
+      if (!job) throw new Error(`no job ${id}`);
+      if (job.kind !== 'smartmatch' || job.state !== 'complete') {
+        throw new Error(
+          `job ${id} is ${job.state}; only a complete list-matching job has a result to deliver`,
+        );
+      }
+      context.services().queue.enqueue({
+        type: DELIVER_FOLDER_JOB,
+        payload: { v: 1, jobId: id },
+        maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS,
+      });
+      console.log(`queued the folder delivery of ${id}; a running worker takes it`);
     });
 }
 

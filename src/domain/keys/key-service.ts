@@ -120,6 +120,12 @@ export class KeyService {
     return record;
   }
 
+  /** The key with exactly this id, unless it is unknown or revoked (sessions carry a key id, never the key). */
+  activeKey(id: string): ApiKeyRecord | null {
+    const record = this.store.findKey(id);
+    return record !== null && record.id === id && record.revokedAt === null ? record : null;
+  }
+
   revoke(idOrName: string, now = Date.now()): ApiKeyRecord {
     const record = this.requireKey(idOrName);
     if (!this.store.revokeKey(record.id, now))

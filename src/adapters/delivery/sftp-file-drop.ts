@@ -1,0 +1,190 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import type SftpClient from 'ssh2-sftp-client';
+import {
+  assertFolderFileName,
+  assertKeyId,
+  byNewest,
+  isFolderFileName,
+  SMARTMATCH_FOLDER,
+  temporaryName,
+} from '../../domain/delivery/folder-names.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { FileDrop, FolderFile } from '../../domain/ports/file-drop.ts';
+
+export interface SftpFileDropOptions {
+  host: string;
+  port: number;
+  username: string;
+  /** Read at every connection, so a rotated key takes effect without a restart. Never logged. */
+  privateKeyFile: string;
+  /** Folder (as the service account sees it) holding `<key id>/smartmatch/`. */
+  root: string;
+  /** The one host key accepted: `SHA256:<base64>` as `ssh-keygen -lf` prints it. */
+  hostKeySha256: string;
+  timeoutMs: number;
+}
+
+type SftpClientClass = typeof SftpClient;
+/** ssh2-sftp-client 12 has lstat; @types/ssh2-sftp-client (9.x) does not declare it yet. */
+type WithLstat = { lstat(path: string): Promise<SftpClient.FileStats> };
+
+/** `SHA256:…` of a raw SSH public key blob, as OpenSSH prints fingerprints (base64, no padding). */
+export const hostKeyFingerprint = (key: Buffer): string =>
+  `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+
+/** Normalizes a configured fingerprint (`SHA256:` prefix optional, padding optional). */
+export const normalizeFingerprint = (value: string): string =>
+  `SHA256:${value.replace(/^SHA256:/, '').replace(/=+$/, '')}`;
+
+/**
+ * `<root>/<key id>/smartmatch/<name>` for a checked key id and name: never leaves the key's folder
+ * whatever the input, since both are single segments without separators or dot-dot.
+ */
+export function remotePathOf(root: string, keyId: string, name?: string): string {
+  assertKeyId(keyId);
+  if (name !== undefined) assertFolderFileName(name);
+  const folder = posix.join(root, keyId, SMARTMATCH_FOLDER);
+  return name === undefined ? folder : posix.join(folder, name);
+}
+
+/** SSH_FX_NO_SUCH_FILE as ssh2 and ssh2-sftp-client report it. */
+const isMissing = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code;
+  return code === 2 || code === 'ENOENT' || /no such file/i.test(String((error as Error).message));
+};
+
+/**
+ * The SFTP file drop: one operator-configured server and service account (key login, pinned host
+ * key) holding a folder per API key, `<SFTP_ROOT>/<key id>/smartmatch/`. A put uploads to a
+ * hidden temporary name and renames it over the target with `posix-rename@openssh.com` (a plain
+ * SFTP rename fails when the target exists), so clients never see a partial file. Each call opens
+ * its own connection: deliveries are rare and a server restart then costs nothing but a retry.
+ * ssh2-sftp-client is loaded on first use, so the embedded mode never needs it.
+ */
+export class SftpFileDrop implements FileDrop {
+  readonly description: string;
+  private readonly options: SftpFileDropOptions;
+  private clientClass: Promise<SftpClientClass> | null = null;
+
+  constructor(options: SftpFileDropOptions) {
+    this.options = { ...options, hostKeySha256: normalizeFingerprint(options.hostKeySha256) };
+    this.description = `sftp://${options.username}@${options.host}:${options.port}/${options.root}`;
+  }
+
+  async put(keyId: string, name: string, openSource: () => Promise<Readable>): Promise<{ bytes: number }> {
+    const folder = remotePathOf(this.options.root, keyId);
+    const target = remotePathOf(this.options.root, keyId, name);
+    const temp = posix.join(folder, temporaryName(name, randomBytes(6).toString('hex')));
+    return this.withClient(async (client) => {
+      await client.mkdir(folder, true);
+      try {
+        await client.put(await openSource(), temp);
+        await client.posixRename(temp, target);
+      } catch (error) {
+        await client.delete(temp, true).catch(() => undefined);
+        throw error;
+      }
+      return { bytes: (await client.stat(target)).size };
+    });
+  }
+
+  async list(keyId: string): Promise<FolderFile[]> {
+    const folder = remotePathOf(this.options.root, keyId);
+    return this.withClient(async (client) => {
+      let entries: SftpClient.FileInfo[];
+      try {
+        entries = await client.list(folder);
+      } catch (error) {
+        if (isMissing(error)) return [];
+        throw error;
+      }
+      // Type `-` is a regular file (from the listing's long name); links and folders are left out.
+      return entries
+        .filter((entry) => entry.type === '-' && isFolderFileName(entry.name))
+        .map((entry) => ({ name: entry.name, bytes: entry.size, modifiedAt: entry.modifyTime }))
+        .sort(byNewest);
+    });
+  }
+
+  async read(keyId: string, name: string): Promise<{ bytes: number; stream: Readable }> {
+    const path = remotePathOf(this.options.root, keyId, name);
+    const client = await this.connect();
+    try {
+      // lstat: a symbolic link planted in the folder is not followed (it could name another key's file).
+      let info: SftpClient.FileStats;
+      try {
+        info = await (client as unknown as WithLstat).lstat(path);
+      } catch (error) {
+        if (isMissing(error)) throw new AppError('NOT_FOUND', 'no such file in your folder');
+        throw error;
+      }
+      if (!info.isFile) throw new AppError('NOT_FOUND', 'no such file in your folder');
+      const stream = client.createReadStream(path) as unknown as Readable;
+      const close = () => void client.end().catch(() => undefined);
+      stream.once('close', close);
+      stream.once('error', close);
+      return { bytes: info.size, stream };
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async withClient<T>(work: (client: SftpClient) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    try {
+      return await work(client);
+    } catch (error) {
+      throw this.wrap(error);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private async connect(): Promise<SftpClient> {
+    this.clientClass ??= import('ssh2-sftp-client').then((module) => module.default);
+    const Client = await this.clientClass;
+    const { host, port, username, hostKeySha256, timeoutMs } = this.options;
+    const privateKey = await readFile(this.options.privateKeyFile);
+    const client = new Client('listmatch-delivery');
+    let presented: string | null = null;
+    try {
+      await client.connect({
+        host,
+        port,
+        username,
+        privateKey,
+        readyTimeout: timeoutMs,
+        // A server that stops answering mid-transfer is dropped after about three intervals.
+        keepaliveInterval: Math.max(1000, Math.floor(timeoutMs / 3)),
+        keepaliveCountMax: 3,
+        hostVerifier: (key: Buffer) => {
+          presented = hostKeyFingerprint(key);
+          return presented === hostKeySha256;
+        },
+      });
+      return client;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if (presented !== null && presented !== hostKeySha256) {
+        throw new Error(
+          `SFTP ${host}:${port} presented host key ${presented}, not the one in SFTP_HOST_KEY_SHA256`,
+          { cause: error },
+        );
+      }
+      throw this.wrap(error);
+    }
+  }
+
+  /** Vendor errors become errors that name the server (never the key file or its contents). */
+  private wrap(error: unknown): unknown {
+    if (error instanceof AppError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    if (message.startsWith('SFTP ')) return error;
+    const { host, port } = this.options;
+    return new Error(`SFTP ${host}:${port}: ${message}`, { cause: error });
+  }
+}

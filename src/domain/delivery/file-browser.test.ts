@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { SqliteDatabase } from '../../adapters/metadata/sqlite-database.ts';
+import { SqliteKeyStore } from '../../adapters/metadata/sqlite-key-store.ts';
+import { KeyService } from '../keys/key-service.ts';
+import type { FileDrop } from '../ports/file-drop.ts';
+import { FileBrowser } from './file-browser.ts';
+
+const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
+const T0 = 1_700_000_000_000;
+const TTL = 30 * 60_000;
+const noFiles: FileDrop = {
+  description: 'none',
+  put: () => Promise.reject(new Error('unused')),
+  list: async () => [],
+  read: () => Promise.reject(new Error('unused')),
+};
+
+describe('FileBrowser sessions', () => {
+  let database: SqliteDatabase;
+  let keys: KeyService;
+  let browser: FileBrowser;
+  beforeEach(() => {
+    database = new SqliteDatabase(':memory:', MIGRATIONS);
+    keys = new KeyService(new SqliteKeyStore(database));
+    browser = new FileBrowser({ keys, drop: noFiles, secret: randomBytes(32), sessionTtlMs: TTL });
+  });
+  afterEach(() => database.close());
+
+  it('a session names the key id, not the key, and is valid until it expires', () => {
+    const { key, record } = keys.createKey({ name: 'a' }, T0);
+    const { session, maxAgeSeconds } = browser.signIn(key, T0);
+    assert.equal(maxAgeSeconds, 1800);
+    assert.ok(session.startsWith(`${record.id}.`));
+    assert.ok(!session.includes(key.slice(3)));
+    assert.equal(browser.sessionKey(session, T0 + TTL - 1000)?.id, record.id);
+    assert.equal(browser.sessionKey(session, T0 + TTL), null);
+  });
+
+  it('a tampered, foreign or malformed session is refused', () => {
+    const a = keys.createKey({ name: 'a' }, T0);
+    const b = keys.createKey({ name: 'b' }, T0);
+    const { session } = browser.signIn(a.key, T0);
+    const [, expires, mac] = session.split('.');
+    assert.equal(browser.sessionKey(`${b.record.id}.${expires}.${mac}`, T0), null, 'another key id');
+    assert.equal(
+      browser.sessionKey(`${a.record.id}.${Number(expires) + 3600}.${mac}`, T0),
+      null,
+      'a later expiry',
+    );
+    const other = new FileBrowser({ keys, drop: noFiles, secret: randomBytes(32), sessionTtlMs: TTL });
+    assert.equal(other.sessionKey(session, T0), null, 'signed with another secret');
+    for (const bad of [undefined, '', 'x', `${session}.x`, session.slice(0, -2)]) {
+      assert.equal(browser.sessionKey(bad, T0), null, String(bad));
+    }
+  });
+
+  it('a revoked key ends its sessions at once; a bad key cannot sign in', () => {
+    const { key, record } = keys.createKey({ name: 'a' }, T0);
+    const { session } = browser.signIn(key, T0);
+    keys.revoke(record.id, T0 + 1);
+    assert.equal(browser.sessionKey(session, T0 + 2), null);
+    assert.throws(() => browser.signIn(key, T0 + 2), { code: 'UNAUTHORIZED' });
+    assert.throws(() => browser.signIn('', T0), { code: 'UNAUTHORIZED' });
+  });
+
+  it('form tokens are bound to their nonce or session', () => {
+    const nonce = browser.newSignInNonce();
+    assert.equal(browser.tokenMatches(browser.signInToken(nonce), browser.signInToken(nonce)), true);
+    assert.equal(
+      browser.tokenMatches(browser.signInToken(browser.newSignInNonce()), browser.signInToken(nonce)),
+      false,
+    );
+    assert.equal(browser.tokenMatches(undefined, browser.signInToken(nonce)), false);
+    assert.notEqual(browser.signOutToken(nonce), browser.signInToken(nonce), 'purposes do not mix');
+  });
+});

@@ -1,0 +1,35 @@
+import type { Readable } from 'node:stream';
+
+/** A file in a key's `smartmatch` folder. */
+export interface FolderFile {
+  name: string;
+  bytes: number;
+  /** Epoch ms of the last change. */
+  modifiedAt: number;
+}
+
+/**
+ * Each API key's `smartmatch` folder of the file-transfer area: where completed results are
+ * dropped and where the web file browser reads from. Backends: a local folder under DATA_DIR
+ * (embedded) and one SFTP server. Names are single path segments checked by `isFolderFileName`;
+ * key ids are checked too, so no call can reach outside the key's own folder.
+ */
+export interface FileDrop {
+  /** Where files go, for logs and /readyz: never a secret. */
+  readonly description: string;
+  /**
+   * Writes `name` in the key's folder atomically: the file appears whole under its name or not at
+   * all, replacing an earlier file of that name. `open` is called once the target is reachable.
+   */
+  put(keyId: string, name: string, open: () => Promise<Readable>): Promise<{ bytes: number }>;
+  /** The regular files of the key's folder, newest first; an absent folder is empty. */
+  list(keyId: string): Promise<FolderFile[]>;
+  /** Opens a file of the key's folder; rejects with NOT_FOUND unless it is a regular file there. */
+  read(keyId: string, name: string): Promise<{ bytes: number; stream: Readable }>;
+  /**
+   * Removes temporary files older than `maxAgeMs` that a process killed mid-put left behind;
+   * resolves with how many. Only backends that can find them cheaply have it (the local folder;
+   * on SFTP a failed put removes its own temporary file, and a crash leaves a hidden one).
+   */
+  sweepTemporary?(maxAgeMs: number, now?: number): Promise<number>;
+}

@@ -1,0 +1,53 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { deliveryArchiveKey, deliveryArchiveName } from '../domain/jobs/result-files.ts';
+import type { BlobStore } from '../domain/ports/blob-store.ts';
+import type { FileDrop } from '../domain/ports/file-drop.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
+import { exponentialBackoff, type JobModule } from './job-module.ts';
+
+export const DELIVER_FOLDER_JOB = 'deliver-folder';
+/** With the default 30 s base: retries over about an hour (30 s, 1, 2, 4, 8, 15, 15, 15 min). */
+export const FOLDER_DELIVERY_MAX_ATTEMPTS = 9;
+const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
+type Payload = z.infer<typeof payloadSchema>;
+
+/**
+ * Copies a completed job's delivery archive into its key's `smartmatch` folder (local folder or
+ * SFTP) as `<filename>.zip`. Idempotent: a repeated delivery replaces the same name atomically.
+ * Failures retry with exponential backoff, then the message is dead-lettered with its reason in
+ * the queue and a log line; the job stays complete and its result reachable by poll either way.
+ */
+export function deliverFolderJob(deps: {
+  jobs: JobStore;
+  blobs: BlobStore;
+  drop: FileDrop;
+  retryBaseMs: number;
+  logger: () => FastifyBaseLogger;
+}): JobModule<Payload> {
+  return {
+    type: DELIVER_FOLDER_JOB,
+    payload: payloadSchema,
+    backoffMs: exponentialBackoff(deps.retryBaseMs, 15 * 60_000),
+    async handle({ jobId }) {
+      const job = deps.jobs.getJob(jobId);
+      // An expired job's files are gone on purpose; a job that is not complete has nothing to drop.
+      if (job === null || job.kind !== 'smartmatch' || job.state !== 'complete') return;
+      const key = deliveryArchiveKey(job.id);
+      if ((await deps.blobs.stat(key)) === null) {
+        throw new Error(`the delivery archive of ${job.id} is missing from storage`);
+      }
+      const name = deliveryArchiveName(job.filename);
+      const { bytes } = await deps.drop.put(job.keyId, name, () => deps.blobs.read(key));
+      deps.logger().info({ jobId, keyId: job.keyId, file: name, bytes }, 'result delivered to the folder');
+    },
+    onGiveUp({ jobId }, error) {
+      deps
+        .logger()
+        .warn(
+          { jobId, reason: error instanceof Error ? error.message : String(error) },
+          'folder delivery dead-lettered',
+        );
+    },
+  };
+}
