@@ -24,6 +24,8 @@ function setup(state: Job['state'], archive: string | null) {
     },
     list: async () => [],
     read: () => Promise.reject(new Error('unused')),
+    forEachFolder: () => Promise.reject(new Error('unused')),
+    remove: () => Promise.reject(new Error('unused')),
   };
   const blobs = {
     stat: async (key: string) =>

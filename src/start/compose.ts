@@ -64,8 +64,13 @@ export function compose(config: Config): Services {
   const secret = signingSecret(config, dataDir);
   const signer = new HmacUrlSigner({ secret, baseUrl: config.publicUrl });
   const metrics = new Metrics({ queue: () => queue.stats() });
-  const retention = new Retention({ jobs: jobStore, blobs, days: config.RETENTION_DAYS });
   const keys = new KeyService(new SqliteKeyStore(database));
+  const retention = new Retention({
+    jobs: jobStore,
+    blobs,
+    days: config.RETENTION_DAYS,
+    folders: { drop, keyIds: () => keys.list().map((key) => key.id) },
+  });
   const rateLimits = new RateLimits(new MemoryRateLimiter(), {
     registerPerMinute: config.RATE_LIMIT_REGISTER_PER_MINUTE,
     onboardingPerMinute: config.RATE_LIMIT_ONBOARDING_PER_MINUTE,
@@ -185,6 +190,10 @@ export function compose(config: Config): Services {
             (count) =>
               count > 0 && logger.info({ expired: count }, 'deleted the files of jobs past retention'),
             (error: unknown) => logger.error({ err: error }, 'retention pass failed'),
+          );
+          retention.sweepFolders().then(
+            (count) => count > 0 && logger.info({ removed: count }, 'deleted folder files past retention'),
+            (error: unknown) => logger.error({ err: error }, 'folder retention sweep failed'),
           );
           // Partial files of writes cut short by a crash; a day is far longer than any upload.
           blobs.sweepTemporary(24 * 3600_000).then(

@@ -118,6 +118,28 @@ describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', {
     );
   });
 
+  test('forEachFolder lists several keys over one connection; remove deletes, and a missing file is no error', async (t) => {
+    if (skipWithoutSftp(t)) return;
+    const drop = adapter(server!);
+    await drop.put(KEY, 'old.zip', source('old'));
+    await drop.put(OTHER, 'theirs.zip', source('theirs'));
+    const seen: [string, string[]][] = [];
+    await drop.forEachFolder([KEY, OTHER], async (keyId, files) => {
+      seen.push([keyId, files.map((file) => file.name).sort()]);
+    });
+    assert.deepEqual(seen, [
+      [KEY, ['list.zip', 'old.zip']],
+      [OTHER, ['theirs.zip']],
+    ]);
+    await drop.remove(KEY, 'old.zip');
+    await drop.remove(KEY, 'old.zip');
+    assert.deepEqual(
+      (await drop.list(KEY)).map((file) => file.name),
+      ['list.zip'],
+    );
+    await assert.rejects(drop.remove(KEY, '../x'));
+  });
+
   test('a server whose host key does not match the pinned fingerprint is refused', async (t) => {
     if (skipWithoutSftp(t)) return;
     const drop = adapter(server!, { hostKeySha256: `SHA256:${'A'.repeat(43)}` });

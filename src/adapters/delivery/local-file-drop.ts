@@ -97,6 +97,18 @@ export class LocalFileDrop implements FileDrop {
     return { bytes: info.size, stream: handle.createReadStream() };
   }
 
+  async forEachFolder(
+    keyIds: readonly string[],
+    visit: (keyId: string, files: FolderFile[]) => Promise<void>,
+  ): Promise<void> {
+    for (const keyId of keyIds) await visit(keyId, await this.list(keyId));
+  }
+
+  async remove(keyId: string, name: string): Promise<void> {
+    assertFolderFileName(name);
+    await rm(join(this.folderOf(keyId), name), { force: true });
+  }
+
   async sweepTemporary(maxAgeMs: number, now = Date.now()): Promise<number> {
     const keys = await readdir(this.root).catch(() => [] as string[]);
     let removed = 0;

@@ -92,21 +92,44 @@ export class SftpFileDrop implements FileDrop {
   }
 
   async list(keyId: string): Promise<FolderFile[]> {
-    const folder = remotePathOf(this.options.root, keyId);
-    return this.withClient(async (client) => {
-      let entries: SftpClient.FileInfo[];
-      try {
-        entries = await client.list(folder);
-      } catch (error) {
-        if (isMissing(error)) return [];
-        throw error;
-      }
-      // Type `-` is a regular file (from the listing's long name); links and folders are left out.
-      return entries
-        .filter((entry) => entry.type === '-' && isFolderFileName(entry.name))
-        .map((entry) => ({ name: entry.name, bytes: entry.size, modifiedAt: entry.modifyTime }))
-        .sort(byNewest);
+    return this.withClient((client) => this.listWith(client, keyId));
+  }
+
+  async forEachFolder(
+    keyIds: readonly string[],
+    visit: (keyId: string, files: FolderFile[]) => Promise<void>,
+  ): Promise<void> {
+    if (keyIds.length === 0) return;
+    await this.withClient(async (client) => {
+      for (const keyId of keyIds) await visit(keyId, await this.listWith(client, keyId));
     });
+  }
+
+  async remove(keyId: string, name: string): Promise<void> {
+    const path = remotePathOf(this.options.root, keyId, name);
+    await this.withClient(async (client) => {
+      try {
+        await client.delete(path);
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    });
+  }
+
+  private async listWith(client: SftpClient, keyId: string): Promise<FolderFile[]> {
+    const folder = remotePathOf(this.options.root, keyId);
+    let entries: SftpClient.FileInfo[];
+    try {
+      entries = await client.list(folder);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    // Type `-` is a regular file (from the listing's long name); links and folders are left out.
+    return entries
+      .filter((entry) => entry.type === '-' && isFolderFileName(entry.name))
+      .map((entry) => ({ name: entry.name, bytes: entry.size, modifiedAt: entry.modifyTime }))
+      .sort(byNewest);
   }
 
   async read(keyId: string, name: string): Promise<{ bytes: number; stream: Readable }> {

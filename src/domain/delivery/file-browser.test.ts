@@ -16,6 +16,8 @@ const noFiles: FileDrop = {
   put: () => Promise.reject(new Error('unused')),
   list: async () => [],
   read: () => Promise.reject(new Error('unused')),
+  forEachFolder: () => Promise.reject(new Error('unused')),
+  remove: () => Promise.reject(new Error('unused')),
 };
 
 describe('FileBrowser sessions', () => {

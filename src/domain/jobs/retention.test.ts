@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../../adapters/blobs/fs-blob-store.ts';
+import { LocalFileDrop } from '../../adapters/delivery/local-file-drop.ts';
 import { SqliteDatabase } from '../../adapters/metadata/sqlite-database.ts';
 import { SqliteJobStore } from '../../adapters/metadata/sqlite-job-store.ts';
 import { SqliteKeyStore } from '../../adapters/metadata/sqlite-key-store.ts';
@@ -127,5 +128,24 @@ describe('Retention', () => {
     for (let i = 0; i < 230; i++) await finishedJob(`job_${String(i).padStart(3, '0')}`, 'complete', T0 + i);
     assert.equal(await new Retention({ jobs, blobs, days: 7 }).run(T0 + 8 * DAY), 230);
     assert.equal(jobs.countByState()['expired'], 230);
+  });
+
+  it("deletes files older than the retention period from every key's folder, at most once an hour", async () => {
+    const drop = new LocalFileDrop(join(root, 'files'));
+    const body = () => Promise.resolve(Readable.from([Buffer.from('zip')]));
+    await drop.put(keyId, 'old.zip', body);
+    await drop.put(keyId, 'new.zip', body);
+    const now = Date.now();
+    const old = new Date(now - 31 * DAY);
+    await utimes(join(drop.folderOf(keyId), 'old.zip'), old, old);
+    const retention = new Retention({ jobs, blobs, days: 30, folders: { drop, keyIds: () => [keyId] } });
+    assert.equal(await retention.sweepFolders(now), 1);
+    assert.deepEqual(
+      (await drop.list(keyId)).map((file) => file.name),
+      ['new.zip'],
+    );
+    await utimes(join(drop.folderOf(keyId), 'new.zip'), old, old);
+    assert.equal(await retention.sweepFolders(now + 60_000), 0, 'not again within the hour');
+    assert.equal(await retention.sweepFolders(now + 3600_000), 1);
   });
 });

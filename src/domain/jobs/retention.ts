@@ -1,4 +1,5 @@
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { FileDrop } from '../ports/file-drop.ts';
 import type { JobStore } from '../ports/job-store.ts';
 import type { Job } from './job-types.ts';
 import { resultLayout } from './result-layout.ts';
@@ -6,6 +7,7 @@ import { resultLayout } from './result-layout.ts';
 const DAY_MS = 24 * 3600_000;
 /** Jobs handled per query, so one pass never holds a long list or blocks for long. */
 const BATCH = 100;
+const FOLDER_SWEEP_INTERVAL_MS = 3600_000;
 
 export function retentionExpiredError(days: number): string {
   return `Validation Error: the files of this job were deleted after the ${days}-day retention period; register and upload the list again`;
@@ -20,12 +22,42 @@ export function retentionExpiredError(days: number): string {
 export class Retention {
   private readonly jobs: JobStore;
   private readonly blobs: BlobStore;
+  private readonly folders: { drop: FileDrop; keyIds: () => string[] } | null;
   readonly days: number;
+  private lastFolderSweep = Number.NEGATIVE_INFINITY;
 
-  constructor(deps: { jobs: JobStore; blobs: BlobStore; days: number }) {
+  constructor(deps: {
+    jobs: JobStore;
+    blobs: BlobStore;
+    days: number;
+    /** The clients' smartmatch folders, swept by file age (files there outlive their jobs' records). */
+    folders?: { drop: FileDrop; keyIds: () => string[] };
+  }) {
     this.jobs = deps.jobs;
     this.blobs = deps.blobs;
     this.days = deps.days;
+    this.folders = deps.folders ?? null;
+  }
+
+  /**
+   * Deletes files older than the retention period from every key's folder. At most once an
+   * hour: on SFTP a sweep lists every key's folder, and a day's precision is all retention needs.
+   * Returns how many files were deleted.
+   */
+  async sweepFolders(now = Date.now()): Promise<number> {
+    if (this.folders === null || now - this.lastFolderSweep < FOLDER_SWEEP_INTERVAL_MS) return 0;
+    this.lastFolderSweep = now;
+    const { drop, keyIds } = this.folders;
+    const before = now - this.days * DAY_MS;
+    let removed = 0;
+    await drop.forEachFolder(keyIds(), async (keyId, files) => {
+      for (const file of files) {
+        if (file.modifiedAt >= before) continue;
+        await drop.remove(keyId, file.name);
+        removed++;
+      }
+    });
+    return removed;
   }
 
   /** One pass: every job due at `now`. Returns how many were expired. */

@@ -27,6 +27,16 @@ export interface FileDrop {
   /** Opens a file of the key's folder; rejects with NOT_FOUND unless it is a regular file there. */
   read(keyId: string, name: string): Promise<{ bytes: number; stream: Readable }>;
   /**
+   * Several keys' folders at once: calls `visit` with each key's files (retention sweeps them
+   * with one connection, not one per key).
+   */
+  forEachFolder(
+    keyIds: readonly string[],
+    visit: (keyId: string, files: FolderFile[]) => Promise<void>,
+  ): Promise<void>;
+  /** Deletes a file of the key's folder; a file already gone is no error. */
+  remove(keyId: string, name: string): Promise<void>;
+  /**
    * Removes temporary files older than `maxAgeMs` that a process killed mid-put left behind;
    * resolves with how many. Only backends that can find them cheaply have it (the local folder;
    * on SFTP a failed put removes its own temporary file, and a crash leaves a hidden one).
