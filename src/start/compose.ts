@@ -200,6 +200,10 @@ export function compose(config: Config): Services {
             (removed) => removed > 0 && logger.info({ removed }, 'removed stale temporary files'),
             (error: unknown) => logger.error({ err: error }, 'temporary file sweep failed'),
           );
+          mailer.sweepTemporary?.(24 * 3600_000).then(
+            (removed) => removed > 0 && logger.info({ removed }, 'removed partial outbox messages'),
+            (error: unknown) => logger.error({ err: error }, 'outbox sweep failed'),
+          );
           drop.sweepTemporary?.(24 * 3600_000).then(
             (removed) => removed > 0 && logger.info({ removed }, 'removed stale partial deliveries'),
             (error: unknown) => logger.error({ err: error }, 'partial delivery sweep failed'),

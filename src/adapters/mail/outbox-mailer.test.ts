@@ -93,3 +93,16 @@ test('an outbox that cannot be written rejects (so the notice is retried) withou
     return true;
   });
 });
+
+test('sweepTemporary removes only partial messages older than the limit', async () => {
+  const dir = join(root, 'sweep');
+  const outbox = new OutboxMailer({ dir, from: 'results@lm.example' });
+  await outbox.send(message());
+  const partial = '.job_01ABC.failed.eml.0b8f2d4e-8c1a-4d7e-9a55-2f1e6c3b7a90.tmp';
+  await writeFile(join(dir, partial), 'half a mess');
+  await writeFile(join(dir, 'notes.tmp'), 'not ours');
+  const now = Date.now();
+  assert.equal(await outbox.sweepTemporary(3600_000, now), 0, 'fresh: it may still be being written');
+  assert.equal(await outbox.sweepTemporary(3600_000, now + 2 * 3600_000), 1);
+  assert.deepEqual((await readdir(dir)).sort(), ['job_01ABC.complete.eml', 'notes.tmp']);
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Mailer, MailMessage } from '../../domain/ports/mailer.ts';
 import { buildMime } from './mime-message.ts';
@@ -11,6 +11,9 @@ import { buildMime } from './mime-message.ts';
  * message. The file name is the notice's stable id, so a retried notice replaces its own file
  * instead of adding a second one.
  */
+/** `.<id>.eml.<uuid>.tmp`: a message being written (see send). */
+const TEMPORARY = /^\..+\.eml\.[0-9a-f-]{36}\.tmp$/;
+
 export class OutboxMailer implements Mailer {
   private readonly dir: string;
   private readonly from: string;
@@ -51,4 +54,18 @@ export class OutboxMailer implements Mailer {
 
   /** Nothing to release. */
   async close(): Promise<void> {}
+
+  async sweepTemporary(maxAgeMs: number, now = Date.now()): Promise<number> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      if (!TEMPORARY.test(name)) continue;
+      const info = await stat(join(this.dir, name)).catch(() => null);
+      if (info !== null && now - info.mtimeMs > maxAgeMs) {
+        await rm(join(this.dir, name), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
 }

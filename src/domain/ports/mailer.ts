@@ -20,4 +20,6 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>;
   /** Releases connections; sends after close are not supported. */
   close(): Promise<void>;
+  /** Removes partial messages older than `maxAgeMs` left by a crash mid-write; returns how many. */
+  sweepTemporary?(maxAgeMs: number): Promise<number>;
 }
