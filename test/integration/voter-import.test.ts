@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
+import { formatCsvRow } from '../../src/domain/csv/csv-writer.ts';
 import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../src/domain/matching/index/match-index.ts';
 import { MATCH_INDEX_FORMAT, matchIndexParts } from '../../src/domain/matching/index/match-index-parts.ts';
 import { createProbabilisticMatcher } from '../../src/domain/matching/probabilistic-matcher.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../src/domain/synthetic/synthetic-voters.ts';
 import { hash52, IdHashTable } from '../../src/domain/voters/id-hash-table.ts';
 import { idKey } from '../../src/domain/voters/id-keys.ts';
 import { ID_INDEXES } from '../../src/domain/voters/voter-columns.ts';
@@ -223,6 +225,24 @@ describe('voter file import', () => {
       [],
       'no temporary directory left',
     );
+  });
+  test('reads back every record, across block boundaries and at the end of the file, in any order', async () => {
+    const rows = [...generateVoterRows({ rows: 3000, seed: 17 })];
+    const csv = join(dir, 'generated.csv');
+    await writeFile(
+      csv,
+      [formatCsvRow([...VOTER_COLUMNS]), ...rows.map((row) => formatCsvRow(row))].join(''),
+    );
+    const generated = new FsVoterStore({ dir: join(dir, 'generated'), maxRowBytes: 1 << 20 });
+    await generated.importFile(csv, { replace: true });
+    const voters = (await new FsVoterStore({ dir: join(dir, 'generated'), maxRowBytes: 1 << 20 }).current())!;
+    const order = [...rows.keys()].reverse();
+    for (let i = 0; i < order.length; i += 7)
+      [order[i], order[order.length - 1 - i]] = [order[order.length - 1 - i]!, order[i]!];
+    for (const row of [...rows.keys(), ...order])
+      assert.deepEqual(voters.record(row), rows[row], `record ${row}`);
+    const last = rows.length - 1;
+    assert.deepEqual(voters.lookup('voterbase_id', idKey('voterbase_id', rows[last]![0]!, '')!), [last]);
   });
 });
 
