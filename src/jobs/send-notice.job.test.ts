@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
+import type { Job, SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { MailMessage } from '../domain/ports/mailer.ts';
 import { sendNoticeJob } from './send-notice.job.ts';
@@ -74,5 +74,70 @@ describe('sendNoticeJob', () => {
   test('retries back off exponentially up to 30 minutes', () => {
     const { module } = setup(null);
     assert.deepEqual([1, 2, 3, 12].map(module.backoffMs), [1000, 2000, 4000, 30 * 60_000]);
+  });
+});
+
+describe('sendNoticeJob for onboarding jobs', () => {
+  const onboarding = {
+    id: 'job_01ONB',
+    kind: 'onboarding',
+    filename: null,
+    state: 'processing',
+    error: null,
+    params: {
+      platform: 'social',
+      audience: 'gotv',
+      statusEmail: 'status@client.example',
+      socialAdid: '42',
+      ownerAdid: null,
+    },
+  } as unknown as Job;
+
+  function onboardingSetup() {
+    const sent: MailMessage[] = [];
+    const module = sendNoticeJob({
+      jobs: { getJob: (id: string) => (id === onboarding.id ? onboarding : null) } as unknown as JobStore,
+      mailer: {
+        async send(message) {
+          sent.push(message);
+        },
+        async close() {},
+      },
+      publicUrl: 'https://lm.example',
+      retryBaseMs: 1000,
+      logger: () => ({ warn: () => undefined }) as unknown as FastifyBaseLogger,
+    });
+    return { module, sent };
+  }
+
+  test('sends to status_email with the counts the message carries', async () => {
+    const { module, sent } = onboardingSetup();
+    const counts = { rows: 1000, usable: 950, unknownIds: 40, malformed: 10, sent: 950 };
+    await module.handle({ v: 1, jobId: onboarding.id, notice: 'uploaded', facts: { counts } }, context);
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]!.to, 'status@client.example');
+    assert.equal(sent[0]!.id, 'job_01ONB.uploaded');
+    assert.match(sent[0]!.text, /Rows sent to the platform:\s+950/);
+    assert.match(sent[0]!.text, /Ids not in the voter file:\s+40/);
+  });
+
+  test('a list-matching notice kind is not sent for an onboarding job, nor the reverse', async () => {
+    const { module, sent } = onboardingSetup();
+    await module.handle({ v: 1, jobId: onboarding.id, notice: 'complete' }, context);
+    assert.equal(sent.length, 0);
+    const { module: smartmatch, sent: smartmatchSent } = setup('ops@client.example');
+    await smartmatch.handle({ v: 1, jobId: 'job_01N', notice: 'shared' }, context);
+    assert.equal(smartmatchSent.length, 0);
+  });
+
+  test('the payload refuses counts that are not whole non-negative numbers', () => {
+    const { module } = onboardingSetup();
+    const parsed = module.payload.safeParse({
+      v: 1,
+      jobId: onboarding.id,
+      notice: 'uploaded',
+      facts: { counts: { rows: -1, usable: 0, unknownIds: 0, malformed: 0, sent: 0 } },
+    });
+    assert.equal(parsed.success, false);
   });
 });

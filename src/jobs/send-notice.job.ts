@@ -1,16 +1,37 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { jobNotice, jobNoticeKinds, SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
+import {
+  type JobNoticeKind,
+  jobNotice,
+  jobNoticeKinds,
+  SEND_NOTICE_JOB,
+} from '../domain/notices/job-notices.ts';
 import { renderNotice } from '../domain/notices/notice.ts';
+import {
+  type OnboardingNoticeFacts,
+  type OnboardingNoticeKind,
+  onboardingNotice,
+  onboardingNoticeKinds,
+} from '../domain/notices/onboarding-notices.ts';
 import { redactEmails } from '../domain/notices/redact.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 
+const count = z.number().int().min(0);
 const payloadSchema = z.object({
   v: z.literal(1),
   jobId: z.string().startsWith('job_'),
-  notice: z.enum(jobNoticeKinds),
+  notice: z.enum([...new Set([...jobNoticeKinds, ...onboardingNoticeKinds])] as [string, ...string[]]),
+  /** Onboarding updates carry their counts (see onboardingNoticeMessage). */
+  facts: z
+    .object({
+      counts: z
+        .object({ rows: count, usable: count, unknownIds: count, malformed: count, sent: count })
+        .optional(),
+      approximateSize: z.object({ lower: count, upper: count }).optional(),
+    })
+    .optional(),
 });
 type Payload = z.infer<typeof payloadSchema>;
 
@@ -31,9 +52,16 @@ export function sendNoticeJob(deps: {
     type: SEND_NOTICE_JOB,
     payload: payloadSchema,
     backoffMs: exponentialBackoff(deps.retryBaseMs, 30 * 60_000),
-    async handle({ jobId, notice }) {
+    async handle({ jobId, notice, facts }) {
       const job = deps.jobs.getJob(jobId);
-      if (job === null || job.kind !== 'smartmatch' || job.params.notificationEmail === null) return;
+      if (job === null) return;
+      if (job.kind === 'onboarding') {
+        if (!isOnboardingNotice(notice)) return;
+        const rendered = renderNotice(onboardingNotice(job, notice, stripUndefined(facts)));
+        await deps.mailer.send({ to: job.params.statusEmail, ...rendered, id: `${job.id}.${notice}` });
+        return;
+      }
+      if (job.params.notificationEmail === null || !isJobNotice(notice)) return;
       const rendered = renderNotice(jobNotice(job, notice, { publicUrl: deps.publicUrl }));
       await deps.mailer.send({ to: job.params.notificationEmail, ...rendered, id: `${job.id}.${notice}` });
     },
@@ -47,5 +75,19 @@ export function sendNoticeJob(deps: {
         'e-mail notice dead-lettered',
       );
     },
+  };
+}
+
+const isJobNotice = (notice: string): notice is JobNoticeKind =>
+  (jobNoticeKinds as readonly string[]).includes(notice);
+const isOnboardingNotice = (notice: string): notice is OnboardingNoticeKind =>
+  (onboardingNoticeKinds as readonly string[]).includes(notice);
+
+/** zod's optional fields come back as `T | undefined`; the notice model wants them absent. */
+function stripUndefined(facts: Payload['facts']): OnboardingNoticeFacts {
+  if (facts === undefined) return {};
+  return {
+    ...(facts.counts === undefined ? {} : { counts: facts.counts }),
+    ...(facts.approximateSize === undefined ? {} : { approximateSize: facts.approximateSize }),
   };
 }

@@ -4,6 +4,7 @@ import { newId } from '../ids.ts';
 import type { KeyService } from '../keys/key-service.ts';
 import type { ApiKeyRecord } from '../keys/key-types.ts';
 import { jobNoticeMessage } from '../notices/job-notices.ts';
+import { onboardingNoticeMessage } from '../notices/onboarding-notices.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
 import type { JobStore } from '../ports/job-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
@@ -156,6 +157,8 @@ export class JobService {
       followUps.push({ type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id } });
       const received = jobNoticeMessage(job, 'received');
       if (received !== null) followUps.push(received);
+    } else {
+      followUps.push(onboardingNoticeMessage(job, 'received'));
     }
     if (!this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUps)) {
       // Another upload to the same URL won the race, or the URL expired meanwhile.

@@ -1,4 +1,6 @@
 import type { OnboardingJob } from '../jobs/job-types.ts';
+import type { QueueMessage } from '../ports/queue.ts';
+import { NOTICE_MAX_ATTEMPTS, SEND_NOTICE_JOB } from './job-notices.ts';
 import type { NoticeModel } from './notice.ts';
 
 /**
@@ -79,7 +81,7 @@ export function onboardingNotice(
     case 'received':
       return {
         subject: `Audience ${audience} received`,
-        intro: [`We received the file for your audience ${audience} and are building it on ${platform}.`],
+        intro: [`We received the file for your audience ${audience}, to be built on ${platform}.`],
         facts: jobFacts,
         outro: ['You will get more e-mails as the audience is uploaded, shared and ready, or if it fails.'],
       };
@@ -141,3 +143,19 @@ export function onboardingNotice(
 }
 
 const formatCount = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The queue message that e-mails one status update of an onboarding job to its `status_email`.
+ * The facts (counts only) travel in the message, as they were when the update happened.
+ */
+export function onboardingNoticeMessage(
+  job: OnboardingJob,
+  notice: OnboardingNoticeKind,
+  facts: OnboardingNoticeFacts = {},
+): QueueMessage {
+  return {
+    type: SEND_NOTICE_JOB,
+    payload: { v: 1, jobId: job.id, notice, facts },
+    maxAttempts: NOTICE_MAX_ATTEMPTS,
+  };
+}
