@@ -37,6 +37,17 @@ const MIN_BIRTH_YEAR = 1880;
 const NOT_LETTER = /[^\p{L}\p{M}]/gu;
 const LEADING_MARKS = /^\p{M}+/u;
 
+/**
+ * What spreadsheets and exports write for "no value" (lower-case, trimmed). `nan` is not among
+ * them: Nan is a first name.
+ */
+const PLACEHOLDERS: ReadonlySet<string> = new Set(['null', 'undefined', 'none', 'n/a', '#n/a', 'unknown']);
+
+/** Whether a raw cell is a placeholder for a missing value rather than a value. */
+export function isPlaceholder(raw: string): boolean {
+  return raw.length <= 12 && PLACEHOLDERS.has(raw.trim().toLowerCase());
+}
+
 /** ASCII letters only: the common case of voter files, cleaned without the regex or NFC. */
 function asciiLettersOnly(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
@@ -52,7 +63,7 @@ function asciiLettersOnly(value: string): boolean {
  * punctuation and no spaces (its examples `newyork`, its SDK `annemarie`, `obrien`).
  */
 export function lettersOnly(raw: string): string | null {
-  if (raw.length === 0 || raw.length > MAX_TEXT_CHARS) return null;
+  if (raw.length === 0 || raw.length > MAX_TEXT_CHARS || isPlaceholder(raw)) return null;
   if (asciiLettersOnly(raw)) return raw.toLowerCase();
   // Lower-casing can decompose (İ → i + U+0307), so NFC comes last.
   // A combining mark left without its letter (its base was a digit or symbol) marks nothing.
@@ -148,7 +159,8 @@ export function cleanZip(raw: string, country?: string | null): string | null {
     } else if (!(c === 32 || c === 45 || c === 9 || c === 0xa0)) return null;
   }
   if (!letters && (country == null || country === 'us')) return normalizeZip(raw.trim());
-  return alnum.length >= 2 && alnum.length <= 10 ? alnum : null;
+  // Every postcode system with letters also has digits: `null`, `none`, `tbd` are not postcodes.
+  return alnum.length >= 2 && alnum.length <= 10 && /[0-9]/.test(alnum) ? alnum : null;
 }
 
 /**
@@ -319,7 +331,7 @@ const ZERO_MADID = '00000000-0000-0000-0000-000000000000';
 export function cleanMadid(raw: string): string | null {
   if (raw.length === 0 || raw.length > 80) return null;
   const id = raw.trim().toLowerCase();
-  if (id.length === 0 || id.length > 64 || id === ZERO_MADID) return null;
+  if (id.length === 0 || id.length > 64 || id === ZERO_MADID || isPlaceholder(id)) return null;
   for (let i = 0; i < id.length; i++) {
     const c = id.charCodeAt(i);
     if (!(isDigit(c) || (c >= 97 && c <= 122) || c === 45)) return null;
@@ -334,7 +346,7 @@ export function cleanMadid(raw: string): string | null {
 export function cleanExternId(raw: string): string | null {
   if (raw.length === 0 || raw.length > MAX_TEXT_CHARS) return null;
   const id = raw.trim().normalize('NFC').toLowerCase();
-  if (id === '' || /[\p{Cc}\p{Cf}]/u.test(id)) return null;
+  if (id === '' || isPlaceholder(id) || /[\p{Cc}\p{Cf}]/u.test(id)) return null;
   return id;
 }
 
