@@ -126,6 +126,9 @@ const COUNTRY_NAMES = new Map<string, string>([
   ['greatbritain', 'gb'],
   ['canada', 'ca'],
   ['mexico', 'mx'],
+  ['australia', 'au'],
+  ['france', 'fr'],
+  ['germany', 'de'],
 ]);
 
 /**
