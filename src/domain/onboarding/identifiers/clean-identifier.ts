@@ -173,7 +173,15 @@ export function cleanZip(raw: string, country?: string | null): string | null {
  */
 export function cleanEmail(raw: string): string | null {
   if (raw.length === 0 || raw.length > MAX_EMAIL_CHARS + 64) return null;
-  const email = raw.trim().normalize('NFC').toLowerCase();
+  let ascii = true;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw.charCodeAt(i) > 126) {
+      ascii = false;
+      break;
+    }
+  }
+  // NFC and the Unicode checks only for the rare non-ASCII address.
+  const email = ascii ? raw.trim().toLowerCase() : raw.trim().normalize('NFC').toLowerCase();
   if (email.length > MAX_EMAIL_CHARS) return null;
   const at = email.indexOf('@');
   if (at <= 0 || at > 64 || email.indexOf('@', at + 1) >= 0) return null;
@@ -181,11 +189,15 @@ export function cleanEmail(raw: string): string | null {
   if (dot < at + 2 || dot === email.length - 1) return null;
   for (let i = 0; i < email.length; i++) {
     const c = email.charCodeAt(i);
-    if (c <= 32 || c === 127 || (c >= 0x80 && c <= 0xa0) || '<>(),;:"[]\\'.includes(email[i]!)) return null;
+    if (c <= 32 || c === 127 || (c >= 0x80 && c <= 0xa0) || (c < 128 && NOT_IN_ADDRESS[c] === 1)) return null;
   }
-  if (/[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}]/u.test(email)) return null;
+  if (!ascii && /[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}]/u.test(email)) return null;
   return email;
 }
+
+/** ASCII that only appears in an address quoted or as its display name, never in the bare form. */
+const NOT_IN_ADDRESS = new Uint8Array(128);
+for (const ch of '<>(),;:"[]\\') NOT_IN_ADDRESS[ch.charCodeAt(0)] = 1;
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 

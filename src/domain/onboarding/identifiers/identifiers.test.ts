@@ -8,6 +8,7 @@ import {
   PLATFORM_RENDERINGS,
   renderCell,
 } from './platform-rendering.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../synthetic/synthetic-voters.ts';
 import { createRowRenderer } from './row-renderer.ts';
 import {
   createVoterRowRenderer,
@@ -309,6 +310,35 @@ describe('Pattern #1 voter mapping', () => {
       '05',
       'f',
     ]);
+  });
+
+  it('the fast voter renderer gives the cells of the generic pipeline (synthetic voters, odd dobs, phones)', () => {
+    const positions = PATTERN1_VOTER_COLUMNS.map((column) => VOTER_COLUMNS.indexOf(column));
+    const odd = [
+      { dob: '19700000', gender: 'U' },
+      { dob: '19700500', state: 'North Carolina' },
+      { dob: '20000229', zip: '941011234' },
+      { dob: '19000229', zip: '0' },
+      { dob: '18791231', gender: 'female' },
+      { dob: '20261121', wireless_phone: '+44 844 412 4653' },
+      { dob: '20261122', wireless_phone: '(02) 1234 5678' },
+      { dob: '20260000' },
+      { dob: '20261100' },
+      { dob: '20261200' },
+      { dob: '2/16/1997', first_name: 'vale\u0301ry' },
+      { dob: '1970-01-05', email: 'JaneSaoirse+Work@gmail.com' },
+      { dob: 'garbage', last_name: '😀' },
+      { dob: '19701301' },
+      { dob: '19700132' },
+    ].map((changes) => fields({ ...voter, ...changes }));
+    const synthetic = [...generateVoterRows({ rows: 2000, seed: 3 })].map((row) => positions.map((p) => row[p] ?? ''));
+    for (const rendering of [meta, liveramp, ttd]) {
+      const fast = createVoterRowRenderer(rendering, { asOf: AS_OF });
+      const generic = createRowRenderer(rendering, PATTERN1_SCHEMA, { asOf: AS_OF });
+      for (const row of [...odd, ...synthetic]) {
+        assert.deepEqual(fast(row), generic(voterIdentifiers(row, { asOf: AS_OF })), `${rendering.platform} ${row[9]}`);
+      }
+    }
   });
 
   it('a record with nothing usable renders only COUNTRY', () => {
