@@ -22,7 +22,8 @@ const HASH = /^[0-9a-f]{64}$/;
  */
 export async function onboardingNormalizeBenchmark(recorder: Recorder, options: BenchOptions): Promise<void> {
   const positions = PATTERN1_VOTER_COLUMNS.map((column) => VOTER_COLUMNS.indexOf(column));
-  if (positions.some((p) => p < 0)) throw new Error('a Pattern #1 column is missing from the synthetic voters');
+  if (positions.some((p) => p < 0))
+    throw new Error('a Pattern #1 column is missing from the synthetic voters');
   const rates: number[] = [];
   const filled = new Array<number>(PATTERN1_SCHEMA.length).fill(0);
   let malformed = 0;

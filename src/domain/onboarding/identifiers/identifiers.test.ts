@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { generateVoterRows, VOTER_COLUMNS } from '../../synthetic/synthetic-voters.ts';
 import { cleanIdentifier } from './clean-identifier.ts';
 import { IDENTIFIER_KEYS, isHashedKey, parseIdentifierHeader } from './identifier-keys.ts';
 import {
@@ -8,7 +9,6 @@ import {
   PLATFORM_RENDERINGS,
   renderCell,
 } from './platform-rendering.ts';
-import { generateVoterRows, VOTER_COLUMNS } from '../../synthetic/synthetic-voters.ts';
 import { createRowRenderer } from './row-renderer.ts';
 import {
   createVoterRowRenderer,
@@ -331,12 +331,18 @@ describe('Pattern #1 voter mapping', () => {
       { dob: '19701301' },
       { dob: '19700132' },
     ].map((changes) => fields({ ...voter, ...changes }));
-    const synthetic = [...generateVoterRows({ rows: 2000, seed: 3 })].map((row) => positions.map((p) => row[p] ?? ''));
+    const synthetic = [...generateVoterRows({ rows: 2000, seed: 3 })].map((row) =>
+      positions.map((p) => row[p] ?? ''),
+    );
     for (const rendering of [meta, liveramp, ttd]) {
       const fast = createVoterRowRenderer(rendering, { asOf: AS_OF });
       const generic = createRowRenderer(rendering, PATTERN1_SCHEMA, { asOf: AS_OF });
       for (const row of [...odd, ...synthetic]) {
-        assert.deepEqual(fast(row), generic(voterIdentifiers(row, { asOf: AS_OF })), `${rendering.platform} ${row[9]}`);
+        assert.deepEqual(
+          fast(row),
+          generic(voterIdentifiers(row, { asOf: AS_OF })),
+          `${rendering.platform} ${row[9]}`,
+        );
       }
     }
   });
