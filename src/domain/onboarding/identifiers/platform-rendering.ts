@@ -6,6 +6,7 @@ import { type IdentifierKey, isHashedKey } from './identifier-keys.ts';
  * How one platform wants the cleaned identifiers: data, not code, so a new file-drop platform is
  * one more entry. Sources: platforms.md (Meta: country code + number without `+`; Google and The
  * Trade Desk/UID2: E.164 with `+` and gmail canonicalized; LiveRamp: the 10-digit national number).
+ * LiveRamp is modelled as a plaintext file drop; its hashed form (SHA-1 for phones) is not.
  */
 export interface PlatformRendering {
   readonly platform: string;

@@ -105,8 +105,8 @@ const MEMO_LIMIT = 100_000;
  * Voter record (PATTERN1_VOTER_COLUMNS order) → the platform's cells in PATTERN1_SCHEMA order:
  * the same cells as createRowRenderer(rendering, PATTERN1_SCHEMA) over voterIdentifiers(fields)
  * (a test holds them equal), specialized for the million-row audiences: each phone is cleaned
- * once, COUNTRY is one constant, a YYYYMMDD dob is memoized by its number (no string hashing),
- * and names, places and genders by value. One renderer per job; the memos hold that job's cells
+ * once, COUNTRY is one constant, a YYYYMMDD dob's parts and ZIP, state and gender cells come
+ * from arrays indexed by number (no string hashing), names and cities from memos by value. One renderer per job; the memos hold that job's cells
  * only. Returns a fresh array per row. Never throws.
  */
 export function createVoterRowRenderer(
