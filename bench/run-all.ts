@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { generateBenchmark } from './benchmarks/generate.ts';
 import { pollBenchmark, registerBenchmark } from './benchmarks/http-load.ts';
 import { match10mBenchmark, matchBenchmark } from './benchmarks/matching.ts';
+import { onboardingNormalizeBenchmark } from './benchmarks/onboarding-normalize.ts';
 import { type BenchOptions, benchOptions, DEFAULT_RUNS, PROFILE_DIR } from './benchmarks/options.ts';
 import { uploadBenchmark } from './benchmarks/upload.ts';
 import { importBenchmark, pipelineBenchmark, VoterFixture } from './benchmarks/voters.ts';
@@ -12,12 +13,13 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|onboarding-normalize …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
- * bench/out/latest.json. upload, import and pipeline repeat their measured step `--runs` times
- * (default 3) and report the median; poll and register are one 10 s autocannon run each.
+ * bench/out/latest.json. upload, import, pipeline and onboarding-normalize (in process) repeat
+ * their measured step `--runs` times (default 3) and report the median; poll and register are one
+ * 10 s autocannon run each.
  * `--cpu-prof` runs the service and CLI children under `node --cpu-prof` and summarizes the
  * profiles (bench/out/profiles). Exits 1 when a benchmark fails or a correctness check does not
  * hold; a missed performance target exits 1 only with `--strict`.
@@ -31,6 +33,7 @@ const BENCHMARKS = [
   'pipeline',
   'match',
   'match10m',
+  'onboarding-normalize',
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const OUT_DIR = join(ROOT, 'bench', 'out');
@@ -121,6 +124,9 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'match10m':
         await match10mBenchmark(recorder, options);
+        break;
+      case 'onboarding-normalize':
+        await onboardingNormalizeBenchmark(recorder, options);
         break;
     }
   } catch (error) {

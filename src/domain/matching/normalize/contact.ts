@@ -362,8 +362,14 @@ const STATE_NAMES: Record<string, string> = {
   'NORTHERN MARIANAS': 'MP',
 };
 
+/**
+ * Upper-case names of the states, DC and territories (words separated by single spaces) → their
+ * two-letter code; shared with the onboarding identifiers, which spell them without spaces.
+ */
+export const US_STATE_NAMES: ReadonlyMap<string, string> = new Map(Object.entries(STATE_NAMES));
+
 /** Names (and codes) → code; Map so inherited Object keys ('CONSTRUCTOR') can never match. */
-const STATES = new Map<string, string>(Object.entries(STATE_NAMES));
+const STATES = new Map<string, string>(US_STATE_NAMES);
 for (const code of Object.values(STATE_NAMES)) STATES.set(code, code);
 
 /**
