@@ -133,7 +133,9 @@ export class Worker {
       const reason = error instanceof Error ? error.message : String(error);
       if (message.attempt < message.maxAttempts) {
         log.warn({ err: error }, 'job failed; retrying');
-        queue.fail(message.id, this.id, reason, Date.now() + module.backoffMs(message.attempt));
+        // A platform that asked us to wait (Retry-After, a throttle) gets at least that long.
+        const delay = Math.max(module.backoffMs(message.attempt), requestedWaitOf(error));
+        queue.fail(message.id, this.id, reason, Date.now() + delay);
       } else {
         log.error({ err: error }, 'job failed on its last attempt; dead-lettered');
         // Record the failure first: a crash between the two leaves the message to be reaped,
@@ -170,4 +172,14 @@ export class Worker {
       this.options.logger.error({ err: error }, 'housekeeping failed');
     }
   }
+}
+
+/**
+ * The wait an error asks for, or 0: platform errors carry one (`retryAfterMs` or `waitMs`) when
+ * the platform said how long to back off.
+ */
+function requestedWaitOf(error: unknown): number {
+  const carrier = error as { retryAfterMs?: unknown; waitMs?: unknown } | null;
+  const wait = carrier?.retryAfterMs ?? carrier?.waitMs;
+  return typeof wait === 'number' && Number.isFinite(wait) && wait > 0 ? wait : 0;
 }
