@@ -49,8 +49,8 @@ interface GraphCall {
 
 const AUDIENCE_STATUS_FIELDS =
   'approximate_count_lower_bound,approximate_count_upper_bound,operation_status,delivery_status';
-/** Operation status codes of an audience that is still being built or updated. */
-const OPERATION_IN_PROGRESS = new Set([0, 300, 441]);
+/** Operation status codes of an audience still being built: unknown, updating, no upload yet, populating. */
+const OPERATION_IN_PROGRESS = new Set([0, 300, 410, 441]);
 const OPERATION_FLAGGED = 471;
 
 /**
@@ -238,6 +238,10 @@ export class MetaSocialAudiences implements SocialAudiences {
         if (!(failure instanceof PlatformError)) throw failure;
         error = failure;
       }
+      if (error.kind === 'throttle') {
+        // Every later call of this adapter waits too: the quotas are per app, account and business.
+        this.nextCallAt = Math.max(this.nextCallAt, this.options.now() + (error.waitMs ?? 0));
+      }
       if (error.kind === 'fatal' || (error.httpStatus === null && !call.idempotent)) throw error;
       const wait =
         error.kind === 'throttle'
@@ -295,10 +299,13 @@ export class MetaSocialAudiences implements SocialAudiences {
     }
     const usage = parseGraphUsage(response.headers);
     this.lastUsagePct = usage.maxPct;
-    const pace = pacingDelayMs(usage.maxPct, this.options.pacing);
-    this.nextCallAt = Math.max(this.nextCallAt, this.options.now() + pace);
     const json = parseJson(text);
-    if (response.ok && json !== undefined && !hasError(json)) return json;
+    if (response.ok && json !== undefined && !hasError(json)) {
+      // Pacing follows successful answers; on a throttle the platform's own wait governs instead.
+      const pace = pacingDelayMs(usage.maxPct, this.options.pacing);
+      this.nextCallAt = Math.max(this.nextCallAt, this.options.now() + pace);
+      return json;
+    }
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'), this.options.now());
     const hinted = Math.max(retryAfter ?? 0, usage.regainMs);
     const body = hasError(json) ? (json as { error: GraphErrorBody }).error : null;
