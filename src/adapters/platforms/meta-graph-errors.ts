@@ -86,6 +86,11 @@ export function classifyGraphError(
   if (code === TOO_MANY_PARAMETERS) {
     return fatal(`The social platform refused a batch as too large even after splitting it (${ref}).`);
   }
+  if (code === 2635) {
+    return fatal(
+      `The social platform has retired the API version we call (${ref}); the operator must set a current META_API_VERSION.`,
+    );
+  }
   if (code === 100) return fatal(`The social platform rejected a request parameter (${ref}).`);
   // Unlisted: a server-side fault is worth retrying; anything else is a refusal.
   if (httpStatus >= 500 || httpStatus === 0) {

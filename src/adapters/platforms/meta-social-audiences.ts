@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { Config } from '../../config.ts';
 import { PlatformError } from '../../domain/ports/platform-error.ts';
 import {
   type AddUsersResult,
@@ -315,6 +317,68 @@ export class MetaSocialAudiences implements SocialAudiences {
       waitMs: hinted > 0 ? hinted : null,
     });
   }
+}
+
+/**
+ * The adapter configured by the META_* variables, or null when the operator has not set up the
+ * social platform (loadConfig ensures an ad account comes with exactly one token source).
+ */
+export function createMetaSocialAudiences(config: Config): MetaSocialAudiences | null {
+  if (config.META_AD_ACCOUNT_ID === undefined) return null;
+  const inline = config.META_ACCESS_TOKEN;
+  const file = config.META_ACCESS_TOKEN_FILE;
+  return new MetaSocialAudiences({
+    graphUrl: config.META_GRAPH_URL,
+    apiVersion: config.META_API_VERSION,
+    adAccountId: config.META_AD_ACCOUNT_ID,
+    accessToken: inline !== undefined ? () => inline : () => readTokenFile(file!),
+    timeoutMs: config.META_TIMEOUT_SECONDS * 1000,
+  });
+}
+
+/** Read at each call so that a rotated secret file takes effect without a restart. */
+function readTokenFile(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new PlatformError('fatal', "The operator's social platform token file cannot be read.", {
+      cause: new Error(`META_ACCESS_TOKEN_FILE: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`),
+    });
+  }
+  if (token === '') throw new PlatformError('fatal', "The operator's social platform token file is empty.");
+  return token;
+}
+
+/**
+ * Release dates of recent Marketing API versions (Meta's changelog; approximate days). Unlike the
+ * core Graph API's two years, a Marketing API version stops working 90 days after a newer one is
+ * released, in practice about a year after its own release (v16.0: February 2023 → February
+ * 2024). Unlisted versions cannot be judged.
+ */
+const GRAPH_VERSION_RELEASES: Readonly<Record<string, string>> = {
+  'v20.0': '2024-05-21',
+  'v21.0': '2024-10-02',
+  'v22.0': '2025-01-21',
+  'v23.0': '2025-05-29',
+  'v24.0': '2025-10-08',
+};
+const VERSION_LIFETIME_MS = 365 * 24 * 3600 * 1000;
+
+/**
+ * A warning for the operator's log when the pinned version expires within `warnDays` (or has),
+ * else null. Startup logs it so that a version bump happens before calls start failing.
+ */
+export function graphVersionWarning(version: string, now = Date.now(), warnDays = 90): string | null {
+  const released = GRAPH_VERSION_RELEASES[version];
+  if (released === undefined) return null;
+  const expires = Date.parse(released) + VERSION_LIFETIME_MS;
+  const days = Math.floor((expires - now) / (24 * 3600 * 1000));
+  if (days > warnDays) return null;
+  const when = new Date(expires).toISOString().slice(0, 10);
+  return days < 0
+    ? `META_API_VERSION ${version} reached its expected end of life around ${when}; set a newer version`
+    : `META_API_VERSION ${version} is expected to stop working around ${when} (${days} days); plan to set a newer version`;
 }
 
 /** The state of an audience from its status fields (platforms.md: 200 usable, 300 too small, 400+ unusable; 471 flagged). */
