@@ -39,7 +39,7 @@ const HASH = /^[0-9a-f]{64}$/;
 export const MAX_ROWS = 10_000;
 
 /** Which kind of call a fault hits. */
-export type FakeOperation = 'create' | 'users' | 'shares' | 'share' | 'status' | 'sessions';
+export type FakeOperation = 'create' | 'users' | 'shares' | 'share' | 'status' | 'sessions' | 'delete';
 
 export interface Fault {
   on: FakeOperation | 'any';
@@ -495,6 +495,10 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
         }
         return answer(200, Object.fromEntries(fields.map((field) => [field, all[field]])));
       }
+      case 'delete': {
+        if (!audiences.delete(segments[0]!)) return missing(segments[0]!);
+        return answer(200, { success: true });
+      }
       case 'sessions': {
         const audience = audiences.get(segments[0]!);
         if (audience === undefined) return missing(segments[0]!);
@@ -569,6 +573,7 @@ function routeOf(method: string, segments: string[]): { operation: FakeOperation
   if (method === 'POST' && edge === 'adaccounts') return { operation: 'share' };
   if (method === 'GET' && edge === 'sessions') return { operation: 'sessions' };
   if (method === 'GET' && edge === undefined) return { operation: 'status' };
+  if (method === 'DELETE' && edge === undefined) return { operation: 'delete' };
   return null;
 }
 
