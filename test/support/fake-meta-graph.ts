@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -69,7 +70,7 @@ export interface FakeAudience {
   name: string;
   description: string;
   customerFileSource: string;
-  /** Distinct rows received (joined cells): the fake's stand-in for matched people. */
+  /** Digests of the distinct rows received: the fake's stand-in for matched people. */
   members: Set<string>;
   sharedWith: Set<string>;
   sessions: Map<number, FakeSession>;
@@ -392,7 +393,10 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
           if (bad) {
             invalid += 1;
             if (Object.keys(samples).length < 5) samples[`row ${index}`] = 'invalid entry';
-          } else accepted.push(row.join('|'));
+          } else {
+            // A digest, not the row: a million-row benchmark must not hold gigabytes of hex.
+            accepted.push(createHash('sha1').update(row.join('|')).digest('base64'));
+          }
         });
         if (fault?.silentRejection === true) {
           return answer(200, {
