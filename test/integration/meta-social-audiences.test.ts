@@ -202,6 +202,26 @@ describe('social adapter against the local Graph server: happy path', () => {
     assert.deepEqual(posts[0]!.body, { adaccounts: [CLIENT_ACCOUNT] });
   });
 
+  test('sharing finds an existing share beyond the first page of shares', async () => {
+    const social = adapter();
+    const audienceId = await newAudience(social);
+    const audience = graph.audiences.get(audienceId)!;
+    for (let n = 0; n < 40; n++) audience.sharedWith.add(String(3_000_000_000 + n));
+    assert.deepEqual(await social.shareWith(audienceId, String(3_000_000_000 + 39)), { alreadyShared: true });
+    assert.equal(graph.requests.filter((r) => r.operation === 'share').length, 0);
+  });
+
+  test('a share refused as a repeat (its earlier answer was lost) counts as shared once the list shows it', async () => {
+    const social = adapter();
+    const audienceId = await newAudience(social);
+    graph.audiences.get(audienceId)!.sharedWith.add(CLIENT_ACCOUNT);
+    // The first read is stale (the share landed after it); the POST is refused as a repeat.
+    graph.inject({ on: 'shares', body: { data: [] } });
+    assert.deepEqual(await social.shareWith(audienceId, CLIENT_ACCOUNT), { alreadyShared: true });
+    const share = graph.requests.find((r) => r.operation === 'share')!;
+    assert.equal(share.status, 400);
+  });
+
   test('a resumed job continues the same session, replaying the batch it had not checkpointed', async () => {
     const audienceId = await newAudience();
     const first = adapter();

@@ -52,6 +52,8 @@ export interface Fault {
   /** A non-JSON body (a proxy's 502 page). */
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Answer with this JSON (status 200 unless given) instead of handling the call. */
+  body?: unknown;
   /** `users` only: check and accept the batch, then answer `num_received: 0` without storing it. */
   silentRejection?: boolean;
 }
@@ -194,6 +196,7 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
   const faults: Fault[] = [];
   const usage = { app: 0, adAccount: 0, business: 0 };
   let nextId = 23850000000000000n;
+  let baseUrl = '';
   let traceSeq = 0;
 
   const server = createServer((req, res) => {
@@ -297,6 +300,7 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
 
     const fault = takeFault(route.operation);
     if (fault !== null && fault.silentRejection !== true) {
+      if (fault.body !== undefined) return answer(fault.status ?? 200, fault.body, fault.headers);
       if (fault.rawBody !== undefined) {
         record.status = fault.status ?? 502;
         res.statusCode = record.status;
@@ -437,8 +441,20 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
       case 'shares': {
         const audience = audiences.get(segments[0]!);
         if (audience === undefined) return missing(segments[0]!);
+        // Paged like the platform: 25 by default, `limit` up to 5000, and a `next` link that
+        // carries the access token in its query (which is why the adapter never follows it).
+        const limit = Math.min(5000, Number.parseInt(url.searchParams.get('limit') ?? '25', 10) || 25);
+        const all = [...audience.sharedWith];
+        const page = all.slice(0, limit).map((account) => ({ id: `act_${account}`, account_id: account }));
         return answer(200, {
-          data: [...audience.sharedWith].map((account) => ({ id: `act_${account}`, account_id: account })),
+          data: page,
+          ...(all.length > limit
+            ? {
+                paging: {
+                  next: `${baseUrl}${url.pathname}?access_token=${token}&limit=${limit}&after=${limit}`,
+                },
+              }
+            : {}),
         });
       }
       case 'share': {
@@ -535,8 +551,9 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: baseUrl,
     version,
     get token() {
       return token;

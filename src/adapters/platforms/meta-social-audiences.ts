@@ -67,8 +67,7 @@ export class MetaSocialAudiences implements SocialAudiences {
   private readonly base: string;
   /** Epoch ms before which the next call waits (pacing and throttles). */
   private nextCallAt = 0;
-  /** The highest usage percentage of the last answer, for metrics. */
-  lastUsagePct = 0;
+  private usagePct = 0;
 
   constructor(options: MetaSocialAudiencesOptions) {
     if (!/^v\d+\.\d+$/.test(options.apiVersion)) throw new Error('apiVersion must look like v24.0');
@@ -85,6 +84,11 @@ export class MetaSocialAudiences implements SocialAudiences {
       now: options.now ?? Date.now,
     };
     this.base = `${options.graphUrl.replace(/\/+$/, '')}/${options.apiVersion}/`;
+  }
+
+  /** The highest usage percentage the platform reported on the last answer (for metrics and logs). */
+  get lastUsagePct(): number {
+    return this.usagePct;
   }
 
   /** See {@link SocialAudiences.createAudience}. */
@@ -158,23 +162,42 @@ export class MetaSocialAudiences implements SocialAudiences {
     signal?: AbortSignal,
   ): Promise<{ alreadyShared: boolean }> {
     const account = adAccountDigits(adAccountId);
-    const current = await this.call({
-      method: 'GET',
-      path: `${graphId(audienceId)}/adaccounts`,
-      adAccountId: account,
-      idempotent: true,
-      signal,
-    });
-    if (sharedAccounts(current).has(account)) return { alreadyShared: true };
-    await this.call({
-      method: 'POST',
-      path: `${graphId(audienceId)}/adaccounts`,
-      body: { adaccounts: [account] },
-      adAccountId: account,
-      // Sharing twice fails rather than duplicates; the next attempt reads the shares first.
-      idempotent: true,
-      signal,
-    });
+    const isShared = async () =>
+      sharedAccounts(
+        await this.call({
+          method: 'GET',
+          path: `${graphId(audienceId)}/adaccounts`,
+          // One page that holds every share: the platform's `paging.next` links carry the token.
+          query: { limit: '1000' },
+          adAccountId: account,
+          idempotent: true,
+          signal,
+        }),
+      ).has(account);
+    if (await isShared()) return { alreadyShared: true };
+    try {
+      await this.call({
+        method: 'POST',
+        path: `${graphId(audienceId)}/adaccounts`,
+        body: { adaccounts: [account] },
+        adAccountId: account,
+        // Sharing twice fails rather than duplicates; the refusal is checked just below.
+        idempotent: true,
+        signal,
+      });
+    } catch (error) {
+      // A share whose answer was lost in an earlier attempt, or made concurrently, is refused as
+      // a repeat: if the account now holds it, the outcome the caller wanted is there.
+      if (
+        error instanceof PlatformError &&
+        error.kind === 'fatal' &&
+        error.code === 100 &&
+        (await isShared())
+      ) {
+        return { alreadyShared: true };
+      }
+      throw error;
+    }
     return { alreadyShared: false };
   }
 
@@ -300,7 +323,7 @@ export class MetaSocialAudiences implements SocialAudiences {
       });
     }
     const usage = parseGraphUsage(response.headers);
-    this.lastUsagePct = usage.maxPct;
+    this.usagePct = usage.maxPct;
     const json = parseJson(text);
     if (response.ok && json !== undefined && !hasError(json)) {
       // Pacing follows successful answers; on a throttle the platform's own wait governs instead.
