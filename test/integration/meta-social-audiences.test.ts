@@ -192,6 +192,26 @@ describe('social adapter against the local Graph server: happy path', () => {
     assert.equal(result.received, 1);
   });
 
+  test('a job that crashed after creating its audience finds it by name and description, across pages', async () => {
+    const social = adapter();
+    const audienceId = await newAudience(social);
+    for (let n = 0; n < 600; n++) {
+      await social.createAudience({
+        adAccountId: ACCOUNT,
+        name: `Other_${n}`,
+        description: `listmatch job job_${n}`,
+        customerFileSource: 'USER_PROVIDED_ONLY',
+      });
+    }
+    assert.deepEqual(await social.findAudience(`act_${ACCOUNT}`, 'Spring_Voters', 'listmatch job job_test'), {
+      audienceId,
+    });
+    assert.equal(await social.findAudience(ACCOUNT, 'Spring_Voters', 'listmatch job job_other'), null);
+    const lists = graph.requests.filter((r) => r.operation === 'list');
+    assert.ok(lists.length >= 2, 'it followed the cursor to a second page');
+    assert.ok(lists.every((r) => !r.url.includes(graph.token)));
+  });
+
   test('sharing again is harmless: the current shares are read first and nothing is posted', async () => {
     const social = adapter();
     const audienceId = await newAudience(social);

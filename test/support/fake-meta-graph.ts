@@ -40,7 +40,15 @@ const HASH = /^[0-9a-f]{64}$/;
 export const MAX_ROWS = 10_000;
 
 /** Which kind of call a fault hits. */
-export type FakeOperation = 'create' | 'users' | 'shares' | 'share' | 'status' | 'sessions' | 'delete';
+export type FakeOperation =
+  | 'create'
+  | 'users'
+  | 'shares'
+  | 'share'
+  | 'status'
+  | 'sessions'
+  | 'delete'
+  | 'list';
 
 export interface Fault {
   on: FakeOperation | 'any';
@@ -515,6 +523,40 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
         }
         return answer(200, Object.fromEntries(fields.map((field) => [field, all[field]])));
       }
+      case 'list': {
+        const [first] = segments;
+        const account = first!.startsWith('act_') ? first!.slice(4) : null;
+        if (account === null || !adAccounts.has(account)) {
+          return fail(100, `Unsupported get request. Object with ID '${first}' does not exist`, {
+            subcode: 33,
+          });
+        }
+        // Newest first, cursor-paged: 25 by default, `limit` up to 500 as on the platform.
+        const limit = Math.min(500, Number.parseInt(url.searchParams.get('limit') ?? '25', 10) || 25);
+        const afterParam = url.searchParams.get('after');
+        const start = afterParam === null ? 0 : Number(Buffer.from(afterParam, 'base64url').toString());
+        const mine = [...audiences.values()].filter((a) => a.adAccountId === account).reverse();
+        const fields = (url.searchParams.get('fields') ?? 'id').split(',');
+        const page = mine.slice(start, start + limit).map((audience) => {
+          const all: Record<string, unknown> = {
+            id: audience.id,
+            name: audience.name,
+            description: audience.description,
+          };
+          return Object.fromEntries(fields.filter((f) => f in all).map((f) => [f, all[f]]));
+        });
+        const cursor = (n: number) => Buffer.from(String(n)).toString('base64url');
+        const more = start + limit < mine.length;
+        return answer(200, {
+          data: page,
+          paging: {
+            cursors: { before: cursor(start), after: cursor(start + page.length) },
+            ...(more
+              ? { next: `${baseUrl}${url.pathname}?access_token=${token}&after=${cursor(start + limit)}` }
+              : {}),
+          },
+        });
+      }
       case 'delete': {
         if (!audiences.delete(segments[0]!)) return missing(segments[0]!);
         return answer(200, { success: true });
@@ -588,6 +630,7 @@ function routeOf(method: string, segments: string[]): { operation: FakeOperation
   const [id, edge, ...rest] = segments;
   if (rest.length > 0 || id === undefined) return null;
   if (method === 'POST' && edge === 'customaudiences') return { operation: 'create' };
+  if (method === 'GET' && edge === 'customaudiences') return { operation: 'list' };
   if (!/^\d+$/.test(id)) return null;
   if (method === 'POST' && edge === 'users') return { operation: 'users' };
   if (method === 'GET' && edge === 'adaccounts') return { operation: 'shares' };

@@ -6,6 +6,7 @@ import {
   type AudienceReadiness,
   type AudienceStatus,
   type CreateAudienceRequest,
+  SOCIAL_FIND_MAX_AUDIENCES,
   SOCIAL_MAX_BATCH_ROWS,
   SOCIAL_SCHEMA_KEYS,
   type SocialAudiences,
@@ -114,6 +115,46 @@ export class MetaSocialAudiences implements SocialAudiences {
     if (typeof id !== 'string' && typeof id !== 'number')
       throw protocolError('create answered without an id');
     return { audienceId: String(id) };
+  }
+
+  /** See {@link SocialAudiences.findAudience}. */
+  async findAudience(
+    adAccountId: string,
+    name: string,
+    description: string,
+    signal?: AbortSignal,
+  ): Promise<{ audienceId: string } | null> {
+    const account = adAccountDigits(adAccountId);
+    const pageSize = 500;
+    let after: string | null = null;
+    for (let seen = 0; seen < SOCIAL_FIND_MAX_AUDIENCES; seen += pageSize) {
+      const answer = (await this.call({
+        method: 'GET',
+        path: `act_${account}/customaudiences`,
+        // Cursor paging by hand: the platform's `paging.next` links carry the token.
+        query: {
+          fields: 'id,name,description',
+          limit: String(pageSize),
+          ...(after === null ? {} : { after }),
+        },
+        adAccountId: account,
+        idempotent: true,
+        signal,
+      })) as {
+        data?: { id?: unknown; name?: unknown; description?: unknown }[];
+        paging?: { cursors?: { after?: unknown }; next?: unknown };
+      };
+      const found = (answer.data ?? []).find(
+        (audience) => audience.name === name && (audience.description ?? '') === description,
+      );
+      if (found !== undefined && (typeof found.id === 'string' || typeof found.id === 'number')) {
+        return { audienceId: String(found.id) };
+      }
+      const cursor = answer.paging?.cursors?.after;
+      if (answer.paging?.next === undefined || typeof cursor !== 'string') return null;
+      after = cursor;
+    }
+    return null;
   }
 
   /** See {@link SocialAudiences.addUsers}. */

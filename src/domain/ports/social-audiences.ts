@@ -14,6 +14,18 @@ export interface SocialAudiences {
    */
   createAudience(request: CreateAudienceRequest, signal?: AbortSignal): Promise<{ audienceId: string }>;
   /**
+   * The audience of `adAccountId` with exactly this name and description, or null. A job that
+   * crashed between creating its audience and recording the id finds it here instead of making a
+   * second one (so the description should name the job). Reads at most the account's first
+   * `SOCIAL_FIND_MAX_AUDIENCES` audiences, newest first.
+   */
+  findAudience(
+    adAccountId: string,
+    name: string,
+    description: string,
+    signal?: AbortSignal,
+  ): Promise<{ audienceId: string } | null>;
+  /**
    * Adds one batch of rows (at most `SOCIAL_MAX_BATCH_ROWS`) to the audience within an upload
    * session. Cells are already normalized and hashed by the caller (lowercase hex SHA-256, `""`
    * when unknown; MADID in clear). Resolves with the counts and `nextBatchSeq`, which is where the
@@ -74,6 +86,9 @@ export const SOCIAL_SCHEMA_KEYS = [
   'COUNTRY',
 ] as const;
 export type SocialSchemaKey = (typeof SOCIAL_SCHEMA_KEYS)[number];
+
+/** How many of an account's audiences `findAudience` looks through. */
+export const SOCIAL_FIND_MAX_AUDIENCES = 10_000;
 
 /** The platform's limit of rows per add-users request. */
 export const SOCIAL_MAX_BATCH_ROWS = 10_000;
