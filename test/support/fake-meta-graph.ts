@@ -404,7 +404,8 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
           const bad = row.every((cell) => cell === '') || (madid >= 0 && HASH.test(row[madid]!));
           if (bad) {
             invalid += 1;
-            if (Object.keys(samples).length < 5) samples[`row ${index}`] = 'invalid entry';
+            // As on the platform, samples quote the rejected values (PII for a real list).
+            if (Object.keys(samples).length < 5) samples[row.join(',') || `row ${index}`] = 'invalid entry';
           } else {
             // A digest, not the row: a million-row benchmark must not hold gigabytes of hex.
             accepted.push(createHash('sha1').update(row.join('|')).digest('base64'));
