@@ -59,7 +59,6 @@ describe('loadConfig defaults', () => {
         SFTP_TIMEOUT_SECONDS: 20,
         FILE_BROWSER_SESSION_MINUTES: 30,
         META_GRAPH_URL: 'https://graph.facebook.com',
-        META_API_VERSION: 'v24.0',
         META_TIMEOUT_SECONDS: 60,
         publicUrl: 'http://localhost:8080',
       },
@@ -303,7 +302,11 @@ describe('loadConfig DELIVERY', () => {
 
 describe('loadConfig META (social platform)', () => {
   it('accepts an ad account with or without act_ and a token or a token file', () => {
-    const config = loadConfig({ META_AD_ACCOUNT_ID: 'act_123456', META_ACCESS_TOKEN: 'EAAB-token' });
+    const config = loadConfig({
+      META_AD_ACCOUNT_ID: 'act_123456',
+      META_ACCESS_TOKEN: 'EAAB-token',
+      META_API_VERSION: 'v24.0',
+    });
     assert.equal(config.META_AD_ACCOUNT_ID, 'act_123456');
     const fromFile = loadConfig({
       META_AD_ACCOUNT_ID: '123456',
@@ -315,12 +318,22 @@ describe('loadConfig META (social platform)', () => {
     assert.equal(fromFile.META_API_VERSION, 'v25.0');
   });
 
-  it('needs an ad account with a token, a token with an ad account, and one token source only', () => {
+  it('needs an ad account with a token, a token and a version with an ad account, and one token source only', () => {
     assert.deepEqual(problemNames(configError({ META_ACCESS_TOKEN: 't' })), ['META_AD_ACCOUNT_ID']);
-    assert.deepEqual(problemNames(configError({ META_AD_ACCOUNT_ID: '1' })), ['META_ACCESS_TOKEN']);
+    assert.deepEqual(problemNames(configError({ META_AD_ACCOUNT_ID: '1', META_API_VERSION: 'v24.0' })), [
+      'META_ACCESS_TOKEN',
+    ]);
+    assert.deepEqual(problemNames(configError({ META_AD_ACCOUNT_ID: '1', META_ACCESS_TOKEN: 't' })), [
+      'META_API_VERSION',
+    ]);
     assert.deepEqual(
       problemNames(
-        configError({ META_AD_ACCOUNT_ID: '1', META_ACCESS_TOKEN: 't', META_ACCESS_TOKEN_FILE: 'f' }),
+        configError({
+          META_AD_ACCOUNT_ID: '1',
+          META_API_VERSION: 'v24.0',
+          META_ACCESS_TOKEN: 't',
+          META_ACCESS_TOKEN_FILE: 'f',
+        }),
       ),
       ['META_ACCESS_TOKEN_FILE'],
     );

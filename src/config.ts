@@ -105,11 +105,14 @@ export const configSchema = z.object({
   FILE_BROWSER_SESSION_MINUTES: integer(1, 24 * 60).default(30),
   /** The social platform's Graph API (Meta Marketing API); a local server in tests. */
   META_GRAPH_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
-  /** The pinned Marketing API version, a path segment; a version stops working about a year after its release. */
+  /**
+   * The pinned Marketing API version (`vNN.0`), a path segment. No default: a version stops
+   * working about a year after its release, so a default baked into a release would go stale.
+   */
   META_API_VERSION: z
     .string()
     .regex(/^v\d{1,3}\.0$/, 'must look like v24.0')
-    .default('v24.0'),
+    .optional(),
   /** The operator's ad account, where Pattern #1 audiences are created (digits, `act_` optional). */
   META_AD_ACCOUNT_ID: z
     .string()
@@ -177,7 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze({ ...parsed.data, publicUrl });
 }
 
-/** The social platform needs an ad account and exactly one source of token, or neither. */
+/** The social platform needs an ad account, a version and exactly one source of token, or none of them. */
 function metaProblems(data: z.infer<typeof configSchema>): string[] {
   const hasToken = data.META_ACCESS_TOKEN !== undefined || data.META_ACCESS_TOKEN_FILE !== undefined;
   return [
@@ -186,6 +189,9 @@ function metaProblems(data: z.infer<typeof configSchema>): string[] {
       : []),
     ...(hasToken && data.META_AD_ACCOUNT_ID === undefined
       ? ['META_AD_ACCOUNT_ID: required with a Meta access token']
+      : []),
+    ...(data.META_AD_ACCOUNT_ID !== undefined && data.META_API_VERSION === undefined
+      ? ['META_API_VERSION: required with META_AD_ACCOUNT_ID (the current Marketing API version, e.g. v24.0)']
       : []),
     ...(!hasToken && data.META_AD_ACCOUNT_ID !== undefined
       ? ['META_ACCESS_TOKEN: META_AD_ACCOUNT_ID needs META_ACCESS_TOKEN or META_ACCESS_TOKEN_FILE']

@@ -8,7 +8,8 @@ import { uploadSessionId } from '../../src/domain/ports/social-audiences.ts';
 
 /**
  * Optional smoke test against the real Marketing API. Runs only when the operator's credentials
- * are in the environment (META_AD_ACCOUNT_ID and META_ACCESS_TOKEN or META_ACCESS_TOKEN_FILE);
+ * are in the environment (META_AD_ACCOUNT_ID, META_API_VERSION, and META_ACCESS_TOKEN or
+ * META_ACCESS_TOKEN_FILE);
  * otherwise, CI included, it is skipped with the reason. It creates a customer-list audience named
  * listmatch_smoke_<time> in the ad account, uploads three synthetic rows (hashes of example.com
  * addresses, nobody's data), reads its status, shares it with META_SMOKE_SHARE_AD_ACCOUNT_ID when
@@ -17,10 +18,11 @@ import { uploadSessionId } from '../../src/domain/ports/social-audiences.ts';
 const env = process.env;
 const configured =
   env['META_AD_ACCOUNT_ID'] !== undefined &&
+  env['META_API_VERSION'] !== undefined &&
   (env['META_ACCESS_TOKEN'] !== undefined || env['META_ACCESS_TOKEN_FILE'] !== undefined);
 const skip = configured
   ? false
-  : 'no Meta credentials: set META_AD_ACCOUNT_ID and META_ACCESS_TOKEN (or META_ACCESS_TOKEN_FILE) to run it';
+  : 'no Meta credentials: set META_AD_ACCOUNT_ID, META_API_VERSION and META_ACCESS_TOKEN (or META_ACCESS_TOKEN_FILE) to run it';
 
 test('live Marketing API: create, upload, status, share, delete', { skip, timeout: 120_000 }, async () => {
   const config = loadConfig(env);
@@ -52,7 +54,7 @@ test('live Marketing API: create, upload, status, share, delete', { skip, timeou
     // Cleanup outside the port (which has no delete): DELETE /<audience id>.
     const token = config.META_ACCESS_TOKEN ?? readFileSync(config.META_ACCESS_TOKEN_FILE!, 'utf8').trim();
     const response = await fetch(
-      `${config.META_GRAPH_URL.replace(/\/+$/, '')}/${config.META_API_VERSION}/${audienceId}`,
+      `${config.META_GRAPH_URL.replace(/\/+$/, '')}/${config.META_API_VERSION!}/${audienceId}`,
       { method: 'DELETE', headers: { authorization: `Bearer ${token}` } },
     );
     if (!response.ok) console.warn(`smoke audience ${audienceId} was not deleted (HTTP ${response.status})`);

@@ -62,7 +62,7 @@ test('from config: null until the operator sets the ad account; the token file i
     const file = join(dir, 'token');
     writeFileSync(file, 'first-token\n');
     const social = createMetaSocialAudiences(
-      loadConfig({ META_AD_ACCOUNT_ID: 'act_77', META_ACCESS_TOKEN_FILE: file }),
+      loadConfig({ META_AD_ACCOUNT_ID: 'act_77', META_API_VERSION: 'v24.0', META_ACCESS_TOKEN_FILE: file }),
     );
     assert.equal(social?.operatorAdAccountId, '77');
   } finally {

@@ -385,7 +385,8 @@ export class MetaSocialAudiences implements SocialAudiences {
 
 /**
  * The adapter configured by the META_* variables, or null when the operator has not set up the
- * social platform (loadConfig ensures an ad account comes with exactly one token source).
+ * social platform (loadConfig ensures an ad account comes with a version and exactly one token
+ * source).
  */
 export function createMetaSocialAudiences(config: Config): MetaSocialAudiences | null {
   if (config.META_AD_ACCOUNT_ID === undefined) return null;
@@ -393,7 +394,7 @@ export function createMetaSocialAudiences(config: Config): MetaSocialAudiences |
   const file = config.META_ACCESS_TOKEN_FILE;
   return new MetaSocialAudiences({
     graphUrl: config.META_GRAPH_URL,
-    apiVersion: config.META_API_VERSION,
+    apiVersion: config.META_API_VERSION!,
     adAccountId: config.META_AD_ACCOUNT_ID,
     accessToken: inline !== undefined ? () => inline : () => readTokenFile(file!),
     timeoutMs: config.META_TIMEOUT_SECONDS * 1000,
