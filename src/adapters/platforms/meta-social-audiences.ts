@@ -60,7 +60,8 @@ const OPERATION_FLAGGED = 471;
  * The social audiences port over the Meta Marketing API (Graph API, JSON bodies). The token goes
  * in the Authorization header only, so it is never part of a URL, and any message that could
  * carry it is redacted. Transient faults are retried here a few times; throttles are waited out
- * here when short; everything else becomes a PlatformError for the job to schedule.
+ * here when short; everything else becomes a PlatformError for the job to schedule. Pacing and
+ * throttle state live in the instance: build one per process, shared by all jobs.
  */
 export class MetaSocialAudiences implements SocialAudiences {
   readonly operatorAdAccountId: string;

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * Customer-list audiences on the social platform (platforms.md, "social"). Backend: the Meta
- * Marketing API over HTTPS. Every method rejects with a `PlatformError` (platform-error.ts) whose
- * `kind` tells the job to retry, wait or fail, and whose message is safe to show the client.
+ * Marketing API over HTTPS. Platform failures reject with a `PlatformError` (platform-error.ts)
+ * whose `kind` tells the job to retry, wait or fail, and whose message is safe to show the client;
+ * a malformed batch throws RangeError (a caller bug); an aborted `signal` rejects with its reason.
  */
 export interface SocialAudiences {
   /** The operator's own ad account (digits, without `act_`): where Pattern #1 audiences are made. */
@@ -30,7 +31,9 @@ export interface SocialAudiences {
    * session. Cells are already normalized and hashed by the caller (lowercase hex SHA-256, `""`
    * when unknown; MADID in clear). Resolves with the counts and `nextBatchSeq`, which is where the
    * caller continues (and what it checkpoints): usually `batchSeq + 1`, more when the platform
-   * made us split the batch. Sending the same `batchSeq` again after a crash is safe.
+   * made us split the batch. After a crash, send the batch after the last checkpoint again under
+   * its `batchSeq`: audiences are sets, and a repeat of the session's latest `batchSeq` is taken
+   * as a retry (the contract server models it so; unconfirmed on the live platform).
    */
   addUsers(
     audienceId: string,
