@@ -429,6 +429,20 @@ describe('social adapter: the error table', () => {
     assert.equal(graph.audiences.get(audienceId)!.members.size, 14);
   });
 
+  test('105 then a crash before the checkpoint: the resent batch splits again into the same batch_seqs', async () => {
+    await graph.close();
+    await startGraph({ tooManyParametersAbove: 6 });
+    const audienceId = await newAudience();
+    const batch = { schema: SCHEMA, rows: rows(10) };
+    assert.equal((await adapter().addUsers(audienceId, batch, session(audienceId, 1))).nextBatchSeq, 3);
+    // The job died before recording nextBatchSeq 3; the resumed job sends batch 1 again.
+    const resumed = adapter();
+    assert.equal((await resumed.addUsers(audienceId, batch, session(audienceId, 1))).nextBatchSeq, 3);
+    await resumed.addUsers(audienceId, { schema: SCHEMA, rows: rows(2, 10) }, session(audienceId, 3, true));
+    const only = [...graph.audiences.get(audienceId)!.sessions.values()][0]!;
+    assert.deepEqual([only.lastSeq, only.received, only.finished], [3, 12, true]);
+  });
+
   test('105 again on a half → fatal (split once only)', async () => {
     await graph.close();
     await startGraph({ tooManyParametersAbove: 3 });

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
  * every request the way the platform does: the version path, the token, the `act_` prefix,
  * `subtype=CUSTOM`, a valid `customer_file_source`, schema keys from the allowed list, cells that
  * are `""` or lowercase hex SHA-256 (never the hash of ""; MADID in clear), at most 10,000 rows,
- * the session sequence, and share idempotency (sharing twice is an error, as on the platform).
+ * the session sequence (from 1, no gaps, nothing new after the last batch, repeats taken as
+ * retries), and share idempotency (sharing twice is an error, as on the platform).
  * It keeps state (audiences, members, sessions, shares), answers in the platform's shapes, and
  * injects the documented faults. Violations answer code 100 with a message naming the rule and
  * never a value, so a failing test shows what the adapter did wrong.
@@ -390,7 +391,9 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
           return fail(100, 'Invalid batch_seq: a new session starts at batch_seq 1');
         }
         if (existing !== undefined) {
-          const replay = session.seq === existing.lastSeq;
+          // A batch_seq already seen is a retry (a resumed job resends what it had not
+          // checkpointed, possibly both halves of a split batch); a gap is an error.
+          const replay = session.seq <= existing.lastSeq;
           if (existing.finished && !replay) return fail(100, 'The session has already finished');
           if (!replay && session.seq !== existing.lastSeq + 1) {
             return fail(100, `Invalid batch_seq: expected ${existing.lastSeq + 1}`);
@@ -428,11 +431,11 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
           estimatedTotal: session.estimatedTotal,
         };
         audience.sessions.set(session.id, state);
-        if (session.seq !== state.lastSeq) {
+        if (session.seq > state.lastSeq) {
           state.received += data.length;
           state.invalid += invalid;
+          state.lastSeq = session.seq;
         }
-        state.lastSeq = session.seq;
         for (const member of accepted) audience.members.add(member);
         if (session.last) {
           state.finished = true;

@@ -32,8 +32,8 @@ export interface SocialAudiences {
    * when unknown; MADID in clear). Resolves with the counts and `nextBatchSeq`, which is where the
    * caller continues (and what it checkpoints): usually `batchSeq + 1`, more when the platform
    * made us split the batch. After a crash, send the batch after the last checkpoint again under
-   * its `batchSeq`: audiences are sets, and a repeat of the session's latest `batchSeq` is taken
-   * as a retry (the contract server models it so; unconfirmed on the live platform).
+   * its `batchSeq`: audiences are sets, and a `batchSeq` the session has seen is taken as a retry
+   * (the contract server models it so; unconfirmed on the live platform).
    */
   addUsers(
     audienceId: string,
