@@ -260,7 +260,7 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
         {
           error: {
             message: `(#${code}) ${message}`,
-            type: extra.type ?? (code === 190 || code === 104 ? 'OAuthException' : 'OAuthException'),
+            type: extra.type ?? 'OAuthException',
             code,
             ...(extra.subcode === undefined ? {} : { error_subcode: extra.subcode }),
             fbtrace_id: `Afake${++traceSeq}`,
@@ -322,6 +322,7 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
       return fail(error.code, error.message ?? 'Injected error', {
         status: fault.status ?? 400,
         ...(error.error_subcode === undefined ? {} : { subcode: error.error_subcode }),
+        ...(error.type === undefined ? {} : { type: error.type }),
         ...(fault.headers === undefined ? {} : { headers: fault.headers }),
       });
     }
