@@ -58,6 +58,8 @@ describe('loadConfig defaults', () => {
         SFTP_ROOT: '.',
         SFTP_TIMEOUT_SECONDS: 20,
         FILE_BROWSER_SESSION_MINUTES: 30,
+        META_GRAPH_URL: 'https://graph.facebook.com',
+        META_TIMEOUT_SECONDS: 60,
         publicUrl: 'http://localhost:8080',
       },
     );
@@ -295,5 +297,55 @@ describe('loadConfig DELIVERY', () => {
 
   it('refuses an unknown delivery mode', () => {
     assert.deepEqual(problemNames(configError({ DELIVERY: 's3' })), ['DELIVERY']);
+  });
+});
+
+describe('loadConfig META (social platform)', () => {
+  it('accepts an ad account with or without act_ and a token or a token file', () => {
+    const config = loadConfig({
+      META_AD_ACCOUNT_ID: 'act_123456',
+      META_ACCESS_TOKEN: 'EAAB-token',
+      META_API_VERSION: 'v24.0',
+    });
+    assert.equal(config.META_AD_ACCOUNT_ID, 'act_123456');
+    const fromFile = loadConfig({
+      META_AD_ACCOUNT_ID: '123456',
+      META_ACCESS_TOKEN_FILE: '/run/secrets/meta-token',
+      META_API_VERSION: 'v25.0',
+      META_GRAPH_URL: 'http://127.0.0.1:9999',
+    });
+    assert.equal(fromFile.META_ACCESS_TOKEN_FILE, '/run/secrets/meta-token');
+    assert.equal(fromFile.META_API_VERSION, 'v25.0');
+  });
+
+  it('needs an ad account with a token, a token and a version with an ad account, and one token source only', () => {
+    assert.deepEqual(problemNames(configError({ META_ACCESS_TOKEN: 't' })), ['META_AD_ACCOUNT_ID']);
+    assert.deepEqual(problemNames(configError({ META_AD_ACCOUNT_ID: '1', META_API_VERSION: 'v24.0' })), [
+      'META_ACCESS_TOKEN',
+    ]);
+    assert.deepEqual(problemNames(configError({ META_AD_ACCOUNT_ID: '1', META_ACCESS_TOKEN: 't' })), [
+      'META_API_VERSION',
+    ]);
+    assert.deepEqual(
+      problemNames(
+        configError({
+          META_AD_ACCOUNT_ID: '1',
+          META_API_VERSION: 'v24.0',
+          META_ACCESS_TOKEN: 't',
+          META_ACCESS_TOKEN_FILE: 'f',
+        }),
+      ),
+      ['META_ACCESS_TOKEN_FILE'],
+    );
+  });
+
+  it('refuses a malformed version or ad account without echoing them', () => {
+    const error = configError({
+      META_API_VERSION: '24',
+      META_AD_ACCOUNT_ID: 'acct-secret-9',
+      META_ACCESS_TOKEN: 't',
+    });
+    assert.deepEqual(problemNames(error), ['META_API_VERSION', 'META_AD_ACCOUNT_ID']);
+    assert.ok(!error.message.includes('acct-secret-9'));
   });
 });

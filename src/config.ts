@@ -103,6 +103,27 @@ export const configSchema = z.object({
   SFTP_TIMEOUT_SECONDS: integer(1, 600).default(20),
   /** Lifetime of a web file browser sign-in. */
   FILE_BROWSER_SESSION_MINUTES: integer(1, 24 * 60).default(30),
+  /** The social platform's Graph API (Meta Marketing API); a local server in tests. */
+  META_GRAPH_URL: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
+  /**
+   * The pinned Marketing API version (`vNN.0`), a path segment. No default: a version stops
+   * working about a year after its release, so a default baked into a release would go stale.
+   */
+  META_API_VERSION: z
+    .string()
+    .regex(/^v\d{1,3}\.0$/, 'must look like v24.0')
+    .optional(),
+  /** The operator's ad account, where Pattern #1 audiences are created (digits, `act_` optional). */
+  META_AD_ACCOUNT_ID: z
+    .string()
+    .regex(/^(act_)?\d{1,20}$/, 'must be an ad account id: digits, optionally prefixed act_')
+    .optional(),
+  /** The system user's access token; or META_ACCESS_TOKEN_FILE. Never logged. */
+  META_ACCESS_TOKEN: z.string().min(1).optional(),
+  /** File holding the token (a mounted secret); read at each call, so it can be rotated in place. */
+  META_ACCESS_TOKEN_FILE: z.string().min(1).optional(),
+  /** Limit of one Graph API call, body included (a full 10,000-row batch is several megabytes). */
+  META_TIMEOUT_SECONDS: integer(1, 600).default(60),
 });
 
 /** Variables that must be set together with DELIVERY=sftp. */
@@ -152,8 +173,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           (name) => `${name}: required when DELIVERY=sftp`,
         )
       : []),
+    ...metaProblems(data),
   ];
   if (problems.length > 0) throw new ConfigError(problems);
   const publicUrl = (parsed.data.PUBLIC_URL ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, '');
   return Object.freeze({ ...parsed.data, publicUrl });
+}
+
+/** The social platform needs an ad account, a version and exactly one source of token, or none of them. */
+function metaProblems(data: z.infer<typeof configSchema>): string[] {
+  const hasToken = data.META_ACCESS_TOKEN !== undefined || data.META_ACCESS_TOKEN_FILE !== undefined;
+  return [
+    ...(data.META_ACCESS_TOKEN !== undefined && data.META_ACCESS_TOKEN_FILE !== undefined
+      ? ['META_ACCESS_TOKEN_FILE: give either META_ACCESS_TOKEN or META_ACCESS_TOKEN_FILE, not both']
+      : []),
+    ...(hasToken && data.META_AD_ACCOUNT_ID === undefined
+      ? ['META_AD_ACCOUNT_ID: required with a Meta access token']
+      : []),
+    ...(data.META_AD_ACCOUNT_ID !== undefined && data.META_API_VERSION === undefined
+      ? ['META_API_VERSION: required with META_AD_ACCOUNT_ID (the current Marketing API version, e.g. v24.0)']
+      : []),
+    ...(!hasToken && data.META_AD_ACCOUNT_ID !== undefined
+      ? ['META_ACCESS_TOKEN: META_AD_ACCOUNT_ID needs META_ACCESS_TOKEN or META_ACCESS_TOKEN_FILE']
+      : []),
+  ];
 }
