@@ -255,6 +255,18 @@ export class HttpFileDropAudiences implements FileDropAudiences {
       },
       'upload the audience file',
     );
+    if (response.status === 409) {
+      // One file per audience: a conflict after an attempt whose answer was lost means that attempt
+      // got through. The audience's status tells.
+      const answer = await this.callJson(
+        'GET',
+        pathFor(wire.statusPath, audienceId),
+        undefined,
+        'read the audience status',
+        options,
+      );
+      if (answer['status'] === 'processing' || answer['status'] === 'ready') return { rowsReceived: null };
+    }
     if (response.status < 200 || response.status >= 300) {
       throw await this.classify(response, 'upload the audience file');
     }

@@ -68,8 +68,13 @@ export function platformRequest(url: URL, init: PlatformRequest): Promise<Platfo
         finish(null, { status: response.statusCode ?? 0, headers: response.headers, body }),
       );
       response.on('error', (error: NodeJS.ErrnoException) => fail('the answer broke off', error.code));
-      // A server that answers early (413, 401) stops reading: stop sending the rest of the file.
-      if (init.body !== undefined && !Buffer.isBuffer(init.body)) init.body.unpipe(request);
+      // A server that answers early (413, 401) stops reading: stop sending the rest of the file
+      // and close it (the caller opens it again for another attempt).
+      const source = init.body;
+      if (source !== undefined && !Buffer.isBuffer(source) && !source.readableEnded) {
+        source.unpipe(request);
+        source.destroy();
+      }
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       // Writing after an early answer fails with EPIPE/ECONNRESET; the answer is what counts.
