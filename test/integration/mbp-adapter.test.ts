@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Readable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { mediaBuyingPlatform } from '../../src/adapters/platforms/file-drop-profiles.ts';
 import { HttpFileDropAudiences, tokenSource } from '../../src/adapters/platforms/http-file-drop-audiences.ts';
@@ -162,13 +163,19 @@ describe('media buying platform: bad files and errors', () => {
         timeoutMs: 2000,
       });
       const created = await limited.createAudience({ name: 'digital_audience_big' });
-      const file = await generatedStaged(profile, ['VOTERBASE_ID'], 5000, (i) => ({
+      const generated = await generatedStaged(profile, ['VOTERBASE_ID'], 5000, (i) => ({
         VOTERBASE_ID: `OH-${i}`,
       }));
+      const opened: Readable[] = [];
+      const file = { ...generated, open: async () => opened[opened.push(await generated.open()) - 1]! };
       const error = await platformError(() => limited.upload(created.audienceId, file));
       assert.equal(error.kind, 'fatal');
       assert.equal(error.status, 413);
       assert.ok(small.receivedBytes < file.bytes);
+      assert.ok(
+        opened.length === 1 && opened[0]!.destroyed,
+        'the staged file is closed after the early answer',
+      );
     } finally {
       await small.stop();
     }

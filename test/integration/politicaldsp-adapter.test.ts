@@ -195,6 +195,15 @@ describe('politicaldsp: errors and their classification', () => {
     const error = await platformError(() => dsp.createAudience({ name: 'Five hundred' }));
     assert.equal(error.kind, 'retry');
     assert.equal(error.status, 503);
+    assert.equal(error.retryAfterMs, null);
+    server.inject({
+      status: 503,
+      headers: { 'retry-after': '5' },
+      body: { error: { message: 'Maintenance' } },
+    });
+    const maintenance = await platformError(() => dsp.createAudience({ name: 'Five hundred' }));
+    assert.equal(maintenance.kind, 'retry');
+    assert.equal(maintenance.retryAfterMs, 5000, 'a 503 that says how long is heeded too');
     await dsp.createAudience({ name: 'Five hundred' });
   });
 
@@ -378,11 +387,14 @@ describe('the local politicaldsp itself', () => {
       duplex: 'half',
     } as RequestInit);
     assert.equal(chunked.status, 411);
-    const tampered = await fetch(url.replace(/X-Signature=./, 'X-Signature=0'), {
-      method: 'PUT',
-      headers: { 'content-type': 'text/csv' },
-      body: 'email_sha256\n',
-    });
+    const tampered = await fetch(
+      url.replace(/X-Signature=(.)/, (_, c: string) => `X-Signature=${c === '0' ? '1' : '0'}`),
+      {
+        method: 'PUT',
+        headers: { 'content-type': 'text/csv' },
+        body: 'email_sha256\n',
+      },
+    );
     assert.equal(tampered.status, 403);
   });
 });
