@@ -341,7 +341,7 @@ describe('politicaldsp: errors and their classification', () => {
     }
   });
 
-  it('a staged file that cannot be read is retry, and storage refuses the short body', async () => {
+  it('a staged file that cannot be read is retry, and storage keeps nothing of it', async () => {
     const created = await dsp.createAudience({ name: 'Broken source' });
     const file = {
       keys: ['EMAIL'] as const,
@@ -357,6 +357,7 @@ describe('politicaldsp: errors and their classification', () => {
     };
     const error = await platformError(() => dsp.upload(created.audienceId, file, created.upload));
     assert.equal(error.kind, 'retry');
+    assert.equal(error.message, 'the staged audience file could not be read');
     assert.equal(server.segments.get(created.audienceId)!.state, 'awaiting_file');
   });
 

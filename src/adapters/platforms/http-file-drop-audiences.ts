@@ -317,6 +317,9 @@ export class HttpFileDropAudiences implements FileDropAudiences {
       return await platformRequest(url, { ...init, timeoutMs: this.timeoutMs });
     } catch (error) {
       // The message names the condition only (never the URL, which may be presigned).
+      if ((error as { code?: string }).code === 'SOURCE_ERROR') {
+        throw new PlatformError('retry', 'the staged audience file could not be read', { cause: error });
+      }
       const reason = error instanceof Error ? error.message : 'unknown error';
       throw new PlatformError(
         'retry',
