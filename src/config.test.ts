@@ -60,6 +60,7 @@ describe('loadConfig defaults', () => {
         FILE_BROWSER_SESSION_MINUTES: 30,
         META_GRAPH_URL: 'https://graph.facebook.com',
         META_TIMEOUT_SECONDS: 60,
+        FILE_DROP_TIMEOUT_SECONDS: 60,
         publicUrl: 'http://localhost:8080',
       },
     );
@@ -347,5 +348,43 @@ describe('loadConfig META (social platform)', () => {
     });
     assert.deepEqual(problemNames(error), ['META_API_VERSION', 'META_AD_ACCOUNT_ID']);
     assert.ok(!error.message.includes('acct-secret-9'));
+  });
+});
+
+describe('loadConfig file-drop platforms', () => {
+  it('leaves both platforms unconfigured by default', () => {
+    const config = loadConfig({});
+    assert.equal(config.POLITICALDSP_URL, undefined);
+    assert.equal(config.MBP_URL, undefined);
+  });
+
+  it('accepts a URL with a token or with a token file', () => {
+    const config = loadConfig({
+      POLITICALDSP_URL: 'https://api.politicaldsp.example',
+      POLITICALDSP_TOKEN: 'pdsp_secret_value',
+      MBP_URL: 'https://mbp.example/',
+      MBP_TOKEN_FILE: '/run/secrets/mbp_token',
+      FILE_DROP_TIMEOUT_SECONDS: '20',
+    });
+    assert.equal(config.POLITICALDSP_TOKEN, 'pdsp_secret_value');
+    assert.equal(config.MBP_TOKEN_FILE, '/run/secrets/mbp_token');
+    assert.equal(config.FILE_DROP_TIMEOUT_SECONDS, 20);
+  });
+
+  it('needs exactly one of token and token file with a URL, and a URL with either; never echoes a token', () => {
+    const error = configError({
+      POLITICALDSP_URL: 'https://api.politicaldsp.example',
+      MBP_TOKEN: 'mbp_secret_value',
+      MBP_TOKEN_FILE: '/run/secrets/mbp_token',
+    });
+    assert.deepEqual(problemNames(error), ['POLITICALDSP_TOKEN', 'MBP_TOKEN_FILE']);
+    assert.deepEqual(problemNames(configError({ MBP_TOKEN: 'mbp_secret_value' })), ['MBP_URL']);
+    assert.doesNotMatch(error.message, /mbp_secret_value/);
+  });
+
+  it('refuses a platform URL that is not http or https', () => {
+    assert.deepEqual(problemNames(configError({ MBP_URL: 'ftp://mbp.example', MBP_TOKEN: 't' })), [
+      'MBP_URL',
+    ]);
   });
 });

@@ -124,7 +124,24 @@ export const configSchema = z.object({
   META_ACCESS_TOKEN_FILE: z.string().min(1).optional(),
   /** Limit of one Graph API call, body included (a full 10,000-row batch is several megabytes). */
   META_TIMEOUT_SECONDS: integer(1, 600).default(60),
+  /** The political DSP's API base; unset: `politicaldsp` audiences cannot be onboarded. */
+  POLITICALDSP_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Its API token, or a file holding it (read at each call, so it can be rotated in place). */
+  POLITICALDSP_TOKEN: z.string().min(1).optional(),
+  POLITICALDSP_TOKEN_FILE: z.string().min(1).optional(),
+  /** The media buying platform's API base; unset: `mbp_onboarding` has nowhere to go. */
+  MBP_URL: z.url({ protocol: /^https?$/ }).optional(),
+  MBP_TOKEN: z.string().min(1).optional(),
+  MBP_TOKEN_FILE: z.string().min(1).optional(),
+  /** Longest wait for one call to a file-drop platform; for a file upload, the longest silence. */
+  FILE_DROP_TIMEOUT_SECONDS: integer(1, 600).default(60),
 });
+
+/** Each file-drop platform needs exactly one of its token and token file once its URL is set. */
+const FILE_DROP_PLATFORMS = [
+  ['POLITICALDSP_URL', 'POLITICALDSP_TOKEN', 'POLITICALDSP_TOKEN_FILE'],
+  ['MBP_URL', 'MBP_TOKEN', 'MBP_TOKEN_FILE'],
+] as const;
 
 /** Variables that must be set together with DELIVERY=sftp. */
 const SFTP_REQUIRED = [
@@ -175,6 +192,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : []),
     ...metaProblems(data),
   ];
+  for (const [url, token, file] of FILE_DROP_PLATFORMS) {
+    if (data[token] !== undefined && data[file] !== undefined) {
+      problems.push(`${file}: give either ${token} or ${file}, not both`);
+    } else if (data[url] !== undefined && data[token] === undefined && data[file] === undefined) {
+      problems.push(`${token}: ${url} needs ${token} or ${file}`);
+    } else if (data[url] === undefined && (data[token] !== undefined || data[file] !== undefined)) {
+      problems.push(`${url}: required when ${data[token] !== undefined ? token : file} is set`);
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const publicUrl = (parsed.data.PUBLIC_URL ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, '');
   return Object.freeze({ ...parsed.data, publicUrl });
