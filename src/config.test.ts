@@ -46,6 +46,8 @@ describe('loadConfig defaults', () => {
         WEBHOOK_ALLOW_HOSTS: [],
         WEBHOOK_TIMEOUT_SECONDS: 10,
         WEBHOOK_RETRY_BASE_SECONDS: 30,
+        ONBOARDING_RETRY_BASE_SECONDS: 30,
+        ONBOARDING_CHECK_SECONDS: 600,
         MAIL: 'outbox',
         MAIL_FROM: 'listmatch <listmatch@localhost>',
         MAIL_RETRY_BASE_SECONDS: 60,

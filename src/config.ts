@@ -59,6 +59,10 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: integer(1, 120).default(10),
   /** First retry delay of a failed webhook call; doubles per attempt up to 15 minutes. */
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
+  /** First retry delay of an onboarding step a platform could not take; doubles up to 15 min, 12 attempts. */
+  ONBOARDING_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
+  /** How often a social audience's readiness is polled once it is shared (up to 288 times). */
+  ONBOARDING_CHECK_SECONDS: z.coerce.number().min(0.01).default(600),
   /** Where e-mail notices go: `.eml` files in DATA_DIR/outbox (embedded), or an SMTP server. */
   MAIL: z.enum(['outbox', 'smtp']).default('outbox'),
   /** Sender of notices, `Name <address>`; its domain also names the Message-IDs. */

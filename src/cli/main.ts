@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
 import { createCliContext } from './cli-context.ts';
+import { audiencesCommands } from './commands/audiences.command.ts';
 import { evalCommand } from './commands/eval.command.ts';
 import { generateCommands } from './commands/generate.command.ts';
 import { jobsCommands } from './commands/jobs.command.ts';
@@ -19,6 +20,7 @@ const program = new Command('listmatch')
 keysCommands(program, context);
 votersCommands(program, context);
 jobsCommands(program, context);
+audiencesCommands(program, context);
 matchCommand(program, context);
 evalCommand(program, context);
 generateCommands(program);

@@ -12,6 +12,12 @@ import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-fa
 import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
 import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
 import { SqliteKeyStore } from '../adapters/metadata/sqlite-key-store.ts';
+import { SqliteOnboardingStore } from '../adapters/metadata/sqlite-onboarding-store.ts';
+import { fileDropPlatformsFromConfig } from '../adapters/platforms/file-drop-platforms.ts';
+import {
+  createMetaSocialAudiences,
+  graphVersionWarning,
+} from '../adapters/platforms/meta-social-audiences.ts';
 import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
 import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
@@ -19,7 +25,7 @@ import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
 import { FileBrowser } from '../domain/delivery/file-browser.ts';
-import { JobService, MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
+import { JobService, MATCH_LIST_JOB, ONBOARD_AUDIENCE_JOB } from '../domain/jobs/job-service.ts';
 import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
@@ -31,6 +37,7 @@ import { Metrics } from '../http/metrics.ts';
 import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import { matchListJob } from '../jobs/match-list.job.ts';
+import { CHECK_AUDIENCE_JOB, checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
 import { sendNoticeJob } from '../jobs/send-notice.job.ts';
 import { Worker } from '../jobs/worker.ts';
@@ -47,6 +54,8 @@ export interface Services extends HttpDeps {
   /** Each key's smartmatch folder: local under DATA_DIR/files, or on the SFTP server. */
   drop: FileDrop;
   registry: JobRegistry;
+  /** Progress of onboarding jobs (the operator marks DSP audiences ready). */
+  onboarding: SqliteOnboardingStore;
   createWorker(logger: FastifyBaseLogger): Worker;
   close(): void;
 }
@@ -146,7 +155,29 @@ export function compose(config: Config): Services {
     }),
   );
   // Every type the services enqueue must have a handler, or the process must not start.
-  registry.assertHandles([MATCH_LIST_JOB, DELIVER_WEBHOOK_JOB, SEND_NOTICE_JOB, DELIVER_FOLDER_JOB]);
+  const onboarding = new SqliteOnboardingStore(database, queue);
+  const onboardingDeps = {
+    jobs: jobStore,
+    runs: onboarding,
+    blobs,
+    voters,
+    social: createMetaSocialAudiences(config),
+    politicaldsp: fileDropPlatformsFromConfig(config).politicaldsp,
+    maxRowBytes: config.MAX_ROW_BYTES,
+    retryBaseMs: config.ONBOARDING_RETRY_BASE_SECONDS * 1000,
+    checkIntervalMs: config.ONBOARDING_CHECK_SECONDS * 1000,
+    logger: () => workerLogger!,
+  };
+  registry.register(onboardAudienceJob(onboardingDeps));
+  registry.register(checkAudienceJob(onboardingDeps));
+  registry.assertHandles([
+    MATCH_LIST_JOB,
+    DELIVER_WEBHOOK_JOB,
+    SEND_NOTICE_JOB,
+    DELIVER_FOLDER_JOB,
+    ONBOARD_AUDIENCE_JOB,
+    CHECK_AUDIENCE_JOB,
+  ]);
 
   const readiness = async (): Promise<ReadinessReport> => {
     const stats = await voters.stats().catch(() => null);
@@ -167,6 +198,7 @@ export function compose(config: Config): Services {
     blobs,
     drop,
     registry,
+    onboarding,
     keys,
     jobs,
     rateLimits,
@@ -176,6 +208,9 @@ export function compose(config: Config): Services {
     readiness,
     createWorker: (logger) => {
       workerLogger = logger;
+      const stale =
+        config.META_API_VERSION === undefined ? null : graphVersionWarning(config.META_API_VERSION);
+      if (stale !== null) logger.warn(stale);
       return new Worker({
         queue,
         registry,

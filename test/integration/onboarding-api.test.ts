@@ -11,7 +11,7 @@ describe('GET /service/onboarding', () => {
   });
   after(() => t.stop());
 
-  test('social with social_adid: 200, upload stored, the job waits in uploaded', async () => {
+  test('social with social_adid: 200, upload stored, the audience build queued', async () => {
     const { key } = t.createKey();
     const { status, body } = await getJson(
       `${t.base}/service/onboarding?platform=social&audience=gotv_2026&status_email=ops@example.org&social_adid=act_1234567890`,
@@ -23,7 +23,7 @@ describe('GET /service/onboarding', () => {
     assert.equal((await upload(url, 'voterbase_id\nNC-000000001\n')).status, 200);
     const job = t.running.services.jobStore.getJob(jobIdOf(url))!;
     assert.equal(job.kind, 'onboarding');
-    assert.equal(job.state, 'uploaded');
+    assert.ok(job.uploadBlob !== null && job.uploadBytes === 'voterbase_id\nNC-000000001\n'.length);
     assert.deepEqual(job.params, {
       platform: 'social',
       audience: 'gotv_2026',
@@ -31,7 +31,13 @@ describe('GET /service/onboarding', () => {
       socialAdid: 'act_1234567890',
       ownerAdid: null,
     });
-    assert.equal(t.running.services.queue.stats().ready, 0, 'no audience-building job is queued yet');
+    assert.deepEqual(
+      t.running.services.queue
+        .messagesForJob(job.id)
+        .map((m) => m.type)
+        .sort(),
+      ['onboard-audience', 'send-notice'],
+    );
   });
 
   test('politicaldsp without social_adid is fine', async () => {

@@ -430,14 +430,17 @@ describe('JobService.receiveUpload', () => {
     assert.deepEqual(await service.receiveUpload(jobId, body(exact), null, at(T0 + 1)), { bytes: 64 });
   });
 
-  it('enqueues only the received status e-mail for an onboarding upload', async () => {
+  it('enqueues the audience build and the received status e-mail for an onboarding upload', async () => {
     const key = createKey('client');
     const { jobId } = service.registerOnboarding(key, ONBOARDING, T0);
     await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 1));
     assert.equal(jobStore.getJob(jobId)?.state, 'uploaded');
     assert.deepEqual(
       queueRows().map((row) => [row.type, JSON.parse(row.payload as string)]),
-      [['send-notice', { v: 1, jobId, notice: 'received', facts: {} }]],
+      [
+        ['onboard-audience', { v: 1, jobId }],
+        ['send-notice', { v: 1, jobId, notice: 'received', facts: {} }],
+      ],
     );
   });
 

@@ -13,6 +13,10 @@ import { refuseWebhookTarget } from '../webhooks/public-address.ts';
 import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
 export const MATCH_LIST_JOB = 'match-list';
+/** Builds an onboarding job's audience on its platform (jobs/onboard-audience.job.ts). */
+export const ONBOARD_AUDIENCE_JOB = 'onboard-audience';
+/** With a 30 s base doubling to 15 min: platform outages of about an hour and a half are ridden out. */
+export const ONBOARD_MAX_ATTEMPTS = 12;
 export const UPLOAD_NAME = 'upload.csv';
 
 export interface JobServiceSettings {
@@ -158,6 +162,11 @@ export class JobService {
       const received = jobNoticeMessage(job, 'received');
       if (received !== null) followUps.push(received);
     } else {
+      followUps.push({
+        type: ONBOARD_AUDIENCE_JOB,
+        payload: { v: 1, jobId: job.id },
+        maxAttempts: ONBOARD_MAX_ATTEMPTS,
+      });
       followUps.push(onboardingNoticeMessage(job, 'received'));
     }
     if (!this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUps)) {

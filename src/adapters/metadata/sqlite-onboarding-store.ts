@@ -1,0 +1,98 @@
+import type { OnboardingCounts } from '../../domain/notices/onboarding-notices.ts';
+import type { OnboardingRun, OnboardingStage, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
+import type { Queue, QueueMessage } from '../../domain/ports/queue.ts';
+import type { SqliteDatabase } from './sqlite-database.ts';
+
+type Row = Record<string, unknown>;
+
+const COLUMNS = {
+  stage: 'stage',
+  pattern: 'pattern',
+  schema: 'schema',
+  stagedBlob: 'staged_blob',
+  counts: 'counts',
+  audienceId: 'audience_id',
+  nextBatchSeq: 'next_batch_seq',
+  rowsDone: 'rows_done',
+  updatedAt: 'updated_at',
+} as const satisfies Record<Exclude<keyof OnboardingRun, 'jobId'>, string>;
+
+/** Onboarding progress in the embedded database; follow-up messages commit with each change. */
+export class SqliteOnboardingStore implements OnboardingStore {
+  private readonly database: SqliteDatabase;
+  private readonly queue: Queue;
+
+  constructor(database: SqliteDatabase, queue: Queue) {
+    this.database = database;
+    this.queue = queue;
+  }
+
+  get(jobId: string): OnboardingRun | null {
+    const row = this.database.db.prepare('SELECT * FROM onboarding_runs WHERE job_id = ?').get(jobId) as
+      | Row
+      | undefined;
+    return row === undefined ? null : toRun(row);
+  }
+
+  insert(run: OnboardingRun, followUps: readonly QueueMessage[] = []): void {
+    this.database.transaction(() => {
+      this.database.db
+        .prepare(
+          `INSERT INTO onboarding_runs (job_id, stage, pattern, schema, staged_blob, counts, audience_id,
+             next_batch_seq, rows_done, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          run.jobId,
+          run.stage,
+          run.pattern,
+          JSON.stringify(run.schema),
+          run.stagedBlob,
+          JSON.stringify(run.counts),
+          run.audienceId,
+          run.nextBatchSeq,
+          run.rowsDone,
+          run.updatedAt,
+        );
+      for (const message of followUps) this.queue.enqueue(message);
+    });
+  }
+
+  update(
+    jobId: string,
+    fields: Partial<Omit<OnboardingRun, 'jobId'>>,
+    followUps: readonly QueueMessage[] = [],
+  ): void {
+    const sets: string[] = [];
+    const values: (string | number | null)[] = [];
+    for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, string][]) {
+      if (!(field in fields)) continue;
+      const value = fields[field];
+      sets.push(`${column} = ?`);
+      values.push(
+        field === 'schema' || field === 'counts' ? JSON.stringify(value) : (value as string | number | null),
+      );
+    }
+    this.database.transaction(() => {
+      if (sets.length > 0)
+        this.database.db
+          .prepare(`UPDATE onboarding_runs SET ${sets.join(', ')} WHERE job_id = ?`)
+          .run(...values, jobId);
+      for (const message of followUps) this.queue.enqueue(message);
+    });
+  }
+}
+
+function toRun(row: Row): OnboardingRun {
+  return {
+    jobId: row['job_id'] as string,
+    stage: row['stage'] as OnboardingStage,
+    pattern: row['pattern'] as 1 | 2,
+    schema: JSON.parse(row['schema'] as string) as string[],
+    stagedBlob: row['staged_blob'] as string,
+    counts: JSON.parse(row['counts'] as string) as OnboardingCounts,
+    audienceId: (row['audience_id'] as string | null) ?? null,
+    nextBatchSeq: row['next_batch_seq'] as number,
+    rowsDone: row['rows_done'] as number,
+    updatedAt: row['updated_at'] as number,
+  };
+}

@@ -1,0 +1,449 @@
+import { createInterface } from 'node:readline';
+import { Readable, type Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { AppError, isAppError } from '../domain/errors.ts';
+import { ONBOARD_AUDIENCE_JOB } from '../domain/jobs/job-service.ts';
+import type { OnboardingJob } from '../domain/jobs/job-types.ts';
+import { type OnboardingNoticeFacts, onboardingNoticeMessage } from '../domain/notices/onboarding-notices.ts';
+import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
+import { PLATFORM_RENDERINGS } from '../domain/onboarding/identifiers/platform-rendering.ts';
+import { patternOf, prepareAudience } from '../domain/onboarding/prepare-audience.ts';
+import type { BlobStore } from '../domain/ports/blob-store.ts';
+import type { AudienceKey, FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
+import type { OnboardingRun, OnboardingStore } from '../domain/ports/onboarding-store.ts';
+import type { QueueMessage } from '../domain/ports/queue.ts';
+import {
+  customerFileSourceOf,
+  SOCIAL_MAX_BATCH_ROWS,
+  type SocialAudiences,
+  type SocialSchemaKey,
+  uploadSessionId,
+} from '../domain/ports/social-audiences.ts';
+import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
+import { exponentialBackoff, type JobModule } from './job-module.ts';
+
+export const CHECK_AUDIENCE_JOB = 'check-audience';
+/** Readiness is polled (every 10 minutes by default) up to 288 times: two days, as platforms take hours to match. */
+export const CHECK_MAX_ATTEMPTS = 288;
+
+const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
+type Payload = z.infer<typeof payloadSchema>;
+
+export interface OnboardAudienceDeps {
+  jobs: JobStore;
+  runs: OnboardingStore;
+  blobs: BlobStore;
+  voters: VoterStore;
+  /** null when the service has no social platform configured. */
+  social: SocialAudiences | null;
+  politicaldsp: FileDropAudiences | null;
+  maxRowBytes: number;
+  retryBaseMs: number;
+  /** How often a social audience's readiness is polled. */
+  checkIntervalMs: number;
+  logger: () => FastifyBaseLogger;
+}
+
+/** A platform failure: retry (network, 5xx), throttle (wait), or fatal (the job fails saying why). */
+interface PlatformFailure {
+  kind: 'retry' | 'throttle' | 'fatal';
+  message: string;
+}
+const isPlatformFailure = (error: unknown): error is PlatformFailure =>
+  error instanceof Error &&
+  ['retry', 'throttle', 'fatal'].includes((error as { kind?: unknown }).kind as string);
+
+/**
+ * Builds an audience from an onboarding upload, step by step, each step recorded before the next
+ * so that a crash or a retry goes on where it stopped:
+ * 1. stage: read the upload, check it for its pattern, normalize and hash each usable row into a
+ *    staged blob (prepareAudience); counts recorded;
+ * 2. social: create the audience (or find the one a crashed attempt created), add the staged rows
+ *    in batches of 10,000 within one upload session, share it with `social_adid`, then poll its
+ *    readiness (check-audience);
+ *    politicaldsp: write the platform's CSV, create the segment, upload, then wait for the
+ *    platform's own e-mail (the operator marks it ready: `listmatch audiences mark-ready`).
+ * `status_email` hears each step. A file the platform cannot take, or a platform refusal, fails
+ * the job with the reason; a platform that is down is retried with backoff (a throttle waits what
+ * the platform asks), then the job fails saying so.
+ */
+export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> {
+  return {
+    type: ONBOARD_AUDIENCE_JOB,
+    payload: payloadSchema,
+    backoffMs: exponentialBackoff(deps.retryBaseMs, 15 * 60_000),
+    async handle({ jobId }, { signal }) {
+      const job = deps.jobs.getJob(jobId);
+      if (
+        job === null ||
+        job.kind !== 'onboarding' ||
+        (job.state !== 'uploaded' && job.state !== 'processing')
+      )
+        return;
+      deps.jobs.transition(job.id, ['uploaded', 'processing'], 'processing', {}, Date.now());
+      try {
+        const run = deps.runs.get(job.id) ?? (await stage(deps, job));
+        if (job.params.platform === 'social') await buildSocial(deps, job, run, signal);
+        else await buildFileDrop(deps, job, run, signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if (isAppError(error) && error.code === 'VALIDATION_FAILED') {
+          failJob(deps, job.id, `Validation Error: ${error.message}`);
+          return;
+        }
+        if (isAppError(error) && error.code === 'UNAVAILABLE') throw error;
+        if (isPlatformFailure(error) && error.kind === 'fatal') {
+          failJob(deps, job.id, `Platform Error: ${error.message}`);
+          return;
+        }
+        throw error;
+      }
+    },
+    onGiveUp({ jobId }, error) {
+      const reason =
+        isPlatformFailure(error) || isAppError(error)
+          ? error.message
+          : 'building the audience failed repeatedly';
+      failJob(deps, jobId, `Platform Error: the platform could not be reached: ${reason}`);
+    },
+  };
+}
+
+/**
+ * Polls a social audience until the platform reports it usable (ready), or not (too small,
+ * unusable, flagged). "Not yet" is a retry of this message every 10 minutes.
+ */
+export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> {
+  return {
+    type: CHECK_AUDIENCE_JOB,
+    payload: payloadSchema,
+    backoffMs: () => deps.checkIntervalMs,
+    async handle({ jobId }, { signal }) {
+      const job = deps.jobs.getJob(jobId);
+      const run = deps.runs.get(jobId);
+      if (job === null || job.kind !== 'onboarding' || job.state !== 'processing' || run === null) return;
+      if (run.audienceId === null || deps.social === null) return;
+      let status: Awaited<ReturnType<SocialAudiences['getStatus']>>;
+      try {
+        status = await deps.social.getStatus(run.audienceId, signal);
+      } catch (error) {
+        if (isPlatformFailure(error) && error.kind === 'fatal') {
+          failJob(deps, jobId, `Platform Error: ${error.message}`);
+          return;
+        }
+        throw error;
+      }
+      if (status.readiness === 'processing') throw new Error('the audience is still being processed');
+      if (status.readiness === 'ready') {
+        const facts: OnboardingNoticeFacts = {
+          counts: run.counts,
+          ...(status.approximateCount === null ? {} : { approximateSize: status.approximateCount }),
+        };
+        deps.runs.update(jobId, { stage: 'ready', updatedAt: Date.now() });
+        deps.jobs.transition(jobId, ['processing'], 'complete', {}, Date.now(), [
+          onboardingNoticeMessage(job, 'ready', facts),
+        ]);
+        return;
+      }
+      failJob(
+        deps,
+        jobId,
+        `Platform Error: ${status.reason ?? `the platform will not deliver to this audience (${status.readiness})`}`,
+      );
+    },
+    onGiveUp({ jobId }) {
+      deps
+        .logger()
+        .warn({ jobId }, 'audience readiness not reported within two days; the job stays processing');
+    },
+  };
+}
+
+/** Step 1: the staged rows and their counts. */
+async function stage(deps: OnboardAudienceDeps, job: OnboardingJob): Promise<OnboardingRun> {
+  if (job.uploadBlob === null) throw new AppError('VALIDATION_FAILED', 'no file was uploaded');
+  const pattern = patternOf(job);
+  const voters = pattern === 1 ? await deps.voters.current() : null;
+  if (pattern === 1 && voters === null) {
+    throw new AppError(
+      'UNAVAILABLE',
+      'no voter file is loaded on this service yet; the operator must import one',
+    );
+  }
+  const stagedBlob = `work/${job.id}/audience.tsv`;
+  const writer = await deps.blobs.openWriter(stagedBlob);
+  const lines = new LineBuffer(writer.stream);
+  try {
+    const prepared = await prepareAudience({
+      job,
+      source: await deps.blobs.read(job.uploadBlob),
+      voters,
+      rendering: PLATFORM_RENDERINGS.meta,
+      maxRowBytes: deps.maxRowBytes,
+      stage: (cells) => lines.write(`${cells.join('\t')}\n`),
+    });
+    await lines.end();
+    await writer.commit();
+    const run: OnboardingRun = {
+      jobId: job.id,
+      stage: 'staged',
+      pattern,
+      schema: [...prepared.schema],
+      stagedBlob,
+      counts: prepared.counts,
+      audienceId: null,
+      nextBatchSeq: 1,
+      rowsDone: 0,
+      updatedAt: Date.now(),
+    };
+    deps.runs.insert(run);
+    return run;
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+}
+
+async function buildSocial(
+  deps: OnboardAudienceDeps,
+  job: OnboardingJob,
+  initial: OnboardingRun,
+  signal: AbortSignal,
+): Promise<void> {
+  const social = deps.social;
+  if (social === null) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'this service is not connected to the social platform; ask the operator',
+    );
+  }
+  let run = initial;
+  const account = run.pattern === 2 ? job.params.ownerAdid! : social.operatorAdAccountId;
+  // The description names the job, so a resumed job finds the audience it created before a crash.
+  const description = `listmatch ${job.id}`;
+  if (run.audienceId === null) {
+    const found = await social.findAudience(account, job.params.audience, description, signal);
+    const audienceId =
+      found?.audienceId ??
+      (
+        await social.createAudience(
+          {
+            adAccountId: account,
+            name: job.params.audience,
+            description,
+            customerFileSource: customerFileSourceOf(run.pattern),
+          },
+          signal,
+        )
+      ).audienceId;
+    run = update(deps, run, { stage: 'created', audienceId });
+  }
+  const audienceId = run.audienceId!;
+  if (run.stage === 'created') {
+    const schema = run.schema as SocialSchemaKey[];
+    const sessionId = uploadSessionId(job.id, audienceId);
+    const total = run.counts.usable;
+    let batch: string[][] = [];
+    let index = 0;
+    for await (const line of stagedLines(deps, run)) {
+      // Rows the platform already confirmed (before a crash or retry) are skipped.
+      if (index++ < run.rowsDone) continue;
+      batch.push(line.split('\t'));
+      if (batch.length === SOCIAL_MAX_BATCH_ROWS) {
+        run = await sendBatch(
+          deps,
+          social,
+          run,
+          audienceId,
+          schema,
+          batch,
+          sessionId,
+          total,
+          index === total,
+          signal,
+        );
+        batch = [];
+      }
+    }
+    if (batch.length > 0)
+      run = await sendBatch(deps, social, run, audienceId, schema, batch, sessionId, total, true, signal);
+    run = update(deps, run, { stage: 'uploaded' }, [
+      onboardingNoticeMessage(job, 'uploaded', { counts: run.counts }),
+    ]);
+  }
+  if (run.stage === 'uploaded') {
+    const shareWith = job.params.socialAdid;
+    if (shareWith !== null && shareWith.replace(/^act_/, '') !== account.replace(/^act_/, '')) {
+      await social.shareWith(audienceId, shareWith, signal);
+    }
+    run = update(deps, run, { stage: 'shared' }, [
+      onboardingNoticeMessage(job, 'shared', { counts: run.counts }),
+      { type: CHECK_AUDIENCE_JOB, payload: { v: 1, jobId: job.id }, maxAttempts: CHECK_MAX_ATTEMPTS },
+    ]);
+  }
+}
+
+async function sendBatch(
+  deps: OnboardAudienceDeps,
+  social: SocialAudiences,
+  run: OnboardingRun,
+  audienceId: string,
+  schema: SocialSchemaKey[],
+  rows: string[][],
+  sessionId: number,
+  total: number,
+  lastBatch: boolean,
+  signal: AbortSignal,
+): Promise<OnboardingRun> {
+  const result = await social.addUsers(
+    audienceId,
+    { schema, rows },
+    { sessionId, batchSeq: run.nextBatchSeq, lastBatch, estimatedTotal: total },
+    signal,
+  );
+  return update(deps, run, {
+    nextBatchSeq: result.nextBatchSeq,
+    rowsDone: run.rowsDone + rows.length,
+    counts: { ...run.counts, sent: run.counts.sent + result.received },
+  });
+}
+
+async function buildFileDrop(
+  deps: OnboardAudienceDeps,
+  job: OnboardingJob,
+  initial: OnboardingRun,
+  signal: AbortSignal,
+): Promise<void> {
+  const platform = deps.politicaldsp;
+  if (platform === null) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'this service is not connected to the political DSP; ask the operator',
+    );
+  }
+  let run = initial;
+  if (run.stage !== 'staged' && run.stage !== 'created') return;
+  // The platform's CSV: the staged keys it takes, in its own column names, rewritten on each attempt.
+  const keys = run.schema.filter(
+    (key): key is AudienceKey => platform.profile.columns[key as AudienceKey] !== undefined,
+  );
+  const csvBlob = `work/${job.id}/audience-${platform.profile.platform}.csv`;
+  const writer = await deps.blobs.openWriter(csvBlob);
+  const counts = { rows: 0, blank: 0 };
+  try {
+    const positions = keys.map((key) => run.schema.indexOf(key));
+    const rows = async function* (): AsyncGenerator<AudienceRow> {
+      for await (const line of stagedLines(deps, run)) {
+        const cells = line.split('\t');
+        yield Object.fromEntries(keys.map((key, i) => [key, cells[positions[i]!] ?? '']));
+      }
+    };
+    await new Promise<void>((resolve, reject) => {
+      Readable.from(audienceCsv(platform.profile, keys, rows(), counts))
+        .on('error', reject)
+        .pipe(writer.stream)
+        .on('finish', () => resolve())
+        .on('error', reject);
+    });
+    await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  if (run.audienceId === null) {
+    const created = await platform.createAudience(
+      {
+        name: job.params.audience.slice(0, platform.profile.maxNameLength),
+        description: `listmatch ${job.id}`,
+      },
+      { signal },
+    );
+    run = update(deps, run, { stage: 'created', audienceId: created.audienceId });
+  }
+  const stat = await deps.blobs.stat(csvBlob);
+  const receipt = await platform.upload(
+    run.audienceId!,
+    { keys, rows: counts.rows, bytes: stat?.bytes ?? 0, open: () => deps.blobs.read(csvBlob) },
+    undefined,
+    { signal },
+  );
+  const sent = receipt.rowsReceived ?? counts.rows;
+  const status = await platform.status(run.audienceId!, { signal });
+  const final = { ...run.counts, sent };
+  if (status.state === 'failed') throw Object.assign(new Error(status.reason), { kind: 'fatal' as const });
+  update(deps, run, { stage: 'awaiting_external', counts: final }, [
+    onboardingNoticeMessage(job, 'uploaded', { counts: final }),
+    onboardingNoticeMessage(job, 'awaiting', { counts: final }),
+  ]);
+  // The platform e-mails the client itself; for us the job is done (the operator may mark it ready).
+  deps.jobs.transition(job.id, ['processing'], 'complete', {}, Date.now());
+}
+
+function update(
+  deps: OnboardAudienceDeps,
+  run: OnboardingRun,
+  fields: Partial<Omit<OnboardingRun, 'jobId'>>,
+  followUps: readonly QueueMessage[] = [],
+): OnboardingRun {
+  const next = { ...run, ...fields, updatedAt: Date.now() };
+  deps.runs.update(run.jobId, { ...fields, updatedAt: next.updatedAt }, followUps);
+  return next;
+}
+
+function failJob(deps: OnboardAudienceDeps, jobId: string, error: string): void {
+  const job = deps.jobs.getJob(jobId);
+  if (job === null || job.kind !== 'onboarding') return;
+  const counts = deps.runs.get(jobId)?.counts;
+  const failed = { ...job, error };
+  deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), [
+    onboardingNoticeMessage(failed, 'failed', counts === undefined ? {} : { counts }),
+  ]);
+}
+
+async function* stagedLines(deps: OnboardAudienceDeps, run: OnboardingRun): AsyncGenerator<string> {
+  const lines = createInterface({
+    input: await deps.blobs.read(run.stagedBlob),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  for await (const line of lines) if (line !== '') yield line;
+}
+
+/** Buffers small writes into ~64 KiB chunks (a write per row costs far more than the row). */
+class LineBuffer {
+  private readonly out: Writable;
+  private pending: string[] = [];
+  private size = 0;
+  private waiting: Promise<void> = Promise.resolve();
+
+  constructor(out: Writable) {
+    this.out = out;
+  }
+
+  write(line: string): void {
+    this.pending.push(line);
+    this.size += line.length;
+    if (this.size >= 64 * 1024) this.flush();
+  }
+
+  async end(): Promise<void> {
+    this.flush();
+    await this.waiting;
+    await new Promise<void>((resolve, reject) => {
+      this.out.once('error', reject);
+      this.out.end(() => resolve());
+    });
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const chunk = this.pending.join('');
+    this.pending = [];
+    this.size = 0;
+    if (!this.out.write(chunk)) {
+      const drained = new Promise<void>((resolve) => this.out.once('drain', () => resolve()));
+      this.waiting = this.waiting.then(() => drained);
+    }
+  }
+}

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Job } from '../../src/domain/jobs/job-types.ts';
+import { type FakeMetaGraph, startFakeMetaGraph } from '../support/fake-meta-graph.ts';
+import { PoliticalDspServer } from '../support/politicaldsp-server.ts';
+import { getJson, startTestService, type TestService, until, upload } from '../support/test-service.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const jobIdOf = (url: string) => /files\/(job_[^/]+)\//.exec(url)![1]!;
+const OPERATOR_ACCOUNT = '1111111111';
+const CLIENT_ACCOUNT = '2222222222';
+/** voter ids of test/fixtures/voters-small.csv (the test service imports it). */
+const KNOWN = ['NC-000000001', 'NC-000000002', 'NC-000000003'];
+
+async function onboard(t: TestService, key: string, query: string, csv: string): Promise<string> {
+  const { status, body } = await getJson(`${t.base}/service/onboarding?${query}`, key);
+  assert.equal(status, 200, JSON.stringify(body));
+  const url = String(body['url']);
+  assert.equal((await upload(url, csv)).status, 200);
+  return jobIdOf(url);
+}
+
+async function finished(t: TestService, jobId: string): Promise<Job> {
+  await until(
+    () => {
+      const state = t.running.services.jobStore.getJob(jobId)?.state;
+      return state === 'complete' || state === 'failed';
+    },
+    `job ${jobId} to finish`,
+    20_000,
+  );
+  return t.running.services.jobStore.getJob(jobId)!;
+}
+
+/** The status e-mails of a job in the outbox (MAIL=outbox), by notice kind. */
+async function notices(t: TestService, jobId: string, expected: string[]): Promise<Map<string, string>> {
+  const outbox = join(t.dataDir, 'outbox');
+  const name = (kind: string) => `${jobId}.${kind}.eml`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const files = await readdir(outbox).catch(() => [] as string[]);
+    if (expected.every((kind) => files.includes(name(kind)))) break;
+    if (Date.now() > deadline)
+      throw new Error(`notices ${expected.join(', ')} not all sent: ${files.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const texts = new Map<string, string>();
+  for (const kind of expected) texts.set(kind, await readFile(join(outbox, name(kind)), 'utf8'));
+  return texts;
+}
+
+describe('audience onboarding on the social platform (local Graph API server)', () => {
+  let meta: FakeMetaGraph;
+  let t: TestService;
+  before(async () => {
+    meta = await startFakeMetaGraph({
+      adAccounts: [OPERATOR_ACCOUNT, CLIENT_ACCOUNT, '3333333333'],
+      termsNotAccepted: ['3333333333'],
+    });
+    t = await startTestService({
+      META_GRAPH_URL: meta.url,
+      META_API_VERSION: meta.version,
+      META_AD_ACCOUNT_ID: `act_${OPERATOR_ACCOUNT}`,
+      META_ACCESS_TOKEN: meta.token,
+      ONBOARDING_RETRY_BASE_SECONDS: '0.05',
+      ONBOARDING_CHECK_SECONDS: '0.05',
+    });
+  });
+  after(async () => {
+    await t.stop();
+    await meta.close();
+  });
+
+  test('Pattern #1: ids become a partner-provided audience in the operator account, shared, ready; status e-mails', async () => {
+    const { key } = t.createKey();
+    const csv = `voterbase_id\n${KNOWN.join('\n')}\nNC-999999999\n??\n`;
+    const jobId = await onboard(
+      t,
+      key,
+      `platform=social&audience=gotv_2026&status_email=ops@client.example&social_adid=act_${CLIENT_ACCOUNT}`,
+      csv,
+    );
+    const job = await finished(t, jobId);
+    assert.equal(job.state, 'complete', String(job.error));
+    const audiences = [...meta.audiences.values()].filter((a) => a.name === 'gotv_2026');
+    assert.equal(audiences.length, 1);
+    const audience = audiences[0]!;
+    assert.equal(audience.adAccountId, OPERATOR_ACCOUNT);
+    assert.equal(audience.customerFileSource, 'PARTNER_PROVIDED_ONLY');
+    assert.equal(audience.members.size, KNOWN.length);
+    assert.deepEqual([...audience.sharedWith], [CLIENT_ACCOUNT]);
+    const mail = await notices(t, jobId, ['received', 'uploaded', 'shared', 'ready']);
+    assert.match(mail.get('uploaded')!, /Rows in the file:\s+5/);
+    // NC-999999999 and ?? are well-formed ids (voterbase ids are free text) that the file lacks.
+    assert.match(mail.get('uploaded')!, /Ids not in the voter file:\s+2/);
+    assert.match(mail.get('uploaded')!, /Rows sent to the platform:\s+3/);
+    assert.match(mail.get('ready')!, /is ready to use/);
+    for (const text of mail.values()) assert.ok(!text.includes('NC-000000001'), 'no voter id in an e-mail');
+    // The token went only in the Authorization header, never in a URL.
+    for (const request of meta.requests) assert.ok(!request.url.includes(meta.token));
+  });
+
+  test('a platform refusal (custom audience terms not accepted, 2655) fails the job saying why', async () => {
+    const { key } = t.createKey({ entitlements: { directUpload: true } });
+    const jobId = await onboard(
+      t,
+      key,
+      `platform=social&audience=refused&status_email=ops@client.example&social_adid=act_${CLIENT_ACCOUNT}&owner_adid=act_3333333333`,
+      'EMAIL,FN\nJohn_Smith@gmail.com,Mary\n',
+    );
+    const job = await finished(t, jobId);
+    assert.equal(job.state, 'failed');
+    assert.match(String(job.error), /^Platform Error: .*terms/i);
+    const mail = await notices(t, jobId, ['received', 'failed']);
+    assert.match(mail.get('failed')!, /could not be built/);
+  });
+
+  test('a file of the wrong shape fails with a Validation Error and a failed notice; nothing reaches the platform', async () => {
+    const { key } = t.createKey();
+    const before = meta.audiences.size;
+    const jobId = await onboard(
+      t,
+      key,
+      `platform=social&audience=wrong&status_email=ops@client.example&social_adid=act_${CLIENT_ACCOUNT}`,
+      'EMAIL\nperson@example.com\n',
+    );
+    const job = await finished(t, jobId);
+    assert.equal(job.state, 'failed');
+    assert.match(String(job.error), /^Validation Error: the header must be the single column voterbase_id/);
+    await notices(t, jobId, ['received', 'failed']);
+    assert.equal(meta.audiences.size, before);
+  });
+});
+
+describe('audience onboarding on the political DSP (local file-drop server)', () => {
+  let dsp: PoliticalDspServer;
+  let t: TestService;
+  before(async () => {
+    dsp = new PoliticalDspServer({ token: 'pdsp-test-token', processingMs: 10 });
+    await dsp.start();
+    t = await startTestService({
+      POLITICALDSP_URL: dsp.url,
+      POLITICALDSP_TOKEN: 'pdsp-test-token',
+      ONBOARDING_RETRY_BASE_SECONDS: '0.05',
+    });
+  });
+  after(async () => {
+    await t.stop();
+    await dsp.stop();
+  });
+
+  test('Pattern #1: a hashed CSV in the platform columns is uploaded; the job waits for the platform e-mail', async () => {
+    const { key } = t.createKey();
+    const jobId = await onboard(
+      t,
+      key,
+      'platform=politicaldsp&audience=dsp_aud&status_email=ops@client.example',
+      `voterbase_id\n${KNOWN.join('\n')}\n`,
+    );
+    const job = await finished(t, jobId);
+    assert.equal(job.state, 'complete', String(job.error));
+    const segment = [...dsp.segments.values()].find((s) => s.name === 'dsp_aud')!;
+    await until(
+      () => segment.state !== 'processing' && segment.state !== 'awaiting_file',
+      'the platform to process',
+    );
+    assert.equal(segment.state, 'ready', String(segment.failureReason));
+    assert.equal(segment.rowCount, KNOWN.length);
+    assert.ok(segment.header!.includes('email_sha256'));
+    for (const row of segment.rows) for (const cell of row) assert.match(cell, /^(|[0-9a-f]{64})$/);
+    const mail = await notices(t, jobId, ['received', 'uploaded', 'awaiting']);
+    assert.match(mail.get('awaiting')!, /e-mails you itself/);
+
+    // The platform told the client it is ready; the operator relays it, once.
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, 'bin', 'listmatch.js'), ...args], {
+        env: { ...process.env, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      });
+    const marked = cli('audiences', 'mark-ready', jobId);
+    assert.equal(marked.status, 0, marked.stderr);
+    const ready = await notices(t, jobId, ['ready']);
+    assert.match(ready.get('ready')!, /is ready to use on the political DSP/);
+    const again = cli('audiences', 'mark-ready', jobId);
+    assert.notEqual(again.status, 0);
+    assert.match(again.stderr, /is ready, not awaiting/);
+  });
+});
+
+describe('onboarding without a configured platform', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ ONBOARDING_RETRY_BASE_SECONDS: '0.05' });
+  });
+  after(() => t.stop());
+
+  test('the job fails saying the service is not connected, and the client is told', async () => {
+    const { key } = t.createKey();
+    const jobId = await onboard(
+      t,
+      key,
+      'platform=social&audience=nowhere&status_email=ops@client.example&social_adid=act_1',
+      `voterbase_id\n${KNOWN[0]}\n`,
+    );
+    const job = await finished(t, jobId);
+    assert.equal(job.state, 'failed');
+    assert.match(String(job.error), /not connected to the social platform/);
+    await notices(t, jobId, ['received', 'failed']);
+  });
+});
