@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { IDENTIFIER_KEYS, type IdentifierKey } from '../onboarding/identifiers/identifier-keys.ts';
 
 /**
  * Customer-list audiences on the social platform (platforms.md, "social"). Backend: the Meta
@@ -70,25 +71,12 @@ export interface CreateAudienceRequest {
   customerFileSource: CustomerFileSource;
 }
 
-/** The identifier keys the platform accepts, in the platform's spelling. Only MADID is sent in clear. */
-export const SOCIAL_SCHEMA_KEYS = [
-  'EXTERN_ID',
-  'EMAIL',
-  'PHONE',
-  'GEN',
-  'DOBY',
-  'DOBM',
-  'DOBD',
-  'LN',
-  'FN',
-  'FI',
-  'CT',
-  'ST',
-  'ZIP',
-  'MADID',
-  'COUNTRY',
-] as const;
-export type SocialSchemaKey = (typeof SOCIAL_SCHEMA_KEYS)[number];
+/**
+ * The identifier keys the platform accepts, in the platform's spelling (the onboarding identifier
+ * keys are Meta's schema names). Only MADID is sent in clear.
+ */
+export const SOCIAL_SCHEMA_KEYS = IDENTIFIER_KEYS;
+export type SocialSchemaKey = IdentifierKey;
 
 /** How many of an account's audiences `findAudience` looks through. */
 export const SOCIAL_FIND_MAX_AUDIENCES = 10_000;
