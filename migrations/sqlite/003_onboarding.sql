@@ -3,7 +3,7 @@
 -- platform has confirmed (the next upload batch). Counts only; the rows live in blob storage.
 CREATE TABLE onboarding_runs (
   job_id TEXT PRIMARY KEY REFERENCES jobs(id),
-  -- staged | created | uploaded | shared | awaiting_external | ready
+  -- staged | created | uploaded | shared | awaiting_external | ready | failed (media-buying audiences)
   stage TEXT NOT NULL,
   pattern INTEGER NOT NULL,
   -- JSON array of the platform keys of each staged row's cells

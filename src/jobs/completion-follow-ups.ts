@@ -3,6 +3,7 @@ import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { DELIVER_FOLDER_JOB, FOLDER_DELIVERY_MAX_ATTEMPTS } from './deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
+import { mbpAudienceMessage } from './mbp-audience.job.ts';
 
 /**
  * The fan-out work of a completed list-matching job, enqueued in the same transaction as the
@@ -22,6 +23,8 @@ export function completionFollowUps(
     });
   const notice = jobNoticeMessage(job, 'complete');
   if (notice !== null) followUps.push(notice);
+  const audience = mbpAudienceMessage(job);
+  if (audience !== null) followUps.push(audience);
   // Dropped in its key's smartmatch folder (local folder or SFTP) unless the profile says none.
   if (options.deliverToFolder) {
     followUps.push({

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import type { JobSummary, SmartmatchJob } from '../domain/jobs/job-types.ts';
+import { mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
 import { type ResultLayout, resultLayout } from '../domain/jobs/result-layout.ts';
 import { renderSummaryHtml, type SummaryReportJob } from '../domain/jobs/summary-report.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
@@ -19,6 +20,7 @@ import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
 import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
 import { completionFollowUps } from './completion-follow-ups.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { LineBuffer } from './line-buffer.ts';
 
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
 type Payload = z.infer<typeof payloadSchema>;
@@ -120,6 +122,10 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   const matchThreshold = profile.matchThreshold ?? deps.defaultMatchThreshold;
 
   const writers = await openWriters(deps.blobs, layout);
+  const wantsAudience = job.params.mbpOnboarding && job.params.digitalAudienceName !== null;
+  const mbpIds = wantsAudience ? await deps.blobs.openWriter(mediaBuyingIdsKey(job.id)) : null;
+  if (mbpIds !== null) writers.all.push(mbpIds);
+  const idLines = mbpIds === null ? null : new LineBuffer(mbpIds.stream);
   let summary: JobSummary;
   try {
     const listSummary = await matchList({
@@ -135,6 +141,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
       searchRadiusMiles: job.params.searchRadiusMiles,
       maxRowBytes: deps.maxRowBytes,
       asOf: new Date(job.createdAt),
+      ...(idLines === null ? {} : { onBestMatch: (id: string) => idLines.write(`${id}\n`) }),
       onProgress: (rows) => {
         if (signal.aborted) throw signal.reason;
         // matchList reports a running total for this job; the metric counts increments.
@@ -142,6 +149,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
         reportedRows = rows;
       },
     });
+    await idLines?.end();
     for (const writer of writers.all) await writer.commit();
     const completed = new Date();
     if (job.voterVersion !== null && pinned === null) {

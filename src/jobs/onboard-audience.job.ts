@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { Readable, type Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
@@ -23,6 +23,7 @@ import {
 } from '../domain/ports/social-audiences.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { LineBuffer } from './line-buffer.ts';
 
 export const CHECK_AUDIENCE_JOB = 'check-audience';
 /** Readiness is polled (every 10 minutes by default) up to 288 times: two days, as platforms take hours to match. */
@@ -408,42 +409,4 @@ async function* stagedLines(deps: OnboardAudienceDeps, run: OnboardingRun): Asyn
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   for await (const line of lines) if (line !== '') yield line;
-}
-
-/** Buffers small writes into ~64 KiB chunks (a write per row costs far more than the row). */
-class LineBuffer {
-  private readonly out: Writable;
-  private pending: string[] = [];
-  private size = 0;
-  private waiting: Promise<void> = Promise.resolve();
-
-  constructor(out: Writable) {
-    this.out = out;
-  }
-
-  write(line: string): void {
-    this.pending.push(line);
-    this.size += line.length;
-    if (this.size >= 64 * 1024) this.flush();
-  }
-
-  async end(): Promise<void> {
-    this.flush();
-    await this.waiting;
-    await new Promise<void>((resolve, reject) => {
-      this.out.once('error', reject);
-      this.out.end(() => resolve());
-    });
-  }
-
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    const chunk = this.pending.join('');
-    this.pending = [];
-    this.size = 0;
-    if (!this.out.write(chunk)) {
-      const drained = new Promise<void>((resolve) => this.out.once('drain', () => resolve()));
-      this.waiting = this.waiting.then(() => drained);
-    }
-  }
 }

@@ -23,6 +23,8 @@ const payloadSchema = z.object({
   v: z.literal(1),
   jobId: z.string().startsWith('job_'),
   notice: z.enum([...new Set([...jobNoticeKinds, ...onboardingNoticeKinds])] as [string, ...string[]]),
+  /** Why a media-buying audience failed (jobNoticeMessage). */
+  reason: z.string().max(500).optional(),
   /** Onboarding updates carry their counts (see onboardingNoticeMessage). */
   facts: z
     .object({
@@ -52,7 +54,7 @@ export function sendNoticeJob(deps: {
     type: SEND_NOTICE_JOB,
     payload: payloadSchema,
     backoffMs: exponentialBackoff(deps.retryBaseMs, 30 * 60_000),
-    async handle({ jobId, notice, facts }) {
+    async handle({ jobId, notice, facts, reason }) {
       const job = deps.jobs.getJob(jobId);
       if (job === null) return;
       if (job.kind === 'onboarding') {
@@ -62,7 +64,9 @@ export function sendNoticeJob(deps: {
         return;
       }
       if (job.params.notificationEmail === null || !isJobNotice(notice)) return;
-      const rendered = renderNotice(jobNotice(job, notice, { publicUrl: deps.publicUrl }));
+      const rendered = renderNotice(
+        jobNotice(job, notice, { publicUrl: deps.publicUrl, ...(reason === undefined ? {} : { reason }) }),
+      );
       await deps.mailer.send({ to: job.params.notificationEmail, ...rendered, id: `${job.id}.${notice}` });
     },
     onGiveUp({ jobId, notice }, error) {

@@ -37,6 +37,7 @@ import { Metrics } from '../http/metrics.ts';
 import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import { matchListJob } from '../jobs/match-list.job.ts';
+import { MBP_AUDIENCE_JOB, mbpAudienceJob } from '../jobs/mbp-audience.job.ts';
 import { CHECK_AUDIENCE_JOB, checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
 import { sendNoticeJob } from '../jobs/send-notice.job.ts';
@@ -169,6 +170,16 @@ export function compose(config: Config): Services {
     logger: () => workerLogger!,
   };
   registry.register(onboardAudienceJob(onboardingDeps));
+  registry.register(
+    mbpAudienceJob({
+      jobs: jobStore,
+      runs: onboarding,
+      blobs,
+      mbp: fileDropPlatformsFromConfig(config).mbp,
+      intervalMs: config.ONBOARDING_CHECK_SECONDS * 1000,
+      logger: () => workerLogger!,
+    }),
+  );
   registry.register(checkAudienceJob(onboardingDeps));
   registry.assertHandles([
     MATCH_LIST_JOB,
@@ -177,6 +188,7 @@ export function compose(config: Config): Services {
     DELIVER_FOLDER_JOB,
     ONBOARD_AUDIENCE_JOB,
     CHECK_AUDIENCE_JOB,
+    MBP_AUDIENCE_JOB,
   ]);
 
   const readiness = async (): Promise<ReadinessReport> => {

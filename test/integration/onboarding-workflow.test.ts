@@ -4,10 +4,20 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { simpleParser } from 'mailparser';
 import type { Job } from '../../src/domain/jobs/job-types.ts';
 import { type FakeMetaGraph, startFakeMetaGraph } from '../support/fake-meta-graph.ts';
+import { MbpServer } from '../support/mbp-server.ts';
 import { PoliticalDspServer } from '../support/politicaldsp-server.ts';
-import { getJson, startTestService, type TestService, until, upload } from '../support/test-service.ts';
+import {
+  getJson,
+  register,
+  startTestService,
+  type TestService,
+  until,
+  upload,
+  waitForResult,
+} from '../support/test-service.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const jobIdOf = (url: string) => /files\/(job_[^/]+)\//.exec(url)![1]!;
@@ -49,7 +59,11 @@ async function notices(t: TestService, jobId: string, expected: string[]): Promi
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const texts = new Map<string, string>();
-  for (const kind of expected) texts.set(kind, await readFile(join(outbox, name(kind)), 'utf8'));
+  // Subject and plain-text body, decoded (quoted-printable wraps long lines).
+  for (const kind of expected) {
+    const parsed = await simpleParser(await readFile(join(outbox, name(kind))));
+    texts.set(kind, `${parsed.subject ?? ''}\n${parsed.text ?? ''}`);
+  }
   return texts;
 }
 
@@ -210,5 +224,67 @@ describe('onboarding without a configured platform', () => {
     assert.equal(job.state, 'failed');
     assert.match(String(job.error), /not connected to the social platform/);
     await notices(t, jobId, ['received', 'failed']);
+  });
+});
+
+describe('a media-buying audience from a list-matching job (mbp_onboarding, local platform)', () => {
+  let mbp: MbpServer;
+  let t: TestService;
+  before(async () => {
+    mbp = new MbpServer({ token: 'mbp-test-key', pollsUntilReady: 1 });
+    await mbp.start();
+    t = await startTestService({
+      MBP_URL: mbp.url,
+      MBP_TOKEN: 'mbp-test-key',
+      ONBOARDING_CHECK_SECONDS: '0.05',
+      RATE_LIMIT_POLL_SECONDS: '0',
+    });
+  });
+  after(async () => {
+    await t.stop();
+    await mbp.stop();
+  });
+
+  test("the matches' voterbase_ids become the audience digital_audience_name; notification_email hears it", async () => {
+    const { key } = t.createKey();
+    const url = await register(
+      t,
+      key,
+      'filename=mbp_list&mbp_onboarding=true&digital_audience_name=mbp_aud&notification_email=ops@client.example',
+    );
+    const csv = `matchback_id,voterbase_id\n1,${KNOWN[0]}\n2,${KNOWN[1]}\n3,${KNOWN[0]}\n4,NC-999999999\n`;
+    assert.equal((await upload(url, csv)).status, 200);
+    const result = await waitForResult(t, key, 'mbp_list');
+    assert.equal(result.error, null);
+    const jobId = jobIdOf(url);
+    const mail = await notices(t, jobId, ['audience_ready']);
+    assert.match(mail.get('audience_ready')!, /now the audience\s+"mbp_aud"/);
+    const audience = [...mbp.audiences.values()].find((a) => a.name === 'mbp_aud')!;
+    assert.equal(audience.status, 'ready');
+    assert.equal(audience.rowCount, 2, 'each matched voter once');
+    assert.equal(t.running.services.jobStore.getJob(jobId)!.state, 'complete');
+  });
+
+  test('a platform refusal tells notification_email and leaves the matched list as it is', async () => {
+    const { key } = t.createKey();
+    const name = 'mbp_aud_refused';
+    // The platform refuses a second audience of the same name (422): fatal, with its reason.
+    await fetch(`${mbp.url}/api/v1/audiences`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'mbp-test-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    const url = await register(
+      t,
+      key,
+      `filename=mbp_refused&mbp_onboarding=true&digital_audience_name=${name}&notification_email=ops@client.example`,
+    );
+    assert.equal((await upload(url, `voterbase_id\n${KNOWN[2]}\n`)).status, 200);
+    assert.equal((await waitForResult(t, key, 'mbp_refused')).error, null);
+    const jobId = jobIdOf(url);
+    const mail = await notices(t, jobId, ['audience_failed']);
+    assert.match(mail.get('audience_failed')!, /could not be built/);
+    assert.match(mail.get('audience_failed')!, /matched list itself is ready/);
+    assert.equal(t.running.services.jobStore.getJob(jobId)!.state, 'complete');
   });
 });

@@ -15,5 +15,13 @@ export function downloadBase(filename: string): string {
   return base === '' ? 'result' : base;
 }
 
+/**
+ * The `voterbase_id`s of a job's best matches, one per line, written while it matches when it was
+ * registered with `mbp_onboarding`: the media-buying audience is built from them afterwards.
+ */
+export const mediaBuyingIdsKey = (jobId: string): string => `work/${jobId}/mbp-ids.txt`;
+/** The media buying platform's audience file, built from those ids. */
+export const mediaBuyingFileKey = (jobId: string): string => `work/${jobId}/audience-mbp.csv`;
+
 /** The delivery archive's file name in the client's folder: `<filename without .csv>.zip`. */
 export const deliveryArchiveName = (filename: string): string => `${downloadBase(filename)}.zip`;

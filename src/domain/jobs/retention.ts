@@ -2,6 +2,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { FileDrop } from '../ports/file-drop.ts';
 import type { JobStore } from '../ports/job-store.ts';
 import type { Job } from './job-types.ts';
+import { mediaBuyingFileKey, mediaBuyingIdsKey } from './result-files.ts';
 import { resultLayout } from './result-layout.ts';
 
 const DAY_MS = 24 * 3600_000;
@@ -107,6 +108,8 @@ function filesOf(job: Job): string[] {
       maxMatches: job.params.maxMatches,
     });
     for (const key of [
+      mediaBuyingIdsKey(job.id),
+      mediaBuyingFileKey(job.id),
       layout.archive.key,
       layout.poll.key,
       layout.everyRankCsv,

@@ -6,18 +6,34 @@ export const SEND_NOTICE_JOB = 'send-notice';
 /** With the default 60 s base: retries over about 2.5 hours (1, 2, 4, 8, 16, then every 30 min). */
 export const NOTICE_MAX_ATTEMPTS = 10;
 
-export const jobNoticeKinds = ['received', 'complete', 'failed'] as const;
+/** `audience_*`: the media-buying audience of a job registered with `mbp_onboarding`. */
+export const jobNoticeKinds = [
+  'received',
+  'complete',
+  'failed',
+  'audience_ready',
+  'audience_failed',
+] as const;
 export type JobNoticeKind = (typeof jobNoticeKinds)[number];
 
 /**
  * The queue message that sends one notice about a list-matching job, or null when the job has no
  * `notification_email`. Enqueued in the same transaction as the state change it reports.
  */
-export function jobNoticeMessage(job: SmartmatchJob, notice: JobNoticeKind): QueueMessage | null {
+export function jobNoticeMessage(
+  job: SmartmatchJob,
+  notice: JobNoticeKind,
+  reason?: string,
+): QueueMessage | null {
   if (job.params.notificationEmail === null) return null;
   return {
     type: SEND_NOTICE_JOB,
-    payload: { v: 1, jobId: job.id, notice },
+    payload: {
+      v: 1,
+      jobId: job.id,
+      notice,
+      ...(reason === undefined ? {} : { reason: reason.slice(0, 500) }),
+    },
     maxAttempts: NOTICE_MAX_ATTEMPTS,
   };
 }
@@ -30,7 +46,8 @@ export function jobNoticeMessage(job: SmartmatchJob, notice: JobNoticeKind): Que
 export function jobNotice(
   job: SmartmatchJob,
   notice: JobNoticeKind,
-  options: { publicUrl: string },
+  /** `reason`: why a media-buying audience failed (the job itself succeeded, so it is not the job's error). */
+  options: { publicUrl: string; reason?: string },
 ): NoticeModel {
   const name = `"${job.filename}"`;
   const pollUrl = `${options.publicUrl}/service/smartmatch/poll?filename=${encodeURIComponent(job.filename)}`;
@@ -71,6 +88,27 @@ export function jobNotice(
         outro: [
           `Fetch the result with the poll endpoint and your API key: GET ${pollUrl}. It answers with a download link that expires; poll again for a fresh one.`,
         ],
+      };
+    }
+    case 'audience_ready':
+    case 'audience_failed': {
+      const audience = `"${job.params.digitalAudienceName ?? ''}"`;
+      const ready = notice === 'audience_ready';
+      return {
+        subject: ready
+          ? `Audience ${audience} from list ${name} is ready`
+          : `Audience ${audience} from list ${name} could not be built`,
+        intro: [
+          ready
+            ? `The matches of your list ${name} are now the audience ${audience} on the media buying platform.`
+            : `The matches of your list ${name} could not become the audience ${audience} on the media buying platform. The matched list itself is ready as usual.`,
+        ],
+        facts: [
+          ...jobFacts,
+          ['Audience', job.params.digitalAudienceName ?? ''],
+          ...(ready ? [] : ([['Reason', options.reason ?? 'not recorded']] as const)),
+        ],
+        outro: [],
       };
     }
     case 'failed':

@@ -50,6 +50,8 @@ export interface MatchListInput {
   maxRowBytes: number;
   asOf: Date;
   onProgress?: (rows: number) => void;
+  /** Called with the `voterbase_id` of every best match (a media-buying audience is built from them). */
+  onBestMatch?: (voterbaseId: string) => void;
 }
 
 export type ListSummary = Omit<
@@ -133,6 +135,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
           const state = voterValues.pop() || 'unknown';
           matchesByState[state] = (matchesByState[state] ?? 0) + 1;
         }
+        if (rank < bestCount && voterValues[0]) input.onBestMatch?.(voterValues[0]);
         await writeLine(
           [
             ...fields,

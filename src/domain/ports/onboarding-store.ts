@@ -8,6 +8,8 @@ export const onboardingStages = [
   'shared',
   'awaiting_external',
   'ready',
+  /** A media-buying audience that failed (the list-matching job it came from did not). */
+  'failed',
 ] as const;
 export type OnboardingStage = (typeof onboardingStages)[number];
 

@@ -1,0 +1,179 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { isAppError } from '../domain/errors.ts';
+import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
+import { mediaBuyingFileKey, mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
+import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
+import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
+import type { BlobStore } from '../domain/ports/blob-store.ts';
+import type { FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
+import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
+import type { QueueMessage } from '../domain/ports/queue.ts';
+import type { JobModule } from './job-module.ts';
+
+export const MBP_AUDIENCE_JOB = 'mbp-audience';
+/** Platform calls are retried, and readiness polled, every interval for about two days. */
+export const MBP_MAX_ATTEMPTS = 288;
+
+const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
+type Payload = z.infer<typeof payloadSchema>;
+
+export interface MbpAudienceDeps {
+  jobs: JobStore;
+  runs: OnboardingStore;
+  blobs: BlobStore;
+  /** null when the service has no media buying platform configured. */
+  mbp: FileDropAudiences | null;
+  /** Between retries of a platform call and between readiness polls. */
+  intervalMs: number;
+  logger: () => FastifyBaseLogger;
+}
+
+/** The follow-up that builds it, for a job registered with `mbp_onboarding` and an audience name. */
+export function mbpAudienceMessage(job: SmartmatchJob): QueueMessage | null {
+  if (!job.params.mbpOnboarding || job.params.digitalAudienceName === null) return null;
+  return { type: MBP_AUDIENCE_JOB, payload: { v: 1, jobId: job.id }, maxAttempts: MBP_MAX_ATTEMPTS };
+}
+
+/**
+ * Turns a completed list-matching job's best matches (their `voterbase_id`s, written while it
+ * matched) into the audience `digital_audience_name` on the media buying platform: write the
+ * platform's file, create the audience (its id recorded at once), upload, then poll until the
+ * platform says ready or failed. `notification_email` hears the outcome. Whatever happens here,
+ * the list-matching job and its result stay as they are.
+ */
+export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
+  const fail = (job: SmartmatchJob, reason: string) => {
+    const notice = jobNoticeMessage(job, 'audience_failed', reason);
+    deps.logger().warn({ jobId: job.id }, 'media buying audience failed');
+    deps.runs.update(job.id, { updatedAt: Date.now() }, notice === null ? [] : [notice]);
+  };
+  return {
+    type: MBP_AUDIENCE_JOB,
+    payload: payloadSchema,
+    backoffMs: () => deps.intervalMs,
+    async handle({ jobId }, { signal }) {
+      const job = deps.jobs.getJob(jobId);
+      if (job === null || job.kind !== 'smartmatch' || job.state !== 'complete') return;
+      if (job.params.digitalAudienceName === null) return;
+      let run = deps.runs.get(jobId);
+      if (run === null) {
+        run = {
+          jobId,
+          stage: 'staged',
+          pattern: 1,
+          schema: ['VOTERBASE_ID'],
+          stagedBlob: mediaBuyingIdsKey(jobId),
+          counts: { rows: 0, usable: 0, unknownIds: 0, malformed: 0, sent: 0 },
+          audienceId: null,
+          nextBatchSeq: 1,
+          rowsDone: 0,
+          updatedAt: Date.now(),
+        };
+        deps.runs.insert(run);
+      }
+      if (run.stage === 'ready' || run.stage === 'failed') return;
+      const mbp = deps.mbp;
+      if (mbp === null) {
+        deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
+        fail(job, 'this service is not connected to a media buying platform; ask client services');
+        return;
+      }
+      try {
+        if (run.audienceId === null || run.stage === 'staged') {
+          const file = mediaBuyingFileKey(jobId);
+          const counts = { rows: 0, blank: 0 };
+          const writer = await deps.blobs.openWriter(file);
+          try {
+            await pipeline(
+              Readable.from(audienceCsv(mbp.profile, ['VOTERBASE_ID'], distinctIds(deps, jobId), counts)),
+              writer.stream,
+            );
+            await writer.commit();
+          } catch (error) {
+            await writer.abort();
+            throw error;
+          }
+          if (counts.rows === 0) {
+            deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
+            fail(job, 'the list had no matches to build an audience from');
+            return;
+          }
+          let audienceId = run.audienceId;
+          if (audienceId === null) {
+            const name = job.params.digitalAudienceName.slice(0, mbp.profile.maxNameLength);
+            audienceId = (await mbp.createAudience({ name, description: `listmatch ${jobId}` }, { signal }))
+              .audienceId;
+            deps.runs.update(jobId, { audienceId, updatedAt: Date.now() });
+          }
+          const stat = await deps.blobs.stat(file);
+          const receipt = await mbp.upload(
+            audienceId,
+            {
+              keys: ['VOTERBASE_ID'],
+              rows: counts.rows,
+              bytes: stat?.bytes ?? 0,
+              open: () => deps.blobs.read(file),
+            },
+            undefined,
+            { signal },
+          );
+          const sent = receipt.rowsReceived ?? counts.rows;
+          run = {
+            ...run,
+            audienceId,
+            stage: 'uploaded',
+            counts: { ...run.counts, rows: counts.rows, usable: counts.rows, sent },
+          };
+          deps.runs.update(jobId, { stage: 'uploaded', counts: run.counts, updatedAt: Date.now() });
+        }
+        const status = await mbp.status(run.audienceId!, { signal });
+        if (status.state === 'processing') throw new Error('the audience is still being processed');
+        if (status.state === 'failed') {
+          deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
+          fail(job, status.reason);
+          return;
+        }
+        deps.runs.update(jobId, { stage: 'ready', updatedAt: Date.now() });
+        const notice = jobNoticeMessage(job, 'audience_ready');
+        deps.runs.update(jobId, { updatedAt: Date.now() }, notice === null ? [] : [notice]);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const kind = (error as { kind?: unknown }).kind;
+        if (kind === 'fatal' || (isAppError(error) && error.code === 'VALIDATION_FAILED')) {
+          deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
+          fail(job, (error as Error).message);
+          return;
+        }
+        throw error;
+      }
+    },
+    onGiveUp({ jobId }, error) {
+      const job = deps.jobs.getJob(jobId);
+      if (job === null || job.kind !== 'smartmatch') return;
+      deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
+      fail(
+        job,
+        `the media buying platform could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    },
+  };
+}
+
+/** The best matches' ids, each once (a person matched by two rows is one audience member). */
+async function* distinctIds(deps: MbpAudienceDeps, jobId: string): AsyncGenerator<AudienceRow> {
+  const seen = new Set<string>();
+  const lines = createInterface({
+    input: await deps.blobs.read(mediaBuyingIdsKey(jobId)),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  for await (const id of lines) {
+    if (id === '' || seen.has(id)) continue;
+    seen.add(id);
+    yield { VOTERBASE_ID: id };
+  }
+}
