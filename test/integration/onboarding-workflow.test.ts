@@ -118,6 +118,37 @@ describe('audience onboarding on the social platform (local Graph API server)', 
     for (const request of meta.requests) assert.ok(!request.url.includes(meta.token));
   });
 
+  test("Pattern #2: the client's identifiers become a user-provided audience in owner_adid, shared with social_adid", async () => {
+    const { key } = t.createKey({ entitlements: { directUpload: true } });
+    const csv =
+      "email,PHONE,Fn,LN,zip\nJohn_Smith@gmail.com,(650)555-1212,Mary,O'Brien,94035\n,,,,\n" +
+      `${'a'.repeat(64)},,,,\n`;
+    const jobId = await onboard(
+      t,
+      key,
+      `platform=social&audience=own_list&status_email=ops@client.example&social_adid=act_${OPERATOR_ACCOUNT}&owner_adid=act_${CLIENT_ACCOUNT}`,
+      csv,
+    );
+    const job = await finished(t, jobId);
+    assert.equal(job.state, 'failed', 'a column mixing hashed and plain e-mails is refused');
+    assert.match(String(job.error), /EMAIL mixes SHA-256 hashed and plain values/);
+
+    // One onboarding per key per minute: a second key (the same client could wait a minute).
+    const second = t.createKey({ entitlements: { directUpload: true } }).key;
+    const clean = await onboard(
+      t,
+      second,
+      `platform=social&audience=own_list_2&status_email=ops@client.example&social_adid=act_${OPERATOR_ACCOUNT}&owner_adid=act_${CLIENT_ACCOUNT}`,
+      "email,PHONE,Fn,LN,zip\nJohn_Smith@gmail.com,(650)555-1212,Mary,O'Brien,94035\nperson@example.com,,,,\n",
+    );
+    assert.equal((await finished(t, clean)).state, 'complete');
+    const audience = [...meta.audiences.values()].find((a) => a.name === 'own_list_2')!;
+    assert.equal(audience.adAccountId, CLIENT_ACCOUNT);
+    assert.equal(audience.customerFileSource, 'USER_PROVIDED_ONLY');
+    assert.equal(audience.members.size, 2);
+    assert.deepEqual([...audience.sharedWith], [OPERATOR_ACCOUNT]);
+  });
+
   test('a platform refusal (custom audience terms not accepted, 2655) fails the job saying why', async () => {
     const { key } = t.createKey({ entitlements: { directUpload: true } });
     const jobId = await onboard(
