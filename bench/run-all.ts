@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { generateBenchmark } from './benchmarks/generate.ts';
 import { pollBenchmark, registerBenchmark } from './benchmarks/http-load.ts';
 import { match10mBenchmark, matchBenchmark } from './benchmarks/matching.ts';
+import { onboardingJobBenchmark } from './benchmarks/onboarding-job.ts';
 import { onboardingNormalizeBenchmark } from './benchmarks/onboarding-normalize.ts';
 import { type BenchOptions, benchOptions, DEFAULT_RUNS, PROFILE_DIR } from './benchmarks/options.ts';
 import { uploadBenchmark } from './benchmarks/upload.ts';
@@ -13,7 +14,7 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|onboarding-normalize …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|onboarding-normalize|onboarding-job …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
@@ -34,6 +35,7 @@ const BENCHMARKS = [
   'match',
   'match10m',
   'onboarding-normalize',
+  'onboarding-job',
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const OUT_DIR = join(ROOT, 'bench', 'out');
@@ -127,6 +129,9 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'onboarding-normalize':
         await onboardingNormalizeBenchmark(recorder, options);
+        break;
+      case 'onboarding-job':
+        await onboardingJobBenchmark(recorder, options, await fixture());
         break;
     }
   } catch (error) {

@@ -1,11 +1,16 @@
 import type { Writable } from 'node:stream';
 
-/** Buffers small writes into ~64 KiB chunks (a write per row costs far more than the row). */
+/**
+ * Buffers small writes into ~64 KiB chunks (a write per row costs far more than the row). Writes
+ * come from synchronous callbacks, so the stream's own buffer absorbs a slow disk; `end` waits
+ * until everything is flushed.
+ */
 export class LineBuffer {
   private readonly out: Writable;
   private pending: string[] = [];
   private size = 0;
-  private waiting: Promise<void> = Promise.resolve();
+  /** Set while the stream is over its high-water mark: one 'drain' listener at a time. */
+  private draining: Promise<void> | null = null;
 
   constructor(out: Writable) {
     this.out = out;
@@ -19,7 +24,7 @@ export class LineBuffer {
 
   async end(): Promise<void> {
     this.flush();
-    await this.waiting;
+    await this.draining;
     await new Promise<void>((resolve, reject) => {
       this.out.once('error', reject);
       this.out.end(() => resolve());
@@ -31,9 +36,13 @@ export class LineBuffer {
     const chunk = this.pending.join('');
     this.pending = [];
     this.size = 0;
-    if (!this.out.write(chunk)) {
-      const drained = new Promise<void>((resolve) => this.out.once('drain', () => resolve()));
-      this.waiting = this.waiting.then(() => drained);
+    if (!this.out.write(chunk) && this.draining === null) {
+      this.draining = new Promise<void>((resolve) =>
+        this.out.once('drain', () => {
+          this.draining = null;
+          resolve();
+        }),
+      );
     }
   }
 }

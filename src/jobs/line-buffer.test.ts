@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { LineBuffer } from './line-buffer.ts';
+
+test('LineBuffer writes every line in order, in chunks, with one drain listener at a time', async () => {
+  const received: string[] = [];
+  let maxListeners = 0;
+  const slow = new Writable({
+    highWaterMark: 1024,
+    write(chunk, _encoding, done) {
+      received.push(String(chunk));
+      setImmediate(done);
+    },
+  });
+  const lines = new LineBuffer(slow);
+  const expected: string[] = [];
+  for (let i = 0; i < 50_000; i++) {
+    const line = `row ${i}\n`;
+    expected.push(line);
+    lines.write(line);
+    maxListeners = Math.max(maxListeners, slow.listenerCount('drain'));
+  }
+  await lines.end();
+  assert.equal(received.join(''), expected.join(''));
+  assert.ok(received.length < 50, `${received.length} writes for 50,000 lines`);
+  assert.ok(maxListeners <= 1, `${maxListeners} drain listeners at once`);
+});
