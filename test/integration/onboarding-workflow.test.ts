@@ -149,6 +149,30 @@ describe('audience onboarding on the social platform (local Graph API server)', 
     assert.deepEqual([...audience.sharedWith], [OPERATOR_ACCOUNT]);
   });
 
+  test('a platform that is down mid-upload: the job retries and goes on from the last confirmed batch', async () => {
+    const { key } = t.createKey();
+    // Three 503s on the add-users call: the adapter's own retries (1 s, 5 s) give up, the job is
+    // retried by the queue, and the batch goes again under the same batch_seq.
+    meta.inject({ on: 'users', times: 3, status: 503, rawBody: '<html>Service Unavailable</html>' });
+    const jobId = await onboard(
+      t,
+      key,
+      `platform=social&audience=outage&status_email=ops@client.example&social_adid=act_${CLIENT_ACCOUNT}`,
+      `voterbase_id\n${KNOWN.join('\n')}\n`,
+    );
+    const job = await finished(t, jobId);
+    assert.equal(job.state, 'complete', String(job.error));
+    const audience = [...meta.audiences.values()].find((a) => a.name === 'outage')!;
+    assert.equal(audience.members.size, KNOWN.length);
+    assert.ok(
+      t.running.services.queue
+        .messagesForJob(jobId)
+        .some((m) => m.type === 'onboard-audience' && m.attempts >= 2),
+      'the job was retried',
+    );
+    await notices(t, jobId, ['received', 'uploaded', 'shared', 'ready']);
+  });
+
   test('a platform refusal (custom audience terms not accepted, 2655) fails the job saying why', async () => {
     const { key } = t.createKey({ entitlements: { directUpload: true } });
     const jobId = await onboard(
