@@ -12,6 +12,7 @@ import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
+import { isPlatformError } from '../domain/ports/platform-error.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import type { JobModule } from './job-module.ts';
 
@@ -143,8 +144,10 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
         deps.runs.update(jobId, { updatedAt: Date.now() }, notice === null ? [] : [notice]);
       } catch (error) {
         if (signal.aborted) throw error;
-        const kind = (error as { kind?: unknown }).kind;
-        if (kind === 'fatal' || (isAppError(error) && error.code === 'VALIDATION_FAILED')) {
+        if (
+          (isPlatformError(error) && error.kind === 'fatal') ||
+          (isAppError(error) && error.code === 'VALIDATION_FAILED')
+        ) {
           deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
           fail(job, (error as Error).message);
           return;

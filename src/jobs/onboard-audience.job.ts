@@ -13,6 +13,7 @@ import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { AudienceKey, FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { OnboardingRun, OnboardingStore } from '../domain/ports/onboarding-store.ts';
+import { isPlatformError, PlatformError } from '../domain/ports/platform-error.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import {
   customerFileSourceOf,
@@ -46,15 +47,6 @@ export interface OnboardAudienceDeps {
   checkIntervalMs: number;
   logger: () => FastifyBaseLogger;
 }
-
-/** A platform failure: retry (network, 5xx), throttle (wait), or fatal (the job fails saying why). */
-interface PlatformFailure {
-  kind: 'retry' | 'throttle' | 'fatal';
-  message: string;
-}
-const isPlatformFailure = (error: unknown): error is PlatformFailure =>
-  error instanceof Error &&
-  ['retry', 'throttle', 'fatal'].includes((error as { kind?: unknown }).kind as string);
 
 /**
  * Builds an audience from an onboarding upload, step by step, each step recorded before the next
@@ -95,7 +87,7 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
           return;
         }
         if (isAppError(error) && error.code === 'UNAVAILABLE') throw error;
-        if (isPlatformFailure(error) && error.kind === 'fatal') {
+        if (isPlatformError(error) && error.kind === 'fatal') {
           failJob(deps, job.id, `Platform Error: ${error.message}`);
           return;
         }
@@ -104,7 +96,7 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
     },
     onGiveUp({ jobId }, error) {
       const reason =
-        isPlatformFailure(error) || isAppError(error)
+        isPlatformError(error) || isAppError(error)
           ? error.message
           : 'building the audience failed repeatedly';
       failJob(deps, jobId, `Platform Error: the platform could not be reached: ${reason}`);
@@ -130,7 +122,7 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
       try {
         status = await deps.social.getStatus(run.audienceId, signal);
       } catch (error) {
-        if (isPlatformFailure(error) && error.kind === 'fatal') {
+        if (isPlatformError(error) && error.kind === 'fatal') {
           failJob(deps, jobId, `Platform Error: ${error.message}`);
           return;
         }
@@ -373,7 +365,7 @@ async function buildFileDrop(
   const sent = receipt.rowsReceived ?? counts.rows;
   const status = await platform.status(run.audienceId!, { signal });
   const final = { ...run.counts, sent };
-  if (status.state === 'failed') throw Object.assign(new Error(status.reason), { kind: 'fatal' as const });
+  if (status.state === 'failed') throw new PlatformError('fatal', status.reason);
   update(deps, run, { stage: 'awaiting_external', counts: final }, [
     onboardingNoticeMessage(job, 'uploaded', { counts: final }),
     onboardingNoticeMessage(job, 'awaiting', { counts: final }),

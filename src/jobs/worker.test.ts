@@ -49,8 +49,8 @@ function readState(): string {
 }
 
 describe('Worker retries', () => {
-  it('waits at least the retryAfterMs an error asks for (a throttled platform), else the backoff', async () => {
-    const throttled = Object.assign(new Error('throttled: wait a minute'), { retryAfterMs: 60_000 });
+  it('waits at least the waitMs an error asks for (a throttled platform), else the backoff', async () => {
+    const throttled = Object.assign(new Error('throttled: wait a minute'), { waitMs: 60_000 });
     const slow = await retryTimeAfter(throttled);
     assert.ok(slow.runAt >= slow.before + 60_000, `runs again ${slow.runAt - slow.before} ms later`);
   });

@@ -174,12 +174,8 @@ export class Worker {
   }
 }
 
-/**
- * The wait an error asks for, or 0: platform errors carry one (`retryAfterMs` or `waitMs`) when
- * the platform said how long to back off.
- */
+/** The wait an error asks for (a PlatformError's `waitMs`: Retry-After or a throttle), or 0. */
 function requestedWaitOf(error: unknown): number {
-  const carrier = error as { retryAfterMs?: unknown; waitMs?: unknown } | null;
-  const wait = carrier?.retryAfterMs ?? carrier?.waitMs;
+  const wait = (error as { waitMs?: unknown } | null)?.waitMs;
   return typeof wait === 'number' && Number.isFinite(wait) && wait > 0 ? wait : 0;
 }

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { mediaBuyingPlatform } from '../../src/adapters/platforms/file-drop-profiles.ts';
 import { HttpFileDropAudiences, tokenSource } from '../../src/adapters/platforms/http-file-drop-audiences.ts';
-import { isPlatformError, type PlatformError } from '../../src/domain/ports/file-drop-audiences.ts';
+import { isPlatformError, type PlatformError } from '../../src/domain/ports/platform-error.ts';
 import { generatedStaged, sha256, stagedFromRows, stagedFromText } from '../support/audience-files.ts';
 import { MbpServer } from '../support/mbp-server.ts';
 
@@ -170,7 +170,7 @@ describe('media buying platform: bad files and errors', () => {
       const file = { ...generated, open: async () => opened[opened.push(await generated.open()) - 1]! };
       const error = await platformError(() => limited.upload(created.audienceId, file));
       assert.equal(error.kind, 'fatal');
-      assert.equal(error.status, 413);
+      assert.equal(error.httpStatus, 413);
       assert.ok(small.receivedBytes < file.bytes);
       assert.ok(
         opened.length === 1 && opened[0]!.destroyed,
@@ -217,7 +217,7 @@ describe('media buying platform: bad files and errors', () => {
     });
     const throttled = await platformError(() => mbp.createAudience({ name: 'digital_audience_rl' }));
     assert.equal(throttled.kind, 'throttle');
-    assert.equal(throttled.retryAfterMs, 2000);
+    assert.equal(throttled.waitMs, 2000);
     server.inject({ status: 502, body: 'Bad Gateway' });
     assert.equal((await platformError(() => mbp.status('4100'))).kind, 'retry');
     server.inject({ status: 'hang' });
@@ -257,7 +257,7 @@ describe('media buying platform: bad files and errors', () => {
   it('an unknown audience is fatal (404)', async () => {
     const error = await platformError(() => mbp.status('999999'));
     assert.equal(error.kind, 'fatal');
-    assert.equal(error.status, 404);
+    assert.equal(error.httpStatus, 404);
   });
 
   it('down for a while: retry until it is back', async () => {

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { politicalDsp } from '../../src/adapters/platforms/file-drop-profiles.ts';
 import { HttpFileDropAudiences, tokenSource } from '../../src/adapters/platforms/http-file-drop-audiences.ts';
-import { isPlatformError, type PlatformError } from '../../src/domain/ports/file-drop-audiences.ts';
+import { isPlatformError, type PlatformError } from '../../src/domain/ports/platform-error.ts';
 import { generatedStaged, sha256, stagedFromRows, stagedFromText } from '../support/audience-files.ts';
 import { PoliticalDspServer } from '../support/politicaldsp-server.ts';
 
@@ -186,7 +186,7 @@ describe('politicaldsp: errors and their classification', () => {
     });
     const error = await platformError(() => dsp.createAudience({ name: 'Throttled' }));
     assert.equal(error.kind, 'throttle');
-    assert.equal(error.retryAfterMs, 7000);
+    assert.equal(error.waitMs, 7000);
     assert.match(error.message, /rate limiting us \(HTTP 429\): Slow down/);
   });
 
@@ -194,8 +194,8 @@ describe('politicaldsp: errors and their classification', () => {
     server.inject({ status: 503, body: '<html>upstream down</html>', times: 1 });
     const error = await platformError(() => dsp.createAudience({ name: 'Five hundred' }));
     assert.equal(error.kind, 'retry');
-    assert.equal(error.status, 503);
-    assert.equal(error.retryAfterMs, null);
+    assert.equal(error.httpStatus, 503);
+    assert.equal(error.waitMs, undefined);
     server.inject({
       status: 503,
       headers: { 'retry-after': '5' },
@@ -203,7 +203,7 @@ describe('politicaldsp: errors and their classification', () => {
     });
     const maintenance = await platformError(() => dsp.createAudience({ name: 'Five hundred' }));
     assert.equal(maintenance.kind, 'retry');
-    assert.equal(maintenance.retryAfterMs, 5000, 'a 503 that says how long is heeded too');
+    assert.equal(maintenance.waitMs, 5000, 'a 503 that says how long is heeded too');
     await dsp.createAudience({ name: 'Five hundred' });
   });
 
@@ -225,7 +225,7 @@ describe('politicaldsp: errors and their classification', () => {
     const bad = adapter({ token: tokenSource({ token: 'pdsp_live_revoked_0000' }) });
     const error = await platformError(() => bad.createAudience({ name: 'Bad token' }));
     assert.equal(error.kind, 'fatal');
-    assert.equal(error.status, 401);
+    assert.equal(error.httpStatus, 401);
     assert.match(
       error.message,
       /refused the operator's credentials \(HTTP 401\): Invalid or expired access token/,
@@ -329,7 +329,7 @@ describe('politicaldsp: errors and their classification', () => {
       const file = join(dir, 'token');
       await writeFile(file, 'pdsp_live_old\n');
       const fromFile = adapter({ token: tokenSource({ file }) });
-      assert.equal((await platformError(() => fromFile.createAudience({ name: 'Rotate' }))).status, 401);
+      assert.equal((await platformError(() => fromFile.createAudience({ name: 'Rotate' }))).httpStatus, 401);
       await writeFile(file, `${TOKEN}\n`);
       await fromFile.createAudience({ name: 'Rotate' });
       const missing = adapter({ token: tokenSource({ file: join(dir, 'absent') }) });

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import {
-  type AudienceStatus,
-  type CallOptions,
-  type CreatedAudience,
-  type FileDropAudiences,
-  type FileDropProfile,
-  PlatformError,
-  type StagedAudienceFile,
-  type UploadReceipt,
-  type UploadTarget,
+import type {
+  AudienceStatus,
+  CallOptions,
+  CreatedAudience,
+  FileDropAudiences,
+  FileDropProfile,
+  StagedAudienceFile,
+  UploadReceipt,
+  UploadTarget,
 } from '../../domain/ports/file-drop-audiences.ts';
+import { PlatformError } from '../../domain/ports/platform-error.ts';
 import type { FileDropPlatform, MultipartWire, PresignedPutWire } from './file-drop-profiles.ts';
 import { type PlatformResponse, platformRequest } from './platform-http.ts';
 
@@ -367,27 +367,29 @@ export class HttpFileDropAudiences implements FileDropAudiences {
     const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.now());
     if (status === 429) {
       return new PlatformError('throttle', `${name} is rate limiting us (HTTP 429)${said}`, {
-        status,
-        retryAfterMs,
+        httpStatus: status,
+        ...(retryAfterMs === null ? {} : { waitMs: retryAfterMs }),
       });
     }
     if (status === 408 || status >= 500) {
       return new PlatformError('retry', `${name} failed to ${what} (HTTP ${status})${said}`, {
-        status,
-        retryAfterMs,
+        httpStatus: status,
+        ...(retryAfterMs === null ? {} : { waitMs: retryAfterMs }),
       });
     }
     if (status === 401) {
       return new PlatformError('fatal', `${name} refused the operator's credentials (HTTP 401)${said}`, {
-        status,
+        httpStatus: status,
       });
     }
     if (status >= 300 && status < 400) {
       return new PlatformError('fatal', `${name} answered with a redirect (HTTP ${status}); check its URL`, {
-        status,
+        httpStatus: status,
       });
     }
-    return new PlatformError('fatal', `${name} refused to ${what} (HTTP ${status})${said}`, { status });
+    return new PlatformError('fatal', `${name} refused to ${what} (HTTP ${status})${said}`, {
+      httpStatus: status,
+    });
   }
 
   private malformed(what: string): PlatformError {

@@ -90,36 +90,6 @@ export type AudienceStatus =
   /** No status endpoint: the platform e-mails when ready; the operator marks it ready. */
   | { state: 'awaiting_external_notification' };
 
-export type PlatformErrorKind = 'retry' | 'throttle' | 'fatal';
-
-/**
- * A platform call that did not succeed. `kind` tells the job what to do: `retry` (network, 5xx,
- * timeout) with its own backoff, `throttle` (429) not before `retryAfterMs`, `fatal` (refused
- * credentials, a 4xx with the platform's reason) fail the job with `message`. `message` is
- * client-readable: no tokens, presigned URLs, hashes or row contents.
- */
-export class PlatformError extends Error {
-  readonly kind: PlatformErrorKind;
-  /** The HTTP status when there was an answer. */
-  readonly status: number | null;
-  /** For `throttle` (and a 503 that said so): how long the platform asked us to wait. */
-  readonly retryAfterMs: number | null;
-
-  constructor(
-    kind: PlatformErrorKind,
-    message: string,
-    options: { status?: number | null; retryAfterMs?: number | null; cause?: unknown } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PlatformError';
-    this.kind = kind;
-    this.status = options.status ?? null;
-    this.retryAfterMs = options.retryAfterMs ?? null;
-  }
-}
-
-export const isPlatformError = (error: unknown): error is PlatformError => error instanceof PlatformError;
-
 export interface CallOptions {
   /** Aborts the call (worker shutdown, lost lease): it rejects with a `retry` PlatformError. */
   signal?: AbortSignal;
@@ -129,7 +99,7 @@ export interface CallOptions {
  * An ad platform that takes audiences as files: create the audience, upload one CSV in the
  * platform's columns, then learn readiness by polling or from outside. Backends: one HTTP adapter
  * per platform shape (presigned PUT, multipart with a column map). Every method rejects only with
- * PlatformError.
+ * PlatformError (platform-error.ts): `waitMs` is the platform's Retry-After, `httpStatus` its answer.
  */
 export interface FileDropAudiences {
   readonly profile: FileDropProfile;
