@@ -26,3 +26,26 @@ test('LineBuffer writes every line in order, in chunks, with one drain listener 
   assert.ok(received.length < 50, `${received.length} writes for 50,000 lines`);
   assert.ok(maxListeners <= 1, `${maxListeners} drain listeners at once`);
 });
+
+test('LineBuffer.ready waits while the stream is over its high-water mark', async () => {
+  const pending: (() => void)[] = [];
+  const stuck = new Writable({
+    highWaterMark: 1024,
+    write(_chunk, _encoding, done) {
+      pending.push(done);
+    },
+  });
+  const lines = new LineBuffer(stuck);
+  for (let i = 0; i < 20_000; i++) lines.write(`row ${i}\n`);
+  let ready = false;
+  const waiting = lines.ready().then(() => {
+    ready = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(ready, false, 'not ready while the disk is stuck');
+  while (!ready) {
+    pending.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await waiting;
+});

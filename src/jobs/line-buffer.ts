@@ -2,8 +2,8 @@ import type { Writable } from 'node:stream';
 
 /**
  * Buffers small writes into ~64 KiB chunks (a write per row costs far more than the row). Writes
- * come from synchronous callbacks, so the stream's own buffer absorbs a slow disk; `end` waits
- * until everything is flushed.
+ * come from synchronous callbacks; a producer that can wait between batches awaits `ready` so a
+ * slow disk slows it down instead of filling memory. `end` waits until everything is flushed.
  */
 export class LineBuffer {
   private readonly out: Writable;
@@ -20,6 +20,11 @@ export class LineBuffer {
     this.pending.push(line);
     this.size += line.length;
     if (this.size >= 64 * 1024) this.flush();
+  }
+
+  /** Resolves when the stream can take more (at once unless it is over its high-water mark). */
+  ready(): Promise<void> {
+    return this.draining ?? Promise.resolve();
   }
 
   async end(): Promise<void> {

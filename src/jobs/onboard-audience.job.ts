@@ -176,6 +176,7 @@ async function stage(deps: OnboardAudienceDeps, job: OnboardingJob): Promise<Onb
       rendering: PLATFORM_RENDERINGS.meta,
       maxRowBytes: deps.maxRowBytes,
       stage: (cells) => lines.write(`${cells.join('\t')}\n`),
+      staged: () => lines.ready(),
     });
     await lines.end();
     await writer.commit();

@@ -48,6 +48,8 @@ export async function prepareAudience(input: {
   rendering: PlatformRendering;
   maxRowBytes: number;
   stage: (cells: string[]) => void;
+  /** Awaited after each batch of rows: resolves once what was staged so far can be buffered (backpressure). */
+  staged?: () => Promise<void>;
 }): Promise<PreparedAudience> {
   const pattern = patternOf(input.job);
   const counts: OnboardingCounts = { rows: 0, usable: 0, unknownIds: 0, malformed: 0, sent: 0 };
@@ -87,6 +89,7 @@ export async function prepareAudience(input: {
       counts.rows++;
       handleRow!(row.fields);
     }
+    await input.staged?.();
   }
   if (schema === null) throw new AppError('VALIDATION_FAILED', 'the file is empty: it has no header row');
   // Rows the reader skipped (too long, ragged) are rows of the file that could not be read.
