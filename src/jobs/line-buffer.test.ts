@@ -49,3 +49,16 @@ test('LineBuffer.ready waits while the stream is over its high-water mark', asyn
   }
   await waiting;
 });
+
+test('LineBuffer: a stream error (disk full) rejects ready and end instead of going unhandled', async () => {
+  const failing = new Writable({
+    highWaterMark: 16,
+    write(_chunk, _encoding, done) {
+      setImmediate(() => done(new Error('ENOSPC: no space left on device')));
+    },
+  });
+  const lines = new LineBuffer(failing);
+  for (let i = 0; i < 20_000; i++) lines.write(`row ${i}\n`);
+  await assert.rejects(lines.ready(), /ENOSPC/);
+  await assert.rejects(lines.end(), /ENOSPC/);
+});

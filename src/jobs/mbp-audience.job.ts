@@ -48,10 +48,11 @@ export function mbpAudienceMessage(job: SmartmatchJob): QueueMessage | null {
  * the list-matching job and its result stay as they are.
  */
 export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
+  /** Records the failure and enqueues its notice in one transaction (a retry never sends it twice). */
   const fail = (job: SmartmatchJob, reason: string) => {
     const notice = jobNoticeMessage(job, 'audience_failed', reason);
     deps.logger().warn({ jobId: job.id }, 'media buying audience failed');
-    deps.runs.update(job.id, { updatedAt: Date.now() }, notice === null ? [] : [notice]);
+    deps.runs.update(job.id, { stage: 'failed', updatedAt: Date.now() }, notice === null ? [] : [notice]);
   };
   return {
     type: MBP_AUDIENCE_JOB,
@@ -80,7 +81,6 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
       if (run.stage === 'ready' || run.stage === 'failed') return;
       const mbp = deps.mbp;
       if (mbp === null) {
-        deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
         fail(job, 'this service is not connected to a media buying platform; ask client services');
         return;
       }
@@ -100,7 +100,6 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
             throw error;
           }
           if (counts.rows === 0) {
-            deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
             fail(job, 'the list had no matches to build an audience from');
             return;
           }
@@ -135,20 +134,17 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
         const status = await mbp.status(run.audienceId!, { signal });
         if (status.state === 'processing') throw new Error('the audience is still being processed');
         if (status.state === 'failed') {
-          deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
           fail(job, status.reason);
           return;
         }
-        deps.runs.update(jobId, { stage: 'ready', updatedAt: Date.now() });
         const notice = jobNoticeMessage(job, 'audience_ready');
-        deps.runs.update(jobId, { updatedAt: Date.now() }, notice === null ? [] : [notice]);
+        deps.runs.update(jobId, { stage: 'ready', updatedAt: Date.now() }, notice === null ? [] : [notice]);
       } catch (error) {
         if (signal.aborted) throw error;
         if (
           (isPlatformError(error) && error.kind === 'fatal') ||
           (isAppError(error) && error.code === 'VALIDATION_FAILED')
         ) {
-          deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
           fail(job, (error as Error).message);
           return;
         }
@@ -157,11 +153,14 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
     },
     onGiveUp({ jobId }, error) {
       const job = deps.jobs.getJob(jobId);
-      if (job === null || job.kind !== 'smartmatch') return;
-      deps.runs.update(jobId, { stage: 'failed', updatedAt: Date.now() });
+      const stage = deps.runs.get(jobId)?.stage;
+      // Called again when a dead letter is reaped: only the first call records it.
+      if (job === null || job.kind !== 'smartmatch' || stage === 'ready' || stage === 'failed') return;
       fail(
         job,
-        `the media buying platform could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+        isPlatformError(error)
+          ? `the media buying platform could not be reached: ${error.message}`
+          : 'building the audience failed repeatedly; the operator can look it up',
       );
     },
   };

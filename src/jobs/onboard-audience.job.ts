@@ -117,7 +117,14 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
       const job = deps.jobs.getJob(jobId);
       const run = deps.runs.get(jobId);
       if (job === null || job.kind !== 'onboarding' || job.state !== 'processing' || run === null) return;
-      if (run.audienceId === null || deps.social === null) return;
+      if (run.audienceId === null || deps.social === null) {
+        failJob(
+          deps,
+          jobId,
+          'Internal Error: the audience cannot be checked (no platform or no audience id)',
+        );
+        return;
+      }
       let status: Awaited<ReturnType<SocialAudiences['getStatus']>>;
       try {
         status = await deps.social.getStatus(run.audienceId, signal);
@@ -147,9 +154,11 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
       );
     },
     onGiveUp({ jobId }) {
-      deps
-        .logger()
-        .warn({ jobId }, 'audience readiness not reported within two days; the job stays processing');
+      failJob(
+        deps,
+        jobId,
+        'Platform Error: the platform did not report the audience ready within two days; it was uploaded and shared, so check it on the platform',
+      );
     },
   };
 }
@@ -318,7 +327,11 @@ async function buildFileDrop(
     );
   }
   let run = initial;
-  if (run.stage !== 'staged' && run.stage !== 'created') return;
+  if (run.stage === 'awaiting_external' || run.stage === 'ready') {
+    // Uploaded before a crash that came between recording it and completing the job.
+    completeAwaiting(deps, job, run.counts);
+    return;
+  }
   // The platform's CSV: the staged keys it takes, in its own column names, rewritten on each attempt.
   const keys = run.schema.filter(
     (key): key is AudienceKey => platform.profile.columns[key as AudienceKey] !== undefined,
@@ -367,12 +380,23 @@ async function buildFileDrop(
   const status = await platform.status(run.audienceId!, { signal });
   const final = { ...run.counts, sent };
   if (status.state === 'failed') throw new PlatformError('fatal', status.reason);
-  update(deps, run, { stage: 'awaiting_external', counts: final }, [
-    onboardingNoticeMessage(job, 'uploaded', { counts: final }),
-    onboardingNoticeMessage(job, 'awaiting', { counts: final }),
+  update(deps, run, { stage: 'awaiting_external', counts: final });
+  completeAwaiting(deps, job, final);
+}
+
+/**
+ * The platform e-mails the client itself; for us the job is done (the operator may mark it
+ * ready). The notices commit with the completion, so a retry after a crash sends them once.
+ */
+function completeAwaiting(
+  deps: OnboardAudienceDeps,
+  job: OnboardingJob,
+  counts: OnboardingRun['counts'],
+): void {
+  deps.jobs.transition(job.id, ['processing'], 'complete', {}, Date.now(), [
+    onboardingNoticeMessage(job, 'uploaded', { counts }),
+    onboardingNoticeMessage(job, 'awaiting', { counts }),
   ]);
-  // The platform e-mails the client itself; for us the job is done (the operator may mark it ready).
-  deps.jobs.transition(job.id, ['processing'], 'complete', {}, Date.now());
 }
 
 function update(
@@ -397,9 +421,12 @@ function failJob(deps: OnboardAudienceDeps, jobId: string, error: string): void 
 }
 
 async function* stagedLines(deps: OnboardAudienceDeps, run: OnboardingRun): AsyncGenerator<string> {
-  const lines = createInterface({
-    input: await deps.blobs.read(run.stagedBlob),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  for await (const line of lines) if (line !== '') yield line;
+  const input = await deps.blobs.read(run.stagedBlob);
+  try {
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const line of lines) if (line !== '') yield line;
+  } finally {
+    // Closing readline (a consumer that stopped early) leaves its input open: close the file.
+    input.destroy();
+  }
 }

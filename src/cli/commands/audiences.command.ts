@@ -25,7 +25,7 @@ export function audiencesCommands(program: Command, context: CliContext): void {
       const run = services.onboarding.get(jobId);
       if (job === null || job.kind !== 'onboarding' || run === null)
         throw new Error(`${jobId} is not an onboarding job`);
-      if (run.stage !== 'awaiting_external') {
+      if (run.stage !== 'awaiting_external' || job.state !== 'complete') {
         throw new Error(`${jobId} is ${run.stage}, not awaiting the platform's notice; nothing to mark`);
       }
       services.onboarding.update(jobId, { stage: 'ready', updatedAt: Date.now() }, [

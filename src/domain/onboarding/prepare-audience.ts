@@ -56,10 +56,14 @@ export async function prepareAudience(input: {
   let schema: readonly IdentifierKey[] | null = null;
   let handleRow: ((fields: string[]) => void) | null = null;
   let classifiers: ColumnHashClassifier[] = [];
-  const warnings: CsvWarning[] = [];
+  // Over-long records are skipped by the reader (ragged ones are padded and read): count them
+  // as rows of the file that could not be read. Only counted: a file of bad rows must not fill memory.
+  let skipped = 0;
   for await (const event of readCsvTable(input.source, {
     maxRowBytes: input.maxRowBytes,
-    onWarning: (warning) => warnings.push(warning),
+    onWarning: (warning: CsvWarning) => {
+      if (warning.kind === 'row_too_long') skipped++;
+    },
   })) {
     if (event.kind === 'header') {
       if (pattern === 1) {
@@ -92,9 +96,8 @@ export async function prepareAudience(input: {
     await input.staged?.();
   }
   if (schema === null) throw new AppError('VALIDATION_FAILED', 'the file is empty: it has no header row');
-  // Rows the reader skipped (too long, ragged) are rows of the file that could not be read.
-  counts.rows += warnings.filter((w) => w.kind === 'row_too_long' || w.kind === 'ragged_row').length;
-  counts.malformed += warnings.filter((w) => w.kind === 'row_too_long' || w.kind === 'ragged_row').length;
+  counts.rows += skipped;
+  counts.malformed += skipped;
   const mixed = schema.filter((_, c) => classifiers[c]?.result === 'mixed');
   if (mixed.length > 0) {
     throw new AppError(
