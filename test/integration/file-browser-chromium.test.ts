@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, skipWithoutChromium } from '../support/chromium.ts';
 import { deliveryArchive, jobIdOf } from '../support/delivery-archive.ts';
 import {
   register,
@@ -19,19 +20,6 @@ import {
   upload,
   waitForResult,
 } from '../support/test-service.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const INSTALL_HINT = 'apt-get update && apt-get install -y chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 describe('web file browser in headless Chromium', () => {
   let dir: string;
@@ -46,13 +34,7 @@ describe('web file browser in headless Chromium', () => {
   });
 
   test('sign in with the API key, see the delivered result, download it; screenshot saved', async (ctx) => {
-    if (!existsSync(CHROMIUM)) {
-      const reason = `Chromium is not installed at ${CHROMIUM} (install it with: ${INSTALL_HINT})`;
-      if (process.env['CI'] === 'true') assert.fail(`${reason}; CI must have it`);
-      console.log(`skipping the browser test: ${reason}`);
-      ctx.skip(reason);
-      return;
-    }
+    if (skipWithoutChromium(ctx)) return;
     const client = t.createKey({ name: 'Acme Campaign' });
     const url = await register(t, client.key, 'filename=acme_members.csv');
     await upload(url, 'voterbase_id\nNC-000000001\n');
@@ -65,7 +47,7 @@ describe('web file browser in headless Chromium', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     try {
       const context = await browser.newContext({
         acceptDownloads: true,

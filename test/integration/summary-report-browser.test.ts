@@ -5,7 +5,6 @@
  * printed, otherwise.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,19 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { JobSummary } from '../../src/domain/jobs/job-types.ts';
 import { renderSummaryHtml } from '../../src/domain/jobs/summary-report.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const INSTALL_HINT = 'apt-get update && apt-get install -y chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM, CHROMIUM_ARGS, skipWithoutChromium } from '../support/chromium.ts';
 
 const SUMMARY: JobSummary = {
   rows: 25_000,
@@ -86,18 +73,12 @@ describe('summary.html in headless Chromium', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   test('renders the four charts and the tables; saves a screenshot', async (t) => {
-    if (!existsSync(CHROMIUM)) {
-      const reason = `Chromium is not installed at ${CHROMIUM} (install it with: ${INSTALL_HINT})`;
-      if (process.env['CI'] === 'true') assert.fail(`${reason}; CI must have it`);
-      console.log(`skipping the browser test: ${reason}`);
-      t.skip(reason);
-      return;
-    }
+    if (skipWithoutChromium(t)) return;
     const path = join(dir, 'summary.html');
     await writeFile(path, renderSummaryHtml(SUMMARY, { filename: 'tmc_1a2b3c4d-5.csv', maxMatches: 3 }));
     const browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
-      args: ARGS,
+      args: CHROMIUM_ARGS,
       viewport: { width: 1200, height: 900 },
     });
     try {

@@ -4,7 +4,6 @@
  * Without Chromium the test fails under CI=true and is skipped, with the reason printed, otherwise.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,19 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { computeMetrics, type EvaluatedRow } from '../../../src/domain/evaluation/metrics.ts';
 import { renderHtmlReport } from '../../../src/domain/evaluation/report.ts';
+import { CHROMIUM, CHROMIUM_ARGS, skipWithoutChromium } from '../../support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const INSTALL_HINT = 'apt-get update && apt-get install -y chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const TITLE = 'listmatch evaluation: browser test';
 const CHART_TITLES = [
   'Precision and recall by acceptance threshold',
@@ -78,13 +66,7 @@ describe('HTML report in headless Chromium', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   test('renders the four charts and the tables; saves a screenshot', async (t) => {
-    if (!existsSync(CHROMIUM)) {
-      const reason = `Chromium is not installed at ${CHROMIUM} (install it with: ${INSTALL_HINT})`;
-      if (process.env['CI'] === 'true') assert.fail(`${reason}; CI must have it`);
-      console.log(`skipping the browser test: ${reason}`);
-      t.skip(reason);
-      return;
-    }
+    if (skipWithoutChromium(t)) return;
     const reportPath = join(dir, 'report.html');
     const html = renderHtmlReport(computeMetrics(sampleRows(), 2), {
       title: TITLE,
@@ -96,7 +78,7 @@ describe('HTML report in headless Chromium', () => {
     // user data dir and passes it as --user-data-dir).
     const browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
-      args: ARGS,
+      args: CHROMIUM_ARGS,
       viewport: { width: 1200, height: 900 },
     });
     try {
