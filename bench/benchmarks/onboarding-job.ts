@@ -1,11 +1,11 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../../src/config.ts';
 import { startService } from '../../src/start/server.ts';
 import { startFakeMetaGraph } from '../../test/support/fake-meta-graph.ts';
+import { freePort } from '../../test/support/test-service.ts';
 import { log } from '../lib/processes.ts';
 import { formatNumber, type Recorder } from '../lib/report.ts';
 import type { BenchOptions } from './options.ts';
@@ -124,15 +124,4 @@ async function writeIds(voterCsv: string, path: string): Promise<number> {
     out.end((error?: Error | null) => (error ? reject(error) : resolve())),
   );
   return rows;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
 }

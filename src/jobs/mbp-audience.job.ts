@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
@@ -14,6 +13,7 @@ import type { JobStore } from '../domain/ports/job-store.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import { isPlatformError } from '../domain/ports/platform-error.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
+import { blobLines } from './blob-lines.ts';
 import type { JobModule } from './job-module.ts';
 
 export const MBP_AUDIENCE_JOB = 'mbp-audience';
@@ -169,12 +169,8 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
 /** The best matches' ids, each once (a person matched by two rows is one audience member). */
 async function* distinctIds(deps: MbpAudienceDeps, jobId: string): AsyncGenerator<AudienceRow> {
   const seen = new Set<string>();
-  const lines = createInterface({
-    input: await deps.blobs.read(mediaBuyingIdsKey(jobId)),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  for await (const id of lines) {
-    if (id === '' || seen.has(id)) continue;
+  for await (const id of blobLines(deps.blobs, mediaBuyingIdsKey(jobId))) {
+    if (seen.has(id)) continue;
     seen.add(id);
     yield { VOTERBASE_ID: id };
   }

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
@@ -23,6 +22,7 @@ import {
   uploadSessionId,
 } from '../domain/ports/social-audiences.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
+import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { LineBuffer } from './line-buffer.ts';
 
@@ -86,7 +86,6 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
           failJob(deps, job.id, `Validation Error: ${error.message}`);
           return;
         }
-        if (isAppError(error) && error.code === 'UNAVAILABLE') throw error;
         if (isPlatformError(error) && error.kind === 'fatal') {
           failJob(deps, job.id, `Platform Error: ${error.message}`);
           return;
@@ -250,7 +249,7 @@ async function buildSocial(
     const total = run.counts.usable;
     let batch: string[][] = [];
     let index = 0;
-    for await (const line of stagedLines(deps, run)) {
+    for await (const line of blobLines(deps.blobs, run.stagedBlob)) {
       // Rows the platform already confirmed (before a crash or retry) are skipped.
       if (index++ < run.rowsDone) continue;
       batch.push(line.split('\t'));
@@ -342,7 +341,7 @@ async function buildFileDrop(
   try {
     const positions = keys.map((key) => run.schema.indexOf(key));
     const rows = async function* (): AsyncGenerator<AudienceRow> {
-      for await (const line of stagedLines(deps, run)) {
+      for await (const line of blobLines(deps.blobs, run.stagedBlob)) {
         const cells = line.split('\t');
         yield Object.fromEntries(keys.map((key, i) => [key, cells[positions[i]!] ?? '']));
       }
@@ -418,15 +417,4 @@ function failJob(deps: OnboardAudienceDeps, jobId: string, error: string): void 
   deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), [
     onboardingNoticeMessage(failed, 'failed', counts === undefined ? {} : { counts }),
   ]);
-}
-
-async function* stagedLines(deps: OnboardAudienceDeps, run: OnboardingRun): AsyncGenerator<string> {
-  const input = await deps.blobs.read(run.stagedBlob);
-  try {
-    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-    for await (const line of lines) if (line !== '') yield line;
-  } finally {
-    // Closing readline (a consumer that stopped early) leaves its input open: close the file.
-    input.destroy();
-  }
 }

@@ -157,13 +157,14 @@ export function compose(config: Config): Services {
   );
   // Every type the services enqueue must have a handler, or the process must not start.
   const onboarding = new SqliteOnboardingStore(database, queue);
+  const filePlatforms = fileDropPlatformsFromConfig(config);
   const onboardingDeps = {
     jobs: jobStore,
     runs: onboarding,
     blobs,
     voters,
     social: createMetaSocialAudiences(config),
-    politicaldsp: fileDropPlatformsFromConfig(config).politicaldsp,
+    politicaldsp: filePlatforms.politicaldsp,
     maxRowBytes: config.MAX_ROW_BYTES,
     retryBaseMs: config.ONBOARDING_RETRY_BASE_SECONDS * 1000,
     checkIntervalMs: config.ONBOARDING_CHECK_SECONDS * 1000,
@@ -175,7 +176,7 @@ export function compose(config: Config): Services {
       jobs: jobStore,
       runs: onboarding,
       blobs,
-      mbp: fileDropPlatformsFromConfig(config).mbp,
+      mbp: filePlatforms.mbp,
       intervalMs: config.ONBOARDING_CHECK_SECONDS * 1000,
       logger: () => workerLogger!,
     }),
