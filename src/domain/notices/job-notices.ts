@@ -123,7 +123,7 @@ export function jobNotice(
   }
 }
 
-const formatCount = (n: number): string => n.toLocaleString('en-US');
+export const formatCount = (n: number): string => n.toLocaleString('en-US');
 const formatPercent = (fraction: number): string => `${(fraction * 100).toFixed(1)}%`;
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;

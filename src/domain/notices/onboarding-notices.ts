@@ -1,6 +1,6 @@
 import type { OnboardingJob } from '../jobs/job-types.ts';
 import type { QueueMessage } from '../ports/queue.ts';
-import { NOTICE_MAX_ATTEMPTS, SEND_NOTICE_JOB } from './job-notices.ts';
+import { formatCount, NOTICE_MAX_ATTEMPTS, SEND_NOTICE_JOB } from './job-notices.ts';
 import type { NoticeModel } from './notice.ts';
 
 /**
@@ -141,8 +141,6 @@ export function onboardingNotice(
       };
   }
 }
-
-const formatCount = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * The queue message that e-mails one status update of an onboarding job to its `status_email`.

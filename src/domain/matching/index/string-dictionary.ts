@@ -36,36 +36,3 @@ export class StringDictionary {
     return id < 0 ? 0 : (this.counts[id] ?? 0);
   }
 }
-
-/** Builds a dictionary while records stream in. */
-export class StringDictionaryBuilder {
-  private readonly ids = new Map<string, number>([['', 0]]);
-  private readonly values: string[] = [''];
-  private counts = new Uint32Array(1024);
-
-  /** Id of the value (added on first sight), counting one more record. */
-  add(value: string): number {
-    if (value === '') {
-      // Empty is the commonest value of several fields (unit, suffix, middle): no map lookup.
-      this.counts[0]!++;
-      return 0;
-    }
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.ids.set(value, id);
-      this.values.push(value);
-      if (id >= this.counts.length) {
-        const grown = new Uint32Array(this.counts.length * 2);
-        grown.set(this.counts);
-        this.counts = grown;
-      }
-    }
-    this.counts[id]!++;
-    return id;
-  }
-
-  finish(): StringDictionary {
-    return StringDictionary.fromValues(this.values, this.counts.slice(0, this.values.length));
-  }
-}
