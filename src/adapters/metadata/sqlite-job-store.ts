@@ -22,7 +22,7 @@ export class SqliteJobStore implements JobStore {
     this.byId = database.db.prepare('SELECT * FROM jobs WHERE id = ?');
   }
 
-  insertJob(job: Job): void {
+  async insertJob(job: Job): Promise<void> {
     this.database.db
       .prepare(
         `INSERT INTO jobs (id, kind, key_id, filename, state, params, upload_expires_at, upload_blob, upload_bytes,
@@ -49,22 +49,22 @@ export class SqliteJobStore implements JobStore {
       );
   }
 
-  getJob(id: string): Job | null {
+  async getJob(id: string): Promise<Job | null> {
     const row = this.byId.get(id) as Row | undefined;
     return row ? toJob(row) : null;
   }
 
-  findLatestByFilename(keyId: string, filename: string): Job | null {
+  async findLatestByFilename(keyId: string, filename: string): Promise<Job | null> {
     // Ids sort by creation time, so the highest id is the newest registration.
     const row = this.latestByFilename.get(keyId, filename) as Row | undefined;
     return row ? toJob(row) : null;
   }
 
-  markUploaded(
+  async markUploaded(
     id: string,
     upload: { blob: string; bytes: number; at: number },
     followUps: readonly QueueMessage[],
-  ): boolean {
+  ): Promise<boolean> {
     return this.database.transaction(() => {
       const result = this.database.db
         .prepare(
@@ -73,12 +73,12 @@ export class SqliteJobStore implements JobStore {
         )
         .run(upload.blob, upload.bytes, upload.at, id, upload.at);
       if (result.changes !== 1) return false;
-      for (const followUp of followUps) this.queue.enqueue(followUp);
+      for (const followUp of followUps) this.queue.enqueueNow(followUp);
       return true;
     });
   }
 
-  transition(
+  async transition(
     id: string,
     from: readonly JobState[],
     to: JobState,
@@ -91,7 +91,7 @@ export class SqliteJobStore implements JobStore {
     }>,
     at: number,
     followUps: readonly QueueMessage[] = [],
-  ): boolean {
+  ): Promise<boolean> {
     const sets = ['state = ?', 'updated_at = ?'];
     const values: (string | number | null)[] = [to, at];
     const columns = {
@@ -113,12 +113,12 @@ export class SqliteJobStore implements JobStore {
         .prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ? AND state IN (${placeholders})`)
         .run(...values, id, ...from);
       if (result.changes !== 1) return false;
-      for (const message of followUps) this.queue.enqueue(message);
+      for (const message of followUps) this.queue.enqueueNow(message);
       return true;
     });
   }
 
-  expireUnuploaded(now: number): number {
+  async expireUnuploaded(now: number): Promise<number> {
     return Number(
       this.database.db
         .prepare(
@@ -130,7 +130,7 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  listFinishedBefore(before: number, limit: number): Job[] {
+  async listFinishedBefore(before: number, limit: number): Promise<Job[]> {
     return (
       this.database.db
         .prepare(
@@ -141,7 +141,7 @@ export class SqliteJobStore implements JobStore {
     ).map(toJob);
   }
 
-  listJobs(filter: { keyId?: string; state?: JobState; limit: number }): Job[] {
+  async listJobs(filter: { keyId?: string; state?: JobState; limit: number }): Promise<Job[]> {
     const where: string[] = [];
     const values: (string | number)[] = [];
     if (filter.keyId !== undefined) {
@@ -160,7 +160,7 @@ export class SqliteJobStore implements JobStore {
     ).map(toJob);
   }
 
-  countByState(): Record<string, number> {
+  async countByState(): Promise<Record<string, number>> {
     const rows = this.database.db
       .prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state')
       .all() as Row[];

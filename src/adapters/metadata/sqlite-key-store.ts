@@ -21,7 +21,7 @@ export class SqliteKeyStore implements KeyStore {
     this.byHash = database.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
   }
 
-  insertKey(key: ApiKeyRecord): void {
+  async insertKey(key: ApiKeyRecord): Promise<void> {
     this.database.db
       .prepare(
         `INSERT INTO api_keys (id, name, key_hash, display_prefix, can_list_match, can_onboard, direct_upload, created_at, revoked_at)
@@ -40,36 +40,36 @@ export class SqliteKeyStore implements KeyStore {
       );
   }
 
-  findKeyByHash(keyHash: string): ApiKeyRecord | null {
+  async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
     const row = this.byHash.get(keyHash) as Row | undefined;
     return row ? toKey(row) : null;
   }
 
-  findKey(idOrName: string): ApiKeyRecord | null {
+  async findKey(idOrName: string): Promise<ApiKeyRecord | null> {
     const rows = this.database.db
       .prepare('SELECT * FROM api_keys WHERE id = ? OR name = ? ORDER BY revoked_at IS NULL DESC, id DESC')
       .all(idOrName, idOrName) as Row[];
     return rows[0] ? toKey(rows[0]) : null;
   }
 
-  listKeys(): ApiKeyRecord[] {
+  async listKeys(): Promise<ApiKeyRecord[]> {
     return (this.database.db.prepare('SELECT * FROM api_keys ORDER BY id').all() as Row[]).map(toKey);
   }
 
-  revokeKey(id: string, at: number): boolean {
+  async revokeKey(id: string, at: number): Promise<boolean> {
     const result = this.database.db
       .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
       .run(at, id);
     return result.changes === 1;
   }
 
-  setEntitlements(id: string, e: Entitlements): void {
+  async setEntitlements(id: string, e: Entitlements): Promise<void> {
     this.database.db
       .prepare('UPDATE api_keys SET can_list_match = ?, can_onboard = ?, direct_upload = ? WHERE id = ?')
       .run(Number(e.listMatching), Number(e.onboarding), Number(e.directUpload), id);
   }
 
-  upsertProfile(profile: Profile): void {
+  async upsertProfile(profile: Profile): Promise<void> {
     const config = JSON.stringify({
       appendedFields: profile.appendedFields,
       contactFields: profile.contactFields,
@@ -86,14 +86,14 @@ export class SqliteKeyStore implements KeyStore {
       .run(profile.keyId, profile.profileId, config, profile.updatedAt);
   }
 
-  findProfile(keyId: string, profileId: string): Profile | null {
+  async findProfile(keyId: string, profileId: string): Promise<Profile | null> {
     const row = this.database.db
       .prepare('SELECT * FROM profiles WHERE key_id = ? AND profile_id = ?')
       .get(keyId, profileId) as Row | undefined;
     return row ? toProfile(row) : null;
   }
 
-  listProfiles(keyId?: string): Profile[] {
+  async listProfiles(keyId?: string): Promise<Profile[]> {
     const rows = (
       keyId === undefined
         ? this.database.db.prepare('SELECT * FROM profiles ORDER BY key_id, profile_id').all()
@@ -102,7 +102,7 @@ export class SqliteKeyStore implements KeyStore {
     return rows.map(toProfile);
   }
 
-  setWebhookSecret(keyId: string, secret: string, at: number, previousValidUntil: number | null): void {
+  async setWebhookSecret(keyId: string, secret: string, at: number, previousValidUntil: number | null): Promise<void> {
     this.database.db
       .prepare(
         `INSERT INTO webhook_secrets (key_id, secret, created_at) VALUES (?, ?, ?)
@@ -113,7 +113,7 @@ export class SqliteKeyStore implements KeyStore {
       .run(keyId, secret, at, previousValidUntil, previousValidUntil);
   }
 
-  findWebhookSecrets(keyId: string, now: number): string[] {
+  async findWebhookSecrets(keyId: string, now: number): Promise<string[]> {
     const row = this.database.db
       .prepare('SELECT secret, previous_secret, previous_until FROM webhook_secrets WHERE key_id = ?')
       .get(keyId) as Row | undefined;

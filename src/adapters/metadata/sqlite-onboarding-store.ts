@@ -1,6 +1,7 @@
 import type { OnboardingCounts } from '../../domain/notices/onboarding-notices.ts';
 import type { OnboardingRun, OnboardingStage, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
-import type { Queue, QueueMessage } from '../../domain/ports/queue.ts';
+import type { QueueMessage } from '../../domain/ports/queue.ts';
+import type { SqliteQueue } from '../queue/sqlite-queue.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
 type Row = Record<string, unknown>;
@@ -20,21 +21,21 @@ const COLUMNS = {
 /** Onboarding progress in the embedded database; follow-up messages commit with each change. */
 export class SqliteOnboardingStore implements OnboardingStore {
   private readonly database: SqliteDatabase;
-  private readonly queue: Queue;
+  private readonly queue: SqliteQueue;
 
-  constructor(database: SqliteDatabase, queue: Queue) {
+  constructor(database: SqliteDatabase, queue: SqliteQueue) {
     this.database = database;
     this.queue = queue;
   }
 
-  get(jobId: string): OnboardingRun | null {
+  async get(jobId: string): Promise<OnboardingRun | null> {
     const row = this.database.db.prepare('SELECT * FROM onboarding_runs WHERE job_id = ?').get(jobId) as
       | Row
       | undefined;
     return row === undefined ? null : toRun(row);
   }
 
-  insert(run: OnboardingRun, followUps: readonly QueueMessage[] = []): void {
+  async insert(run: OnboardingRun, followUps: readonly QueueMessage[] = []): Promise<void> {
     this.database.transaction(() => {
       this.database.db
         .prepare(
@@ -53,15 +54,15 @@ export class SqliteOnboardingStore implements OnboardingStore {
           run.rowsDone,
           run.updatedAt,
         );
-      for (const message of followUps) this.queue.enqueue(message);
+      for (const message of followUps) this.queue.enqueueNow(message);
     });
   }
 
-  update(
+  async update(
     jobId: string,
     fields: Partial<Omit<OnboardingRun, 'jobId'>>,
     followUps: readonly QueueMessage[] = [],
-  ): void {
+  ): Promise<void> {
     const sets: string[] = [];
     const values: (string | number | null)[] = [];
     for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, string][]) {
@@ -77,7 +78,7 @@ export class SqliteOnboardingStore implements OnboardingStore {
         this.database.db
           .prepare(`UPDATE onboarding_runs SET ${sets.join(', ')} WHERE job_id = ?`)
           .run(...values, jobId);
-      for (const message of followUps) this.queue.enqueue(message);
+      for (const message of followUps) this.queue.enqueueNow(message);
     });
   }
 }

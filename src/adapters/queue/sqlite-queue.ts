@@ -1,9 +1,10 @@
-import type {
-  ClaimedMessage,
-  Queue,
-  QueueMessage,
-  QueueMessageRecord,
-  QueueStats,
+import {
+  type ClaimedMessage,
+  queueStatsFromCounts,
+  type Queue,
+  type QueueMessage,
+  type QueueMessageRecord,
+  type QueueStats,
 } from '../../domain/ports/queue.ts';
 import type { SqliteDatabase } from '../metadata/sqlite-database.ts';
 
@@ -25,7 +26,12 @@ export class SqliteQueue implements Queue {
     this.defaultMaxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   }
 
-  enqueue(message: QueueMessage): void {
+  async enqueue(message: QueueMessage): Promise<void> {
+    this.enqueueNow(message);
+  }
+
+  /** Inserts at once, inside the caller's transaction (the SQLite stores commit follow-ups this way). */
+  enqueueNow(message: QueueMessage): void {
     const now = Date.now();
     this.database.db
       .prepare(
@@ -42,7 +48,7 @@ export class SqliteQueue implements Queue {
       );
   }
 
-  claim(owner: string, types: readonly string[], leaseMs: number): ClaimedMessage | null {
+  async claim(owner: string, types: readonly string[], leaseMs: number): Promise<ClaimedMessage | null> {
     if (types.length === 0) return null;
     const now = Date.now();
     const typeList = types.map(() => '?').join(', ');
@@ -61,7 +67,7 @@ export class SqliteQueue implements Queue {
         .get(owner, now + leaseMs, now, ...types, now, now) as Row | undefined;
       if (row === undefined) return null;
       return {
-        id: row['id'] as number,
+        id: String(row['id']),
         type: row['type'] as string,
         payload: JSON.parse(row['payload'] as string),
         attempt: row['attempts'] as number,
@@ -70,37 +76,37 @@ export class SqliteQueue implements Queue {
     });
   }
 
-  extendLease(id: number, owner: string, leaseMs: number): boolean {
+  async extendLease(id: string, owner: string, leaseMs: number): Promise<boolean> {
     const now = Date.now();
     return (
       this.database.db
         .prepare(
           `UPDATE queue SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
         )
-        .run(now + leaseMs, now, id, owner).changes === 1
+        .run(now + leaseMs, now, Number(id), owner).changes === 1
     );
   }
 
-  complete(id: number, owner: string): void {
+  async complete(id: string, owner: string): Promise<void> {
     this.database.db
       .prepare(
         `UPDATE queue SET state = 'done', lease_owner = NULL, lease_until = NULL, updated_at = ?
          WHERE id = ? AND lease_owner = ?`,
       )
-      .run(Date.now(), id, owner);
+      .run(Date.now(), Number(id), owner);
   }
 
-  fail(id: number, owner: string, reason: string, retryAt: number | null): void {
+  async fail(id: string, owner: string, reason: string, retryAt: number | null): Promise<void> {
     this.database.db
       .prepare(
         `UPDATE queue SET state = ?, run_at = coalesce(?, run_at), last_error = ?, lease_owner = NULL,
            lease_until = NULL, updated_at = ?
          WHERE id = ? AND lease_owner = ?`,
       )
-      .run(retryAt === null ? 'dead' : 'ready', retryAt, reason.slice(0, 2000), Date.now(), id, owner);
+      .run(retryAt === null ? 'dead' : 'ready', retryAt, reason.slice(0, 2000), Date.now(), Number(id), owner);
   }
 
-  reapExhausted(types: readonly string[]): ClaimedMessage[] {
+  async reapExhausted(types: readonly string[]): Promise<ClaimedMessage[]> {
     if (types.length === 0) return [];
     const now = Date.now();
     const typeList = types.map(() => '?').join(', ');
@@ -113,7 +119,7 @@ export class SqliteQueue implements Queue {
       )
       .all(now, now, ...types) as Row[];
     return rows.map((row) => ({
-      id: row['id'] as number,
+      id: String(row['id']),
       type: row['type'] as string,
       payload: JSON.parse(row['payload'] as string),
       attempt: row['attempts'] as number,
@@ -121,7 +127,7 @@ export class SqliteQueue implements Queue {
     }));
   }
 
-  release(id: number, owner: string): void {
+  async release(id: string, owner: string): Promise<void> {
     // Hand the message back without counting the interrupted delivery as an attempt.
     this.database.db
       .prepare(
@@ -129,20 +135,21 @@ export class SqliteQueue implements Queue {
            run_at = ?, updated_at = ?
          WHERE id = ? AND lease_owner = ? AND state = 'running'`,
       )
-      .run(Date.now(), Date.now(), id, owner);
+      .run(Date.now(), Date.now(), Number(id), owner);
   }
 
-  stats(): QueueStats {
+  async stats(): Promise<QueueStats> {
     const rows = this.database.db
       .prepare(
-        `SELECT state, COUNT(*) AS n FROM queue WHERE state IN ('ready', 'running', 'dead') GROUP BY state`,
+        `SELECT type, state, COUNT(*) AS n FROM queue WHERE state IN ('ready', 'running', 'dead') GROUP BY type, state`,
       )
       .all() as Row[];
-    const counts = Object.fromEntries(rows.map((r) => [r['state'] as string, r['n'] as number]));
-    return { ready: counts['ready'] ?? 0, running: counts['running'] ?? 0, dead: counts['dead'] ?? 0 };
+    return queueStatsFromCounts(
+      rows.map((r) => ({ type: r['type'] as string, state: r['state'] as string, count: r['n'] as number })),
+    );
   }
 
-  messagesForJob(jobId: string): QueueMessageRecord[] {
+  async messagesForJob(jobId: string): Promise<QueueMessageRecord[]> {
     const rows = this.database.db
       .prepare(
         `SELECT id, type, state, attempts, max_attempts, last_error, created_at, updated_at FROM queue
@@ -150,7 +157,7 @@ export class SqliteQueue implements Queue {
       )
       .all(jobId) as Row[];
     return rows.map((row) => ({
-      id: row['id'] as number,
+      id: String(row['id']),
       type: row['type'] as string,
       state: row['state'] as QueueMessageRecord['state'],
       attempts: row['attempts'] as number,

@@ -9,7 +9,7 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly arrivals = new Map<string, number>();
   private lastSweep = 0;
 
-  consume(bucket: string, rule: RateRule, now = Date.now()): RateDecision {
+  async consume(bucket: string, rule: RateRule, now = Date.now()): Promise<RateDecision> {
     this.sweep(now);
     const interval = rule.windowMs / rule.limit;
     const burst = interval * (rule.limit - 1) + (rule.toleranceMs ?? 0);

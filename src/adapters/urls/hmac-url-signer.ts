@@ -1,13 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../domain/errors.ts';
-import type { UrlGrant, UrlSigner } from '../../domain/ports/url-signer.ts';
+import type { UrlGrant, VerifyingUrlSigner } from '../../domain/ports/url-signer.ts';
 
 /**
  * Embedded presigned URLs: `<base>/files/<jobId>/<name>?op=…&exp=…[&max=…]&sig=…`, where `sig` is
  * an HMAC-SHA256 over every part of the grant. The HTTP method must fit `op` (PUT for put; GET or
  * HEAD for get), so a download URL cannot upload and an upload URL cannot download.
  */
-export class HmacUrlSigner implements UrlSigner {
+export class HmacUrlSigner implements VerifyingUrlSigner {
   private readonly secret: Buffer;
   private readonly baseUrl: string;
 
@@ -16,7 +16,7 @@ export class HmacUrlSigner implements UrlSigner {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
-  sign(grant: UrlGrant): string {
+  async sign(grant: UrlGrant): Promise<string> {
     const query = new URLSearchParams({ op: grant.op, exp: String(grant.expiresAt) });
     if (grant.maxBytes !== undefined) query.set('max', String(grant.maxBytes));
     query.set('sig', this.signature(grant));

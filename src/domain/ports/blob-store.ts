@@ -9,7 +9,7 @@ export interface BlobWriter {
   abort(): Promise<void>;
 }
 
-/** Object storage for uploads and results. Backends: files under DATA_DIR (embedded). */
+/** Object storage for uploads and results. Backends: files under DATA_DIR (embedded), S3-compatible storage. */
 export interface BlobStore {
   /**
    * Streams `source` into `key` atomically: on any error, including `maxBytes` exceeded

@@ -3,10 +3,10 @@ import type { QueueMessage } from './queue.ts';
 
 /** Jobs. State changes that cause work enqueue it in the same transaction. */
 export interface JobStore {
-  insertJob(job: Job): void;
-  getJob(id: string): Job | null;
+  insertJob(job: Job): Promise<void>;
+  getJob(id: string): Promise<Job | null>;
   /** The newest job of this key with this filename: the one poll follows. */
-  findLatestByFilename(keyId: string, filename: string): Job | null;
+  findLatestByFilename(keyId: string, filename: string): Promise<Job | null>;
   /**
    * registered → uploaded (only from registered and before upload expiry), and enqueue
    * `followUps` (processing, the "received" notice), atomically. Returns false when the job was
@@ -16,7 +16,7 @@ export interface JobStore {
     id: string,
     upload: { blob: string; bytes: number; at: number },
     followUps: readonly QueueMessage[],
-  ): boolean;
+  ): Promise<boolean>;
   /**
    * Moves a job to `state` with the given fields, only when its current state is one of `from`,
    * and enqueues `followUps` in the same transaction.
@@ -34,11 +34,11 @@ export interface JobStore {
     }>,
     at: number,
     followUps?: readonly QueueMessage[],
-  ): boolean;
+  ): Promise<boolean>;
   /** Expires registered jobs whose upload window closed before `now`; returns how many. */
-  expireUnuploaded(now: number): number;
+  expireUnuploaded(now: number): Promise<number>;
   /** Complete and failed jobs that finished before `before`, oldest first: retention is due. */
-  listFinishedBefore(before: number, limit: number): Job[];
-  listJobs(filter: { keyId?: string; state?: JobState; limit: number }): Job[];
-  countByState(): Record<string, number>;
+  listFinishedBefore(before: number, limit: number): Promise<Job[]>;
+  listJobs(filter: { keyId?: string; state?: JobState; limit: number }): Promise<Job[]>;
+  countByState(): Promise<Record<string, number>>;
 }

@@ -34,11 +34,11 @@ export interface OnboardingRun {
 
 /** Progress of onboarding jobs. Updates that cause work (a status e-mail) enqueue it in the same transaction. */
 export interface OnboardingStore {
-  get(jobId: string): OnboardingRun | null;
-  insert(run: OnboardingRun, followUps?: readonly QueueMessage[]): void;
+  get(jobId: string): Promise<OnboardingRun | null>;
+  insert(run: OnboardingRun, followUps?: readonly QueueMessage[]): Promise<void>;
   update(
     jobId: string,
     fields: Partial<Omit<OnboardingRun, 'jobId'>>,
     followUps?: readonly QueueMessage[],
-  ): void;
+  ): Promise<void>;
 }

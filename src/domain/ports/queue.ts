@@ -8,7 +8,8 @@ export interface QueueMessage {
 }
 
 export interface ClaimedMessage {
-  id: number;
+  /** Backend-specific id, opaque to callers. */
+  id: string;
   type: string;
   payload: unknown;
   /** 1 on the first delivery; counts deliveries including those cut short by a crash. */
@@ -18,7 +19,7 @@ export interface ClaimedMessage {
 
 /** A message as the operator sees it: where it stands and why it last failed. */
 export interface QueueMessageRecord {
-  id: number;
+  id: string;
   type: string;
   state: 'ready' | 'running' | 'done' | 'dead';
   attempts: number;
@@ -29,34 +30,53 @@ export interface QueueMessageRecord {
   updatedAt: number;
 }
 
-export interface QueueStats {
+export interface QueueCounts {
   ready: number;
   running: number;
   dead: number;
 }
 
+/** Totals, and the same counts per message type (the `/metrics` view per queue). */
+export interface QueueStats extends QueueCounts {
+  byType: Record<string, QueueCounts>;
+}
+
 /**
  * The job queue: at-least-once delivery with leases. A message whose lease runs out (its worker
- * died) is delivered again. Backends: SQLite table (embedded).
+ * died) is delivered again. Backends: SQLite table (embedded), PostgreSQL (scaled out).
  */
 export interface Queue {
-  enqueue(message: QueueMessage): void;
+  enqueue(message: QueueMessage): Promise<void>;
   /** Takes the oldest runnable message of the given types and leases it to `owner`. */
-  claim(owner: string, types: readonly string[], leaseMs: number): ClaimedMessage | null;
+  claim(owner: string, types: readonly string[], leaseMs: number): Promise<ClaimedMessage | null>;
   /** Extends the lease; returns false when the lease was lost (another worker took over). */
-  extendLease(id: number, owner: string, leaseMs: number): boolean;
+  extendLease(id: string, owner: string, leaseMs: number): Promise<boolean>;
   /** Marks the message done. */
-  complete(id: number, owner: string): void;
+  complete(id: string, owner: string): Promise<void>;
   /** Schedules another attempt at `retryAt`, or dead-letters it when `retryAt` is null. */
-  fail(id: number, owner: string, reason: string, retryAt: number | null): void;
+  fail(id: string, owner: string, reason: string, retryAt: number | null): Promise<void>;
   /**
    * Dead-letters messages of these types whose lease ran out on their last attempt (their worker
    * died every time) and returns them, so their job modules can record the failure.
    */
-  reapExhausted(types: readonly string[]): ClaimedMessage[];
+  reapExhausted(types: readonly string[]): Promise<ClaimedMessage[]>;
   /** Gives a leased message back at once, for graceful shutdown. */
-  release(id: number, owner: string): void;
-  stats(): QueueStats;
+  release(id: string, owner: string): Promise<void>;
+  stats(): Promise<QueueStats>;
   /** Every message whose payload names this job (`payload.jobId`), oldest first: the dead-letter view. */
-  messagesForJob(jobId: string): QueueMessageRecord[];
+  messagesForJob(jobId: string): Promise<QueueMessageRecord[]>;
+}
+
+/** Folds (type, state, count) rows into QueueStats; states other than the three counted are ignored. */
+export function queueStatsFromCounts(
+  rows: Iterable<{ type: string; state: string; count: number }>,
+): QueueStats {
+  const stats: QueueStats = { ready: 0, running: 0, dead: 0, byType: {} };
+  for (const { type, state, count } of rows) {
+    if (state !== 'ready' && state !== 'running' && state !== 'dead') continue;
+    stats[state] += count;
+    const counts = (stats.byType[type] ??= { ready: 0, running: 0, dead: 0 });
+    counts[state] += count;
+  }
+  return stats;
 }

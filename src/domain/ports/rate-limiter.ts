@@ -12,7 +12,7 @@ export interface RateDecision {
   retryAfterMs: number;
 }
 
-/** Per-bucket rate limiting. Backends: in memory (embedded). */
+/** Per-bucket rate limiting. Backends: in memory (embedded), PostgreSQL (shared by all api processes). */
 export interface RateLimiter {
-  consume(bucket: string, rule: RateRule, now?: number): RateDecision;
+  consume(bucket: string, rule: RateRule, now?: number): Promise<RateDecision>;
 }

@@ -10,9 +10,16 @@ export interface UrlGrant {
   maxBytes?: number;
 }
 
-/** Presigned URLs. Backends: HMAC-signed URLs served by the api (embedded). */
+/**
+ * Presigned URLs. Backends: HMAC-signed URLs served by the api (embedded), native SigV4 URLs of
+ * the S3-compatible store (scaled out).
+ */
 export interface UrlSigner {
-  sign(grant: UrlGrant): string;
+  sign(grant: UrlGrant): Promise<string>;
+}
+
+/** A signer whose URLs the api serves itself, so it also checks them. */
+export interface VerifyingUrlSigner extends UrlSigner {
   /**
    * Checks a request against its URL; throws AppError URL_INVALID (tampered, expired, wrong
    * operation) and returns the grant when valid.
