@@ -50,7 +50,7 @@ export async function onboardingJobBenchmark(
     { handleSignals: false },
   );
   try {
-    const { key } = running.services.keys.createKey({ name: 'onboarding bench' });
+    const { key } = await running.services.keys.createKey({ name: 'onboarding bench' });
     const registered = await fetch(
       `${base}/service/onboarding?platform=social&audience=bench_1m&status_email=ops@bench.example&social_adid=act_${CLIENT_ACCOUNT}`,
       { headers: { 'x-api-key': key } },
@@ -66,13 +66,13 @@ export async function onboardingJobBenchmark(
       headers: { 'content-length': String((await stat(ids)).size) },
     } as RequestInit);
     if (put.status !== 200) throw new Error(`upload answered ${put.status}`);
-    let job = running.services.jobStore.getJob(jobId)!;
+    let job = (await running.services.jobStore.getJob(jobId))!;
     while (job.state !== 'complete' && job.state !== 'failed') {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      job = running.services.jobStore.getJob(jobId)!;
+      job = (await running.services.jobStore.getJob(jobId))!;
     }
     const seconds = (performance.now() - started) / 1000;
-    const run = running.services.onboarding.get(jobId);
+    const run = await running.services.onboarding.get(jobId);
     recorder.check('onboarding job state', job.state, 'complete', job.state === 'complete', job.error ?? '');
     recorder.metric(
       'onboarding: 1M-id Pattern #1 social audience, upload to ready (local Graph API server)',

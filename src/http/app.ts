@@ -121,7 +121,7 @@ export function buildApp(
   registerSmartmatchRoute(app, deps);
   pollSmartmatchRoute(app, deps);
   registerOnboardingRoute(app, deps);
-  presignedFilesRoute(app, deps);
+  if (deps.fileUrls !== null) presignedFilesRoute(app, { ...deps, fileUrls: deps.fileUrls });
   operationsRoutes(app, deps);
   fileBrowserRoute(app, deps);
   return app;

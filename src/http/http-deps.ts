@@ -3,7 +3,7 @@ import type { FileBrowser } from '../domain/delivery/file-browser.ts';
 import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { RateLimits } from '../domain/keys/rate-limits.ts';
-import type { UrlSigner } from '../domain/ports/url-signer.ts';
+import type { VerifyingUrlSigner } from '../domain/ports/url-signer.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface ReadinessReport {
@@ -17,7 +17,8 @@ export interface HttpDeps {
   keys: KeyService;
   jobs: JobService;
   rateLimits: RateLimits;
-  signer: UrlSigner;
+  /** The embedded signer whose `/files` URLs the api serves; null when object storage serves them (S3). */
+  fileUrls: VerifyingUrlSigner | null;
   metrics: Metrics;
   /** The web file browser over each key's smartmatch folder. */
   files: FileBrowser;

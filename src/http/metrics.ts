@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueueStats } from '../domain/ports/queue.ts';
 
 /** Prometheus metrics of one process, in a registry of its own (no global state). */
 export class Metrics {
@@ -33,18 +34,44 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(sources: { queue?: () => { ready: number; running: number; dead: number } } = {}) {
+  constructor(sources: { queue?: () => Promise<QueueStats> } = {}) {
     collectDefaultMetrics({ register: this.registry, prefix: 'listmatch_' });
     const queueStats = sources.queue;
     if (queueStats) {
+      // One read of the stats serves both gauges of a scrape.
+      let pending: Promise<QueueStats | null> | null = null;
+      const read = (): Promise<QueueStats | null> => {
+        pending ??= queueStats()
+          .catch(() => null)
+          .finally(() => setImmediate(() => (pending = null)));
+        return pending;
+      };
       new Gauge({
         name: 'listmatch_queue_messages',
-        help: 'Queue messages by state',
+        help: 'Queue messages by state, all queues together',
         labelNames: ['state'] as const,
         registers: [this.registry],
-        collect() {
-          const stats = queueStats();
-          for (const [state, count] of Object.entries(stats)) this.set({ state }, count);
+        async collect() {
+          const stats = await read();
+          this.reset();
+          if (stats === null) return; // a store that cannot answer leaves the gauge empty
+          this.set({ state: 'ready' }, stats.ready);
+          this.set({ state: 'running' }, stats.running);
+          this.set({ state: 'dead' }, stats.dead);
+        },
+      });
+      new Gauge({
+        name: 'listmatch_queue_messages_by_queue',
+        help: 'Queue messages by queue (message type) and state',
+        labelNames: ['queue', 'state'] as const,
+        registers: [this.registry],
+        async collect() {
+          const stats = await read();
+          this.reset();
+          if (stats === null) return;
+          for (const [queue, counts] of Object.entries(stats.byType)) {
+            for (const [state, count] of Object.entries(counts)) this.set({ queue, state }, count);
+          }
         },
       });
     }

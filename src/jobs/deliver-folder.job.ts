@@ -30,7 +30,7 @@ export function deliverFolderJob(deps: {
     payload: payloadSchema,
     backoffMs: exponentialBackoff(deps.retryBaseMs, 15 * 60_000),
     async handle({ jobId }) {
-      const job = deps.jobs.getJob(jobId);
+      const job = await deps.jobs.getJob(jobId);
       // An expired job's files are gone on purpose; a job that is not complete has nothing to drop.
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'complete') return;
       const key = deliveryArchiveKey(job.id);
@@ -38,7 +38,7 @@ export function deliverFolderJob(deps: {
         throw new Error(`the delivery archive of ${job.id} is missing from storage`);
       }
       const name = deliveryArchiveName(job.filename);
-      const { bytes } = await deps.drop.put(job.keyId, name, () => deps.blobs.read(key));
+      const { bytes } = await deps.drop.put(job.keyId, name, async () => await deps.blobs.read(key));
       deps.logger().info({ jobId, keyId: job.keyId, file: name, bytes }, 'result delivered to the folder');
     },
     onGiveUp({ jobId }, error) {

@@ -33,7 +33,7 @@ export function deliverWebhookJob(deps: {
     payload: payloadSchema,
     backoffMs: exponentialBackoff(deps.retryBaseMs, 15 * 60_000),
     async handle({ jobId }) {
-      const job = deps.jobs.getJob(jobId);
+      const job = await deps.jobs.getJob(jobId);
       if (
         job === null ||
         job.kind !== 'smartmatch' ||
@@ -41,9 +41,9 @@ export function deliverWebhookJob(deps: {
         job.params.webhook === null
       )
         return;
-      const body = JSON.stringify({ callback: deps.jobService.downloadUrl(job) });
+      const body = JSON.stringify({ callback: await deps.jobService.downloadUrl(job) });
       const now = (deps.now ?? Date.now)();
-      const secrets = deps.keys.webhookSecrets(job.keyId, now);
+      const secrets = await deps.keys.webhookSecrets(job.keyId, now);
       if (secrets.length === 0) {
         // A key made before signing existed: still deliver (the body is what clients rely on),
         // and tell the operator how to give the key a secret.

@@ -52,7 +52,7 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
     payload: payloadSchema,
     backoffMs: exponentialBackoff(2_000, 60_000),
     async handle({ jobId }, context) {
-      const job = deps.jobs.getJob(jobId);
+      const job = await deps.jobs.getJob(jobId);
       if (
         job === null ||
         job.kind !== 'smartmatch' ||
@@ -64,22 +64,24 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
       } catch (error) {
         if (!isAppError(error) || error.code !== 'VALIDATION_FAILED') throw error;
         // The file itself is unusable: retrying cannot help.
-        failJob(deps, job.id, `Validation Error: ${error.message}`);
+        await failJob(deps, job.id, `Validation Error: ${error.message}`);
       }
     },
-    onGiveUp({ jobId }, error) {
+    async onGiveUp({ jobId }, error) {
       const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
-      failJob(deps, jobId, `Internal Error: ${reference}; the operator can look it up as ${jobId}`);
+      await failJob(deps, jobId, `Internal Error: ${reference}; the operator can look it up as ${jobId}`);
     },
   };
 }
 
-function failJob(deps: MatchListDeps, jobId: string, error: string): void {
+async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {
   // The "failed" notice commits with the failure, like the completion's follow-ups.
-  const job = deps.jobs.getJob(jobId);
+  const job = await deps.jobs.getJob(jobId);
   const notice = job?.kind === 'smartmatch' ? jobNoticeMessage(job, 'failed') : null;
   const followUps = notice === null ? [] : [notice];
-  if (deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), followUps)) {
+  if (
+    await deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), followUps)
+  ) {
     deps.onTransition?.('failed');
   }
 }
@@ -96,7 +98,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     );
   }
   // Pin the version so that a resumed run matches against the same voter file.
-  deps.jobs.transition(
+  await deps.jobs.transition(
     job.id,
     ['uploaded', 'processing'],
     'processing',
@@ -104,7 +106,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     Date.now(),
   );
   deps.onTransition?.('processing');
-  const profile = deps.keys.resolveProfile(job.keyId, job.params.profileId);
+  const profile = await deps.keys.resolveProfile(job.keyId, job.params.profileId);
   const appendedFields: AppendedField[] = [
     ...profile.appendedFields,
     ...job.params.include.map((field) => ({
@@ -181,7 +183,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   for (const key of layout.temporary) await deps.blobs.delete(key);
   // Fan-out work (webhook, deliveries, notices) commits together with the completion.
   const followUps = completionFollowUps(job, { deliverToFolder: profile.delivery === 'folder' });
-  const completed = deps.jobs.transition(
+  const completed = await deps.jobs.transition(
     job.id,
     ['processing'],
     'complete',

@@ -49,20 +49,24 @@ export function mbpAudienceMessage(job: SmartmatchJob): QueueMessage | null {
  */
 export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
   /** Records the failure and enqueues its notice in one transaction (a retry never sends it twice). */
-  const fail = (job: SmartmatchJob, reason: string) => {
+  const fail = async (job: SmartmatchJob, reason: string) => {
     const notice = jobNoticeMessage(job, 'audience_failed', reason);
     deps.logger().warn({ jobId: job.id }, 'media buying audience failed');
-    deps.runs.update(job.id, { stage: 'failed', updatedAt: Date.now() }, notice === null ? [] : [notice]);
+    await deps.runs.update(
+      job.id,
+      { stage: 'failed', updatedAt: Date.now() },
+      notice === null ? [] : [notice],
+    );
   };
   return {
     type: MBP_AUDIENCE_JOB,
     payload: payloadSchema,
     backoffMs: () => deps.intervalMs,
     async handle({ jobId }, { signal }) {
-      const job = deps.jobs.getJob(jobId);
+      const job = await deps.jobs.getJob(jobId);
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'complete') return;
       if (job.params.digitalAudienceName === null) return;
-      let run = deps.runs.get(jobId);
+      let run = await deps.runs.get(jobId);
       if (run === null) {
         run = {
           jobId,
@@ -76,12 +80,12 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
           rowsDone: 0,
           updatedAt: Date.now(),
         };
-        deps.runs.insert(run);
+        await deps.runs.insert(run);
       }
       if (run.stage === 'ready' || run.stage === 'failed') return;
       const mbp = deps.mbp;
       if (mbp === null) {
-        fail(job, 'this service is not connected to a media buying platform; ask client services');
+        await fail(job, 'this service is not connected to a media buying platform; ask client services');
         return;
       }
       try {
@@ -100,7 +104,7 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
             throw error;
           }
           if (counts.rows === 0) {
-            fail(job, 'the list had no matches to build an audience from');
+            await fail(job, 'the list had no matches to build an audience from');
             return;
           }
           let audienceId = run.audienceId;
@@ -108,7 +112,7 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
             const name = job.params.digitalAudienceName.slice(0, mbp.profile.maxNameLength);
             audienceId = (await mbp.createAudience({ name, description: `listmatch ${jobId}` }, { signal }))
               .audienceId;
-            deps.runs.update(jobId, { audienceId, updatedAt: Date.now() });
+            await deps.runs.update(jobId, { audienceId, updatedAt: Date.now() });
           }
           const stat = await deps.blobs.stat(file);
           const receipt = await mbp.upload(
@@ -117,7 +121,7 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
               keys: ['VOTERBASE_ID'],
               rows: counts.rows,
               bytes: stat?.bytes ?? 0,
-              open: () => deps.blobs.read(file),
+              open: async () => await deps.blobs.read(file),
             },
             undefined,
             { signal },
@@ -129,34 +133,38 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
             stage: 'uploaded',
             counts: { ...run.counts, rows: counts.rows, usable: counts.rows, sent },
           };
-          deps.runs.update(jobId, { stage: 'uploaded', counts: run.counts, updatedAt: Date.now() });
+          await deps.runs.update(jobId, { stage: 'uploaded', counts: run.counts, updatedAt: Date.now() });
         }
         const status = await mbp.status(run.audienceId!, { signal });
         if (status.state === 'processing') throw new Error('the audience is still being processed');
         if (status.state === 'failed') {
-          fail(job, status.reason);
+          await fail(job, status.reason);
           return;
         }
         const notice = jobNoticeMessage(job, 'audience_ready');
-        deps.runs.update(jobId, { stage: 'ready', updatedAt: Date.now() }, notice === null ? [] : [notice]);
+        await deps.runs.update(
+          jobId,
+          { stage: 'ready', updatedAt: Date.now() },
+          notice === null ? [] : [notice],
+        );
       } catch (error) {
         if (signal.aborted) throw error;
         if (
           (isPlatformError(error) && error.kind === 'fatal') ||
           (isAppError(error) && error.code === 'VALIDATION_FAILED')
         ) {
-          fail(job, (error as Error).message);
+          await fail(job, (error as Error).message);
           return;
         }
         throw error;
       }
     },
-    onGiveUp({ jobId }, error) {
-      const job = deps.jobs.getJob(jobId);
-      const stage = deps.runs.get(jobId)?.stage;
+    async onGiveUp({ jobId }, error) {
+      const job = await deps.jobs.getJob(jobId);
+      const stage = (await deps.runs.get(jobId))?.stage;
       // Called again when a dead letter is reaped: only the first call records it.
       if (job === null || job.kind !== 'smartmatch' || stage === 'ready' || stage === 'failed') return;
-      fail(
+      await fail(
         job,
         isPlatformError(error)
           ? `the media buying platform could not be reached: ${error.message}`

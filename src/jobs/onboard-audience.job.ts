@@ -68,37 +68,37 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
     payload: payloadSchema,
     backoffMs: exponentialBackoff(deps.retryBaseMs, 15 * 60_000),
     async handle({ jobId }, { signal }) {
-      const job = deps.jobs.getJob(jobId);
+      const job = await deps.jobs.getJob(jobId);
       if (
         job === null ||
         job.kind !== 'onboarding' ||
         (job.state !== 'uploaded' && job.state !== 'processing')
       )
         return;
-      deps.jobs.transition(job.id, ['uploaded', 'processing'], 'processing', {}, Date.now());
+      await deps.jobs.transition(job.id, ['uploaded', 'processing'], 'processing', {}, Date.now());
       try {
-        const run = deps.runs.get(job.id) ?? (await stage(deps, job));
+        const run = (await deps.runs.get(job.id)) ?? (await stage(deps, job));
         if (job.params.platform === 'social') await buildSocial(deps, job, run, signal);
         else await buildFileDrop(deps, job, run, signal);
       } catch (error) {
         if (signal.aborted) throw error;
         if (isAppError(error) && error.code === 'VALIDATION_FAILED') {
-          failJob(deps, job.id, `Validation Error: ${error.message}`);
+          await failJob(deps, job.id, `Validation Error: ${error.message}`);
           return;
         }
         if (isPlatformError(error) && error.kind === 'fatal') {
-          failJob(deps, job.id, `Platform Error: ${error.message}`);
+          await failJob(deps, job.id, `Platform Error: ${error.message}`);
           return;
         }
         throw error;
       }
     },
-    onGiveUp({ jobId }, error) {
+    async onGiveUp({ jobId }, error) {
       const reason =
         isPlatformError(error) || isAppError(error)
           ? error.message
           : 'building the audience failed repeatedly';
-      failJob(deps, jobId, `Platform Error: the platform could not be reached: ${reason}`);
+      await failJob(deps, jobId, `Platform Error: the platform could not be reached: ${reason}`);
     },
   };
 }
@@ -113,11 +113,11 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
     payload: payloadSchema,
     backoffMs: () => deps.checkIntervalMs,
     async handle({ jobId }, { signal }) {
-      const job = deps.jobs.getJob(jobId);
-      const run = deps.runs.get(jobId);
+      const job = await deps.jobs.getJob(jobId);
+      const run = await deps.runs.get(jobId);
       if (job === null || job.kind !== 'onboarding' || job.state !== 'processing' || run === null) return;
       if (run.audienceId === null || deps.social === null) {
-        failJob(
+        await failJob(
           deps,
           jobId,
           'Internal Error: the audience cannot be checked (no platform or no audience id)',
@@ -129,7 +129,7 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
         status = await deps.social.getStatus(run.audienceId, signal);
       } catch (error) {
         if (isPlatformError(error) && error.kind === 'fatal') {
-          failJob(deps, jobId, `Platform Error: ${error.message}`);
+          await failJob(deps, jobId, `Platform Error: ${error.message}`);
           return;
         }
         throw error;
@@ -140,20 +140,20 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
           counts: run.counts,
           ...(status.approximateCount === null ? {} : { approximateSize: status.approximateCount }),
         };
-        deps.runs.update(jobId, { stage: 'ready', updatedAt: Date.now() });
-        deps.jobs.transition(jobId, ['processing'], 'complete', {}, Date.now(), [
+        await deps.runs.update(jobId, { stage: 'ready', updatedAt: Date.now() });
+        await deps.jobs.transition(jobId, ['processing'], 'complete', {}, Date.now(), [
           onboardingNoticeMessage(job, 'ready', facts),
         ]);
         return;
       }
-      failJob(
+      await failJob(
         deps,
         jobId,
         `Platform Error: ${status.reason ?? `the platform will not deliver to this audience (${status.readiness})`}`,
       );
     },
-    onGiveUp({ jobId }) {
-      failJob(
+    async onGiveUp({ jobId }) {
+      await failJob(
         deps,
         jobId,
         'Platform Error: the platform did not report the audience ready within two days; it was uploaded and shared, so check it on the platform',
@@ -200,7 +200,7 @@ async function stage(deps: OnboardAudienceDeps, job: OnboardingJob): Promise<Onb
       rowsDone: 0,
       updatedAt: Date.now(),
     };
-    deps.runs.insert(run);
+    await deps.runs.insert(run);
     return run;
   } catch (error) {
     await writer.abort();
@@ -240,7 +240,7 @@ async function buildSocial(
           signal,
         )
       ).audienceId;
-    run = update(deps, run, { stage: 'created', audienceId });
+    run = await update(deps, run, { stage: 'created', audienceId });
   }
   const audienceId = run.audienceId!;
   if (run.stage === 'created') {
@@ -271,7 +271,7 @@ async function buildSocial(
     }
     if (batch.length > 0)
       run = await sendBatch(deps, social, run, audienceId, schema, batch, sessionId, total, true, signal);
-    run = update(deps, run, { stage: 'uploaded' }, [
+    run = await update(deps, run, { stage: 'uploaded' }, [
       onboardingNoticeMessage(job, 'uploaded', { counts: run.counts }),
     ]);
   }
@@ -280,7 +280,7 @@ async function buildSocial(
     if (shareWith !== null && shareWith.replace(/^act_/, '') !== account.replace(/^act_/, '')) {
       await social.shareWith(audienceId, shareWith, signal);
     }
-    run = update(deps, run, { stage: 'shared' }, [
+    run = await update(deps, run, { stage: 'shared' }, [
       onboardingNoticeMessage(job, 'shared', { counts: run.counts }),
       { type: CHECK_AUDIENCE_JOB, payload: { v: 1, jobId: job.id }, maxAttempts: CHECK_MAX_ATTEMPTS },
     ]);
@@ -328,7 +328,7 @@ async function buildFileDrop(
   let run = initial;
   if (run.stage === 'awaiting_external' || run.stage === 'ready') {
     // Uploaded before a crash that came between recording it and completing the job.
-    completeAwaiting(deps, job, run.counts);
+    await completeAwaiting(deps, job, run.counts);
     return;
   }
   // The platform's CSV: the staged keys it takes, in its own column names, rewritten on each attempt.
@@ -366,12 +366,12 @@ async function buildFileDrop(
       },
       { signal },
     );
-    run = update(deps, run, { stage: 'created', audienceId: created.audienceId });
+    run = await update(deps, run, { stage: 'created', audienceId: created.audienceId });
   }
   const stat = await deps.blobs.stat(csvBlob);
   const receipt = await platform.upload(
     run.audienceId!,
-    { keys, rows: counts.rows, bytes: stat?.bytes ?? 0, open: () => deps.blobs.read(csvBlob) },
+    { keys, rows: counts.rows, bytes: stat?.bytes ?? 0, open: async () => await deps.blobs.read(csvBlob) },
     undefined,
     { signal },
   );
@@ -379,42 +379,42 @@ async function buildFileDrop(
   const status = await platform.status(run.audienceId!, { signal });
   const final = { ...run.counts, sent };
   if (status.state === 'failed') throw new PlatformError('fatal', status.reason);
-  update(deps, run, { stage: 'awaiting_external', counts: final });
-  completeAwaiting(deps, job, final);
+  await update(deps, run, { stage: 'awaiting_external', counts: final });
+  await completeAwaiting(deps, job, final);
 }
 
 /**
  * The platform e-mails the client itself; for us the job is done (the operator may mark it
  * ready). The notices commit with the completion, so a retry after a crash sends them once.
  */
-function completeAwaiting(
+async function completeAwaiting(
   deps: OnboardAudienceDeps,
   job: OnboardingJob,
   counts: OnboardingRun['counts'],
-): void {
-  deps.jobs.transition(job.id, ['processing'], 'complete', {}, Date.now(), [
+): Promise<void> {
+  await deps.jobs.transition(job.id, ['processing'], 'complete', {}, Date.now(), [
     onboardingNoticeMessage(job, 'uploaded', { counts }),
     onboardingNoticeMessage(job, 'awaiting', { counts }),
   ]);
 }
 
-function update(
+async function update(
   deps: OnboardAudienceDeps,
   run: OnboardingRun,
   fields: Partial<Omit<OnboardingRun, 'jobId'>>,
   followUps: readonly QueueMessage[] = [],
-): OnboardingRun {
+): Promise<OnboardingRun> {
   const next = { ...run, ...fields, updatedAt: Date.now() };
-  deps.runs.update(run.jobId, { ...fields, updatedAt: next.updatedAt }, followUps);
+  await deps.runs.update(run.jobId, { ...fields, updatedAt: next.updatedAt }, followUps);
   return next;
 }
 
-function failJob(deps: OnboardAudienceDeps, jobId: string, error: string): void {
-  const job = deps.jobs.getJob(jobId);
+async function failJob(deps: OnboardAudienceDeps, jobId: string, error: string): Promise<void> {
+  const job = await deps.jobs.getJob(jobId);
   if (job === null || job.kind !== 'onboarding') return;
-  const counts = deps.runs.get(jobId)?.counts;
+  const counts = (await deps.runs.get(jobId))?.counts;
   const failed = { ...job, error };
-  deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), [
+  await deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), [
     onboardingNoticeMessage(failed, 'failed', counts === undefined ? {} : { counts }),
   ]);
 }

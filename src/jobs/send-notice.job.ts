@@ -55,7 +55,7 @@ export function sendNoticeJob(deps: {
     payload: payloadSchema,
     backoffMs: exponentialBackoff(deps.retryBaseMs, 30 * 60_000),
     async handle({ jobId, notice, facts, reason }) {
-      const job = deps.jobs.getJob(jobId);
+      const job = await deps.jobs.getJob(jobId);
       if (job === null) return;
       if (job.kind === 'onboarding') {
         if (!isOnboardingNotice(notice)) return;

@@ -29,7 +29,7 @@ async function retryTimeAfter(error: Error): Promise<{ before: number; runAt: nu
       throw error;
     },
   });
-  queue.enqueue({ type: 'flaky', payload: { v: 1 } });
+  await queue.enqueue({ type: 'flaky', payload: { v: 1 } });
   const worker = new Worker({ queue, registry, logger: quiet, leaseMs: 5000, pollMs: 10, concurrency: 1 });
   const before = Date.now();
   worker.start();

@@ -23,7 +23,9 @@ export interface WorkerOptions {
 export class Worker {
   readonly id = newId('wrk');
   private readonly options: WorkerOptions;
-  private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private filling = false;
+  private refill = false;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private housekeepingTimer: NodeJS.Timeout | null = null;
@@ -57,7 +59,7 @@ export class Worker {
     if (timedOut) {
       for (const [id, run] of this.running) {
         run.controller.abort(new Error('worker shutting down'));
-        this.options.queue.release(id, this.id);
+        await this.options.queue.release(id, this.id);
       }
       await all;
     }
@@ -74,15 +76,21 @@ export class Worker {
     this.timer = setTimeout(() => this.fill(), delayMs);
   }
 
-  private fill(): void {
+  private async fill(): Promise<void> {
     if (this.stopped) return;
+    // Claims are async: one fill at a time, or two could both see a free slot and over-claim.
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.filling = true;
     try {
       // Messages whose worker died on every attempt: record the failure where clients see it.
-      for (const message of this.options.queue.reapExhausted(this.options.registry.types())) {
+      for (const message of await this.options.queue.reapExhausted(this.options.registry.types())) {
         void this.giveUp(message, new Error('the worker stopped during every attempt'));
       }
       while (this.running.size < this.options.concurrency) {
-        const message = this.options.queue.claim(
+        const message = await this.options.queue.claim(
           this.id,
           this.options.registry.types(),
           this.options.leaseMs,
@@ -92,8 +100,15 @@ export class Worker {
       }
     } catch (error) {
       this.options.logger.error({ err: error }, 'queue claim failed');
+    } finally {
+      this.filling = false;
     }
-    this.schedule(this.options.pollMs);
+    if (this.refill) {
+      this.refill = false;
+      this.schedule(0);
+    } else {
+      this.schedule(this.options.pollMs);
+    }
   }
 
   private launch(message: ClaimedMessage): void {
@@ -110,8 +125,9 @@ export class Worker {
     const module = registry.get(message.type)!;
     const log = logger.child({ queueMessage: message.id, jobType: message.type, attempt: message.attempt });
     const heartbeat = setInterval(
-      () => {
-        if (!queue.extendLease(message.id, this.id, leaseMs)) controller.abort(new Error('lease lost'));
+      async () => {
+        if (!(await queue.extendLease(message.id, this.id, leaseMs)))
+          controller.abort(new Error('lease lost'));
       },
       Math.max(250, Math.floor(leaseMs / 3)),
     );
@@ -124,7 +140,7 @@ export class Worker {
         isFinalAttempt: message.attempt >= message.maxAttempts,
         signal: controller.signal,
       });
-      queue.complete(message.id, this.id);
+      await queue.complete(message.id, this.id);
     } catch (error) {
       if (controller.signal.aborted) {
         log.warn({ reason: String(controller.signal.reason) }, 'job interrupted; it will run again');
@@ -135,7 +151,7 @@ export class Worker {
         log.warn({ err: error }, 'job failed; retrying');
         // A platform that asked us to wait (Retry-After, a throttle) gets at least that long.
         const delay = Math.max(module.backoffMs(message.attempt), requestedWaitOf(error));
-        queue.fail(message.id, this.id, reason, Date.now() + delay);
+        await queue.fail(message.id, this.id, reason, Date.now() + delay);
       } else {
         log.error({ err: error }, 'job failed on its last attempt; dead-lettered');
         // Record the failure first: a crash between the two leaves the message to be reaped,
@@ -143,7 +159,7 @@ export class Worker {
         try {
           await this.giveUp(message, error);
         } finally {
-          queue.fail(message.id, this.id, reason, null);
+          await queue.fail(message.id, this.id, reason, null);
         }
       }
     } finally {

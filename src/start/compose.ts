@@ -32,6 +32,7 @@ import { RateLimits } from '../domain/keys/rate-limits.ts';
 import { SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
+import type { UrlSigner } from '../domain/ports/url-signer.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
 import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
@@ -55,6 +56,8 @@ export interface Services extends HttpDeps {
   /** Each key's smartmatch folder: local under DATA_DIR/files, or on the SFTP server. */
   drop: FileDrop;
   registry: JobRegistry;
+  /** Signs upload and result URLs (the embedded HMAC signer, or SigV4 for S3). */
+  signer: UrlSigner;
   /** Progress of onboarding jobs (the operator marks DSP audiences ready). */
   onboarding: SqliteOnboardingStore;
   createWorker(logger: FastifyBaseLogger): Worker;
@@ -73,13 +76,13 @@ export function compose(config: Config): Services {
   const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
   const secret = signingSecret(config, dataDir);
   const signer = new HmacUrlSigner({ secret, baseUrl: config.publicUrl });
-  const metrics = new Metrics({ queue: () => queue.stats() });
+  const metrics = new Metrics({ queue: async () => await queue.stats() });
   const keys = new KeyService(new SqliteKeyStore(database));
   const retention = new Retention({
     jobs: jobStore,
     blobs,
     days: config.RETENTION_DAYS,
-    folders: { drop, keyIds: () => keys.list().map((key) => key.id) },
+    folders: { drop, keyIds: async () => (await keys.list()).map((key) => key.id) },
   });
   const rateLimits = new RateLimits(new MemoryRateLimiter(), {
     registerPerMinute: config.RATE_LIMIT_REGISTER_PER_MINUTE,
@@ -216,6 +219,7 @@ export function compose(config: Config): Services {
     jobs,
     rateLimits,
     signer,
+    fileUrls: signer,
     metrics,
     files,
     readiness,
@@ -231,8 +235,8 @@ export function compose(config: Config): Services {
         leaseMs: config.QUEUE_LEASE_SECONDS * 1000,
         pollMs: config.QUEUE_POLL_MS,
         concurrency: config.WORKER_CONCURRENCY,
-        housekeeping: () => {
-          const expired = jobs.expireUnuploaded();
+        housekeeping: async () => {
+          const expired = await jobs.expireUnuploaded();
           if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
           retention.run().then(
             (count) =>

@@ -36,14 +36,14 @@ export async function prepareDemo(
     await services.voters.importFile(votersPath, { replace: true });
     stats = await services.voters.stats();
   }
-  for (const key of services.keys.list()) {
-    if (key.name === DEMO_KEY_NAME && key.revokedAt === null) services.keys.revoke(key.id);
+  for (const key of await services.keys.list()) {
+    if (key.name === DEMO_KEY_NAME && key.revokedAt === null) await services.keys.revoke(key.id);
   }
-  const { key, record } = services.keys.createKey({
+  const { key, record } = await services.keys.createKey({
     name: DEMO_KEY_NAME,
     entitlements: { listMatching: true, onboarding: true, directUpload: true },
   });
-  services.keys.setProfile(record.id, 'default', {
+  await services.keys.setProfile(record.id, 'default', {
     appendedFields: [
       'party',
       'registration_status',

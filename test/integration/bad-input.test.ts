@@ -33,9 +33,9 @@ describe('bad input files never crash the service; the job says why', () => {
   let key: string;
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
-    key = t.createKey().key;
+    key = (await t.createKey()).key;
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('empty file → failed with a clear error', async () => {
     const result = await run(t, key, 'empty', '');
@@ -148,9 +148,9 @@ describe('inputs built to exhaust memory or disk', () => {
   let key: string;
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
-    key = t.createKey().key;
+    key = (await t.createKey()).key;
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('a header of 20,000 columns over 200,000 one-field rows fails fast; the service stays up', async () => {
     const body = `voterbase_id${',c'.repeat(20_000)}\n${'1\n'.repeat(200_000)}`;

@@ -25,28 +25,28 @@ describe('folder delivery, embedded local folder (DATA_DIR/files/<key id>/smartm
 
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0', DELIVERY_RETRY_BASE_SECONDS: '0.05' });
-    client = t.createKey();
+    client = await t.createKey();
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('a completed job is dropped as <filename>.zip in its key folder, byte for byte', async () => {
     const url = await register(t, client.key, 'filename=dropped.csv');
     await upload(url, 'voterbase_id\nNC-000000001\n');
     const result = await waitForResult(t, client.key, 'dropped.csv');
     assert.equal(result.error, null);
-    const archive = await deliveryArchive(t, jobIdOf(t, client.id, 'dropped.csv'));
+    const archive = await deliveryArchive(t, await jobIdOf(t, client.id, 'dropped.csv'));
     const folder = join(t.dataDir, 'files', client.id, 'smartmatch');
     const target = join(folder, 'dropped.zip');
     await waitFor(() => exists(target), 'the archive in the folder');
     assert.deepEqual(await readFile(target), archive);
     assert.deepEqual(await readdir(folder), ['dropped.zip'], 'no temporary file left behind');
-    assert.equal(t.running.services.queue.stats().dead, 0);
+    assert.equal((await t.running.services.queue.stats()).dead, 0);
   });
 
   test('delivering again replaces the same name (idempotent)', async () => {
-    const jobId = jobIdOf(t, client.id, 'dropped.csv');
+    const jobId = await jobIdOf(t, client.id, 'dropped.csv');
     const { queue, database } = t.running.services;
-    queue.enqueue({ type: DELIVER_FOLDER_JOB, payload: { v: 1, jobId }, maxAttempts: 2 });
+    await queue.enqueue({ type: DELIVER_FOLDER_JOB, payload: { v: 1, jobId }, maxAttempts: 2 });
     const done = () =>
       (
         database.db

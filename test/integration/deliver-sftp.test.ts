@@ -171,7 +171,7 @@ describe('completed jobs delivered over SFTP; the server down at completion', ()
       RATE_LIMIT_POLL_SECONDS: '0',
       DELIVERY_RETRY_BASE_SECONDS: '0.1',
     });
-    client = t.createKey();
+    client = await t.createKey();
   });
   after(async () => {
     await t?.stop();
@@ -183,7 +183,7 @@ describe('completed jobs delivered over SFTP; the server down at completion', ()
     const url = await register(t!, client.key, 'filename=over_sftp');
     await upload(url, 'voterbase_id\nNC-000000001\n');
     assert.equal((await waitForResult(t!, client.key, 'over_sftp')).error, null);
-    const archive = await deliveryArchive(t!, jobIdOf(t!, client.id, 'over_sftp'));
+    const archive = await deliveryArchive(t!, await jobIdOf(t!, client.id, 'over_sftp'));
     const target = join(server!.localRoot, client.id, 'smartmatch', 'over_sftp.zip');
     await waitFor(() => fileExists(target), 'the archive on the SFTP server');
     assert.deepEqual(await readFile(target), archive);
@@ -198,7 +198,7 @@ describe('completed jobs delivered over SFTP; the server down at completion', ()
     const result = await waitForResult(t!, client.key, 'while_down');
     assert.equal(result.error, null);
     assert.match(result.url, /^http:\/\/127\.0\.0\.1:\d+\/files\/job_/);
-    const jobId = jobIdOf(t!, client.id, 'while_down');
+    const jobId = await jobIdOf(t!, client.id, 'while_down');
     const archive = await deliveryArchive(t!, jobId);
     // At least two attempts failed because nothing listens on the port.
     await until(() => {
@@ -206,7 +206,7 @@ describe('completed jobs delivered over SFTP; the server down at completion', ()
       return row !== undefined && row.attempts >= 3 && row.state === 'ready';
     }, 'failed delivery attempts while the server is down');
     assert.match(folderDeliveries(t!)[before]!.last_error ?? '', /^SFTP 127\.0\.0\.1:\d+: .*refused/i);
-    assert.equal(t!.running.services.jobStore.getJob(jobId)?.state, 'complete');
+    assert.equal((await t!.running.services.jobStore.getJob(jobId))?.state, 'complete');
     assert.equal((await waitForResult(t!, client.key, 'while_down')).url, result.url, 'poll keeps working');
 
     await server!.start();
@@ -214,24 +214,31 @@ describe('completed jobs delivered over SFTP; the server down at completion', ()
     await waitFor(() => fileExists(target), 'the archive once the server is back');
     assert.deepEqual(await readFile(target), archive);
     await until(() => folderDeliveries(t!)[before]?.state === 'done', 'the delivery marked done');
-    assert.equal(t!.running.services.queue.stats().dead, 0);
+    assert.equal((await t!.running.services.queue.stats()).dead, 0);
   });
 
   test('a delivery that keeps failing is dead-lettered with its reason; the job stays complete', async (ctx) => {
     if (skipWithoutSftp(ctx)) return;
     await server!.stop();
-    const jobId = jobIdOf(t!, client.id, 'over_sftp');
-    t!.running.services.queue.enqueue({ type: DELIVER_FOLDER_JOB, payload: { v: 1, jobId }, maxAttempts: 2 });
-    await until(() => t!.running.services.queue.stats().dead === 1, 'the delivery dead-lettered');
+    const jobId = await jobIdOf(t!, client.id, 'over_sftp');
+    await t!.running.services.queue.enqueue({
+      type: DELIVER_FOLDER_JOB,
+      payload: { v: 1, jobId },
+      maxAttempts: 2,
+    });
+    await until(
+      async () => (await t!.running.services.queue.stats()).dead === 1,
+      'the delivery dead-lettered',
+    );
     const dead = folderDeliveries(t!).find((row) => row.state === 'dead')!;
     assert.equal(dead.attempts, 2);
     assert.match(dead.last_error ?? '', /^SFTP 127\.0\.0\.1:\d+: /);
-    assert.equal(t!.running.services.jobStore.getJob(jobId)?.state, 'complete');
+    assert.equal((await t!.running.services.jobStore.getJob(jobId))?.state, 'complete');
     assert.equal((await waitForResult(t!, client.key, 'over_sftp')).error, null);
     // What `listmatch jobs show` prints for the operator: every delivery of the job and its outcome.
-    const entries = t!.running.services.queue
-      .messagesForJob(jobId)
-      .filter((e) => e.type === DELIVER_FOLDER_JOB);
+    const entries = (await t!.running.services.queue.messagesForJob(jobId)).filter(
+      (e) => e.type === DELIVER_FOLDER_JOB,
+    );
     assert.deepEqual(
       entries.map((e) => e.state),
       ['done', 'dead'],

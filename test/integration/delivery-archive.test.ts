@@ -42,9 +42,9 @@ describe('delivery archive', () => {
   let key: string;
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
-    key = t.createKey().key;
+    key = (await t.createKey()).key;
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   const archiveOf = async (jobId: string) =>
     buffer(await t.running.services.blobs.read(deliveryArchiveKey(jobId)));
@@ -186,11 +186,11 @@ describe('delivery archive', () => {
     const jobId = jobIdOf(url);
     const first = await readZip(await archiveOf(jobId));
     const { jobStore, registry } = t.running.services;
-    assert.ok(jobStore.transition(jobId, ['complete'], 'processing', {}, Date.now()));
+    assert.ok(await jobStore.transition(jobId, ['complete'], 'processing', {}, Date.now()));
     await registry
       .get(MATCH_LIST_JOB)!
       .handle({ v: 1, jobId }, { attempt: 2, isFinalAttempt: false, signal: new AbortController().signal });
-    assert.equal(jobStore.getJob(jobId)?.state, 'complete');
+    assert.equal((await jobStore.getJob(jobId))?.state, 'complete');
     const second = await readZip(await archiveOf(jobId));
     assert.deepEqual([...second.keys()], [...first.keys()]);
     for (const name of ['rerun_best.csv', 'rerun_additional.csv']) {

@@ -35,11 +35,11 @@ describe('web file browser in headless Chromium', () => {
 
   test('sign in with the API key, see the delivered result, download it; screenshot saved', async (ctx) => {
     if (skipWithoutChromium(ctx)) return;
-    const client = t.createKey({ name: 'Acme Campaign' });
+    const client = await t.createKey({ name: 'Acme Campaign' });
     const url = await register(t, client.key, 'filename=acme_members.csv');
     await upload(url, 'voterbase_id\nNC-000000001\n');
     assert.equal((await waitForResult(t, client.key, 'acme_members.csv')).error, null);
-    const archive = await deliveryArchive(t, jobIdOf(t, client.id, 'acme_members.csv'));
+    const archive = await deliveryArchive(t, await jobIdOf(t, client.id, 'acme_members.csv'));
     const delivered = join(t.dataDir, 'files', client.id, 'smartmatch', 'acme_members.zip');
     const deadline = Date.now() + 15_000;
     while (!existsSync(delivered)) {

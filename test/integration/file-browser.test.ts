@@ -53,11 +53,11 @@ describe('web file browser (local folder)', () => {
 
   before(async () => {
     t = await startTestService({}, { voters: false });
-    alice = t.createKey({ name: 'Alice <campaign>' });
-    bob = t.createKey({ name: 'Bob' });
+    alice = await t.createKey({ name: 'Alice <campaign>' });
+    bob = await t.createKey({ name: 'Bob' });
     await putFile(t, bob.id, 'bobs.zip', Buffer.from('bob only'));
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('sign in, list and download; the key is never in a URL or a cookie', async () => {
     await signInListDownload(t, alice);
@@ -145,10 +145,10 @@ describe('web file browser (local folder)', () => {
       (await fetch(`${t.base}/browse/files/bobs.zip`, { headers: { cookie: forged } })).status,
       401,
     );
-    const carol = t.createKey({ name: 'Carol' });
+    const carol = await t.createKey({ name: 'Carol' });
     await putFile(t, carol.id, 'carol.zip', ZIP);
     const carolSession = await signIn(t.base, carol.key);
-    t.running.services.keys.revoke(carol.id);
+    await t.running.services.keys.revoke(carol.id);
     const response = await fetch(`${t.base}/browse/files/carol.zip`, {
       headers: { cookie: carolSession.cookie },
     });
@@ -206,8 +206,8 @@ describe('web file browser (SFTP)', () => {
 
   test('sign in, list and download from the SFTP folder; other keys see nothing', async (ctx) => {
     if (skipWithoutSftp(ctx)) return;
-    const alice = t!.createKey({ name: 'Alice' });
-    const bob = t!.createKey({ name: 'Bob' });
+    const alice = await t!.createKey({ name: 'Alice' });
+    const bob = await t!.createKey({ name: 'Bob' });
     await signInListDownload(t!, alice);
     const session = await signIn(t!.base, bob.key);
     const html = await (await fetch(`${t!.base}/browse`, { headers: { cookie: session.cookie } })).text();

@@ -29,11 +29,11 @@ describe('a job whose worker died on its last attempt', () => {
   });
 
   test('fails with a client-safe error instead of staying in processing forever', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const url = await register(t, key, 'filename=orphaned');
     assert.equal((await upload(url, 'voterbase_id\nNC-000000001\n')).status, 200);
     // A worker takes the only attempt and dies without a trace (as under SIGKILL).
-    const taken = t.running.services.queue.claim('wrk_dead', ['match-list'], 1000);
+    const taken = await t.running.services.queue.claim('wrk_dead', ['match-list'], 1000);
     assert.ok(taken !== null);
     await new Promise((r) => setTimeout(r, 1_100));
     worker = t.running.services.createWorker(pino({ level: 'silent' }) as unknown as FastifyBaseLogger);
@@ -44,6 +44,6 @@ describe('a job whose worker died on its last attempt', () => {
       String(result.error),
       /^Internal Error: processing failed repeatedly; the operator can look it up as job_/,
     );
-    assert.deepEqual(t.running.services.queue.stats(), { ready: 0, running: 0, dead: 1 });
+    assert.deepEqual(await t.running.services.queue.stats(), { ready: 0, running: 0, dead: 1 });
   });
 });

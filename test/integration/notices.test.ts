@@ -54,7 +54,7 @@ describe('e-mail notices over SMTP (real server)', () => {
   before(async () => {
     sink = await startSmtpSink(AUTH);
     t = await startTestService(smtpEnv(sink));
-    key = t.createKey().key;
+    key = (await t.createKey()).key;
   });
   after(async () => {
     await t.stop();
@@ -120,17 +120,21 @@ describe('e-mail notices over SMTP (real server)', () => {
     const result = await waitForResult(t, key, 'down_list');
     assert.equal(result.status, 'complete');
     assert.equal(result.error, null);
-    const job = t.running.services.jobStore.findLatestByFilename(
-      t.running.services.keys.authenticate(key).id,
+    const job = (await t.running.services.jobStore.findLatestByFilename(
+      (
+        await t.running.services.keys.authenticate(key)
+      ).id,
       'down_list',
-    )!;
-    const notices = () =>
-      t.running.services.queue.messagesForJob(job.id).filter((m) => m.type === 'send-notice');
+    ))!;
+    const notices = async () =>
+      (await t.running.services.queue.messagesForJob(job.id)).filter((m) => m.type === 'send-notice');
     await until(
-      () => notices().length === 2 && notices().every((m) => m.attempts >= 2 && m.state !== 'done'),
+      async () =>
+        (await notices()).length === 2 &&
+        (await notices()).every((m) => m.attempts >= 2 && m.state !== 'done'),
       'both notices failed at least once',
     );
-    for (const m of notices()) {
+    for (const m of await notices()) {
       assert.match(String(m.lastError), /^SMTP send failed: .*ECONNREFUSED/);
       assert.equal(String(m.lastError).includes(EMAIL), false, 'the recorded reason names no recipient');
       assert.equal(String(m.lastError).includes(AUTH.password), false);
@@ -144,7 +148,7 @@ describe('e-mail notices over SMTP (real server)', () => {
       20_000,
     );
     assert.deepEqual(
-      notices().map((m) => m.state),
+      (await notices()).map((m) => m.state),
       ['done', 'done'],
     );
   });
@@ -156,7 +160,7 @@ describe('e-mail notices: dead letter', () => {
     await sink.stop();
     const t = await startTestService(smtpEnv(sink, { MAIL_RETRY_BASE_SECONDS: '0.01' }));
     try {
-      const key = t.createKey().key;
+      const key = (await t.createKey()).key;
       const url = await register(
         t,
         key,
@@ -164,22 +168,26 @@ describe('e-mail notices: dead letter', () => {
       );
       await upload(url, `voterbase_id\n${ROW_ID}\n`);
       assert.equal((await waitForResult(t, key, 'dead_list')).status, 'complete');
-      const job = t.running.services.jobStore.findLatestByFilename(
-        t.running.services.keys.authenticate(key).id,
+      const job = (await t.running.services.jobStore.findLatestByFilename(
+        (
+          await t.running.services.keys.authenticate(key)
+        ).id,
         'dead_list',
-      )!;
+      ))!;
       await until(
-        () => t.running.services.queue.messagesForJob(job.id).filter((m) => m.state === 'dead').length === 2,
+        async () =>
+          (await t.running.services.queue.messagesForJob(job.id)).filter((m) => m.state === 'dead').length ===
+          2,
         'both notices dead-lettered',
         30_000,
       );
-      for (const m of t.running.services.queue
-        .messagesForJob(job.id)
-        .filter((m) => m.type === 'send-notice')) {
+      for (const m of (await t.running.services.queue.messagesForJob(job.id)).filter(
+        (m) => m.type === 'send-notice',
+      )) {
         assert.equal(m.attempts, m.maxAttempts);
         assert.match(String(m.lastError), /^SMTP send failed/);
       }
-      assert.equal(t.running.services.jobStore.getJob(job.id)?.state, 'complete');
+      assert.equal((await t.running.services.jobStore.getJob(job.id))?.state, 'complete');
     } finally {
       await t.stop();
     }
@@ -191,10 +199,10 @@ describe('e-mail notices: embedded outbox (default)', () => {
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('notices are written as .eml files to DATA_DIR/outbox', async () => {
-    const key = t.createKey().key;
+    const key = (await t.createKey()).key;
     const url = await register(
       t,
       key,

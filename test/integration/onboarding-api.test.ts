@@ -9,10 +9,10 @@ describe('GET /service/onboarding', () => {
   before(async () => {
     t = await startTestService();
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('social with social_adid: 200, upload stored, the audience build queued', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const { status, body } = await getJson(
       `${t.base}/service/onboarding?platform=social&audience=gotv_2026&status_email=ops@example.org&social_adid=act_1234567890`,
       key,
@@ -21,7 +21,7 @@ describe('GET /service/onboarding', () => {
     assert.equal(body['error'], null);
     const url = String(body['url']);
     assert.equal((await upload(url, 'voterbase_id\nNC-000000001\n')).status, 200);
-    const job = t.running.services.jobStore.getJob(jobIdOf(url))!;
+    const job = (await t.running.services.jobStore.getJob(jobIdOf(url)))!;
     assert.equal(job.kind, 'onboarding');
     assert.ok(job.uploadBlob !== null && job.uploadBytes === 'voterbase_id\nNC-000000001\n'.length);
     assert.deepEqual(job.params, {
@@ -31,17 +31,14 @@ describe('GET /service/onboarding', () => {
       socialAdid: 'act_1234567890',
       ownerAdid: null,
     });
-    assert.deepEqual(
-      t.running.services.queue
-        .messagesForJob(job.id)
-        .map((m) => m.type)
-        .sort(),
-      ['onboard-audience', 'send-notice'],
-    );
+    assert.deepEqual((await t.running.services.queue.messagesForJob(job.id)).map((m) => m.type).sort(), [
+      'onboard-audience',
+      'send-notice',
+    ]);
   });
 
   test('politicaldsp without social_adid is fine', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const { status } = await getJson(
       `${t.base}/service/onboarding?platform=politicaldsp&audience=a&status_email=a@b.co`,
       key,
@@ -50,7 +47,7 @@ describe('GET /service/onboarding', () => {
   });
 
   test('one request per minute per key: the second is 429 Rate Limit Error', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const query = 'platform=politicaldsp&audience=a&status_email=a@b.co';
     assert.equal((await getJson(`${t.base}/service/onboarding?${query}`, key)).status, 200);
     const second = await getJson(`${t.base}/service/onboarding?${query}`, key);
@@ -85,7 +82,7 @@ describe('GET /service/onboarding', () => {
     ];
     for (const [query, pattern] of cases) {
       // A fresh key per case: the 1-per-minute limit counts every authenticated request.
-      const { key } = t.createKey();
+      const { key } = await t.createKey();
       const { status, body } = await getJson(`${t.base}/service/onboarding?${query}`, key);
       assert.equal(status, 400, query);
       assert.match(String(body['error']), /^Validation Error: /, query);
@@ -95,16 +92,16 @@ describe('GET /service/onboarding', () => {
 
   test('owner_adid only for keys approved for direct upload; onboarding right required', async () => {
     const query = 'platform=social&audience=a&status_email=a@b.co&social_adid=1&owner_adid=act_2';
-    const plain = t.createKey();
+    const plain = await t.createKey();
     const refused = await getJson(`${t.base}/service/onboarding?${query}`, plain.key);
     assert.equal(refused.status, 403);
     assert.match(
       String(refused.body['error']),
       /^Authorization Error: owner_adid requires approval for direct upload/,
     );
-    const approved = t.createKey({ entitlements: { directUpload: true } });
+    const approved = await t.createKey({ entitlements: { directUpload: true } });
     assert.equal((await getJson(`${t.base}/service/onboarding?${query}`, approved.key)).status, 200);
-    const noOnboarding = t.createKey({ entitlements: { onboarding: false } });
+    const noOnboarding = await t.createKey({ entitlements: { onboarding: false } });
     const forbidden = await getJson(`${t.base}/service/onboarding?${query}`, noOnboarding.key);
     assert.equal(forbidden.status, 403);
     assert.match(String(forbidden.body['error']), /not enabled for audience onboarding/);
@@ -117,7 +114,7 @@ describe('operations endpoints', () => {
   before(async () => {
     t = await startTestService({}, { voters: false });
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('/healthz, /readyz (reports the voter file), /metrics, /openapi.json', async () => {
     assert.deepEqual((await getJson(`${t.base}/healthz`)).body, { status: 'ok' });
@@ -158,7 +155,7 @@ describe('operations endpoints', () => {
   });
 
   test('a job uploaded before any voter file is imported waits and retries; the service stays up', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const { body } = await getJson(`${t.base}/service/smartmatch?filename=no_voters`, key);
     assert.equal((await upload(String(body['url']), 'voterbase_id\nX-1\n')).status, 200);
     await new Promise((r) => setTimeout(r, 200));
@@ -167,7 +164,7 @@ describe('operations endpoints', () => {
     assert.equal(poll.body['error'], null);
     assert.ok(['uploaded', 'processing'].includes(String(poll.body['status'])));
     assert.equal(
-      t.running.services.queue.stats().ready + t.running.services.queue.stats().running,
+      (await t.running.services.queue.stats()).ready + (await t.running.services.queue.stats()).running,
       1,
       'kept for a retry',
     );

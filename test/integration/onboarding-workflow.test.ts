@@ -36,14 +36,14 @@ async function onboard(t: TestService, key: string, query: string, csv: string):
 
 async function finished(t: TestService, jobId: string): Promise<Job> {
   await until(
-    () => {
-      const state = t.running.services.jobStore.getJob(jobId)?.state;
+    async () => {
+      const state = (await t.running.services.jobStore.getJob(jobId))?.state;
       return state === 'complete' || state === 'failed';
     },
     `job ${jobId} to finish`,
     20_000,
   );
-  return t.running.services.jobStore.getJob(jobId)!;
+  return (await t.running.services.jobStore.getJob(jobId))!;
 }
 
 /** The status e-mails of a job in the outbox (MAIL=outbox), by notice kind. */
@@ -90,7 +90,7 @@ describe('audience onboarding on the social platform (local Graph API server)', 
   });
 
   test('Pattern #1: ids become a partner-provided audience in the operator account, shared, ready; status e-mails', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const csv = `voterbase_id\n${KNOWN.join('\n')}\nNC-999999999\n??\n`;
     const jobId = await onboard(
       t,
@@ -119,7 +119,7 @@ describe('audience onboarding on the social platform (local Graph API server)', 
   });
 
   test("Pattern #2: the client's identifiers become a user-provided audience in owner_adid, shared with social_adid", async () => {
-    const { key } = t.createKey({ entitlements: { directUpload: true } });
+    const { key } = await t.createKey({ entitlements: { directUpload: true } });
     const csv =
       "email,PHONE,Fn,LN,zip\nJohn_Smith@gmail.com,(650)555-1212,Mary,O'Brien,94035\n,,,,\n" +
       `${'a'.repeat(64)},,,,\n`;
@@ -134,7 +134,7 @@ describe('audience onboarding on the social platform (local Graph API server)', 
     assert.match(String(job.error), /EMAIL mixes SHA-256 hashed and plain values/);
 
     // One onboarding per key per minute: a second key (the same client could wait a minute).
-    const second = t.createKey({ entitlements: { directUpload: true } }).key;
+    const second = (await t.createKey({ entitlements: { directUpload: true } })).key;
     const clean = await onboard(
       t,
       second,
@@ -150,7 +150,7 @@ describe('audience onboarding on the social platform (local Graph API server)', 
   });
 
   test('a platform that is down mid-upload: the job retries and goes on from the last confirmed batch', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     // Three 503s on the add-users call: the adapter's own retries (1 s, 5 s) give up, the job is
     // retried by the queue, and the batch goes again under the same batch_seq.
     meta.inject({ on: 'users', times: 3, status: 503, rawBody: '<html>Service Unavailable</html>' });
@@ -165,16 +165,16 @@ describe('audience onboarding on the social platform (local Graph API server)', 
     const audience = [...meta.audiences.values()].find((a) => a.name === 'outage')!;
     assert.equal(audience.members.size, KNOWN.length);
     assert.ok(
-      t.running.services.queue
-        .messagesForJob(jobId)
-        .some((m) => m.type === 'onboard-audience' && m.attempts >= 2),
+      (await t.running.services.queue.messagesForJob(jobId)).some(
+        (m) => m.type === 'onboard-audience' && m.attempts >= 2,
+      ),
       'the job was retried',
     );
     await notices(t, jobId, ['received', 'uploaded', 'shared', 'ready']);
   });
 
   test('a platform refusal (custom audience terms not accepted, 2655) fails the job saying why', async () => {
-    const { key } = t.createKey({ entitlements: { directUpload: true } });
+    const { key } = await t.createKey({ entitlements: { directUpload: true } });
     const jobId = await onboard(
       t,
       key,
@@ -189,7 +189,7 @@ describe('audience onboarding on the social platform (local Graph API server)', 
   });
 
   test('a file of the wrong shape fails with a Validation Error and a failed notice; nothing reaches the platform', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const before = meta.audiences.size;
     const jobId = await onboard(
       t,
@@ -223,7 +223,7 @@ describe('audience onboarding on the political DSP (local file-drop server)', ()
   });
 
   test('Pattern #1: a hashed CSV in the platform columns is uploaded; the job waits for the platform e-mail', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const jobId = await onboard(
       t,
       key,
@@ -265,10 +265,10 @@ describe('onboarding without a configured platform', () => {
   before(async () => {
     t = await startTestService({ ONBOARDING_RETRY_BASE_SECONDS: '0.05' });
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('the job fails saying the service is not connected, and the client is told', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const jobId = await onboard(
       t,
       key,
@@ -301,7 +301,7 @@ describe('a media-buying audience from a list-matching job (mbp_onboarding, loca
   });
 
   test("the matches' voterbase_ids become the audience digital_audience_name; notification_email hears it", async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const url = await register(
       t,
       key,
@@ -317,11 +317,11 @@ describe('a media-buying audience from a list-matching job (mbp_onboarding, loca
     const audience = [...mbp.audiences.values()].find((a) => a.name === 'mbp_aud')!;
     assert.equal(audience.status, 'ready');
     assert.equal(audience.rowCount, 2, 'each matched voter once');
-    assert.equal(t.running.services.jobStore.getJob(jobId)!.state, 'complete');
+    assert.equal((await t.running.services.jobStore.getJob(jobId))!.state, 'complete');
   });
 
   test('a platform refusal tells notification_email and leaves the matched list as it is', async () => {
-    const { key } = t.createKey();
+    const { key } = await t.createKey();
     const name = 'mbp_aud_refused';
     // The platform refuses a second audience of the same name (422): fatal, with its reason.
     await fetch(`${mbp.url}/api/v1/audiences`, {
@@ -340,6 +340,6 @@ describe('a media-buying audience from a list-matching job (mbp_onboarding, loca
     const mail = await notices(t, jobId, ['audience_failed']);
     assert.match(mail.get('audience_failed')!, /could not be built/);
     assert.match(mail.get('audience_failed')!, /matched list itself is ready/);
-    assert.equal(t.running.services.jobStore.getJob(jobId)!.state, 'complete');
+    assert.equal((await t.running.services.jobStore.getJob(jobId))!.state, 'complete');
   });
 });

@@ -53,9 +53,9 @@ describe('presigned upload and download URLs', () => {
 
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0', MAX_UPLOAD_BYTES: String(CAP) });
-    key = t.createKey().key;
+    key = (await t.createKey()).key;
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('Content-Type empty, absent or anything: accepted with exactly 200 and an empty body', async () => {
     for (const [i, contentType] of [undefined, '', 'text/csv', 'application/octet-stream'].entries()) {
@@ -149,7 +149,7 @@ describe('presigned upload and download URLs', () => {
     variants.push([resigned((u) => u.searchParams.delete('sig')), /not a valid presigned URL/]);
     const otherJob = await register(t, key, 'filename=tamper_other');
     variants.push([otherJob.replace(/job_[^/]+/, jobId), /altered/]);
-    const expired = t.running.services.signer.sign({
+    const expired = await t.running.services.signer.sign({
       op: 'put',
       jobId,
       name: 'upload.csv',
@@ -183,7 +183,7 @@ describe('presigned upload and download URLs', () => {
     const u = new URL(result.url);
     const name = decodeURIComponent(u.pathname.split('/').at(-1)!);
     const jobId = u.pathname.split('/').at(-2)!;
-    const stale = t.running.services.signer.sign({
+    const stale = await t.running.services.signer.sign({
       op: 'get',
       jobId,
       name,
@@ -198,7 +198,7 @@ describe('presigned upload and download URLs', () => {
   test('an upload URL after its window: 403, and the job reads as expired', async () => {
     const t2 = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0', UPLOAD_URL_TTL_SECONDS: '10' });
     try {
-      const key2 = t2.createKey().key;
+      const key2 = (await t2.createKey()).key;
       const url = await register(t2, key2, 'filename=late');
       const jobId = /files\/(job_[^/]+)\//.exec(url)![1]!;
       // Move the job's window into the past instead of waiting.
@@ -211,8 +211,8 @@ describe('presigned upload and download URLs', () => {
       const poll = await getJson(`${t2.base}/service/smartmatch/poll?filename=late`, key2);
       assert.equal(poll.body['status'], 'expired');
       assert.match(String(poll.body['error']), /no file was uploaded before the upload URL expired/);
-      assert.equal(t2.running.services.jobs.expireUnuploaded(), 1);
-      assert.equal(t2.running.services.jobStore.getJob(jobId)?.state, 'expired');
+      assert.equal(await t2.running.services.jobs.expireUnuploaded(), 1);
+      assert.equal((await t2.running.services.jobStore.getJob(jobId))?.state, 'expired');
     } finally {
       await t2.stop();
     }

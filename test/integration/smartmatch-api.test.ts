@@ -27,10 +27,10 @@ describe('list matching over real HTTP', () => {
 
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
-    key = t.createKey().key;
-    otherKey = t.createKey({ name: 'another client' }).key;
+    key = (await t.createKey()).key;
+    otherKey = (await t.createKey({ name: 'another client' })).key;
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('register → PUT → poll → download (csv): every input row and column back, matched fields appended', async () => {
     const url = await register(t, key, 'filename=walk_csv&include_email=True');
@@ -92,8 +92,8 @@ describe('list matching over real HTTP', () => {
     assert.deepEqual([jose![7], jose![11]], ['Y', 'NC-000000003']);
     assert.equal(nobody![7], 'N');
 
-    const strict = t.createKey({ name: 'strict client' });
-    t.running.services.keys.setProfile(strict.id, 'default', { matchThreshold: 100 });
+    const strict = await t.createKey({ name: 'strict client' });
+    await t.running.services.keys.setProfile(strict.id, 'default', { matchThreshold: 100 });
     const refused = await read(strict.key, 'names_strict');
     assert.deepEqual(
       refused.map((l) => l.split(',')[7]),
@@ -189,7 +189,7 @@ describe('list matching over real HTTP', () => {
     await upload(first, LIST);
     const firstJobId = /files\/(job_[^/]+)\//.exec(first)![1]!;
     await until(
-      () => t.running.services.jobStore.getJob(firstJobId)?.state === 'complete',
+      async () => (await t.running.services.jobStore.getJob(firstJobId))?.state === 'complete',
       'first job complete',
     );
     const poll = await getJson(`${t.base}/service/smartmatch/poll?filename=again`, key);
@@ -282,8 +282,8 @@ describe('list matching over real HTTP', () => {
   });
 
   test('include_* without entitlement is refused naming the flag', async () => {
-    const { key: plainKey, id } = t.createKey({ name: 'no contact' });
-    t.running.services.keys.setProfile(id, 'default', { contactFields: ['email'] });
+    const { key: plainKey, id } = await t.createKey({ name: 'no contact' });
+    await t.running.services.keys.setProfile(id, 'default', { contactFields: ['email'] });
     const { status, body } = await getJson(
       `${t.base}/service/smartmatch?filename=ok&include_email=1&include_wireless=1&include_voip=true`,
       plainKey,
@@ -293,9 +293,9 @@ describe('list matching over real HTTP', () => {
   });
 
   test('keys: missing, unknown, malformed and revoked → 401; without the right → 403', async () => {
-    const revoked = t.createKey({ name: 'to revoke' });
-    t.running.services.keys.revoke(revoked.id);
-    const noMatching = t.createKey({ name: 'onboarding only', entitlements: { listMatching: false } });
+    const revoked = await t.createKey({ name: 'to revoke' });
+    await t.running.services.keys.revoke(revoked.id);
+    const noMatching = await t.createKey({ name: 'onboarding only', entitlements: { listMatching: false } });
     const cases: [string | undefined, number, RegExp][] = [
       [undefined, 401, /missing x-api-key/],
       ['', 401, /missing x-api-key/],
@@ -341,9 +341,9 @@ describe('rate limits', () => {
   let key: string;
   before(async () => {
     t = await startTestService({ RATE_LIMIT_REGISTER_PER_MINUTE: '3' });
-    key = t.createKey().key;
+    key = (await t.createKey()).key;
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('registration: the configured number per minute, then 429 with Retry-After', async () => {
     for (let i = 0; i < 3; i++)
@@ -357,11 +357,14 @@ describe('rate limits', () => {
     );
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     // Another key has its own budget.
-    assert.equal((await getJson(`${t.base}/service/smartmatch?filename=r5`, t.createKey().key)).status, 200);
+    assert.equal(
+      (await getJson(`${t.base}/service/smartmatch?filename=r5`, (await t.createKey()).key)).status,
+      200,
+    );
   });
 
   test('poll: once per 30 s per key and filename; a fast poller never fails the job', async () => {
-    const { key: pollKey } = t.createKey();
+    const { key: pollKey } = await t.createKey();
     const url = await register(t, pollKey, 'filename=fast_poller');
     assert.equal(
       (await getJson(`${t.base}/service/smartmatch/poll?filename=fast_poller`, pollKey)).status,
@@ -385,7 +388,10 @@ describe('rate limits', () => {
       200,
     );
     const jobId = /files\/(job_[^/]+)\//.exec(url)![1]!;
-    await until(() => t.running.services.jobStore.getJob(jobId)?.state === 'complete', 'job complete');
+    await until(
+      async () => (await t.running.services.jobStore.getJob(jobId))?.state === 'complete',
+      'job complete',
+    );
   });
 });
 
@@ -394,9 +400,9 @@ describe('HEAD and malformed URLs', () => {
   let key: string;
   before(async () => {
     t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0' });
-    key = t.createKey().key;
+    key = (await t.createKey()).key;
   });
-  after(() => t.stop());
+  after(async () => await t.stop());
 
   test('HEAD on the API registers nothing (405); HEAD on a result URL answers its headers', async () => {
     const head = await fetch(`${t.base}/service/smartmatch?filename=head_job`, {
@@ -404,7 +410,7 @@ describe('HEAD and malformed URLs', () => {
       headers: { 'x-api-key': key },
     });
     assert.equal(head.status, 405);
-    assert.equal(t.running.services.jobStore.listJobs({ limit: 10 }).length, 0);
+    assert.equal((await t.running.services.jobStore.listJobs({ limit: 10 })).length, 0);
     const url = await register(t, key, 'filename=head_result');
     await upload(url, 'voterbase_id\nNC-000000001\n');
     const result = await waitForResult(t, key, 'head_result');

@@ -62,7 +62,7 @@ describe('webhook (clients.md 22)', () => {
       WEBHOOK_RETRY_BASE_SECONDS: '0.05',
       WEBHOOK_TIMEOUT_SECONDS: '1',
     });
-    ({ key, webhookSecret } = t.createKey());
+    ({ key, webhookSecret } = await t.createKey());
   });
   after(async () => {
     await t.stop();
@@ -106,8 +106,8 @@ describe('webhook (clients.md 22)', () => {
   });
 
   test('after a rotation a call verifies with the new secret and, for the overlap, with the old one', async () => {
-    const client = t.createKey({ name: 'rotating client' });
-    const rotated = t.running.services.keys.createWebhookSecret(client.id, { rotate: true });
+    const client = await t.createKey({ name: 'rotating client' });
+    const rotated = await t.running.services.keys.createWebhookSecret(client.id, { rotate: true });
     const before = hook.calls.length;
     const url = await register(t, client.key, `filename=rotated&webhook=${encodeURIComponent(hook.url)}`);
     await upload(url, 'voterbase_id\nNC-000000001\n');
@@ -150,7 +150,7 @@ describe('webhook SSRF guard at call time', () => {
     // No allowlist: the loopback receiver must never be called, even through a DNS name.
     const t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0', WEBHOOK_RETRY_BASE_SECONDS: '0.02' });
     try {
-      const key = t.createKey().key;
+      const key = (await t.createKey()).key;
       const port = hook.hostPort.split(':')[1];
       // The machine's own name resolves to a loopback or private address (here through /etc/hosts):
       // it passes registration (no DNS there) and must be refused when the call is made.
@@ -168,7 +168,10 @@ describe('webhook SSRF guard at call time', () => {
       await upload(url, 'voterbase_id\nNC-000000001\n');
       const result = await waitForResult(t, key, 'guarded');
       assert.equal(result.error, null);
-      await until(() => t.running.services.queue.stats().dead === 1, 'the webhook dead-lettered');
+      await until(
+        async () => (await t.running.services.queue.stats()).dead === 1,
+        'the webhook dead-lettered',
+      );
       assert.equal(hook.calls.length, 0);
       const dead = t.running.services.database.db
         .prepare("SELECT last_error FROM queue WHERE state = 'dead'")

@@ -14,7 +14,7 @@ export async function deliveryArchive(t: TestService, jobId: string): Promise<Bu
   const { blobs, jobStore } = t.running.services;
   const key = deliveryArchiveKey(jobId);
   if ((await blobs.stat(key)) !== null) return buffer(await blobs.read(key));
-  const job = jobStore.getJob(jobId);
+  const job = await jobStore.getJob(jobId);
   if (job === null || job.resultBlob === null) throw new Error(`job ${jobId} has no result to package`);
   const zip = new yazl.ZipFile();
   zip.addBuffer(await buffer(await blobs.read(job.resultBlob)), job.resultName ?? 'result.csv');
@@ -25,8 +25,8 @@ export async function deliveryArchive(t: TestService, jobId: string): Promise<Bu
 }
 
 /** The id of the newest job of `keyId` with `filename`. */
-export function jobIdOf(t: TestService, keyId: string, filename: string): string {
-  const job = t.running.services.jobStore.findLatestByFilename(keyId, filename);
+export async function jobIdOf(t: TestService, keyId: string, filename: string): Promise<string> {
+  const job = await t.running.services.jobStore.findLatestByFilename(keyId, filename);
   if (job === null) throw new Error(`no job ${filename}`);
   return job.id;
 }

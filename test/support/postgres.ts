@@ -8,7 +8,8 @@ import pg from 'pg';
  * server (trust auth on 127.0.0.1:5432). Each test file gets its own throwaway database, so files
  * never see each other's rows and a crashed run leaves nothing that the next run trips over.
  */
-export const TEST_POSTGRES_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_POSTGRES_URL =
+  process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const INSTALL_HINT = 'apt-get install -y postgresql && pg_ctlcluster 15 main start';
 
 export interface TestDatabase {

@@ -14,11 +14,11 @@ export interface TestService {
   dataDir: string;
   running: RunningService;
   /** Creates a key (default profile appends party, with every contact field granted). */
-  createKey(options?: { name?: string; entitlements?: Partial<Entitlements> }): {
+  createKey(options?: { name?: string; entitlements?: Partial<Entitlements> }): Promise<{
     key: string;
     id: string;
     webhookSecret: string;
-  };
+  }>;
   stop(): Promise<void>;
 }
 
@@ -50,12 +50,12 @@ export async function startTestService(
     base,
     dataDir,
     running,
-    createKey(options = {}) {
-      const { key, record, webhookSecret } = running.services.keys.createKey({
+    async createKey(options = {}) {
+      const { key, record, webhookSecret } = await running.services.keys.createKey({
         name: options.name ?? 'test client',
         ...(options.entitlements ? { entitlements: options.entitlements } : {}),
       });
-      running.services.keys.setProfile(record.id, 'default', {
+      await running.services.keys.setProfile(record.id, 'default', {
         appendedFields: [{ source: 'party', as: 'party' }],
         contactFields: ['email', 'landline', 'wireless', 'voip'],
       });
@@ -139,9 +139,13 @@ export async function waitForResult(
 }
 
 /** Waits until `check()` holds; fails with `what` after `timeoutMs`. */
-export async function until(check: () => boolean, what = 'condition', timeoutMs = 10_000): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what = 'condition',
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }

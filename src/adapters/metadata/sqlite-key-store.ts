@@ -102,7 +102,12 @@ export class SqliteKeyStore implements KeyStore {
     return rows.map(toProfile);
   }
 
-  async setWebhookSecret(keyId: string, secret: string, at: number, previousValidUntil: number | null): Promise<void> {
+  async setWebhookSecret(
+    keyId: string,
+    secret: string,
+    at: number,
+    previousValidUntil: number | null,
+  ): Promise<void> {
     this.database.db
       .prepare(
         `INSERT INTO webhook_secrets (key_id, secret, created_at) VALUES (?, ?, ?)

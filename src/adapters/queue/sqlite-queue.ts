@@ -1,10 +1,10 @@
 import {
   type ClaimedMessage,
-  queueStatsFromCounts,
   type Queue,
   type QueueMessage,
   type QueueMessageRecord,
   type QueueStats,
+  queueStatsFromCounts,
 } from '../../domain/ports/queue.ts';
 import type { SqliteDatabase } from '../metadata/sqlite-database.ts';
 
@@ -103,7 +103,14 @@ export class SqliteQueue implements Queue {
            lease_until = NULL, updated_at = ?
          WHERE id = ? AND lease_owner = ?`,
       )
-      .run(retryAt === null ? 'dead' : 'ready', retryAt, reason.slice(0, 2000), Date.now(), Number(id), owner);
+      .run(
+        retryAt === null ? 'dead' : 'ready',
+        retryAt,
+        reason.slice(0, 2000),
+        Date.now(),
+        Number(id),
+        owner,
+      );
   }
 
   async reapExhausted(types: readonly string[]): Promise<ClaimedMessage[]> {

@@ -49,13 +49,16 @@ function withQuery(request: VerifyRequest, changes: Record<string, unknown>): Ve
   return { ...request, query };
 }
 
-function assertUrlInvalid(fn: () => unknown, message: string): void {
-  assert.throws(fn, (error: unknown) => {
-    assert.ok(error instanceof AppError);
-    assert.equal(error.code, 'URL_INVALID');
-    assert.equal(error.message, message);
-    return true;
-  });
+async function assertUrlInvalid(fn: () => unknown, message: string): Promise<void> {
+  await assert.rejects(
+    async () => fn(),
+    (error: unknown) => {
+      assert.ok(error instanceof AppError);
+      assert.equal(error.code, 'URL_INVALID');
+      assert.equal(error.message, message);
+      return true;
+    },
+  );
 }
 
 const ALTERED = 'the URL signature does not match; the URL was altered';
@@ -63,8 +66,8 @@ const NOT_PRESIGNED = 'this URL is not a valid presigned URL';
 const EXPIRED = 'this URL has expired; register the job again for a new one';
 
 describe('HmacUrlSigner.sign', () => {
-  it('builds <base>/files/<jobId>/<name>?op&exp&max&sig without a doubled slash', () => {
-    const url = signer.sign(putGrant);
+  it('builds <base>/files/<jobId>/<name>?op&exp&max&sig without a doubled slash', async () => {
+    const url = await signer.sign(putGrant);
     assert.match(
       url,
       new RegExp(
@@ -73,165 +76,183 @@ describe('HmacUrlSigner.sign', () => {
     );
   });
 
-  it('leaves max out of a get URL', () => {
-    const url = new URL(signer.sign(getGrant));
+  it('leaves max out of a get URL', async () => {
+    const url = new URL(await signer.sign(getGrant));
     assert.equal(url.searchParams.get('op'), 'get');
     assert.equal(url.searchParams.has('max'), false);
   });
 
-  it('is deterministic and differs per grant', () => {
-    assert.equal(signer.sign(putGrant), signer.sign({ ...putGrant }));
-    assert.notEqual(signer.sign(putGrant), signer.sign({ ...putGrant, expiresAt: EXPIRES_AT + 1 }));
+  it('is deterministic and differs per grant', async () => {
+    assert.equal(await signer.sign(putGrant), await signer.sign({ ...putGrant }));
+    assert.notEqual(
+      await signer.sign(putGrant),
+      await signer.sign({ ...putGrant, expiresAt: EXPIRES_AT + 1 }),
+    );
   });
 
-  it('percent-encodes the job id and the name', () => {
-    const url = signer.sign({ ...getGrant, name: 'my list #1.csv' });
+  it('percent-encodes the job id and the name', async () => {
+    const url = await signer.sign({ ...getGrant, name: 'my list #1.csv' });
     assert.ok(url.includes('/files/job_01HZX4Y7K2M3N4P5Q6R7S8T9VW/my%20list%20%231.csv?'));
   });
 });
 
 describe('HmacUrlSigner.verify round trip', () => {
-  it('returns the put grant for a PUT to a put URL', () => {
-    assert.deepEqual(signer.verify(requestFor(signer.sign(putGrant), 'PUT'), NOW), putGrant);
+  it('returns the put grant for a PUT to a put URL', async () => {
+    assert.deepEqual(signer.verify(requestFor(await signer.sign(putGrant), 'PUT'), NOW), putGrant);
   });
 
-  it('returns the get grant (without maxBytes) for a GET to a get URL', () => {
-    assert.deepEqual(signer.verify(requestFor(signer.sign(getGrant), 'GET'), NOW), getGrant);
+  it('returns the get grant (without maxBytes) for a GET to a get URL', async () => {
+    assert.deepEqual(signer.verify(requestFor(await signer.sign(getGrant), 'GET'), NOW), getGrant);
   });
 
-  it('allows HEAD on a get URL', () => {
-    assert.deepEqual(signer.verify(requestFor(signer.sign(getGrant), 'HEAD'), NOW), getGrant);
+  it('allows HEAD on a get URL', async () => {
+    assert.deepEqual(signer.verify(requestFor(await signer.sign(getGrant), 'HEAD'), NOW), getGrant);
   });
 
-  it('accepts the method in any letter case', () => {
-    assert.deepEqual(signer.verify(requestFor(signer.sign(putGrant), 'put'), NOW), putGrant);
+  it('accepts the method in any letter case', async () => {
+    assert.deepEqual(signer.verify(requestFor(await signer.sign(putGrant), 'put'), NOW), putGrant);
   });
 
-  it('round-trips names that need percent-encoding', () => {
+  it('round-trips names that need percent-encoding', async () => {
     const grant = { ...getGrant, name: 'my list #1.csv' };
-    assert.deepEqual(signer.verify(requestFor(signer.sign(grant), 'GET'), NOW), grant);
+    assert.deepEqual(signer.verify(requestFor(await signer.sign(grant), 'GET'), NOW), grant);
   });
 
-  it('accepts a URL from a signer built with the same secret as a Buffer', () => {
+  it('accepts a URL from a signer built with the same secret as a Buffer', async () => {
     const other = new HmacUrlSigner({ secret: Buffer.from(SECRET), baseUrl: 'http://elsewhere:8080' });
-    assert.deepEqual(other.verify(requestFor(signer.sign(putGrant), 'PUT'), NOW), putGrant);
+    assert.deepEqual(other.verify(requestFor(await signer.sign(putGrant), 'PUT'), NOW), putGrant);
   });
 
-  it('is valid up to the last millisecond before expiry', () => {
+  it('is valid up to the last millisecond before expiry', async () => {
     assert.deepEqual(
-      signer.verify(requestFor(signer.sign(putGrant), 'PUT'), EXPIRES_AT * 1000 - 1),
+      signer.verify(requestFor(await signer.sign(putGrant), 'PUT'), EXPIRES_AT * 1000 - 1),
       putGrant,
     );
   });
 });
 
-describe('HmacUrlSigner.verify tampering', () => {
-  const put = requestFor(signer.sign(putGrant), 'PUT');
-  const get = requestFor(signer.sign(getGrant), 'GET');
+describe('HmacUrlSigner.verify tampering', async () => {
+  const put = requestFor(await signer.sign(putGrant), 'PUT');
+  const get = requestFor(await signer.sign(getGrant), 'GET');
 
-  it('refuses a changed signature', () => {
+  it('refuses a changed signature', async () => {
     const sig = put.query['sig'] as string;
     const flipped = `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`;
-    assertUrlInvalid(() => signer.verify(withQuery(put, { sig: flipped }), NOW), ALTERED);
+    await assertUrlInvalid(() => signer.verify(withQuery(put, { sig: flipped }), NOW), ALTERED);
   });
 
-  it('refuses a truncated signature', () => {
+  it('refuses a truncated signature', async () => {
     const sig = put.query['sig'] as string;
-    assertUrlInvalid(() => signer.verify(withQuery(put, { sig: sig.slice(0, 20) }), NOW), ALTERED);
+    await assertUrlInvalid(() => signer.verify(withQuery(put, { sig: sig.slice(0, 20) }), NOW), ALTERED);
   });
 
-  it('refuses a changed exp', () => {
-    assertUrlInvalid(() => signer.verify(withQuery(put, { exp: String(EXPIRES_AT + 3600) }), NOW), ALTERED);
+  it('refuses a changed exp', async () => {
+    await assertUrlInvalid(
+      () => signer.verify(withQuery(put, { exp: String(EXPIRES_AT + 3600) }), NOW),
+      ALTERED,
+    );
   });
 
-  it('refuses a changed max', () => {
-    assertUrlInvalid(() => signer.verify(withQuery(put, { max: '1073741824' }), NOW), ALTERED);
+  it('refuses a changed max', async () => {
+    await assertUrlInvalid(() => signer.verify(withQuery(put, { max: '1073741824' }), NOW), ALTERED);
   });
 
-  it('refuses a removed max', () => {
-    assertUrlInvalid(() => signer.verify(withQuery(put, { max: undefined }), NOW), ALTERED);
+  it('refuses a removed max', async () => {
+    await assertUrlInvalid(() => signer.verify(withQuery(put, { max: undefined }), NOW), ALTERED);
   });
 
-  it('refuses a max added to a get URL', () => {
-    assertUrlInvalid(() => signer.verify(withQuery(get, { max: '10' }), NOW), ALTERED);
+  it('refuses a max added to a get URL', async () => {
+    await assertUrlInvalid(() => signer.verify(withQuery(get, { max: '10' }), NOW), ALTERED);
   });
 
-  it('refuses another jobId', () => {
-    assertUrlInvalid(() => signer.verify({ ...put, jobId: 'job_01HZX4Y7K2M3N4P5Q6R7S8T9VX' }, NOW), ALTERED);
+  it('refuses another jobId', async () => {
+    await assertUrlInvalid(
+      () => signer.verify({ ...put, jobId: 'job_01HZX4Y7K2M3N4P5Q6R7S8T9VX' }, NOW),
+      ALTERED,
+    );
   });
 
-  it('refuses another name', () => {
-    assertUrlInvalid(() => signer.verify({ ...get, name: 'other.csv.gz' }, NOW), ALTERED);
+  it('refuses another name', async () => {
+    await assertUrlInvalid(() => signer.verify({ ...get, name: 'other.csv.gz' }, NOW), ALTERED);
   });
 
-  it('refuses op switched from put to get', () => {
-    assertUrlInvalid(() => signer.verify({ ...withQuery(put, { op: 'get' }), method: 'GET' }, NOW), ALTERED);
+  it('refuses op switched from put to get', async () => {
+    await assertUrlInvalid(
+      () => signer.verify({ ...withQuery(put, { op: 'get' }), method: 'GET' }, NOW),
+      ALTERED,
+    );
   });
 
-  it('refuses a URL signed with another secret', () => {
+  it('refuses a URL signed with another secret', async () => {
     const other = new HmacUrlSigner({ secret: `${SECRET}-other`, baseUrl: 'https://lm.example.org' });
-    assertUrlInvalid(() => other.verify(put, NOW), ALTERED);
-    assertUrlInvalid(() => signer.verify(requestFor(other.sign(putGrant), 'PUT'), NOW), ALTERED);
+    await assertUrlInvalid(() => other.verify(put, NOW), ALTERED);
+    await assertUrlInvalid(
+      async () => signer.verify(requestFor(await other.sign(putGrant), 'PUT'), NOW),
+      ALTERED,
+    );
   });
 });
 
 describe('HmacUrlSigner.verify expiry and method', () => {
-  it('refuses an expired URL', () => {
-    assertUrlInvalid(
-      () => signer.verify(requestFor(signer.sign(putGrant), 'PUT'), (EXPIRES_AT + 1) * 1000),
+  it('refuses an expired URL', async () => {
+    await assertUrlInvalid(
+      async () => signer.verify(requestFor(await signer.sign(putGrant), 'PUT'), (EXPIRES_AT + 1) * 1000),
       EXPIRED,
     );
   });
 
-  it('refuses GET on a put URL', () => {
-    assertUrlInvalid(
-      () => signer.verify(requestFor(signer.sign(putGrant), 'GET'), NOW),
+  it('refuses GET on a put URL', async () => {
+    await assertUrlInvalid(
+      async () => signer.verify(requestFor(await signer.sign(putGrant), 'GET'), NOW),
       'this URL is for uploading with PUT, not for downloading',
     );
   });
 
-  it('refuses HEAD on a put URL', () => {
-    assertUrlInvalid(
-      () => signer.verify(requestFor(signer.sign(putGrant), 'HEAD'), NOW),
+  it('refuses HEAD on a put URL', async () => {
+    await assertUrlInvalid(
+      async () => signer.verify(requestFor(await signer.sign(putGrant), 'HEAD'), NOW),
       'this URL is for uploading with PUT, not for downloading',
     );
   });
 
-  it('refuses PUT on a get URL', () => {
-    assertUrlInvalid(
-      () => signer.verify(requestFor(signer.sign(getGrant), 'PUT'), NOW),
+  it('refuses PUT on a get URL', async () => {
+    await assertUrlInvalid(
+      async () => signer.verify(requestFor(await signer.sign(getGrant), 'PUT'), NOW),
       'this URL is for downloading with GET, not for uploading',
     );
   });
 });
 
-describe('HmacUrlSigner.verify malformed query', () => {
-  const put = requestFor(signer.sign(putGrant), 'PUT');
+describe('HmacUrlSigner.verify malformed query', async () => {
+  const put = requestFor(await signer.sign(putGrant), 'PUT');
 
   for (const name of ['op', 'exp', 'sig']) {
-    it(`refuses a URL without ${name}`, () => {
-      assertUrlInvalid(() => signer.verify(withQuery(put, { [name]: undefined }), NOW), NOT_PRESIGNED);
+    it(`refuses a URL without ${name}`, async () => {
+      await assertUrlInvalid(() => signer.verify(withQuery(put, { [name]: undefined }), NOW), NOT_PRESIGNED);
     });
   }
 
-  it('refuses an empty query', () => {
-    assertUrlInvalid(() => signer.verify({ ...put, query: {} }, NOW), NOT_PRESIGNED);
+  it('refuses an empty query', async () => {
+    await assertUrlInvalid(() => signer.verify({ ...put, query: {} }, NOW), NOT_PRESIGNED);
   });
 
-  it('refuses an unknown op', () => {
-    assertUrlInvalid(() => signer.verify(withQuery(put, { op: 'delete' }), NOW), NOT_PRESIGNED);
+  it('refuses an unknown op', async () => {
+    await assertUrlInvalid(() => signer.verify(withQuery(put, { op: 'delete' }), NOW), NOT_PRESIGNED);
   });
 
-  it('refuses a non-numeric max', () => {
-    assertUrlInvalid(() => signer.verify(withQuery(put, { max: '12a' }), NOW), NOT_PRESIGNED);
-    assertUrlInvalid(() => signer.verify(withQuery(put, { max: '-1' }), NOW), NOT_PRESIGNED);
+  it('refuses a non-numeric max', async () => {
+    await assertUrlInvalid(() => signer.verify(withQuery(put, { max: '12a' }), NOW), NOT_PRESIGNED);
+    await assertUrlInvalid(() => signer.verify(withQuery(put, { max: '-1' }), NOW), NOT_PRESIGNED);
   });
 
-  it('refuses repeated parameters (arrays)', () => {
-    assertUrlInvalid(
+  it('refuses repeated parameters (arrays)', async () => {
+    await assertUrlInvalid(
       () => signer.verify(withQuery(put, { sig: [put.query['sig'], 'x'] }), NOW),
       NOT_PRESIGNED,
     );
-    assertUrlInvalid(() => signer.verify(withQuery(put, { max: ['1024', '1024'] }), NOW), NOT_PRESIGNED);
+    await assertUrlInvalid(
+      () => signer.verify(withQuery(put, { max: ['1024', '1024'] }), NOW),
+      NOT_PRESIGNED,
+    );
   });
 });

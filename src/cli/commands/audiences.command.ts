@@ -8,8 +8,8 @@ export function audiencesCommands(program: Command, context: CliContext): void {
   audiences
     .command('show <job>')
     .description("an onboarding job's progress: stage, counts, the platform's audience id")
-    .action((jobId: string) => {
-      const run = context.services().onboarding.get(jobId);
+    .action(async (jobId: string) => {
+      const run = await context.services().onboarding.get(jobId);
       if (run === null)
         throw new Error(`no onboarding progress for ${jobId} (not an onboarding job, or not started)`);
       console.log(JSON.stringify(run, null, 2));
@@ -19,16 +19,16 @@ export function audiencesCommands(program: Command, context: CliContext): void {
     .description(
       'the political DSP e-mailed that the audience is ready: record it and tell the client (status_email)',
     )
-    .action((jobId: string) => {
+    .action(async (jobId: string) => {
       const services = context.services();
-      const job = services.jobStore.getJob(jobId);
-      const run = services.onboarding.get(jobId);
+      const job = await services.jobStore.getJob(jobId);
+      const run = await services.onboarding.get(jobId);
       if (job === null || job.kind !== 'onboarding' || run === null)
         throw new Error(`${jobId} is not an onboarding job`);
       if (run.stage !== 'awaiting_external' || job.state !== 'complete') {
         throw new Error(`${jobId} is ${run.stage}, not awaiting the platform's notice; nothing to mark`);
       }
-      services.onboarding.update(jobId, { stage: 'ready', updatedAt: Date.now() }, [
+      await services.onboarding.update(jobId, { stage: 'ready', updatedAt: Date.now() }, [
         onboardingNoticeMessage(job, 'ready', { counts: run.counts }),
       ]);
       console.log(`${jobId}: marked ready; the client's status_email is told by a running worker`);

@@ -13,11 +13,11 @@ export function jobsCommands(program: Command, context: CliContext): void {
     .option('--state <state>', `only jobs in this state (${jobStates.join(', ')})`)
     .option('--limit <n>', 'at most n jobs', '50')
     .option('--json', 'print JSON')
-    .action((options: { key?: string; state?: string; limit: string; json?: boolean }) => {
+    .action(async (options: { key?: string; state?: string; limit: string; json?: boolean }) => {
       if (options.state !== undefined && !(jobStates as readonly string[]).includes(options.state)) {
         throw new Error(`unknown state "${options.state}"`);
       }
-      const list = listJobs(context, options);
+      const list = await listJobs(context, options);
       printTable(
         list.map((job) => ({
           id: job.id,
@@ -36,36 +36,33 @@ export function jobsCommands(program: Command, context: CliContext): void {
   jobs
     .command('show <id>')
     .description('a job and its queue messages (processing, webhook, notices): attempts and last error')
-    .action((id: string) => {
-      const job = jobStore(context).getJob(id);
+    .action(async (id: string) => {
+      const job = await jobStore(context).getJob(id);
       if (!job) throw new Error(`no job ${id}`);
       // The queue rows are the dead-letter record: a webhook or notice that gave up shows `dead`
       // with the reason of its last attempt.
-      const messages = context
-        .services()
-        .queue.messagesForJob(id)
-        .map((m) => ({
-          type: m.type,
-          state: m.state,
-          attempts: `${m.attempts}/${m.maxAttempts}`,
-          lastError: m.lastError,
-          created: isoTime(m.createdAt),
-          updated: isoTime(m.updatedAt),
-        }));
+      const messages = (await context.services().queue.messagesForJob(id)).map((m) => ({
+        type: m.type,
+        state: m.state,
+        attempts: `${m.attempts}/${m.maxAttempts}`,
+        lastError: m.lastError,
+        created: isoTime(m.createdAt),
+        updated: isoTime(m.updatedAt),
+      }));
       console.log(JSON.stringify({ ...job, queue: messages }, null, 2));
     });
   jobs
     .command('deliver <id>')
     .description('queue the folder delivery of a completed job again (e.g. after a dead letter)')
-    .action((id: string) => {
-      const job = jobStore(context).getJob(id);
+    .action(async (id: string) => {
+      const job = await jobStore(context).getJob(id);
       if (!job) throw new Error(`no job ${id}`);
       if (job.kind !== 'smartmatch' || job.state !== 'complete') {
         throw new Error(
           `job ${id} is ${job.state}; only a complete list-matching job has a result to deliver`,
         );
       }
-      context.services().queue.enqueue({
+      await context.services().queue.enqueue({
         type: DELIVER_FOLDER_JOB,
         payload: { v: 1, jobId: id },
         maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS,
@@ -76,8 +73,8 @@ export function jobsCommands(program: Command, context: CliContext): void {
 
 const jobStore = (context: CliContext) => context.services().jobStore;
 
-function listJobs(context: CliContext, options: { key?: string; state?: string; limit: string }) {
-  return jobStore(context).listJobs({
+async function listJobs(context: CliContext, options: { key?: string; state?: string; limit: string }) {
+  return await jobStore(context).listJobs({
     ...(options.key ? { keyId: options.key } : {}),
     ...(options.state ? { state: options.state as JobState } : {}),
     limit: Math.max(1, Number(options.limit) || 50),

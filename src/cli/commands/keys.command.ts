@@ -24,14 +24,14 @@ export function keysCommands(program: Command, context: CliContext): void {
       'create a key and its webhook signing secret; both are printed once (the key is stored only as a hash)',
     )
     .action(
-      (options: {
+      async (options: {
         name: string;
         listMatching: boolean;
         onboarding: boolean;
         directUpload: boolean;
         json?: boolean;
       }) => {
-        const { key, record, webhookSecret } = context.services().keys.createKey({
+        const { key, record, webhookSecret } = await context.services().keys.createKey({
           name: options.name,
           entitlements: {
             listMatching: options.listMatching,
@@ -63,29 +63,26 @@ export function keysCommands(program: Command, context: CliContext): void {
   keys
     .command('list')
     .option('--json', 'print JSON')
-    .action((options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean }) => {
       printTable(
-        context
-          .services()
-          .keys.list()
-          .map((k) => ({
-            id: k.id,
-            name: k.name,
-            prefix: `${k.displayPrefix}…`,
-            list_matching: k.entitlements.listMatching,
-            onboarding: k.entitlements.onboarding,
-            direct_upload: k.entitlements.directUpload,
-            created: isoTime(k.createdAt),
-            revoked: isoTime(k.revokedAt),
-          })),
+        (await context.services().keys.list()).map((k) => ({
+          id: k.id,
+          name: k.name,
+          prefix: `${k.displayPrefix}…`,
+          list_matching: k.entitlements.listMatching,
+          onboarding: k.entitlements.onboarding,
+          direct_upload: k.entitlements.directUpload,
+          created: isoTime(k.createdAt),
+          revoked: isoTime(k.revokedAt),
+        })),
         options.json === true,
       );
     });
   keys
     .command('revoke <key>')
     .description('revoke a key by id or name; it stops working at once')
-    .action((key: string) => {
-      const record = context.services().keys.revoke(key);
+    .action(async (key: string) => {
+      const record = await context.services().keys.revoke(key);
       console.log(`revoked ${record.id} (${record.name})`);
     });
   keys
@@ -100,11 +97,13 @@ export function keysCommands(program: Command, context: CliContext): void {
     )
     .option('--immediately', 'with --rotate: drop the old secret at once (it leaked)', false)
     .option('--json', 'print JSON')
-    .action((key: string, options: { rotate: boolean; immediately: boolean; json?: boolean }) => {
-      const { record, webhookSecret, previousValidUntil } = context.services().keys.createWebhookSecret(key, {
-        rotate: options.rotate,
-        ...(options.immediately ? { overlapMs: 0 } : {}),
-      });
+    .action(async (key: string, options: { rotate: boolean; immediately: boolean; json?: boolean }) => {
+      const { record, webhookSecret, previousValidUntil } = await context
+        .services()
+        .keys.createWebhookSecret(key, {
+          rotate: options.rotate,
+          ...(options.immediately ? { overlapMs: 0 } : {}),
+        });
       const previous = isoTime(previousValidUntil);
       if (options.json) {
         console.log(
@@ -125,8 +124,8 @@ export function keysCommands(program: Command, context: CliContext): void {
     .option('--list-matching <on|off>', 'list matching', onOff)
     .option('--onboarding <on|off>', 'audience onboarding', onOff)
     .option('--direct-upload <on|off>', 'direct upload approval (owner_adid)', onOff)
-    .action((key: string, options: Partial<Entitlements>) => {
-      const record = context.services().keys.setEntitlements(key, options);
+    .action(async (key: string, options: Partial<Entitlements>) => {
+      const record = await context.services().keys.setEntitlements(key, options);
       console.log(`${record.id}: ${JSON.stringify(record.entitlements)}`);
     });
 
@@ -155,7 +154,7 @@ export function keysCommands(program: Command, context: CliContext): void {
     )
     .option('--delivery <target>', `where results are dropped: ${profileDeliveries.join(' or ')}`)
     .action(
-      (
+      async (
         key: string,
         options: {
           profile: string;
@@ -191,7 +190,7 @@ export function keysCommands(program: Command, context: CliContext): void {
         if (delivery !== undefined && !(profileDeliveries as readonly string[]).includes(delivery)) {
           throw new Error(`--delivery must be ${profileDeliveries.join(' or ')}`);
         }
-        const profile = context.services().keys.setProfile(key, options.profile, {
+        const profile = await context.services().keys.setProfile(key, options.profile, {
           ...(appendedFields ? { appendedFields } : {}),
           ...(contact ? { contactFields: contact } : {}),
           ...(matchThreshold !== undefined ? { matchThreshold } : {}),
@@ -205,21 +204,18 @@ export function keysCommands(program: Command, context: CliContext): void {
   profiles
     .command('list [key]')
     .option('--json', 'print JSON')
-    .action((key: string | undefined, options: { json?: boolean }) => {
+    .action(async (key: string | undefined, options: { json?: boolean }) => {
       printTable(
-        context
-          .services()
-          .keys.listProfiles(key)
-          .map((p) => ({
-            key: p.keyId,
-            profile: p.profileId,
-            appended: p.appendedFields.map((f) => (f.source === f.as ? f.source : `${f.source}:${f.as}`)),
-            contact: p.contactFields,
-            threshold: p.matchThreshold ?? 'default',
-            'max matches': p.maxMatchesCap ?? 10,
-            'webhook hosts': p.webhookHosts.length === 0 ? 'any' : p.webhookHosts,
-            delivery: p.delivery,
-          })),
+        (await context.services().keys.listProfiles(key)).map((p) => ({
+          key: p.keyId,
+          profile: p.profileId,
+          appended: p.appendedFields.map((f) => (f.source === f.as ? f.source : `${f.source}:${f.as}`)),
+          contact: p.contactFields,
+          threshold: p.matchThreshold ?? 'default',
+          'max matches': p.maxMatchesCap ?? 10,
+          'webhook hosts': p.webhookHosts.length === 0 ? 'any' : p.webhookHosts,
+          delivery: p.delivery,
+        })),
         options.json === true,
       );
     });

@@ -31,41 +31,41 @@ describe('FileBrowser sessions', () => {
   });
   afterEach(() => database.close());
 
-  it('a session names the key id, not the key, and is valid until it expires', () => {
-    const { key, record } = keys.createKey({ name: 'a' }, T0);
-    const { session, maxAgeSeconds } = browser.signIn(key, T0);
+  it('a session names the key id, not the key, and is valid until it expires', async () => {
+    const { key, record } = await keys.createKey({ name: 'a' }, T0);
+    const { session, maxAgeSeconds } = await browser.signIn(key, T0);
     assert.equal(maxAgeSeconds, 1800);
     assert.ok(session.startsWith(`${record.id}.`));
     assert.ok(!session.includes(key.slice(3)));
-    assert.equal(browser.sessionKey(session, T0 + TTL - 1000)?.id, record.id);
-    assert.equal(browser.sessionKey(session, T0 + TTL), null);
+    assert.equal((await browser.sessionKey(session, T0 + TTL - 1000))?.id, record.id);
+    assert.equal(await browser.sessionKey(session, T0 + TTL), null);
   });
 
-  it('a tampered, foreign or malformed session is refused', () => {
-    const a = keys.createKey({ name: 'a' }, T0);
-    const b = keys.createKey({ name: 'b' }, T0);
-    const { session } = browser.signIn(a.key, T0);
+  it('a tampered, foreign or malformed session is refused', async () => {
+    const a = await keys.createKey({ name: 'a' }, T0);
+    const b = await keys.createKey({ name: 'b' }, T0);
+    const { session } = await browser.signIn(a.key, T0);
     const [, expires, mac] = session.split('.');
-    assert.equal(browser.sessionKey(`${b.record.id}.${expires}.${mac}`, T0), null, 'another key id');
+    assert.equal(await browser.sessionKey(`${b.record.id}.${expires}.${mac}`, T0), null, 'another key id');
     assert.equal(
-      browser.sessionKey(`${a.record.id}.${Number(expires) + 3600}.${mac}`, T0),
+      await browser.sessionKey(`${a.record.id}.${Number(expires) + 3600}.${mac}`, T0),
       null,
       'a later expiry',
     );
     const other = new FileBrowser({ keys, drop: noFiles, secret: randomBytes(32), sessionTtlMs: TTL });
-    assert.equal(other.sessionKey(session, T0), null, 'signed with another secret');
+    assert.equal(await other.sessionKey(session, T0), null, 'signed with another secret');
     for (const bad of [undefined, '', 'x', `${session}.x`, session.slice(0, -2)]) {
-      assert.equal(browser.sessionKey(bad, T0), null, String(bad));
+      assert.equal(await browser.sessionKey(bad, T0), null, String(bad));
     }
   });
 
-  it('a revoked key ends its sessions at once; a bad key cannot sign in', () => {
-    const { key, record } = keys.createKey({ name: 'a' }, T0);
-    const { session } = browser.signIn(key, T0);
-    keys.revoke(record.id, T0 + 1);
-    assert.equal(browser.sessionKey(session, T0 + 2), null);
-    assert.throws(() => browser.signIn(key, T0 + 2), { code: 'UNAUTHORIZED' });
-    assert.throws(() => browser.signIn('', T0), { code: 'UNAUTHORIZED' });
+  it('a revoked key ends its sessions at once; a bad key cannot sign in', async () => {
+    const { key, record } = await keys.createKey({ name: 'a' }, T0);
+    const { session } = await browser.signIn(key, T0);
+    await keys.revoke(record.id, T0 + 1);
+    assert.equal(await browser.sessionKey(session, T0 + 2), null);
+    await assert.rejects(async () => await browser.signIn(key, T0 + 2), { code: 'UNAUTHORIZED' });
+    await assert.rejects(async () => await browser.signIn('', T0), { code: 'UNAUTHORIZED' });
   });
 
   it('form tokens are bound to their nonce or session', () => {

@@ -48,8 +48,11 @@ export class FileBrowser {
   }
 
   /** Authenticates the presented key (UNAUTHORIZED when bad) and returns a session token. */
-  signIn(presented: string, now = Date.now()): { session: string; maxAgeSeconds: number; key: ApiKeyRecord } {
-    const key = this.keys.authenticate(presented);
+  async signIn(
+    presented: string,
+    now = Date.now(),
+  ): Promise<{ session: string; maxAgeSeconds: number; key: ApiKeyRecord }> {
+    const key = await this.keys.authenticate(presented);
     const expires = Math.floor((now + this.sessionTtlMs) / 1000);
     const body = `${key.id}.${expires}`;
     return {
@@ -60,23 +63,23 @@ export class FileBrowser {
   }
 
   /** The key of a valid, unexpired session whose key is still active; null otherwise. */
-  sessionKey(session: string | undefined, now = Date.now()): ApiKeyRecord | null {
+  async sessionKey(session: string | undefined, now = Date.now()): Promise<ApiKeyRecord | null> {
     if (session === undefined) return null;
     const parts = session.split('.');
     if (parts.length !== 3) return null;
     const [keyId, expires, mac] = parts as [string, string, string];
     if (!this.tokenMatches(mac, this.mac('session', `${keyId}.${expires}`))) return null;
     if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 <= now) return null;
-    return this.keys.activeKey(keyId);
+    return await this.keys.activeKey(keyId);
   }
 
-  list(key: ApiKeyRecord): Promise<FolderFile[]> {
-    return this.drop.list(key.id);
+  async list(key: ApiKeyRecord): Promise<FolderFile[]> {
+    return await this.drop.list(key.id);
   }
 
   /** Opens a file of the key's own folder (NOT_FOUND for anything else). */
-  open(key: ApiKeyRecord, name: string): Promise<{ bytes: number; stream: Readable }> {
-    return this.drop.read(key.id, name);
+  async open(key: ApiKeyRecord, name: string): Promise<{ bytes: number; stream: Readable }> {
+    return await this.drop.read(key.id, name);
   }
 
   private mac(purpose: string, value: string): string {

@@ -57,8 +57,8 @@ const ONBOARDING: OnboardingParams = {
   ownerAdid: null,
 };
 
-function createKey(name: string, entitlements: Partial<Entitlements> = {}): ApiKeyRecord {
-  return keys.createKey({ name, entitlements }, T0).record;
+async function createKey(name: string, entitlements: Partial<Entitlements> = {}): Promise<ApiKeyRecord> {
+  return (await keys.createKey({ name, entitlements }, T0)).record;
 }
 
 /** Verifies a URL the service handed out, as the presigned-files route would. */
@@ -105,13 +105,16 @@ async function assertAppError(promise: Promise<unknown>, code: ErrorCode, messag
   });
 }
 
-function assertThrowsAppError(fn: () => unknown, code: ErrorCode, message: string): void {
-  assert.throws(fn, (error: unknown) => {
-    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
-    assert.equal(error.code, code);
-    assert.equal(error.message, message);
-    return true;
-  });
+async function assertThrowsAppError(fn: () => unknown, code: ErrorCode, message: string): Promise<void> {
+  await assert.rejects(
+    async () => fn(),
+    (error: unknown) => {
+      assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+      assert.equal(error.code, code);
+      assert.equal(error.message, message);
+      return true;
+    },
+  );
 }
 
 function queueRows(): { type: string; payload: string }[] {
@@ -154,9 +157,9 @@ beforeEach(() => {
 afterEach(() => database.close());
 
 describe('JobService.registerSmartmatch', () => {
-  it('stores a registered job and returns a PUT URL for its upload, capped and expiring with the TTL', () => {
-    const key = createKey('client');
-    const { jobId, url } = service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
+  it('stores a registered job and returns a PUT URL for its upload, capped and expiring with the TTL', async () => {
+    const key = await createKey('client');
+    const { jobId, url } = await service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
     assert.match(jobId, /^job_[0-9A-Z]{26}$/);
     assert.deepEqual(verifyUrl(url, 'PUT'), {
       op: 'put',
@@ -165,7 +168,7 @@ describe('JobService.registerSmartmatch', () => {
       expiresAt: T0 / 1000 + 3600,
       maxBytes: 64,
     });
-    const job = jobStore.getJob(jobId)!;
+    const job = (await jobStore.getJob(jobId))!;
     assert.equal(job.kind, 'smartmatch');
     assert.equal(job.state, 'registered');
     assert.equal(job.filename, 'list_1');
@@ -175,35 +178,39 @@ describe('JobService.registerSmartmatch', () => {
     assert.deepEqual(transitions, [['smartmatch', 'registered']]);
   });
 
-  it('refuses a key without listMatching (FORBIDDEN) and stores nothing', () => {
-    const key = createKey('onboarding only', { listMatching: false });
-    assertThrowsAppError(
-      () => service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0),
+  it('refuses a key without listMatching (FORBIDDEN) and stores nothing', async () => {
+    const key = await createKey('onboarding only', { listMatching: false });
+    await assertThrowsAppError(
+      async () => await service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0),
       'FORBIDDEN',
       'this API key is not enabled for list matching',
     );
-    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+    assert.deepEqual(await jobStore.listJobs({ limit: 10 }), []);
     assert.deepEqual(transitions, []);
   });
 
-  it('refuses an unknown profile_id, naming it', () => {
-    const key = createKey('client');
-    assertThrowsAppError(
-      () =>
-        service.registerSmartmatch(key, { filename: 'list_1', params: { ...PARAMS, profileId: 'vip' } }, T0),
+  it('refuses an unknown profile_id, naming it', async () => {
+    const key = await createKey('client');
+    await assertThrowsAppError(
+      async () =>
+        await service.registerSmartmatch(
+          key,
+          { filename: 'list_1', params: { ...PARAMS, profileId: 'vip' } },
+          T0,
+        ),
       'VALIDATION_FAILED',
       'profile_id "vip" is not a profile of this API key',
     );
-    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+    assert.deepEqual(await jobStore.listJobs({ limit: 10 }), []);
   });
 
-  it("refuses another key's profile", () => {
-    const owner = createKey('owner');
-    keys.setProfile(owner.id, 'vip', { contactFields: ['email'] }, T0);
-    const other = createKey('other');
-    assertThrowsAppError(
-      () =>
-        service.registerSmartmatch(
+  it("refuses another key's profile", async () => {
+    const owner = await createKey('owner');
+    await keys.setProfile(owner.id, 'vip', { contactFields: ['email'] }, T0);
+    const other = await createKey('other');
+    await assertThrowsAppError(
+      async () =>
+        await service.registerSmartmatch(
           other,
           { filename: 'list_1', params: { ...PARAMS, profileId: 'vip' } },
           T0,
@@ -213,24 +220,24 @@ describe('JobService.registerSmartmatch', () => {
     );
   });
 
-  it('uses the named profile', () => {
-    const key = createKey('client');
-    keys.setProfile(key.id, 'vip', { contactFields: ['wireless'] }, T0);
-    const { jobId } = service.registerSmartmatch(
+  it('uses the named profile', async () => {
+    const key = await createKey('client');
+    await keys.setProfile(key.id, 'vip', { contactFields: ['wireless'] }, T0);
+    const { jobId } = await service.registerSmartmatch(
       key,
       { filename: 'list_1', params: { ...PARAMS, include: ['wireless'], profileId: 'vip' } },
       T0,
     );
-    const job = jobStore.getJob(jobId)!;
+    const job = (await jobStore.getJob(jobId))!;
     assert.equal(job.kind === 'smartmatch' && job.params.profileId, 'vip');
   });
 
-  it('refuses one include_ flag the profile does not grant', () => {
-    const key = createKey('client');
-    keys.setProfile(key.id, 'default', { contactFields: ['email'] }, T0);
-    assertThrowsAppError(
-      () =>
-        service.registerSmartmatch(
+  it('refuses one include_ flag the profile does not grant', async () => {
+    const key = await createKey('client');
+    await keys.setProfile(key.id, 'default', { contactFields: ['email'] }, T0);
+    await assertThrowsAppError(
+      async () =>
+        await service.registerSmartmatch(
           key,
           { filename: 'list_1', params: { ...PARAMS, include: ['email', 'landline'] } },
           T0,
@@ -240,12 +247,12 @@ describe('JobService.registerSmartmatch', () => {
     );
   });
 
-  it('names every refused include_ flag', () => {
-    const key = createKey('client');
-    keys.setProfile(key.id, 'default', { contactFields: ['email'] }, T0);
-    assertThrowsAppError(
-      () =>
-        service.registerSmartmatch(
+  it('names every refused include_ flag', async () => {
+    const key = await createKey('client');
+    await keys.setProfile(key.id, 'default', { contactFields: ['email'] }, T0);
+    await assertThrowsAppError(
+      async () =>
+        await service.registerSmartmatch(
           key,
           { filename: 'list_1', params: { ...PARAMS, include: ['email', 'wireless', 'voip'] } },
           T0,
@@ -253,96 +260,106 @@ describe('JobService.registerSmartmatch', () => {
       'VALIDATION_FAILED',
       'include_wireless, include_voip are not enabled for profile "default" of this API key; ask client services to enable it',
     );
-    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+    assert.deepEqual(await jobStore.listJobs({ limit: 10 }), []);
   });
 
-  it('accepts include_ flags the profile grants', () => {
-    const key = createKey('client');
-    keys.setProfile(key.id, 'default', { contactFields: ['email', 'voip'] }, T0);
-    const { jobId } = service.registerSmartmatch(
+  it('accepts include_ flags the profile grants', async () => {
+    const key = await createKey('client');
+    await keys.setProfile(key.id, 'default', { contactFields: ['email', 'voip'] }, T0);
+    const { jobId } = await service.registerSmartmatch(
       key,
       { filename: 'list_1', params: { ...PARAMS, include: ['voip', 'email'] } },
       T0,
     );
-    const job = jobStore.getJob(jobId)!;
+    const job = (await jobStore.getJob(jobId))!;
     assert.deepEqual(job.kind === 'smartmatch' && job.params.include, ['voip', 'email']);
   });
 });
 
 describe('JobService.registerSmartmatch profile limits', () => {
-  it("refuses max_matches above the profile's cap and accepts it at the cap", () => {
-    const key = createKey('client');
-    keys.setProfile(key.id, 'default', { maxMatchesCap: 3 }, T0);
-    assertThrowsAppError(
-      () => service.registerSmartmatch(key, { filename: 'list_1', params: { ...PARAMS, maxMatches: 4 } }, T0),
+  it("refuses max_matches above the profile's cap and accepts it at the cap", async () => {
+    const key = await createKey('client');
+    await keys.setProfile(key.id, 'default', { maxMatchesCap: 3 }, T0);
+    await assertThrowsAppError(
+      async () =>
+        await service.registerSmartmatch(
+          key,
+          { filename: 'list_1', params: { ...PARAMS, maxMatches: 4 } },
+          T0,
+        ),
       'VALIDATION_FAILED',
       'max_matches 4 is above the limit of 3 of profile "default" of this API key',
     );
-    const { jobId } = service.registerSmartmatch(
+    const { jobId } = await service.registerSmartmatch(
       key,
       { filename: 'list_1', params: { ...PARAMS, maxMatches: 3 } },
       T0,
     );
-    assert.ok(jobStore.getJob(jobId));
+    assert.ok(await jobStore.getJob(jobId));
   });
 
-  it("refuses a webhook host outside the profile's list; accepts listed hosts, ports included", () => {
-    const key = createKey('client');
-    keys.setProfile(key.id, 'default', { webhookHosts: ['hooks.example.com', 'ops.example.com:8443'] }, T0);
-    const register = (webhook: string) =>
-      service.registerSmartmatch(key, { filename: 'list_1', params: { ...PARAMS, webhook } }, T0);
-    assertThrowsAppError(
-      () => register('https://evil.example.net/hook'),
+  it("refuses a webhook host outside the profile's list; accepts listed hosts, ports included", async () => {
+    const key = await createKey('client');
+    await keys.setProfile(
+      key.id,
+      'default',
+      { webhookHosts: ['hooks.example.com', 'ops.example.com:8443'] },
+      T0,
+    );
+    const register = async (webhook: string) =>
+      await service.registerSmartmatch(key, { filename: 'list_1', params: { ...PARAMS, webhook } }, T0);
+    await assertThrowsAppError(
+      async () => await register('https://evil.example.net/hook'),
       'VALIDATION_FAILED',
       'the webhook host is not among the hosts allowed for profile "default" of this API key',
     );
-    assertThrowsAppError(
-      () => register('https://ops.example.com/hook'),
+    await assertThrowsAppError(
+      async () => await register('https://ops.example.com/hook'),
       'VALIDATION_FAILED',
       'the webhook host is not among the hosts allowed for profile "default" of this API key',
     );
-    assert.ok(register('https://HOOKS.example.com:443/hook').jobId);
-    assert.ok(register('https://ops.example.com:8443/hook').jobId);
+    assert.ok((await register('https://HOOKS.example.com:443/hook')).jobId);
+    assert.ok((await register('https://ops.example.com:8443/hook')).jobId);
   });
 });
 
 describe('JobService.registerSmartmatch webhook targets', () => {
   const withWebhook = (webhook: string) => ({ filename: 'list_1', params: { ...PARAMS, webhook } });
 
-  it('accepts a public webhook and stores it', () => {
-    const key = createKey('client');
-    const { jobId } = service.registerSmartmatch(key, withWebhook('https://hooks.example.org/lm'), T0);
-    const job = jobStore.getJob(jobId)!;
+  it('accepts a public webhook and stores it', async () => {
+    const key = await createKey('client');
+    const { jobId } = await service.registerSmartmatch(key, withWebhook('https://hooks.example.org/lm'), T0);
+    const job = (await jobStore.getJob(jobId))!;
     assert.equal(job.kind === 'smartmatch' && job.params.webhook, 'https://hooks.example.org/lm');
   });
 
-  it('refuses a loopback or private address literal', () => {
-    const key = createKey('client');
+  it('refuses a loopback or private address literal', async () => {
+    const key = await createKey('client');
     for (const webhook of [
       'http://127.0.0.1:3000/done',
       'http://10.1.2.3/x',
       'http://169.254.169.254/latest',
       'http://[::1]/x',
     ]) {
-      assertThrowsAppError(
-        () => service.registerSmartmatch(key, withWebhook(webhook), T0),
+      await assertThrowsAppError(
+        async () => await service.registerSmartmatch(key, withWebhook(webhook), T0),
         'VALIDATION_FAILED',
         'webhook must be a public address, not a private, loopback or link-local one',
       );
     }
-    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+    assert.deepEqual(await jobStore.listJobs({ limit: 10 }), []);
   });
 
-  it('refuses localhost', () => {
-    const key = createKey('client');
-    assertThrowsAppError(
-      () => service.registerSmartmatch(key, withWebhook('http://localhost:8080/hook'), T0),
+  it('refuses localhost', async () => {
+    const key = await createKey('client');
+    await assertThrowsAppError(
+      async () => await service.registerSmartmatch(key, withWebhook('http://localhost:8080/hook'), T0),
       'VALIDATION_FAILED',
       'webhook must be a public address, not localhost',
     );
   });
 
-  it('accepts an allowlisted private host', () => {
+  it('accepts an allowlisted private host', async () => {
     const allowing = new JobService({
       jobs: jobStore,
       blobs,
@@ -350,44 +367,44 @@ describe('JobService.registerSmartmatch webhook targets', () => {
       keys,
       settings: { ...SETTINGS, webhookAllowHosts: ['127.0.0.1:3000'] },
     });
-    const key = createKey('client');
-    const { jobId } = allowing.registerSmartmatch(key, withWebhook('http://127.0.0.1:3000/done'), T0);
-    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+    const key = await createKey('client');
+    const { jobId } = await allowing.registerSmartmatch(key, withWebhook('http://127.0.0.1:3000/done'), T0);
+    assert.equal((await jobStore.getJob(jobId))?.state, 'registered');
   });
 });
 
 describe('JobService.registerOnboarding', () => {
-  it('stores a registered onboarding job and returns its PUT URL', () => {
-    const key = createKey('client');
-    const { jobId, url } = service.registerOnboarding(key, ONBOARDING, T0);
+  it('stores a registered onboarding job and returns its PUT URL', async () => {
+    const key = await createKey('client');
+    const { jobId, url } = await service.registerOnboarding(key, ONBOARDING, T0);
     assert.equal(verifyUrl(url, 'PUT').jobId, jobId);
-    const job = jobStore.getJob(jobId)!;
+    const job = (await jobStore.getJob(jobId))!;
     assert.equal(job.kind, 'onboarding');
     assert.equal(job.filename, null);
     assert.deepEqual(job.params, ONBOARDING);
     assert.deepEqual(transitions, [['onboarding', 'registered']]);
   });
 
-  it('refuses owner_adid without direct upload approval (FORBIDDEN)', () => {
-    const key = createKey('client', { directUpload: false });
-    assertThrowsAppError(
-      () => service.registerOnboarding(key, { ...ONBOARDING, ownerAdid: '555' }, T0),
+  it('refuses owner_adid without direct upload approval (FORBIDDEN)', async () => {
+    const key = await createKey('client', { directUpload: false });
+    await assertThrowsAppError(
+      async () => await service.registerOnboarding(key, { ...ONBOARDING, ownerAdid: '555' }, T0),
       'FORBIDDEN',
       'owner_adid requires approval for direct upload; ask client services, or leave owner_adid out',
     );
-    assert.deepEqual(jobStore.listJobs({ limit: 10 }), []);
+    assert.deepEqual(await jobStore.listJobs({ limit: 10 }), []);
   });
 
-  it('accepts owner_adid with direct upload approval', () => {
-    const key = createKey('client', { directUpload: true });
-    const { jobId } = service.registerOnboarding(key, { ...ONBOARDING, ownerAdid: '555' }, T0);
-    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+  it('accepts owner_adid with direct upload approval', async () => {
+    const key = await createKey('client', { directUpload: true });
+    const { jobId } = await service.registerOnboarding(key, { ...ONBOARDING, ownerAdid: '555' }, T0);
+    assert.equal((await jobStore.getJob(jobId))?.state, 'registered');
   });
 
-  it('refuses a key without onboarding (FORBIDDEN)', () => {
-    const key = createKey('client', { onboarding: false });
-    assertThrowsAppError(
-      () => service.registerOnboarding(key, ONBOARDING, T0),
+  it('refuses a key without onboarding (FORBIDDEN)', async () => {
+    const key = await createKey('client', { onboarding: false });
+    await assertThrowsAppError(
+      async () => await service.registerOnboarding(key, ONBOARDING, T0),
       'FORBIDDEN',
       'this API key is not enabled for audience onboarding',
     );
@@ -395,18 +412,21 @@ describe('JobService.registerOnboarding', () => {
 });
 
 describe('JobService.receiveUpload', () => {
-  function register(): { key: ApiKeyRecord; jobId: string } {
-    const key = createKey('client');
-    return { key, jobId: service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0).jobId };
+  async function register(): Promise<{ key: ApiKeyRecord; jobId: string }> {
+    const key = await createKey('client');
+    return {
+      key,
+      jobId: (await service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0)).jobId,
+    };
   }
   const at = (ms: number) => () => ms;
 
   it('stores the streamed file, moves the job to uploaded and enqueues the match', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     assert.deepEqual(await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 1_000)), {
       bytes: CSV.length,
     });
-    const job = jobStore.getJob(jobId)!;
+    const job = (await jobStore.getJob(jobId))!;
     assert.equal(job.state, 'uploaded');
     assert.equal(job.uploadBytes, CSV.length);
     assert.match(job.uploadBlob!, new RegExp(`^uploads/${jobId}/upl_[0-9A-Z]{26}\\.csv$`));
@@ -419,22 +439,22 @@ describe('JobService.receiveUpload', () => {
   });
 
   it('accepts a body without a declared size', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     assert.deepEqual(await service.receiveUpload(jobId, body(CSV), null, at(T0 + 1)), { bytes: CSV.length });
-    assert.equal(jobStore.getJob(jobId)?.state, 'uploaded');
+    assert.equal((await jobStore.getJob(jobId))?.state, 'uploaded');
   });
 
   it('accepts a body of exactly the cap', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     const exact = 'x'.repeat(SETTINGS.maxUploadBytes);
     assert.deepEqual(await service.receiveUpload(jobId, body(exact), null, at(T0 + 1)), { bytes: 64 });
   });
 
   it('enqueues the audience build and the received status e-mail for an onboarding upload', async () => {
-    const key = createKey('client');
-    const { jobId } = service.registerOnboarding(key, ONBOARDING, T0);
+    const key = await createKey('client');
+    const { jobId } = await service.registerOnboarding(key, ONBOARDING, T0);
     await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 1));
-    assert.equal(jobStore.getJob(jobId)?.state, 'uploaded');
+    assert.equal((await jobStore.getJob(jobId))?.state, 'uploaded');
     assert.deepEqual(
       queueRows().map((row) => [row.type, JSON.parse(row.payload as string)]),
       [
@@ -445,39 +465,39 @@ describe('JobService.receiveUpload', () => {
   });
 
   it('refuses a second upload (CONFLICT), keeping the first file and the single follow-up', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     await service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 1));
-    const first = jobStore.getJob(jobId)!.uploadBlob!;
+    const first = (await jobStore.getJob(jobId))!.uploadBlob!;
     await assertAppError(
       service.receiveUpload(jobId, body('voterbase_id\nXX\n'), 16, at(T0 + 2)),
       'CONFLICT',
       'the file for this job was already uploaded; register again to send another file',
     );
-    assert.equal(jobStore.getJob(jobId)!.uploadBlob, first);
+    assert.equal((await jobStore.getJob(jobId))!.uploadBlob, first);
     assert.deepEqual(await listFiles(join(dataDir, 'uploads')), [first.slice('uploads/'.length)]);
     assert.equal(queueRows().length, 1);
   });
 
   it('refuses a declared size over the cap (PAYLOAD_TOO_LARGE) before storing anything', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     await assertAppError(
       service.receiveUpload(jobId, body(CSV), 65, at(T0 + 1)),
       'PAYLOAD_TOO_LARGE',
       'the upload exceeds the maximum of 64 bytes',
     );
-    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+    assert.equal((await jobStore.getJob(jobId))?.state, 'registered');
     assert.deepEqual(await listFiles(dataDir), []);
   });
 
   it('refuses a streamed body over the cap and leaves no blob behind; the URL stays usable', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     const tooBig = `voterbase_id\n${'TX-000000001\n'.repeat(10)}`;
     await assertAppError(
       service.receiveUpload(jobId, body(tooBig), null, at(T0 + 1)),
       'PAYLOAD_TOO_LARGE',
       'the upload exceeds the maximum of 64 bytes',
     );
-    const job = jobStore.getJob(jobId)!;
+    const job = (await jobStore.getJob(jobId))!;
     assert.equal(job.state, 'registered');
     assert.equal(job.uploadBlob, null);
     assert.deepEqual(await listFiles(dataDir), []);
@@ -488,7 +508,7 @@ describe('JobService.receiveUpload', () => {
   });
 
   it('refuses a body that lies about its size by streaming more than the cap', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     await assertAppError(
       service.receiveUpload(jobId, body('y'.repeat(100)), 10, at(T0 + 1)),
       'PAYLOAD_TOO_LARGE',
@@ -498,18 +518,18 @@ describe('JobService.receiveUpload', () => {
   });
 
   it('refuses an upload after the upload window (URL_INVALID)', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     await assertAppError(
       service.receiveUpload(jobId, body(CSV), CSV.length, at(T0 + 3_600_001)),
       'URL_INVALID',
       'this URL has expired; register the job again for a new one',
     );
-    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+    assert.equal((await jobStore.getJob(jobId))?.state, 'registered');
     assert.deepEqual(await listFiles(dataDir), []);
   });
 
   it('lets exactly one of two concurrent uploads win; the other gets CONFLICT and leaves no file', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     const results = await Promise.allSettled([
       service.receiveUpload(jobId, body(CSV, 4), null, at(T0 + 1)),
       service.receiveUpload(jobId, body('voterbase_id\nOH-1\n', 4), null, at(T0 + 1)),
@@ -519,20 +539,20 @@ describe('JobService.receiveUpload', () => {
     assert.equal(fulfilled.length, 1);
     assert.equal(rejected.length, 1);
     assert.equal((rejected[0]!.reason as AppError).code, 'CONFLICT');
-    const job = jobStore.getJob(jobId)!;
+    const job = (await jobStore.getJob(jobId))!;
     assert.deepEqual(await listFiles(dataDir), [job.uploadBlob!]);
     assert.equal(queueRows().length, 1);
   });
 
   it('refuses an upload whose window closed while it was streaming, leaving no file', async () => {
-    const { jobId } = register();
+    const { jobId } = await register();
     const times = [T0 + 1, T0 + 3_600_001, T0 + 3_600_001];
     await assertAppError(
       service.receiveUpload(jobId, body(CSV), CSV.length, () => times.shift() ?? T0 + 3_600_001),
       'URL_INVALID',
       'this URL has expired; register the job again for a new one',
     );
-    assert.equal(jobStore.getJob(jobId)?.state, 'registered');
+    assert.equal((await jobStore.getJob(jobId))?.state, 'registered');
     assert.deepEqual(await listFiles(dataDir), []);
     assert.deepEqual(queueRows(), []);
   });
@@ -547,18 +567,18 @@ describe('JobService.receiveUpload', () => {
 });
 
 describe('JobService.poll', () => {
-  function register(key: ApiKeyRecord, filename = 'list_1', now = T0): string {
-    return service.registerSmartmatch(key, { filename, params: PARAMS }, now).jobId;
+  async function register(key: ApiKeyRecord, filename = 'list_1', now = T0): Promise<string> {
+    return (await service.registerSmartmatch(key, { filename, params: PARAMS }, now)).jobId;
   }
 
-  function complete(jobId: string, resultName = 'list_1.csv'): void {
+  async function complete(jobId: string, resultName = 'list_1.csv'): Promise<void> {
     assert.equal(
-      jobStore.markUploaded(jobId, { blob: `uploads/${jobId}/u.csv`, bytes: 1, at: T0 + 1 }, []),
+      await jobStore.markUploaded(jobId, { blob: `uploads/${jobId}/u.csv`, bytes: 1, at: T0 + 1 }, []),
       true,
     );
-    assert.equal(jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2), true);
+    assert.equal(await jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2), true);
     assert.equal(
-      jobStore.transition(
+      await jobStore.transition(
         jobId,
         ['processing'],
         'complete',
@@ -569,123 +589,135 @@ describe('JobService.poll', () => {
     );
   }
 
-  it('answers a blank url and no error while registered', () => {
-    const key = createKey('client');
-    register(key);
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 1), { url: '', error: null, status: 'registered' });
+  it('answers a blank url and no error while registered', async () => {
+    const key = await createKey('client');
+    await register(key);
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 1), {
+      url: '',
+      error: null,
+      status: 'registered',
+    });
   });
 
-  it('answers a blank url and no error while uploaded and processing', () => {
-    const key = createKey('client');
-    const jobId = register(key);
-    jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1, at: T0 + 1 }, []);
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 2), { url: '', error: null, status: 'uploaded' });
-    jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 3);
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 4), { url: '', error: null, status: 'processing' });
+  it('answers a blank url and no error while uploaded and processing', async () => {
+    const key = await createKey('client');
+    const jobId = await register(key);
+    await jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1, at: T0 + 1 }, []);
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 2), { url: '', error: null, status: 'uploaded' });
+    await jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 3);
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 4), {
+      url: '',
+      error: null,
+      status: 'processing',
+    });
   });
 
-  it("answers the job's error once failed", () => {
-    const key = createKey('client');
-    const jobId = register(key);
-    jobStore.transition(
+  it("answers the job's error once failed", async () => {
+    const key = await createKey('client');
+    const jobId = await register(key);
+    await jobStore.transition(
       jobId,
       ['registered'],
       'failed',
       { error: 'Validation Error: the uploaded file is empty' },
       T0 + 1,
     );
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 2), {
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 2), {
       url: '',
       error: 'Validation Error: the uploaded file is empty',
       status: 'failed',
     });
   });
 
-  it('answers a generic internal error for a failed job without a stored reason', () => {
-    const key = createKey('client');
-    const jobId = register(key);
-    jobStore.transition(jobId, ['registered'], 'failed', {}, T0 + 1);
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 2), {
+  it('answers a generic internal error for a failed job without a stored reason', async () => {
+    const key = await createKey('client');
+    const jobId = await register(key);
+    await jobStore.transition(jobId, ['registered'], 'failed', {}, T0 + 1);
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 2), {
       url: '',
       error: 'Internal Error: the job failed',
       status: 'failed',
     });
   });
 
-  it('answers an expired-URL error for a registered job past its upload window', () => {
-    const key = createKey('client');
-    register(key);
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 3_600_000), {
+  it('answers an expired-URL error for a registered job past its upload window', async () => {
+    const key = await createKey('client');
+    await register(key);
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 3_600_000), {
       url: '',
       error: null,
       status: 'registered',
     });
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 3_600_001), {
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 3_600_001), {
       url: '',
       error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
       status: 'expired',
     });
   });
 
-  it('answers the same error after housekeeping expired the job', () => {
-    const key = createKey('client');
-    register(key);
-    assert.equal(service.expireUnuploaded(T0 + 3_600_001), 1);
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 3_600_002), {
+  it('answers the same error after housekeeping expired the job', async () => {
+    const key = await createKey('client');
+    await register(key);
+    assert.equal(await service.expireUnuploaded(T0 + 3_600_001), 1);
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 3_600_002), {
       url: '',
       error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
       status: 'expired',
     });
   });
 
-  it('answers a GET URL of the result once complete', () => {
-    const key = createKey('client');
-    const jobId = register(key);
-    complete(jobId);
-    const answer = service.poll(key, 'list_1', T0 + 10);
+  it('answers a GET URL of the result once complete', async () => {
+    const key = await createKey('client');
+    const jobId = await register(key);
+    await complete(jobId);
+    const answer = await service.poll(key, 'list_1', T0 + 10);
     assert.equal(answer.error, null);
     assert.equal(answer.status, 'complete');
     assert.equal(verifyUrl(answer.url, 'GET', T0 + 10).name, 'list_1.csv');
     assert.equal(verifyUrl(answer.url, 'GET', T0 + 10).jobId, jobId);
   });
 
-  it("answers NOT_FOUND for another key's filename", () => {
-    const owner = createKey('owner');
-    const other = createKey('other');
-    register(owner);
-    assertThrowsAppError(
-      () => service.poll(other, 'list_1', T0 + 1),
+  it("answers NOT_FOUND for another key's filename", async () => {
+    const owner = await createKey('owner');
+    const other = await createKey('other');
+    await register(owner);
+    await assertThrowsAppError(
+      async () => await service.poll(other, 'list_1', T0 + 1),
       'NOT_FOUND',
       'no list-matching job named "list_1" was registered with this API key',
     );
   });
 
-  it('answers NOT_FOUND for a filename never registered', () => {
-    const key = createKey('client');
-    assertThrowsAppError(
-      () => service.poll(key, 'never', T0),
+  it('answers NOT_FOUND for a filename never registered', async () => {
+    const key = await createKey('client');
+    await assertThrowsAppError(
+      async () => await service.poll(key, 'never', T0),
       'NOT_FOUND',
       'no list-matching job named "never" was registered with this API key',
     );
   });
 
-  it('follows the newest registration of a filename', () => {
-    const key = createKey('client');
-    const first = register(key, 'list_1', T0);
-    complete(first);
-    register(key, 'list_1', T0 + 5_000);
-    assert.deepEqual(service.poll(key, 'list_1', T0 + 6_000), { url: '', error: null, status: 'registered' });
+  it('follows the newest registration of a filename', async () => {
+    const key = await createKey('client');
+    const first = await register(key, 'list_1', T0);
+    await complete(first);
+    await register(key, 'list_1', T0 + 5_000);
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 6_000), {
+      url: '',
+      error: null,
+      status: 'registered',
+    });
   });
 });
 
 describe('JobService.openResult', () => {
   async function completedWithResult(content: string): Promise<string> {
-    const key = createKey('client');
-    const { jobId } = service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
+    const key = await createKey('client');
+    const { jobId } = await service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
     await blobs.put(`results/${jobId}/r.csv`, body(content));
-    jobStore.markUploaded(jobId, { blob: 'uploads/u.csv', bytes: 1, at: T0 + 1 }, []);
-    jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2);
-    jobStore.transition(
+    await jobStore.markUploaded(jobId, { blob: 'uploads/u.csv', bytes: 1, at: T0 + 1 }, []);
+    await jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 2);
+    await jobStore.transition(
       jobId,
       ['processing'],
       'complete',
@@ -715,8 +747,8 @@ describe('JobService.openResult', () => {
       'NOT_FOUND',
       'no result is available at this URL',
     );
-    const key = createKey('second');
-    const pending = service.registerSmartmatch(key, { filename: 'list_2', params: PARAMS }, T0).jobId;
+    const key = await createKey('second');
+    const pending = (await service.registerSmartmatch(key, { filename: 'list_2', params: PARAMS }, T0)).jobId;
     await assertAppError(
       service.openResult(pending, 'list_1.csv'),
       'NOT_FOUND',
@@ -739,40 +771,48 @@ describe('JobService.downloadUrl', () => {
   const HALF_MS = 1_800_000;
   const WINDOW_START = Math.ceil(T0 / HALF_MS) * HALF_MS;
 
-  function completedJob(): Job {
-    const key = createKey('client');
-    const { jobId } = service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
-    return { ...jobStore.getJob(jobId)!, state: 'complete', resultName: 'list_1.csv', resultBlob: 'r' };
+  async function completedJob(): Promise<Job> {
+    const key = await createKey('client');
+    const { jobId } = await service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
+    return {
+      ...(await jobStore.getJob(jobId))!,
+      state: 'complete',
+      resultName: 'list_1.csv',
+      resultBlob: 'r',
+    };
   }
 
-  it('is identical for two calls within the same half-TTL window', () => {
-    const job = completedJob();
-    const first = service.downloadUrl(job, WINDOW_START);
-    assert.equal(service.downloadUrl(job, WINDOW_START + 1), first);
-    assert.equal(service.downloadUrl(job, WINDOW_START + HALF_MS - 1), first);
+  it('is identical for two calls within the same half-TTL window', async () => {
+    const job = await completedJob();
+    const first = await service.downloadUrl(job, WINDOW_START);
+    assert.equal(await service.downloadUrl(job, WINDOW_START + 1), first);
+    assert.equal(await service.downloadUrl(job, WINDOW_START + HALF_MS - 1), first);
   });
 
-  it('changes in the next half-TTL window', () => {
-    const job = completedJob();
-    assert.notEqual(service.downloadUrl(job, WINDOW_START + HALF_MS), service.downloadUrl(job, WINDOW_START));
+  it('changes in the next half-TTL window', async () => {
+    const job = await completedJob();
+    assert.notEqual(
+      await service.downloadUrl(job, WINDOW_START + HALF_MS),
+      await service.downloadUrl(job, WINDOW_START),
+    );
   });
 
-  it('stays valid for at least half the TTL and at most the TTL', () => {
-    const job = completedJob();
+  it('stays valid for at least half the TTL and at most the TTL', async () => {
+    const job = await completedJob();
     for (const now of [WINDOW_START, WINDOW_START + HALF_MS - 1]) {
-      const { expiresAt } = verifyUrl(service.downloadUrl(job, now), 'GET', now);
+      const { expiresAt } = verifyUrl(await service.downloadUrl(job, now), 'GET', now);
       assert.ok(expiresAt * 1000 - now > HALF_MS, `expires too soon: ${expiresAt * 1000 - now} ms`);
       assert.ok(expiresAt * 1000 - now <= 2 * HALF_MS, `expires too late: ${expiresAt * 1000 - now} ms`);
     }
     assert.equal(
-      verifyUrl(service.downloadUrl(job, WINDOW_START), 'GET', WINDOW_START).expiresAt,
+      verifyUrl(await service.downloadUrl(job, WINDOW_START), 'GET', WINDOW_START).expiresAt,
       WINDOW_START / 1000 + 3600,
     );
   });
 
-  it('signs a GET-only URL for the result name', () => {
-    const job = completedJob();
-    const url = service.downloadUrl(job, WINDOW_START);
+  it('signs a GET-only URL for the result name', async () => {
+    const job = await completedJob();
+    const url = await service.downloadUrl(job, WINDOW_START);
     assert.deepEqual(verifyUrl(url, 'GET', WINDOW_START), {
       op: 'get',
       jobId: job.id,

@@ -70,14 +70,14 @@ export class JobService {
    * Registers a list-matching job and returns its upload URL. Registering a filename that is
    * already in use starts a new job: poll follows the newest, older ones still finish.
    */
-  registerSmartmatch(
+  async registerSmartmatch(
     key: ApiKeyRecord,
     input: { filename: string; params: Omit<SmartmatchParams, 'profileId'> & { profileId?: string } },
     now = Date.now(),
-  ): { jobId: string; url: string } {
+  ): Promise<{ jobId: string; url: string }> {
     if (!key.entitlements.listMatching)
       throw new AppError('FORBIDDEN', 'this API key is not enabled for list matching');
-    const profile = this.keys.resolveProfile(key.id, input.params.profileId);
+    const profile = await this.keys.resolveProfile(key.id, input.params.profileId);
     const refused = input.params.include.filter((field) => !profile.contactFields.includes(field));
     if (refused.length > 0) {
       throw new AppError(
@@ -111,16 +111,16 @@ export class JobService {
       filename: input.filename,
       params: { ...input.params, profileId: profile.profileId },
     };
-    this.jobs.insertJob(job);
+    await this.jobs.insertJob(job);
     this.events.onTransition?.(job.kind, job.state);
-    return { jobId: job.id, url: this.uploadUrl(job) };
+    return { jobId: job.id, url: await this.uploadUrl(job) };
   }
 
-  registerOnboarding(
+  async registerOnboarding(
     key: ApiKeyRecord,
     params: OnboardingParams,
     now = Date.now(),
-  ): { jobId: string; url: string } {
+  ): Promise<{ jobId: string; url: string }> {
     if (!key.entitlements.onboarding)
       throw new AppError('FORBIDDEN', 'this API key is not enabled for audience onboarding');
     if (params.ownerAdid !== null && !key.entitlements.directUpload) {
@@ -130,9 +130,9 @@ export class JobService {
       );
     }
     const job: Job = { ...this.newJobBase(key, now), kind: 'onboarding', filename: null, params };
-    this.jobs.insertJob(job);
+    await this.jobs.insertJob(job);
     this.events.onTransition?.(job.kind, job.state);
-    return { jobId: job.id, url: this.uploadUrl(job) };
+    return { jobId: job.id, url: await this.uploadUrl(job) };
   }
 
   /**
@@ -147,7 +147,7 @@ export class JobService {
     /** The cap bound into the upload URL; the current setting applies when it is lower or absent. */
     maxBytesOfUrl?: number,
   ): Promise<{ bytes: number }> {
-    const job = this.jobs.getJob(jobId);
+    const job = await this.jobs.getJob(jobId);
     if (job === null) throw new AppError('NOT_FOUND', 'this upload URL belongs to no job');
     this.assertAwaitingUpload(job, now());
     const maxBytes = Math.min(maxBytesOfUrl ?? this.settings.maxUploadBytes, this.settings.maxUploadBytes);
@@ -169,10 +169,10 @@ export class JobService {
       });
       followUps.push(onboardingNoticeMessage(job, 'received'));
     }
-    if (!this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUps)) {
+    if (!(await this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUps))) {
       // Another upload to the same URL won the race, or the URL expired meanwhile.
       await this.blobs.delete(blob);
-      this.assertAwaitingUpload(this.jobs.getJob(job.id) ?? job, now());
+      this.assertAwaitingUpload((await this.jobs.getJob(job.id)) ?? job, now());
       throw new AppError('CONFLICT', 'the file for this job was already uploaded');
     }
     this.events.onTransition?.(job.kind, 'uploaded');
@@ -180,8 +180,8 @@ export class JobService {
   }
 
   /** What poll answers for the newest job of this key and filename. */
-  poll(key: ApiKeyRecord, filename: string, now = Date.now()): PollAnswer {
-    const job = this.jobs.findLatestByFilename(key.id, filename);
+  async poll(key: ApiKeyRecord, filename: string, now = Date.now()): Promise<PollAnswer> {
+    const job = await this.jobs.findLatestByFilename(key.id, filename);
     if (job === null || job.kind !== 'smartmatch') {
       throw new AppError(
         'NOT_FOUND',
@@ -190,7 +190,7 @@ export class JobService {
     }
     switch (job.state) {
       case 'complete':
-        return { url: this.downloadUrl(job, now), error: null, status: job.state };
+        return { url: await this.downloadUrl(job, now), error: null, status: job.state };
       case 'failed':
       case 'expired':
         return { url: '', error: job.error ?? 'Internal Error: the job failed', status: job.state };
@@ -210,7 +210,7 @@ export class JobService {
 
   /** Opens a finished result for download through its presigned URL. */
   async openResult(jobId: string, name: string): Promise<{ stream: Readable; bytes: number; name: string }> {
-    const job = this.jobs.getJob(jobId);
+    const job = await this.jobs.getJob(jobId);
     if (job === null || job.state !== 'complete' || job.resultBlob === null || job.resultName !== name) {
       throw new AppError('NOT_FOUND', 'no result is available at this URL');
     }
@@ -220,20 +220,20 @@ export class JobService {
   }
 
   /** A download URL. Its expiry is rounded to half the TTL so repeated polls get the same URL. */
-  downloadUrl(job: Job, now = Date.now()): string {
+  async downloadUrl(job: Job, now = Date.now()): Promise<string> {
     if (job.resultName === null) throw new AppError('INTERNAL', 'job has no result');
     const half = Math.max(1, Math.floor(this.settings.downloadUrlTtlSeconds / 2));
     const expiresAt = Math.floor(now / 1000 / half) * half + this.settings.downloadUrlTtlSeconds;
-    return this.signer.sign({ op: 'get', jobId: job.id, name: job.resultName, expiresAt });
+    return await this.signer.sign({ op: 'get', jobId: job.id, name: job.resultName, expiresAt });
   }
 
   /** Marks registered jobs whose upload window closed as expired. */
-  expireUnuploaded(now = Date.now()): number {
-    return this.jobs.expireUnuploaded(now);
+  async expireUnuploaded(now = Date.now()): Promise<number> {
+    return await this.jobs.expireUnuploaded(now);
   }
 
-  private uploadUrl(job: Job): string {
-    return this.signer.sign({
+  private async uploadUrl(job: Job): Promise<string> {
+    return await this.signer.sign({
       op: 'put',
       jobId: job.id,
       name: UPLOAD_NAME,

@@ -31,7 +31,7 @@ beforeEach(async () => {
   database = new SqliteDatabase(':memory:', MIGRATIONS);
   jobs = new SqliteJobStore(database, new SqliteQueue(database, { maxAttempts: 3 }));
   blobs = new FsBlobStore(join(root, 'blobs'));
-  keyId = new KeyService(new SqliteKeyStore(database)).createKey({ name: 'client' }, T0).record.id;
+  keyId = (await new KeyService(new SqliteKeyStore(database)).createKey({ name: 'client' }, T0)).record.id;
 });
 afterEach(async () => {
   database.close();
@@ -73,7 +73,7 @@ async function finishedJob(
     createdAt: T0,
     updatedAt: finishedAt,
   };
-  jobs.insertJob(job);
+  await jobs.insertJob(job);
   for (const key of [job.uploadBlob, job.resultBlob, state === 'complete' ? deliveryArchiveKey(id) : null])
     if (key !== null) await blobs.put(key, Readable.from([Buffer.from('a,b\n')]));
   return job;
@@ -90,7 +90,7 @@ describe('Retention', () => {
     assert.equal(await blobs.stat(old.uploadBlob!), null);
     assert.equal(await blobs.stat(old.resultBlob!), null);
     assert.equal(await blobs.stat(deliveryArchiveKey(old.id)), null);
-    const expired = jobs.getJob(old.id)!;
+    const expired = (await jobs.getJob(old.id))!;
     assert.equal(expired.state, 'expired');
     assert.equal(expired.error, retentionExpiredError(30));
     assert.equal(expired.resultBlob, null);
@@ -99,10 +99,10 @@ describe('Retention', () => {
     assert.equal(await retention.run(T0 + 31 * DAY + 1), 1);
     assert.equal(await blobs.stat(failed.uploadBlob!), null);
     assert.match(
-      jobs.getJob(failed.id)!.error!,
+      (await jobs.getJob(failed.id))!.error!,
       /retention period.*had failed: Validation Error: the file has no header/,
     );
-    assert.equal(jobs.getJob(recent.id)!.state, 'complete');
+    assert.equal((await jobs.getJob(recent.id))!.state, 'complete');
     assert.ok(await blobs.stat(recent.resultBlob!));
     assert.equal(await retention.run(T0 + 32 * DAY + 1), 0, 'a second pass finds nothing');
   });
@@ -112,7 +112,7 @@ describe('Retention', () => {
     await blobs.delete(job.resultBlob!);
     await blobs.delete(job.uploadBlob!);
     assert.equal(await new Retention({ jobs, blobs, days: 1 }).run(T0 + 2 * DAY), 1);
-    assert.equal(jobs.getJob(job.id)!.state, 'expired');
+    assert.equal((await jobs.getJob(job.id))!.state, 'expired');
   });
 
   it("also deletes work files a job left behind, whatever its format's layout", async () => {
@@ -127,7 +127,7 @@ describe('Retention', () => {
   it('works through more due jobs than one batch', async () => {
     for (let i = 0; i < 230; i++) await finishedJob(`job_${String(i).padStart(3, '0')}`, 'complete', T0 + i);
     assert.equal(await new Retention({ jobs, blobs, days: 7 }).run(T0 + 8 * DAY), 230);
-    assert.equal(jobs.countByState()['expired'], 230);
+    assert.equal((await jobs.countByState())['expired'], 230);
   });
 
   it("deletes files older than the retention period from every key's folder, at most once an hour", async () => {
@@ -138,7 +138,12 @@ describe('Retention', () => {
     const now = Date.now();
     const old = new Date(now - 31 * DAY);
     await utimes(join(drop.folderOf(keyId), 'old.zip'), old, old);
-    const retention = new Retention({ jobs, blobs, days: 30, folders: { drop, keyIds: () => [keyId] } });
+    const retention = new Retention({
+      jobs,
+      blobs,
+      days: 30,
+      folders: { drop, keyIds: async () => [keyId] },
+    });
     assert.equal(await retention.sweepFolders(now), 1);
     assert.deepEqual(
       (await drop.list(keyId)).map((file) => file.name),

@@ -23,7 +23,7 @@ export function retentionExpiredError(days: number): string {
 export class Retention {
   private readonly jobs: JobStore;
   private readonly blobs: BlobStore;
-  private readonly folders: { drop: FileDrop; keyIds: () => string[] } | null;
+  private readonly folders: { drop: FileDrop; keyIds: () => Promise<string[]> } | null;
   readonly days: number;
   private lastFolderSweep = Number.NEGATIVE_INFINITY;
 
@@ -32,7 +32,7 @@ export class Retention {
     blobs: BlobStore;
     days: number;
     /** The clients' smartmatch folders, swept by file age (files there outlive their jobs' records). */
-    folders?: { drop: FileDrop; keyIds: () => string[] };
+    folders?: { drop: FileDrop; keyIds: () => Promise<string[]> };
   }) {
     this.jobs = deps.jobs;
     this.blobs = deps.blobs;
@@ -51,7 +51,7 @@ export class Retention {
     const { drop, keyIds } = this.folders;
     const before = now - this.days * DAY_MS;
     let removed = 0;
-    await drop.forEachFolder(keyIds(), async (keyId, files) => {
+    await drop.forEachFolder(await keyIds(), async (keyId, files) => {
       for (const file of files) {
         if (file.modifiedAt >= before) continue;
         await drop.remove(keyId, file.name);
@@ -66,11 +66,11 @@ export class Retention {
     const before = now - this.days * DAY_MS;
     let expired = 0;
     for (;;) {
-      const due = this.jobs.listFinishedBefore(before, BATCH);
+      const due = await this.jobs.listFinishedBefore(before, BATCH);
       if (due.length === 0) return expired;
       for (const job of due) {
         for (const key of filesOf(job)) await this.blobs.delete(key);
-        const done = this.jobs.transition(
+        const done = await this.jobs.transition(
           job.id,
           ['complete', 'failed'],
           'expired',

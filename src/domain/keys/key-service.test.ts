@@ -14,19 +14,22 @@ let database: SqliteDatabase;
 let store: SqliteKeyStore;
 let keys: KeyService;
 
-function assertAppError(fn: () => unknown, code: ErrorCode, message: string): void {
-  assert.throws(fn, (error: unknown) => {
-    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
-    assert.equal(error.code, code);
-    assert.equal(error.message, message);
-    return true;
-  });
+async function assertAppError(fn: () => unknown, code: ErrorCode, message: string): Promise<void> {
+  await assert.rejects(
+    async () => fn(),
+    (error: unknown) => {
+      assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+      assert.equal(error.code, code);
+      assert.equal(error.message, message);
+      return true;
+    },
+  );
 }
 
 /** The message of the UNAUTHORIZED error `authenticate` throws for `presented`. */
-function unauthorizedMessage(presented: string | string[] | undefined): string {
+async function unauthorizedMessage(presented: string | string[] | undefined): Promise<string> {
   try {
-    keys.authenticate(presented);
+    await keys.authenticate(presented);
   } catch (error) {
     assert.ok(error instanceof AppError);
     assert.equal(error.code, 'UNAUTHORIZED');
@@ -46,18 +49,18 @@ beforeEach(() => {
 afterEach(() => database.close());
 
 describe('KeyService.createKey', () => {
-  it('creates keys of the form lm_ + 43 base64url characters, different every time', () => {
+  it('creates keys of the form lm_ + 43 base64url characters, different every time', async () => {
     const seen = new Set<string>();
     for (let i = 0; i < 20; i++) {
-      const { key } = keys.createKey({ name: `k${i}` }, T0);
+      const { key } = await keys.createKey({ name: `k${i}` }, T0);
       assert.match(key, /^lm_[A-Za-z0-9_-]{43}$/);
       seen.add(key);
     }
     assert.equal(seen.size, 20);
   });
 
-  it('returns a record with the SHA-256 hash, a display prefix, an id and default entitlements', () => {
-    const { key, record } = keys.createKey({ name: '  Client One  ' }, T0);
+  it('returns a record with the SHA-256 hash, a display prefix, an id and default entitlements', async () => {
+    const { key, record } = await keys.createKey({ name: '  Client One  ' }, T0);
     assert.deepEqual(record, {
       id: record.id,
       name: 'Client One',
@@ -71,8 +74,8 @@ describe('KeyService.createKey', () => {
     assert.equal(hashApiKey(key), record.keyHash);
   });
 
-  it('stores only the hash: the key itself appears nowhere in the database', () => {
-    const { key, record } = keys.createKey({ name: 'client' }, T0);
+  it('stores only the hash: the key itself appears nowhere in the database', async () => {
+    const { key, record } = await keys.createKey({ name: 'client' }, T0);
     const rows = database.db.prepare('SELECT * FROM api_keys').all();
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!['key_hash'], createHash('sha256').update(key).digest('hex'));
@@ -83,21 +86,21 @@ describe('KeyService.createKey', () => {
       assert.equal(dump.includes(key), false, `${table} holds the key`);
       assert.equal(dump.includes(secretPart), false, `${table} holds the secret part of the key`);
     }
-    assert.deepEqual(store.findKeyByHash(hashApiKey(key)), record);
+    assert.deepEqual(await store.findKeyByHash(hashApiKey(key)), record);
   });
 
-  it('applies entitlement overrides', () => {
-    const { record } = keys.createKey(
+  it('applies entitlement overrides', async () => {
+    const { record } = await keys.createKey(
       { name: 'c', entitlements: { listMatching: false, directUpload: true } },
       T0,
     );
     assert.deepEqual(record.entitlements, { listMatching: false, onboarding: true, directUpload: true });
-    assert.deepEqual(store.findKey(record.id)?.entitlements, record.entitlements);
+    assert.deepEqual((await store.findKey(record.id))?.entitlements, record.entitlements);
   });
 
-  it('creates an empty default profile', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    assert.deepEqual(store.listProfiles(record.id), [
+  it('creates an empty default profile', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(await store.listProfiles(record.id), [
       {
         keyId: record.id,
         profileId: 'default',
@@ -113,50 +116,50 @@ describe('KeyService.createKey', () => {
   });
 
   for (const name of ['', '   ', 'x'.repeat(101)]) {
-    it(`refuses the name ${JSON.stringify(name.length > 10 ? `${name.length} chars` : name)}`, () => {
-      assertAppError(
-        () => keys.createKey({ name }, T0),
+    it(`refuses the name ${JSON.stringify(name.length > 10 ? `${name.length} chars` : name)}`, async () => {
+      await assertAppError(
+        async () => await keys.createKey({ name }, T0),
         'VALIDATION_FAILED',
         'a key name of 1-100 characters is required',
       );
-      assert.deepEqual(store.listKeys(), []);
+      assert.deepEqual(await store.listKeys(), []);
     });
   }
 
-  it('accepts a name of 100 characters', () => {
-    assert.equal(keys.createKey({ name: 'x'.repeat(100) }, T0).record.name.length, 100);
+  it('accepts a name of 100 characters', async () => {
+    assert.equal((await keys.createKey({ name: 'x'.repeat(100) }, T0)).record.name.length, 100);
   });
 });
 
 describe('KeyService.authenticate', () => {
-  it('returns the record for a valid key', () => {
-    const { key, record } = keys.createKey({ name: 'c' }, T0);
-    assert.deepEqual(keys.authenticate(key), record);
+  it('returns the record for a valid key', async () => {
+    const { key, record } = await keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(await keys.authenticate(key), record);
   });
 
-  it('ignores surrounding whitespace', () => {
-    const { key, record } = keys.createKey({ name: 'c' }, T0);
-    assert.deepEqual(keys.authenticate(` ${key}\t`), record);
+  it('ignores surrounding whitespace', async () => {
+    const { key, record } = await keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(await keys.authenticate(` ${key}\t`), record);
   });
 
-  it('takes the first value of a header array', () => {
-    const { key, record } = keys.createKey({ name: 'c' }, T0);
-    assert.deepEqual(keys.authenticate([key]), record);
-    assert.deepEqual(keys.authenticate([key, wellFormedUnknownKey()]), record);
-    assert.equal(unauthorizedMessage([wellFormedUnknownKey(), key]), 'invalid API key');
+  it('takes the first value of a header array', async () => {
+    const { key, record } = await keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual(await keys.authenticate([key]), record);
+    assert.deepEqual(await keys.authenticate([key, wellFormedUnknownKey()]), record);
+    assert.equal(await unauthorizedMessage([wellFormedUnknownKey(), key]), 'invalid API key');
   });
 
-  it('refuses a missing key', () => {
-    assert.equal(unauthorizedMessage(undefined), 'missing x-api-key header');
-    assert.equal(unauthorizedMessage(''), 'missing x-api-key header');
+  it('refuses a missing key', async () => {
+    assert.equal(await unauthorizedMessage(undefined), 'missing x-api-key header');
+    assert.equal(await unauthorizedMessage(''), 'missing x-api-key header');
   });
 
-  it('treats an empty header array as a missing key', () => {
-    assert.equal(unauthorizedMessage([]), 'missing x-api-key header');
+  it('treats an empty header array as a missing key', async () => {
+    assert.equal(await unauthorizedMessage([]), 'missing x-api-key header');
   });
 
-  it('refuses malformed keys', () => {
-    const { key } = keys.createKey({ name: 'c' }, T0);
+  it('refuses malformed keys', async () => {
+    const { key } = await keys.createKey({ name: 'c' }, T0);
     for (const malformed of [
       'lm_short',
       key.slice(3),
@@ -165,27 +168,27 @@ describe('KeyService.authenticate', () => {
       `lm_${'!'.repeat(43)}`,
     ]) {
       assert.equal(
-        unauthorizedMessage(malformed),
+        await unauthorizedMessage(malformed),
         'malformed API key: expected lm_ followed by 43 characters',
         malformed,
       );
     }
   });
 
-  it('refuses a well-formed key that does not exist', () => {
-    keys.createKey({ name: 'c' }, T0);
-    assert.equal(unauthorizedMessage(wellFormedUnknownKey()), 'invalid API key');
+  it('refuses a well-formed key that does not exist', async () => {
+    await keys.createKey({ name: 'c' }, T0);
+    assert.equal(await unauthorizedMessage(wellFormedUnknownKey()), 'invalid API key');
   });
 
-  it('refuses a revoked key', () => {
-    const { key, record } = keys.createKey({ name: 'c' }, T0);
-    keys.revoke(record.id, T0 + 1);
-    assert.equal(unauthorizedMessage(key), 'this API key was revoked');
+  it('refuses a revoked key', async () => {
+    const { key, record } = await keys.createKey({ name: 'c' }, T0);
+    await keys.revoke(record.id, T0 + 1);
+    assert.equal(await unauthorizedMessage(key), 'this API key was revoked');
   });
 
-  it('gives missing, revoked and invalid keys distinct messages', () => {
-    const { key, record } = keys.createKey({ name: 'c' }, T0);
-    keys.revoke(record.id, T0 + 1);
+  it('gives missing, revoked and invalid keys distinct messages', async () => {
+    const { key, record } = await keys.createKey({ name: 'c' }, T0);
+    await keys.revoke(record.id, T0 + 1);
     const messages = [
       unauthorizedMessage(undefined),
       unauthorizedMessage(wellFormedUnknownKey()),
@@ -194,99 +197,110 @@ describe('KeyService.authenticate', () => {
     assert.equal(new Set(messages).size, 3);
   });
 
-  it('tells a malformed key from a well-formed unknown one', () => {
-    assert.notEqual(unauthorizedMessage('lm_short'), unauthorizedMessage(wellFormedUnknownKey()));
+  it('tells a malformed key from a well-formed unknown one', async () => {
+    assert.notEqual(await unauthorizedMessage('lm_short'), await unauthorizedMessage(wellFormedUnknownKey()));
   });
 });
 
 describe('KeyService.revoke', () => {
-  it('revokes by id and by name', () => {
-    const first = keys.createKey({ name: 'first' }, T0).record;
-    const second = keys.createKey({ name: 'second' }, T0);
-    assert.deepEqual(keys.revoke(first.id, T0 + 5), { ...first, revokedAt: T0 + 5 });
-    assert.equal(keys.revoke('second', T0 + 6).revokedAt, T0 + 6);
-    assert.equal(store.findKey(first.id)?.revokedAt, T0 + 5);
-    assert.equal(unauthorizedMessage(second.key), 'this API key was revoked');
+  it('revokes by id and by name', async () => {
+    const first = (await keys.createKey({ name: 'first' }, T0)).record;
+    const second = await keys.createKey({ name: 'second' }, T0);
+    assert.deepEqual(await keys.revoke(first.id, T0 + 5), { ...first, revokedAt: T0 + 5 });
+    assert.equal((await keys.revoke('second', T0 + 6)).revokedAt, T0 + 6);
+    assert.equal((await store.findKey(first.id))?.revokedAt, T0 + 5);
+    assert.equal(await unauthorizedMessage(second.key), 'this API key was revoked');
   });
 
-  it('refuses to revoke twice (CONFLICT)', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    keys.revoke(record.id, T0 + 1);
-    assertAppError(() => keys.revoke(record.id, T0 + 2), 'CONFLICT', `key ${record.id} is already revoked`);
-    assert.equal(store.findKey(record.id)?.revokedAt, T0 + 1);
+  it('refuses to revoke twice (CONFLICT)', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    await keys.revoke(record.id, T0 + 1);
+    await assertAppError(
+      async () => await keys.revoke(record.id, T0 + 2),
+      'CONFLICT',
+      `key ${record.id} is already revoked`,
+    );
+    assert.equal((await store.findKey(record.id))?.revokedAt, T0 + 1);
   });
 
-  it('refuses an unknown key (NOT_FOUND)', () => {
-    assertAppError(() => keys.revoke('nobody', T0), 'NOT_FOUND', 'no key with id or name "nobody"');
+  it('refuses an unknown key (NOT_FOUND)', async () => {
+    await assertAppError(
+      async () => await keys.revoke('nobody', T0),
+      'NOT_FOUND',
+      'no key with id or name "nobody"',
+    );
   });
 
-  it('leaves other keys working', () => {
-    const revoked = keys.createKey({ name: 'a' }, T0).record;
-    const { key, record } = keys.createKey({ name: 'b' }, T0);
-    keys.revoke(revoked.id, T0 + 1);
-    assert.deepEqual(keys.authenticate(key), record);
+  it('leaves other keys working', async () => {
+    const revoked = (await keys.createKey({ name: 'a' }, T0)).record;
+    const { key, record } = await keys.createKey({ name: 'b' }, T0);
+    await keys.revoke(revoked.id, T0 + 1);
+    assert.deepEqual(await keys.authenticate(key), record);
   });
 });
 
 describe('KeyService webhook secrets', () => {
-  it('a new key comes with its own whsec_ secret, stored so the service can sign', () => {
-    const a = keys.createKey({ name: 'a' }, T0);
-    const b = keys.createKey({ name: 'b' }, T0);
+  it('a new key comes with its own whsec_ secret, stored so the service can sign', async () => {
+    const a = await keys.createKey({ name: 'a' }, T0);
+    const b = await keys.createKey({ name: 'b' }, T0);
     assert.match(a.webhookSecret, /^whsec_/);
     assert.notEqual(a.webhookSecret, b.webhookSecret);
-    assert.deepEqual(keys.webhookSecrets(a.record.id, T0), [a.webhookSecret]);
+    assert.deepEqual(await keys.webhookSecrets(a.record.id, T0), [a.webhookSecret]);
   });
 
-  it('without --rotate an existing secret is kept (CONFLICT)', () => {
-    const { record, webhookSecret } = keys.createKey({ name: 'c' }, T0);
-    assertAppError(
-      () => keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1),
+  it('without --rotate an existing secret is kept (CONFLICT)', async () => {
+    const { record, webhookSecret } = await keys.createKey({ name: 'c' }, T0);
+    await assertAppError(
+      async () => await keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1),
       'CONFLICT',
       `key ${record.id} already has a webhook secret; pass --rotate to replace it`,
     );
-    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 1), [webhookSecret]);
+    assert.deepEqual(await keys.webhookSecrets(record.id, T0 + 1), [webhookSecret]);
   });
 
-  it('after a rotation the old secret signs next to the new one for 24 hours, then stops', () => {
-    const { record, webhookSecret: old } = keys.createKey({ name: 'c' }, T0);
-    const rotated = keys.createWebhookSecret('c', { rotate: true }, T0 + 1);
+  it('after a rotation the old secret signs next to the new one for 24 hours, then stops', async () => {
+    const { record, webhookSecret: old } = await keys.createKey({ name: 'c' }, T0);
+    const rotated = await keys.createWebhookSecret('c', { rotate: true }, T0 + 1);
     assert.notEqual(rotated.webhookSecret, old);
     assert.equal(rotated.previousValidUntil, T0 + 1 + WEBHOOK_SECRET_OVERLAP_MS);
-    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 2), [rotated.webhookSecret, old]);
-    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 1 + WEBHOOK_SECRET_OVERLAP_MS), [
+    assert.deepEqual(await keys.webhookSecrets(record.id, T0 + 2), [rotated.webhookSecret, old]);
+    assert.deepEqual(await keys.webhookSecrets(record.id, T0 + 1 + WEBHOOK_SECRET_OVERLAP_MS), [
       rotated.webhookSecret,
     ]);
   });
 
-  it('a rotation with no overlap drops the old secret at once; a second rotation forgets the first', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    const leaked = keys.createWebhookSecret(record.id, { rotate: true, overlapMs: 0 }, T0 + 1);
+  it('a rotation with no overlap drops the old secret at once; a second rotation forgets the first', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    const leaked = await keys.createWebhookSecret(record.id, { rotate: true, overlapMs: 0 }, T0 + 1);
     assert.equal(leaked.previousValidUntil, null);
-    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 2), [leaked.webhookSecret]);
-    const second = keys.createWebhookSecret(record.id, { rotate: true }, T0 + 3);
-    const third = keys.createWebhookSecret(record.id, { rotate: true }, T0 + 4);
-    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 5), [third.webhookSecret, second.webhookSecret]);
+    assert.deepEqual(await keys.webhookSecrets(record.id, T0 + 2), [leaked.webhookSecret]);
+    const second = await keys.createWebhookSecret(record.id, { rotate: true }, T0 + 3);
+    const third = await keys.createWebhookSecret(record.id, { rotate: true }, T0 + 4);
+    assert.deepEqual(await keys.webhookSecrets(record.id, T0 + 5), [
+      third.webhookSecret,
+      second.webhookSecret,
+    ]);
   });
 
-  it('a key without a secret (made before signing existed) gets one on demand, without an overlap', () => {
-    const { record } = keys.createKey({ name: 'old' }, T0);
+  it('a key without a secret (made before signing existed) gets one on demand, without an overlap', async () => {
+    const { record } = await keys.createKey({ name: 'old' }, T0);
     database.db.prepare('DELETE FROM webhook_secrets').run();
-    assert.deepEqual(keys.webhookSecrets(record.id, T0), []);
-    const created = keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1);
+    assert.deepEqual(await keys.webhookSecrets(record.id, T0), []);
+    const created = await keys.createWebhookSecret(record.id, { rotate: false }, T0 + 1);
     assert.equal(created.previousValidUntil, null);
-    assert.deepEqual(keys.webhookSecrets(record.id, T0 + 2), [created.webhookSecret]);
+    assert.deepEqual(await keys.webhookSecrets(record.id, T0 + 2), [created.webhookSecret]);
   });
 });
 
 describe('KeyService.setEntitlements', () => {
-  it('changes only the given entitlements', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    assert.deepEqual(keys.setEntitlements('c', { directUpload: true }).entitlements, {
+  it('changes only the given entitlements', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    assert.deepEqual((await keys.setEntitlements('c', { directUpload: true })).entitlements, {
       listMatching: true,
       onboarding: true,
       directUpload: true,
     });
-    assert.deepEqual(store.findKey(record.id)?.entitlements, {
+    assert.deepEqual((await store.findKey(record.id))?.entitlements, {
       listMatching: true,
       onboarding: true,
       directUpload: true,
@@ -295,9 +309,9 @@ describe('KeyService.setEntitlements', () => {
 });
 
 describe('KeyService.setProfile', () => {
-  it('stores a new profile with its fields', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    const profile = keys.setProfile(
+  it('stores a new profile with its fields', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    const profile = await keys.setProfile(
       record.id,
       'vip.2024-A_1',
       { appendedFields: [{ source: 'party_code', as: 'party' }], contactFields: ['email'] },
@@ -314,54 +328,54 @@ describe('KeyService.setProfile', () => {
       delivery: 'folder',
       updatedAt: T0 + 1,
     });
-    assert.deepEqual(store.findProfile(record.id, 'vip.2024-A_1'), profile);
+    assert.deepEqual(await store.findProfile(record.id, 'vip.2024-A_1'), profile);
   });
 
-  it('keeps the fields it is not given', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    keys.setProfile(
+  it('keeps the fields it is not given', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    await keys.setProfile(
       record.id,
       'p',
       { appendedFields: [{ source: 'a', as: 'a' }], contactFields: ['voip'] },
       T0,
     );
-    const updated = keys.setProfile('c', 'p', { contactFields: ['email', 'wireless'] }, T0 + 1);
+    const updated = await keys.setProfile('c', 'p', { contactFields: ['email', 'wireless'] }, T0 + 1);
     assert.deepEqual(updated.appendedFields, [{ source: 'a', as: 'a' }]);
     assert.deepEqual(updated.contactFields, ['email', 'wireless']);
-    assert.deepEqual(store.findProfile(record.id, 'p'), updated);
+    assert.deepEqual(await store.findProfile(record.id, 'p'), updated);
   });
 
   for (const profileId of ['', 'has space', 'a/b', 'x'.repeat(65), 'ünï']) {
-    it(`refuses the profile id ${JSON.stringify(profileId.length > 10 ? `${profileId.length} chars` : profileId)}`, () => {
-      const { record } = keys.createKey({ name: 'c' }, T0);
-      assertAppError(
-        () => keys.setProfile(record.id, profileId, {}, T0),
+    it(`refuses the profile id ${JSON.stringify(profileId.length > 10 ? `${profileId.length} chars` : profileId)}`, async () => {
+      const { record } = await keys.createKey({ name: 'c' }, T0);
+      await assertAppError(
+        async () => await keys.setProfile(record.id, profileId, {}, T0),
         'VALIDATION_FAILED',
         'profile ids are 1-64 letters, digits, _, . or -',
       );
     });
   }
 
-  it('accepts a profile id of 64 characters', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    assert.equal(keys.setProfile(record.id, 'p'.repeat(64), {}, T0).profileId, 'p'.repeat(64));
+  it('accepts a profile id of 64 characters', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    assert.equal((await keys.setProfile(record.id, 'p'.repeat(64), {}, T0)).profileId, 'p'.repeat(64));
   });
 
   for (const as of ['Party', 'party-code', '', 'x'.repeat(65), 'vb.party']) {
-    it(`refuses the output name ${JSON.stringify(as.length > 10 ? `${as.length} chars` : as)}`, () => {
-      const { record } = keys.createKey({ name: 'c' }, T0);
-      assertAppError(
-        () => keys.setProfile(record.id, 'p', { appendedFields: [{ source: 'party', as }] }, T0),
+    it(`refuses the output name ${JSON.stringify(as.length > 10 ? `${as.length} chars` : as)}`, async () => {
+      const { record } = await keys.createKey({ name: 'c' }, T0);
+      await assertAppError(
+        async () => await keys.setProfile(record.id, 'p', { appendedFields: [{ source: 'party', as }] }, T0),
         'VALIDATION_FAILED',
         `output name "${as}" must be 1-64 lower-case letters, digits or _`,
       );
-      assert.equal(store.findProfile(record.id, 'p'), null);
+      assert.equal(await store.findProfile(record.id, 'p'), null);
     });
   }
 
-  it('refuses an unknown key (NOT_FOUND)', () => {
-    assertAppError(
-      () => keys.setProfile('nobody', 'p', {}, T0),
+  it('refuses an unknown key (NOT_FOUND)', async () => {
+    await assertAppError(
+      async () => await keys.setProfile('nobody', 'p', {}, T0),
       'NOT_FOUND',
       'no key with id or name "nobody"',
     );
@@ -369,10 +383,10 @@ describe('KeyService.setProfile', () => {
 });
 
 describe('KeyService.resolveProfile', () => {
-  it("returns the key's default profile when no profile id is given", () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    keys.setProfile(record.id, 'default', { contactFields: ['email'] }, T0 + 1);
-    assert.deepEqual(keys.resolveProfile(record.id, undefined), {
+  it("returns the key's default profile when no profile id is given", async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    await keys.setProfile(record.id, 'default', { contactFields: ['email'] }, T0 + 1);
+    assert.deepEqual(await keys.resolveProfile(record.id, undefined), {
       keyId: record.id,
       profileId: 'default',
       appendedFields: [],
@@ -385,51 +399,57 @@ describe('KeyService.resolveProfile', () => {
     });
   });
 
-  it('stores a match threshold, keeps it when not given, resets it with null, refuses one outside 0-100', () => {
-    const { record } = keys.createKey({ name: 'thresholds' }, T0);
-    keys.setProfile(record.id, 'strict', { matchThreshold: 90 }, T0 + 1);
-    keys.setProfile(record.id, 'strict', { contactFields: ['email'] }, T0 + 2);
-    assert.equal(keys.resolveProfile(record.id, 'strict').matchThreshold, 90);
-    keys.setProfile(record.id, 'strict', { matchThreshold: null }, T0 + 3);
-    assert.equal(keys.resolveProfile(record.id, 'strict').matchThreshold, null);
-    assert.throws(() => keys.setProfile(record.id, 'strict', { matchThreshold: 101 }), /from 0 to 100/);
-    assert.throws(
-      () => keys.setProfile(record.id, 'strict', { matchThreshold: Number.NaN }),
+  it('stores a match threshold, keeps it when not given, resets it with null, refuses one outside 0-100', async () => {
+    const { record } = await keys.createKey({ name: 'thresholds' }, T0);
+    await keys.setProfile(record.id, 'strict', { matchThreshold: 90 }, T0 + 1);
+    await keys.setProfile(record.id, 'strict', { contactFields: ['email'] }, T0 + 2);
+    assert.equal((await keys.resolveProfile(record.id, 'strict')).matchThreshold, 90);
+    await keys.setProfile(record.id, 'strict', { matchThreshold: null }, T0 + 3);
+    assert.equal((await keys.resolveProfile(record.id, 'strict')).matchThreshold, null);
+    await assert.rejects(
+      async () => await keys.setProfile(record.id, 'strict', { matchThreshold: 101 }),
+      /from 0 to 100/,
+    );
+    await assert.rejects(
+      async () => await keys.setProfile(record.id, 'strict', { matchThreshold: Number.NaN }),
       /from 0 to 100/,
     );
   });
 
-  it('stores a max_matches cap, webhook hosts and delivery; keeps them when not given; refuses bad ones', () => {
-    const { record } = keys.createKey({ name: 'limits' }, T0);
-    keys.setProfile(
+  it('stores a max_matches cap, webhook hosts and delivery; keeps them when not given; refuses bad ones', async () => {
+    const { record } = await keys.createKey({ name: 'limits' }, T0);
+    await keys.setProfile(
       record.id,
       'capped',
       { maxMatchesCap: 3, webhookHosts: ['Hooks.Example.com', 'ops.example.org:8443'], delivery: 'none' },
       T0 + 1,
     );
-    keys.setProfile(record.id, 'capped', { contactFields: ['email'] }, T0 + 2);
-    const profile = keys.resolveProfile(record.id, 'capped');
+    await keys.setProfile(record.id, 'capped', { contactFields: ['email'] }, T0 + 2);
+    const profile = await keys.resolveProfile(record.id, 'capped');
     assert.equal(profile.maxMatchesCap, 3);
     assert.deepEqual(profile.webhookHosts, ['hooks.example.com', 'ops.example.org:8443']);
     assert.equal(profile.delivery, 'none');
-    keys.setProfile(record.id, 'capped', { maxMatchesCap: null, webhookHosts: [] }, T0 + 3);
-    assert.equal(keys.resolveProfile(record.id, 'capped').maxMatchesCap, null);
-    assert.deepEqual(keys.resolveProfile(record.id, 'capped').webhookHosts, []);
+    await keys.setProfile(record.id, 'capped', { maxMatchesCap: null, webhookHosts: [] }, T0 + 3);
+    assert.equal((await keys.resolveProfile(record.id, 'capped')).maxMatchesCap, null);
+    assert.deepEqual((await keys.resolveProfile(record.id, 'capped')).webhookHosts, []);
     for (const cap of [0, 11, 2.5, Number.NaN])
-      assert.throws(() => keys.setProfile(record.id, 'capped', { maxMatchesCap: cap }), /from 1 to 10/);
+      await assert.rejects(
+        async () => await keys.setProfile(record.id, 'capped', { maxMatchesCap: cap }),
+        /from 1 to 10/,
+      );
     for (const host of ['https://hooks.example.com', 'a b', 'hooks.example.com/path', 'x:port', ''])
-      assert.throws(
-        () => keys.setProfile(record.id, 'capped', { webhookHosts: [host] }),
+      await assert.rejects(
+        async () => await keys.setProfile(record.id, 'capped', { webhookHosts: [host] }),
         /host name or host:port/,
       );
   });
 
-  it('reads a profile stored before the limits existed with their defaults', () => {
-    const { record } = keys.createKey({ name: 'legacy' }, T0);
+  it('reads a profile stored before the limits existed with their defaults', async () => {
+    const { record } = await keys.createKey({ name: 'legacy' }, T0);
     database.db
       .prepare('UPDATE profiles SET config = ? WHERE key_id = ?')
       .run(JSON.stringify({ appendedFields: [], contactFields: ['email'] }), record.id);
-    const profile = keys.resolveProfile(record.id, undefined);
+    const profile = await keys.resolveProfile(record.id, undefined);
     assert.deepEqual(
       [
         profile.contactFields,
@@ -442,14 +462,14 @@ describe('KeyService.resolveProfile', () => {
     );
   });
 
-  it('returns the named profile', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    keys.setProfile(record.id, 'vip', { contactFields: ['voip'] }, T0 + 1);
-    assert.deepEqual(keys.resolveProfile(record.id, 'vip').contactFields, ['voip']);
+  it('returns the named profile', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    await keys.setProfile(record.id, 'vip', { contactFields: ['voip'] }, T0 + 1);
+    assert.deepEqual((await keys.resolveProfile(record.id, 'vip')).contactFields, ['voip']);
   });
 
-  it('falls back to an empty default when the key has no stored default profile', () => {
-    store.insertKey({
+  it('falls back to an empty default when the key has no stored default profile', async () => {
+    await store.insertKey({
       id: 'key_LEGACY',
       name: 'legacy',
       keyHash: 'h',
@@ -458,7 +478,7 @@ describe('KeyService.resolveProfile', () => {
       createdAt: T0,
       revokedAt: null,
     });
-    assert.deepEqual(keys.resolveProfile('key_LEGACY', undefined), {
+    assert.deepEqual(await keys.resolveProfile('key_LEGACY', undefined), {
       keyId: 'key_LEGACY',
       profileId: 'default',
       appendedFields: [],
@@ -471,19 +491,21 @@ describe('KeyService.resolveProfile', () => {
     });
   });
 
-  it('refuses a named profile that does not exist', () => {
-    const { record } = keys.createKey({ name: 'c' }, T0);
-    assertAppError(
-      () => keys.resolveProfile(record.id, 'missing'),
+  it('refuses a named profile that does not exist', async () => {
+    const { record } = await keys.createKey({ name: 'c' }, T0);
+    await assertAppError(
+      async () => await keys.resolveProfile(record.id, 'missing'),
       'VALIDATION_FAILED',
       'profile_id "missing" is not a profile of this API key',
     );
   });
 
-  it("does not resolve another key's profile", () => {
-    const owner = keys.createKey({ name: 'owner' }, T0).record;
-    const other = keys.createKey({ name: 'other' }, T0).record;
-    keys.setProfile(owner.id, 'vip', {}, T0);
-    assert.throws(() => keys.resolveProfile(other.id, 'vip'), { code: 'VALIDATION_FAILED' });
+  it("does not resolve another key's profile", async () => {
+    const owner = (await keys.createKey({ name: 'owner' }, T0)).record;
+    const other = (await keys.createKey({ name: 'other' }, T0)).record;
+    await keys.setProfile(owner.id, 'vip', {}, T0);
+    await assert.rejects(async () => await keys.resolveProfile(other.id, 'vip'), {
+      code: 'VALIDATION_FAILED',
+    });
   });
 });

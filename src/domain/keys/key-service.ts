@@ -32,15 +32,15 @@ export class KeyService {
     this.store = store;
   }
 
-  createKey(
+  async createKey(
     input: { name: string; entitlements?: Partial<Entitlements> },
     now = Date.now(),
-  ): {
+  ): Promise<{
     key: string;
     record: ApiKeyRecord;
     /** Signs this key's webhook calls; shown once with the key, like the key itself. */
     webhookSecret: string;
-  } {
+  }> {
     const name = input.name.trim();
     if (name === '' || name.length > 100)
       throw new AppError('VALIDATION_FAILED', 'a key name of 1-100 characters is required');
@@ -54,8 +54,8 @@ export class KeyService {
       createdAt: now,
       revokedAt: null,
     };
-    this.store.insertKey(record);
-    this.store.upsertProfile({
+    await this.store.insertKey(record);
+    await this.store.upsertProfile({
       keyId: record.id,
       profileId: DEFAULT_PROFILE_ID,
       ...PROFILE_DEFAULTS,
@@ -65,7 +65,7 @@ export class KeyService {
       updatedAt: now,
     });
     const webhookSecret = newWebhookSecret();
-    this.store.setWebhookSecret(record.id, webhookSecret, now, null);
+    await this.store.setWebhookSecret(record.id, webhookSecret, now, null);
     return { key, record, webhookSecret };
   }
 
@@ -75,13 +75,13 @@ export class KeyService {
    * client can switch without missing a call; 0 drops it at once (a leaked secret). Refuses to
    * replace without `rotate`: a secret is shown only when made.
    */
-  createWebhookSecret(
+  async createWebhookSecret(
     idOrName: string,
     options: { rotate: boolean; overlapMs?: number },
     now = Date.now(),
-  ): { record: ApiKeyRecord; webhookSecret: string; previousValidUntil: number | null } {
-    const record = this.requireKey(idOrName);
-    const existing = this.store.findWebhookSecrets(record.id, now).length > 0;
+  ): Promise<{ record: ApiKeyRecord; webhookSecret: string; previousValidUntil: number | null }> {
+    const record = await this.requireKey(idOrName);
+    const existing = (await this.store.findWebhookSecrets(record.id, now)).length > 0;
     if (existing && !options.rotate) {
       throw new AppError(
         'CONFLICT',
@@ -91,7 +91,7 @@ export class KeyService {
     const overlapMs = options.overlapMs ?? WEBHOOK_SECRET_OVERLAP_MS;
     const previousValidUntil = existing && overlapMs > 0 ? now + overlapMs : null;
     const webhookSecret = newWebhookSecret();
-    this.store.setWebhookSecret(record.id, webhookSecret, now, previousValidUntil);
+    await this.store.setWebhookSecret(record.id, webhookSecret, now, previousValidUntil);
     return { record, webhookSecret, previousValidUntil };
   }
 
@@ -99,12 +99,12 @@ export class KeyService {
    * The secrets that sign this key's webhook calls now: the current one first, then a rotated-out
    * one still in its overlap. Empty for a key made before signing existed.
    */
-  webhookSecrets(keyId: string, now = Date.now()): string[] {
-    return this.store.findWebhookSecrets(keyId, now);
+  async webhookSecrets(keyId: string, now = Date.now()): Promise<string[]> {
+    return await this.store.findWebhookSecrets(keyId, now);
   }
 
   /** The key presented in `x-api-key`, or an UNAUTHORIZED error that says what is wrong. */
-  authenticate(presented: string | string[] | undefined): ApiKeyRecord {
+  async authenticate(presented: string | string[] | undefined): Promise<ApiKeyRecord> {
     if (presented === undefined || presented === '') {
       throw new AppError('UNAUTHORIZED', 'missing x-api-key header');
     }
@@ -114,37 +114,37 @@ export class KeyService {
     if (!KEY_PATTERN.test(key)) {
       throw new AppError('UNAUTHORIZED', 'malformed API key: expected lm_ followed by 43 characters');
     }
-    const record = this.store.findKeyByHash(hashApiKey(key));
+    const record = await this.store.findKeyByHash(hashApiKey(key));
     if (record === null) throw new AppError('UNAUTHORIZED', 'invalid API key');
     if (record.revokedAt !== null) throw new AppError('UNAUTHORIZED', 'this API key was revoked');
     return record;
   }
 
   /** The key with exactly this id, unless it is unknown or revoked (sessions carry a key id, never the key). */
-  activeKey(id: string): ApiKeyRecord | null {
-    const record = this.store.findKey(id);
+  async activeKey(id: string): Promise<ApiKeyRecord | null> {
+    const record = await this.store.findKey(id);
     return record !== null && record.id === id && record.revokedAt === null ? record : null;
   }
 
-  revoke(idOrName: string, now = Date.now()): ApiKeyRecord {
-    const record = this.requireKey(idOrName);
-    if (!this.store.revokeKey(record.id, now))
+  async revoke(idOrName: string, now = Date.now()): Promise<ApiKeyRecord> {
+    const record = await this.requireKey(idOrName);
+    if (!(await this.store.revokeKey(record.id, now)))
       throw new AppError('CONFLICT', `key ${record.id} is already revoked`);
     return { ...record, revokedAt: now };
   }
 
-  list(): ApiKeyRecord[] {
-    return this.store.listKeys();
+  async list(): Promise<ApiKeyRecord[]> {
+    return await this.store.listKeys();
   }
 
-  setEntitlements(idOrName: string, changes: Partial<Entitlements>): ApiKeyRecord {
-    const record = this.requireKey(idOrName);
+  async setEntitlements(idOrName: string, changes: Partial<Entitlements>): Promise<ApiKeyRecord> {
+    const record = await this.requireKey(idOrName);
     const entitlements = { ...record.entitlements, ...changes };
-    this.store.setEntitlements(record.id, entitlements);
+    await this.store.setEntitlements(record.id, entitlements);
     return { ...record, entitlements };
   }
 
-  setProfile(
+  async setProfile(
     idOrName: string,
     profileId: string,
     changes: {
@@ -156,8 +156,8 @@ export class KeyService {
       delivery?: ProfileDelivery;
     },
     now = Date.now(),
-  ): Profile {
-    const record = this.requireKey(idOrName);
+  ): Promise<Profile> {
+    const record = await this.requireKey(idOrName);
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(profileId)) {
       throw new AppError('VALIDATION_FAILED', 'profile ids are 1-64 letters, digits, _, . or -');
     }
@@ -186,7 +186,7 @@ export class KeyService {
       if (!WEBHOOK_HOST.test(host))
         throw new AppError('VALIDATION_FAILED', `webhook host "${host}" must be a host name or host:port`);
     }
-    const existing = this.store.findProfile(record.id, profileId);
+    const existing = await this.store.findProfile(record.id, profileId);
     const profile: Profile = {
       keyId: record.id,
       profileId,
@@ -198,14 +198,14 @@ export class KeyService {
       delivery: changes.delivery ?? existing?.delivery ?? PROFILE_DEFAULTS.delivery,
       updatedAt: now,
     };
-    this.store.upsertProfile(profile);
+    await this.store.upsertProfile(profile);
     return profile;
   }
 
   /** The profile a job uses: the named one (which must exist) or the key's default. */
-  resolveProfile(keyId: string, profileId: string | undefined): Profile {
+  async resolveProfile(keyId: string, profileId: string | undefined): Promise<Profile> {
     const id = profileId ?? DEFAULT_PROFILE_ID;
-    const profile = this.store.findProfile(keyId, id);
+    const profile = await this.store.findProfile(keyId, id);
     if (profile !== null) return profile;
     if (profileId === undefined) {
       return {
@@ -221,12 +221,14 @@ export class KeyService {
     throw new AppError('VALIDATION_FAILED', `profile_id "${profileId}" is not a profile of this API key`);
   }
 
-  listProfiles(idOrName?: string): Profile[] {
-    return this.store.listProfiles(idOrName === undefined ? undefined : this.requireKey(idOrName).id);
+  async listProfiles(idOrName?: string): Promise<Profile[]> {
+    return await this.store.listProfiles(
+      idOrName === undefined ? undefined : (await this.requireKey(idOrName)).id,
+    );
   }
 
-  private requireKey(idOrName: string): ApiKeyRecord {
-    const record = this.store.findKey(idOrName);
+  private async requireKey(idOrName: string): Promise<ApiKeyRecord> {
+    const record = await this.store.findKey(idOrName);
     if (record === null) throw new AppError('NOT_FOUND', `no key with id or name "${idOrName}"`);
     return record;
   }

@@ -16,14 +16,18 @@ const SETTINGS: RateLimitSettings = {
 class RecordingLimiter implements RateLimiter {
   readonly calls: { bucket: string; rule: RateRule }[] = [];
   decision: RateDecision = { allowed: true, retryAfterMs: 0 };
-  consume(bucket: string, rule: RateRule): RateDecision {
+  async consume(bucket: string, rule: RateRule): Promise<RateDecision> {
     this.calls.push({ bucket, rule });
     return this.decision;
   }
 }
 
-function assertRateLimited(fn: () => void, message: string, retryAfterSeconds: number): void {
-  assert.throws(fn, (error: unknown) => {
+async function assertRateLimited(
+  fn: () => Promise<unknown>,
+  message: string,
+  retryAfterSeconds: number,
+): Promise<void> {
+  await assert.rejects(fn, (error: unknown) => {
     assert.ok(error instanceof AppError);
     assert.equal(error.code, 'RATE_LIMITED');
     assert.equal(error.message, message);
@@ -33,31 +37,31 @@ function assertRateLimited(fn: () => void, message: string, retryAfterSeconds: n
 }
 
 describe('RateLimits buckets and rules', () => {
-  it('asks the limiter with one bucket per key for registrations', () => {
+  it('asks the limiter with one bucket per key for registrations', async () => {
     const limiter = new RecordingLimiter();
-    new RateLimits(limiter, SETTINGS).checkRegistration('key_A');
+    await new RateLimits(limiter, SETTINGS).checkRegistration('key_A');
     assert.deepEqual(limiter.calls, [{ bucket: 'register:key_A', rule: { limit: 2, windowMs: 60_000 } }]);
   });
 
-  it('asks the limiter with one bucket per key for onboarding', () => {
+  it('asks the limiter with one bucket per key for onboarding', async () => {
     const limiter = new RecordingLimiter();
-    new RateLimits(limiter, SETTINGS).checkOnboarding('key_A');
+    await new RateLimits(limiter, SETTINGS).checkOnboarding('key_A');
     assert.deepEqual(limiter.calls, [{ bucket: 'onboard:key_A', rule: { limit: 1, windowMs: 60_000 } }]);
   });
 
-  it('asks the limiter with one bucket per key and filename for polls, with the tolerance', () => {
+  it('asks the limiter with one bucket per key and filename for polls, with the tolerance', async () => {
     const limiter = new RecordingLimiter();
-    new RateLimits(limiter, SETTINGS).checkPoll('key_A', 'list_1');
+    await new RateLimits(limiter, SETTINGS).checkPoll('key_A', 'list_1');
     assert.deepEqual(limiter.calls, [
       { bucket: 'poll:key_A:list_1', rule: { limit: 1, windowMs: 30_000, toleranceMs: 2_000 } },
     ]);
   });
 
-  it('does not consult the limiter for polls when pollSeconds is 0', () => {
+  it('does not consult the limiter for polls when pollSeconds is 0', async () => {
     const limiter = new RecordingLimiter();
     limiter.decision = { allowed: false, retryAfterMs: 5_000 };
     const limits = new RateLimits(limiter, { ...SETTINGS, pollSeconds: 0 });
-    for (let i = 0; i < 5; i++) limits.checkPoll('key_A', 'list_1');
+    for (let i = 0; i < 5; i++) await limits.checkPoll('key_A', 'list_1');
     assert.deepEqual(limiter.calls, []);
   });
 });
@@ -73,22 +77,22 @@ describe('RateLimits refusals', () => {
     [59_999, 60],
   ];
   for (const [retryAfterMs, seconds] of waits) {
-    it(`turns a wait of ${retryAfterMs} ms into ${seconds} s`, () => {
+    it(`turns a wait of ${retryAfterMs} ms into ${seconds} s`, async () => {
       const limiter = new RecordingLimiter();
       limiter.decision = { allowed: false, retryAfterMs };
-      assertRateLimited(
-        () => new RateLimits(limiter, SETTINGS).checkRegistration('key_A'),
+      await assertRateLimited(
+        async () => await new RateLimits(limiter, SETTINGS).checkRegistration('key_A'),
         `at most 2 registrations per minute per key; retry in ${seconds} s`,
         seconds,
       );
     });
   }
 
-  it('names the onboarding limit and the wait', () => {
+  it('names the onboarding limit and the wait', async () => {
     const limiter = new RecordingLimiter();
     limiter.decision = { allowed: false, retryAfterMs: 42_500 };
-    assertRateLimited(
-      () => new RateLimits(limiter, SETTINGS).checkOnboarding('key_A'),
+    await assertRateLimited(
+      async () => await new RateLimits(limiter, SETTINGS).checkOnboarding('key_A'),
       'at most 1 onboarding request(s) per minute per key; retry in 43 s',
       43,
     );
@@ -96,58 +100,58 @@ describe('RateLimits refusals', () => {
 });
 
 describe('RateLimits with the in-memory limiter', () => {
-  it('allows registerPerMinute registrations, then refuses with about 30 s to wait', () => {
+  it('allows registerPerMinute registrations, then refuses with about 30 s to wait', async () => {
     const limits = new RateLimits(new MemoryRateLimiter(), SETTINGS);
-    limits.checkRegistration('key_A');
-    limits.checkRegistration('key_A');
-    assertRateLimited(
-      () => limits.checkRegistration('key_A'),
+    await limits.checkRegistration('key_A');
+    await limits.checkRegistration('key_A');
+    await assertRateLimited(
+      async () => await limits.checkRegistration('key_A'),
       'at most 2 registrations per minute per key; retry in 30 s',
       30,
     );
-    limits.checkRegistration('key_B');
+    await limits.checkRegistration('key_B');
   });
 
-  it('allows one onboarding request per minute per key', () => {
+  it('allows one onboarding request per minute per key', async () => {
     const limits = new RateLimits(new MemoryRateLimiter(), SETTINGS);
-    limits.checkOnboarding('key_A');
-    assertRateLimited(
-      () => limits.checkOnboarding('key_A'),
+    await limits.checkOnboarding('key_A');
+    await assertRateLimited(
+      async () => await limits.checkOnboarding('key_A'),
       'at most 1 onboarding request(s) per minute per key; retry in 60 s',
       60,
     );
-    limits.checkOnboarding('key_B');
+    await limits.checkOnboarding('key_B');
   });
 
-  it('refuses a second poll of the same key and filename, naming the 28 s wait', () => {
+  it('refuses a second poll of the same key and filename, naming the 28 s wait', async () => {
     const limits = new RateLimits(new MemoryRateLimiter(), SETTINGS);
-    limits.checkPoll('key_A', 'list_1');
-    assertRateLimited(
-      () => limits.checkPoll('key_A', 'list_1'),
+    await limits.checkPoll('key_A', 'list_1');
+    await assertRateLimited(
+      async () => await limits.checkPoll('key_A', 'list_1'),
       'poll each filename at most once every 30 seconds; retry in 28 s',
       28,
     );
   });
 
-  it('keeps poll buckets per key and per filename', () => {
+  it('keeps poll buckets per key and per filename', async () => {
     const limits = new RateLimits(new MemoryRateLimiter(), SETTINGS);
-    limits.checkPoll('key_A', 'list_1');
-    limits.checkPoll('key_A', 'list_2');
-    limits.checkPoll('key_B', 'list_1');
-    assert.throws(() => limits.checkPoll('key_B', 'list_1'), { code: 'RATE_LIMITED' });
-    assert.throws(() => limits.checkPoll('key_A', 'list_2'), { code: 'RATE_LIMITED' });
+    await limits.checkPoll('key_A', 'list_1');
+    await limits.checkPoll('key_A', 'list_2');
+    await limits.checkPoll('key_B', 'list_1');
+    await assert.rejects(async () => await limits.checkPoll('key_B', 'list_1'), { code: 'RATE_LIMITED' });
+    await assert.rejects(async () => await limits.checkPoll('key_A', 'list_2'), { code: 'RATE_LIMITED' });
   });
 
-  it('keeps registration, onboarding and poll limits apart', () => {
+  it('keeps registration, onboarding and poll limits apart', async () => {
     const limits = new RateLimits(new MemoryRateLimiter(), { ...SETTINGS, registerPerMinute: 1 });
-    limits.checkRegistration('key_A');
-    limits.checkOnboarding('key_A');
-    limits.checkPoll('key_A', 'key_A');
-    assert.throws(() => limits.checkRegistration('key_A'), { code: 'RATE_LIMITED' });
+    await limits.checkRegistration('key_A');
+    await limits.checkOnboarding('key_A');
+    await limits.checkPoll('key_A', 'key_A');
+    await assert.rejects(async () => await limits.checkRegistration('key_A'), { code: 'RATE_LIMITED' });
   });
 
-  it('never refuses polls when pollSeconds is 0', () => {
+  it('never refuses polls when pollSeconds is 0', async () => {
     const limits = new RateLimits(new MemoryRateLimiter(), { ...SETTINGS, pollSeconds: 0 });
-    for (let i = 0; i < 10; i++) limits.checkPoll('key_A', 'list_1');
+    for (let i = 0; i < 10; i++) await limits.checkPoll('key_A', 'list_1');
   });
 });

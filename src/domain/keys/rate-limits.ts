@@ -31,33 +31,33 @@ export class RateLimits {
         : null;
   }
 
-  checkRegistration(keyId: string): void {
-    this.check(
+  async checkRegistration(keyId: string): Promise<void> {
+    await this.check(
       `register:${keyId}`,
       this.register,
       `at most ${this.register.limit} registrations per minute per key`,
     );
   }
 
-  checkOnboarding(keyId: string): void {
-    this.check(
+  async checkOnboarding(keyId: string): Promise<void> {
+    await this.check(
       `onboard:${keyId}`,
       this.onboarding,
       `at most ${this.onboarding.limit} onboarding request(s) per minute per key`,
     );
   }
 
-  checkPoll(keyId: string, filename: string): void {
+  async checkPoll(keyId: string, filename: string): Promise<void> {
     if (this.poll === null) return;
-    this.check(
+    await this.check(
       `poll:${keyId}:${filename}`,
       this.poll,
       `poll each filename at most once every ${this.pollSeconds} seconds`,
     );
   }
 
-  private check(bucket: string, rule: RateRule, what: string): void {
-    const decision = this.limiter.consume(bucket, rule);
+  private async check(bucket: string, rule: RateRule, what: string): Promise<void> {
+    const decision = await this.limiter.consume(bucket, rule);
     if (decision.allowed) return;
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
     throw new AppError('RATE_LIMITED', `${what}; retry in ${seconds} s`, { retryAfterSeconds: seconds });

@@ -19,7 +19,12 @@ export interface KeyStore {
    * Stores (or replaces) the key's webhook signing secret; it must be readable to sign with. With
    * `previousValidUntil`, a replaced secret keeps signing until then; with null it is dropped.
    */
-  setWebhookSecret(keyId: string, secret: string, at: number, previousValidUntil: number | null): Promise<void>;
+  setWebhookSecret(
+    keyId: string,
+    secret: string,
+    at: number,
+    previousValidUntil: number | null,
+  ): Promise<void>;
   /**
    * The secrets that sign the key's webhook calls at `now`: the current one, then a replaced one
    * still within its overlap. Empty for a key made before signing existed.

@@ -75,8 +75,9 @@ export function queueStatsFromCounts(
   for (const { type, state, count } of rows) {
     if (state !== 'ready' && state !== 'running' && state !== 'dead') continue;
     stats[state] += count;
-    const counts = (stats.byType[type] ??= { ready: 0, running: 0, dead: 0 });
+    const counts = stats.byType[type] ?? { ready: 0, running: 0, dead: 0 };
     counts[state] += count;
+    stats.byType[type] = counts;
   }
   return stats;
 }

@@ -33,9 +33,11 @@ export function fileBrowserRoute(app: FastifyInstance, deps: HttpDeps): void {
   const publicOrigin = new URL(deps.config.publicUrl).origin;
   const browser = deps.files;
 
-  const currentKey = (request: FastifyRequest): { key: ApiKeyRecord; session: string } | null => {
+  const currentKey = async (
+    request: FastifyRequest,
+  ): Promise<{ key: ApiKeyRecord; session: string } | null> => {
     const session = readCookie(request.headers.cookie, sessionCookie);
-    const key = browser.sessionKey(session);
+    const key = await browser.sessionKey(session);
     return key === null || session === undefined ? null : { key, session };
   };
 
@@ -98,7 +100,7 @@ export function fileBrowserRoute(app: FastifyInstance, deps: HttpDeps): void {
     });
 
     scope.get('/browse', async (request, reply) => {
-      const current = currentKey(request);
+      const current = await currentKey(request);
       if (current === null) return sendSignIn(reply, 200);
       const files = await browser.list(current.key);
       return reply.type('text/html; charset=utf-8').send(
@@ -125,9 +127,9 @@ export function fileBrowserRoute(app: FastifyInstance, deps: HttpDeps): void {
           'The sign-in form expired or came from another site; please sign in again.',
         );
       }
-      let signedIn: ReturnType<typeof browser.signIn>;
+      let signedIn: Awaited<ReturnType<typeof browser.signIn>>;
       try {
-        signedIn = browser.signIn(form['api_key'] ?? '');
+        signedIn = await browser.signIn(form['api_key'] ?? '');
       } catch (error) {
         if (isAppError(error) && error.code === 'UNAUTHORIZED') {
           return sendSignIn(reply, 401, 'That API key was not accepted.');
@@ -159,7 +161,7 @@ export function fileBrowserRoute(app: FastifyInstance, deps: HttpDeps): void {
     });
 
     scope.get<{ Params: { name: string } }>('/browse/files/:name', async (request, reply) => {
-      const current = currentKey(request);
+      const current = await currentKey(request);
       if (current === null) {
         return reply
           .code(401)

@@ -9,10 +9,10 @@ import { pollQuerySchema } from '../schemas/smartmatch.schema.ts';
  */
 export function pollSmartmatchRoute(app: FastifyInstance, deps: HttpDeps): void {
   app.get('/service/smartmatch/poll', async (request) => {
-    const key = deps.keys.authenticate(request.headers['x-api-key']);
+    const key = await deps.keys.authenticate(request.headers['x-api-key']);
     const { filename } = parseParams(pollQuerySchema, request.query);
-    deps.rateLimits.checkPoll(key.id, filename);
-    const answer = deps.jobs.poll(key, filename);
+    await deps.rateLimits.checkPoll(key.id, filename);
+    const answer = await deps.jobs.poll(key, filename);
     return { url: answer.url, error: answer.error, status: answer.status };
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { UPLOAD_NAME } from '../../domain/jobs/job-service.ts';
+import type { VerifyingUrlSigner } from '../../domain/ports/url-signer.ts';
 import type { HttpDeps } from '../http-deps.ts';
 
 /** HEAD answers headers only: release the file the result stream opened. */
@@ -20,7 +21,10 @@ const CONTENT_TYPES: [suffix: string, type: string][] = [
  * to storage; `GET /files/:jobId/<result>` serves a result. The URL's signature is the only
  * authorization; no API key is sent here.
  */
-export function presignedFilesRoute(app: FastifyInstance, deps: HttpDeps): void {
+export function presignedFilesRoute(
+  app: FastifyInstance,
+  deps: HttpDeps & { fileUrls: VerifyingUrlSigner },
+): void {
   app.register(async (scope) => {
     // Uploads are streamed by the handler: no body parser may buffer them, whatever the
     // Content-Type (clients send it empty or not at all).
@@ -34,7 +38,7 @@ export function presignedFilesRoute(app: FastifyInstance, deps: HttpDeps): void 
 
     scope.put<{ Params: { jobId: string; name: string } }>('/files/:jobId/:name', async (request, reply) => {
       const { jobId, name } = request.params;
-      const grant = deps.signer.verify(
+      const grant = deps.fileUrls.verify(
         { method: 'PUT', jobId, name, query: request.query as Record<string, unknown> },
         Date.now(),
       );
@@ -74,7 +78,7 @@ export function presignedFilesRoute(app: FastifyInstance, deps: HttpDeps): void 
       url: '/files/:jobId/:name',
       handler: async (request, reply) => {
         const { jobId, name } = request.params;
-        deps.signer.verify(
+        deps.fileUrls.verify(
           { method: request.method, jobId, name, query: request.query as Record<string, unknown> },
           Date.now(),
         );

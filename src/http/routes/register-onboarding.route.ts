@@ -10,14 +10,14 @@ import { onboardingQuerySchema } from '../schemas/onboarding.schema.ts';
  */
 export function registerOnboardingRoute(app: FastifyInstance, deps: HttpDeps): void {
   app.get('/service/onboarding', async (request) => {
-    const key = deps.keys.authenticate(request.headers['x-api-key']);
-    deps.rateLimits.checkOnboarding(key.id);
+    const key = await deps.keys.authenticate(request.headers['x-api-key']);
+    await deps.rateLimits.checkOnboarding(key.id);
     let query = request.query as Record<string, unknown>;
     if (query['platform'] === undefined && hasBody(request.raw)) {
       query = { ...(await readJsonParams(request.raw)), ...query };
     }
     const params = parseParams(onboardingQuerySchema, query);
-    const { url } = deps.jobs.registerOnboarding(key, {
+    const { url } = await deps.jobs.registerOnboarding(key, {
       platform: params.platform,
       audience: params.audience,
       statusEmail: params.status_email,

@@ -7,14 +7,14 @@ import { type SmartmatchQuery, smartmatchQuerySchema } from '../schemas/smartmat
 /** `GET /service/smartmatch`: registers a list-matching job and answers its presigned upload URL. */
 export function registerSmartmatchRoute(app: FastifyInstance, deps: HttpDeps): void {
   app.get('/service/smartmatch', async (request) => {
-    const key = deps.keys.authenticate(request.headers['x-api-key']);
-    deps.rateLimits.checkRegistration(key.id);
+    const key = await deps.keys.authenticate(request.headers['x-api-key']);
+    await deps.rateLimits.checkRegistration(key.id);
     let query = request.query as Record<string, unknown>;
     if (query['filename'] === undefined && hasBody(request.raw)) {
       query = { ...(await readJsonParams(request.raw)), ...query };
     }
     const params = parseParams(smartmatchQuerySchema, query);
-    const { url } = deps.jobs.registerSmartmatch(key, {
+    const { url } = await deps.jobs.registerSmartmatch(key, {
       filename: params.filename,
       params: toParams(params),
     });
