@@ -63,6 +63,11 @@ describe('loadConfig defaults', () => {
         META_GRAPH_URL: 'https://graph.facebook.com',
         META_TIMEOUT_SECONDS: 60,
         FILE_DROP_TIMEOUT_SECONDS: 60,
+        DATABASE_POOL_SIZE: 10,
+        MIGRATE_ON_START: true,
+        S3_REGION: 'us-east-1',
+        S3_FORCE_PATH_STYLE: true,
+        UPLOAD_POLL_MS: 1000,
         publicUrl: 'http://localhost:8080',
       },
     );
@@ -241,6 +246,47 @@ describe('loadConfig mail', () => {
     });
     assert.deepEqual(problemNames(error), ['MAIL_FROM', 'SMTP_URL', 'SMTP_TLS']);
     assert.equal(error.message.includes('hunter2'), false);
+  });
+});
+
+describe('loadConfig scale-out (PostgreSQL, S3)', () => {
+  const secret = 'x'.repeat(32);
+  it('accepts a PostgreSQL URL and the S3 group with a shared signing secret', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://lm:pw@db.internal:5432/listmatch',
+      S3_ENDPOINT: 'https://s3.internal',
+      S3_BUCKET: 'listmatch-data',
+      S3_ACCESS_KEY_ID: 'AKIA',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_PREFIX: 'prod/',
+      URL_SIGNING_SECRET: secret,
+    });
+    assert.equal(config.DATABASE_URL, 'postgres://lm:pw@db.internal:5432/listmatch');
+    assert.equal(config.S3_BUCKET, 'listmatch-data');
+    assert.equal(config.S3_PREFIX, 'prod/');
+  });
+
+  it('needs the whole S3 group, a bucket with any of it, and a shared secret; never echoes values', () => {
+    assert.deepEqual(problemNames(configError({ S3_BUCKET: 'listmatch-data', URL_SIGNING_SECRET: secret })), [
+      'S3_ENDPOINT',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+    ]);
+    assert.deepEqual(problemNames(configError({ S3_ACCESS_KEY_ID: 'AKIA', URL_SIGNING_SECRET: secret })), [
+      'S3_BUCKET',
+    ]);
+    const error = configError({ DATABASE_URL: 'postgres://lm:hunter2@db/x' });
+    assert.deepEqual(problemNames(error), ['URL_SIGNING_SECRET']);
+    assert.doesNotMatch(error.message, /hunter2/);
+  });
+
+  it('refuses a database URL of another scheme and a malformed bucket', () => {
+    assert.deepEqual(
+      problemNames(
+        configError({ DATABASE_URL: 'mysql://db/x', S3_BUCKET: 'Bad_Bucket', URL_SIGNING_SECRET: secret }),
+      ),
+      ['DATABASE_URL', 'S3_BUCKET'],
+    );
   });
 });
 

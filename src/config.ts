@@ -139,7 +139,40 @@ export const configSchema = z.object({
   MBP_TOKEN_FILE: z.string().min(1).optional(),
   /** Longest wait for one call to a file-drop platform; for a file upload, the longest silence. */
   FILE_DROP_TIMEOUT_SECONDS: integer(1, 600).default(60),
+  /**
+   * Scale-out: a PostgreSQL URL (`postgres://user:password@host:5432/db`). When set, keys, jobs,
+   * the job queue and the rate limits live there, shared by every api and worker process.
+   */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** Connections per process. */
+  DATABASE_POOL_SIZE: integer(1, 200).default(10),
+  /** Apply pending database migrations at start (else run `listmatch migrate` before starting). */
+  MIGRATE_ON_START: z.stringbool().default(true),
+  /** Scale-out: S3-compatible object storage for uploads and results, with native SigV4 presigned URLs. */
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      'must be a bucket name: 3-63 lower-case letters, digits, . or -',
+    )
+    .optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Path-style addressing (`endpoint/bucket/key`), which most self-hosted stores need. */
+  S3_FORCE_PATH_STYLE: z.stringbool().default(true),
+  /** Prefix of every key the service writes, to share a bucket. */
+  S3_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*\/?$/, 'must be a key prefix like listmatch/')
+    .optional(),
+  /** How often workers look for uploads that arrived in object storage (S3 mode). */
+  UPLOAD_POLL_MS: integer(100, 60_000).default(1000),
 });
+
+/** Variables that must be set together with S3_BUCKET. */
+const S3_REQUIRED = ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
 
 /** Each file-drop platform needs exactly one of its token and token file once its URL is set. */
 const FILE_DROP_PLATFORMS = [
@@ -195,6 +228,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         )
       : []),
     ...metaProblems(data),
+    ...(data.S3_BUCKET !== undefined
+      ? S3_REQUIRED.filter((name) => data[name] === undefined).map(
+          (name) => `${name}: required with S3_BUCKET`,
+        )
+      : S3_REQUIRED.filter((name) => data[name] !== undefined).length > 0
+        ? ['S3_BUCKET: required when S3_ENDPOINT or S3 credentials are set']
+        : []),
+    // Every process must sign and check URLs and sessions with the same secret; one generated into
+    // a DATA_DIR is known to that machine only.
+    ...((data.DATABASE_URL !== undefined || data.S3_BUCKET !== undefined) &&
+    data.URL_SIGNING_SECRET === undefined
+      ? ['URL_SIGNING_SECRET: required with DATABASE_URL or S3_BUCKET (all processes must share it)']
+      : []),
   ];
   for (const [url, token, file] of FILE_DROP_PLATFORMS) {
     if (data[token] !== undefined && data[file] !== undefined) {

@@ -44,6 +44,7 @@ describe('a job whose worker died on its last attempt', () => {
       String(result.error),
       /^Internal Error: processing failed repeatedly; the operator can look it up as job_/,
     );
-    assert.deepEqual(await t.running.services.queue.stats(), { ready: 0, running: 0, dead: 1 });
+    const { ready, running, dead } = await t.running.services.queue.stats();
+    assert.deepEqual({ ready, running, dead }, { ready: 0, running: 0, dead: 1 });
   });
 });

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { KeyService } from '../keys/key-service.ts';
 import type { ApiKeyRecord } from '../keys/key-types.ts';
@@ -18,6 +18,9 @@ export const ONBOARD_AUDIENCE_JOB = 'onboard-audience';
 /** With a 30 s base doubling to 15 min: platform outages of about an hour and a half are ridden out. */
 export const ONBOARD_MAX_ATTEMPTS = 12;
 export const UPLOAD_NAME = 'upload.csv';
+/** Where clients PUT uploads in S3 mode: `incoming/<jobId>/upload.csv` (see UploadArrivals). */
+export const INCOMING_PREFIX = 'incoming/';
+export const incomingUploadKey = (jobId: string): string => `${INCOMING_PREFIX}${jobId}/${UPLOAD_NAME}`;
 
 export interface JobServiceSettings {
   /** Hosts a webhook may target even when private (WEBHOOK_ALLOW_HOSTS). */
@@ -154,6 +157,59 @@ export class JobService {
     if (declaredBytes !== null && declaredBytes > maxBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `the upload exceeds the maximum of ${maxBytes} bytes`);
     }
+    return await this.storeUpload(job, body, maxBytes, now);
+  }
+
+  /**
+   * Takes an upload that object storage received at `incomingKey` (S3 mode: the client PUT it
+   * there with a presigned URL): copies it to a key of the job's own, so a second PUT to the same
+   * URL cannot change the file being processed, starts processing and deletes the incoming object.
+   * An upload the job no longer waits for (a second PUT, an expired URL, an unknown job) is deleted
+   * unread; one over the size cap fails the job with a Validation Error.
+   */
+  async acceptStoredUpload(
+    upload: { jobId: string; key: string; bytes: number; arrivedAt: number },
+    now: () => number = Date.now,
+  ): Promise<'accepted' | 'ignored' | 'too_large'> {
+    const outcome = await this.takeStoredUpload(upload, now);
+    // Only a settled outcome deletes the object: after a storage or database error it stays for the next pass.
+    await this.blobs.delete(upload.key);
+    return outcome;
+  }
+
+  private async takeStoredUpload(
+    upload: { jobId: string; key: string; bytes: number; arrivedAt: number },
+    now: () => number,
+  ): Promise<'accepted' | 'ignored' | 'too_large'> {
+    const job = await this.jobs.getJob(upload.jobId);
+    if (job === null || job.state !== 'registered' || upload.arrivedAt > job.uploadExpiresAt)
+      return 'ignored';
+    const maxBytes = this.settings.maxUploadBytes;
+    if (upload.bytes > maxBytes) {
+      const error = `Validation Error: the upload exceeds the maximum of ${maxBytes} bytes; register again with a smaller file`;
+      if (await this.jobs.transition(job.id, ['registered'], 'failed', { error }, now())) {
+        this.events.onTransition?.(job.kind, 'failed');
+      }
+      return 'too_large';
+    }
+    try {
+      // The arrival time decides whether the upload was in time, not when this pass saw it.
+      await this.storeUpload(job, await this.blobs.read(upload.key), maxBytes, () => upload.arrivedAt);
+    } catch (error) {
+      // Another process took the same arrival first, or the job moved on meanwhile.
+      if (isAppError(error) && (error.code === 'CONFLICT' || error.code === 'URL_INVALID')) return 'ignored';
+      throw error;
+    }
+    return 'accepted';
+  }
+
+  /** Stores an upload under a key of the job's own and moves the job to `uploaded` with its follow-ups. */
+  private async storeUpload(
+    job: Job,
+    body: AsyncIterable<Uint8Array>,
+    maxBytes: number,
+    now: () => number,
+  ): Promise<{ bytes: number }> {
     const blob = `uploads/${job.id}/${newId('upl')}.csv`;
     const { bytes } = await this.blobs.put(blob, body, { maxBytes });
     const followUps: QueueMessage[] = [];
@@ -221,10 +277,17 @@ export class JobService {
 
   /** A download URL. Its expiry is rounded to half the TTL so repeated polls get the same URL. */
   async downloadUrl(job: Job, now = Date.now()): Promise<string> {
-    if (job.resultName === null) throw new AppError('INTERNAL', 'job has no result');
+    if (job.resultName === null || job.resultBlob === null)
+      throw new AppError('INTERNAL', 'job has no result');
     const half = Math.max(1, Math.floor(this.settings.downloadUrlTtlSeconds / 2));
     const expiresAt = Math.floor(now / 1000 / half) * half + this.settings.downloadUrlTtlSeconds;
-    return await this.signer.sign({ op: 'get', jobId: job.id, name: job.resultName, expiresAt });
+    return await this.signer.sign({
+      op: 'get',
+      jobId: job.id,
+      name: job.resultName,
+      expiresAt,
+      blob: job.resultBlob,
+    });
   }
 
   /** Marks registered jobs whose upload window closed as expired. */

@@ -8,6 +8,8 @@ export interface UrlGrant {
   expiresAt: number;
   /** Upload size cap in bytes (put only). */
   maxBytes?: number;
+  /** The stored object a get grant serves (the job's result blob), for signers that address objects directly. */
+  blob?: string;
 }
 
 /**
