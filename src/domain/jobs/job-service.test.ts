@@ -15,7 +15,13 @@ import { AppError, type ErrorCode } from '../errors.ts';
 import { KeyService } from '../keys/key-service.ts';
 import type { ApiKeyRecord, Entitlements } from '../keys/key-types.ts';
 import type { UrlGrant } from '../ports/url-signer.ts';
-import { JobService, type JobServiceSettings, MATCH_LIST_JOB, UPLOAD_NAME } from './job-service.ts';
+import {
+  incomingUploadKey,
+  JobService,
+  type JobServiceSettings,
+  MATCH_LIST_JOB,
+  UPLOAD_NAME,
+} from './job-service.ts';
 import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
@@ -563,6 +569,111 @@ describe('JobService.receiveUpload', () => {
       'NOT_FOUND',
       'this upload URL belongs to no job',
     );
+  });
+});
+
+describe('JobService.acceptStoredUpload (uploads that arrived in object storage)', () => {
+  async function registerWithArrival(content: string): Promise<{ jobId: string; key: string }> {
+    const key = await createKey('client');
+    const { jobId } = await service.registerSmartmatch(key, { filename: 'list_1', params: PARAMS }, T0);
+    await blobs.put(incomingUploadKey(jobId), body(content));
+    return { jobId, key: incomingUploadKey(jobId) };
+  }
+
+  it('copies the upload to a key of the job, starts processing and removes the incoming object', async () => {
+    const { jobId, key } = await registerWithArrival(CSV);
+    const outcome = await service.acceptStoredUpload(
+      { jobId, key, bytes: CSV.length, arrivedAt: T0 + 500 },
+      () => T0 + 5_000,
+    );
+    assert.equal(outcome, 'accepted');
+    const job = (await jobStore.getJob(jobId))!;
+    assert.equal(job.state, 'uploaded');
+    assert.match(job.uploadBlob!, new RegExp(`^uploads/${jobId}/upl_[0-9A-Z]{26}\\.csv$`));
+    assert.equal(await readFile(join(dataDir, job.uploadBlob!), 'utf8'), CSV);
+    assert.equal(await blobs.stat(key), null, 'the incoming object is gone');
+    assert.deepEqual(queueRows(), [{ type: MATCH_LIST_JOB, payload: JSON.stringify({ v: 1, jobId }) }]);
+  });
+
+  it('a second arrival for a job already uploaded is deleted unread and changes nothing', async () => {
+    const { jobId, key } = await registerWithArrival(CSV);
+    await service.acceptStoredUpload({ jobId, key, bytes: CSV.length, arrivedAt: T0 + 1 });
+    const first = (await jobStore.getJob(jobId))!.uploadBlob;
+    await blobs.put(key, body('other,file\n1,2\n'));
+    assert.equal(await service.acceptStoredUpload({ jobId, key, bytes: 16, arrivedAt: T0 + 2 }), 'ignored');
+    assert.equal((await jobStore.getJob(jobId))!.uploadBlob, first);
+    assert.equal(await readFile(join(dataDir, first!), 'utf8'), CSV);
+    assert.equal(await blobs.stat(key), null);
+    assert.equal(queueRows().length, 1, 'processing was started once');
+  });
+
+  it('an upload over the cap fails the job with a Validation Error and is deleted', async () => {
+    const big = 'x'.repeat(SETTINGS.maxUploadBytes + 1);
+    const { jobId, key } = await registerWithArrival(big);
+    assert.equal(
+      await service.acceptStoredUpload({ jobId, key, bytes: big.length, arrivedAt: T0 + 1 }),
+      'too_large',
+    );
+    const job = (await jobStore.getJob(jobId))!;
+    assert.equal(job.state, 'failed');
+    assert.match(job.error!, /^Validation Error: the upload exceeds the maximum of 64 bytes/);
+    assert.equal(await blobs.stat(key), null);
+    assert.deepEqual(queueRows(), []);
+  });
+
+  it('an upload that arrived after the URL expired is ignored, whenever it is seen', async () => {
+    const { jobId, key } = await registerWithArrival(CSV);
+    const late = T0 + SETTINGS.uploadUrlTtlSeconds * 1000 + 1;
+    assert.equal(
+      await service.acceptStoredUpload({ jobId, key, bytes: CSV.length, arrivedAt: late }),
+      'ignored',
+    );
+    assert.equal((await jobStore.getJob(jobId))!.state, 'registered');
+    assert.equal(await blobs.stat(key), null);
+  });
+
+  it('one that arrived in time is taken even when it is seen after the window closed', async () => {
+    const { jobId, key } = await registerWithArrival(CSV);
+    const seen = T0 + SETTINGS.uploadUrlTtlSeconds * 1000 + 60_000;
+    assert.equal(
+      await service.acceptStoredUpload({ jobId, key, bytes: CSV.length, arrivedAt: T0 + 10 }, () => seen),
+      'accepted',
+    );
+  });
+
+  it('an unknown job: the object is deleted', async () => {
+    await blobs.put(incomingUploadKey('job_UNKNOWN'), body(CSV));
+    assert.equal(
+      await service.acceptStoredUpload({
+        jobId: 'job_UNKNOWN',
+        key: incomingUploadKey('job_UNKNOWN'),
+        bytes: CSV.length,
+        arrivedAt: T0,
+      }),
+      'ignored',
+    );
+    assert.equal(await blobs.stat(incomingUploadKey('job_UNKNOWN')), null);
+  });
+
+  it('a storage error leaves the incoming object for the next pass', async () => {
+    const { jobId, key } = await registerWithArrival(CSV);
+    const failing = new JobService({
+      jobs: jobStore,
+      blobs: Object.assign(Object.create(blobs), {
+        put: async () => {
+          throw new Error('disk full');
+        },
+      }),
+      signer,
+      keys,
+      settings: SETTINGS,
+    });
+    await assert.rejects(
+      failing.acceptStoredUpload({ jobId, key, bytes: CSV.length, arrivedAt: T0 + 1 }),
+      /disk full/,
+    );
+    assert.deepEqual(await blobs.stat(key), { bytes: CSV.length });
+    assert.equal((await jobStore.getJob(jobId))!.state, 'registered');
   });
 });
 
