@@ -228,7 +228,8 @@ build_rings() {
 start_daemon() {
   local name=$1
   shift
-  setsid "$@" >>"$LOG/$name.log" 2>&1 </dev/null &
+  # fd 9 (the start lock) stays with this script, not with the daemons.
+  setsid "$@" >>"$LOG/$name.log" 2>&1 </dev/null 9>&- &
   echo $! >"$RUN/$name.pid"
 }
 
@@ -277,10 +278,17 @@ if healthy; then
   log "already running on 127.0.0.1:$PROXY_PORT"
   exit 0
 fi
+# One start at a time (test files may try in parallel); the winner's Swift is then left alone.
+mkdir -p "$STATE"
+exec 9>"$STATE/.start.lock"
+flock -w 180 9
+if healthy; then
+  log "already running on 127.0.0.1:$PROXY_PORT"
+  exit 0
+fi
 
 install_packages
 started=$SECONDS
-mkdir -p "$STATE"
 if [ "$(cat "$STATE/layout-version" 2>/dev/null)" != "$LAYOUT_VERSION" ]; then
   # An older layout (other ports, other config): start from scratch.
   stop_all
