@@ -100,8 +100,8 @@ export class S3BlobStore implements BlobStore {
    * A writer over a lib-storage `Upload`. Ending `stream` does not end the upload's body: only
    * `commit` does, so that neither the single PUT nor CompleteMultipartUpload happens before it.
    * `abort` fails the body instead, which makes the upload abort the multipart upload, and waits
-   * for that. A failed part upload fails `stream` (once every concurrent uploader has failed) and
-   * always `commit`.
+   * for that. A failed part upload makes lib-storage stop reading (it destroys `body`) and abort
+   * the multipart upload; the writer's next write, or `commit`, then fails with that error.
    */
   async openWriter(key: string): Promise<BlobWriter> {
     const body = new PassThrough({ highWaterMark: 1024 * 1024 });
@@ -126,6 +126,17 @@ export class S3BlobStore implements BlobStore {
       highWaterMark: 1024 * 1024,
       write(chunk: Buffer, _encoding, callback) {
         bytes += chunk.length;
+        // The upload destroys `body` when it fails (or is aborted): report why it failed.
+        const failed = (): void => {
+          void finished.then(
+            () => callback(new AppError('INTERNAL', 'the upload to object storage stopped')),
+            (error: unknown) => callback(error as Error),
+          );
+        };
+        if (body.destroyed) {
+          failed();
+          return;
+        }
         if (body.write(chunk)) {
           callback();
           return;
@@ -136,7 +147,7 @@ export class S3BlobStore implements BlobStore {
         };
         const closed = () => {
           body.off('drain', drained);
-          callback(new AppError('INTERNAL', 'the upload to object storage stopped'));
+          failed();
         };
         body.once('drain', drained);
         body.once('close', closed);

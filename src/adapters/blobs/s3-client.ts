@@ -50,9 +50,13 @@ export function statusOf(error: unknown): number | undefined {
   return typeof metadata?.httpStatusCode === 'number' ? metadata.httpStatusCode : undefined;
 }
 
-/** True for "no such key / bucket" answers (HEAD answers carry no body, only the 404). */
+/**
+ * True for "no such key" answers. A missing bucket is a configuration error, not a missing blob;
+ * but a HEAD answer has no body to say which, so `stat` cannot tell them apart (`healthy` can).
+ */
 export function isNotFound(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'NoSuchBucket') return false;
   return statusOf(error) === 404 || name === 'NoSuchKey' || name === 'NotFound';
 }
 
