@@ -70,6 +70,7 @@ async function serverProblem(): Promise<string | null> {
 }
 
 let availability: Promise<string | null> | undefined;
+let skipReported = false;
 
 /**
  * Checks the server once per process. When the default endpoint does not answer but Swift is
@@ -105,7 +106,8 @@ export async function skipWithoutS3(t: TestContext): Promise<boolean> {
   if (problem === null) return false;
   const reason = `no S3-compatible server at ${TEST_S3.endpoint} (${problem}; start one with: ${INSTALL_HINT})`;
   if (process.env['CI'] === 'true') assert.fail(`${reason}; CI must have it`);
-  console.log(`skipping the S3 test: ${reason}`);
+  if (!skipReported) console.log(`skipping the S3 tests: ${reason}`);
+  skipReported = true;
   t.skip(reason);
   return true;
 }
