@@ -81,9 +81,12 @@ install_packages() {
   [ "${#missing[@]}" -eq 0 ] && return 0
   log "installing Debian ${missing[*]}"
   as_root apt-get update -qq >/dev/null
-  # The packages' own services stay off where policy-rc.d forbids starting them (containers);
-  # elsewhere they start with the Debian config, on other ports than the ones used here.
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  # In containers policy-rc.d keeps the packages' own services off. Under systemd they start with
+  # the Debian config (proxy on 8080, the service's default port, and no rings): stop them.
+  if [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now 'swift-*.service' >/dev/null 2>&1 || true
+  fi
 }
 
 # Swift keeps object metadata in extended attributes (user.swift.metadata*); without them every
@@ -95,7 +98,7 @@ prepare_device() {
   if mountpoint -q "$device"; then return 0; fi
   probe="$device/.xattr-probe"
   if [ "${SWIFT_TEST_LOOPBACK:-}" != 1 ] && touch "$probe" &&
-    python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.swift.probe", b"1")' "$probe" 2>/dev/null; then
+    /usr/bin/python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.swift.probe", b"1")' "$probe" 2>/dev/null; then
     rm -f "$probe"
     return 0
   fi
