@@ -85,7 +85,10 @@ install_packages() {
   # In containers policy-rc.d keeps the packages' own services off. Under systemd they start with
   # the Debian config (proxy on 8080, the service's default port, and no rings): stop them.
   if [ -d /run/systemd/system ]; then
-    as_root systemctl disable --now 'swift-*.service' >/dev/null 2>&1 || true
+    local units
+    units=$(systemctl list-unit-files 'swift-*.service' --no-legend 2>/dev/null | awk '{print $1}')
+    # shellcheck disable=SC2086 # one word per unit
+    [ -z "$units" ] || as_root systemctl disable --now $units >/dev/null 2>&1 || true
   fi
 }
 
