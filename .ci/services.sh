@@ -29,3 +29,4 @@ if [ ! -x /usr/sbin/sshd ]; then
   fi
 fi
 echo "ci: $(/usr/sbin/sshd -V 2>&1 | head -n 1 || echo 'openssh-server missing')"
+bash "$(dirname "$0")/swift.sh" # OpenStack Swift with s3api: the S3-compatible server of the object-storage tests

@@ -45,3 +45,51 @@ test('keys that would leave the root are refused', async () => {
     await assert.rejects(store.stat(key), { code: 'INTERNAL' }, key);
   }
 });
+
+test('list walks the prefix as a string prefix, in key order, with after and limit, never .tmp', async () => {
+  const listRoot = await mkdtemp(join(tmpdir(), 'listmatch-blobs-list-'));
+  try {
+    const blobs = new FsBlobStore(listRoot);
+    for (const key of [
+      'uploads/job_2/b.csv',
+      'uploads/job_1/a.csv',
+      'uploads/job_10/c.csv',
+      'uploads-x',
+      'results/r',
+    ]) {
+      await blobs.put(key, Readable.from([Buffer.from(key)]));
+    }
+    const writer = await blobs.openWriter('uploads/job_3/pending.csv');
+    writer.stream.write('not yet');
+    const keys = async (prefix: string, options?: { after?: string; limit?: number }) =>
+      (await blobs.list(prefix, options)).map((blob) => blob.key);
+
+    assert.deepEqual(await keys('uploads/'), [
+      'uploads/job_1/a.csv',
+      'uploads/job_10/c.csv',
+      'uploads/job_2/b.csv',
+    ]);
+    assert.deepEqual(await keys('uploads'), [
+      'uploads-x',
+      'uploads/job_1/a.csv',
+      'uploads/job_10/c.csv',
+      'uploads/job_2/b.csv',
+    ]);
+    assert.deepEqual(await keys('uploads/job_1'), ['uploads/job_1/a.csv', 'uploads/job_10/c.csv']);
+    assert.deepEqual(await keys('uploads/', { after: 'uploads/job_1/a.csv', limit: 1 }), [
+      'uploads/job_10/c.csv',
+    ]);
+    assert.deepEqual(await keys('', { limit: 2 }), ['results/r', 'uploads-x']);
+    assert.deepEqual(await keys('nothing/here/'), []);
+
+    const [first] = await blobs.list('uploads/job_1/');
+    assert.equal(first?.bytes, 'uploads/job_1/a.csv'.length);
+    assert.ok(first !== undefined && Math.abs(first.modifiedAt - Date.now()) < 60_000);
+
+    await writer.abort();
+    await assert.rejects(blobs.list('.tmp'), { code: 'INTERNAL' });
+    await assert.rejects(blobs.list('../'), { code: 'INTERNAL' });
+  } finally {
+    await rm(listRoot, { recursive: true, force: true });
+  }
+});

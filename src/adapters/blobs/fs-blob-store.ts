@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../domain/errors.ts';
-import type { BlobStore, BlobWriter } from '../../domain/ports/blob-store.ts';
+import type { BlobListing, BlobStore, BlobWriter } from '../../domain/ports/blob-store.ts';
 
 /**
  * Blobs as files under one root. Writes go to a temporary file in `.tmp/` on the same file
@@ -105,6 +105,47 @@ export class FsBlobStore implements BlobStore {
       await unlink(this.pathOf(key));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+
+  /**
+   * Walks the folder that holds `prefix` (the part up to its last `/`) and keeps the files whose
+   * key starts with `prefix`, sorted by key; `.tmp/` (blobs being written) is never listed.
+   */
+  async list(prefix: string, options: { after?: string; limit?: number } = {}): Promise<BlobListing[]> {
+    const limit = options.limit ?? 1000;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new AppError('INTERNAL', 'invalid list limit');
+    if (prefix !== '' && !/^[A-Za-z0-9_][A-Za-z0-9_./-]*$/.test(prefix)) {
+      throw new AppError('INTERNAL', 'invalid blob key prefix');
+    }
+    const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    if (folder !== '') this.pathOf(folder.slice(0, -1));
+    const after = options.after;
+    const found: BlobListing[] = [];
+    for await (const { key, path } of this.files(folder)) {
+      if (!key.startsWith(prefix) || (after !== undefined && key <= after)) continue;
+      const info = await stat(path).catch(() => null);
+      if (info?.isFile()) found.push({ key, bytes: info.size, modifiedAt: Math.floor(info.mtimeMs) });
+    }
+    // Keys are ASCII, so UTF-16 order is byte order, the order S3 lists in.
+    found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return found.slice(0, limit);
+  }
+
+  /** Files under `folder` (a key prefix ending in `/`, or '' for the root), recursively. */
+  private async *files(folder: string): AsyncGenerator<{ key: string; path: string }> {
+    const directory = folder === '' ? this.root : join(this.root, folder);
+    const entries = await readdir(directory, { withFileTypes: true }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
+        throw error;
+      },
+    );
+    for (const entry of entries) {
+      const key = `${folder}${entry.name}`;
+      if (key === '.tmp') continue;
+      if (entry.isDirectory()) yield* this.files(`${key}/`);
+      else if (entry.isFile()) yield { key, path: join(directory, entry.name) };
     }
   }
 

@@ -9,7 +9,19 @@ export interface BlobWriter {
   abort(): Promise<void>;
 }
 
-/** Object storage for uploads and results. Backends: files under DATA_DIR (embedded), S3-compatible storage. */
+/** One stored blob, as `list` reports it. */
+export interface BlobListing {
+  key: string;
+  bytes: number;
+  /** Last write, epoch milliseconds (S3-compatible stores keep whole seconds). */
+  modifiedAt: number;
+}
+
+/**
+ * Object storage for uploads and results. Backends: files under DATA_DIR (embedded), S3-compatible
+ * storage. Keys are `/`-separated names of `[A-Za-z0-9_.-]`, starting with a letter, digit or `_`,
+ * without `..`; the embedded store refuses anything else.
+ */
 export interface BlobStore {
   /**
    * Streams `source` into `key` atomically: on any error, including `maxBytes` exceeded
@@ -25,6 +37,12 @@ export interface BlobStore {
   read(key: string): Promise<Readable>;
   stat(key: string): Promise<{ bytes: number } | null>;
   delete(key: string): Promise<void>;
+  /**
+   * Blobs whose key starts with `prefix` (a plain string prefix, not a folder), in ascending key
+   * order: only keys after `after` when given, at most `limit` (default 1000) of them. Blobs still
+   * being written are not listed. Page on by passing the last key as `after`.
+   */
+  list(prefix: string, options?: { after?: string; limit?: number }): Promise<BlobListing[]>;
   /** True when the store can be written to (for /readyz). */
   healthy(): Promise<boolean>;
 }
