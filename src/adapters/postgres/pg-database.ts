@@ -100,6 +100,16 @@ export function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** An error the server sent (node-postgres' DatabaseError), not yet wrapped. */
+function isServerError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    !(error instanceof PostgresError) &&
+    'severity' in error &&
+    /^[0-9A-Z]{5}$/.test(String((error as { code?: unknown }).code))
+  );
+}
+
 /** Serialization failure and deadlock: the transaction lost a race and may be run again. */
 export function isRetryableTransactionError(error: unknown): boolean {
   const code = sqlState(error);
@@ -212,7 +222,10 @@ export class PgDatabase {
         } catch (rollbackError) {
           broken = rollbackError instanceof Error ? rollbackError : new Error('ROLLBACK failed');
         }
-        if (attempt >= retries || !isRetryableTransactionError(error)) throw error;
+        if (attempt >= retries || !isRetryableTransactionError(error)) {
+          // A server error from a raw client.query in `fn` (a queue adapter's) is wrapped like the rest.
+          throw isServerError(error) ? toPostgresError(error) : error;
+        }
       } finally {
         client.release(broken);
       }
