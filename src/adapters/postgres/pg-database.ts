@@ -144,8 +144,8 @@ export function migrationOrder(files: readonly string[]): string[] {
 }
 
 /**
- * Describes a database URL for messages: scheme, host, port and database, never the user's
- * password (nor the query string, which may carry one).
+ * Describes a database URL for logs and messages (which database a process uses): scheme, host,
+ * port and database, never the user's password (nor the query string, which may carry one).
  */
 export function describeDatabaseUrl(url: string): string {
   try {
@@ -170,7 +170,7 @@ function checkDatabaseUrl(url: string): void {
   }
 }
 
-/** Any 64-bit number works; all listmatch processes on one database must use the same one. */
+/** Hashed to the 64-bit advisory lock key: every listmatch process on one database takes the same lock. */
 const MIGRATION_LOCK = 'listmatch schema_migrations';
 
 /**
