@@ -1,0 +1,382 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { inspect, promisify } from 'node:util';
+import type pg from 'pg';
+import { SqliteDatabase } from '../../../src/adapters/metadata/sqlite-database.ts';
+import { SqliteJobStore } from '../../../src/adapters/metadata/sqlite-job-store.ts';
+import { SqliteKeyStore } from '../../../src/adapters/metadata/sqlite-key-store.ts';
+import {
+  openPgDatabase,
+  type PgDatabase,
+  PostgresError,
+} from '../../../src/adapters/postgres/pg-database.ts';
+import type { PgFollowUpEnqueuer } from '../../../src/adapters/postgres/pg-follow-ups.ts';
+import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
+import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
+import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
+import type { QueueMessage } from '../../../src/domain/ports/queue.ts';
+import { type JobStoreBackend, jobStoreContract, testKey } from '../../contracts/job-store.contract.ts';
+import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
+
+const SQLITE_MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+// ---------------------------------------------------------------------------------------------
+// Embedded: one SQLite file opened twice (two connections, as the api and worker processes have),
+// with the real SqliteQueue.
+
+async function openSqlite(): Promise<JobStoreBackend> {
+  const dir = await mkdtemp(join(tmpdir(), 'listmatch-contract-'));
+  const file = join(dir, 'listmatch.db');
+  const database = new SqliteDatabase(file, SQLITE_MIGRATIONS);
+  const other = new SqliteDatabase(file, SQLITE_MIGRATIONS);
+  return {
+    jobs: new SqliteJobStore(database, new SqliteQueue(database)),
+    keys: new SqliteKeyStore(database),
+    otherJobs: new SqliteJobStore(other, new SqliteQueue(other)),
+    committedFollowUps: async () =>
+      database.db
+        .prepare('SELECT type, payload FROM queue ORDER BY id')
+        .all()
+        .map((row) => ({ type: row['type'] as string, payload: JSON.parse(row['payload'] as string) })),
+    holdFollowUps: null,
+    followUpRefusedByDatabase: null,
+    close: async () => {
+      database.close();
+      other.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+jobStoreContract('SQLite', openSqlite);
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: a fresh database for this file, two pools (two processes' views of it).
+
+/**
+ * Test stand-in for the PostgreSQL queue adapter (written separately; the lead swaps it in): it
+ * INSERTs each message with the transaction's client, so a rolled-back change leaves no message.
+ * Its table refuses the type `refused-by-database`, a server-side error inside the transaction.
+ */
+class TableFollowUps implements PgFollowUpEnqueuer {
+  holdMs = 0;
+
+  async enqueueWith(client: pg.ClientBase, messages: readonly QueueMessage[]): Promise<void> {
+    for (const message of messages) {
+      await client.query('INSERT INTO contract_follow_ups (type, payload) VALUES ($1, $2)', [
+        message.type,
+        JSON.stringify(message.payload),
+      ]);
+    }
+    if (this.holdMs > 0) await sleep(this.holdMs);
+  }
+}
+
+const FOLLOW_UPS_TABLE = `CREATE TABLE contract_follow_ups (
+  id BIGSERIAL PRIMARY KEY,
+  type TEXT NOT NULL CHECK (type <> 'refused-by-database'),
+  payload JSON NOT NULL)`;
+
+const TRUNCATE = `TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys, contract_follow_ups
+  RESTART IDENTITY`;
+
+let postgresMissing = false;
+await test('PostgreSQL is reachable', async (t) => {
+  postgresMissing = await skipWithoutPostgres(t);
+});
+
+describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' }, () => {
+  let testDatabase: TestDatabase;
+  let first: PgDatabase;
+  let second: PgDatabase;
+
+  before(async () => {
+    testDatabase = await createTestDatabase();
+    first = await openPgDatabase(testDatabase.url, { migrate: true });
+    second = await openPgDatabase(testDatabase.url);
+    await first.query(FOLLOW_UPS_TABLE);
+  });
+
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await testDatabase?.drop();
+  });
+
+  jobStoreContract('PostgreSQL', async () => {
+    await first.query(TRUNCATE);
+    const followUps = new TableFollowUps();
+    return {
+      jobs: new PgJobStore(first, followUps),
+      keys: new PgKeyStore(first),
+      otherJobs: new PgJobStore(second, followUps),
+      committedFollowUps: async () =>
+        (
+          await first.query<{ type: string; payload: unknown }>(
+            'SELECT type, payload FROM contract_follow_ups ORDER BY id',
+          )
+        ).rows,
+      holdFollowUps: (ms) => {
+        followUps.holdMs = ms;
+      },
+      followUpRefusedByDatabase: { type: 'refused-by-database', payload: {} },
+      close: async () => {},
+    };
+  });
+
+  describe('PgDatabase migrations', () => {
+    it('applied both shipped migrations on start (migrate: true)', async () => {
+      const result = await first.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+      assert.deepEqual(
+        result.rows.map((row) => row.name),
+        ['001_initial.sql', '002_rate_buckets.sql'],
+      );
+    });
+
+    it('applies each migration once when several processes start at once', async () => {
+      const fresh = await createTestDatabase();
+      const databases: PgDatabase[] = [];
+      try {
+        for (let i = 0; i < 4; i++) databases.push(await openPgDatabase(fresh.url, { poolSize: 2 }));
+        const reports = await Promise.all(databases.map((database) => database.migrate()));
+        const applied = reports.flatMap((report) => report.applied).sort();
+        assert.deepEqual(applied, ['001_initial.sql', '002_rate_buckets.sql']);
+        for (const report of reports) {
+          assert.deepEqual([...report.applied, ...report.alreadyApplied].sort(), applied);
+          assert.deepEqual(report.unknown, []);
+        }
+        const again = await databases[0]!.migrate();
+        assert.deepEqual(again.applied, []);
+        assert.deepEqual(again.alreadyApplied, applied);
+        await databases[0]!.query(
+          "INSERT INTO schema_migrations (name, applied_at) VALUES ('999_future.sql', 0)",
+        );
+        assert.deepEqual((await databases[0]!.migrate()).unknown, ['999_future.sql']);
+      } finally {
+        for (const database of databases) await database.close();
+        await fresh.drop();
+      }
+    });
+
+    it('rolls a failing migration back whole, names it, and applies it once fixed', async () => {
+      const fresh = await createTestDatabase();
+      const dir = await mkdtemp(join(tmpdir(), 'listmatch-migrations-'));
+      const database = await openPgDatabase(fresh.url, { poolSize: 1 });
+      try {
+        await writeFile(join(dir, '001_first.sql'), 'CREATE TABLE first_table (x INTEGER);');
+        await writeFile(
+          join(dir, '002_broken.sql'),
+          'CREATE TABLE half_done (x INTEGER);\nINSERT INTO first_table VALUES (1);\nSELECT * FROM no_such_table;',
+        );
+        await assert.rejects(database.migrate(dir), (error: unknown) => {
+          assert.ok(error instanceof PostgresError);
+          assert.match(error.message, /migration 002_broken\.sql failed: .*no_such_table/);
+          assert.equal(error.code, '42P01');
+          return true;
+        });
+        const tables = await database.query<{ name: string }>(
+          "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+        );
+        assert.deepEqual(
+          tables.rows.map((row) => row.name),
+          ['first_table', 'schema_migrations'],
+        );
+        assert.equal((await database.query('SELECT * FROM first_table')).rowCount, 0);
+        await writeFile(join(dir, '002_broken.sql'), 'CREATE TABLE half_done (x INTEGER);');
+        assert.deepEqual((await database.migrate(dir)).applied, ['002_broken.sql']);
+      } finally {
+        await database.close();
+        await fresh.drop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('PgDatabase transactions', () => {
+    it('rolls back and rethrows what the callback threw, and releases the connection', async () => {
+      // One connection: a connection not given back would make the next transaction time out.
+      const database = await openPgDatabase(testDatabase.url, { poolSize: 1, connectionTimeoutMs: 2_000 });
+      try {
+        await first.query(TRUNCATE);
+        const thrown = new Error('callback failed');
+        await assert.rejects(
+          database.transaction(async (client) => {
+            await client.query(
+              `INSERT INTO api_keys (id, name, key_hash, display_prefix, can_list_match, can_onboard, direct_upload, created_at)
+               VALUES ('key_inside', 'n', 'h', 'p', true, true, false, 0)`,
+            );
+            throw thrown;
+          }),
+          (error) => error === thrown,
+        );
+        assert.equal((await database.query('SELECT id FROM api_keys')).rowCount, 0);
+        assert.equal(
+          await database.transaction(async (client) => (await client.query('SELECT 1')).rowCount),
+          1,
+        );
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('rolls back after a server-side error and the connection is usable again', async () => {
+      const database = await openPgDatabase(testDatabase.url, { poolSize: 1, connectionTimeoutMs: 2_000 });
+      try {
+        await first.query(TRUNCATE);
+        await assert.rejects(
+          database.transaction(async (client) => {
+            await client.query(
+              `INSERT INTO api_keys (id, name, key_hash, display_prefix, can_list_match, can_onboard, direct_upload, created_at)
+               VALUES ('key_inside', 'n', 'h', 'p', true, true, false, 0)`,
+            );
+            await client.query('SELECT * FROM no_such_table');
+          }),
+          /no_such_table/,
+        );
+        assert.equal((await database.query('SELECT id FROM api_keys')).rowCount, 0);
+        assert.equal(
+          await database.transaction(async (client) => (await client.query('SELECT 1')).rowCount),
+          1,
+        );
+      } finally {
+        await database.close();
+      }
+    });
+
+    /** Two serializable transactions that both read the counter, then both increment it. */
+    async function racingIncrements(
+      retries: number,
+    ): Promise<{ results: PromiseSettledResult<void>[]; runs: number }> {
+      await first.query('DROP TABLE IF EXISTS contract_counter');
+      await first.query('CREATE TABLE contract_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
+      await first.query('INSERT INTO contract_counter VALUES (1, 0)');
+      let runs = 0;
+      let arrived = 0;
+      let release!: () => void;
+      const bothRead = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const increment = (database: PgDatabase) =>
+        database.transaction(
+          async (client) => {
+            runs++;
+            const { rows } = await client.query<{ n: number }>('SELECT n FROM contract_counter WHERE id = 1');
+            if (++arrived === 2) release();
+            await bothRead;
+            await client.query('UPDATE contract_counter SET n = $1 WHERE id = 1', [rows[0]!.n + 1]);
+          },
+          { isolation: 'serializable', retries },
+        );
+      const results = await Promise.allSettled([increment(first), increment(second)]);
+      return { results, runs };
+    }
+
+    it('runs a transaction again after a serialization failure', async () => {
+      const { results, runs } = await racingIncrements(2);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled'],
+      );
+      assert.equal(runs, 3);
+      const { rows } = await first.query<{ n: number }>('SELECT n FROM contract_counter');
+      assert.equal(rows[0]!.n, 2);
+    });
+
+    it('reports the serialization failure when no retry is allowed', async () => {
+      const { results, runs } = await racingIncrements(0);
+      const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      assert.equal(rejected.length, 1);
+      assert.equal(runs, 2);
+      assert.ok(rejected[0]!.reason instanceof PostgresError);
+      assert.equal(rejected[0]!.reason.code, '40001');
+      const { rows } = await first.query<{ n: number }>('SELECT n FROM contract_counter');
+      assert.equal(rows[0]!.n, 1);
+    });
+  });
+
+  describe('PgDatabase health and errors', () => {
+    it('is healthy while open and not once closed', async () => {
+      const database = await openPgDatabase(testDatabase.url);
+      assert.equal(await database.healthy(), true);
+      await database.close();
+      await database.close();
+      assert.equal(await database.healthy(), false);
+    });
+
+    it('answers unhealthy within its timeout when the server does not answer', async () => {
+      const database = await openPgDatabase('postgres://listmatch:hunter2-secret@127.0.0.1:1/none', {
+        healthTimeoutMs: 300,
+        connectionTimeoutMs: 5_000,
+      });
+      try {
+        const started = performance.now();
+        assert.equal(await database.healthy(), false);
+        assert.ok(performance.now() - started < 2_000);
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('never puts the password of the URL in an error', async () => {
+      const password = 'hunter2-secret';
+      await assert.rejects(openPgDatabase(`http://user:${password}@db.example/x`), (error: Error) => {
+        assert.equal(inspect(error, { depth: 5 }).includes(password), false);
+        return true;
+      });
+      await assert.rejects(openPgDatabase(`postgres://user:${password}@[bad host/x`), (error: Error) => {
+        assert.equal(inspect(error, { depth: 5 }).includes(password), false);
+        return true;
+      });
+      await assert.rejects(
+        openPgDatabase(`postgres://listmatch:${password}@127.0.0.1:1/none`, { migrate: true }),
+        (error: Error) => {
+          assert.equal(inspect(error, { depth: 5 }).includes(password), false);
+          return true;
+        },
+      );
+    });
+
+    it('keeps column values out of errors (a duplicate key hash)', async () => {
+      await first.query(TRUNCATE);
+      const keys = new PgKeyStore(first);
+      const hash = 'c0ffee'.repeat(10);
+      await keys.insertKey(testKey('key_one', { keyHash: hash }));
+      await assert.rejects(keys.insertKey(testKey('key_two', { keyHash: hash })), (error: unknown) => {
+        assert.ok(error instanceof PostgresError);
+        assert.equal(error.code, '23505');
+        assert.match(error.message, /api_keys_key_hash_key/);
+        assert.equal(inspect(error, { depth: 5 }).includes(hash), false);
+        return true;
+      });
+    });
+  });
+});
+
+describe('PostgreSQL driver loading', () => {
+  it('is not loaded by importing the PostgreSQL adapters, only by opening a database', async () => {
+    const script = `
+      import { createRequire } from 'node:module';
+      const { openPgDatabase } = await import('./src/adapters/postgres/pg-database.ts');
+      await import('./src/adapters/postgres/pg-job-store.ts');
+      await import('./src/adapters/postgres/pg-key-store.ts');
+      await import('./src/adapters/postgres/pg-onboarding-store.ts');
+      await import('./src/adapters/rate-limit/pg-rate-limiter.ts');
+      const cache = createRequire(import.meta.url).cache;
+      const pgLoaded = () => Object.keys(cache).some((path) => path.includes('/node_modules/pg/'));
+      const before = pgLoaded();
+      const database = await openPgDatabase('postgres://nobody@127.0.0.1:1/none');
+      await database.close();
+      console.log(JSON.stringify({ before, after: pgLoaded() }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+    });
+    assert.deepEqual(JSON.parse(stdout), { before: false, after: true });
+  });
+});

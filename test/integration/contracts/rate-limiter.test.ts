@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openPgDatabase, type PgDatabase } from '../../../src/adapters/postgres/pg-database.ts';
+import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory-rate-limiter.ts';
+import { PgRateLimiter } from '../../../src/adapters/rate-limit/pg-rate-limiter.ts';
+import type { RateRule } from '../../../src/domain/ports/rate-limiter.ts';
+import { rateLimiterContract } from '../../contracts/rate-limiter.contract.ts';
+import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
+
+// Embedded: in memory, per process.
+rateLimiterContract('memory', async () => ({
+  limiter: new MemoryRateLimiter(),
+  peer: new MemoryRateLimiter(),
+  shared: false,
+  close: async () => {},
+}));
+
+let postgresMissing = false;
+await test('PostgreSQL is reachable', async (t) => {
+  postgresMissing = await skipWithoutPostgres(t);
+});
+
+describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' }, () => {
+  let testDatabase: TestDatabase;
+  let first: PgDatabase;
+  let second: PgDatabase;
+
+  before(async () => {
+    testDatabase = await createTestDatabase();
+    first = await openPgDatabase(testDatabase.url, { migrate: true });
+    // Another api process: its own pool.
+    second = await openPgDatabase(testDatabase.url);
+  });
+
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await testDatabase?.drop();
+  });
+
+  rateLimiterContract('PostgreSQL', async () => {
+    await first.query('TRUNCATE rate_buckets');
+    return {
+      limiter: new PgRateLimiter(first),
+      peer: new PgRateLimiter(second),
+      shared: true,
+      close: async () => {},
+    };
+  });
+
+  describe('PgRateLimiter purge', () => {
+    const T = 1_700_000_000_000;
+    const slow: RateRule = { limit: 1, windowMs: 120_000 };
+    const fast: RateRule = { limit: 1, windowMs: 1_000 };
+    let limiter: PgRateLimiter;
+    const buckets = async () =>
+      (await first.query<{ bucket: string }>('SELECT bucket FROM rate_buckets ORDER BY bucket')).rows.map(
+        (row) => row.bucket,
+      );
+
+    beforeEach(async () => {
+      await first.query('TRUNCATE rate_buckets');
+      limiter = new PgRateLimiter(first);
+    });
+
+    it('deletes buckets at rest but not active ones, and a purged bucket starts afresh', async () => {
+      assert.deepEqual(await limiter.consume('active', slow, T), { allowed: true, retryAfterMs: 0 });
+      assert.deepEqual(await limiter.consume('idle', fast, T), { allowed: true, retryAfterMs: 0 });
+      // 'idle' is at rest from T + 1 s (its next slot has come); 'active' not before T + 120 s.
+      assert.equal(await limiter.purgeStale(T + 999), 0);
+      assert.equal(await limiter.purgeStale(T + 61_000), 1);
+      assert.deepEqual(await buckets(), ['active']);
+      assert.deepEqual(await limiter.consume('active', slow, T + 61_000), {
+        allowed: false,
+        retryAfterMs: 59_000,
+      });
+      assert.deepEqual(await limiter.consume('idle', fast, T + 61_000), { allowed: true, retryAfterMs: 0 });
+    });
+
+    it('uses the database clock when no time is given', async () => {
+      await limiter.consume('past', fast, T);
+      await limiter.consume('now', fast);
+      assert.equal(await limiter.purgeStale(), 1);
+      assert.deepEqual(await buckets(), ['now']);
+    });
+
+    it('purges periodically until stopped', async () => {
+      await limiter.consume('past', fast, T);
+      const errors: unknown[] = [];
+      const stop = limiter.startPurging({ intervalMs: 20, onError: (error) => errors.push(error) });
+      for (let i = 0; i < 100 && (await buckets()).length > 0; i++) await sleep(10);
+      await stop();
+      assert.deepEqual(await buckets(), []);
+      await limiter.consume('past', fast, T);
+      await sleep(60);
+      assert.deepEqual(await buckets(), ['past']);
+      assert.deepEqual(errors, []);
+    });
+  });
+});
