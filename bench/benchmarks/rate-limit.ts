@@ -55,13 +55,17 @@ async function child(mode: string, startAt: number, seconds: number, hot: boolea
     const limiter = new PgRateLimiter(database);
     // Open every pooled connection (and prepare the statement on it) before the clock starts.
     await Promise.all(
-      Array.from({ length: POOL_SIZE * 2 }, (_, i) => limiter.consume(`warmup:${process.pid}:${i}`, RULE)),
+      Array.from(
+        { length: POOL_SIZE * 2 },
+        async (_, i) => await limiter.consume(`warmup:${process.pid}:${i}`, RULE),
+      ),
     );
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
     if (mode === 'check') {
       const decisions = await Promise.all(
-        Array.from({ length: CHECK_CALLS_PER_PROCESS }, () =>
-          limiter.consume('check', CHECK_RULE, CHECK_NOW),
+        Array.from(
+          { length: CHECK_CALLS_PER_PROCESS },
+          async () => await limiter.consume('check', CHECK_RULE, CHECK_NOW),
         ),
       );
       return {

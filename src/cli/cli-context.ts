@@ -3,19 +3,19 @@ import { compose, type Services } from '../start/compose.ts';
 
 /** Lazily composed services, so that `--help` touches no data directory. */
 export interface CliContext {
-  services(): Services;
-  close(): void;
+  services(): Promise<Services>;
+  close(): Promise<void>;
 }
 
 export function createCliContext(env: Record<string, string | undefined> = process.env): CliContext {
-  let services: Services | null = null;
+  let services: Promise<Services> | null = null;
   return {
     services() {
       services ??= compose(loadConfig(env));
       return services;
     },
-    close() {
-      services?.close();
+    async close() {
+      if (services !== null) await (await services).close();
     },
   };
 }

@@ -8,6 +8,7 @@ import { generateCommands } from './commands/generate.command.ts';
 import { jobsCommands } from './commands/jobs.command.ts';
 import { keysCommands } from './commands/keys.command.ts';
 import { matchCommand } from './commands/match.command.ts';
+import { migrateCommand } from './commands/migrate.command.ts';
 import { votersCommands } from './commands/voters.command.ts';
 
 /** `listmatch`: the operator's command line. Configuration comes from the same environment as the service. */
@@ -23,6 +24,7 @@ jobsCommands(program, context);
 audiencesCommands(program, context);
 matchCommand(program, context);
 evalCommand(program, context);
+migrateCommand(program);
 generateCommands(program);
 program
   .command('serve')
@@ -47,9 +49,9 @@ program
 try {
   await program.parseAsync(process.argv);
   const name = program.args[0];
-  if (name !== 'serve' && name !== 'demo') context.close();
+  if (name !== 'serve' && name !== 'demo') await context.close();
 } catch (error) {
-  context.close();
+  await context.close();
   if (error instanceof CommanderError) process.exit(error.exitCode);
   if (error instanceof ConfigError || isAppError(error) || error instanceof Error) {
     console.error(`listmatch: ${error.message}`);

@@ -23,6 +23,29 @@ export class Metrics {
     labelNames: ['kind', 'state'] as const,
     registers: [this.registry],
   });
+  /** S3 mode: from an upload landing in the bucket until a worker took it (the queue latency's first part). */
+  readonly uploadArrivalWait = new Histogram({
+    name: 'listmatch_upload_arrival_wait_seconds',
+    help: 'Time from an upload landing in object storage until a worker took it',
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  /** From a message becoming runnable until a worker claimed it, per queue (message type). */
+  readonly queueWait = new Histogram({
+    name: 'listmatch_queue_wait_seconds',
+    help: 'Time from a queue message becoming runnable until a worker claimed it',
+    labelNames: ['queue'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  /** Time each job module's handler ran, per queue and outcome (the per-stage view). */
+  readonly stageDuration = new Histogram({
+    name: 'listmatch_stage_duration_seconds',
+    help: 'Time a worker spent on one queue message, by queue (stage) and outcome',
+    labelNames: ['queue', 'outcome'] as const,
+    buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
+    registers: [this.registry],
+  });
   readonly uploadBytes = new Counter({
     name: 'listmatch_upload_bytes_total',
     help: 'Bytes received by presigned uploads',

@@ -11,8 +11,12 @@ export interface WorkerOptions {
   pollMs: number;
   concurrency: number;
   /** Periodic housekeeping (expiring registrations), run every `housekeepingMs`. */
-  housekeeping?: () => void;
+  housekeeping?: () => void | Promise<void>;
   housekeepingMs?: number;
+  /** A message was claimed `waitMs` after it became runnable (queue latency, per queue). */
+  onClaimed?: (type: string, waitMs: number) => void;
+  /** A message's handler ended: `done`, `retry`, `dead` or `interrupted`, after `ms`. */
+  onFinished?: (type: string, outcome: 'done' | 'retry' | 'dead' | 'interrupted', ms: number) => void;
 }
 
 /**
@@ -96,6 +100,9 @@ export class Worker {
           this.options.leaseMs,
         );
         if (message === null) break;
+        if (message.runnableAt !== undefined) {
+          this.options.onClaimed?.(message.type, Math.max(0, Date.now() - message.runnableAt));
+        }
         this.launch(message);
       }
     } catch (error) {
@@ -125,14 +132,22 @@ export class Worker {
     const module = registry.get(message.type)!;
     const log = logger.child({ queueMessage: message.id, jobType: message.type, attempt: message.attempt });
     const heartbeat = setInterval(
-      async () => {
-        if (!(await queue.extendLease(message.id, this.id, leaseMs)))
-          controller.abort(new Error('lease lost'));
+      () => {
+        queue.extendLease(message.id, this.id, leaseMs).then(
+          (kept) => {
+            if (!kept) controller.abort(new Error('lease lost'));
+          },
+          // The queue is unreachable for now: keep working; the next beat tries again, and a lease
+          // that runs out meanwhile is noticed by the next successful one.
+          (error: unknown) => log.warn({ err: error }, 'could not extend the lease'),
+        );
       },
       Math.max(250, Math.floor(leaseMs / 3)),
     );
     heartbeat.unref();
     const parsed = module.payload.safeParse(message.payload);
+    const started = Date.now();
+    let outcome: 'done' | 'retry' | 'dead' | 'interrupted' = 'done';
     try {
       if (!parsed.success) throw new Error(`invalid payload for ${message.type}: ${parsed.error.message}`);
       await module.handle(parsed.data, {
@@ -143,16 +158,19 @@ export class Worker {
       await queue.complete(message.id, this.id);
     } catch (error) {
       if (controller.signal.aborted) {
+        outcome = 'interrupted';
         log.warn({ reason: String(controller.signal.reason) }, 'job interrupted; it will run again');
         return;
       }
       const reason = error instanceof Error ? error.message : String(error);
       if (message.attempt < message.maxAttempts) {
+        outcome = 'retry';
         log.warn({ err: error }, 'job failed; retrying');
         // A platform that asked us to wait (Retry-After, a throttle) gets at least that long.
         const delay = Math.max(module.backoffMs(message.attempt), requestedWaitOf(error));
         await queue.fail(message.id, this.id, reason, Date.now() + delay);
       } else {
+        outcome = 'dead';
         log.error({ err: error }, 'job failed on its last attempt; dead-lettered');
         // Record the failure first: a crash between the two leaves the message to be reaped,
         // which records it again (onGiveUp is idempotent), never a job stuck in processing.
@@ -164,6 +182,7 @@ export class Worker {
       }
     } finally {
       clearInterval(heartbeat);
+      this.options.onFinished?.(message.type, outcome, Date.now() - started);
     }
   }
 
@@ -182,10 +201,11 @@ export class Worker {
   }
 
   private runHousekeeping(): void {
+    const fail = (error: unknown) => this.options.logger.error({ err: error }, 'housekeeping failed');
     try {
-      this.options.housekeeping?.();
+      Promise.resolve(this.options.housekeeping?.()).catch(fail);
     } catch (error) {
-      this.options.logger.error({ err: error }, 'housekeeping failed');
+      fail(error);
     }
   }
 }

@@ -1,26 +1,18 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
-import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
 import { LocalFileDrop } from '../adapters/delivery/local-file-drop.ts';
 import { SftpFileDrop } from '../adapters/delivery/sftp-file-drop.ts';
 import { OutboxMailer } from '../adapters/mail/outbox-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
-import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
-import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../adapters/metadata/sqlite-key-store.ts';
-import { SqliteOnboardingStore } from '../adapters/metadata/sqlite-onboarding-store.ts';
+import type { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
 import { fileDropPlatformsFromConfig } from '../adapters/platforms/file-drop-platforms.ts';
 import {
   createMetaSocialAudiences,
   graphVersionWarning,
 } from '../adapters/platforms/meta-social-audiences.ts';
-import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
-import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
-import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
@@ -30,8 +22,12 @@ import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
 import { SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
+import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
+import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
+import type { Queue } from '../domain/ports/queue.ts';
 import type { UrlSigner } from '../domain/ports/url-signer.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
@@ -42,49 +38,63 @@ import { MBP_AUDIENCE_JOB, mbpAudienceJob } from '../jobs/mbp-audience.job.ts';
 import { CHECK_AUDIENCE_JOB, checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
 import { sendNoticeJob } from '../jobs/send-notice.job.ts';
+import { UploadArrivals } from '../jobs/upload-arrivals.ts';
 import { Worker } from '../jobs/worker.ts';
-
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/sqlite', import.meta.url));
+import { type MetadataBackends, openMetadata, openStorage, type StorageBackends } from './backends.ts';
 
 /** Every long-lived object of one process, built from the validated config. */
 export interface Services extends HttpDeps {
-  database: SqliteDatabase;
-  queue: SqliteQueue;
-  jobStore: SqliteJobStore;
+  /** Which backends this process uses (embedded SQLite and files, or PostgreSQL and S3). */
+  metadataKind: MetadataBackends['kind'];
+  storageKind: StorageBackends['kind'];
+  /** The embedded database, for tests that look inside it; null with PostgreSQL. */
+  database: SqliteDatabase | null;
+  queue: Queue;
+  jobStore: JobStore;
   voters: FsVoterStore;
-  blobs: FsBlobStore;
+  blobs: BlobStore;
   /** Each key's smartmatch folder: local under DATA_DIR/files, or on the SFTP server. */
   drop: FileDrop;
   registry: JobRegistry;
   /** Signs upload and result URLs (the embedded HMAC signer, or SigV4 for S3). */
   signer: UrlSigner;
   /** Progress of onboarding jobs (the operator marks DSP audiences ready). */
-  onboarding: SqliteOnboardingStore;
+  onboarding: OnboardingStore;
   createWorker(logger: FastifyBaseLogger): Worker;
-  close(): void;
+  /** S3 mode: the loop that notices uploads clients PUT into the bucket (worker role); null otherwise. */
+  createUploadArrivals(logger: FastifyBaseLogger): UploadArrivals | null;
+  close(): Promise<void>;
 }
 
-/** The composition root: builds the embedded backends and the services on top of them. */
-export function compose(config: Config): Services {
+/**
+ * The composition root: opens the backends the config selects (embedded by default; PostgreSQL
+ * with DATABASE_URL, S3 with S3_BUCKET) and builds the services on top of them.
+ */
+export async function compose(config: Config): Promise<Services> {
   const dataDir = resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
-  const database = new SqliteDatabase(join(dataDir, 'listmatch.db'), MIGRATIONS_DIR);
-  const queue = new SqliteQueue(database, { maxAttempts: config.QUEUE_MAX_ATTEMPTS });
-  const jobStore = new SqliteJobStore(database, queue);
-  const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+  const secret = signingSecret(config, dataDir);
+  const metadata = await openMetadata(config, dataDir);
+  let storage: StorageBackends;
+  try {
+    storage = await openStorage(config, dataDir, secret);
+  } catch (error) {
+    await metadata.close().catch(() => {});
+    throw error;
+  }
+  const { queue, jobStore } = metadata;
+  const { blobs, signer } = storage;
   const drop = createFileDrop(config, dataDir);
   const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
-  const secret = signingSecret(config, dataDir);
-  const signer = new HmacUrlSigner({ secret, baseUrl: config.publicUrl });
   const metrics = new Metrics({ queue: async () => await queue.stats() });
-  const keys = new KeyService(new SqliteKeyStore(database));
+  const keys = new KeyService(metadata.keyStore);
   const retention = new Retention({
     jobs: jobStore,
     blobs,
     days: config.RETENTION_DAYS,
     folders: { drop, keyIds: async () => (await keys.list()).map((key) => key.id) },
   });
-  const rateLimits = new RateLimits(new MemoryRateLimiter(), {
+  const rateLimits = new RateLimits(metadata.rateLimiter, {
     registerPerMinute: config.RATE_LIMIT_REGISTER_PER_MINUTE,
     onboardingPerMinute: config.RATE_LIMIT_ONBOARDING_PER_MINUTE,
     pollSeconds: config.RATE_LIMIT_POLL_SECONDS,
@@ -159,7 +169,7 @@ export function compose(config: Config): Services {
     }),
   );
   // Every type the services enqueue must have a handler, or the process must not start.
-  const onboarding = new SqliteOnboardingStore(database, queue);
+  const { onboarding } = metadata;
   const filePlatforms = fileDropPlatformsFromConfig(config);
   const onboardingDeps = {
     jobs: jobStore,
@@ -198,7 +208,7 @@ export function compose(config: Config): Services {
   const readiness = async (): Promise<ReadinessReport> => {
     const stats = await voters.stats().catch(() => null);
     const checks = {
-      database: database.healthy(),
+      database: await metadata.healthy(),
       storage: await blobs.healthy(),
       voter_file: stats?.version ?? null,
     };
@@ -207,7 +217,9 @@ export function compose(config: Config): Services {
 
   return {
     config,
-    database,
+    metadataKind: metadata.kind,
+    storageKind: storage.kind,
+    database: metadata.sqlite,
     queue,
     jobStore,
     voters,
@@ -219,7 +231,7 @@ export function compose(config: Config): Services {
     jobs,
     rateLimits,
     signer,
-    fileUrls: signer,
+    fileUrls: storage.fileUrls,
     metrics,
     files,
     readiness,
@@ -235,6 +247,8 @@ export function compose(config: Config): Services {
         leaseMs: config.QUEUE_LEASE_SECONDS * 1000,
         pollMs: config.QUEUE_POLL_MS,
         concurrency: config.WORKER_CONCURRENCY,
+        onClaimed: (type, waitMs) => metrics.queueWait.observe({ queue: type }, waitMs / 1000),
+        onFinished: (type, outcome, ms) => metrics.stageDuration.observe({ queue: type, outcome }, ms / 1000),
         housekeeping: async () => {
           const expired = await jobs.expireUnuploaded();
           if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
@@ -248,7 +262,7 @@ export function compose(config: Config): Services {
             (error: unknown) => logger.error({ err: error }, 'folder retention sweep failed'),
           );
           // Partial files of writes cut short by a crash; a day is far longer than any upload.
-          blobs.sweepTemporary(24 * 3600_000).then(
+          storage.sweepTemporary(24 * 3600_000).then(
             (removed) => removed > 0 && logger.info({ removed }, 'removed stale temporary files'),
             (error: unknown) => logger.error({ err: error }, 'temporary file sweep failed'),
           );
@@ -263,10 +277,19 @@ export function compose(config: Config): Services {
         },
       });
     },
-    close: () => {
-      void matchers.close();
-      void mailer.close();
-      database.close();
+    createUploadArrivals: (logger) =>
+      storage.uploadsArriveInStore
+        ? new UploadArrivals({
+            blobs,
+            jobs,
+            logger,
+            intervalMs: config.UPLOAD_POLL_MS,
+            onAccepted: (_jobId, waitedMs) => metrics.uploadArrivalWait.observe(waitedMs / 1000),
+          })
+        : null,
+    close: async () => {
+      await Promise.allSettled([matchers.close(), mailer.close()]);
+      await metadata.close();
     },
   };
 }

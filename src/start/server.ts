@@ -18,7 +18,7 @@ export async function startService(
   config: Config,
   options: { handleSignals?: boolean } = {},
 ): Promise<RunningService> {
-  const services = compose(config);
+  const services = await compose(config);
   let app: FastifyInstance | null = null;
   let logger: FastifyBaseLogger;
   if (config.ROLES.includes('api')) {
@@ -28,12 +28,13 @@ export async function startService(
     logger = pino({ level: config.LOG_LEVEL }) as unknown as FastifyBaseLogger;
   }
   const worker = config.ROLES.includes('worker') ? services.createWorker(logger) : null;
+  const arrivals = config.ROLES.includes('worker') ? services.createUploadArrivals(logger) : null;
   let url: string | null = null;
   if (app !== null) {
     try {
       url = await app.listen({ port: config.PORT, host: config.HOST });
     } catch (error) {
-      services.close();
+      await services.close();
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
         throw new Error(`port ${config.PORT} is already in use: stop the other process or set PORT`, {
           cause: error,
@@ -43,15 +44,26 @@ export async function startService(
     }
   }
   worker?.start();
-  logger.info({ roles: config.ROLES, url, dataDir: config.DATA_DIR }, 'listmatch started');
+  arrivals?.start();
+  logger.info(
+    {
+      roles: config.ROLES,
+      url,
+      dataDir: config.DATA_DIR,
+      metadata: services.metadataKind,
+      storage: services.storageKind,
+    },
+    'listmatch started',
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       logger.info('shutting down');
       await app?.close();
+      await arrivals?.stop();
       await worker?.stop(config.SHUTDOWN_GRACE_SECONDS * 1000);
-      services.close();
+      await services.close();
     })();
     return stopping;
   };

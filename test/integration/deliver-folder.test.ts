@@ -45,7 +45,8 @@ describe('folder delivery, embedded local folder (DATA_DIR/files/<key id>/smartm
 
   test('delivering again replaces the same name (idempotent)', async () => {
     const jobId = await jobIdOf(t, client.id, 'dropped.csv');
-    const { queue, database } = t.running.services;
+    const { queue } = t.running.services;
+    const database = t.running.services.database!;
     await queue.enqueue({ type: DELIVER_FOLDER_JOB, payload: { v: 1, jobId }, maxAttempts: 2 });
     const done = () =>
       (

@@ -52,8 +52,8 @@ interface QueueRow {
   last_error: string | null;
 }
 const folderDeliveries = (t: TestService): QueueRow[] =>
-  t.running.services.database.db
-    .prepare(`SELECT state, attempts, last_error FROM queue WHERE type = ? ORDER BY id`)
+  t.running.services
+    .database!.db.prepare(`SELECT state, attempts, last_error FROM queue WHERE type = ? ORDER BY id`)
     .all(DELIVER_FOLDER_JOB) as unknown as QueueRow[];
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {

@@ -202,8 +202,8 @@ describe('presigned upload and download URLs', () => {
       const url = await register(t2, key2, 'filename=late');
       const jobId = /files\/(job_[^/]+)\//.exec(url)![1]!;
       // Move the job's window into the past instead of waiting.
-      t2.running.services.database.db
-        .prepare('UPDATE jobs SET upload_expires_at = ? WHERE id = ?')
+      t2.running.services
+        .database!.db.prepare('UPDATE jobs SET upload_expires_at = ? WHERE id = ?')
         .run(Date.now() - 1, jobId);
       const response = await upload(url, 'voterbase_id\nNC-000000001\n');
       assert.equal(response.status, 403);

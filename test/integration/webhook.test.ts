@@ -173,12 +173,12 @@ describe('webhook SSRF guard at call time', () => {
         'the webhook dead-lettered',
       );
       assert.equal(hook.calls.length, 0);
-      const dead = t.running.services.database.db
-        .prepare("SELECT last_error FROM queue WHERE state = 'dead'")
+      const dead = t.running.services
+        .database!.db.prepare("SELECT last_error FROM queue WHERE state = 'dead'")
         .get() as { last_error: string };
       assert.match(dead.last_error, /resolves to a non-public address/);
-      const attempts = t.running.services.database.db
-        .prepare("SELECT attempts FROM queue WHERE state = 'dead'")
+      const attempts = t.running.services
+        .database!.db.prepare("SELECT attempts FROM queue WHERE state = 'dead'")
         .get() as { attempts: number };
       assert.equal(attempts.attempts, 9, 'every retry was tried before giving up');
     } finally {

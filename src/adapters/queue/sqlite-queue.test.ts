@@ -64,6 +64,7 @@ describe('SqliteQueue enqueue and claim', () => {
       payload: { v: 1, jobId: 'job_X', nested: [1, 'two', null] },
       attempt: 1,
       maxAttempts: 3,
+      runnableAt: T0,
     });
     assert.deepEqual(await queue.claim('w1', ['a'], LEASE), {
       id: '2',
@@ -71,6 +72,7 @@ describe('SqliteQueue enqueue and claim', () => {
       payload: 'plain',
       attempt: 1,
       maxAttempts: 7,
+      runnableAt: T0,
     });
   });
 

@@ -62,7 +62,7 @@ export class SqliteQueue implements Queue {
                AND ((state = 'ready' AND run_at <= ?)
                  OR (state = 'running' AND lease_until < ? AND attempts < max_attempts))
              ORDER BY run_at, id LIMIT 1)
-           RETURNING id, type, payload, attempts, max_attempts`,
+           RETURNING id, type, payload, attempts, max_attempts, run_at`,
         )
         .get(owner, now + leaseMs, now, ...types, now, now) as Row | undefined;
       if (row === undefined) return null;
@@ -72,6 +72,7 @@ export class SqliteQueue implements Queue {
         payload: JSON.parse(row['payload'] as string),
         attempt: row['attempts'] as number,
         maxAttempts: row['max_attempts'] as number,
+        runnableAt: row['run_at'] as number,
       };
     });
   }

@@ -9,7 +9,7 @@ export function audiencesCommands(program: Command, context: CliContext): void {
     .command('show <job>')
     .description("an onboarding job's progress: stage, counts, the platform's audience id")
     .action(async (jobId: string) => {
-      const run = await context.services().onboarding.get(jobId);
+      const run = await (await context.services()).onboarding.get(jobId);
       if (run === null)
         throw new Error(`no onboarding progress for ${jobId} (not an onboarding job, or not started)`);
       console.log(JSON.stringify(run, null, 2));
@@ -20,7 +20,7 @@ export function audiencesCommands(program: Command, context: CliContext): void {
       'the political DSP e-mailed that the audience is ready: record it and tell the client (status_email)',
     )
     .action(async (jobId: string) => {
-      const services = context.services();
+      const services = await context.services();
       const job = await services.jobStore.getJob(jobId);
       const run = await services.onboarding.get(jobId);
       if (job === null || job.kind !== 'onboarding' || run === null)

@@ -37,11 +37,11 @@ export function jobsCommands(program: Command, context: CliContext): void {
     .command('show <id>')
     .description('a job and its queue messages (processing, webhook, notices): attempts and last error')
     .action(async (id: string) => {
-      const job = await jobStore(context).getJob(id);
+      const job = await (await jobStore(context)).getJob(id);
       if (!job) throw new Error(`no job ${id}`);
       // The queue rows are the dead-letter record: a webhook or notice that gave up shows `dead`
       // with the reason of its last attempt.
-      const messages = (await context.services().queue.messagesForJob(id)).map((m) => ({
+      const messages = (await (await context.services()).queue.messagesForJob(id)).map((m) => ({
         type: m.type,
         state: m.state,
         attempts: `${m.attempts}/${m.maxAttempts}`,
@@ -55,14 +55,14 @@ export function jobsCommands(program: Command, context: CliContext): void {
     .command('deliver <id>')
     .description('queue the folder delivery of a completed job again (e.g. after a dead letter)')
     .action(async (id: string) => {
-      const job = await jobStore(context).getJob(id);
+      const job = await (await jobStore(context)).getJob(id);
       if (!job) throw new Error(`no job ${id}`);
       if (job.kind !== 'smartmatch' || job.state !== 'complete') {
         throw new Error(
           `job ${id} is ${job.state}; only a complete list-matching job has a result to deliver`,
         );
       }
-      await context.services().queue.enqueue({
+      await (await context.services()).queue.enqueue({
         type: DELIVER_FOLDER_JOB,
         payload: { v: 1, jobId: id },
         maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS,
@@ -71,10 +71,10 @@ export function jobsCommands(program: Command, context: CliContext): void {
     });
 }
 
-const jobStore = (context: CliContext) => context.services().jobStore;
+const jobStore = async (context: CliContext) => (await context.services()).jobStore;
 
 async function listJobs(context: CliContext, options: { key?: string; state?: string; limit: string }) {
-  return await jobStore(context).listJobs({
+  return await (await jobStore(context)).listJobs({
     ...(options.key ? { keyId: options.key } : {}),
     ...(options.state ? { state: options.state as JobState } : {}),
     limit: Math.max(1, Number(options.limit) || 50),

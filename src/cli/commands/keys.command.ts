@@ -31,7 +31,7 @@ export function keysCommands(program: Command, context: CliContext): void {
         directUpload: boolean;
         json?: boolean;
       }) => {
-        const { key, record, webhookSecret } = await context.services().keys.createKey({
+        const { key, record, webhookSecret } = await (await context.services()).keys.createKey({
           name: options.name,
           entitlements: {
             listMatching: options.listMatching,
@@ -65,7 +65,7 @@ export function keysCommands(program: Command, context: CliContext): void {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       printTable(
-        (await context.services().keys.list()).map((k) => ({
+        (await (await context.services()).keys.list()).map((k) => ({
           id: k.id,
           name: k.name,
           prefix: `${k.displayPrefix}…`,
@@ -82,7 +82,7 @@ export function keysCommands(program: Command, context: CliContext): void {
     .command('revoke <key>')
     .description('revoke a key by id or name; it stops working at once')
     .action(async (key: string) => {
-      const record = await context.services().keys.revoke(key);
+      const record = await (await context.services()).keys.revoke(key);
       console.log(`revoked ${record.id} (${record.name})`);
     });
   keys
@@ -98,12 +98,12 @@ export function keysCommands(program: Command, context: CliContext): void {
     .option('--immediately', 'with --rotate: drop the old secret at once (it leaked)', false)
     .option('--json', 'print JSON')
     .action(async (key: string, options: { rotate: boolean; immediately: boolean; json?: boolean }) => {
-      const { record, webhookSecret, previousValidUntil } = await context
-        .services()
-        .keys.createWebhookSecret(key, {
-          rotate: options.rotate,
-          ...(options.immediately ? { overlapMs: 0 } : {}),
-        });
+      const { record, webhookSecret, previousValidUntil } = await (
+        await context.services()
+      ).keys.createWebhookSecret(key, {
+        rotate: options.rotate,
+        ...(options.immediately ? { overlapMs: 0 } : {}),
+      });
       const previous = isoTime(previousValidUntil);
       if (options.json) {
         console.log(
@@ -125,7 +125,7 @@ export function keysCommands(program: Command, context: CliContext): void {
     .option('--onboarding <on|off>', 'audience onboarding', onOff)
     .option('--direct-upload <on|off>', 'direct upload approval (owner_adid)', onOff)
     .action(async (key: string, options: Partial<Entitlements>) => {
-      const record = await context.services().keys.setEntitlements(key, options);
+      const record = await (await context.services()).keys.setEntitlements(key, options);
       console.log(`${record.id}: ${JSON.stringify(record.entitlements)}`);
     });
 
@@ -190,7 +190,7 @@ export function keysCommands(program: Command, context: CliContext): void {
         if (delivery !== undefined && !(profileDeliveries as readonly string[]).includes(delivery)) {
           throw new Error(`--delivery must be ${profileDeliveries.join(' or ')}`);
         }
-        const profile = await context.services().keys.setProfile(key, options.profile, {
+        const profile = await (await context.services()).keys.setProfile(key, options.profile, {
           ...(appendedFields ? { appendedFields } : {}),
           ...(contact ? { contactFields: contact } : {}),
           ...(matchThreshold !== undefined ? { matchThreshold } : {}),
@@ -206,7 +206,7 @@ export function keysCommands(program: Command, context: CliContext): void {
     .option('--json', 'print JSON')
     .action(async (key: string | undefined, options: { json?: boolean }) => {
       printTable(
-        (await context.services().keys.listProfiles(key)).map((p) => ({
+        (await (await context.services()).keys.listProfiles(key)).map((p) => ({
           key: p.keyId,
           profile: p.profileId,
           appended: p.appendedFields.map((f) => (f.source === f.as ? f.source : `${f.source}:${f.as}`)),

@@ -27,7 +27,7 @@ export function matchCommand(program: Command, context: CliContext): void {
         if (!Number.isInteger(maxMatches) || maxMatches < 1 || maxMatches > 10) {
           throw new Error('--max-matches must be an integer from 1 to 10');
         }
-        const services = context.services();
+        const services = await context.services();
         const voters = await services.voters.current();
         if (voters === null) throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
         const appendedFields = parseAppendedFields(options.append ?? '');

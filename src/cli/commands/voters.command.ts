@@ -20,7 +20,7 @@ export function votersCommands(program: Command, context: CliContext): void {
           })
         : null;
       let started = false;
-      const report = await context.services().voters.importFile(file, {
+      const report = await (await context.services()).voters.importFile(file, {
         replace: options.replace,
         onProgress: (read, total) => {
           if (bar === null) return;
@@ -55,7 +55,7 @@ export function votersCommands(program: Command, context: CliContext): void {
     .command('stats')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const stats = await context.services().voters.stats();
+      const stats = await (await context.services()).voters.stats();
       if (options.json) console.log(JSON.stringify(stats, null, 2));
       else if (stats === null) console.log('no voter file imported yet (listmatch voters import FILE.csv)');
       else

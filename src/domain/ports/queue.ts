@@ -15,6 +15,8 @@ export interface ClaimedMessage {
   /** 1 on the first delivery; counts deliveries including those cut short by a crash. */
   attempt: number;
   maxAttempts: number;
+  /** Epoch ms since which the message could run (its runAt), when the backend knows it: queue latency. */
+  runnableAt?: number;
 }
 
 /** A message as the operator sees it: where it stands and why it last failed. */

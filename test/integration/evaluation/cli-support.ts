@@ -9,7 +9,7 @@ export async function runCli(args: string[]): Promise<string> {
     services: () => {
       throw new Error('eval must not touch DATA_DIR');
     },
-    close: () => {},
+    close: async () => {},
   });
   let printed = '';
   const log = mock.method(console, 'log', (...parts: unknown[]) => {

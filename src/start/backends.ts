@@ -1,0 +1,158 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
+import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
+import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
+import { SqliteKeyStore } from '../adapters/metadata/sqlite-key-store.ts';
+import { SqliteOnboardingStore } from '../adapters/metadata/sqlite-onboarding-store.ts';
+import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
+import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
+import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
+import type { Config } from '../config.ts';
+import { incomingUploadKey } from '../domain/jobs/job-service.ts';
+import type { BlobStore } from '../domain/ports/blob-store.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
+import type { KeyStore } from '../domain/ports/key-store.ts';
+import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
+import type { Queue } from '../domain/ports/queue.ts';
+import type { RateLimiter } from '../domain/ports/rate-limiter.ts';
+import type { UrlGrant, UrlSigner, VerifyingUrlSigner } from '../domain/ports/url-signer.ts';
+
+export const SQLITE_MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/sqlite', import.meta.url));
+
+/** Keys, jobs, onboarding progress, the queue and the rate limiter: one database, so changes and their work commit together. */
+export interface MetadataBackends {
+  kind: 'sqlite' | 'postgres';
+  /** The embedded database (tests look inside it); null with PostgreSQL. */
+  sqlite: SqliteDatabase | null;
+  keyStore: KeyStore;
+  jobStore: JobStore;
+  onboarding: OnboardingStore;
+  queue: Queue;
+  rateLimiter: RateLimiter;
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Uploads and results, and the presigned URLs that reach them. */
+export interface StorageBackends {
+  kind: 'files' | 's3';
+  blobs: BlobStore;
+  signer: UrlSigner;
+  /** The signer whose URLs the api serves itself (embedded); null when object storage serves them. */
+  fileUrls: VerifyingUrlSigner | null;
+  /** Clients PUT straight into object storage, so workers must look for arrivals. */
+  uploadsArriveInStore: boolean;
+  /** Removes partial files of writes cut short by a crash (embedded files only). */
+  sweepTemporary(olderThanMs: number): Promise<number>;
+}
+
+/** SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL (drivers loaded only then). */
+export async function openMetadata(config: Config, dataDir: string): Promise<MetadataBackends> {
+  if (config.DATABASE_URL === undefined) {
+    const database = new SqliteDatabase(join(dataDir, 'listmatch.db'), SQLITE_MIGRATIONS_DIR);
+    const queue = new SqliteQueue(database, { maxAttempts: config.QUEUE_MAX_ATTEMPTS });
+    return {
+      kind: 'sqlite',
+      sqlite: database,
+      keyStore: new SqliteKeyStore(database),
+      jobStore: new SqliteJobStore(database, queue),
+      onboarding: new SqliteOnboardingStore(database, queue),
+      queue,
+      rateLimiter: new MemoryRateLimiter(),
+      healthy: async () => database.healthy(),
+      close: async () => database.close(),
+    };
+  }
+  const [
+    { openPgDatabase },
+    { PgJobStore },
+    { PgKeyStore },
+    { PgOnboardingStore },
+    { PgRateLimiter },
+    queues,
+  ] = await Promise.all([
+    import('../adapters/postgres/pg-database.ts'),
+    import('../adapters/postgres/pg-job-store.ts'),
+    import('../adapters/postgres/pg-key-store.ts'),
+    import('../adapters/postgres/pg-onboarding-store.ts'),
+    import('../adapters/rate-limit/pg-rate-limiter.ts'),
+    import('./postgres-queue.ts'),
+  ]);
+  const database = await openPgDatabase(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    migrate: config.MIGRATE_ON_START,
+  });
+  try {
+    const queue = await queues.openPostgresQueue(config, database);
+    const rateLimiter = new PgRateLimiter(database);
+    const stopPurging = rateLimiter.startPurging();
+    return {
+      kind: 'postgres',
+      sqlite: null,
+      keyStore: new PgKeyStore(database),
+      jobStore: new PgJobStore(database, queue),
+      onboarding: new PgOnboardingStore(database, queue),
+      queue,
+      rateLimiter,
+      healthy: () => database.healthy(),
+      close: async () => {
+        await stopPurging();
+        await queue.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Files in DATA_DIR with HMAC URLs the api serves, or an S3-compatible bucket with SigV4 URLs. */
+export async function openStorage(
+  config: Config,
+  dataDir: string,
+  secret: string | Buffer,
+): Promise<StorageBackends> {
+  if (config.S3_BUCKET === undefined) {
+    const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+    const signer = new HmacUrlSigner({ secret, baseUrl: config.publicUrl });
+    return {
+      kind: 'files',
+      blobs,
+      signer,
+      fileUrls: signer,
+      uploadsArriveInStore: false,
+      sweepTemporary: (olderThanMs) => blobs.sweepTemporary(olderThanMs),
+    };
+  }
+  const [{ openS3BlobStore }, { openS3UrlSigner }] = await Promise.all([
+    import('../adapters/blobs/s3-blob-store.ts'),
+    import('../adapters/urls/s3-url-signer.ts'),
+  ]);
+  // loadConfig refuses S3_BUCKET without the rest of the group.
+  const s3 = {
+    endpoint: config.S3_ENDPOINT!,
+    region: config.S3_REGION,
+    bucket: config.S3_BUCKET,
+    accessKeyId: config.S3_ACCESS_KEY_ID!,
+    secretAccessKey: config.S3_SECRET_ACCESS_KEY!,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    ...(config.S3_PREFIX === undefined ? {} : { keyPrefix: config.S3_PREFIX }),
+  };
+  return {
+    kind: 's3',
+    blobs: await openS3BlobStore(s3),
+    signer: await openS3UrlSigner({ ...s3, blobKeyOf: s3BlobKeyOf }),
+    fileUrls: null,
+    uploadsArriveInStore: true,
+    sweepTemporary: async () => 0,
+  };
+}
+
+/** The object a grant reaches: the job's incoming upload for a PUT, its result for a GET. */
+export function s3BlobKeyOf(grant: UrlGrant): string {
+  if (grant.op === 'put') return incomingUploadKey(grant.jobId);
+  if (grant.blob === undefined) throw new Error('a download grant must name its blob');
+  return grant.blob;
+}
