@@ -30,3 +30,24 @@ if [ ! -x /usr/sbin/sshd ]; then
 fi
 echo "ci: $(/usr/sbin/sshd -V 2>&1 | head -n 1 || echo 'openssh-server missing')"
 bash "$(dirname "$0")/swift.sh" # OpenStack Swift with s3api: the S3-compatible server of the object-storage tests
+
+# PostgreSQL for the scaled-out backends' tests (metadata stores, queue, rate limiter). The
+# machine's cluster normally runs already; start it (or install it) when it does not answer.
+if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+  if ! command -v pg_ctlcluster >/dev/null 2>&1; then
+    echo "ci: installing Debian postgresql"
+    if [ "$(id -u)" -eq 0 ]; then
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    else
+      sudo apt-get update -qq >/dev/null
+      sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    fi
+  fi
+  echo "ci: starting PostgreSQL"
+  for version in $(ls /etc/postgresql); do
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
+  done
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+echo "ci: $(pg_isready -h 127.0.0.1 -p 5432 2>&1 || echo 'PostgreSQL not answering')"
