@@ -251,9 +251,14 @@ describe('loadConfig mail', () => {
 
 describe('loadConfig scale-out (PostgreSQL, S3)', () => {
   const secret = 'x'.repeat(32);
-  it('accepts a PostgreSQL URL and the S3 group with a shared signing secret', () => {
+  it('refuses DATABASE_URL for now (its job queue is not built yet), without echoing it', () => {
+    const error = configError({ DATABASE_URL: 'postgres://lm:hunter2@db/x', URL_SIGNING_SECRET: secret });
+    assert.deepEqual(problemNames(error), ['DATABASE_URL']);
+    assert.doesNotMatch(error.message, /hunter2/);
+  });
+
+  it('accepts the S3 group with a shared signing secret', () => {
     const config = loadConfig({
-      DATABASE_URL: 'postgres://lm:pw@db.internal:5432/listmatch',
       S3_ENDPOINT: 'https://s3.internal',
       S3_BUCKET: 'listmatch-data',
       S3_ACCESS_KEY_ID: 'AKIA',
@@ -261,7 +266,6 @@ describe('loadConfig scale-out (PostgreSQL, S3)', () => {
       S3_PREFIX: 'prod/',
       URL_SIGNING_SECRET: secret,
     });
-    assert.equal(config.DATABASE_URL, 'postgres://lm:pw@db.internal:5432/listmatch');
     assert.equal(config.S3_BUCKET, 'listmatch-data');
     assert.equal(config.S3_PREFIX, 'prod/');
   });
@@ -275,9 +279,13 @@ describe('loadConfig scale-out (PostgreSQL, S3)', () => {
     assert.deepEqual(problemNames(configError({ S3_ACCESS_KEY_ID: 'AKIA', URL_SIGNING_SECRET: secret })), [
       'S3_BUCKET',
     ]);
-    const error = configError({ DATABASE_URL: 'postgres://lm:hunter2@db/x' });
-    assert.deepEqual(problemNames(error), ['URL_SIGNING_SECRET']);
-    assert.doesNotMatch(error.message, /hunter2/);
+    const s3 = {
+      S3_BUCKET: 'listmatch-data',
+      S3_ENDPOINT: 'https://s3',
+      S3_ACCESS_KEY_ID: 'a',
+      S3_SECRET_ACCESS_KEY: 'b',
+    };
+    assert.deepEqual(problemNames(configError(s3)), ['URL_SIGNING_SECRET']);
   });
 
   it('refuses a database URL of another scheme and a malformed bucket', () => {

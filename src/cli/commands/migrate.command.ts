@@ -27,24 +27,7 @@ export function migrateCommand(program: Command): void {
         console.log(`embedded database ${path}: up to date`);
         return;
       }
-      const { describeDatabaseUrl, openPgDatabase } = await import('../../adapters/postgres/pg-database.ts');
-      const { migratePostgresQueue } = await import('../../start/postgres-queue.ts');
-      const database = await openPgDatabase(config.DATABASE_URL, {
-        poolSize: 1,
-        applicationName: 'listmatch migrate',
-      });
-      try {
-        const report = await database.migrate();
-        await migratePostgresQueue(config, database);
-        console.log(`PostgreSQL ${describeDatabaseUrl(config.DATABASE_URL)}:`);
-        console.log(`  applied now: ${report.applied.length === 0 ? '(none)' : report.applied.join(', ')}`);
-        console.log(`  already applied: ${report.alreadyApplied.length}`);
-        if (report.unknown.length > 0) {
-          console.log(`  applied by a newer version of listmatch: ${report.unknown.join(', ')}`);
-        }
-        console.log('  job queue schema: up to date');
-      } finally {
-        await database.close();
-      }
+      // loadConfig refuses DATABASE_URL until the PostgreSQL job queue lands.
+      throw new Error('DATABASE_URL is not supported by this version');
     });
 }
