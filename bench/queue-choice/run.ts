@@ -219,8 +219,10 @@ async function measureOnce(
     redisUrl: REDIS_URL,
     redisPrefix: `lmqbench${randomBytes(4).toString('hex')}`,
   };
-  const driver = await createDriver(name, target, FAST_RECOVERY);
+  let close = async () => {};
   try {
+    const driver = await createDriver(name, target, FAST_RECOVERY);
+    close = () => driver.close();
     await driver.setup(['enq_2k', 'enq_20k', 'batch_20k', 'lat', 'delay', 'dead', 'tx', 'crash']);
     log(`${name}: enqueue 2,000`);
     const enqueue2k = await rate(2_000, IN_FLIGHT, (i) => driver.enqueue('enq_2k', payload(i)));
@@ -255,7 +257,7 @@ async function measureOnce(
       checks: { delayedStart, deadLetter: dead, transactional: tx, crashRecovery: crash },
     };
   } finally {
-    await driver.close().catch((error) => log(`${name}: close failed: ${(error as Error).message}`));
+    await close().catch((error) => log(`${name}: close failed: ${(error as Error).message}`));
     await database?.drop();
   }
 }
