@@ -104,23 +104,25 @@ export function queueContract(backend: string, options: QueueContractOptions): v
         const second = await claimOrFail('w1');
         const third = await claimOrFail('w1');
         assert.deepEqual(
-          { ...first, id: typeof first.id },
+          { ...first, id: typeof first.id, runnableAt: typeof first.runnableAt },
           {
             id: 'string',
             type: 'a',
             payload: { v: 1, jobId: 'job_X', nested: [1, 'two', null] },
             attempt: 1,
             maxAttempts: MAX_ATTEMPTS,
+            runnableAt: 'number',
           },
         );
         assert.deepEqual(
-          { ...second, id: typeof second.id },
+          { ...second, id: typeof second.id, runnableAt: typeof second.runnableAt },
           {
             id: 'string',
             type: 'a',
             payload: 'plain',
             attempt: 1,
             maxAttempts: 7,
+            runnableAt: 'number',
           },
         );
         assert.equal(third.payload, null);

@@ -14,6 +14,18 @@ import type { PgFollowUpEnqueuer } from '../postgres/pg-follow-ups.ts';
 /** What a message is stored as: pg-boss wants an object, the port allows any JSON payload. */
 interface StoredData {
   payload: unknown;
+  /**
+   * Enqueue order within this process. Messages enqueued in one transaction share pg-boss's
+   * `created_on` (the transaction's now()), so this breaks the tie where the port promises order.
+   */
+  order?: number;
+}
+
+let lastOrder = 0;
+/** Strictly increasing per process, and close to epoch microseconds, so it also roughly orders processes. */
+function nextOrder(): number {
+  lastOrder = Math.max(lastOrder + 1, Date.now() * 1000);
+  return lastOrder;
 }
 
 export interface PgBossQueueOptions {
@@ -307,7 +319,7 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
          output #>> '{message}' AS message, output #>> '{value,message}' AS library_message,
          created_on, greatest(created_on, started_on, completed_on) AS updated_on
        FROM ${this.schema}.job WHERE data -> 'payload' ->> 'jobId' = $1
-       ORDER BY created_on, id`,
+       ORDER BY created_on, (data ->> 'order')::bigint NULLS FIRST, id`,
       [jobId],
     );
     return rows.map((row) => {
@@ -394,7 +406,7 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
     for (const message of messages) {
       const jobs = byType.get(message.type) ?? [];
       jobs.push({
-        data: { payload: message.payload ?? null },
+        data: { payload: message.payload ?? null, order: nextOrder() },
         retryLimit: (message.maxAttempts ?? this.defaultMaxAttempts) - 1,
         ...(message.runAt === undefined ? {} : { startAfter: new Date(message.runAt) }),
       });
@@ -423,6 +435,7 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
       payload: job.data?.payload ?? null,
       attempt: job.retryCount + 1,
       maxAttempts: job.retryLimit + 1,
+      runnableAt: job.startAfter.getTime(),
     };
   }
 
