@@ -2,6 +2,7 @@ import type { Job, JobState, JobSummary } from '../../domain/jobs/job-types.ts';
 import type { JobStore } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
 import type { SqliteQueue } from '../queue/sqlite-queue.ts';
+import { jobFromRow, sqliteCells } from './metadata-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
 type Row = Record<string, unknown>;
@@ -168,24 +169,4 @@ export class SqliteJobStore implements JobStore {
   }
 }
 
-function toJob(row: Row): Job {
-  const base = {
-    id: row['id'] as string,
-    keyId: row['key_id'] as string,
-    state: row['state'] as JobState,
-    uploadExpiresAt: row['upload_expires_at'] as number,
-    uploadBlob: (row['upload_blob'] as string | null) ?? null,
-    uploadBytes: (row['upload_bytes'] as number | null) ?? null,
-    resultBlob: (row['result_blob'] as string | null) ?? null,
-    resultName: (row['result_name'] as string | null) ?? null,
-    error: (row['error'] as string | null) ?? null,
-    summary: row['summary'] ? (JSON.parse(row['summary'] as string) as JobSummary) : null,
-    voterVersion: (row['voter_version'] as string | null) ?? null,
-    createdAt: row['created_at'] as number,
-    updatedAt: row['updated_at'] as number,
-  };
-  const params = JSON.parse(row['params'] as string);
-  return row['kind'] === 'onboarding'
-    ? { ...base, kind: 'onboarding', filename: null, params }
-    : { ...base, kind: 'smartmatch', filename: row['filename'] as string, params };
-}
+const toJob = (row: Row): Job => jobFromRow(row, sqliteCells);

@@ -1,12 +1,6 @@
-import {
-  type ApiKeyRecord,
-  type ContactField,
-  type Entitlements,
-  PROFILE_DEFAULTS,
-  type Profile,
-  type ProfileDelivery,
-} from '../../domain/keys/key-types.ts';
+import type { ApiKeyRecord, Entitlements, Profile } from '../../domain/keys/key-types.ts';
 import type { KeyStore } from '../../domain/ports/key-store.ts';
+import { keyFromRow, profileFromRow, sqliteCells } from './metadata-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
 type Row = Record<string, unknown>;
@@ -131,41 +125,6 @@ export class SqliteKeyStore implements KeyStore {
   }
 }
 
-function toKey(row: Row): ApiKeyRecord {
-  return {
-    id: row['id'] as string,
-    name: row['name'] as string,
-    keyHash: row['key_hash'] as string,
-    displayPrefix: row['display_prefix'] as string,
-    entitlements: {
-      listMatching: row['can_list_match'] === 1,
-      onboarding: row['can_onboard'] === 1,
-      directUpload: row['direct_upload'] === 1,
-    },
-    createdAt: row['created_at'] as number,
-    revokedAt: (row['revoked_at'] as number | null) ?? null,
-  };
-}
+const toKey = (row: Row): ApiKeyRecord => keyFromRow(row, sqliteCells);
 
-function toProfile(row: Row): Profile {
-  const config = JSON.parse(row['config'] as string) as {
-    appendedFields: Profile['appendedFields'];
-    contactFields: ContactField[];
-    matchThreshold?: number | null;
-    maxMatchesCap?: number | null;
-    webhookHosts?: string[];
-    delivery?: ProfileDelivery;
-  };
-  return {
-    keyId: row['key_id'] as string,
-    profileId: row['profile_id'] as string,
-    appendedFields: config.appendedFields,
-    contactFields: config.contactFields,
-    // Profiles saved before these settings existed get the defaults.
-    matchThreshold: config.matchThreshold ?? PROFILE_DEFAULTS.matchThreshold,
-    maxMatchesCap: config.maxMatchesCap ?? PROFILE_DEFAULTS.maxMatchesCap,
-    webhookHosts: config.webhookHosts ?? [...PROFILE_DEFAULTS.webhookHosts],
-    delivery: config.delivery ?? PROFILE_DEFAULTS.delivery,
-    updatedAt: row['updated_at'] as number,
-  };
-}
+const toProfile = (row: Row): Profile => profileFromRow(row, sqliteCells);

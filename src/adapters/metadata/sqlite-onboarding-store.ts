@@ -1,22 +1,10 @@
-import type { OnboardingCounts } from '../../domain/notices/onboarding-notices.ts';
-import type { OnboardingRun, OnboardingStage, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
+import type { OnboardingRun, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
 import type { SqliteQueue } from '../queue/sqlite-queue.ts';
+import { ONBOARDING_COLUMNS, onboardingRunFromRow, sqliteCells } from './metadata-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
 type Row = Record<string, unknown>;
-
-const COLUMNS = {
-  stage: 'stage',
-  pattern: 'pattern',
-  schema: 'schema',
-  stagedBlob: 'staged_blob',
-  counts: 'counts',
-  audienceId: 'audience_id',
-  nextBatchSeq: 'next_batch_seq',
-  rowsDone: 'rows_done',
-  updatedAt: 'updated_at',
-} as const satisfies Record<Exclude<keyof OnboardingRun, 'jobId'>, string>;
 
 /** Onboarding progress in the embedded database; follow-up messages commit with each change. */
 export class SqliteOnboardingStore implements OnboardingStore {
@@ -65,7 +53,10 @@ export class SqliteOnboardingStore implements OnboardingStore {
   ): Promise<void> {
     const sets: string[] = [];
     const values: (string | number | null)[] = [];
-    for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, string][]) {
+    for (const [field, column] of Object.entries(ONBOARDING_COLUMNS) as [
+      keyof typeof ONBOARDING_COLUMNS,
+      string,
+    ][]) {
       if (!(field in fields)) continue;
       const value = fields[field];
       sets.push(`${column} = ?`);
@@ -83,17 +74,4 @@ export class SqliteOnboardingStore implements OnboardingStore {
   }
 }
 
-function toRun(row: Row): OnboardingRun {
-  return {
-    jobId: row['job_id'] as string,
-    stage: row['stage'] as OnboardingStage,
-    pattern: row['pattern'] as 1 | 2,
-    schema: JSON.parse(row['schema'] as string) as string[],
-    stagedBlob: row['staged_blob'] as string,
-    counts: JSON.parse(row['counts'] as string) as OnboardingCounts,
-    audienceId: (row['audience_id'] as string | null) ?? null,
-    nextBatchSeq: row['next_batch_seq'] as number,
-    rowsDone: row['rows_done'] as number,
-    updatedAt: row['updated_at'] as number,
-  };
-}
+const toRun = (row: Row): OnboardingRun => onboardingRunFromRow(row, sqliteCells);

@@ -1,13 +1,8 @@
-import type {
-  Job,
-  JobState,
-  JobSummary,
-  OnboardingParams,
-  SmartmatchParams,
-} from '../../domain/jobs/job-types.ts';
+import type { Job, JobState, JobSummary } from '../../domain/jobs/job-types.ts';
 import type { JobStore } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
-import { type PgDatabase, type Row, runQuery, toNullableNumber, toNumber } from './pg-database.ts';
+import { jobFromRow } from '../metadata/metadata-rows.ts';
+import { type PgDatabase, pgCells, type Row, runQuery, toNumber } from './pg-database.ts';
 import type { PgFollowUpEnqueuer } from './pg-follow-ups.ts';
 
 const TRANSITION_COLUMNS = {
@@ -184,29 +179,4 @@ export class PgJobStore implements JobStore {
   }
 }
 
-function toJob(row: Row): Job {
-  const base = {
-    id: row['id'] as string,
-    keyId: row['key_id'] as string,
-    state: row['state'] as JobState,
-    uploadExpiresAt: toNumber(row['upload_expires_at']),
-    uploadBlob: (row['upload_blob'] as string | null) ?? null,
-    uploadBytes: toNullableNumber(row['upload_bytes']),
-    resultBlob: (row['result_blob'] as string | null) ?? null,
-    resultName: (row['result_name'] as string | null) ?? null,
-    error: (row['error'] as string | null) ?? null,
-    // `json` columns arrive parsed.
-    summary: (row['summary'] as JobSummary | null) ?? null,
-    voterVersion: (row['voter_version'] as string | null) ?? null,
-    createdAt: toNumber(row['created_at']),
-    updatedAt: toNumber(row['updated_at']),
-  };
-  return row['kind'] === 'onboarding'
-    ? { ...base, kind: 'onboarding', filename: null, params: row['params'] as OnboardingParams }
-    : {
-        ...base,
-        kind: 'smartmatch',
-        filename: row['filename'] as string,
-        params: row['params'] as SmartmatchParams,
-      };
-}
+const toJob = (row: Row): Job => jobFromRow(row, pgCells);

@@ -1,13 +1,7 @@
-import {
-  type ApiKeyRecord,
-  type ContactField,
-  type Entitlements,
-  PROFILE_DEFAULTS,
-  type Profile,
-  type ProfileDelivery,
-} from '../../domain/keys/key-types.ts';
+import type { ApiKeyRecord, Entitlements, Profile } from '../../domain/keys/key-types.ts';
 import type { KeyStore } from '../../domain/ports/key-store.ts';
-import { type PgDatabase, type Row, toNullableNumber, toNumber } from './pg-database.ts';
+import { keyFromRow, profileFromRow } from '../metadata/metadata-rows.ts';
+import { type PgDatabase, pgCells, type Row, toNullableNumber } from './pg-database.ts';
 
 /** Keys, profiles and webhook secrets in PostgreSQL. Keys are stored as SHA-256 hashes only. */
 export class PgKeyStore implements KeyStore {
@@ -148,42 +142,6 @@ export class PgKeyStore implements KeyStore {
   }
 }
 
-function toKey(row: Row): ApiKeyRecord {
-  return {
-    id: row['id'] as string,
-    name: row['name'] as string,
-    keyHash: row['key_hash'] as string,
-    displayPrefix: row['display_prefix'] as string,
-    entitlements: {
-      listMatching: row['can_list_match'] === true,
-      onboarding: row['can_onboard'] === true,
-      directUpload: row['direct_upload'] === true,
-    },
-    createdAt: toNumber(row['created_at']),
-    revokedAt: toNullableNumber(row['revoked_at']),
-  };
-}
+const toKey = (row: Row): ApiKeyRecord => keyFromRow(row, pgCells);
 
-function toProfile(row: Row): Profile {
-  // `json` columns arrive parsed.
-  const config = row['config'] as {
-    appendedFields: Profile['appendedFields'];
-    contactFields: ContactField[];
-    matchThreshold?: number | null;
-    maxMatchesCap?: number | null;
-    webhookHosts?: string[];
-    delivery?: ProfileDelivery;
-  };
-  return {
-    keyId: row['key_id'] as string,
-    profileId: row['profile_id'] as string,
-    appendedFields: config.appendedFields,
-    contactFields: config.contactFields,
-    // Same defaults as the embedded store, for a profile written without these settings.
-    matchThreshold: config.matchThreshold ?? PROFILE_DEFAULTS.matchThreshold,
-    maxMatchesCap: config.maxMatchesCap ?? PROFILE_DEFAULTS.maxMatchesCap,
-    webhookHosts: config.webhookHosts ?? [...PROFILE_DEFAULTS.webhookHosts],
-    delivery: config.delivery ?? PROFILE_DEFAULTS.delivery,
-    updatedAt: toNumber(row['updated_at']),
-  };
-}
+const toProfile = (row: Row): Profile => profileFromRow(row, pgCells);

@@ -1,20 +1,8 @@
-import type { OnboardingCounts } from '../../domain/notices/onboarding-notices.ts';
-import type { OnboardingRun, OnboardingStage, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
+import type { OnboardingRun, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
-import { type PgDatabase, type Row, runQuery, toNumber } from './pg-database.ts';
+import { ONBOARDING_COLUMNS, onboardingRunFromRow } from '../metadata/metadata-rows.ts';
+import { type PgDatabase, pgCells, type Row, runQuery } from './pg-database.ts';
 import type { PgFollowUpEnqueuer } from './pg-follow-ups.ts';
-
-const COLUMNS = {
-  stage: 'stage',
-  pattern: 'pattern',
-  schema: 'schema',
-  stagedBlob: 'staged_blob',
-  counts: 'counts',
-  audienceId: 'audience_id',
-  nextBatchSeq: 'next_batch_seq',
-  rowsDone: 'rows_done',
-  updatedAt: 'updated_at',
-} as const satisfies Record<Exclude<keyof OnboardingRun, 'jobId'>, string>;
 
 /** Onboarding progress in PostgreSQL; follow-up messages commit with each change. */
 export class PgOnboardingStore implements OnboardingStore {
@@ -68,7 +56,10 @@ export class PgOnboardingStore implements OnboardingStore {
   ): Promise<void> {
     const sets: string[] = [];
     const values: unknown[] = [];
-    for (const [field, column] of Object.entries(COLUMNS) as [keyof typeof COLUMNS, string][]) {
+    for (const [field, column] of Object.entries(ONBOARDING_COLUMNS) as [
+      keyof typeof ONBOARDING_COLUMNS,
+      string,
+    ][]) {
       if (!(field in fields)) continue;
       const value = fields[field];
       values.push(field === 'schema' || field === 'counts' ? JSON.stringify(value) : (value ?? null));
@@ -84,18 +75,4 @@ export class PgOnboardingStore implements OnboardingStore {
   }
 }
 
-function toRun(row: Row): OnboardingRun {
-  return {
-    jobId: row['job_id'] as string,
-    stage: row['stage'] as OnboardingStage,
-    pattern: row['pattern'] as 1 | 2,
-    // `json` columns arrive parsed.
-    schema: row['schema'] as string[],
-    stagedBlob: row['staged_blob'] as string,
-    counts: row['counts'] as OnboardingCounts,
-    audienceId: (row['audience_id'] as string | null) ?? null,
-    nextBatchSeq: row['next_batch_seq'] as number,
-    rowsDone: toNumber(row['rows_done']),
-    updatedAt: toNumber(row['updated_at']),
-  };
-}
+const toRun = (row: Row): OnboardingRun => onboardingRunFromRow(row, pgCells);
