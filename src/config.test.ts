@@ -251,10 +251,22 @@ describe('loadConfig mail', () => {
 
 describe('loadConfig scale-out (PostgreSQL, S3)', () => {
   const secret = 'x'.repeat(32);
-  it('refuses DATABASE_URL for now (its job queue is not built yet), without echoing it', () => {
-    const error = configError({ DATABASE_URL: 'postgres://lm:hunter2@db/x', URL_SIGNING_SECRET: secret });
-    assert.deepEqual(problemNames(error), ['DATABASE_URL']);
+  it('accepts DATABASE_URL with a shared signing secret; pool size and migrate-on-start have defaults', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://lm:pw@db:5432/listmatch',
+      URL_SIGNING_SECRET: secret,
+    });
+    assert.equal(config.DATABASE_URL, 'postgresql://lm:pw@db:5432/listmatch');
+    assert.equal(config.DATABASE_POOL_SIZE, 10);
+    assert.equal(config.MIGRATE_ON_START, true);
+  });
+
+  it('needs a shared signing secret with DATABASE_URL, and never echoes the URL', () => {
+    const error = configError({ DATABASE_URL: 'postgres://lm:hunter2@db/x' });
+    assert.deepEqual(problemNames(error), ['URL_SIGNING_SECRET']);
     assert.doesNotMatch(error.message, /hunter2/);
+    const bad = configError({ DATABASE_URL: 'mysql://lm:hunter2@db/x', URL_SIGNING_SECRET: secret });
+    assert.doesNotMatch(bad.message, /hunter2/);
   });
 
   it('accepts the S3 group with a shared signing secret', () => {

@@ -235,11 +235,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : S3_REQUIRED.filter((name) => data[name] !== undefined).length > 0
         ? ['S3_BUCKET: required when S3_ENDPOINT or S3 credentials are set']
         : []),
-    ...(data.DATABASE_URL !== undefined
-      ? [
-          'DATABASE_URL: PostgreSQL is not selectable in this version yet: its job queue adapter is still being built (keys, jobs and rate limits on PostgreSQL are ready); leave it unset',
-        ]
-      : []),
     // Every process must sign and check URLs and sessions with the same secret; one generated into
     // a DATA_DIR is known to that machine only.
     ...((data.DATABASE_URL !== undefined || data.S3_BUCKET !== undefined) &&

@@ -60,3 +60,82 @@ describe('Worker retries', () => {
     assert.ok(quick.runAt < quick.before + 5_000, `runs again ${quick.runAt - quick.before} ms later`);
   });
 });
+
+describe('Worker wake-ups', () => {
+  it('claims at once when the queue says a message is ready, not at the next poll', async () => {
+    let notify: ((type: string | null) => void) | null = null;
+    let unsubscribed = false;
+    const notifying = Object.assign(Object.create(queue) as SqliteQueue, {
+      async onMessageReady(listener: (type: string | null) => void) {
+        notify = listener;
+        return async () => {
+          unsubscribed = true;
+        };
+      },
+    });
+    const handled: number[] = [];
+    const registry = new JobRegistry().register({
+      type: 'ping',
+      payload: z.object({ n: z.number() }),
+      backoffMs: () => 10,
+      async handle(payload) {
+        handled.push(payload.n);
+      },
+    });
+    // A poll an hour away: only the wake-up can start the second message in time.
+    const worker = new Worker({
+      queue: notifying,
+      registry,
+      logger: quiet,
+      leaseMs: 5000,
+      pollMs: 3_600_000,
+      concurrency: 1,
+    });
+    worker.start();
+    for (let i = 0; i < 100 && notify === null; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(notify, 'the worker subscribed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await queue.enqueue({ type: 'ping', payload: { n: 1 } });
+    const wake = notify as (type: string | null) => void;
+    wake('ping');
+    for (let i = 0; i < 200 && handled.length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    await worker.stop(1000);
+    assert.deepEqual(handled, [1]);
+    assert.equal(unsubscribed, true, 'stop ends the subscription');
+  });
+
+  it('keeps polling when the queue cannot notify', async () => {
+    const failing = Object.assign(Object.create(queue) as SqliteQueue, {
+      onMessageReady: async () => {
+        throw new Error('LISTEN refused');
+      },
+    });
+    const handled: number[] = [];
+    const registry = new JobRegistry().register({
+      type: 'ping',
+      payload: z.object({ n: z.number() }),
+      backoffMs: () => 10,
+      async handle(payload) {
+        handled.push(payload.n);
+      },
+    });
+    const warnings: string[] = [];
+    const logger = { ...quiet, warn: (_: unknown, msg: string) => warnings.push(msg), child: () => logger };
+    const worker = new Worker({
+      queue: failing,
+      registry,
+      logger: logger as unknown as FastifyBaseLogger,
+      leaseMs: 5000,
+      pollMs: 10,
+      concurrency: 1,
+    });
+    worker.start();
+    await queue.enqueue({ type: 'ping', payload: { n: 2 } });
+    for (let i = 0; i < 200 && handled.length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    await worker.stop(1000);
+    assert.deepEqual(handled, [2]);
+    assert.ok(warnings.some((w) => /polling only/.test(w)));
+  });
+});

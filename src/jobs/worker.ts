@@ -33,6 +33,7 @@ export class Worker {
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private housekeepingTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: Promise<(() => Promise<void>) | null> | null = null;
 
   constructor(options: WorkerOptions) {
     this.options = options;
@@ -41,6 +42,16 @@ export class Worker {
   start(): void {
     this.stopped = false;
     this.schedule(0);
+    const { queue, logger } = this.options;
+    if (queue.onMessageReady !== undefined) {
+      // Only a hint: without it (LISTEN refused, connection lost) the poll still finds every message.
+      this.unsubscribe = queue
+        .onMessageReady(() => this.wake())
+        .catch((error: unknown) => {
+          logger.warn({ err: error }, 'queue notifications unavailable; polling only');
+          return null;
+        });
+    }
     if (this.options.housekeeping) {
       this.runHousekeeping();
       this.housekeepingTimer = setInterval(
@@ -55,6 +66,9 @@ export class Worker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
+    const unsubscribe = await this.unsubscribe;
+    this.unsubscribe = null;
+    await unsubscribe?.().catch(() => {});
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
     const timedOut = await Promise.race([
       all.then(() => false),
@@ -67,6 +81,13 @@ export class Worker {
       }
       await all;
     }
+  }
+
+  /** Looks for work now rather than at the next poll (a message was enqueued somewhere). */
+  wake(): void {
+    if (this.stopped || this.running.size >= this.options.concurrency) return;
+    if (this.filling) this.refill = true;
+    else this.schedule(0);
   }
 
   /** Number of jobs running now. */

@@ -64,9 +64,106 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
       close: async () => database.close(),
     };
   }
-  // loadConfig refuses DATABASE_URL until the PostgreSQL job queue lands (the stores and the rate
-  // limiter in src/adapters/postgres are built and contract-tested).
-  throw new Error('DATABASE_URL is not supported by this version');
+  return openPostgresMetadata(config, config.DATABASE_URL);
+}
+
+/**
+ * PostgreSQL for keys, jobs, onboarding and rate limits, and pg-boss (in its own schema of the same
+ * database) for the queue. The stores write a state change's follow-up messages with the queue on
+ * the transaction's own connection, so both commit together as in the embedded database.
+ */
+async function openPostgresMetadata(config: Config, url: string): Promise<MetadataBackends> {
+  const [
+    { openPgDatabase, describeDatabaseUrl },
+    { PgJobStore },
+    { PgKeyStore },
+    { PgOnboardingStore },
+    { PgRateLimiter },
+    { createPgBossQueue },
+  ] = await Promise.all([
+    import('../adapters/postgres/pg-database.ts'),
+    import('../adapters/postgres/pg-job-store.ts'),
+    import('../adapters/postgres/pg-key-store.ts'),
+    import('../adapters/postgres/pg-onboarding-store.ts'),
+    import('../adapters/rate-limit/pg-rate-limiter.ts'),
+    import('../adapters/queue/pg-boss-queue.ts'),
+  ]);
+  let database: Awaited<ReturnType<typeof openPgDatabase>>;
+  try {
+    database = await openPgDatabase(url, {
+      poolSize: config.DATABASE_POOL_SIZE,
+      migrate: config.MIGRATE_ON_START,
+      onIdleError: (error) => warn(`PostgreSQL connection dropped: ${error.message}`),
+    });
+  } catch (error) {
+    throw new Error(
+      `opening the database at ${describeDatabaseUrl(url)} failed: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (!config.MIGRATE_ON_START) {
+    const pending = await database.pendingMigrations().catch(async (error: unknown) => {
+      await database.close().catch(() => {});
+      throw new Error(
+        `reaching the database at ${describeDatabaseUrl(url)} failed: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    });
+    if (pending.length > 0) {
+      await database.close().catch(() => {});
+      throw new Error(
+        `the database at ${describeDatabaseUrl(url)} lacks ${pending.length} migration(s) (${pending.join(', ')}): run \`listmatch migrate\` first, or set MIGRATE_ON_START=true`,
+      );
+    }
+  }
+  let queue: Awaited<ReturnType<typeof createPgBossQueue>>;
+  try {
+    queue = await createPgBossQueue({
+      connectionString: url,
+      maxAttempts: config.QUEUE_MAX_ATTEMPTS,
+      leaseMs: config.QUEUE_LEASE_SECONDS * 1000,
+      // The queue's pool is separate from the stores'; it needs a few connections, not the same count.
+      poolSize: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)),
+      migrate: config.MIGRATE_ON_START,
+      // Only workers claim, so only they take part in finding lapsed leases.
+      supervise: config.ROLES.includes('worker'),
+      onError: (error) => warn(`job queue: ${error.message}`),
+    });
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+  const rateLimiter = new PgRateLimiter(database);
+  const stopPurging = rateLimiter.startPurging({
+    onError: (error) => warn(`rate limit purge failed: ${(error as Error).message}`),
+  });
+  return {
+    kind: 'postgres',
+    sqlite: null,
+    keyStore: new PgKeyStore(database),
+    jobStore: new PgJobStore(database, queue),
+    onboarding: new PgOnboardingStore(database, queue),
+    queue,
+    rateLimiter,
+    healthy: () => database.healthy(),
+    close: async () => {
+      await stopPurging();
+      await Promise.allSettled([queue.close()]);
+      await database.close();
+    },
+  };
+}
+
+/**
+ * Background failures of the database drivers, before any logger exists. Driver messages name
+ * servers and tables, never row values (PostgresError strips the details that would).
+ */
+function warn(message: string): void {
+  process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: message })}\n`);
 }
 
 /** Files in DATA_DIR with HMAC URLs the api serves, or an S3-compatible bucket with SigV4 URLs. */

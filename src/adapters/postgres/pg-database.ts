@@ -306,6 +306,18 @@ export class PgDatabase {
     return report;
   }
 
+  /** Migrations of `dir` this database has not applied yet (all of them on an empty database). */
+  async pendingMigrations(dir: string = POSTGRES_MIGRATIONS_DIR): Promise<string[]> {
+    const files = migrationOrder(await readdir(dir));
+    const table = await this.query<{ present: boolean }>(
+      "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
+    );
+    if (table.rows[0]?.present !== true) return files;
+    const recorded = await this.query<{ name: string }>('SELECT name FROM schema_migrations');
+    const applied = new Set(recorded.rows.map((row) => row.name));
+    return files.filter((file) => !applied.has(file));
+  }
+
   /** Closes the pool once in-flight queries finish; later calls wait for the same close. */
   close(): Promise<void> {
     this.closing ??= this.pool.end();

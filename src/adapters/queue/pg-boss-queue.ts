@@ -50,6 +50,11 @@ export interface PgBossQueueOptions {
   supervise?: boolean;
   /** Connections in pg-boss's pool. */
   poolSize?: number;
+  /**
+   * Create or migrate pg-boss's schema on start (default true). With false, start fails unless the
+   * schema is already at this pg-boss version (`listmatch migrate` ran).
+   */
+  migrate?: boolean;
   /** How long done and dead messages are kept for the dead-letter view. */
   keepFinishedSeconds?: number;
   /** pg-boss reports background failures (a sweep that could not reach the database) here. */
@@ -98,7 +103,7 @@ export async function createPgBossQueue(options: PgBossQueueOptions): Promise<Pg
     schema,
     max: options.poolSize ?? 10,
     application_name: 'listmatch-queue',
-    migrate: true,
+    migrate: options.migrate ?? true,
     schedule: false,
     supervise: options.supervise ?? true,
     // Lapsed heartbeats are failed (and so retried) in the monitor pass, which runs at the longer of
@@ -112,6 +117,8 @@ export async function createPgBossQueue(options: PgBossQueueOptions): Promise<Pg
   try {
     await boss.start();
   } catch (error) {
+    // A start that failed part-way (schema missing with migrate: false) may hold connections.
+    await boss.stop({ graceful: false, close: true }).catch(() => {});
     throw new Error(`starting the PostgreSQL queue failed: ${(error as Error).message}`, { cause: error });
   }
   const queue = new PgBossQueue(boss, schema, options);

@@ -27,7 +27,22 @@ export function migrateCommand(program: Command): void {
         console.log(`embedded database ${path}: up to date`);
         return;
       }
-      // loadConfig refuses DATABASE_URL until the PostgreSQL job queue lands.
-      throw new Error('DATABASE_URL is not supported by this version');
+      const { runPostgresMigrations, describeDatabaseUrl } = await import(
+        '../../adapters/postgres/pg-database.ts'
+      );
+      const { migrate: migrateQueue } = await import('../../adapters/queue/pg-boss-queue.ts');
+      const where = describeDatabaseUrl(config.DATABASE_URL);
+      const report = await runPostgresMigrations(config.DATABASE_URL);
+      await migrateQueue(config.DATABASE_URL);
+      console.log(
+        `database ${where}: applied ${report.applied.length} migration(s)` +
+          (report.applied.length > 0 ? ` (${report.applied.join(', ')})` : '') +
+          `, ${report.alreadyApplied.length} already applied; job queue schema up to date`,
+      );
+      if (report.unknown.length > 0) {
+        console.log(
+          `warning: the database has migrations this version does not know (${report.unknown.join(', ')}): it was migrated by a newer listmatch`,
+        );
+      }
     });
 }

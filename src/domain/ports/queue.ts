@@ -67,6 +67,13 @@ export interface Queue {
   stats(): Promise<QueueStats>;
   /** Every message whose payload names this job (`payload.jobId`), oldest first: the dead-letter view. */
   messagesForJob(jobId: string): Promise<QueueMessageRecord[]>;
+  /**
+   * Optional latency hint: calls `listener` when a runnable message may have been enqueued by any
+   * process (with its type, or null when anything may have arrived), so a worker claims at once
+   * instead of on its next poll. Resolves to a function that ends the subscription. Backends whose
+   * enqueues all happen in this process (embedded) leave it out; workers poll either way.
+   */
+  onMessageReady?(listener: (type: string | null) => void): Promise<() => Promise<void>>;
 }
 
 /** Folds (type, state, count) rows into QueueStats; states other than the three counted are ignored. */
