@@ -156,6 +156,48 @@ export function queueContract(backend: string, options: QueueContractOptions): v
       });
     });
 
+    describe('fairness groups', () => {
+      const payloadOf = async (owner: string, from: Queue = queue) =>
+        ((await from.claim(owner, ['a'], 60_000))?.payload ?? null) as string | null;
+
+      test('a group with nothing running goes before a busy group, even when the busy one is older', async () => {
+        for (const n of ['big-1', 'big-2', 'big-3'])
+          await queue.enqueue({ type: 'a', payload: n, group: 'key-big' });
+        await queue.enqueue({ type: 'a', payload: 'small-1', group: 'key-small' });
+        assert.equal(await payloadOf('w1'), 'big-1');
+        // key-big has a message running on another worker process: key-small's goes first.
+        assert.equal(await payloadOf('w2', peer), 'small-1');
+        // Only busy groups are left: their oldest still takes the free slot (no idle workers).
+        assert.equal(await payloadOf('w3'), 'big-2');
+        assert.equal(await payloadOf('w4', peer), 'big-3');
+        assert.equal(await payloadOf('w5'), null);
+      });
+
+      test('messages without a group are never held back, and a finished message frees its group', async () => {
+        await queue.enqueue({ type: 'a', payload: 'g-1', group: 'g' });
+        await queue.enqueue({ type: 'a', payload: 'g-2', group: 'g' });
+        await queue.enqueue({ type: 'a', payload: 'plain', group: undefined });
+        await queue.enqueue({ type: 'a', payload: 'h-1', group: 'h' });
+        const first = await queue.claim('w1', ['a'], 60_000);
+        assert.equal(first?.payload, 'g-1');
+        assert.equal(await payloadOf('w2'), 'plain');
+        assert.equal(await payloadOf('w3'), 'h-1');
+        await queue.complete(first!.id, 'w1');
+        await queue.enqueue({ type: 'a', payload: 'h-2', group: 'h' });
+        // g has nothing running again, h has h-1 running: g-2 goes before h-2.
+        assert.equal(await payloadOf('w4'), 'g-2');
+        assert.equal(await payloadOf('w5'), 'h-2');
+      });
+
+      test('groups count per type: a running message of another type does not hold a group back', async () => {
+        await queue.enqueue({ type: 'b', payload: 'other-type', group: 'g' });
+        assert.equal((await queue.claim('w1', ['b'], 60_000))?.payload, 'other-type');
+        await queue.enqueue({ type: 'a', payload: 'g-a', group: 'g' });
+        await queue.enqueue({ type: 'a', payload: 'h-a', group: 'h' });
+        assert.equal(await payloadOf('w2'), 'g-a');
+      });
+    });
+
     describe('leases', () => {
       test('does not let a second owner claim a leased message, here or in another process', async () => {
         await queue.enqueue({ type: 'a', payload: null });

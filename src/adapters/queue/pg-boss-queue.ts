@@ -192,7 +192,8 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
     // takes one queue). Each type's head is one step down pg-boss's fetch index (job_i11: name,
     // priority DESC, created_on WHERE state < 'active' AND NOT blocked), however long the backlog.
     // Another worker may take the message first: then look again.
-    for (let tries = 0; tries < 3; tries++) {
+    let candidates = [...types];
+    for (let tries = 0; tries < 3 && candidates.length > 0; tries++) {
       const { rows } = await this.db().executeSql(
         `SELECT t.name FROM unnest($1::text[]) AS t(name)
          CROSS JOIN LATERAL (
@@ -201,12 +202,21 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
            ORDER BY j.priority DESC, j.created_on LIMIT 1
          ) AS head
          ORDER BY head.priority DESC, head.created_on LIMIT 1`,
-        [types],
+        [candidates],
       );
       const type = rows[0]?.['name'] as string | undefined;
       if (type === undefined) return null;
-      const [job] = await this.boss.fetch<StoredData>(type, { includeMetadata: true });
-      if (job === undefined) continue;
+      // Fairness (QueueMessage.group): first a message whose group has none of this type active
+      // (pg-boss counts active messages per group in the database, across every worker), else the
+      // oldest, so that busy groups still take slots nobody else wants.
+      const [fair] = await this.boss.fetch<StoredData>(type, { includeMetadata: true, groupConcurrency: 1 });
+      const job = fair ?? (await this.boss.fetch<StoredData>(type, { includeMetadata: true }))[0];
+      if (job === undefined) {
+        // Taken by another worker meanwhile: look again, at the other types first.
+        candidates = candidates.filter((candidate) => candidate !== type);
+        if (candidates.length === 0) candidates = [...types];
+        continue;
+      }
       return this.claimed(owner, type, job, leaseSeconds(leaseMs));
     }
     return null;
@@ -415,6 +425,7 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
       jobs.push({
         data: { payload: message.payload ?? null, order: nextOrder() },
         retryLimit: (message.maxAttempts ?? this.defaultMaxAttempts) - 1,
+        ...(message.group === undefined ? {} : { group: { id: message.group } }),
         ...(message.runAt === undefined ? {} : { startAfter: new Date(message.runAt) }),
       });
       byType.set(message.type, jobs);

@@ -35,8 +35,8 @@ export class SqliteQueue implements Queue {
     const now = Date.now();
     this.database.db
       .prepare(
-        `INSERT INTO queue (type, payload, state, run_at, attempts, max_attempts, created_at, updated_at)
-         VALUES (?, ?, 'ready', ?, 0, ?, ?, ?)`,
+        `INSERT INTO queue (type, payload, state, run_at, attempts, max_attempts, created_at, updated_at, group_key)
+         VALUES (?, ?, 'ready', ?, 0, ?, ?, ?, ?)`,
       )
       .run(
         message.type,
@@ -45,6 +45,7 @@ export class SqliteQueue implements Queue {
         message.maxAttempts ?? this.defaultMaxAttempts,
         now,
         now,
+        message.group ?? null,
       );
   }
 
@@ -57,14 +58,20 @@ export class SqliteQueue implements Queue {
         .prepare(
           `UPDATE queue SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
            WHERE id = (
-             SELECT id FROM queue
-             WHERE type IN (${typeList})
-               AND ((state = 'ready' AND run_at <= ?)
-                 OR (state = 'running' AND lease_until < ? AND attempts < max_attempts))
-             ORDER BY run_at, id LIMIT 1)
+             SELECT q.id FROM queue q
+             WHERE q.type IN (${typeList})
+               AND ((q.state = 'ready' AND q.run_at <= ?)
+                 OR (q.state = 'running' AND q.lease_until < ? AND q.attempts < q.max_attempts))
+             ORDER BY
+               -- Fairness: groups with nothing of this type running (under a live lease) first.
+               q.group_key IS NOT NULL AND EXISTS (
+                 SELECT 1 FROM queue r
+                 WHERE r.type = q.type AND r.group_key = q.group_key AND r.state = 'running' AND r.lease_until >= ?),
+               q.run_at, q.id
+             LIMIT 1)
            RETURNING id, type, payload, attempts, max_attempts, run_at`,
         )
-        .get(owner, now + leaseMs, now, ...types, now, now) as Row | undefined;
+        .get(owner, now + leaseMs, now, ...types, now, now, now) as Row | undefined;
       if (row === undefined) return null;
       return {
         id: String(row['id']),

@@ -214,7 +214,7 @@ export class JobService {
     const { bytes } = await this.blobs.put(blob, body, { maxBytes });
     const followUps: QueueMessage[] = [];
     if (job.kind === 'smartmatch') {
-      followUps.push({ type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id } });
+      followUps.push({ type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id }, group: job.keyId });
       const received = jobNoticeMessage(job, 'received');
       if (received !== null) followUps.push(received);
     } else {
@@ -222,6 +222,7 @@ export class JobService {
         type: ONBOARD_AUDIENCE_JOB,
         payload: { v: 1, jobId: job.id },
         maxAttempts: ONBOARD_MAX_ATTEMPTS,
+        group: job.keyId,
       });
       followUps.push(onboardingNoticeMessage(job, 'received'));
     }

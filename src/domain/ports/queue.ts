@@ -5,6 +5,12 @@ export interface QueueMessage {
   /** Epoch ms before which the message must not run. */
   runAt?: number;
   maxAttempts?: number;
+  /**
+   * Fairness group (the client's key id). A runnable message whose group has no message of its type
+   * running goes before one whose group already has: every client with work waiting gets a slot
+   * before any client gets a second, and when only busy groups have work, they take the free slots.
+   */
+  group?: string;
 }
 
 export interface ClaimedMessage {
@@ -49,7 +55,10 @@ export interface QueueStats extends QueueCounts {
  */
 export interface Queue {
   enqueue(message: QueueMessage): Promise<void>;
-  /** Takes the oldest runnable message of the given types and leases it to `owner`. */
+  /**
+   * Leases to `owner` the oldest runnable message of the given types, preferring messages whose
+   * group has none of its type running (see QueueMessage.group).
+   */
   claim(owner: string, types: readonly string[], leaseMs: number): Promise<ClaimedMessage | null>;
   /** Extends the lease; returns false when the lease was lost (another worker took over). */
   extendLease(id: string, owner: string, leaseMs: number): Promise<boolean>;
