@@ -27,7 +27,14 @@ const OTHER_METHODS = ['HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as c
 
 export function buildApp(
   deps: HttpDeps,
-  options: { logger?: FastifyServerOptions['logger'] } = {},
+  options: {
+    logger?: FastifyServerOptions['logger'];
+    /**
+     * Only /healthz, /readyz, /metrics and /openapi.json: a worker-only process serves these so
+     * that its own metrics (queue wait, stage durations) and health can be scraped and probed.
+     */
+    operationsOnly?: boolean;
+  } = {},
 ): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? {
@@ -102,6 +109,11 @@ export function buildApp(
       `no endpoint ${request.method} ${request.url.split('?')[0]}; see /openapi.json`,
     );
   });
+
+  if (options.operationsOnly === true) {
+    operationsRoutes(app, deps);
+    return app;
+  }
 
   for (const [path, allowed] of METHOD_GUARDS) {
     const methods = OTHER_METHODS.filter((method) => !allowed.includes(method));

@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import pino from 'pino';
 import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
 import type { Worker } from '../jobs/worker.ts';
@@ -7,9 +6,10 @@ import { compose, type Services } from './compose.ts';
 
 export interface RunningService {
   services: Services;
-  app: FastifyInstance | null;
+  /** All routes with the api role; only the operations routes (health, metrics) without it. */
+  app: FastifyInstance;
   worker: Worker | null;
-  url: string | null;
+  url: string;
   stop(): Promise<void>;
 }
 
@@ -19,29 +19,22 @@ export async function startService(
   options: { handleSignals?: boolean } = {},
 ): Promise<RunningService> {
   const services = await compose(config);
-  let app: FastifyInstance | null = null;
-  let logger: FastifyBaseLogger;
-  if (config.ROLES.includes('api')) {
-    app = buildApp(services);
-    logger = app.log;
-  } else {
-    logger = pino({ level: config.LOG_LEVEL }) as unknown as FastifyBaseLogger;
-  }
+  // A worker-only process listens too, for its health probes and its own metrics.
+  const app: FastifyInstance = buildApp(services, { operationsOnly: !config.ROLES.includes('api') });
+  const logger: FastifyBaseLogger = app.log;
   const worker = config.ROLES.includes('worker') ? services.createWorker(logger) : null;
   const arrivals = config.ROLES.includes('worker') ? services.createUploadArrivals(logger) : null;
-  let url: string | null = null;
-  if (app !== null) {
-    try {
-      url = await app.listen({ port: config.PORT, host: config.HOST });
-    } catch (error) {
-      await services.close();
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new Error(`port ${config.PORT} is already in use: stop the other process or set PORT`, {
-          cause: error,
-        });
-      }
-      throw error;
+  let url: string;
+  try {
+    url = await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (error) {
+    await services.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${config.PORT} is already in use: stop the other process or set PORT`, {
+        cause: error,
+      });
     }
+    throw error;
   }
   worker?.start();
   arrivals?.start();
@@ -60,7 +53,7 @@ export async function startService(
   const stop = () => {
     stopping ??= (async () => {
       logger.info('shutting down');
-      await app?.close();
+      await app.close();
       await arrivals?.stop();
       await worker?.stop(config.SHUTDOWN_GRACE_SECONDS * 1000);
       await services.close();
