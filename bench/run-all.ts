@@ -7,6 +7,7 @@ import { onboardingJobBenchmark } from './benchmarks/onboarding-job.ts';
 import { onboardingNormalizeBenchmark } from './benchmarks/onboarding-normalize.ts';
 import { type BenchOptions, benchOptions, DEFAULT_RUNS, PROFILE_DIR } from './benchmarks/options.ts';
 import { rateLimitBenchmark } from './benchmarks/rate-limit.ts';
+import { pollPgBenchmark, registerPgBenchmark, scaleOutBenchmark } from './benchmarks/scale-out.ts';
 import { uploadBenchmark } from './benchmarks/upload.ts';
 import { importBenchmark, pipelineBenchmark, VoterFixture } from './benchmarks/voters.ts';
 import { formatProfile, summarizeProfile } from './lib/cpuprofile-summary.ts';
@@ -15,13 +16,14 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|onboarding-normalize|onboarding-job|rate-limit …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
  * bench/out/latest.json. upload, import, pipeline and onboarding-normalize (in process) repeat
  * their measured step `--runs` times (default 3) and report the median; poll and register are one
- * 10 s autocannon run each; rate-limit needs PostgreSQL (TEST_DATABASE_URL, else the local server).
+ * 10 s autocannon run each; rate-limit, register-pg and poll-pg need PostgreSQL (TEST_DATABASE_URL, else the local server);
+ * scale-out needs it and the S3 test server (.ci/swift.sh).
  * `--cpu-prof` runs the service and CLI children under `node --cpu-prof` and summarizes the
  * profiles (bench/out/profiles). Exits 1 when a benchmark fails or a correctness check does not
  * hold; a missed performance target exits 1 only with `--strict`.
@@ -38,6 +40,9 @@ const BENCHMARKS = [
   'onboarding-normalize',
   'onboarding-job',
   'rate-limit',
+  'register-pg',
+  'poll-pg',
+  'scale-out',
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const OUT_DIR = join(ROOT, 'bench', 'out');
@@ -137,6 +142,15 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'rate-limit':
         await rateLimitBenchmark(recorder, options);
+        break;
+      case 'register-pg':
+        await registerPgBenchmark(recorder, options);
+        break;
+      case 'poll-pg':
+        await pollPgBenchmark(recorder, options);
+        break;
+      case 'scale-out':
+        await scaleOutBenchmark(recorder, options);
         break;
     }
   } catch (error) {

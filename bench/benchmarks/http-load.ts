@@ -25,17 +25,31 @@ async function load(options: autocannon.Options, hardLimitMs: number): Promise<a
   }
 }
 
+/** Where the api keeps its keys, jobs and rate limits: embedded SQLite, or a PostgreSQL database. */
+export interface HttpBackend {
+  label: string;
+  /** Environment of the service and the CLI (DATABASE_URL, …); empty for the embedded default. */
+  env: Record<string, string>;
+}
+
+const EMBEDDED: HttpBackend = { label: 'embedded', env: {} };
+
 async function measure(
   name: 'poll' | 'register',
   recorder: Recorder,
   options: BenchOptions,
   requestFor: (key: string) => autocannon.Request,
   prepare: (baseUrl: string, key: string) => Promise<void>,
+  backend: HttpBackend = EMBEDDED,
 ): Promise<void> {
   const dir = await tempDir(name);
-  const service = await startService({ dataDir: dir.path, nodeArgs: options.profileArgs(name, 'server') });
+  const service = await startService({
+    dataDir: dir.path,
+    nodeArgs: options.profileArgs(name, 'server'),
+    env: backend.env,
+  });
   try {
-    const key = await createApiKey(dir.path);
+    const key = await createApiKey(dir.path, backend.env);
     await prepare(service.url, key);
     const base = { url: service.url, headers: { 'x-api-key': key }, timeout: 10 };
 
@@ -61,22 +75,23 @@ async function measure(
     const statusCodes = Object.entries(result.statusCodeStats)
       .map(([code, stats]) => `${code}×${stats.count}`)
       .join(', ');
-    const target = name === 'poll';
-    recorder.metric('requests/s (2xx)', perSecond, 'req/s', {
+    const target = name === 'poll' && backend === EMBEDDED;
+    const label = backend === EMBEDDED ? '' : ` (${backend.label})`;
+    recorder.metric(`requests/s (2xx)${label}`, perSecond, 'req/s', {
       ...(target ? { target: { min: 5_000 } } : {}),
       note: `${ok.toLocaleString('en-US')} × 2xx in ${result.duration.toFixed(1)} s; autocannon mean of per-second samples ${Math.round(result.requests.average)}`,
     });
-    recorder.metric('latency p99', result.latency.p99, 'ms', {
+    recorder.metric(`latency p99${label}`, result.latency.p99, 'ms', {
       ...(target ? { target: { max: 20 } } : {}),
       note: `p50 ${result.latency.p50} ms, p97.5 ${result.latency.p97_5} ms, max ${result.latency.max} ms`,
     });
     recorder.check(
-      'responses',
+      `responses${label}`,
       `${statusCodes || 'none'}; errors ${result.errors}, timeouts ${result.timeouts}`,
       'all 2xx, no errors',
       result.non2xx === 0 && result.errors === 0 && result.timeouts === 0 && ok > 0,
     );
-    recorder.raw[name] = {
+    recorder.raw[`${name}${label}`] = {
       duration: result.duration,
       connections: result.connections,
       requests: result.requests,
@@ -95,7 +110,11 @@ async function measure(
 }
 
 /** `GET /service/smartmatch/poll?filename=…` of one registered job, poll limit disabled. */
-export async function pollBenchmark(recorder: Recorder, options: BenchOptions): Promise<void> {
+export async function pollBenchmark(
+  recorder: Recorder,
+  options: BenchOptions,
+  backend: HttpBackend = EMBEDDED,
+): Promise<void> {
   const filename = 'bench_poll.csv';
   await measure(
     'poll',
@@ -110,11 +129,16 @@ export async function pollBenchmark(recorder: Recorder, options: BenchOptions): 
       const polled = await getJson(`${baseUrl}/service/smartmatch/poll?filename=${filename}`, key);
       if (polled.status !== 'registered') throw new Error(`unexpected poll answer ${JSON.stringify(polled)}`);
     },
+    backend,
   );
 }
 
 /** `GET /service/smartmatch?filename=bench_<n>`: every request registers a new job. */
-export async function registerBenchmark(recorder: Recorder, options: BenchOptions): Promise<void> {
+export async function registerBenchmark(
+  recorder: Recorder,
+  options: BenchOptions,
+  backend: HttpBackend = EMBEDDED,
+): Promise<void> {
   let next = 0;
   await measure(
     'register',
@@ -125,6 +149,7 @@ export async function registerBenchmark(recorder: Recorder, options: BenchOption
       setupRequest: (request) => ({ ...request, path: `/service/smartmatch?filename=bench_${next++}` }),
     }),
     async () => {},
+    backend,
   );
-  recorder.raw['jobsRegistered'] = next;
+  recorder.raw[backend === EMBEDDED ? 'jobsRegistered' : `jobsRegistered (${backend.label})`] = next;
 }

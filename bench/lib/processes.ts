@@ -89,12 +89,19 @@ export interface CliRun {
  */
 export async function runCli(
   args: string[],
-  options: { dataDir: string; timeoutMs: number; nodeArgs?: string[]; allowFailure?: boolean },
+  options: {
+    dataDir: string;
+    timeoutMs: number;
+    nodeArgs?: string[];
+    allowFailure?: boolean;
+    /** More environment (DATABASE_URL, S3_* for a scaled-out service). */
+    env?: Record<string, string>;
+  },
 ): Promise<CliRun> {
   const started = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/listmatch.js', ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: options.dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATA_DIR: options.dataDir, LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   liveChildren.add(child);
@@ -128,8 +135,12 @@ export async function runCli(
 }
 
 /** `listmatch keys create --name bench --json` in DATA_DIR: the new API key. */
-export async function createApiKey(dataDir: string): Promise<string> {
-  const run = await runCli(['keys', 'create', '--name', 'bench', '--json'], { dataDir, timeoutMs: 30_000 });
+export async function createApiKey(dataDir: string, env?: Record<string, string>): Promise<string> {
+  const run = await runCli(['keys', 'create', '--name', 'bench', '--json'], {
+    dataDir,
+    timeoutMs: 30_000,
+    ...(env === undefined ? {} : { env }),
+  });
   const key = (JSON.parse(run.stdout) as { key?: unknown }).key;
   if (typeof key !== 'string') throw new Error(`keys create printed no key: ${run.stdout}`);
   return key;
