@@ -259,14 +259,12 @@ export async function scaleOutBenchmark(recorder: Recorder, _options: BenchOptio
       ],
       { dataDir: dir.path, timeoutMs: TIMEOUT_MS },
     );
-    for (const worker of ['worker-1', 'worker-2']) {
-      log(`scale-out: importing the voter file for ${worker}`);
-      await runCli(['voters', 'import', voters, '--json'], {
-        dataDir: join(dir.path, worker),
-        timeoutMs: TIMEOUT_MS,
-        env,
-      });
-    }
+    log('scale-out: importing the voter file (published to the bucket; workers fetch it)');
+    await runCli(['voters', 'import', voters, '--json'], {
+      dataDir: join(dir.path, 'importer'),
+      timeoutMs: TIMEOUT_MS,
+      env,
+    });
     api = await startService({ dataDir: join(dir.path, 'api'), env });
     const key = await createApiKey(join(dir.path, 'api'), env);
     db = new pg.Client({ connectionString: database.url });

@@ -13,6 +13,7 @@ import {
   createMetaSocialAudiences,
   graphVersionWarning,
 } from '../adapters/platforms/meta-social-audiences.ts';
+import { BucketVoterStore } from '../adapters/voters/bucket-voter-store.ts';
 import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
@@ -29,6 +30,7 @@ import type { Mailer } from '../domain/ports/mailer.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import type { Queue } from '../domain/ports/queue.ts';
 import type { UrlSigner } from '../domain/ports/url-signer.ts';
+import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
 import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
@@ -51,7 +53,8 @@ export interface Services extends HttpDeps {
   database: SqliteDatabase | null;
   queue: Queue;
   jobStore: JobStore;
-  voters: FsVoterStore;
+  /** The voter file: in DATA_DIR, or published to the bucket and cached in DATA_DIR (S3 mode). */
+  voters: VoterStore;
   blobs: BlobStore;
   /** Each key's smartmatch folder: local under DATA_DIR/files, or on the SFTP server. */
   drop: FileDrop;
@@ -85,7 +88,10 @@ export async function compose(config: Config): Promise<Services> {
   const { queue, jobStore } = metadata;
   const { blobs, signer } = storage;
   const drop = createFileDrop(config, dataDir);
-  const voters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
+  const localVoters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
+  // With object storage, imports are published to the bucket and workers fetch what they match on.
+  const voters: VoterStore =
+    storage.kind === 's3' ? new BucketVoterStore({ local: localVoters, blobs }) : localVoters;
   const metrics = new Metrics({ queue: async () => await queue.stats() });
   const keys = new KeyService(metadata.keyStore);
   const retention = new Retention({

@@ -3,6 +3,7 @@
  * processes sharing one PostgreSQL database (keys, jobs, rate limits, the pg-boss queue) and one
  * S3 bucket (Swift's s3api: uploads, results, presigned SigV4 URLs).
  *
+ * - the voter file imported once, published to the bucket, fetched and cached by each worker;
  * - 20 concurrent jobs from 5 keys, spread over both api processes, each result byte-identical to
  *   what the embedded single-process pipeline writes (`listmatch match` on its own DATA_DIR);
  * - fair scheduling: a client that queued four big lists first does not hold back the small lists
@@ -11,6 +12,7 @@
  * - rate limits counted once across both api processes.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, type TestContext, test } from 'node:test';
@@ -43,6 +45,7 @@ describe('2 api + 2 worker processes on PostgreSQL and S3', () => {
   const small = (n: number) => join(dir.path, `small-${n}.csv`);
   const reference = (name: string) => join(dir.path, `reference-${name}.csv`);
   let db: pg.Client;
+  let voterVersion: string;
 
   let setUp: Promise<void> | null = null;
   /** True when the test must skip (and has); else the cluster is up (started by the first test). */
@@ -87,13 +90,14 @@ describe('2 api + 2 worker processes on PostgreSQL and S3', () => {
       cli(['match', path!, '--out', reference(name!), '--append', 'party'], embedded);
     }
 
-    // Each worker machine holds the voter file in its own DATA_DIR.
-    for (const name of ['worker-1', 'worker-2']) {
+    // Imported once, on an operator's machine: published to the bucket, fetched by the workers.
+    const imported = JSON.parse(
       cli(['voters', 'import', join(dir.path, 'voters.csv'), '--json'], {
         ...shared,
-        DATA_DIR: join(dir.path, name),
-      });
-    }
+        DATA_DIR: join(dir.path, 'importer'),
+      }),
+    ) as { version: string };
+    voterVersion = imported.version;
     for (let n = 0; n < 6; n++) {
       const created = JSON.parse(
         cli(['keys', 'create', '--name', `client ${n}`, '--json'], { ...shared, DATA_DIR: dir.path }),
@@ -207,6 +211,10 @@ describe('2 api + 2 worker processes on PostgreSQL and S3', () => {
       `every small list started before the big client's fourth (last small ${lastSmallStart}, fourth big ${bigStarts[3]})`,
     );
 
+    // Both workers matched on the one published version, fetched into their own DATA_DIR.
+    for (const name of ['worker-1', 'worker-2']) {
+      assert.ok(existsSync(join(dir.path, name, 'voters', voterVersion, 'meta.json')), `${name} fetched it`);
+    }
     // Each worker process serves its own health and metrics, and no client routes.
     for (const worker of workers) {
       const metrics = await (await fetch(`${worker.base}/metrics`)).text();

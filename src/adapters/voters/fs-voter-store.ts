@@ -132,10 +132,7 @@ export class FsVoterStore implements VoterStore {
         onProgress: options.onProgress,
       });
       await rename(buildDir, join(this.dir, version));
-      const pointer = join(this.dir, `CURRENT.${version}.tmp`);
-      await writeFile(pointer, version, { flush: true });
-      await rename(pointer, join(this.dir, 'CURRENT'));
-      await syncDirectory(this.dir);
+      await this.writeCurrent(version);
       await this.removeOldVersions(version, previous?.version ?? (await this.previousVersion(version)));
       return {
         ...report,
@@ -171,6 +168,36 @@ export class FsVoterStore implements VoterStore {
       await rm(lockPath, { force: true });
     }
     throw new AppError('CONFLICT', 'could not take the voter import lock; try again');
+  }
+
+  /** The folder of a version on this machine (which may not exist). */
+  versionDir(version: string): string {
+    if (!/^v[0-9A-Za-z-]+$/.test(version)) throw new Error('not a voter file version');
+    return join(this.dir, version);
+  }
+
+  /** The folder where a version being fetched from elsewhere is put together (same filesystem). */
+  stagingDir(version: string): string {
+    this.versionDir(version);
+    return join(this.dir, `.fetching-${version}-${randomBytes(3).toString('hex')}`);
+  }
+
+  /**
+   * Makes a version present on this machine the current one (an import on another machine, fetched
+   * here), so that an append import starts from it.
+   */
+  async makeCurrent(version: string): Promise<void> {
+    if ((await readMeta(this.versionDir(version))) === null)
+      throw new Error(`voter file ${version} is not here`);
+    await this.writeCurrent(version);
+  }
+
+  private async writeCurrent(version: string): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const pointer = join(this.dir, `CURRENT.${version}.tmp`);
+    await writeFile(pointer, version, { flush: true });
+    await rename(pointer, join(this.dir, 'CURRENT'));
+    await syncDirectory(this.dir);
   }
 
   private async currentVersion(): Promise<string | null> {

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { FsBlobStore } from '../blobs/fs-blob-store.ts';
+import { BucketVoterStore } from './bucket-voter-store.ts';
+import { FsVoterStore } from './fs-voter-store.ts';
+
+const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/voters-small.csv', import.meta.url));
+const MAX_ROW_BYTES = 1024 * 1024;
+
+let root: string;
+let blobs: FsBlobStore;
+/** One machine: its own DATA_DIR voter folder, the shared bucket. */
+const machine = (name: string) => {
+  const local = new FsVoterStore({ dir: join(root, name, 'voters'), maxRowBytes: MAX_ROW_BYTES });
+  return { dir: join(root, name, 'voters'), store: new BucketVoterStore({ local, blobs, refreshMs: 0 }) };
+};
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'listmatch-bucket-voters-'));
+  blobs = new FsBlobStore(join(root, 'bucket'));
+});
+afterEach(async () => await rm(root, { recursive: true, force: true }));
+
+describe('BucketVoterStore', () => {
+  it('publishes an import; another machine fetches that very version on first use and caches it', async () => {
+    const importer = machine('importer');
+    const report = await importer.store.importFile(FIXTURE, { replace: true });
+    const worker = machine('worker');
+    assert.equal(existsSync(join(worker.dir, report.version)), false);
+
+    const stats = await worker.store.stats();
+    assert.equal(stats?.version, report.version);
+    assert.equal(stats?.rows, report.imported);
+    assert.equal(existsSync(join(worker.dir, report.version)), false, 'stats come from the manifest');
+
+    const snapshot = await worker.store.current();
+    assert.equal(snapshot?.version, report.version);
+    assert.equal(snapshot?.size, report.imported);
+    assert.deepEqual(snapshot?.lookup('voterbase_id', 'NC-000000001').length, 1);
+    assert.equal(existsSync(join(worker.dir, report.version, 'meta.json')), true, 'cached in DATA_DIR');
+    assert.deepEqual(
+      (await readdir(worker.dir)).filter((name) => name.startsWith('.fetching')),
+      [],
+      'no staging folder left',
+    );
+    // A job pinned to the version opens it again, from the cache.
+    assert.equal((await worker.store.open(report.version))?.version, report.version);
+  });
+
+  it('knows no voter file before an import, and no version that was never published', async () => {
+    const worker = machine('worker');
+    assert.equal(await worker.store.current(), null);
+    assert.equal(await worker.store.stats(), null);
+    assert.equal(await worker.store.open('v0000-unknown'), null);
+    assert.equal(await worker.store.open('../escape'), null);
+  });
+
+  it('refuses a version whose files in the bucket do not match the manifest, leaving nothing behind', async () => {
+    const report = await machine('importer').store.importFile(FIXTURE, { replace: true });
+    const listed = await blobs.list(`voters/${report.version}/`);
+    const records = listed.find((blob) => blob.key.endsWith('/records.dat'));
+    assert.ok(records);
+    await blobs.put(
+      records.key,
+      (async function* () {
+        yield Buffer.from('tampered');
+      })(),
+    );
+    const worker = machine('worker');
+    await assert.rejects(
+      worker.store.current(),
+      /records\.dat in object storage does not match its manifest/,
+    );
+    assert.deepEqual(existsSync(worker.dir) ? await readdir(worker.dir) : [], []);
+  });
+
+  it('an append on another machine starts from the published version, and publishes the result', async () => {
+    const first = await machine('importer').store.importFile(FIXTURE, { replace: true });
+    const extra = join(root, 'extra.csv');
+    await writeFile(
+      extra,
+      'voterbase_id,state,voter_id,first_name,last_name\nOH-000000099,OH,000999999,EXTRA,PERSON\n',
+    );
+    const second = machine('second-importer');
+    const report = await second.store.importFile(extra, { replace: false });
+    assert.notEqual(report.version, first.version);
+    assert.equal(report.carriedOver, first.imported);
+    const worker = machine('worker');
+    const snapshot = await worker.store.current();
+    assert.equal(snapshot?.version, report.version);
+    assert.equal(snapshot?.size, first.imported + 1);
+    // The job pinned to the first version still finds it.
+    assert.equal((await worker.store.open(first.version))?.size, first.imported);
+  });
+});

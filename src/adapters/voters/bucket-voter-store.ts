@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobStore } from '../../domain/ports/blob-store.ts';
+import type {
+  VoterImportReport,
+  VoterSnapshot,
+  VoterStats,
+  VoterStore,
+} from '../../domain/voters/voter-snapshot.ts';
+import type { FsVoterStore } from './fs-voter-store.ts';
+
+/** What a published version holds, written after its files: a version without it is incomplete. */
+interface Manifest {
+  format: 1;
+  version: string;
+  stats: VoterStats;
+  files: { path: string; bytes: number; sha256: string }[];
+}
+
+export interface BucketVoterStoreOptions {
+  /** The voter files on this machine: the cache of fetched versions, and where imports are built. */
+  local: FsVoterStore;
+  /** The object storage every process shares. */
+  blobs: BlobStore;
+  /** Key prefix of the voter files in the bucket (default `voters/`). */
+  prefix?: string;
+  /** How long the bucket's CURRENT pointer is trusted before it is read again (default 30 s). */
+  refreshMs?: number;
+}
+
+const VERSION = /^v[0-9A-Za-z-]+$/;
+
+/**
+ * The voter file shared through object storage (scale-out). An import is built on the machine that
+ * runs it, as in the embedded mode, then published: every file of the version, a manifest with the
+ * size and SHA-256 of each, and last the `CURRENT` pointer, so that no process ever sees a partial
+ * version. A worker fetches a version the first time a job needs it into its own DATA_DIR (checked
+ * against the manifest, then renamed into place) and opens it from there. Every process thus
+ * matches against the same version id, and a job resumed on another worker finds the version it
+ * pinned.
+ */
+export class BucketVoterStore implements VoterStore {
+  private readonly local: FsVoterStore;
+  private readonly blobs: BlobStore;
+  private readonly prefix: string;
+  private readonly refreshMs: number;
+  private pointer: { version: string | null; readAt: number } | null = null;
+  private readonly fetching = new Map<string, Promise<void>>();
+
+  constructor(options: BucketVoterStoreOptions) {
+    this.local = options.local;
+    this.blobs = options.blobs;
+    this.prefix = options.prefix ?? 'voters/';
+    this.refreshMs = options.refreshMs ?? 30_000;
+  }
+
+  async current(): Promise<VoterSnapshot | null> {
+    const version = await this.currentVersion();
+    return version === null ? null : this.open(version);
+  }
+
+  async open(version: string): Promise<VoterSnapshot | null> {
+    if (!VERSION.test(version)) return null;
+    const here = await this.local.open(version);
+    if (here !== null) return here;
+    if ((await this.readManifest(version)) === null) return null;
+    await this.fetch(version);
+    return this.local.open(version);
+  }
+
+  async stats(): Promise<VoterStats | null> {
+    const version = await this.currentVersion(true);
+    return version === null ? null : ((await this.readManifest(version))?.stats ?? null);
+  }
+
+  /**
+   * Builds the new version here and publishes it. An append starts from the cluster's current
+   * version (fetched first), not from whatever this machine last built.
+   */
+  async importFile(
+    path: string,
+    options: { replace: boolean; onProgress?: (bytesRead: number, totalBytes: number) => void },
+  ): Promise<VoterImportReport> {
+    if (!options.replace) {
+      const base = await this.currentVersion(true);
+      if (base !== null && (await this.open(base)) !== null) await this.local.makeCurrent(base);
+    }
+    const report = await this.local.importFile(path, options);
+    await this.publish(report.version);
+    return report;
+  }
+
+  /** Uploads a version built here: its files, then the manifest, then the pointer. */
+  async publish(version: string): Promise<void> {
+    const dir = this.local.versionDir(version);
+    const files: Manifest['files'] = [];
+    for (const file of await listFiles(dir)) {
+      const digest = createHash('sha256');
+      const hashing = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          digest.update(chunk);
+          done(null, chunk);
+        },
+      });
+      const source = createReadStream(join(dir, file)).pipe(hashing);
+      const { bytes } = await this.blobs.put(this.key(version, file), source);
+      files.push({ path: file, bytes, sha256: digest.digest('hex') });
+    }
+    const stats = await this.local.stats();
+    if (stats === null || stats.version !== version) throw new Error('the import did not become current');
+    const manifest: Manifest = { format: 1, version, stats, files };
+    await this.blobs.put(this.key(version, 'manifest.json'), once(JSON.stringify(manifest)));
+    await this.blobs.put(`${this.prefix}CURRENT`, once(version));
+    this.pointer = { version, readAt: Date.now() };
+  }
+
+  /** The cluster's current version, from the bucket's pointer (cached for refreshMs). */
+  private async currentVersion(fresh = false): Promise<string | null> {
+    if (!fresh && this.pointer !== null && Date.now() - this.pointer.readAt < this.refreshMs) {
+      return this.pointer.version;
+    }
+    const text = await this.readText(`${this.prefix}CURRENT`);
+    const version = text === null ? null : text.trim();
+    const valid = version !== null && VERSION.test(version) ? version : null;
+    this.pointer = { version: valid, readAt: Date.now() };
+    return valid;
+  }
+
+  private async readManifest(version: string): Promise<Manifest | null> {
+    const text = await this.readText(this.key(version, 'manifest.json'));
+    if (text === null) return null;
+    const manifest = JSON.parse(text) as Manifest;
+    if (manifest.format !== 1 || manifest.version !== version) {
+      throw new Error(
+        `the manifest of voter file ${version} in object storage is not one this version reads`,
+      );
+    }
+    return manifest;
+  }
+
+  /** Downloads a version once per process at a time, checks every file, then renames it into place. */
+  private fetch(version: string): Promise<void> {
+    let running = this.fetching.get(version);
+    if (running === undefined) {
+      running = this.download(version).finally(() => this.fetching.delete(version));
+      this.fetching.set(version, running);
+    }
+    return running;
+  }
+
+  private async download(version: string): Promise<void> {
+    const manifest = await this.readManifest(version);
+    if (manifest === null) throw new Error(`voter file ${version} is not in object storage`);
+    const staging = this.local.stagingDir(version);
+    try {
+      for (const file of manifest.files) {
+        if (file.path.split('/').some((part) => part === '..' || part === '')) {
+          throw new Error(`the manifest of voter file ${version} names an unsafe path`);
+        }
+        const target = join(staging, ...file.path.split('/'));
+        await mkdir(dirname(target), { recursive: true });
+        const digest = createHash('sha256');
+        let bytes = 0;
+        await pipeline(
+          await this.blobs.read(this.key(version, file.path)),
+          new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              digest.update(chunk);
+              bytes += chunk.length;
+              done(null, chunk);
+            },
+          }),
+          createWriteStream(target),
+        );
+        if (bytes !== file.bytes || digest.digest('hex') !== file.sha256) {
+          throw new Error(
+            `voter file ${version}: ${file.path} in object storage does not match its manifest`,
+          );
+        }
+      }
+      try {
+        await rename(staging, this.local.versionDir(version));
+      } catch (error) {
+        // Another process on this machine put the same version in place first: theirs is as good.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+      }
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  private key(version: string, file: string): string {
+    return `${this.prefix}${version}/${file}`;
+  }
+
+  private async readText(key: string): Promise<string | null> {
+    if ((await this.blobs.stat(key)) === null) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.blobs.read(key)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+}
+
+async function* once(text: string): AsyncIterable<Uint8Array> {
+  yield Buffer.from(text);
+}
+
+/** Every file under `dir`, as `/`-separated paths relative to it, in a stable order. */
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    files.push(relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'));
+  }
+  return files.sort();
+}
