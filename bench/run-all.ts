@@ -2,7 +2,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateBenchmark } from './benchmarks/generate.ts';
 import { pollBenchmark, registerBenchmark } from './benchmarks/http-load.ts';
-import { match10mBenchmark, matchBenchmark } from './benchmarks/matching.ts';
+import { match10mBenchmark, match20mBenchmark, matchBenchmark } from './benchmarks/matching.ts';
 import { onboardingJobBenchmark } from './benchmarks/onboarding-job.ts';
 import { onboardingNormalizeBenchmark } from './benchmarks/onboarding-normalize.ts';
 import { type BenchOptions, benchOptions, DEFAULT_RUNS, PROFILE_DIR } from './benchmarks/options.ts';
@@ -16,7 +16,7 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
@@ -37,6 +37,7 @@ const BENCHMARKS = [
   'pipeline',
   'match',
   'match10m',
+  'match20m',
   'onboarding-normalize',
   'onboarding-job',
   'rate-limit',
@@ -133,6 +134,9 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'match10m':
         await match10mBenchmark(recorder, options);
+        break;
+      case 'match20m':
+        await match20mBenchmark(recorder, options);
         break;
       case 'onboarding-normalize':
         await onboardingNormalizeBenchmark(recorder, options);

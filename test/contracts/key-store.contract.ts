@@ -91,6 +91,26 @@ export function keyStoreContract(backend: string, open: () => Promise<KeyStoreBa
         assert.deepEqual(await store.listKeys(), [record]);
       });
 
+      it('stores a new key with its first profile and webhook secret in one go', async () => {
+        const record = key();
+        const first = profile(record.id, 'default', { appendedFields: [{ source: 'party', as: 'party' }] });
+        await store.insertKey(record, { profile: first, webhookSecret: 'whsec_first' });
+        assert.deepEqual(await store.findKey(record.id), record);
+        assert.deepEqual(await store.findProfile(record.id, 'default'), first);
+        assert.deepEqual(await store.findWebhookSecrets(record.id, T0), ['whsec_first']);
+      });
+
+      it('stores nothing of a new key when a part of it is refused', async () => {
+        const record = key();
+        // A profile that names another, unknown key: refused after the key row was written.
+        await assert.rejects(
+          store.insertKey(record, { profile: profile('key_unknown', 'default'), webhookSecret: 'whsec_x' }),
+        );
+        assert.equal(await store.findKey(record.id), null);
+        assert.deepEqual(await store.listKeys(), []);
+        assert.deepEqual(await store.findWebhookSecrets(record.id, T0), []);
+      });
+
       it('finds a key by id or by name', async () => {
         const record = await inserted(key({ name: 'Client One' }));
         assert.deepEqual(await store.findKey(record.id), record);

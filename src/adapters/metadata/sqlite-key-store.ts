@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, Entitlements, Profile } from '../../domain/keys/key-types.ts';
-import type { KeyStore } from '../../domain/ports/key-store.ts';
+import type { KeySetup, KeyStore } from '../../domain/ports/key-store.ts';
 import { keyFromRow, profileFromRow, sqliteCells } from './metadata-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
@@ -15,7 +15,17 @@ export class SqliteKeyStore implements KeyStore {
     this.byHash = database.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
   }
 
-  async insertKey(key: ApiKeyRecord): Promise<void> {
+  async insertKey(key: ApiKeyRecord, setup?: KeySetup): Promise<void> {
+    this.database.transaction(() => {
+      this.insertKeyNow(key);
+      if (setup !== undefined) {
+        this.upsertProfileNow(setup.profile);
+        this.setWebhookSecretNow(key.id, setup.webhookSecret, key.createdAt, null);
+      }
+    });
+  }
+
+  private insertKeyNow(key: ApiKeyRecord): void {
     this.database.db
       .prepare(
         `INSERT INTO api_keys (id, name, key_hash, display_prefix, can_list_match, can_onboard, direct_upload, created_at, revoked_at)
@@ -64,6 +74,10 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async upsertProfile(profile: Profile): Promise<void> {
+    this.upsertProfileNow(profile);
+  }
+
+  private upsertProfileNow(profile: Profile): void {
     const config = JSON.stringify({
       appendedFields: profile.appendedFields,
       contactFields: profile.contactFields,
@@ -102,6 +116,15 @@ export class SqliteKeyStore implements KeyStore {
     at: number,
     previousValidUntil: number | null,
   ): Promise<void> {
+    this.setWebhookSecretNow(keyId, secret, at, previousValidUntil);
+  }
+
+  private setWebhookSecretNow(
+    keyId: string,
+    secret: string,
+    at: number,
+    previousValidUntil: number | null,
+  ): void {
     this.database.db
       .prepare(
         `INSERT INTO webhook_secrets (key_id, secret, created_at) VALUES (?, ?, ?)

@@ -1,7 +1,11 @@
+import type pg from 'pg';
 import type { ApiKeyRecord, Entitlements, Profile } from '../../domain/keys/key-types.ts';
-import type { KeyStore } from '../../domain/ports/key-store.ts';
+import type { KeySetup, KeyStore } from '../../domain/ports/key-store.ts';
 import { keyFromRow, profileFromRow } from '../metadata/metadata-rows.ts';
-import { type PgDatabase, pgCells, type Row, toNullableNumber } from './pg-database.ts';
+import { type PgDatabase, pgCells, type Row, runQuery, toNullableNumber } from './pg-database.ts';
+
+/** A pool (one statement on its own) or a transaction's client. */
+type Queryable = pg.Pool | pg.ClientBase;
 
 /** Keys, profiles and webhook secrets in PostgreSQL. Keys are stored as SHA-256 hashes only. */
 export class PgKeyStore implements KeyStore {
@@ -12,8 +16,21 @@ export class PgKeyStore implements KeyStore {
   }
 
   /** Stores a new key record; rejects a duplicate id or hash. */
-  async insertKey(key: ApiKeyRecord): Promise<void> {
-    await this.database.query(
+  async insertKey(key: ApiKeyRecord, setup?: KeySetup): Promise<void> {
+    if (setup === undefined) {
+      await this.insertKeyWith(this.database.pool, key);
+      return;
+    }
+    await this.database.transaction(async (client) => {
+      await this.insertKeyWith(client, key);
+      await this.upsertProfileWith(client, setup.profile);
+      await this.setWebhookSecretWith(client, key.id, setup.webhookSecret, key.createdAt, null);
+    });
+  }
+
+  private async insertKeyWith(queryable: Queryable, key: ApiKeyRecord): Promise<void> {
+    await runQuery(
+      queryable,
       `INSERT INTO api_keys (id, name, key_hash, display_prefix, can_list_match, can_onboard, direct_upload,
          created_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -73,6 +90,10 @@ export class PgKeyStore implements KeyStore {
 
   /** Inserts or replaces the profile; rejects a profile of an unknown key. */
   async upsertProfile(profile: Profile): Promise<void> {
+    await this.upsertProfileWith(this.database.pool, profile);
+  }
+
+  private async upsertProfileWith(queryable: Queryable, profile: Profile): Promise<void> {
     const config = JSON.stringify({
       appendedFields: profile.appendedFields,
       contactFields: profile.contactFields,
@@ -81,7 +102,8 @@ export class PgKeyStore implements KeyStore {
       webhookHosts: profile.webhookHosts,
       delivery: profile.delivery,
     });
-    await this.database.query(
+    await runQuery(
+      queryable,
       `INSERT INTO profiles (key_id, profile_id, config, updated_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (key_id, profile_id) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
       [profile.keyId, profile.profileId, config, profile.updatedAt],
@@ -117,7 +139,18 @@ export class PgKeyStore implements KeyStore {
     at: number,
     previousValidUntil: number | null,
   ): Promise<void> {
-    await this.database.query(
+    await this.setWebhookSecretWith(this.database.pool, keyId, secret, at, previousValidUntil);
+  }
+
+  private async setWebhookSecretWith(
+    queryable: Queryable,
+    keyId: string,
+    secret: string,
+    at: number,
+    previousValidUntil: number | null,
+  ): Promise<void> {
+    await runQuery(
+      queryable,
       `INSERT INTO webhook_secrets (key_id, secret, created_at) VALUES ($1, $2, $3)
        ON CONFLICT (key_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at,
          previous_secret = CASE WHEN $4::bigint IS NULL THEN NULL ELSE webhook_secrets.secret END,

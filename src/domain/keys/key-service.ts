@@ -54,18 +54,20 @@ export class KeyService {
       createdAt: now,
       revokedAt: null,
     };
-    await this.store.insertKey(record);
-    await this.store.upsertProfile({
-      keyId: record.id,
-      profileId: DEFAULT_PROFILE_ID,
-      ...PROFILE_DEFAULTS,
-      appendedFields: [],
-      contactFields: [],
-      webhookHosts: [],
-      updatedAt: now,
-    });
     const webhookSecret = newWebhookSecret();
-    await this.store.setWebhookSecret(record.id, webhookSecret, now, null);
+    // One transaction: a crash cannot leave a key without its default profile or signing secret.
+    await this.store.insertKey(record, {
+      profile: {
+        keyId: record.id,
+        profileId: DEFAULT_PROFILE_ID,
+        ...PROFILE_DEFAULTS,
+        appendedFields: [],
+        contactFields: [],
+        webhookHosts: [],
+        updatedAt: now,
+      },
+      webhookSecret,
+    });
     return { key, record, webhookSecret };
   }
 

@@ -2,8 +2,11 @@ import type { ApiKeyRecord, Entitlements, Profile } from '../keys/key-types.ts';
 
 /** Keys and profiles. Backends: SQLite (embedded), PostgreSQL. */
 export interface KeyStore {
-  /** Stores a new key record (hash only). */
-  insertKey(key: ApiKeyRecord): Promise<void>;
+  /**
+   * Stores a new key record (hash only). With `setup`, its first profile and webhook signing secret
+   * are stored in the same transaction: a key is never left without them.
+   */
+  insertKey(key: ApiKeyRecord, setup?: KeySetup): Promise<void>;
   /** Looks a key up by the SHA-256 hash of the presented key. */
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Finds a key by id or by display name. */
@@ -30,4 +33,10 @@ export interface KeyStore {
    * still within its overlap. Empty for a key made before signing existed.
    */
   findWebhookSecrets(keyId: string, now: number): Promise<string[]>;
+}
+
+/** What a new key starts with, stored with it (KeyStore.insertKey). */
+export interface KeySetup {
+  profile: Profile;
+  webhookSecret: string;
 }
