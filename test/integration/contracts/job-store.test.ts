@@ -4,10 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { inspect, promisify } from 'node:util';
-import type pg from 'pg';
 import { SqliteDatabase } from '../../../src/adapters/metadata/sqlite-database.ts';
 import { SqliteJobStore } from '../../../src/adapters/metadata/sqlite-job-store.ts';
 import { SqliteKeyStore } from '../../../src/adapters/metadata/sqlite-key-store.ts';
@@ -16,12 +14,11 @@ import {
   type PgDatabase,
   PostgresError,
 } from '../../../src/adapters/postgres/pg-database.ts';
-import type { PgFollowUpEnqueuer } from '../../../src/adapters/postgres/pg-follow-ups.ts';
 import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
 import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
-import type { QueueMessage } from '../../../src/domain/ports/queue.ts';
 import { type JobStoreBackend, jobStoreContract, testKey } from '../../contracts/job-store.contract.ts';
+import { openPgStoresFixture, type PgStoresFixture, REFUSED_BY_DATABASE } from '../../support/pg-stores.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
 
 const SQLITE_MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
@@ -60,32 +57,7 @@ jobStoreContract('SQLite', openSqlite);
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL: a fresh database for this file, two pools (two processes' views of it).
 
-/**
- * Test stand-in for the PostgreSQL queue adapter (written separately; the lead swaps it in): it
- * INSERTs each message with the transaction's client, so a rolled-back change leaves no message.
- * Its table refuses the type `refused-by-database`, a server-side error inside the transaction.
- */
-class TableFollowUps implements PgFollowUpEnqueuer {
-  holdMs = 0;
-
-  async enqueueWith(client: pg.ClientBase, messages: readonly QueueMessage[]): Promise<void> {
-    for (const message of messages) {
-      await client.query('INSERT INTO contract_follow_ups (type, payload) VALUES ($1, $2)', [
-        message.type,
-        JSON.stringify(message.payload),
-      ]);
-    }
-    if (this.holdMs > 0) await sleep(this.holdMs);
-  }
-}
-
-const FOLLOW_UPS_TABLE = `CREATE TABLE contract_follow_ups (
-  id BIGSERIAL PRIMARY KEY,
-  type TEXT NOT NULL CHECK (type <> 'refused-by-database'),
-  payload JSON NOT NULL)`;
-
-const TRUNCATE = `TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys, contract_follow_ups
-  RESTART IDENTITY`;
+const TRUNCATE = 'TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys RESTART IDENTITY';
 
 let postgresMissing = false;
 await test('PostgreSQL is reachable', async (t) => {
@@ -93,40 +65,32 @@ await test('PostgreSQL is reachable', async (t) => {
 });
 
 describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' }, () => {
+  let fixture: PgStoresFixture;
   let testDatabase: TestDatabase;
   let first: PgDatabase;
   let second: PgDatabase;
 
   before(async () => {
-    testDatabase = await createTestDatabase();
-    first = await openPgDatabase(testDatabase.url, { migrate: true });
-    second = await openPgDatabase(testDatabase.url);
-    await first.query(FOLLOW_UPS_TABLE);
+    fixture = await openPgStoresFixture();
+    ({ database: testDatabase, first, second } = fixture);
   });
 
   after(async () => {
-    await first?.close();
-    await second?.close();
-    await testDatabase?.drop();
+    await fixture?.close();
   });
 
+  // The stores enqueue their follow-ups with the real pg-boss queue, in their own transaction.
   jobStoreContract('PostgreSQL', async () => {
-    await first.query(TRUNCATE);
-    const followUps = new TableFollowUps();
+    await fixture.reset();
     return {
-      jobs: new PgJobStore(first, followUps),
+      jobs: new PgJobStore(first, fixture.followUps),
       keys: new PgKeyStore(first),
-      otherJobs: new PgJobStore(second, followUps),
-      committedFollowUps: async () =>
-        (
-          await first.query<{ type: string; payload: unknown }>(
-            'SELECT type, payload FROM contract_follow_ups ORDER BY id',
-          )
-        ).rows,
+      otherJobs: new PgJobStore(second, fixture.followUps),
+      committedFollowUps: () => fixture.committedFollowUps(),
       holdFollowUps: (ms) => {
-        followUps.holdMs = ms;
+        fixture.followUps.holdMs = ms;
       },
-      followUpRefusedByDatabase: { type: 'refused-by-database', payload: {} },
+      followUpRefusedByDatabase: { type: REFUSED_BY_DATABASE, payload: {} },
       close: async () => {},
     };
   });

@@ -3,20 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type pg from 'pg';
 import { SqliteDatabase } from '../../../src/adapters/metadata/sqlite-database.ts';
 import { SqliteJobStore } from '../../../src/adapters/metadata/sqlite-job-store.ts';
 import { SqliteKeyStore } from '../../../src/adapters/metadata/sqlite-key-store.ts';
 import { SqliteOnboardingStore } from '../../../src/adapters/metadata/sqlite-onboarding-store.ts';
-import { openPgDatabase, type PgDatabase } from '../../../src/adapters/postgres/pg-database.ts';
-import type { PgFollowUpEnqueuer } from '../../../src/adapters/postgres/pg-follow-ups.ts';
 import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
 import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
 import { PgOnboardingStore } from '../../../src/adapters/postgres/pg-onboarding-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
-import type { QueueMessage } from '../../../src/domain/ports/queue.ts';
 import { onboardingStoreContract } from '../../contracts/onboarding-store.contract.ts';
-import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
+import { openPgStoresFixture, type PgStoresFixture } from '../../support/pg-stores.ts';
+import { skipWithoutPostgres } from '../../support/postgres.ts';
 
 const SQLITE_MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 
@@ -45,62 +42,32 @@ onboardingStoreContract('SQLite', async () => {
   };
 });
 
-/**
- * Test stand-in for the PostgreSQL queue adapter (written separately; the lead swaps it in): it
- * INSERTs each message with the transaction's client, so a rolled-back change leaves no message.
- */
-class TableFollowUps implements PgFollowUpEnqueuer {
-  async enqueueWith(client: pg.ClientBase, messages: readonly QueueMessage[]): Promise<void> {
-    for (const message of messages) {
-      await client.query('INSERT INTO contract_follow_ups (type, payload) VALUES ($1, $2)', [
-        message.type,
-        JSON.stringify(message.payload),
-      ]);
-    }
-  }
-}
-
 let postgresMissing = false;
 await test('PostgreSQL is reachable', async (t) => {
   postgresMissing = await skipWithoutPostgres(t);
 });
 
 describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' }, () => {
-  let testDatabase: TestDatabase;
-  let first: PgDatabase;
-  let second: PgDatabase;
+  let fixture: PgStoresFixture;
 
   before(async () => {
-    testDatabase = await createTestDatabase();
-    first = await openPgDatabase(testDatabase.url, { migrate: true });
-    second = await openPgDatabase(testDatabase.url);
-    await first.query(
-      'CREATE TABLE contract_follow_ups (id BIGSERIAL PRIMARY KEY, type TEXT NOT NULL, payload JSON NOT NULL)',
-    );
+    fixture = await openPgStoresFixture();
   });
 
   after(async () => {
-    await first?.close();
-    await second?.close();
-    await testDatabase?.drop();
+    await fixture?.close();
   });
 
+  // The stores enqueue their follow-ups with the real pg-boss queue, in their own transaction.
   onboardingStoreContract('PostgreSQL', async () => {
-    await first.query(
-      'TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys, contract_follow_ups RESTART IDENTITY',
-    );
-    const followUps = new TableFollowUps();
+    await fixture.reset();
+    const { first, second, followUps } = fixture;
     return {
       onboarding: new PgOnboardingStore(first, followUps),
       otherOnboarding: new PgOnboardingStore(second, followUps),
       jobs: new PgJobStore(first, followUps),
       keys: new PgKeyStore(first),
-      committedFollowUps: async () =>
-        (
-          await first.query<{ type: string; payload: unknown }>(
-            'SELECT type, payload FROM contract_follow_ups ORDER BY id',
-          )
-        ).rows,
+      committedFollowUps: () => fixture.committedFollowUps(),
       close: async () => {},
     };
   });
