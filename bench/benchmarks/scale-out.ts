@@ -171,18 +171,23 @@ async function throughput(
   }
 }
 
+/** The header and the first `rows` rows of a list (one row per line in generated lists). */
+function headOf(list: Buffer, rows: number): Buffer {
+  return Buffer.from(
+    list
+      .toString('utf8')
+      .split('\n')
+      .slice(0, rows + 1)
+      .join('\n'),
+  );
+}
+
 /**
  * One small list per worker, not measured: a fresh worker process loads the voter index on its
  * first job (seconds at this size), which is start-up cost, not throughput or queue latency.
  */
 async function warmUp(cluster: Cluster, list: Buffer, workers: number, run: string): Promise<void> {
-  const small = Buffer.from(
-    list
-      .toString('utf8')
-      .split('\n')
-      .slice(0, LATENCY_ROWS + 1)
-      .join('\n'),
-  );
+  const small = headOf(list, LATENCY_ROWS);
   const names = Array.from({ length: workers }, (_, i) => `${run}_warmup_${i}`);
   await Promise.all(names.map((name) => submit(cluster, name, small)));
   await Promise.all(names.map((name) => waitDone(cluster, name)));
@@ -296,14 +301,7 @@ export async function scaleOutBenchmark(recorder: Recorder, _options: BenchOptio
           : `; rows/s per busy core ${formatNumber(coreOne)} → ${formatNumber(coreTwo)} (${formatNumber(coreTwo / coreOne, 2)}×)`),
     });
 
-    const header = Buffer.from(
-      list
-        .toString('utf8')
-        .split('\n')
-        .slice(0, LATENCY_ROWS + 1)
-        .join('\n'),
-    );
-    const measured = await latency(cluster, header);
+    const measured = await latency(cluster, headOf(list, LATENCY_ROWS));
     const describe = (values: number[]) =>
       `p50 ${formatNumber(percentile(values, 0.5))} ms, p99 ${formatNumber(percentile(values, 0.99))} ms`;
     recorder.metric('upload → processing start, p50', percentile(measured.total, 0.5), 'ms', {

@@ -61,6 +61,20 @@ describe('Worker retries', () => {
   });
 });
 
+/** A registry whose one module, `ping`, records the `n` of every message it handles. */
+function pingRegistry(): { handled: number[]; registry: JobRegistry } {
+  const handled: number[] = [];
+  const registry = new JobRegistry().register({
+    type: 'ping',
+    payload: z.object({ n: z.number() }),
+    backoffMs: () => 10,
+    async handle(payload) {
+      handled.push(payload.n);
+    },
+  });
+  return { handled, registry };
+}
+
 describe('Worker wake-ups', () => {
   it('claims at once when the queue says a message is ready, not at the next poll', async () => {
     let notify: ((type: string | null) => void) | null = null;
@@ -73,15 +87,7 @@ describe('Worker wake-ups', () => {
         };
       },
     });
-    const handled: number[] = [];
-    const registry = new JobRegistry().register({
-      type: 'ping',
-      payload: z.object({ n: z.number() }),
-      backoffMs: () => 10,
-      async handle(payload) {
-        handled.push(payload.n);
-      },
-    });
+    const { handled, registry } = pingRegistry();
     // A poll an hour away: only the wake-up can start the second message in time.
     const worker = new Worker({
       queue: notifying,
@@ -111,15 +117,7 @@ describe('Worker wake-ups', () => {
         throw new Error('LISTEN refused');
       },
     });
-    const handled: number[] = [];
-    const registry = new JobRegistry().register({
-      type: 'ping',
-      payload: z.object({ n: z.number() }),
-      backoffMs: () => 10,
-      async handle(payload) {
-        handled.push(payload.n);
-      },
-    });
+    const { handled, registry } = pingRegistry();
     const warnings: string[] = [];
     const logger = { ...quiet, warn: (_: unknown, msg: string) => warnings.push(msg), child: () => logger };
     const worker = new Worker({

@@ -19,6 +19,7 @@ import { after, describe, type TestContext, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../support/postgres.ts';
 import { createTestBucket, skipWithoutS3, TEST_S3, type TestBucket } from '../support/s3-server.ts';
+import { scaledOutEnv } from '../support/scaled-out-env.ts';
 import { listCsv, putFile, voterCsv } from './e2e-data.ts';
 import { cli, json, pollUntilDone, type ServerProcess, startServer, tempDir } from './process-harness.ts';
 
@@ -63,14 +64,7 @@ describe('2 api + 2 worker processes on PostgreSQL and S3', () => {
     database = await createTestDatabase();
     bucket = await createTestBucket();
     shared = {
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: '4',
-      S3_ENDPOINT: TEST_S3.endpoint,
-      S3_BUCKET: bucket.name,
-      S3_REGION: TEST_S3.region,
-      S3_ACCESS_KEY_ID: TEST_S3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: TEST_S3.secretAccessKey,
-      URL_SIGNING_SECRET: 'scaled-out-e2e-secret-0123456789abcdef',
+      ...scaledOutEnv(database, bucket, 'scaled-out-e2e-secret-0123456789abcdef'),
       RATE_LIMIT_POLL_SECONDS: '0',
       RATE_LIMIT_REGISTER_PER_MINUTE: String(REGISTER_PER_MINUTE),
       QUEUE_LEASE_SECONDS: '2',

@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/config.ts';
 import { compose } from '../../src/start/compose.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../support/postgres.ts';
 import { createTestBucket, skipWithoutS3, TEST_S3, type TestBucket } from '../support/s3-server.ts';
+import { scaledOutEnv } from '../support/scaled-out-env.ts';
 import {
   getJson,
   register,
@@ -37,17 +38,10 @@ const LIST = [
   'b,Jose,Munoz,,,400 North Elm Ave Apt 4B,27701,by address',
 ].join('\r\n');
 
-function scaledOutEnv(database: TestDatabase, bucket: TestBucket): Record<string, string> {
+function testEnv(database: TestDatabase, bucket: TestBucket): Record<string, string> {
   return {
-    DATABASE_URL: database.url,
-    DATABASE_POOL_SIZE: '4',
-    S3_ENDPOINT: TEST_S3.endpoint,
-    S3_BUCKET: bucket.name,
-    S3_REGION: TEST_S3.region,
-    S3_ACCESS_KEY_ID: TEST_S3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: TEST_S3.secretAccessKey,
+    ...scaledOutEnv(database, bucket, SECRET),
     S3_PREFIX: 'svc/',
-    URL_SIGNING_SECRET: SECRET,
     UPLOAD_POLL_MS: '100',
     RATE_LIMIT_POLL_SECONDS: '0',
   };
@@ -93,7 +87,7 @@ describe('the service on PostgreSQL and S3', () => {
     if ((await skipWithoutPostgres(t)) || (await skipWithoutS3(t))) return;
     database = await createTestDatabase();
     bucket = await createTestBucket();
-    const env = { ...scaledOutEnv(database, bucket), DATA_DIR: dataDir!, MIGRATE_ON_START: 'false' };
+    const env = { ...testEnv(database, bucket), DATA_DIR: dataDir!, MIGRATE_ON_START: 'false' };
 
     await assert.rejects(compose(loadConfig(env)), (error: Error) => {
       assert.match(error.message, /lacks \d+ migration\(s\) .*run `listmatch migrate` first/);
@@ -134,7 +128,7 @@ describe('the service on PostgreSQL and S3', () => {
       await embedded.stop();
     }
 
-    const scaled = await startTestService(scaledOutEnv(database, bucket));
+    const scaled = await startTestService(testEnv(database, bucket));
     try {
       assert.equal(scaled.running.services.metadataKind, 'postgres');
       assert.equal(scaled.running.services.storageKind, 's3');
