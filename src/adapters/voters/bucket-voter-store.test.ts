@@ -97,4 +97,27 @@ describe('BucketVoterStore', () => {
     // The job pinned to the first version still finds it.
     assert.equal((await worker.store.open(first.version))?.size, first.imported);
   });
+
+  it('keeps two versions in the bucket and on each worker, not every import ever made', async () => {
+    const importer = machine('importer');
+    const worker = machine('worker');
+    const versions: string[] = [];
+    const importOnce = async () => {
+      versions.push((await importer.store.importFile(FIXTURE, { replace: true })).version);
+    };
+    await importOnce();
+    await importOnce();
+    assert.equal((await worker.store.open(versions[1]!))?.version, versions[1]);
+    await importOnce();
+    const published = async () =>
+      [...new Set((await blobs.list('voters/v')).map((blob) => blob.key.split('/')[1]))].sort();
+    assert.deepEqual(await published(), [versions[1], versions[2]]);
+    assert.equal(await worker.store.open(versions[0]!), null, 'the oldest is gone from the bucket');
+    assert.equal((await worker.store.current())?.version, versions[2]);
+    await importOnce();
+    assert.deepEqual(await published(), [versions[2], versions[3]]);
+    assert.equal((await worker.store.current())?.version, versions[3]);
+    const local = (await readdir(worker.dir)).filter((name) => name.startsWith('v')).sort();
+    assert.deepEqual(local, [versions[2], versions[3]], 'the worker dropped what it no longer needs');
+  });
 });

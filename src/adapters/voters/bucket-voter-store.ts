@@ -41,7 +41,8 @@ const VERSION = /^v[0-9A-Za-z-]+$/;
  * version. A worker fetches a version the first time a job needs it into its own DATA_DIR (checked
  * against the manifest, then renamed into place) and opens it from there. Every process thus
  * matches against the same version id, and a job resumed on another worker finds the version it
- * pinned.
+ * pinned. Each side keeps two versions: a publish deletes older ones from the bucket, a fetch
+ * older ones from this machine.
  */
 export class BucketVoterStore implements VoterStore {
   private readonly local: FsVoterStore;
@@ -116,6 +117,37 @@ export class BucketVoterStore implements VoterStore {
     await this.blobs.put(this.key(version, 'manifest.json'), once(JSON.stringify(manifest)));
     await this.blobs.put(`${this.prefix}CURRENT`, once(version));
     this.pointer = { version, readAt: Date.now() };
+    await this.pruneBucket(version);
+  }
+
+  /**
+   * Deletes the published versions other than `current` and the newest one before it (a job
+   * pinned to that one may still resume elsewhere), manifest first so that no process starts
+   * fetching a version whose files are going.
+   */
+  private async pruneBucket(current: string): Promise<void> {
+    const keys = await this.listAll(this.prefix);
+    const versions = [...new Set(keys.map((key) => key.slice(this.prefix.length).split('/')[0]!))]
+      .filter((name) => VERSION.test(name))
+      .sort();
+    const previous = versions.filter((name) => name < current).at(-1);
+    for (const version of versions) {
+      if (version === current || version === previous) continue;
+      const files = keys.filter((key) => key.startsWith(`${this.prefix}${version}/`));
+      const manifest = this.key(version, 'manifest.json');
+      await this.blobs.delete(manifest);
+      for (const key of files) if (key !== manifest) await this.blobs.delete(key);
+    }
+  }
+
+  private async listAll(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    for (;;) {
+      const after = keys.at(-1);
+      const page = await this.blobs.list(prefix, after === undefined ? {} : { after });
+      keys.push(...page.map((blob) => blob.key));
+      if (page.length === 0 || page.length < 1000) return keys;
+    }
   }
 
   /** The cluster's current version, from the bucket's pointer (cached for refreshMs). */
@@ -192,6 +224,8 @@ export class BucketVoterStore implements VoterStore {
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
+    // A worker keeps what it fetched last and the newest versions, not every import ever made.
+    await this.local.pruneExcept([version]);
   }
 
   private key(version: string, file: string): string {

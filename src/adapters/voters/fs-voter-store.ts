@@ -224,6 +224,24 @@ export class FsVoterStore implements VoterStore {
       .sort();
   }
 
+  /**
+   * Removes the versions on this machine other than `keep`, the newest `VERSIONS_KEPT` and the
+   * current one: what a worker that fetches versions from object storage does after each fetch.
+   * A snapshot already loaded stays usable (its files were read into memory).
+   */
+  async pruneExcept(keep: readonly string[]): Promise<string[]> {
+    const versions = await this.listVersions().catch(() => []);
+    const current = await this.currentVersion();
+    const kept = new Set([
+      ...keep,
+      ...versions.slice(-VERSIONS_KEPT),
+      ...(current === null ? [] : [current]),
+    ]);
+    const removed = versions.filter((version) => !kept.has(version));
+    for (const version of removed) await rm(join(this.dir, version), { recursive: true, force: true });
+    return removed;
+  }
+
   /** Keeps the new version and the one before (a job that started on it may still resume). */
   private async removeOldVersions(current: string, previous: string | null): Promise<void> {
     const keep = new Set([current, previous].filter((v): v is string => v !== null));
