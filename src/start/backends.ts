@@ -152,7 +152,10 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
     healthy: () => database.healthy(),
     close: async () => {
       await stopPurging();
-      await Promise.allSettled([queue.close()]);
+      // Claims still held lapse and are retried by another worker: closing must not stop on it.
+      await queue
+        .close()
+        .catch((error: unknown) => warn(`closing the job queue: ${(error as Error).message}`));
       await database.close();
     },
   };
