@@ -51,6 +51,7 @@ export class BucketVoterStore implements VoterStore {
   private readonly refreshMs: number;
   private pointer: { version: string | null; readAt: number } | null = null;
   private readonly fetching = new Map<string, Promise<void>>();
+  private readonly manifests = new Map<string, Manifest>();
 
   constructor(options: BucketVoterStoreOptions) {
     this.local = options.local;
@@ -73,9 +74,10 @@ export class BucketVoterStore implements VoterStore {
     return this.local.open(version);
   }
 
+  /** From the manifest, without fetching the version (readiness probes call it often). */
   async stats(): Promise<VoterStats | null> {
-    const version = await this.currentVersion(true);
-    return version === null ? null : ((await this.readManifest(version))?.stats ?? null);
+    const version = await this.currentVersion();
+    return version === null ? null : ((await this.readManifest(version, true))?.stats ?? null);
   }
 
   /**
@@ -162,7 +164,13 @@ export class BucketVoterStore implements VoterStore {
     return valid;
   }
 
-  private async readManifest(version: string): Promise<Manifest | null> {
+  /**
+   * A version's manifest, or null when the version is not (or no longer) published. A published
+   * version never changes, so `cached` may answer from memory; whether it still exists may change.
+   */
+  private async readManifest(version: string, cached = false): Promise<Manifest | null> {
+    const known = cached ? this.manifests.get(version) : undefined;
+    if (known !== undefined) return known;
     const text = await this.readText(this.key(version, 'manifest.json'));
     if (text === null) return null;
     const manifest = JSON.parse(text) as Manifest;
@@ -171,6 +179,7 @@ export class BucketVoterStore implements VoterStore {
         `the manifest of voter file ${version} in object storage is not one this version reads`,
       );
     }
+    this.manifests.set(version, manifest);
     return manifest;
   }
 
