@@ -3,16 +3,18 @@
 # (PostgreSQL, S3, SFTP, SMTP) add their start-up here.
 set -euo pipefail
 
+# Installs Debian packages quietly, through sudo when not root (swift.sh has its own for its set).
+apt_install() {
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq >/dev/null
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
 # Headless Chromium (Debian package) for the tests that open the HTML reports in a browser.
 if ! command -v chromium >/dev/null 2>&1; then
   echo "ci: installing Debian chromium"
-  if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    sudo apt-get update -qq >/dev/null
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  fi
+  apt_install chromium
 fi
 echo "ci: chromium $(chromium --version 2>/dev/null || echo missing)"
 
@@ -20,13 +22,7 @@ echo "ci: chromium $(chromium --version 2>/dev/null || echo missing)"
 # port, chrooted test user); the system's sshd is not started here.
 if [ ! -x /usr/sbin/sshd ]; then
   echo "ci: installing Debian openssh-server"
-  if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null
-  else
-    sudo apt-get update -qq >/dev/null
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null
-  fi
+  apt_install openssh-server
 fi
 echo "ci: $(/usr/sbin/sshd -V 2>&1 | head -n 1 || echo 'openssh-server missing')"
 bash "$(dirname "$0")/swift.sh" # OpenStack Swift with s3api: the S3-compatible server of the object-storage tests
@@ -36,13 +32,7 @@ bash "$(dirname "$0")/swift.sh" # OpenStack Swift with s3api: the S3-compatible 
 if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   if ! command -v pg_ctlcluster >/dev/null 2>&1; then
     echo "ci: installing Debian postgresql"
-    if [ "$(id -u)" -eq 0 ]; then
-      apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-    else
-      sudo apt-get update -qq >/dev/null
-      sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-    fi
+    apt_install postgresql
   fi
   echo "ci: starting PostgreSQL"
   for version in $(ls /etc/postgresql); do
