@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { INCOMING_PREFIX, type JobService } from '../domain/jobs/job-service.ts';
-import type { BlobStore } from '../domain/ports/blob-store.ts';
+import { type BlobStore, listPages } from '../domain/ports/blob-store.ts';
 
 /**
  * Notices uploads that clients PUT straight into object storage (S3 mode) by listing the incoming
@@ -42,12 +42,7 @@ export class UploadArrivals {
   async pass(): Promise<number> {
     const { blobs, jobs, logger } = this.options;
     let accepted = 0;
-    let after: string | undefined;
-    for (;;) {
-      const page = await blobs.list(INCOMING_PREFIX, {
-        limit: 500,
-        ...(after === undefined ? {} : { after }),
-      });
+    for await (const page of listPages(blobs, INCOMING_PREFIX, 500)) {
       for (const object of page) {
         const jobId = jobIdOfIncomingKey(object.key);
         if (jobId === null) {
@@ -72,8 +67,7 @@ export class UploadArrivals {
           logger.error({ err: error, jobId }, 'taking an upload from object storage failed');
         }
       }
-      if (page.length < 500 || this.stopped) break;
-      after = page[page.length - 1]!.key;
+      if (this.stopped) break;
     }
     return accepted;
   }

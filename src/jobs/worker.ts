@@ -85,9 +85,8 @@ export class Worker {
 
   /** Looks for work now rather than at the next poll (a message was enqueued somewhere). */
   wake(): void {
-    if (this.stopped || this.running.size >= this.options.concurrency) return;
-    if (this.filling) this.refill = true;
-    else this.schedule(0);
+    // schedule() does nothing once stopped, and a fill already running takes it as a refill.
+    if (this.running.size < this.options.concurrency) this.schedule(0);
   }
 
   /** Number of jobs running now. */

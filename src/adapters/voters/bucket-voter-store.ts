@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BlobStore } from '../../domain/ports/blob-store.ts';
+import { type BlobStore, listPages } from '../../domain/ports/blob-store.ts';
 import type {
   VoterImportReport,
   VoterSnapshot,
@@ -102,16 +102,10 @@ export class BucketVoterStore implements VoterStore {
     const dir = this.local.versionDir(version);
     const files: Manifest['files'] = [];
     for (const file of await listFiles(dir)) {
-      const digest = createHash('sha256');
-      const hashing = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          digest.update(chunk);
-          done(null, chunk);
-        },
-      });
+      const hashing = new Sha256PassThrough();
       const source = createReadStream(join(dir, file)).pipe(hashing);
       const { bytes } = await this.blobs.put(this.key(version, file), source);
-      files.push({ path: file, bytes, sha256: digest.digest('hex') });
+      files.push({ path: file, bytes, sha256: hashing.hex() });
     }
     const stats = await this.local.stats();
     if (stats === null || stats.version !== version) throw new Error('the import did not become current');
@@ -128,7 +122,8 @@ export class BucketVoterStore implements VoterStore {
    * fetching a version whose files are going.
    */
   private async pruneBucket(current: string): Promise<void> {
-    const keys = await this.listAll(this.prefix);
+    const keys: string[] = [];
+    for await (const page of listPages(this.blobs, this.prefix)) keys.push(...page.map((blob) => blob.key));
     const versions = [...new Set(keys.map((key) => key.slice(this.prefix.length).split('/')[0]!))]
       .filter((name) => VERSION.test(name))
       .sort();
@@ -139,16 +134,6 @@ export class BucketVoterStore implements VoterStore {
       const manifest = this.key(version, 'manifest.json');
       await this.blobs.delete(manifest);
       for (const key of files) if (key !== manifest) await this.blobs.delete(key);
-    }
-  }
-
-  private async listAll(prefix: string): Promise<string[]> {
-    const keys: string[] = [];
-    for (;;) {
-      const after = keys.at(-1);
-      const page = await this.blobs.list(prefix, after === undefined ? {} : { after });
-      keys.push(...page.map((blob) => blob.key));
-      if (page.length === 0 || page.length < 1000) return keys;
     }
   }
 
@@ -204,20 +189,13 @@ export class BucketVoterStore implements VoterStore {
         }
         const target = join(staging, ...file.path.split('/'));
         await mkdir(dirname(target), { recursive: true });
-        const digest = createHash('sha256');
-        let bytes = 0;
+        const hashing = new Sha256PassThrough();
         await pipeline(
           await this.blobs.read(this.key(version, file.path)),
-          new Transform({
-            transform(chunk: Buffer, _encoding, done) {
-              digest.update(chunk);
-              bytes += chunk.length;
-              done(null, chunk);
-            },
-          }),
+          hashing,
           createWriteStream(target),
         );
-        if (bytes !== file.bytes || digest.digest('hex') !== file.sha256) {
+        if (hashing.bytes !== file.bytes || hashing.hex() !== file.sha256) {
           throw new Error(
             `voter file ${version}: ${file.path} in object storage does not match its manifest`,
           );
@@ -246,6 +224,27 @@ export class BucketVoterStore implements VoterStore {
     const chunks: Buffer[] = [];
     for await (const chunk of await this.blobs.read(key)) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8');
+  }
+}
+
+/** Passes bytes through unchanged, counting them and hashing them with SHA-256. */
+class Sha256PassThrough extends Transform {
+  bytes = 0;
+  private readonly digest = createHash('sha256');
+
+  override _transform(
+    chunk: Buffer,
+    _encoding: BufferEncoding,
+    done: (error?: Error | null, data?: Buffer) => void,
+  ) {
+    this.digest.update(chunk);
+    this.bytes += chunk.length;
+    done(null, chunk);
+  }
+
+  /** The hex digest of everything passed through; call once, after the stream ended. */
+  hex(): string {
+    return this.digest.digest('hex');
   }
 }
 

@@ -46,3 +46,21 @@ export interface BlobStore {
   /** True when the store can be written to (for /readyz). */
   healthy(): Promise<boolean>;
 }
+
+/**
+ * Every blob under `prefix`, page by page (`list` with `after`), in key order. A page shorter than
+ * `pageSize` is the last one.
+ */
+export async function* listPages(
+  blobs: BlobStore,
+  prefix: string,
+  pageSize = 1000,
+): AsyncGenerator<BlobListing[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await blobs.list(prefix, { limit: pageSize, ...(after === undefined ? {} : { after }) });
+    if (page.length > 0) yield page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1]!.key;
+  }
+}
