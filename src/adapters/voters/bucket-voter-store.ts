@@ -11,7 +11,7 @@ import type {
   VoterStats,
   VoterStore,
 } from '../../domain/voters/voter-snapshot.ts';
-import type { FsVoterStore } from './fs-voter-store.ts';
+import { type FsVoterStore, isVoterVersion } from './fs-voter-store.ts';
 
 /** What a published version holds, written after its files: a version without it is incomplete. */
 interface Manifest {
@@ -31,8 +31,6 @@ export interface BucketVoterStoreOptions {
   /** How long the bucket's CURRENT pointer is trusted before it is read again (default 30 s). */
   refreshMs?: number;
 }
-
-const VERSION = /^v[0-9A-Za-z-]+$/;
 
 /**
  * The voter file shared through object storage (scale-out). An import is built on the machine that
@@ -66,7 +64,7 @@ export class BucketVoterStore implements VoterStore {
   }
 
   async open(version: string): Promise<VoterSnapshot | null> {
-    if (!VERSION.test(version)) return null;
+    if (!isVoterVersion(version)) return null;
     const here = await this.local.open(version);
     if (here !== null) return here;
     if ((await this.readManifest(version)) === null) return null;
@@ -125,7 +123,7 @@ export class BucketVoterStore implements VoterStore {
     const keys: string[] = [];
     for await (const page of listPages(this.blobs, this.prefix)) keys.push(...page.map((blob) => blob.key));
     const versions = [...new Set(keys.map((key) => key.slice(this.prefix.length).split('/')[0]!))]
-      .filter((name) => VERSION.test(name))
+      .filter((name) => isVoterVersion(name))
       .sort();
     const previous = versions.filter((name) => name < current).at(-1);
     for (const version of versions) {
@@ -144,7 +142,7 @@ export class BucketVoterStore implements VoterStore {
     }
     const text = await this.readText(`${this.prefix}CURRENT`);
     const version = text === null ? null : text.trim();
-    const valid = version !== null && VERSION.test(version) ? version : null;
+    const valid = version !== null && isVoterVersion(version) ? version : null;
     this.pointer = { version: valid, readAt: Date.now() };
     return valid;
   }

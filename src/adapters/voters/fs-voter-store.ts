@@ -63,6 +63,11 @@ interface SnapshotMeta {
   indexCounts: Record<string, number>;
 }
 
+/** A version name as imports make them (`v<time base 36>-<random>`): safe as a folder or key segment. */
+export function isVoterVersion(name: string): boolean {
+  return /^v[0-9A-Za-z-]+$/.test(name);
+}
+
 export class FsVoterStore implements VoterStore {
   private readonly dir: string;
   private readonly maxRowBytes: number;
@@ -80,7 +85,7 @@ export class FsVoterStore implements VoterStore {
 
   async open(version: string): Promise<VoterSnapshot | null> {
     if (this.cached?.version === version) return this.cached;
-    if (!/^v[0-9A-Za-z-]+$/.test(version)) return null;
+    if (!isVoterVersion(version)) return null;
     const versionDir = join(this.dir, version);
     const meta = await readMeta(versionDir);
     if (meta === null) return null;
@@ -172,7 +177,7 @@ export class FsVoterStore implements VoterStore {
 
   /** The folder of a version on this machine (which may not exist). */
   versionDir(version: string): string {
-    if (!/^v[0-9A-Za-z-]+$/.test(version)) throw new Error('not a voter file version');
+    if (!isVoterVersion(version)) throw new Error('not a voter file version');
     return join(this.dir, version);
   }
 
