@@ -88,6 +88,11 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
     import('../adapters/rate-limit/pg-rate-limiter.ts'),
     import('../adapters/queue/pg-boss-queue.ts'),
   ]);
+  // Names the database without its password (describeDatabaseUrl), keeps the driver's error as cause.
+  const failed = (what: string, error: unknown) =>
+    new Error(`${what} the database at ${describeDatabaseUrl(url)} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
   let database: Awaited<ReturnType<typeof openPgDatabase>>;
   try {
     database = await openPgDatabase(url, {
@@ -96,22 +101,12 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
       onIdleError: (error) => warn(`PostgreSQL connection dropped: ${error.message}`),
     });
   } catch (error) {
-    throw new Error(
-      `opening the database at ${describeDatabaseUrl(url)} failed: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
+    throw failed('opening', error);
   }
   if (!config.MIGRATE_ON_START) {
     const pending = await database.pendingMigrations().catch(async (error: unknown) => {
       await database.close().catch(() => {});
-      throw new Error(
-        `reaching the database at ${describeDatabaseUrl(url)} failed: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
+      throw failed('reaching', error);
     });
     if (pending.length > 0) {
       await database.close().catch(() => {});
