@@ -38,6 +38,16 @@ export const configSchema = z.object({
   WORKER_CONCURRENCY: integer(1, 64).default(1),
   /** Threads that run the probabilistic matcher (0: on the job's own thread); default: one per CPU. */
   MATCH_THREADS: integer(0, 256).default(availableParallelism()),
+  /**
+   * Import the voter file as shards by state, no shard above this many records (bigger states are
+   * split by ZIP3); lists are then matched shard by shard (docs/voter-shards.md). Unset: one snapshot.
+   */
+  VOTER_SHARD_MAX_ROWS: integer(1000, 1_000_000_000).optional(),
+  /**
+   * Memory a worker gives to loaded voter shards, in MB (estimated from their files); the least
+   * recently used are let go beyond it. Unset: no limit.
+   */
+  VOTER_CACHE_MB: integer(1, 16_000_000).optional(),
   /** Lowest match score (0-100) accepted when a key's profile sets none. */
   MATCH_THRESHOLD: z.coerce.number().min(0).max(100).default(50),
   /** Days after a job finishes before its uploaded list and results are deleted (the job record stays). */

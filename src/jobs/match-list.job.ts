@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import yazl from 'yazl';
@@ -13,7 +13,7 @@ import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
-import { matchList } from '../domain/pipeline/match-list.ts';
+import { type ListSummary, matchList } from '../domain/pipeline/match-list.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
@@ -21,6 +21,7 @@ import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.
 import { completionFollowUps } from './completion-follow-ups.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { LineBuffer } from './line-buffer.ts';
+import { splitList } from './list-chunks.ts';
 
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
 type Payload = z.infer<typeof payloadSchema>;
@@ -74,7 +75,7 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
   };
 }
 
-async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {
+export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {
   // The "failed" notice commits with the failure, like the completion's follow-ups.
   const job = await deps.jobs.getJob(jobId);
   const notice = job?.kind === 'smartmatch' ? jobNoticeMessage(job, 'failed') : null;
@@ -90,7 +91,6 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   const started = new Date();
   const pinned = job.voterVersion === null ? null : await deps.voters.open(job.voterVersion);
   const voters = pinned ?? (await deps.voters.current());
-  let reportedRows = 0;
   if (voters === null) {
     throw new AppError(
       'UNAVAILABLE',
@@ -106,14 +106,77 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     Date.now(),
   );
   deps.onTransition?.('processing');
+  const plan = await planJob(deps, job);
+  if (voters.shardMap !== undefined) {
+    await splitList(deps, job, voters, voters.shardMap, plan, started.getTime());
+    return;
+  }
+  let reportedRows = 0;
+  await writeResults(deps, job, voters, plan, {
+    started,
+    replaced: job.voterVersion !== null && pinned === null,
+    run: (sinks) =>
+      matchList({
+        source: sinks.source,
+        ...sinks.outputs,
+        matcher: deps.createMatcher(voters, { thresholdScore: plan.matchThreshold }),
+        voters,
+        appendedFields: plan.appendedFields,
+        maxMatches: job.params.maxMatches,
+        searchRadiusMiles: job.params.searchRadiusMiles,
+        maxRowBytes: deps.maxRowBytes,
+        asOf: new Date(job.createdAt),
+        ...(sinks.onBestMatch === undefined ? {} : { onBestMatch: sinks.onBestMatch }),
+        onProgress: (rows) => {
+          if (signal.aborted) throw signal.reason;
+          // matchList reports a running total for this job; the metric counts increments.
+          deps.onRows?.(rows - reportedRows);
+          reportedRows = rows;
+        },
+      }),
+  });
+}
+
+/** What the job's profile and parameters fix before any row is read. */
+export interface JobPlan {
+  appendedFields: AppendedField[];
+  matchThreshold: number;
+  deliverToFolder: boolean;
+}
+
+export async function planJob(deps: MatchListDeps, job: SmartmatchJob): Promise<JobPlan> {
   const profile = await deps.keys.resolveProfile(job.keyId, job.params.profileId);
-  const appendedFields: AppendedField[] = [
-    ...profile.appendedFields,
-    ...job.params.include.map((field) => ({
-      source: CONTACT_FIELD_COLUMNS[field],
-      as: CONTACT_FIELD_COLUMNS[field],
-    })),
-  ];
+  return {
+    appendedFields: [
+      ...profile.appendedFields,
+      ...job.params.include.map((field) => ({
+        source: CONTACT_FIELD_COLUMNS[field],
+        as: CONTACT_FIELD_COLUMNS[field],
+      })),
+    ],
+    matchThreshold: profile.matchThreshold ?? deps.defaultMatchThreshold,
+    deliverToFolder: profile.delivery === 'folder',
+  };
+}
+
+/** Where matchList writes, as the job's result layout asks. */
+export interface ResultSinks {
+  source: AsyncIterable<Uint8Array>;
+  outputs: { output?: Writable; split?: { best: Writable; additional: Writable } };
+  onBestMatch?: (voterbaseId: string) => void;
+}
+
+/**
+ * Runs the list through `run` into the job's result blobs, then writes the delivery archive and
+ * completes the job with its follow-ups. Used by the unsharded job and by the sharded one's assembly.
+ */
+export async function writeResults(
+  deps: MatchListDeps,
+  job: SmartmatchJob,
+  voters: VoterSnapshot,
+  plan: JobPlan,
+  options: { started: Date; replaced: boolean; run: (sinks: ResultSinks) => Promise<ListSummary> },
+): Promise<void> {
   // The client's filename names the downloads only; storage keys are built from the job id.
   const layout = resultLayout({
     id: job.id,
@@ -121,8 +184,6 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     format: job.params.format,
     maxMatches: job.params.maxMatches,
   });
-  const matchThreshold = profile.matchThreshold ?? deps.defaultMatchThreshold;
-
   const writers = await openWriters(deps.blobs, layout);
   const wantsAudience = job.params.mbpOnboarding && job.params.digitalAudienceName !== null;
   const mbpIds = wantsAudience ? await deps.blobs.openWriter(mediaBuyingIdsKey(job.id)) : null;
@@ -130,31 +191,20 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   const idLines = mbpIds === null ? null : new LineBuffer(mbpIds.stream);
   let summary: JobSummary;
   try {
-    const listSummary = await matchList({
+    const listSummary = await options.run({
       source: await deps.blobs.read(job.uploadBlob!),
-      ...(writers.everyRank ? { output: writers.everyRank.stream } : {}),
-      ...(writers.split
-        ? { split: { best: writers.split.best.stream, additional: writers.split.additional.stream } }
-        : {}),
-      matcher: deps.createMatcher(voters, { thresholdScore: matchThreshold }),
-      voters,
-      appendedFields,
-      maxMatches: job.params.maxMatches,
-      searchRadiusMiles: job.params.searchRadiusMiles,
-      maxRowBytes: deps.maxRowBytes,
-      asOf: new Date(job.createdAt),
-      ...(idLines === null ? {} : { onBestMatch: (id: string) => idLines.write(`${id}\n`) }),
-      onProgress: (rows) => {
-        if (signal.aborted) throw signal.reason;
-        // matchList reports a running total for this job; the metric counts increments.
-        deps.onRows?.(rows - reportedRows);
-        reportedRows = rows;
+      outputs: {
+        ...(writers.everyRank ? { output: writers.everyRank.stream } : {}),
+        ...(writers.split
+          ? { split: { best: writers.split.best.stream, additional: writers.split.additional.stream } }
+          : {}),
       },
+      ...(idLines === null ? {} : { onBestMatch: (id: string) => idLines.write(`${id}\n`) }),
     });
     await idLines?.end();
     for (const writer of writers.all) await writer.commit();
     const completed = new Date();
-    if (job.voterVersion !== null && pinned === null) {
+    if (options.replaced) {
       // The version this job started on was replaced twice before the job could resume.
       listSummary.warnings.total++;
       listSummary.warnings.byKind['voter_file_replaced'] = 1;
@@ -165,10 +215,10 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     summary = {
       ...listSummary,
       voterFileVersion: voters.version,
-      matchThreshold,
-      startedAt: started.toISOString(),
+      matchThreshold: plan.matchThreshold,
+      startedAt: options.started.toISOString(),
       completedAt: completed.toISOString(),
-      durationMs: completed.getTime() - started.getTime(),
+      durationMs: completed.getTime() - options.started.getTime(),
     };
   } catch (error) {
     for (const writer of writers.all) await writer.abort();
@@ -182,7 +232,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   if (layout.gzip !== null) await writeGzip(deps.blobs, layout.gzip.from, layout.gzip.key);
   for (const key of layout.temporary) await deps.blobs.delete(key);
   // Fan-out work (webhook, deliveries, notices) commits together with the completion.
-  const followUps = completionFollowUps(job, { deliverToFolder: profile.delivery === 'folder' });
+  const followUps = completionFollowUps(job, { deliverToFolder: plan.deliverToFolder });
   const completed = await deps.jobs.transition(
     job.id,
     ['processing'],

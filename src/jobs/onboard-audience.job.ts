@@ -167,6 +167,8 @@ async function stage(deps: OnboardAudienceDeps, job: OnboardingJob): Promise<Onb
   if (job.uploadBlob === null) throw new AppError('VALIDATION_FAILED', 'no file was uploaded');
   const pattern = patternOf(job);
   const voters = pattern === 1 ? await deps.voters.current() : null;
+  // A sharded voter file answers id lookups across the file once its shards are open.
+  await voters?.loadShards?.();
   if (pattern === 1 && voters === null) {
     throw new AppError(
       'UNAVAILABLE',

@@ -3,6 +3,8 @@ import type { JobModule } from './job-module.ts';
 /** The job types the worker runs. Startup fails when an expected type has no handler. */
 export class JobRegistry {
   private readonly modules = new Map<string, JobModule>();
+  /** Modules that run every type `<their type>.<name>` (one queue per voter shard). */
+  private readonly families = new Map<string, JobModule>();
 
   register<P>(module: JobModule<P>): this {
     if (this.modules.has(module.type)) throw new Error(`job type ${module.type} registered twice`);
@@ -10,8 +12,18 @@ export class JobRegistry {
     return this;
   }
 
+  /** Registers a module for the types `<module.type>.<name>`, whatever the name (not claimed by default). */
+  registerFamily<P>(module: JobModule<P>): this {
+    if (this.families.has(module.type)) throw new Error(`job family ${module.type} registered twice`);
+    this.families.set(module.type, module as unknown as JobModule);
+    return this;
+  }
+
   get(type: string): JobModule | undefined {
-    return this.modules.get(type);
+    const exact = this.modules.get(type);
+    if (exact !== undefined) return exact;
+    const dot = type.indexOf('.');
+    return dot === -1 ? undefined : this.families.get(type.slice(0, dot));
   }
 
   types(): string[] {

@@ -13,6 +13,11 @@ export interface WorkerOptions {
   /** Periodic housekeeping (expiring registrations), run every `housekeepingMs`. */
   housekeeping?: () => void | Promise<void>;
   housekeepingMs?: number;
+  /**
+   * The types to claim, in tiers: a tier is tried only when the ones before it had nothing (a
+   * worker takes chunks of the voter shards it holds before others). Default: the registry's types.
+   */
+  claimTiers?: () => Promise<string[][]>;
   /** A message was claimed `waitMs` after it became runnable (queue latency, per queue). */
   onClaimed?: (type: string, waitMs: number) => void;
   /** A message's handler ended: `done`, `retry`, `dead` or `interrupted`, after `ms`. */
@@ -109,16 +114,17 @@ export class Worker {
     }
     this.filling = true;
     try {
+      const tiers = (await this.options.claimTiers?.()) ?? [this.options.registry.types()];
       // Messages whose worker died on every attempt: record the failure where clients see it.
-      for (const message of await this.options.queue.reapExhausted(this.options.registry.types())) {
+      for (const message of await this.options.queue.reapExhausted([...new Set(tiers.flat())])) {
         void this.giveUp(message, new Error('the worker stopped during every attempt'));
       }
       while (this.running.size < this.options.concurrency) {
-        const message = await this.options.queue.claim(
-          this.id,
-          this.options.registry.types(),
-          this.options.leaseMs,
-        );
+        let message: ClaimedMessage | null = null;
+        for (const types of tiers) {
+          message = await this.options.queue.claim(this.id, types, this.options.leaseMs);
+          if (message !== null) break;
+        }
         if (message === null) break;
         if (message.runnableAt !== undefined) {
           this.options.onClaimed?.(message.type, Math.max(0, Date.now() - message.runnableAt));

@@ -33,9 +33,12 @@ import type { UrlSigner } from '../domain/ports/url-signer.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
+import { assembleListJob } from '../jobs/assemble-list.job.ts';
 import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
 import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
-import { matchListJob } from '../jobs/match-list.job.ts';
+import { matchChunkType } from '../jobs/list-chunks.ts';
+import { matchChunkJob } from '../jobs/match-chunk.job.ts';
+import { type MatchListDeps, matchListJob } from '../jobs/match-list.job.ts';
 import { MBP_AUDIENCE_JOB, mbpAudienceJob } from '../jobs/mbp-audience.job.ts';
 import { CHECK_AUDIENCE_JOB, checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
@@ -88,7 +91,17 @@ export async function compose(config: Config): Promise<Services> {
   const { queue, jobStore } = metadata;
   const { blobs, signer } = storage;
   const drop = createFileDrop(config, dataDir);
-  const localVoters = new FsVoterStore({ dir: join(dataDir, 'voters'), maxRowBytes: config.MAX_ROW_BYTES });
+  const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS, {
+    poolsKept: config.VOTER_SHARD_MAX_ROWS === undefined ? 2 : Number.POSITIVE_INFINITY,
+  });
+  const localVoters = new FsVoterStore({
+    dir: join(dataDir, 'voters'),
+    maxRowBytes: config.MAX_ROW_BYTES,
+    shardMaxRows: config.VOTER_SHARD_MAX_ROWS ?? null,
+    ...(config.VOTER_CACHE_MB === undefined ? {} : { cacheBytes: config.VOTER_CACHE_MB * 1024 * 1024 }),
+    // A shard let go takes its matching threads with it, or they would keep its memory.
+    onEvict: (snapshot) => matchers.release(snapshot),
+  });
   // With object storage, imports are published to the bucket and workers fetch what they match on.
   const voters: VoterStore =
     storage.kind === 's3' ? new BucketVoterStore({ local: localVoters, blobs }) : localVoters;
@@ -126,21 +139,35 @@ export async function compose(config: Config): Promise<Services> {
     secret: createHmac('sha256', secret).update('listmatch file browser sessions v1').digest(),
     sessionTtlMs: config.FILE_BROWSER_SESSION_MINUTES * 60_000,
   });
-  const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS);
-  const registry = new JobRegistry().register(
-    matchListJob({
-      jobs: jobStore,
-      blobs,
-      voters,
-      keys,
-      createMatcher: (voters, options) =>
-        matchers.create(voters, { thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD }),
-      defaultMatchThreshold: config.MATCH_THRESHOLD,
-      maxRowBytes: config.MAX_ROW_BYTES,
-      onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
-      onRows: (rows) => metrics.rowsMatched.inc(rows),
-    }),
-  );
+  const matchListDeps: MatchListDeps = {
+    jobs: jobStore,
+    blobs,
+    voters,
+    keys,
+    createMatcher: (voters, options) =>
+      matchers.create(voters, { thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD }),
+    defaultMatchThreshold: config.MATCH_THRESHOLD,
+    maxRowBytes: config.MAX_ROW_BYTES,
+    onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
+    onRows: (rows) => metrics.rowsMatched.inc(rows),
+  };
+  const registry = new JobRegistry()
+    .register(matchListJob(matchListDeps))
+    .register(assembleListJob(matchListDeps))
+    .registerFamily(matchChunkJob({ ...matchListDeps, enqueue: (message) => queue.enqueue(message) }));
+  /**
+   * With a sharded voter file, each shard's chunks have their own queue: a worker claims the other
+   * work and the chunks of the shards it holds first, then any chunk (fetching its shard).
+   */
+  const claimTiers = async (): Promise<string[][]> => {
+    const base = registry.types();
+    const current = await voters.current().catch(() => null);
+    const shards = current?.shardMap?.shards ?? [];
+    if (shards.length === 0) return [base];
+    const loaded = new Set(localVoters.loadedVersions());
+    const held = shards.filter((shard) => loaded.has(shard.version)).map((shard) => matchChunkType(shard.id));
+    return [[...base, ...held], shards.map((shard) => matchChunkType(shard.id))];
+  };
   let workerLogger: FastifyBaseLogger | null = null;
   registry.register(
     deliverWebhookJob({
@@ -253,6 +280,7 @@ export async function compose(config: Config): Promise<Services> {
         leaseMs: config.QUEUE_LEASE_SECONDS * 1000,
         pollMs: config.QUEUE_POLL_MS,
         concurrency: config.WORKER_CONCURRENCY,
+        claimTiers,
         onClaimed: (type, waitMs) => metrics.queueWait.observe({ queue: type }, waitMs / 1000),
         onFinished: (type, outcome, ms) => metrics.stageDuration.observe({ queue: type, outcome }, ms / 1000),
         housekeeping: async () => {

@@ -18,10 +18,22 @@ const POOLS_KEPT = 2;
  */
 export class ThreadedMatcherFactory {
   private readonly threads: number;
+  private readonly poolsKept: number;
   private readonly pools = new Map<MatchIndex, MatchThreadPool>();
 
-  constructor(threads: number) {
+  /** `poolsKept`: pools kept at most (a sharded voter file needs one per loaded shard; see release). */
+  constructor(threads: number, options: { poolsKept?: number } = {}) {
     this.threads = threads;
+    this.poolsKept = options.poolsKept ?? POOLS_KEPT;
+  }
+
+  /** Closes the pool of a snapshot that is no longer loaded (a voter shard let go). */
+  release(voters: VoterSnapshot): void {
+    const index = voters.matchIndex;
+    const pool = index === null ? undefined : this.pools.get(index);
+    if (index === null || pool === undefined) return;
+    this.pools.delete(index);
+    void pool.close();
   }
 
   create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): Matcher {
@@ -38,7 +50,7 @@ export class ThreadedMatcherFactory {
       pool = new MatchThreadPool(index, this.threads);
       this.pools.set(index, pool);
       for (const [old, oldPool] of this.pools) {
-        if (this.pools.size <= POOLS_KEPT) break;
+        if (this.pools.size <= this.poolsKept) break;
         this.pools.delete(old);
         void oldPool.close();
       }

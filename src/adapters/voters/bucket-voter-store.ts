@@ -5,13 +5,14 @@ import { dirname, join, relative, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type BlobStore, listPages } from '../../domain/ports/blob-store.ts';
+import { ShardedVoterSnapshot } from '../../domain/voters/sharded-voter-snapshot.ts';
 import type {
   VoterImportReport,
   VoterSnapshot,
   VoterStats,
   VoterStore,
 } from '../../domain/voters/voter-snapshot.ts';
-import { type FsVoterStore, isVoterVersion } from './fs-voter-store.ts';
+import { type FsVoterStore, isVoterVersion, versionFamily } from './fs-voter-store.ts';
 
 /** What a published version holds, written after its files: a version without it is incomplete. */
 interface Manifest {
@@ -65,11 +66,14 @@ export class BucketVoterStore implements VoterStore {
 
   async open(version: string): Promise<VoterSnapshot | null> {
     if (!isVoterVersion(version)) return null;
-    const here = await this.local.open(version);
-    if (here !== null) return here;
-    if ((await this.readManifest(version)) === null) return null;
-    await this.fetch(version);
-    return this.local.open(version);
+    let here = await this.local.open(version);
+    if (here === null) {
+      if ((await this.readManifest(version)) === null) return null;
+      await this.fetch(version);
+      here = await this.local.open(version);
+    }
+    // A sharded version's shards are fetched one by one, when a chunk or a lookup needs them.
+    return here instanceof ShardedVoterSnapshot ? here.withOpener((shard) => this.open(shard)) : here;
   }
 
   /** From the manifest, without fetching the version (readiness probes call it often). */
@@ -95,8 +99,26 @@ export class BucketVoterStore implements VoterStore {
     return report;
   }
 
-  /** Uploads a version built here: its files, then the manifest, then the pointer. */
+  /**
+   * Uploads a version built here: its files, then the manifest, then the pointer. A sharded
+   * version publishes each shard as a version of its own first, then the one that names them.
+   */
   async publish(version: string): Promise<void> {
+    const stats = await this.local.stats();
+    if (stats === null || stats.version !== version) throw new Error('the import did not become current');
+    const whole = await this.local.open(version);
+    for (const shard of whole?.shardMap?.shards ?? []) {
+      const shardStats = await this.local.statsOf(shard.version);
+      if (shardStats === null) throw new Error(`shard ${shard.id} of the import is missing`);
+      await this.publishFiles(shard.version, shardStats);
+    }
+    await this.publishFiles(version, stats);
+    await this.blobs.put(`${this.prefix}CURRENT`, once(version));
+    this.pointer = { version, readAt: Date.now() };
+    await this.pruneBucket(version);
+  }
+
+  private async publishFiles(version: string, stats: VoterStats): Promise<void> {
     const dir = this.local.versionDir(version);
     const files: Manifest['files'] = [];
     for (const file of await listFiles(dir)) {
@@ -105,13 +127,8 @@ export class BucketVoterStore implements VoterStore {
       const { bytes } = await this.blobs.put(this.key(version, file), source);
       files.push({ path: file, bytes, sha256: hashing.hex() });
     }
-    const stats = await this.local.stats();
-    if (stats === null || stats.version !== version) throw new Error('the import did not become current');
     const manifest: Manifest = { format: 1, version, stats, files };
     await this.blobs.put(this.key(version, 'manifest.json'), once(JSON.stringify(manifest)));
-    await this.blobs.put(`${this.prefix}CURRENT`, once(version));
-    this.pointer = { version, readAt: Date.now() };
-    await this.pruneBucket(version);
   }
 
   /**
@@ -125,9 +142,12 @@ export class BucketVoterStore implements VoterStore {
     const versions = [...new Set(keys.map((key) => key.slice(this.prefix.length).split('/')[0]!))]
       .filter((name) => isVoterVersion(name))
       .sort();
-    const previous = versions.filter((name) => name < current).at(-1);
+    // An import and its shards go together.
+    const families = [...new Set(versions.map(versionFamily))].sort();
+    const previous = families.filter((name) => name < versionFamily(current)).at(-1);
     for (const version of versions) {
-      if (version === current || version === previous) continue;
+      const family = versionFamily(version);
+      if (family === versionFamily(current) || family === previous) continue;
       const files = keys.filter((key) => key.startsWith(`${this.prefix}${version}/`));
       const manifest = this.key(version, 'manifest.json');
       await this.blobs.delete(manifest);

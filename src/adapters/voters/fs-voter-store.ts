@@ -16,6 +16,8 @@ import {
 } from '../../domain/matching/index/match-index-parts.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
+import type { ShardMap } from '../../domain/voters/shard-map.ts';
+import { ShardedVoterSnapshot } from '../../domain/voters/sharded-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
 import { VoterRowChecker } from '../../domain/voters/voter-row-checks.ts';
 import type {
@@ -26,6 +28,7 @@ import type {
 } from '../../domain/voters/voter-snapshot.ts';
 import { syncDirectory } from '../blobs/fs-blob-store.ts';
 import { buildMatchIndexFromRecords, defaultIndexThreads, MatchIndexThreads } from './match-index-threads.ts';
+import { importSharded, memoryBytes } from './sharded-import.ts';
 
 /**
  * Voter file versions under `<dir>/<version>/`, the current one named by `<dir>/CURRENT`
@@ -61,21 +64,61 @@ interface SnapshotMeta {
   rows: number;
   importedAt: string;
   indexCounts: Record<string, number>;
+  /** A sharded version's folder holds only this meta: its shards are versions of their own. */
+  shards?: ShardMap;
 }
 
-/** A version name as imports make them (`v<time base 36>-<random>`): safe as a folder or key segment. */
+/**
+ * A version name as imports make them (`v<time base 36>-<random>`, a shard's with `-<shard id>`
+ * after it): safe as a folder or key segment.
+ */
 export function isVoterVersion(name: string): boolean {
   return /^v[0-9A-Za-z-]+$/.test(name);
 }
 
+/** The import a version belongs to: itself, or for a shard the sharded version (`v…-…`). */
+export function versionFamily(name: string): string {
+  return name.split('-').slice(0, 2).join('-');
+}
+
+export interface FsVoterStoreOptions {
+  dir: string;
+  maxRowBytes: number;
+  /** Import voter files as shards by state, no shard above this many records (null: one snapshot). */
+  shardMaxRows?: number | null;
+  /**
+   * Memory for loaded snapshots (bytes, estimated from their files): the least recently used
+   * shards are let go beyond it. Unset: every shard of the two newest imports used stays loaded.
+   */
+  cacheBytes?: number;
+  /** Called when a loaded snapshot is let go (its matching threads can be closed). */
+  onEvict?: (snapshot: VoterSnapshot) => void;
+}
+
+/** Imports whose loaded snapshots stay cached (the current one and the one a resumed job may pin). */
+const FAMILIES_CACHED = 2;
+
 export class FsVoterStore implements VoterStore {
   private readonly dir: string;
   private readonly maxRowBytes: number;
-  private cached: FsVoterSnapshot | null = null;
+  private readonly shardMaxRows: number | null;
+  private readonly cacheBytes: number;
+  private readonly onEvict: ((snapshot: VoterSnapshot) => void) | undefined;
+  /** Loaded snapshots, least recently used first. */
+  private readonly cache = new Map<string, { snapshot: VoterSnapshot; bytes: number }>();
+  private readonly loading = new Map<string, Promise<VoterSnapshot | null>>();
 
-  constructor(options: { dir: string; maxRowBytes: number }) {
+  constructor(options: FsVoterStoreOptions) {
     this.dir = options.dir;
     this.maxRowBytes = options.maxRowBytes;
+    this.shardMaxRows = options.shardMaxRows ?? null;
+    this.cacheBytes = options.cacheBytes ?? Number.POSITIVE_INFINITY;
+    this.onEvict = options.onEvict;
+  }
+
+  /** The snapshots loaded in this process now (what a worker prefers to match against). */
+  loadedVersions(): string[] {
+    return [...this.cache.keys()];
   }
 
   async current(): Promise<VoterSnapshot | null> {
@@ -84,13 +127,60 @@ export class FsVoterStore implements VoterStore {
   }
 
   async open(version: string): Promise<VoterSnapshot | null> {
-    if (this.cached?.version === version) return this.cached;
+    const hit = this.cache.get(version);
+    if (hit !== undefined) {
+      this.cache.delete(version);
+      this.cache.set(version, hit);
+      return hit.snapshot;
+    }
     if (!isVoterVersion(version)) return null;
+    let loading = this.loading.get(version);
+    if (loading === undefined) {
+      loading = this.load(version).finally(() => this.loading.delete(version));
+      this.loading.set(version, loading);
+    }
+    return loading;
+  }
+
+  private async load(version: string): Promise<VoterSnapshot | null> {
     const versionDir = join(this.dir, version);
     const meta = await readMeta(versionDir);
     if (meta === null) return null;
-    this.cached = await FsVoterSnapshot.load(versionDir, meta);
-    return this.cached;
+    if (meta.shards !== undefined) {
+      // Only the map: nothing of the shards is loaded until a chunk or an id lookup needs it.
+      const whole = new ShardedVoterSnapshot({ ...meta, shards: meta.shards }, (shard) => this.open(shard));
+      this.remember(version, whole, 0);
+      return whole;
+    }
+    const snapshot = await FsVoterSnapshot.load(versionDir, meta);
+    this.remember(version, snapshot, await memoryBytes(versionDir));
+    return snapshot;
+  }
+
+  /** Caches a loaded snapshot and lets go of the least recently used ones beyond the budget. */
+  private remember(version: string, snapshot: VoterSnapshot, bytes: number): void {
+    this.cache.set(version, { snapshot, bytes });
+    const families: string[] = [];
+    for (const name of [...this.cache.keys()].reverse()) {
+      const family = versionFamily(name);
+      if (!families.includes(family)) families.push(family);
+    }
+    const kept = new Set(families.slice(0, FAMILIES_CACHED));
+    let total = 0;
+    for (const entry of this.cache.values()) total += entry.bytes;
+    for (const [name, entry] of this.cache) {
+      if (name === version) continue;
+      if (kept.has(versionFamily(name)) && total <= this.cacheBytes) continue;
+      this.cache.delete(name);
+      total -= entry.bytes;
+      this.onEvict?.(entry.snapshot);
+    }
+  }
+
+  /** Stats of one version on this machine (a shard's, for publishing it). */
+  async statsOf(version: string): Promise<VoterStats | null> {
+    const meta = await readMeta(this.versionDir(version));
+    return meta && { version, rows: meta.rows, columns: meta.columns, importedAt: meta.importedAt };
   }
 
   async stats(): Promise<VoterStats | null> {
@@ -124,6 +214,15 @@ export class FsVoterStore implements VoterStore {
     // Read under the lock: an append must start from the version the previous import left.
     const previous = options.replace ? null : await this.current();
     const version = `v${started.toString(36)}-${randomBytes(3).toString('hex')}`;
+    if (this.shardMaxRows !== null || previous?.shardMap !== undefined) {
+      if (previous !== null) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          'a sharded voter file is imported whole: import the complete file with --replace',
+        );
+      }
+      return this.importShardedLocked(path, totalBytes, started, version, options.onProgress);
+    }
     const buildDir = join(this.dir, `.building-${version}`);
     await mkdir(buildDir, { recursive: true });
     try {
@@ -146,6 +245,72 @@ export class FsVoterStore implements VoterStore {
       };
     } catch (error) {
       await rm(buildDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private async importShardedLocked(
+    path: string,
+    totalBytes: number,
+    started: number,
+    version: string,
+    onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined,
+  ): Promise<VoterImportReport> {
+    const workDir = join(this.dir, `.building-${version}`);
+    await mkdir(workDir, { recursive: true });
+    const built: string[] = [];
+    try {
+      const result = await importSharded({
+        path,
+        totalBytes,
+        workDir,
+        version,
+        maxRows: this.shardMaxRows ?? Number.POSITIVE_INFINITY,
+        maxRowBytes: this.maxRowBytes,
+        onProgress,
+        buildShard: async (shard) => {
+          const buildDir = join(this.dir, `.building-${shard.version}`);
+          built.push(buildDir);
+          await mkdir(buildDir, { recursive: true });
+          const report = await buildSnapshot({
+            ...shard,
+            buildDir,
+            previous: null,
+            maxRowBytes: this.maxRowBytes,
+            onProgress: undefined,
+          });
+          return { report, buildDir };
+        },
+      });
+      // Shards first, the version that names them last: a reader never finds a shard missing.
+      for (let i = 0; i < result.buildDirs.length; i++) {
+        await rename(result.buildDirs[i]!, join(this.dir, result.map.shards[i]!.version));
+      }
+      const meta: SnapshotMeta = {
+        format: SNAPSHOT_FORMAT,
+        version,
+        columns: result.report.columns,
+        rows: result.report.imported,
+        importedAt: new Date().toISOString(),
+        indexCounts: {},
+        shards: result.map,
+      };
+      await writeFile(join(workDir, 'meta.json'), JSON.stringify(meta, null, 2), { flush: true });
+      await writeFile(
+        join(workDir, 'import-report.csv'),
+        `line,problem\n${result.reportLines.map((l) => `${l}\n`).join('')}`,
+      );
+      await rename(workDir, join(this.dir, version));
+      await this.writeCurrent(version);
+      await this.removeOldVersions(version, await this.previousVersion(version));
+      return {
+        ...result.report,
+        reportPath: join(this.dir, version, 'import-report.csv'),
+        durationMs: Date.now() - started,
+      };
+    } catch (error) {
+      await rm(workDir, { recursive: true, force: true });
+      for (const dir of built) await rm(dir, { recursive: true, force: true });
       throw error;
     }
   }
@@ -220,13 +385,24 @@ export class FsVoterStore implements VoterStore {
     return versions.at(-1) ?? null;
   }
 
+  /** The imports here, oldest first (a sharded import counts once: its shards go with it). */
   private async listVersions(): Promise<string[]> {
     const entries = await readdir(this.dir, { withFileTypes: true });
     // Version names start with the import time in base 36 (fixed width for centuries): sortable.
-    return entries
+    const families = entries
       .filter((e) => e.isDirectory() && e.name.startsWith('v'))
-      .map((e) => e.name)
-      .sort();
+      .map((e) => versionFamily(e.name));
+    return [...new Set(families)].sort();
+  }
+
+  /** Removes an import: its folder and its shards' folders. */
+  private async removeVersion(family: string): Promise<void> {
+    const entries = await readdir(this.dir, { withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isDirectory() || versionFamily(entry.name) !== family || !entry.name.startsWith('v'))
+        continue;
+      await rm(join(this.dir, entry.name), { recursive: true, force: true });
+    }
   }
 
   /**
@@ -237,22 +413,20 @@ export class FsVoterStore implements VoterStore {
   async pruneExcept(keep: readonly string[]): Promise<string[]> {
     const versions = await this.listVersions().catch(() => []);
     const current = await this.currentVersion();
-    const kept = new Set([
-      ...keep,
-      ...versions.slice(-VERSIONS_KEPT),
-      ...(current === null ? [] : [current]),
-    ]);
+    const kept = new Set(
+      [...keep, ...versions.slice(-VERSIONS_KEPT), ...(current === null ? [] : [current])].map(versionFamily),
+    );
     const removed = versions.filter((version) => !kept.has(version));
-    for (const version of removed) await rm(join(this.dir, version), { recursive: true, force: true });
+    for (const version of removed) await this.removeVersion(version);
     return removed;
   }
 
   /** Keeps the new version and the one before (a job that started on it may still resume). */
   private async removeOldVersions(current: string, previous: string | null): Promise<void> {
-    const keep = new Set([current, previous].filter((v): v is string => v !== null));
+    const keep = new Set([current, previous].filter((v): v is string => v !== null).map(versionFamily));
     const versions = (await this.listVersions()).filter((v) => !keep.has(v));
     const removable = versions.slice(0, Math.max(0, versions.length - (VERSIONS_KEPT - keep.size)));
-    for (const version of removable) await rm(join(this.dir, version), { recursive: true, force: true });
+    for (const version of removable) await this.removeVersion(version);
   }
 }
 
@@ -287,7 +461,7 @@ interface BuildInput {
 
 type BuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
 
-async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
+export async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
   const builder = new SnapshotBuilder(input.buildDir);
   try {
     return await fillSnapshot(input, builder);

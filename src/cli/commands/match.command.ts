@@ -3,8 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
 import { matchList } from '../../domain/pipeline/match-list.ts';
+import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import type { CliContext } from '../cli-context.ts';
 import { parseAppendedFields } from '../output.ts';
+import { matchShardedLocally } from './match-sharded.ts';
 
 /** `listmatch match FILE --out OUT`: the worker's pipeline on a local file, without HTTP. */
 export function matchCommand(program: Command, context: CliContext): void {
@@ -33,18 +35,32 @@ export function matchCommand(program: Command, context: CliContext): void {
         const appendedFields = parseAppendedFields(options.append ?? '');
         const started = Date.now();
         const matchers = new ThreadedMatcherFactory(services.config.MATCH_THREADS);
-        const matcher = matchers.create(voters, { thresholdScore: services.config.MATCH_THRESHOLD });
-        const summary = await matchList({
-          source: createReadStream(file, { highWaterMark: 1 << 20 }),
-          output: createWriteStream(options.out),
-          matcher,
-          voters,
+        const createMatcher = (snapshot: VoterSnapshot) =>
+          matchers.create(snapshot, { thresholdScore: services.config.MATCH_THRESHOLD });
+        const common = {
           appendedFields,
           maxMatches,
-          searchRadiusMiles: null,
           maxRowBytes: services.config.MAX_ROW_BYTES,
           asOf: new Date(),
-        }).finally(() => matchers.close());
+        };
+        const summary = await (voters.shardMap === undefined
+          ? matchList({
+              ...common,
+              source: createReadStream(file, { highWaterMark: 1 << 20 }),
+              output: createWriteStream(options.out),
+              matcher: createMatcher(voters),
+              voters,
+              searchRadiusMiles: null,
+            })
+          : matchShardedLocally({
+              ...common,
+              file,
+              output: createWriteStream(options.out),
+              whole: voters,
+              voters: services.voters,
+              createMatcher,
+            })
+        ).finally(() => matchers.close());
         const seconds = (Date.now() - started) / 1000;
         if (options.summary) await writeFile(options.summary, `${JSON.stringify(summary, null, 2)}\n`);
         console.error(

@@ -46,6 +46,11 @@ export interface MatchCandidate {
   method: string;
   /** Agreement per compared field (sm.explain), e.g. `first=nickname last=exact zip=exact`. */
   explain?: string;
+  /**
+   * The voter's values the result needs (voterbase_id, the appended fields, then the state),
+   * when the candidate was matched elsewhere (a shard's chunk) and `voter` indexes no snapshot here.
+   */
+  values?: string[];
 }
 
 /** Per row: candidates best first (at most maxMatches), or a reason when there are none. */

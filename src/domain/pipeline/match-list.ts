@@ -127,10 +127,15 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
         const candidate = outcome.candidates[rank]!;
         // vb.voterbase_id and the appended fields (and for rank 1 the voter's state, for the
         // summary), read in one pass over the record.
-        const voterValues = input.voters!.fields(
-          candidate.voter,
-          rank === 0 ? current.voterColumnsAndState : current.voterColumns,
-        );
+        const voterValues =
+          candidate.values === undefined
+            ? input.voters!.fields(
+                candidate.voter,
+                rank === 0 ? current.voterColumnsAndState : current.voterColumns,
+              )
+            : rank === 0
+              ? candidate.values.slice()
+              : candidate.values.slice(0, -1);
         if (rank === 0) {
           const state = voterValues.pop() || 'unknown';
           matchesByState[state] = (matchesByState[state] ?? 0) + 1;

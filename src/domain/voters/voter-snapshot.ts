@@ -1,4 +1,5 @@
 import type { MatchIndex } from '../matching/index/match-index.ts';
+import type { ShardMap } from './shard-map.ts';
 import type { IdIndexName } from './voter-columns.ts';
 
 /**
@@ -20,6 +21,10 @@ export interface VoterSnapshot {
   columnIndex(name: string): number;
   /** The probabilistic matcher's index, built at import and loaded with the snapshot (null: none stored). */
   readonly matchIndex: MatchIndex | null;
+  /** Set when the version is sharded: lists are matched shard by shard (see shard-map.ts). */
+  readonly shardMap?: ShardMap;
+  /** A sharded version opens every shard before `lookup`, `record` or `fields` (id lookups across the file). */
+  loadShards?(): Promise<void>;
 }
 
 export interface VoterImportReport {

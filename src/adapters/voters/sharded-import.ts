@@ -1,0 +1,228 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
+import { AppError } from '../../domain/errors.ts';
+import {
+  planShards,
+  recordShardKey,
+  ShardCounts,
+  type ShardMap,
+  type ShardPlan,
+  shardOfRecord,
+} from '../../domain/voters/shard-map.ts';
+import type { VoterImportReport } from '../../domain/voters/voter-snapshot.ts';
+import { LineBuffer } from '../../jobs/line-buffer.ts';
+
+/** What one shard's build reports (fs-voter-store's buildSnapshot), before line numbers are mapped back. */
+export type ShardBuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
+
+export interface ShardedImportInput {
+  path: string;
+  totalBytes: number;
+  /** Scratch folder for the shards' CSV files (removed by the caller). */
+  workDir: string;
+  version: string;
+  maxRows: number;
+  maxRowBytes: number;
+  onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
+  /** Builds one shard's snapshot from its CSV into `buildDir` (the unsharded import, reused). */
+  buildShard(input: { path: string; totalBytes: number; version: string }): Promise<{
+    report: ShardBuildReport;
+    buildDir: string;
+  }>;
+}
+
+export interface ShardedImportResult {
+  report: ShardBuildReport;
+  map: ShardMap;
+  /** Build folder of each shard, in map order. */
+  buildDirs: string[];
+  /** Every rejected or corrected line of the whole file, by its line there. */
+  reportLines: string[];
+}
+
+const neutral = (n: number) => new Array<boolean>(n).fill(false);
+
+/**
+ * Imports a voter file as shards: a pass counts records per state and ZIP3 and plans the shards;
+ * a second pass writes each record to its shard's CSV; each shard is then built alone (memory is
+ * one shard's, not the file's). Line numbers in the report are the original file's.
+ */
+export async function importSharded(input: ShardedImportInput): Promise<ShardedImportResult> {
+  const plan = await countShards(input);
+  const split = await splitShards(input, plan);
+  const buildDirs: string[] = [];
+  const shards: ShardMap['shards'] = [];
+  const total: ShardBuildReport = {
+    version: input.version,
+    rowsRead: split.rowsRead,
+    imported: 0,
+    carriedOver: 0,
+    rejected: 0,
+    rejectedByReason: { ...split.rejectedByReason },
+    warnings: 0,
+    warningsByKind: {},
+    columns: [],
+  };
+  const reportLines = [...split.reportLines];
+  for (let i = 0; i < plan.shards.length; i++) {
+    const planned = plan.shards[i]!;
+    const version = `${input.version}-${planned.id}`;
+    const path = split.files[i]!;
+    const { report, buildDir } = await input.buildShard({
+      path,
+      totalBytes: (await stat(path)).size,
+      version,
+    });
+    await rm(path, { force: true });
+    buildDirs.push(buildDir);
+    total.imported += report.imported;
+    total.columns = report.columns;
+    for (const [reason, count] of Object.entries(report.rejectedByReason)) {
+      total.rejectedByReason[reason] = (total.rejectedByReason[reason] ?? 0) + count;
+    }
+    for (const [kind, count] of Object.entries(report.warningsByKind)) {
+      total.warningsByKind[kind] = (total.warningsByKind[kind] ?? 0) + count;
+    }
+    // The shard's own report names lines of its CSV (line 1 the header): back to the file's lines.
+    const lines = split.lines[i]!;
+    const shardReport = (await readFile(join(buildDir, 'import-report.csv'), 'utf8')).split('\n').slice(1);
+    const mapped = ['line,problem'];
+    for (const entry of shardReport) {
+      if (entry === '') continue;
+      const comma = entry.indexOf(',');
+      const original = lines.at(Number(entry.slice(0, comma)) - 2) ?? 0;
+      mapped.push(`${original}${entry.slice(comma)}`);
+      reportLines.push(`${original}${entry.slice(comma)}`);
+    }
+    await writeFile(join(buildDir, 'import-report.csv'), `${mapped.join('\n')}\n`);
+    shards.push({ ...planned, rows: report.imported, version, memoryBytes: await memoryBytes(buildDir) });
+  }
+  total.rejected = Object.values(total.rejectedByReason).reduce((a, b) => a + b, 0);
+  total.warnings = Object.values(total.warningsByKind).reduce((a, b) => a + b, 0);
+  reportLines.sort((a, b) => Number(a.slice(0, a.indexOf(','))) - Number(b.slice(0, b.indexOf(','))));
+  return { report: total, map: { shards, zip3States: plan.zip3States }, buildDirs, reportLines };
+}
+
+/** The columns a record's shard is read from, checked as the unsharded import checks the header. */
+function headerColumns(header: string[]): { state: number; zip: number } {
+  const names = header.map((name) => name.trim().toLowerCase());
+  if (!names.includes('voterbase_id')) {
+    throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
+  }
+  return { state: names.indexOf('state'), zip: names.indexOf('zip') };
+}
+
+const cell = (fields: string[], at: number) => (at === -1 ? '' : (fields[at] ?? '').trim());
+
+async function countShards(input: ShardedImportInput): Promise<ShardPlan> {
+  const counts = new ShardCounts();
+  const ragged = new Set<number>();
+  let columns: { state: number; zip: number } | null = null;
+  for await (const part of readCsvTable(createReadStream(input.path, { highWaterMark: 1 << 20 }), {
+    maxRowBytes: input.maxRowBytes,
+    onWarning: (warning) => {
+      if (warning.kind === 'ragged_row') ragged.add(warning.line);
+    },
+  })) {
+    if (part.kind === 'header') {
+      columns = headerColumns(part.header);
+      continue;
+    }
+    for (const row of part.rows) {
+      if (ragged.delete(row.line)) continue;
+      const key = recordShardKey(cell(row.fields, columns!.state), cell(row.fields, columns!.zip));
+      counts.add(key.state, key.zip3);
+    }
+  }
+  if (columns === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+  return planShards(counts, input.maxRows);
+}
+
+interface SplitResult {
+  files: string[];
+  /** Per shard, the file's line of each of its rows, in order. */
+  lines: Uint32Array[];
+  rowsRead: number;
+  rejectedByReason: Record<string, number>;
+  reportLines: string[];
+}
+
+async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<SplitResult> {
+  const files = plan.shards.map((shard) => join(input.workDir, `${shard.id}.csv`));
+  const streams = files.map((file) => createWriteStream(file));
+  const writers = streams.map((stream) => new LineBuffer(stream));
+  const lines = plan.shards.map(() => new Uint32Array(1024));
+  const counts = plan.shards.map(() => 0);
+  const rejectedByReason: Record<string, number> = {};
+  const reportLines: string[] = [];
+  const reject = (line: number, reason: string) => {
+    rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + 1;
+    reportLines.push(`${line},${reason}`);
+  };
+  const ragged = new Set<number>();
+  let rowsRead = 0;
+  let columns: { state: number; zip: number } | null = null;
+  const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
+  let bytesRead = 0;
+  source.on('data', (chunk) => {
+    bytesRead += chunk.length;
+    input.onProgress?.(bytesRead, input.totalBytes);
+  });
+  try {
+    for await (const part of readCsvTable(source, {
+      maxRowBytes: input.maxRowBytes,
+      onWarning: (warning) => {
+        if (warning.kind === 'ragged_row') ragged.add(warning.line);
+        else if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
+      },
+    })) {
+      if (part.kind === 'header') {
+        columns = headerColumns(part.header);
+        const header = formatCsvRow(part.header, neutral(part.header.length));
+        for (const writer of writers) writer.write(`${header}\n`);
+        continue;
+      }
+      for (const row of part.rows) {
+        rowsRead++;
+        if (ragged.delete(row.line)) {
+          reject(row.line, 'wrong_field_count');
+          continue;
+        }
+        const key = recordShardKey(cell(row.fields, columns!.state), cell(row.fields, columns!.zip));
+        const shard = shardOfRecord(plan, key.state, key.zip3);
+        if (counts[shard]! === lines[shard]!.length) {
+          const grown = new Uint32Array(lines[shard]!.length * 2);
+          grown.set(lines[shard]!);
+          lines[shard] = grown;
+        }
+        lines[shard]![counts[shard]!++] = row.line;
+        writers[shard]!.write(`${formatCsvRow(row.fields, neutral(row.fields.length))}\n`);
+      }
+      await Promise.all(writers.map((writer) => writer.ready()));
+    }
+    await Promise.all(writers.map((writer) => writer.end()));
+  } catch (error) {
+    for (const stream of streams) stream.destroy();
+    throw error;
+  }
+  return {
+    files,
+    lines: lines.map((all, i) => all.subarray(0, counts[i]!)),
+    rowsRead,
+    rejectedByReason,
+    reportLines,
+  };
+}
+
+/** What a loaded snapshot keeps in memory: its files but the records (read from disk per lookup). */
+export async function memoryBytes(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || entry.name === 'records.dat' || entry.name.endsWith('.csv')) continue;
+    bytes += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return bytes;
+}

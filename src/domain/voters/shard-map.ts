@@ -1,0 +1,154 @@
+import { normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
+
+/**
+ * A voter file split into shards that are built, stored, fetched and matched separately, so that
+ * no worker needs the whole national file in memory. The key is the state; a state with more than
+ * `maxRows` records is split further into ranges of ZIP3 (the first three digits of the ZIP).
+ *
+ * Matching on a sharded version is defined by this map, whatever runs it: each list row goes to
+ * the shards of its state (every shard of a split state, since people move within their state),
+ * each shard matches its rows as an unsharded snapshot would (its own frequencies and model), and
+ * the outcomes are merged per row (merge-outcomes.ts). The embedded service and a cluster of
+ * workers therefore produce the same bytes.
+ */
+export interface VoterShard {
+  /** Stable across imports of the same file layout: `nc`, `ca-2`, `none` (records without a state). */
+  id: string;
+  /** Two-letter state code, or '' for the shard of records without a usable state. */
+  state: string;
+  /** First and last ZIP3 of a split state's range, inclusive ('' when the state is not split). */
+  zip3From: string;
+  zip3To: string;
+  rows: number;
+  /** The shard's own snapshot version (`<version>-<id>`). */
+  version: string;
+  /** Bytes a worker holds in memory once the shard is loaded (its files but the records file). */
+  memoryBytes: number;
+}
+
+export interface ShardMap {
+  shards: VoterShard[];
+  /** States seen per ZIP3 in the voter file: a row with a ZIP but no state is routed by it. */
+  zip3States: Record<string, string[]>;
+}
+
+/** The shard of records without a usable state (matched by the rows that name no known state). */
+export const NO_STATE_SHARD = 'none';
+
+/** Records per state and ZIP3, counted in a first pass over the voter file. */
+export class ShardCounts {
+  /** state → zip3 ('' when none) → records. */
+  readonly byState = new Map<string, Map<string, number>>();
+
+  add(state: string, zip3: string): void {
+    let zips = this.byState.get(state);
+    if (zips === undefined) {
+      zips = new Map();
+      this.byState.set(state, zips);
+    }
+    zips.set(zip3, (zips.get(zip3) ?? 0) + 1);
+  }
+}
+
+/** Where a voter record goes: its normalized state and ZIP3 ('' when unusable). */
+export function recordShardKey(state: string, zip: string): { state: string; zip3: string } {
+  const code = state === '' ? null : normalizeStateCode(state);
+  const normalized = zip === '' ? null : normalizeZip(zip);
+  return { state: code ?? '', zip3: normalized === null ? '' : normalized.slice(0, 3) };
+}
+
+export interface ShardPlan {
+  /** Shards in a fixed order (by state, then ZIP3), without their versions and sizes yet. */
+  shards: Omit<VoterShard, 'version' | 'memoryBytes'>[];
+  zip3States: Record<string, string[]>;
+}
+
+/**
+ * Shards from the counts: one per state, a state above `maxRows` cut into consecutive ZIP3
+ * ranges of at most `maxRows` records each (one ZIP3 is never cut, so a shard may exceed it).
+ * A split state's records without a ZIP go to its first shard.
+ */
+export function planShards(counts: ShardCounts, maxRows: number): ShardPlan {
+  const shards: ShardPlan['shards'] = [];
+  const zip3States: Record<string, string[]> = {};
+  const states = [...counts.byState.keys()].sort();
+  for (const state of states) {
+    const zips = counts.byState.get(state)!;
+    for (const zip3 of zips.keys()) {
+      if (zip3 === '' || state === '') continue;
+      const list = zip3States[zip3] ?? [];
+      list.push(state);
+      zip3States[zip3] = list;
+    }
+    let total = 0;
+    for (const rows of zips.values()) total += rows;
+    const id = state === '' ? NO_STATE_SHARD : state.toLowerCase();
+    if (state === '' || total <= maxRows) {
+      shards.push({ id, state, zip3From: '', zip3To: '', rows: total });
+      continue;
+    }
+    const sorted = [...zips.keys()].filter((z) => z !== '').sort();
+    let part: (typeof shards)[number] | null = null;
+    let n = 0;
+    for (const zip3 of sorted) {
+      const rows = zips.get(zip3)!;
+      if (part === null || (part.rows > 0 && part.rows + rows > maxRows)) {
+        n++;
+        part = { id: `${id}-${n}`, state, zip3From: zip3, zip3To: zip3, rows: 0 };
+        shards.push(part);
+      }
+      part.zip3To = zip3;
+      part.rows += rows;
+    }
+    const first = shards.find((s) => s.state === state)!;
+    first.rows += zips.get('') ?? 0;
+    // A split state's first range starts at the lowest ZIP3 anyway; records without one join it.
+  }
+  return { shards, zip3States };
+}
+
+/** Index of the shard a voter record belongs to under `plan` (records are placed exactly once). */
+export function shardOfRecord(plan: Pick<ShardPlan, 'shards'>, state: string, zip3: string): number {
+  let first = -1;
+  for (let i = 0; i < plan.shards.length; i++) {
+    const shard = plan.shards[i]!;
+    if (shard.state !== state) continue;
+    if (first === -1) first = i;
+    if (shard.zip3From === '' || (zip3 !== '' && zip3 >= shard.zip3From && zip3 <= shard.zip3To)) return i;
+  }
+  if (first === -1) throw new Error('the shard plan has no shard for a counted state');
+  return first;
+}
+
+/** What a list row offers for routing (raw cells, as uploaded). */
+export interface RoutingValues {
+  state?: string | undefined;
+  zip?: string | undefined;
+  voterbaseId?: string | undefined;
+}
+
+/**
+ * Indexes of the shards a list row is matched in, ascending: the shards of its state (from its
+ * `state`, else the states its ZIP3 has in the voter file), plus the state its `voterbase_id`
+ * names when that differs (an id match is exact wherever the person lives now). A row that names
+ * no state of the voter file goes to every shard.
+ */
+export function routeRow(map: ShardMap, values: RoutingValues): number[] {
+  const states = new Set<string>();
+  const state = values.state === undefined || values.state === '' ? null : normalizeStateCode(values.state);
+  if (state !== null) states.add(state);
+  else if (values.zip !== undefined && values.zip !== '') {
+    const zip = normalizeZip(values.zip);
+    for (const s of zip === null ? [] : (map.zip3States[zip.slice(0, 3)] ?? [])) states.add(s);
+  }
+  const prefix = values.voterbaseId?.trim().slice(0, 3).toUpperCase();
+  if (prefix !== undefined && /^[A-Z]{2}-$/.test(prefix)) {
+    const idState = normalizeStateCode(prefix.slice(0, 2));
+    if (idState !== null) states.add(idState);
+  }
+  const shards: number[] = [];
+  map.shards.forEach((shard, i) => {
+    if (states.has(shard.state)) shards.push(i);
+  });
+  return shards.length > 0 ? shards : map.shards.map((_, i) => i);
+}

@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+import { isAppError } from '../domain/errors.ts';
+import { matchList } from '../domain/pipeline/match-list.ts';
+import { mergingMatcher } from '../domain/pipeline/sharded-list.ts';
+import { blobLines } from './blob-lines.ts';
+import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { ASSEMBLE_LIST_JOB, chunkOutputKey, deleteChunks } from './list-chunks.ts';
+import { chunkSpecSchema } from './match-chunk.job.ts';
+import { failJob, type MatchListDeps, planJob, writeResults } from './match-list.job.ts';
+
+type Payload = z.infer<typeof chunkSpecSchema>;
+
+/**
+ * The last step of a list matched against a sharded voter file: reads the upload again with every
+ * chunk's matches beside it (all in row order), merges each row's (mergeOutcomes) and writes the
+ * result, the archive and the completion exactly as an unsharded job does.
+ */
+export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
+  return {
+    type: ASSEMBLE_LIST_JOB,
+    payload: chunkSpecSchema,
+    backoffMs: exponentialBackoff(2_000, 60_000),
+    async handle(spec, context) {
+      const job = await deps.jobs.getJob(spec.jobId);
+      if (job === null || job.kind !== 'smartmatch' || job.state !== 'processing') return;
+      const voters = await deps.voters.open(spec.version);
+      if (voters === null) throw new Error(`voter file ${spec.version} is gone`);
+      // The split fixed the threshold and the appended columns for every chunk: the result uses them.
+      const plan = {
+        ...(await planJob(deps, job)),
+        matchThreshold: spec.threshold,
+        appendedFields: spec.appended,
+      };
+      const streams = spec.shards.map((shard) => blobLines(deps.blobs, chunkOutputKey(job.id, shard)));
+      try {
+        await writeResults(deps, job, voters, plan, {
+          started: new Date(spec.startedAt),
+          replaced: false,
+          run: (sinks) =>
+            matchList({
+              source: sinks.source,
+              ...sinks.outputs,
+              matcher: mergingMatcher(streams),
+              voters,
+              appendedFields: spec.appended,
+              maxMatches: job.params.maxMatches,
+              searchRadiusMiles: job.params.searchRadiusMiles,
+              maxRowBytes: deps.maxRowBytes,
+              asOf: new Date(job.createdAt),
+              ...(sinks.onBestMatch === undefined ? {} : { onBestMatch: sinks.onBestMatch }),
+              onProgress: () => {
+                if (context.signal.aborted) throw context.signal.reason;
+              },
+            }),
+        });
+      } finally {
+        for (const stream of streams) await stream.return(undefined);
+      }
+      await deleteChunks(deps, job.id, spec.shards);
+    },
+    async onGiveUp(spec, error) {
+      const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
+      await failJob(
+        deps,
+        spec.jobId,
+        `Internal Error: ${reference}; the operator can look it up as ${spec.jobId}`,
+      );
+      await deleteChunks(deps, spec.jobId, spec.shards);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { AppError, isAppError } from '../domain/errors.ts';
+import { matchChunk } from '../domain/pipeline/sharded-list.ts';
+import type { QueueMessage } from '../domain/ports/queue.ts';
+import { blobLines } from './blob-lines.ts';
+import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { LineBuffer } from './line-buffer.ts';
+import {
+  assembleMessage,
+  type ChunkSpec,
+  chunkInputKey,
+  chunkOutputKey,
+  deleteChunks,
+  MATCH_CHUNK_JOB,
+} from './list-chunks.ts';
+import { failJob, type MatchListDeps } from './match-list.job.ts';
+
+export const chunkSpecSchema = z.object({
+  v: z.literal(1),
+  jobId: z.string().startsWith('job_'),
+  version: z.string().min(1),
+  shards: z.array(z.string().min(1)),
+  appended: z.array(z.object({ source: z.string(), as: z.string() })),
+  threshold: z.number(),
+  startedAt: z.number(),
+});
+const payloadSchema = chunkSpecSchema.extend({ shard: z.string().min(1) });
+type Payload = z.infer<typeof payloadSchema>;
+
+export interface MatchChunkDeps extends MatchListDeps {
+  /** Enqueues the assembly once the last chunk is done. */
+  enqueue: (message: QueueMessage) => Promise<void>;
+}
+
+/**
+ * Matches one chunk of a list against one shard of the voter file (`match-chunk.<shard>`): the
+ * shard is opened (fetched from object storage the first time) and kept for the next chunks.
+ * Each chunk checks after writing its result whether every chunk of the job is done; the one
+ * that finds so enqueues the assembly (two that finish together may both: the assembly completes
+ * the job once).
+ */
+export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
+  return {
+    type: MATCH_CHUNK_JOB,
+    payload: payloadSchema,
+    backoffMs: exponentialBackoff(2_000, 60_000),
+    async handle(payload, context) {
+      const job = await deps.jobs.getJob(payload.jobId);
+      if (job === null || job.kind !== 'smartmatch' || job.state !== 'processing') return;
+      const whole = await deps.voters.open(payload.version);
+      const shard = whole?.shardMap?.shards.find((s) => s.id === payload.shard);
+      const snapshot = shard === undefined ? null : await deps.voters.open(shard.version);
+      if (snapshot === null) {
+        throw new AppError('UNAVAILABLE', `shard ${payload.shard} of voter file ${payload.version} is gone`);
+      }
+      const writer = await deps.blobs.openWriter(chunkOutputKey(job.id, payload.shard));
+      const out = new LineBuffer(writer.stream);
+      let reported = 0;
+      try {
+        await matchChunk({
+          lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.shard)),
+          shard: snapshot,
+          matcher: deps.createMatcher(snapshot, { thresholdScore: payload.threshold }),
+          appendedSources: payload.appended.map((field) => field.source),
+          options: {
+            maxMatches: job.params.maxMatches,
+            searchRadiusMiles: job.params.searchRadiusMiles,
+            asOf: new Date(job.createdAt),
+          },
+          write: (line) => {
+            out.write(line);
+            return out.ready();
+          },
+          onProgress: (rows) => {
+            if (context.signal.aborted) throw context.signal.reason;
+            deps.onRows?.(rows - reported);
+            reported = rows;
+          },
+        });
+        await out.end();
+        await writer.commit();
+      } catch (error) {
+        await writer.abort();
+        throw error;
+      }
+      for (const other of payload.shards) {
+        if ((await deps.blobs.stat(chunkOutputKey(job.id, other))) === null) return;
+      }
+      const { shard: _done, ...spec } = payload;
+      await deps.enqueue(assembleMessage(job, spec satisfies ChunkSpec));
+    },
+    async onGiveUp(payload, error) {
+      const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
+      await failJob(
+        deps,
+        payload.jobId,
+        `Internal Error: ${reference}; the operator can look it up as ${payload.jobId}`,
+      );
+      await deleteChunks(deps, payload.jobId, payload.shards);
+    },
+  };
+}
