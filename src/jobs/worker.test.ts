@@ -137,3 +137,51 @@ describe('Worker wake-ups', () => {
     assert.ok(warnings.some((w) => /polling only/.test(w)));
   });
 });
+
+describe('Worker claim tiers', () => {
+  it('claims from a later tier only when the earlier ones have nothing, and runs family types', async () => {
+    const ran: string[] = [];
+    const module = (type: string) => ({
+      type,
+      payload: z.object({ n: z.number() }),
+      backoffMs: () => 10,
+      async handle({ n }: { n: number }) {
+        ran.push(`${type}:${n}`);
+      },
+    });
+    const registry = new JobRegistry().register(module('other')).registerFamily(module('chunk'));
+    // Oldest first across tiers would run chunk.b first; the held shard's chunk must go first.
+    await queue.enqueue({ type: 'chunk.b', payload: { n: 1 } });
+    await queue.enqueue({ type: 'chunk.a', payload: { n: 2 } });
+    await queue.enqueue({ type: 'chunk.a', payload: { n: 3 } });
+    const worker = new Worker({
+      queue,
+      registry,
+      logger: quiet,
+      leaseMs: 5000,
+      pollMs: 10,
+      concurrency: 1,
+      claimTiers: async () => [
+        ['other', 'chunk.a'],
+        ['chunk.a', 'chunk.b'],
+      ],
+    });
+    worker.start();
+    for (let i = 0; i < 300 && ran.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await worker.stop(1000);
+    assert.deepEqual(ran, ['chunk:2', 'chunk:3', 'chunk:1']);
+  });
+
+  it('finds a family module by the type before the dot only', () => {
+    const registry = new JobRegistry().registerFamily({
+      type: 'chunk',
+      payload: z.object({}),
+      backoffMs: () => 1,
+      async handle() {},
+    });
+    assert.equal(registry.get('chunk.nc')?.type, 'chunk');
+    assert.equal(registry.get('chunk'), undefined);
+    assert.equal(registry.get('chunkx.nc'), undefined);
+    assert.deepEqual(registry.types(), []);
+  });
+});

@@ -121,3 +121,81 @@ describe('BucketVoterStore', () => {
     assert.deepEqual(local, [versions[2], versions[3]], 'the worker dropped what it no longer needs');
   });
 });
+
+describe('BucketVoterStore with a sharded voter file', () => {
+  /** The fixture's NC voters, and the same people again as OH voters (their own ids and ZIPs). */
+  async function twoStates(): Promise<string> {
+    const { readFile } = await import('node:fs/promises');
+    const [header, ...rows] = (await readFile(FIXTURE, 'utf8')).trimEnd().split('\n');
+    const ohio = rows.map((row) =>
+      row
+        .replaceAll('NC-', 'OH-')
+        .replace(',NC,', ',OH,')
+        .replace(/,27(\d{3}),/, ',43$1,'),
+    );
+    const path = join(root, 'two-states.csv');
+    await writeFile(path, `${[header, ...rows, ...ohio].join('\n')}\n`);
+    return path;
+  }
+
+  it('publishes every shard as its own version; a worker fetches only the shards it opens', async () => {
+    const local = new FsVoterStore({
+      dir: join(root, 'importer', 'voters'),
+      maxRowBytes: MAX_ROW_BYTES,
+      shardMaxRows: 1000,
+    });
+    const importer = new BucketVoterStore({ local, blobs, refreshMs: 0 });
+    const report = await importer.importFile(await twoStates(), { replace: true });
+    const worker = machine('worker');
+    const whole = await worker.store.current();
+    assert.equal(whole?.version, report.version);
+    const shards = whole?.shardMap?.shards ?? [];
+    assert.deepEqual(
+      shards.map((shard) => shard.id),
+      ['nc', 'oh'],
+    );
+    assert.equal(shards[0]!.rows + shards[1]!.rows, report.imported);
+    assert.deepEqual(await readdir(worker.dir), [report.version], 'only the map was fetched');
+    const ohio = await worker.store.open(whole!.shardMap!.shards[1]!.version);
+    assert.equal(ohio?.lookup('voterbase_id', 'OH-000000001').length, 1);
+    assert.equal(ohio?.lookup('voterbase_id', 'NC-000000001').length, 0);
+    assert.deepEqual((await readdir(worker.dir)).sort(), [report.version, `${report.version}-oh`].sort());
+    // Id lookups across the file (audience onboarding) open every shard.
+    await whole!.loadShards!();
+    const found = whole!.lookup('voterbase_id', 'NC-000000002');
+    assert.equal(found.length, 1);
+    assert.equal(whole!.record(found[0]!)[0], 'NC-000000002');
+    const ohioFound = whole!.lookup('voterbase_id', 'OH-000000002');
+    assert.equal(whole!.record(ohioFound[0]!)[0], 'OH-000000002');
+  });
+
+  it('refuses to append to a sharded version, and prunes old imports with their shards', async () => {
+    const local = new FsVoterStore({
+      dir: join(root, 'importer', 'voters'),
+      maxRowBytes: MAX_ROW_BYTES,
+      shardMaxRows: 1000,
+    });
+    const importer = new BucketVoterStore({ local, blobs, refreshMs: 0 });
+    const path = await twoStates();
+    await importer.importFile(path, { replace: true });
+    await assert.rejects(
+      importer.importFile(path, { replace: false }),
+      /imported whole: import the complete file with --replace/,
+    );
+    await importer.importFile(path, { replace: true });
+    const last = await importer.importFile(path, { replace: true });
+    const keys = (await blobs.list('voters/')).map((blob) => blob.key.split('/')[1]!);
+    const families = new Set(
+      keys.filter((name) => name.startsWith('v')).map((name) => name.split('-').slice(0, 2).join('-')),
+    );
+    assert.equal(families.size, 2, 'the current import and the one before, each with its shards');
+    assert.ok(families.has(last.version));
+    const local2 = await readdir(join(root, 'importer', 'voters'));
+    assert.equal(
+      new Set(local2.filter((name) => name.startsWith('v')).map((n) => n.split('-').slice(0, 2).join('-')))
+        .size,
+      2,
+    );
+    assert.ok(local2.includes(`${last.version}-nc`) && local2.includes(`${last.version}-oh`));
+  });
+});

@@ -182,7 +182,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
       if (part.kind === 'header') {
         columns = headerColumns(part.header);
         const header = formatCsvRow(part.header, neutral(part.header.length));
-        for (const writer of writers) writer.write(`${header}\n`);
+        for (const writer of writers) writer.write(header);
         continue;
       }
       for (const row of part.rows) {
@@ -199,7 +199,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
           lines[shard] = grown;
         }
         lines[shard]![counts[shard]!++] = row.line;
-        writers[shard]!.write(`${formatCsvRow(row.fields, neutral(row.fields.length))}\n`);
+        writers[shard]!.write(formatCsvRow(row.fields, neutral(row.fields.length)));
       }
       await Promise.all(writers.map((writer) => writer.ready()));
     }

@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { PassThrough, Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { describe, it } from 'node:test';
+import { matchIndexOf } from '../matching/index/build-match-index.ts';
+import type { MatchOutcome } from '../matching/matcher.ts';
+import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
+import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
+import type { ShardMap } from '../voters/shard-map.ts';
+import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { matchList } from './match-list.ts';
+import { matchChunk, mergeOutcomes, mergingMatcher, routingMatcher } from './sharded-list.ts';
+
+const COLUMNS = [
+  'voterbase_id',
+  'state',
+  'first_name',
+  'last_name',
+  'address1',
+  'city',
+  'zip',
+  'dob',
+  'email',
+  'party',
+];
+const NC = new InMemoryVoterSnapshot(
+  COLUMNS,
+  [
+    [
+      'NC-1',
+      'NC',
+      'MARGARET',
+      'SMITH',
+      '12 OAK ST',
+      'RALEIGH',
+      '27601',
+      '19610412',
+      'peggy@example.com',
+      'DEM',
+    ],
+    ['NC-2', 'NC', 'ROBERT', 'JONES', '40 ELM ST', 'DURHAM', '27701', '19700101', '', 'REP'],
+    ['NC-3', 'NC', 'ROBERTA', 'JONES', '40 ELM ST', 'DURHAM', '27701', '19720505', '', 'UNA'],
+  ],
+  'v1-a-nc',
+);
+const VA = new InMemoryVoterSnapshot(
+  COLUMNS,
+  [
+    ['VA-1', 'VA', 'MARGARET', 'SMITH', '9 PINE RD', 'RICHMOND', '23220', '19610412', '', 'IND'],
+    ['VA-2', 'VA', 'ALAN', 'BROWN', '1 MAIN ST', 'NORFOLK', '23510', '19800303', 'alan@example.com', 'DEM'],
+  ],
+  'v1-a-va',
+);
+const SHARDS: Record<string, VoterSnapshot> = { 'v1-a-nc': NC, 'v1-a-va': VA };
+const MAP: ShardMap = {
+  shards: [
+    { id: 'nc', state: 'NC', zip3From: '', zip3To: '', rows: 3, version: 'v1-a-nc', memoryBytes: 0 },
+    { id: 'va', state: 'VA', zip3From: '', zip3To: '', rows: 2, version: 'v1-a-va', memoryBytes: 0 },
+  ],
+  zip3States: { '276': ['NC'], '277': ['NC'], '232': ['VA'], '235': ['VA'] },
+};
+const WHOLE = new ShardedVoterSnapshot(
+  { version: 'v1-a', columns: COLUMNS, rows: 5, shards: MAP },
+  async (v) => SHARDS[v] ?? null,
+);
+const LIST = [
+  'matchback_id,first_name,last_name,address1,city,state,zip,email',
+  'a,Margaret,Smith,12 Oak St,Raleigh,NC,27601,', // NC only
+  'b,Robert,Jones,40 Elm St,Durham,,27701,', // NC by its ZIP
+  'c,Alan,Brown,,,,,alan@example.com', // no state: every shard
+  'd,Margaret,Smith,9 Pine Rd,Richmond,VA,23220,', // VA only
+].join('\n');
+const OPTIONS = { maxMatches: 2, searchRadiusMiles: null, asOf: new Date('2026-01-01T00:00:00Z') };
+const APPENDED = [{ source: 'party', as: 'party' }];
+
+const matcherFor = (snapshot: VoterSnapshot) => createProbabilisticMatcher(snapshot, matchIndexOf(snapshot));
+
+async function* linesOf(lines: string[]): AsyncGenerator<string> {
+  for (const line of lines) yield line.trimEnd();
+}
+
+/** The three steps in memory: split, a chunk per shard, assemble. */
+async function matchSharded(csv: string): Promise<{ result: string; chunks: string[][] }> {
+  const chunks: string[][] = MAP.shards.map(() => []);
+  const router = routingMatcher(
+    MAP,
+    (shard, line) => chunks[shard]!.push(line),
+    async () => {},
+  );
+  const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...OPTIONS };
+  await matchList({ ...common, source: Readable.from([Buffer.from(csv)]), matcher: router });
+  const outputs: string[][] = [];
+  for (let i = 0; i < MAP.shards.length; i++) {
+    const shard = SHARDS[MAP.shards[i]!.version]!;
+    const out: string[] = [];
+    await matchChunk({
+      lines: linesOf(chunks[i]!),
+      shard,
+      matcher: matcherFor(shard),
+      appendedSources: ['party'],
+      options: OPTIONS,
+      write: (line) => {
+        out.push(line);
+      },
+    });
+    outputs.push(out);
+  }
+  const output = new PassThrough();
+  const result = text(output);
+  await matchList({
+    ...common,
+    source: Readable.from([Buffer.from(csv)]),
+    output,
+    matcher: mergingMatcher(outputs.map((lines) => linesOf(lines))),
+  });
+  return { result: await result, chunks };
+}
+
+describe('a list matched against a sharded voter file', () => {
+  it('routes each row to the shards of its state, and a row without one to every shard', async () => {
+    const { chunks } = await matchSharded(LIST);
+    const rowsOf = (lines: string[]) => lines.map((line) => (JSON.parse(line) as { r: number }).r);
+    assert.deepEqual(rowsOf(chunks[0]!), [1, 2, 3]);
+    assert.deepEqual(rowsOf(chunks[1]!), [3, 4]);
+  });
+
+  it("gives each row its shard's match, with that voter's appended values", async () => {
+    const { result } = await matchSharded(LIST);
+    const lines = result.trimEnd().split('\n');
+    assert.equal(
+      lines[0],
+      `${LIST.split('\n')[0]},sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party`,
+    );
+    const best = (id: string) => lines.find((line) => line.startsWith(`${id},`) && line.includes(',1,Y,'));
+    assert.match(best('a')!, /,NC-1,DEM$/);
+    assert.match(best('b')!, /,NC-2,REP$/);
+    assert.match(best('c')!, /,VA-2,DEM$/);
+    // The namesake in the other state is never compared: the row names its state.
+    assert.match(best('d')!, /,VA-1,IND$/);
+    assert.ok(!lines.some((line) => line.startsWith('d,') && line.includes('NC-1')));
+  });
+
+  it('writes the same bytes as matching each routed row against its one shard alone', async () => {
+    const { result } = await matchSharded(LIST);
+    const header = LIST.split('\n')[0]!;
+    const alone = async (snapshot: VoterSnapshot, rows: string[]) => {
+      const output = new PassThrough();
+      const out = text(output);
+      await matchList({
+        source: Readable.from([Buffer.from([header, ...rows].join('\n'))]),
+        output,
+        matcher: matcherFor(snapshot),
+        voters: snapshot,
+        appendedFields: APPENDED,
+        maxRowBytes: 1 << 20,
+        ...OPTIONS,
+      });
+      return (await out).trimEnd().split('\n').slice(1);
+    };
+    const rows = LIST.split('\n').slice(1);
+    // Rows 1, 2 and 4 each go to one shard: their lines are that shard's, row number aside.
+    const nc = await alone(NC, [rows[0]!, rows[1]!]);
+    const va = await alone(VA, [rows[2]!, rows[3]!]);
+    const lines = result.trimEnd().split('\n').slice(1);
+    const strip = (line: string) => line.replace(/,\d+,(\d+),([YN]),/, ',#,$1,$2,');
+    assert.deepEqual(
+      lines.filter((l) => /^[abd],/.test(l)).map(strip),
+      [...nc, va.filter((l) => l.startsWith('d,'))[0]!].map(strip).filter((l) => /^[abd],/.test(l)),
+    );
+  });
+
+  it('reports a row whose outcome no chunk holds instead of writing a wrong line', async () => {
+    const merging = mergingMatcher([linesOf(['{"r":2,"c":[]}'])]);
+    await assert.rejects(
+      Promise.resolve(merging.matchBatch([{ row: 1, fields: {} }], OPTIONS)),
+      /no chunk holds the outcome of row 1/,
+    );
+  });
+});
+
+describe('mergeOutcomes', () => {
+  const candidate = (voter: number, score: number) => ({ voter, score, method: 'name_address' });
+
+  it('keeps a single outcome as it is', () => {
+    const one: MatchOutcome = { candidates: [candidate(1, 90)], bestCount: 2, problems: ['invalid_phone'] };
+    assert.equal(mergeOutcomes([one], 1), one);
+  });
+
+  it('takes the matched shard when only one matched, with the problems of all', () => {
+    const merged = mergeOutcomes(
+      [
+        { candidates: [], unmatchedReason: 'no_candidates', problems: ['invalid_phone'] },
+        { candidates: [candidate(7, 80)], problems: ['invalid_phone', 'id_name_mismatch'] },
+      ],
+      1,
+    );
+    assert.deepEqual(merged, {
+      candidates: [candidate(7, 80)],
+      problems: ['invalid_phone', 'id_name_mismatch'],
+    });
+  });
+
+  it('ranks the candidates of several shards by score, ties in shard order, up to maxMatches', () => {
+    const merged = mergeOutcomes(
+      [
+        { candidates: [candidate(1, 70), candidate(2, 60)] },
+        { candidates: [candidate(3, 70), candidate(4, 95)] },
+      ],
+      3,
+    );
+    assert.deepEqual(
+      merged.candidates.map((c) => c.voter),
+      [4, 1, 3],
+    );
+  });
+
+  it('names the most telling reason when no shard matched', () => {
+    const merged = mergeOutcomes(
+      [
+        { candidates: [], unmatchedReason: 'no_candidates' },
+        { candidates: [], unmatchedReason: 'below_threshold' },
+        { candidates: [], unmatchedReason: 'empty_row' },
+      ],
+      1,
+    );
+    assert.deepEqual(merged, { candidates: [], unmatchedReason: 'below_threshold' });
+  });
+});

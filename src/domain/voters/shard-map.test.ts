@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  planShards,
+  recordShardKey,
+  routeRow,
+  ShardCounts,
+  type ShardMap,
+  shardOfRecord,
+} from './shard-map.ts';
+
+function counts(entries: [string, string, number][]): ShardCounts {
+  const c = new ShardCounts();
+  for (const [state, zip3, n] of entries) for (let i = 0; i < n; i++) c.add(state, zip3);
+  return c;
+}
+
+const asMap = (plan: ReturnType<typeof planShards>): ShardMap => ({
+  shards: plan.shards.map((s) => ({ ...s, version: `v1-x-${s.id}`, memoryBytes: 0 })),
+  zip3States: plan.zip3States,
+});
+
+describe('planShards', () => {
+  it('makes one shard per state under the limit, in state order, and one for records without a state', () => {
+    const plan = planShards(
+      counts([
+        ['OH', '430', 5],
+        ['NC', '275', 3],
+        ['', '', 2],
+      ]),
+      10,
+    );
+    assert.deepEqual(
+      plan.shards.map((s) => [s.id, s.state, s.rows, s.zip3From]),
+      [
+        ['none', '', 2, ''],
+        ['nc', 'NC', 3, ''],
+        ['oh', 'OH', 5, ''],
+      ],
+    );
+    assert.deepEqual(plan.zip3States, { '275': ['NC'], '430': ['OH'] });
+  });
+
+  it('cuts a state over the limit into consecutive ZIP3 ranges; records without a ZIP join the first', () => {
+    const plan = planShards(
+      counts([
+        ['CA', '900', 4],
+        ['CA', '901', 4],
+        ['CA', '945', 4],
+        ['CA', '960', 30],
+        ['CA', '', 1],
+      ]),
+      10,
+    );
+    assert.deepEqual(
+      plan.shards.map((s) => [s.id, s.zip3From, s.zip3To, s.rows]),
+      [
+        ['ca-1', '900', '901', 9],
+        ['ca-2', '945', '945', 4],
+        // One ZIP3 is never cut, even above the limit.
+        ['ca-3', '960', '960', 30],
+      ],
+    );
+    assert.equal(shardOfRecord(plan, 'CA', '901'), 0);
+    assert.equal(shardOfRecord(plan, 'CA', '945'), 1);
+    assert.equal(shardOfRecord(plan, 'CA', '960'), 2);
+    assert.equal(shardOfRecord(plan, 'CA', ''), 0);
+    // A ZIP3 between ranges (not counted: cannot happen in the planned file) goes to the first.
+    assert.equal(shardOfRecord(plan, 'CA', '950'), 0);
+  });
+
+  it('normalizes the record values it keys on', () => {
+    assert.deepEqual(recordShardKey('North Carolina', '27601-1234'), { state: 'NC', zip3: '276' });
+    assert.deepEqual(recordShardKey('XX', 'abc'), { state: '', zip3: '' });
+  });
+});
+
+describe('routeRow', () => {
+  const map = asMap(
+    planShards(
+      counts([
+        ['NC', '275', 5],
+        ['VA', '220', 5],
+        ['VA', '245', 5],
+        ['VA', '241', 1],
+        ['NC', '241', 1],
+      ]),
+      6,
+    ),
+  );
+  const ids = (shards: number[]) => shards.map((i) => map.shards[i]!.id);
+
+  it('sends a row to every shard of its state', () => {
+    assert.deepEqual(ids(routeRow(map, { state: 'va' })), ['va-1', 'va-2']);
+    assert.deepEqual(ids(routeRow(map, { state: 'North Carolina', zip: '22001' })), ['nc']);
+  });
+
+  it('uses the states its ZIP3 has in the voter file when it has no state', () => {
+    assert.deepEqual(ids(routeRow(map, { zip: '27513' })), ['nc']);
+    assert.deepEqual(ids(routeRow(map, { zip: '24101' })), ['nc', 'va-1', 'va-2']);
+  });
+
+  it('adds the state a voterbase_id names, and sends a row naming no state of the file everywhere', () => {
+    assert.deepEqual(ids(routeRow(map, { state: 'NC', voterbaseId: 'va-123' })), ['nc', 'va-1', 'va-2']);
+    assert.deepEqual(ids(routeRow(map, {})), ['nc', 'va-1', 'va-2']);
+    assert.deepEqual(ids(routeRow(map, { state: 'TX' })), ['nc', 'va-1', 'va-2']);
+    assert.deepEqual(ids(routeRow(map, { state: 'zz', zip: '999' })), ['nc', 'va-1', 'va-2']);
+  });
+});

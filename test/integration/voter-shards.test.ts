@@ -1,0 +1,211 @@
+/**
+ * A voter file imported as shards (VOTER_SHARD_MAX_ROWS), through the real CLI and the real
+ * embedded service: the import report names the file's own lines, a list job is split into
+ * per-shard chunks on the queue and assembled, its result is byte-identical to `listmatch match`
+ * on the same DATA_DIR, and its precision and recall stay those of the unsharded file.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { register, startTestService, upload, waitForResult } from '../support/test-service.ts';
+
+const CLI = fileURLToPath(new URL('../../bin/listmatch.js', import.meta.url));
+
+function listmatch(args: string[], env: Record<string, string> = {}) {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return run;
+}
+
+function ok(run: ReturnType<typeof listmatch>): string {
+  assert.equal(run.status, 0, run.stderr);
+  return run.stdout;
+}
+
+/** Precision and recall of the rank-1 matches against the truth (matchback_id → voterbase_id). */
+function quality(result: string, truthCsv: string): { precision: number; recall: number } {
+  const truth = new Map(
+    truthCsv
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',') as [string, string]),
+  );
+  const lines = result.trimEnd().split('\n');
+  const header = lines[0]!.split(',');
+  const at = (name: string) => header.indexOf(name);
+  let right = 0;
+  let wrong = 0;
+  for (const line of lines.slice(1)) {
+    // The generated lists quote no field that holds a comma before the sm.* columns.
+    const fields = line.split(',');
+    if (fields[at('sm.rank')] !== '1' || fields[at('sm.match')] !== 'Y') continue;
+    if (truth.get(fields[at('matchback_id')]!) === fields[at('vb.voterbase_id')]) right++;
+    else wrong++;
+  }
+  const members = [...truth.values()].filter((id) => id !== '' && id !== undefined).length;
+  return { precision: right / (right + wrong), recall: right / members };
+}
+
+describe('a sharded voter file', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'listmatch-shards-'));
+    ok(
+      listmatch([
+        'generate',
+        'voters',
+        '--rows',
+        '30000',
+        '--states',
+        'NC,OH,GA',
+        '--seed',
+        '7',
+        '--out',
+        join(dir, 'voters.csv'),
+      ]),
+    );
+    ok(
+      listmatch([
+        'generate',
+        'list',
+        '--from',
+        join(dir, 'voters.csv'),
+        '--rows',
+        '1500',
+        '--match-rate',
+        '0.8',
+        '--pattern',
+        'mixed',
+        '--seed',
+        '8',
+        '--out',
+        join(dir, 'list.csv'),
+        '--truth',
+        join(dir, 'truth.csv'),
+      ]),
+    );
+  });
+  after(async () => await rm(dir, { recursive: true, force: true }));
+
+  test('imports as a shard per state, ZIP3 ranges above the limit, reporting the lines of the file', async () => {
+    const voters = (await readFile(join(dir, 'voters.csv'), 'utf8')).trimEnd().split('\n');
+    // Line 3 has a field too few; line 5 has no voterbase_id.
+    voters[2] = voters[2]!.slice(0, voters[2]!.lastIndexOf(','));
+    voters[4] = `,${voters[4]!.slice(voters[4]!.indexOf(',') + 1)}`;
+    const path = join(dir, 'flawed.csv');
+    await writeFile(path, `${voters.join('\n')}\n`);
+    const dataDir = join(dir, 'import');
+    const env = { DATA_DIR: dataDir, VOTER_SHARD_MAX_ROWS: '6000' };
+    const out = ok(listmatch(['voters', 'import', path, '--replace'], env));
+    assert.match(out, /29998 rows imported/);
+    const names = await readdir(join(dataDir, 'voters'));
+    const version = (await readFile(join(dataDir, 'voters', 'CURRENT'), 'utf8')).trim();
+    const shards = names
+      .filter((name) => name.startsWith(`${version}-`))
+      .map((name) => name.slice(version.length + 1));
+    // About 10,000 voters per state: each is cut in two ZIP3 ranges of at most 6,000.
+    assert.deepEqual(shards.sort(), ['ga-1', 'ga-2', 'nc-1', 'nc-2', 'oh-1', 'oh-2']);
+    const meta = JSON.parse(await readFile(join(dataDir, 'voters', version, 'meta.json'), 'utf8'));
+    for (const shard of meta.shards.shards) {
+      assert.ok(shard.rows <= 6000 && shard.rows > 0, `${shard.id}: ${shard.rows} rows`);
+      assert.ok(shard.memoryBytes > 0);
+    }
+    const report = await readFile(join(dataDir, 'voters', version, 'import-report.csv'), 'utf8');
+    assert.match(report, /^3,wrong_field_count$/m);
+    assert.match(report, /^5,missing_voterbase_id$/m);
+
+    const append = listmatch(['voters', 'import', path], env);
+    assert.notEqual(append.status, 0);
+    assert.match(
+      append.stderr,
+      /a sharded voter file is imported whole: import the complete file with --replace/,
+    );
+  });
+
+  test('a job is split, matched per shard and assembled: the CLI result byte for byte, the unsharded quality', async () => {
+    const service = await startTestService(
+      { VOTER_SHARD_MAX_ROWS: '6000', RATE_LIMIT_POLL_SECONDS: '0', MATCH_THREADS: '1' },
+      { voters: false },
+    );
+    try {
+      await service.running.services.voters.importFile(join(dir, 'voters.csv'), { replace: true });
+      const { key } = await service.createKey();
+      const url = await register(
+        service,
+        key,
+        'filename=sharded&include_email=True&max_matches=2&format=csv',
+      );
+      const put = await upload(url, await readFile(join(dir, 'list.csv')));
+      assert.equal(put.status, 200);
+      const polled = await waitForResult(service, key, 'sharded', 120_000);
+      assert.equal(polled.error, null);
+      const response = await fetch(polled.url);
+      const actual = Buffer.from(await response.arrayBuffer());
+      assert.equal(response.status, 200);
+
+      // The chunks went through the queue, one queue per shard, and are gone after assembly.
+      const database = service.running.services.database!;
+      const types = database.db
+        .prepare("SELECT DISTINCT type FROM queue WHERE state = 'done' ORDER BY type")
+        .all() as {
+        type: string;
+      }[];
+      const ran = types.map((row) => row.type);
+      assert.ok(ran.includes('match-list') && ran.includes('assemble-list'), ran.join(' '));
+      assert.ok(ran.filter((type) => type.startsWith('match-chunk.')).length >= 4, ran.join(' '));
+      const work = await readdir(join(service.dataDir, 'blobs', 'work')).catch(() => [] as string[]);
+      for (const job of work) {
+        assert.deepEqual(
+          await readdir(join(service.dataDir, 'blobs', 'work', job, 'chunks')).catch(() => []),
+          [],
+        );
+      }
+
+      // The CLI runs the same three steps on the same DATA_DIR.
+      const cli = join(dir, 'cli.csv');
+      ok(
+        listmatch(
+          ['match', join(dir, 'list.csv'), '--out', cli, '--max-matches', '2', '--append', 'party,email'],
+          { DATA_DIR: service.dataDir, VOTER_SHARD_MAX_ROWS: '6000', MATCH_THREADS: '1' },
+        ),
+      );
+      const expected = await readFile(cli);
+      assert.ok(expected.length > 1000);
+      assert.equal(actual.toString('utf8'), expected.toString('utf8'));
+      assert.ok(actual.equals(expected), 'byte for byte');
+
+      // The same list on the same file unsharded: the per-state model keeps its quality.
+      const plain = join(dir, 'plain');
+      ok(listmatch(['voters', 'import', join(dir, 'voters.csv'), '--replace'], { DATA_DIR: plain }));
+      ok(
+        listmatch(['match', join(dir, 'list.csv'), '--out', join(dir, 'plain.csv')], {
+          DATA_DIR: plain,
+          MATCH_THREADS: '1',
+        }),
+      );
+      const sharded = join(dir, 'sharded-1.csv');
+      ok(
+        listmatch(['match', join(dir, 'list.csv'), '--out', sharded], {
+          DATA_DIR: service.dataDir,
+          MATCH_THREADS: '1',
+        }),
+      );
+      const truth = await readFile(join(dir, 'truth.csv'), 'utf8');
+      const a = quality(await readFile(join(dir, 'plain.csv'), 'utf8'), truth);
+      const b = quality(await readFile(sharded, 'utf8'), truth);
+      assert.ok(b.precision >= a.precision - 0.01, `precision ${b.precision} sharded, ${a.precision} not`);
+      assert.ok(b.recall >= a.recall - 0.01, `recall ${b.recall} sharded, ${a.recall} not`);
+      assert.ok(b.recall > 0.5, `recall ${b.recall}`);
+    } finally {
+      await service.stop();
+    }
+  });
+});
