@@ -51,6 +51,11 @@ export class Metrics {
     help: 'Bytes received by presigned uploads',
     registers: [this.registry],
   });
+  readonly voterLoads = new Counter({
+    name: 'listmatch_voter_snapshot_loads_total',
+    help: 'Voter file snapshots (or shards) loaded into memory by this process',
+    registers: [this.registry],
+  });
   readonly rowsMatched = new Counter({
     name: 'listmatch_rows_processed_total',
     help: 'Contact-list rows processed by the worker',

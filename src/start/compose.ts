@@ -101,6 +101,7 @@ export async function compose(config: Config): Promise<Services> {
     ...(config.VOTER_CACHE_MB === undefined ? {} : { cacheBytes: config.VOTER_CACHE_MB * 1024 * 1024 }),
     // A shard let go takes its matching threads with it, or they would keep its memory.
     onEvict: (snapshot) => matchers.release(snapshot),
+    onLoad: () => metrics.voterLoads.inc(),
   });
   // With object storage, imports are published to the bucket and workers fetch what they match on.
   const voters: VoterStore =

@@ -93,6 +93,8 @@ export interface FsVoterStoreOptions {
   cacheBytes?: number;
   /** Called when a loaded snapshot is let go (its matching threads can be closed). */
   onEvict?: (snapshot: VoterSnapshot) => void;
+  /** Called when a snapshot is loaded into memory (a metric). */
+  onLoad?: (snapshot: VoterSnapshot) => void;
 }
 
 /** Imports whose loaded snapshots stay cached (the current one and the one a resumed job may pin). */
@@ -104,6 +106,7 @@ export class FsVoterStore implements VoterStore {
   private readonly shardMaxRows: number | null;
   private readonly cacheBytes: number;
   private readonly onEvict: ((snapshot: VoterSnapshot) => void) | undefined;
+  private readonly onLoad: ((snapshot: VoterSnapshot) => void) | undefined;
   /** Loaded snapshots, least recently used first. */
   private readonly cache = new Map<string, { snapshot: VoterSnapshot; bytes: number }>();
   private readonly loading = new Map<string, Promise<VoterSnapshot | null>>();
@@ -114,6 +117,7 @@ export class FsVoterStore implements VoterStore {
     this.shardMaxRows = options.shardMaxRows ?? null;
     this.cacheBytes = options.cacheBytes ?? Number.POSITIVE_INFINITY;
     this.onEvict = options.onEvict;
+    this.onLoad = options.onLoad;
   }
 
   /** The snapshots loaded in this process now (what a worker prefers to match against). */
@@ -153,6 +157,7 @@ export class FsVoterStore implements VoterStore {
       return whole;
     }
     const snapshot = await FsVoterSnapshot.load(versionDir, meta);
+    this.onLoad?.(snapshot);
     this.remember(version, snapshot, await memoryBytes(versionDir));
     return snapshot;
   }
