@@ -88,11 +88,12 @@ describe('matching on worker threads', () => {
   });
 
   it('a thread that dies fails the batch it was serving, and the next job gets new threads', async () => {
-    const { voters, list } = fixture();
+    const { voters, list } = fixture(1200);
     const factory = new ThreadedMatcherFactory(2);
     try {
       const first = factory.create(voters);
-      await first.matchBatch(list.slice(0, 200), OPTIONS);
+      // Big enough to start threads (a smaller batch is matched on the calling thread).
+      await first.matchBatch(list.slice(0, 1100), OPTIONS);
       const pool = factory.poolOf(voters)!;
       await pool.terminateOne();
       assert.equal(pool.broken, true);
@@ -103,6 +104,31 @@ describe('matching on worker threads', () => {
       const again = await factory.create(voters).matchBatch(list, OPTIONS);
       assert.equal(again.length, list.length);
       assert.notEqual(factory.poolOf(voters), pool);
+    } finally {
+      await factory.close();
+    }
+  });
+});
+
+describe('ThreadedMatcherFactory', () => {
+  it('matches a small batch on the calling thread, the same outcomes, and starts threads for a big one', async () => {
+    const { voters, list } = fixture(1200);
+    const factory = new ThreadedMatcherFactory(2);
+    try {
+      const inThread = (rows: MatchInput[]) =>
+        createProbabilisticMatcher(voters, matchIndexOf(voters)).matchBatch(rows, OPTIONS);
+      const expected = await inThread(list);
+      const small = factory.create(voters);
+      assert.deepEqual(
+        await small.matchBatch(list.slice(0, 999), OPTIONS),
+        await inThread(list.slice(0, 999)),
+      );
+      assert.equal(factory.poolOf(voters), undefined, 'no threads for 999 rows');
+      const big = factory.create(voters);
+      assert.deepEqual(await big.matchBatch(list, OPTIONS), expected);
+      assert.ok(factory.poolOf(voters), 'threads for 1,200 rows');
+      factory.release(voters);
+      assert.equal(factory.poolOf(voters), undefined, 'released with its voter snapshot');
     } finally {
       await factory.close();
     }

@@ -3,10 +3,15 @@ import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { Matcher } from '../../domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
+  inThreadRunner,
+  type PersonMatchRunner,
   type ProbabilisticMatcherOptions,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { MatchThreadPool } from './match-thread-pool.ts';
+
+/** Rows a batch needs before threads are started for its voter file (their start costs ~0.5 s). */
+const MIN_ROWS_FOR_THREADS = 1000;
 
 /** Thread pools kept: the current voter file's and the one before (a resumed job may use it). */
 const POOLS_KEPT = 2;
@@ -29,9 +34,10 @@ export class ThreadedMatcherFactory {
 
   /** Closes the pool of a snapshot that is no longer loaded (a voter shard let go). */
   release(voters: VoterSnapshot): void {
-    const index = voters.matchIndex;
-    const pool = index === null ? undefined : this.pools.get(index);
-    if (index === null || pool === undefined) return;
+    if (voters.shardMap !== undefined) return;
+    const index = matchIndexOf(voters);
+    const pool = this.pools.get(index);
+    if (pool === undefined) return;
     this.pools.delete(index);
     void pool.close();
   }
@@ -39,6 +45,26 @@ export class ThreadedMatcherFactory {
   create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): Matcher {
     const index = matchIndexOf(voters);
     if (this.threads === 0) return createProbabilisticMatcher(voters, index, options);
+    const inThread = inThreadRunner(index);
+    // Threads start on the first batch worth them: a small chunk of a voter shard is matched
+    // sooner here than after starting threads that each decode the shard's dictionaries.
+    // A job keeps the pool it started on: if one of its threads dies, its later batches fail too
+    // (the queue retries the job) rather than mixing threads.
+    let pool: MatchThreadPool | null = null;
+    const onThreads = (rows: readonly unknown[]) =>
+      pool !== null || rows.length >= MIN_ROWS_FOR_THREADS || this.pools.has(index);
+    const threads = () => {
+      pool ??= this.poolFor(index);
+      return pool;
+    };
+    const runner: PersonMatchRunner = {
+      run: (rows, job) => (onThreads(rows) ? threads().run(rows, job) : inThread.run(rows, job)),
+      sample: (rows, job) => (onThreads(rows) ? threads().sample(rows, job) : inThread.sample(rows, job)),
+    };
+    return createProbabilisticMatcher(voters, index, options, runner);
+  }
+
+  private poolFor(index: MatchIndex): MatchThreadPool {
     let pool = this.pools.get(index);
     if (pool?.broken) {
       // A dead thread fails the jobs it was serving (the queue retries them); later jobs get new threads.
@@ -55,7 +81,7 @@ export class ThreadedMatcherFactory {
         void oldPool.close();
       }
     }
-    return createProbabilisticMatcher(voters, index, options, pool);
+    return pool;
   }
 
   /** The pool serving a voter snapshot, if one was started (for tests and metrics). */

@@ -14,6 +14,8 @@ import {
   type MatchIndexMeta,
   matchIndexFromParts,
 } from '../../domain/matching/index/match-index-parts.ts';
+import { rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
+import { estimateRandomPairU } from '../../domain/matching/score/random-pair-u.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
@@ -739,6 +741,13 @@ class SnapshotBuilder {
     await mkdir(join(this.dir, 'match'));
     for (const [name, bytes] of parts)
       writes.push(writeFile(join(this.dir, 'match', name), bytes, { flush: true }));
+    // u depends on the voter file alone: estimated once here, not by every process (or every
+    // shard a worker loads) before its first job.
+    const byName = new Map(parts);
+    const u = estimateRandomPairU(matchIndexFromParts(matchMeta, (name) => byName.get(name)!));
+    writes.push(
+      writeFile(join(this.dir, 'match', RANDOM_PAIR_U_FILE), Buffer.from(u.buffer), { flush: true }),
+    );
     writes.push(writeFile(join(this.dir, 'match', 'meta.json'), JSON.stringify(matchMeta), { flush: true }));
     await Promise.all(writes);
     const meta: SnapshotMeta = {
@@ -812,12 +821,20 @@ async function loadMatchIndex(versionDir: string, columns: readonly string[]): P
   const parts = new Map<string, Uint8Array>();
   // Shared memory: the matching threads read these arrays without a copy.
   for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name), true));
-  return matchIndexFromParts(meta, (name) => {
+  const index = matchIndexFromParts(meta, (name) => {
     const part = parts.get(name);
     if (part === undefined) throw new Error(`match index part ${name} is missing`);
     return part;
   });
+  // Versions imported before u was stored estimate it on first use instead.
+  const u = await readFile(join(dir, RANDOM_PAIR_U_FILE)).catch(() => null);
+  if (u !== null)
+    rememberRandomPairU(index, new Float64Array(u.buffer, u.byteOffset, u.byteLength / 8).slice());
+  return index;
 }
+
+/** The random-pair u of the index (score/random-pair-u.ts), stored beside its parts. */
+const RANDOM_PAIR_U_FILE = 'random-pair-u.bin';
 
 async function readMatchMeta(dir: string): Promise<MatchIndexMeta | null> {
   try {

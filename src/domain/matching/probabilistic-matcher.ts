@@ -50,6 +50,11 @@ const EM_CANDIDATES_PER_ROW = 5;
 /** u depends on the voter file only: estimated once per index. */
 const randomUByIndex = new WeakMap<MatchIndex, Float64Array>();
 
+/** Seeds the u of an index with the one its import estimated and stored (the same numbers). */
+export function rememberRandomPairU(index: MatchIndex, u: Float64Array): void {
+  randomUByIndex.set(index, u);
+}
+
 export function randomPairU(index: MatchIndex): Float64Array {
   let u = randomUByIndex.get(index);
   if (u === undefined) {

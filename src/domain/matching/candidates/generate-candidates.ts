@@ -209,12 +209,38 @@ function searchRadius(
       out.set(voter, (out.get(voter) ?? 0) | bit);
     }
   };
+  const visitCell = (cell: number) => {
+    if (q.lastSound !== 0) visit(keyCellLast(cell, q.lastSound));
+    if (byFirst) for (const group of q.firstGroups) visit(keyCellFirst(cell, group));
+  };
+  const { cellIds } = data;
   for (let row = rowFrom; row <= rowTo; row++) {
+    const first = cellAt(row, columnFrom);
+    const last = cellAt(row, columnTo);
+    if (last - first === columnTo - columnFrom) {
+      // A row's cells have consecutive ids: walk the occupied ones only (a wide radius over
+      // empty country, or over a state another shard holds, spans thousands of empty cells).
+      for (let i = lowerBound(cellIds, first); i < cellIds.length && cellIds[i]! <= last; i++) {
+        visitCell(cellIds[i]!);
+      }
+      continue;
+    }
+    // The range wraps around the antimeridian: cell by cell.
     for (let column = columnFrom; column <= columnTo; column++) {
       const cell = cellAt(row, column);
-      if (index.cellCount(cell) === 0) continue;
-      if (q.lastSound !== 0) visit(keyCellLast(cell, q.lastSound));
-      if (byFirst) for (const group of q.firstGroups) visit(keyCellFirst(cell, group));
+      if (index.cellCount(cell) > 0) visitCell(cell);
     }
   }
+}
+
+/** First position in a sorted array whose value is at least `value`. */
+function lowerBound(sorted: Uint32Array, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
