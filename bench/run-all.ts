@@ -9,6 +9,7 @@ import { type BenchOptions, benchOptions, DEFAULT_RUNS, PROFILE_DIR } from './be
 import { rateLimitBenchmark } from './benchmarks/rate-limit.ts';
 import { pollPgBenchmark, registerPgBenchmark, scaleOutBenchmark } from './benchmarks/scale-out.ts';
 import { uploadBenchmark } from './benchmarks/upload.ts';
+import { voterShardsBenchmark } from './benchmarks/voter-shards.ts';
 import { importBenchmark, pipelineBenchmark, VoterFixture } from './benchmarks/voters.ts';
 import { formatProfile, summarizeProfile } from './lib/cpuprofile-summary.ts';
 import { log, ROOT } from './lib/processes.ts';
@@ -16,14 +17,14 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out|shards …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
  * bench/out/latest.json. upload, import, pipeline and onboarding-normalize (in process) repeat
  * their measured step `--runs` times (default 3) and report the median; poll and register are one
  * 10 s autocannon run each; rate-limit, register-pg and poll-pg need PostgreSQL (TEST_DATABASE_URL, else the local server);
- * scale-out needs it and the S3 test server (.ci/swift.sh).
+ * scale-out and shards need it and the S3 test server (.ci/swift.sh).
  * `--cpu-prof` runs the service and CLI children under `node --cpu-prof` and summarizes the
  * profiles (bench/out/profiles). Exits 1 when a benchmark fails or a correctness check does not
  * hold; a missed performance target exits 1 only with `--strict`.
@@ -44,6 +45,7 @@ const BENCHMARKS = [
   'register-pg',
   'poll-pg',
   'scale-out',
+  'shards',
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const OUT_DIR = join(ROOT, 'bench', 'out');
@@ -155,6 +157,9 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'scale-out':
         await scaleOutBenchmark(recorder, options);
+        break;
+      case 'shards':
+        await voterShardsBenchmark(recorder, options);
         break;
     }
   } catch (error) {

@@ -41,7 +41,7 @@ const TIMEOUT_MS = 20 * 60_000;
 const SECRET = 'bench-scale-out-signing-secret-0123456789';
 
 /** Busy and total jiffies of all cores since boot, from /proc/stat (null without /proc). */
-function cpuTimes(): { busy: number; total: number } | null {
+export function cpuTimes(): { busy: number; total: number } | null {
   try {
     const fields = readFileSync('/proc/stat', 'utf8')
       .split('\n')[0]!
@@ -58,7 +58,10 @@ function cpuTimes(): { busy: number; total: number } | null {
 }
 
 /** Share of the machine's CPU time that was busy between two cpuTimes() readings. */
-function busyShare(before: ReturnType<typeof cpuTimes>, after: ReturnType<typeof cpuTimes>): number | null {
+export function busyShare(
+  before: ReturnType<typeof cpuTimes>,
+  after: ReturnType<typeof cpuTimes>,
+): number | null {
   if (before === null || after === null || after.total === before.total) return null;
   return (after.busy - before.busy) / (after.total - before.total);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
+import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { matchChunk } from '../domain/pipeline/sharded-list.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
@@ -30,6 +31,8 @@ type Payload = z.infer<typeof payloadSchema>;
 export interface MatchChunkDeps extends MatchListDeps {
   /** Enqueues the assembly once the last chunk is done. */
   enqueue: (message: QueueMessage) => Promise<void>;
+  /** Keeps a shard loaded while its chunk runs (see FsVoterStore.pin); returns the release. */
+  pinShard?: (version: string) => () => void;
 }
 
 /**
@@ -49,39 +52,14 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'processing') return;
       const whole = await deps.voters.open(payload.version);
       const shard = whole?.shardMap?.shards.find((s) => s.id === payload.shard);
-      const snapshot = shard === undefined ? null : await deps.voters.open(shard.version);
-      if (snapshot === null) {
+      if (shard === undefined) {
         throw new AppError('UNAVAILABLE', `shard ${payload.shard} of voter file ${payload.version} is gone`);
       }
-      const writer = await deps.blobs.openWriter(chunkOutputKey(job.id, payload.shard));
-      const out = new LineBuffer(writer.stream);
-      let reported = 0;
+      const unpin = deps.pinShard?.(shard.version) ?? (() => {});
       try {
-        await matchChunk({
-          lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.shard)),
-          shard: snapshot,
-          matcher: deps.createMatcher(snapshot, { thresholdScore: payload.threshold }),
-          appendedSources: payload.appended.map((field) => field.source),
-          options: {
-            maxMatches: job.params.maxMatches,
-            searchRadiusMiles: job.params.searchRadiusMiles,
-            asOf: new Date(job.createdAt),
-          },
-          write: (line) => {
-            out.write(line);
-            return out.ready();
-          },
-          onProgress: (rows) => {
-            if (context.signal.aborted) throw context.signal.reason;
-            deps.onRows?.(rows - reported);
-            reported = rows;
-          },
-        });
-        await out.end();
-        await writer.commit();
-      } catch (error) {
-        await writer.abort();
-        throw error;
+        await matchShard(deps, job, payload, shard.version, context.signal);
+      } finally {
+        unpin();
       }
       for (const other of payload.shards) {
         if ((await deps.blobs.stat(chunkOutputKey(job.id, other))) === null) return;
@@ -99,4 +77,48 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
       await deleteChunks(deps, payload.jobId, payload.shards);
     },
   };
+}
+
+/** Matches the chunk against the shard and writes its result. */
+async function matchShard(
+  deps: MatchChunkDeps,
+  job: SmartmatchJob,
+  payload: Payload,
+  shardVersion: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const snapshot = await deps.voters.open(shardVersion);
+  if (snapshot === null) {
+    throw new AppError('UNAVAILABLE', `shard ${payload.shard} of voter file ${payload.version} is gone`);
+  }
+  const writer = await deps.blobs.openWriter(chunkOutputKey(job.id, payload.shard));
+  const out = new LineBuffer(writer.stream);
+  let reported = 0;
+  try {
+    await matchChunk({
+      lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.shard)),
+      shard: snapshot,
+      matcher: deps.createMatcher(snapshot, { thresholdScore: payload.threshold }),
+      appendedSources: payload.appended.map((field) => field.source),
+      options: {
+        maxMatches: job.params.maxMatches,
+        searchRadiusMiles: job.params.searchRadiusMiles,
+        asOf: new Date(job.createdAt),
+      },
+      write: (line) => {
+        out.write(line);
+        return out.ready();
+      },
+      onProgress: (rows) => {
+        if (signal.aborted) throw signal.reason;
+        deps.onRows?.(rows - reported);
+        reported = rows;
+      },
+    });
+    await out.end();
+    await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
 }

@@ -155,7 +155,13 @@ export async function compose(config: Config): Promise<Services> {
   const registry = new JobRegistry()
     .register(matchListJob(matchListDeps))
     .register(assembleListJob(matchListDeps))
-    .registerFamily(matchChunkJob({ ...matchListDeps, enqueue: (message) => queue.enqueue(message) }));
+    .registerFamily(
+      matchChunkJob({
+        ...matchListDeps,
+        enqueue: (message) => queue.enqueue(message),
+        pinShard: (version) => localVoters.pin(version),
+      }),
+    );
   /**
    * With a sharded voter file, each shard's chunks have their own queue: a worker claims the other
    * work and the chunks of the shards it holds first, then any chunk (fetching its shard).

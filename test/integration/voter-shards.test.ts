@@ -40,14 +40,16 @@ function quality(result: string, truthCsv: string): { precision: number; recall:
   );
   const lines = result.trimEnd().split('\n');
   const header = lines[0]!.split(',');
-  const at = (name: string) => header.indexOf(name);
+  // Counted from the end: a quoted input cell may hold commas, the service's columns never do.
+  const fromEnd = (name: string) => header.length - header.indexOf(name);
   let right = 0;
   let wrong = 0;
   for (const line of lines.slice(1)) {
-    // The generated lists quote no field that holds a comma before the sm.* columns.
     const fields = line.split(',');
-    if (fields[at('sm.rank')] !== '1' || fields[at('sm.match')] !== 'Y') continue;
-    if (truth.get(fields[at('matchback_id')]!) === fields[at('vb.voterbase_id')]) right++;
+    const at = (name: string) => fields[fields.length - fromEnd(name)];
+    if (at('sm.rank') !== '1' || at('sm.match') !== 'Y') continue;
+    // matchback_id is the first column of the generated lists, and never quoted.
+    if (truth.get(fields[0]!) === at('vb.voterbase_id')) right++;
     else wrong++;
   }
   const members = [...truth.values()].filter((id) => id !== '' && id !== undefined).length;

@@ -199,3 +199,55 @@ describe('BucketVoterStore with a sharded voter file', () => {
     assert.ok(local2.includes(`${last.version}-nc`) && local2.includes(`${last.version}-oh`));
   });
 });
+
+describe('FsVoterStore memory for shards', () => {
+  it('lets go of the least recently used shard beyond cacheBytes, never one a job has pinned', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const [header, ...rows] = (await readFile(FIXTURE, 'utf8')).trimEnd().split('\n');
+    // Three states: the fixture's NC and OH voters, and its NC voters again as GA voters.
+    const georgia = rows
+      .filter((row) => row.includes(',NC,'))
+      .map((row) =>
+        row
+          .replaceAll('NC-', 'GA-')
+          .replace(',NC,', ',GA,')
+          .replace(/,27(\d{3}),/, ',30$1,'),
+      );
+    const path = join(root, 'three-states.csv');
+    await writeFile(path, `${[header, ...rows, ...georgia].join('\n')}\n`);
+    const evicted: string[] = [];
+    const dir = join(root, 'worker', 'voters');
+    const importer = new FsVoterStore({ dir, maxRowBytes: MAX_ROW_BYTES, shardMaxRows: 1000 });
+    await importer.importFile(path, { replace: true });
+    const whole = await importer.current();
+    const versions = whole!.shardMap!.shards.map((shard) => shard.version);
+    assert.equal(versions.length, 3);
+    const biggest = Math.max(...whole!.shardMap!.shards.map((shard) => shard.memoryBytes));
+    // Room for two shards.
+    const store = new FsVoterStore({
+      dir,
+      maxRowBytes: MAX_ROW_BYTES,
+      cacheBytes: 2 * biggest + 1,
+      onEvict: (snapshot) => evicted.push(snapshot.version),
+    });
+    const [ga, nc, oh] = versions as [string, string, string];
+    await store.open(ga);
+    await store.open(nc);
+    assert.deepEqual(evicted, []);
+    await store.open(oh);
+    assert.deepEqual(evicted, [ga], 'the least recently used');
+    const unpin = store.pin(nc);
+    await store.open(ga);
+    assert.deepEqual(evicted, [ga, oh], 'not the pinned one, though it was used before');
+    unpin();
+    await store.open(oh);
+    assert.deepEqual(evicted, [ga, oh, nc]);
+    assert.deepEqual(
+      store
+        .loadedVersions()
+        .filter((v) => v !== whole!.version)
+        .sort(),
+      [ga, oh].sort(),
+    );
+  });
+});

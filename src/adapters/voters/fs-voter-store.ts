@@ -112,6 +112,8 @@ export class FsVoterStore implements VoterStore {
   /** Loaded snapshots, least recently used first. */
   private readonly cache = new Map<string, { snapshot: VoterSnapshot; bytes: number }>();
   private readonly loading = new Map<string, Promise<VoterSnapshot | null>>();
+  /** Versions a running job is matching against now: never let go. */
+  private readonly pinned = new Map<string, number>();
 
   constructor(options: FsVoterStoreOptions) {
     this.dir = options.dir;
@@ -120,6 +122,22 @@ export class FsVoterStore implements VoterStore {
     this.cacheBytes = options.cacheBytes ?? Number.POSITIVE_INFINITY;
     this.onEvict = options.onEvict;
     this.onLoad = options.onLoad;
+  }
+
+  /**
+   * Keeps a version loaded while a job matches against it (another job's load must not let it go
+   * to stay within cacheBytes); returns the release.
+   */
+  pin(version: string): () => void {
+    this.pinned.set(version, (this.pinned.get(version) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.pinned.get(version) ?? 1) - 1;
+      if (left > 0) this.pinned.set(version, left);
+      else this.pinned.delete(version);
+    };
   }
 
   /** The snapshots loaded in this process now (what a worker prefers to match against). */
@@ -176,7 +194,7 @@ export class FsVoterStore implements VoterStore {
     let total = 0;
     for (const entry of this.cache.values()) total += entry.bytes;
     for (const [name, entry] of this.cache) {
-      if (name === version) continue;
+      if (name === version || this.pinned.has(name)) continue;
       if (kept.has(versionFamily(name)) && total <= this.cacheBytes) continue;
       this.cache.delete(name);
       total -= entry.bytes;

@@ -1,0 +1,295 @@
+/**
+ * `shards` (issue 7, item 4): a voter file matched as shards by state, on one PostgreSQL database
+ * and one S3 bucket (throwaway), each process a real `src/start/main.ts`:
+ *
+ * - the same lists matched by 1 worker holding the whole file unsharded, by 1 worker holding every
+ *   shard, and by 2 workers each given memory for half the shards (VOTER_CACHE_MB): throughput,
+ *   peak resident memory per worker, shards loaded;
+ * - the cluster's sharded result byte-identical to the embedded one (`listmatch match` on a
+ *   sharded DATA_DIR), and precision and recall of sharded against unsharded matching.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '../../test/support/postgres.ts';
+import { createTestBucket, TEST_S3, type TestBucket } from '../../test/support/s3-server.ts';
+import {
+  createApiKey,
+  getJson,
+  log,
+  runCli,
+  type ServiceProcess,
+  sampleRss,
+  startService,
+  tempDir,
+} from '../lib/processes.ts';
+import { formatNumber, type Recorder } from '../lib/report.ts';
+import type { BenchOptions } from './options.ts';
+import { busyShare, cpuTimes } from './scale-out.ts';
+
+const VOTERS = 1_000_000;
+const STATES = 'NC,OH,GA,PA';
+/** Above each state's ~250,000 voters: one shard per state. */
+const SHARD_MAX_ROWS = '300000';
+const LIST_ROWS = 20_000;
+const JOBS = 4;
+const TIMEOUT_MS = 30 * 60_000;
+const SECRET = 'bench-voter-shards-signing-secret-0123456789';
+
+interface Run {
+  rowsPerSecond: number;
+  cpuBusy: number | null;
+  peakRssBytes: number[];
+  shardLoads: number[];
+  /** The first list's result, as downloaded. */
+  result: Buffer;
+}
+
+export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOptions): Promise<void> {
+  let database: TestDatabase | undefined;
+  let bucket: TestBucket | undefined;
+  const dir = await tempDir('voter-shards');
+  let api: ServiceProcess | undefined;
+  try {
+    database = await createTestDatabase();
+    bucket = await createTestBucket();
+    const env: Record<string, string> = {
+      DATABASE_URL: database.url,
+      S3_ENDPOINT: TEST_S3.endpoint,
+      S3_BUCKET: bucket.name,
+      S3_REGION: TEST_S3.region,
+      S3_ACCESS_KEY_ID: TEST_S3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: TEST_S3.secretAccessKey,
+      URL_SIGNING_SECRET: SECRET,
+      RATE_LIMIT_POLL_SECONDS: '0',
+      // One matching thread per worker process: a worker is sized to one core here (2 cores).
+      MATCH_THREADS: '1',
+    };
+    const voters = join(dir.path, 'voters.csv');
+    const listPath = join(dir.path, 'list.csv');
+    const truthPath = join(dir.path, 'truth.csv');
+    log(
+      `shards: generating ${formatNumber(VOTERS)} voters in ${STATES} and a ${formatNumber(LIST_ROWS)}-row list`,
+    );
+    await runCli(
+      ['generate', 'voters', '--rows', String(VOTERS), '--states', STATES, '--seed', '11', '--out', voters],
+      {
+        dataDir: dir.path,
+        timeoutMs: TIMEOUT_MS,
+      },
+    );
+    await runCli(
+      [
+        ...['generate', 'list', '--from', voters, '--rows', String(LIST_ROWS), '--match-rate', '0.7'],
+        ...['--pattern', 'mixed', '--seed', '12', '--out', listPath, '--truth', truthPath],
+      ],
+      { dataDir: dir.path, timeoutMs: TIMEOUT_MS },
+    );
+    const list = await readFile(listPath);
+    api = await startService({ dataDir: join(dir.path, 'api'), env });
+    const key = await createApiKey(join(dir.path, 'api'), env);
+
+    const run = async (label: string, workerEnvs: Record<string, string>[]): Promise<Run> => {
+      const workers: ServiceProcess[] = [];
+      for (const [n, extra] of workerEnvs.entries()) {
+        workers.push(
+          await startService({
+            dataDir: join(dir.path, `${label}-worker-${n}`),
+            env: { ...env, ...extra, ROLES: 'worker' },
+          }),
+        );
+      }
+      try {
+        // Not measured: each fresh worker loads what its first job needs.
+        await Promise.all(
+          workers.map((_, n) => matchOnce(api!.url, key, `${label}_warmup_${n}`, headOf(list, 50))),
+        );
+        log(
+          `shards: ${label}, ${JOBS} lists of ${formatNumber(LIST_ROWS)} rows, ${workers.length} worker(s)`,
+        );
+        const rss = workers.map((worker) => sampleRss(worker.pid));
+        const cpuBefore = cpuTimes();
+        const started = Date.now();
+        const results = await Promise.all(
+          Array.from({ length: JOBS }, (_, i) => matchOnce(api!.url, key, `${label}_${i}`, list)),
+        );
+        const seconds = (Date.now() - started) / 1000;
+        const cpuBusy = busyShare(cpuBefore, cpuTimes());
+        const peakRssBytes = rss.map((sampler) => Math.max(...sampler.stop().map((s) => s.bytes)));
+        const shardLoads = await Promise.all(workers.map((worker) => loadsOf(worker)));
+        return {
+          rowsPerSecond: (JOBS * LIST_ROWS) / seconds,
+          cpuBusy,
+          peakRssBytes,
+          shardLoads,
+          result: results[0]!,
+        };
+      } finally {
+        await Promise.all(workers.map((worker) => worker.stop()));
+      }
+    };
+
+    log('shards: importing the voter file unsharded');
+    await runCli(['voters', 'import', voters, '--replace', '--json'], {
+      dataDir: join(dir.path, 'importer'),
+      timeoutMs: TIMEOUT_MS,
+      env,
+    });
+    const plain = await run('unsharded', [{}]);
+
+    log('shards: importing the voter file as shards by state');
+    const imported = await runCli(['voters', 'import', voters, '--replace', '--json'], {
+      dataDir: join(dir.path, 'importer'),
+      timeoutMs: TIMEOUT_MS,
+      env: { ...env, VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS },
+    });
+    const version = (JSON.parse(imported.stdout) as { version: string }).version;
+    const meta = JSON.parse(
+      await readFile(join(dir.path, 'importer', 'voters', version, 'meta.json'), 'utf8'),
+    ) as {
+      shards: { shards: { id: string; rows: number; memoryBytes: number }[] };
+    };
+    const shards = meta.shards.shards;
+    const half = Math.ceil(shards.length / 2);
+    const biggest = Math.max(...shards.map((shard) => shard.memoryBytes));
+    const cacheMb = String(Math.ceil((biggest * half) / (1024 * 1024)));
+    const oneSharded = await run('sharded-1', [{}]);
+    const twoSharded = await run('sharded-2', [{ VOTER_CACHE_MB: cacheMb }, { VOTER_CACHE_MB: cacheMb }]);
+
+    // The embedded reference on the same sharded file: the cluster must give these very bytes.
+    const embedded = join(dir.path, 'embedded');
+    await runCli(['voters', 'import', voters, '--replace'], {
+      dataDir: embedded,
+      timeoutMs: TIMEOUT_MS,
+      env: { VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS },
+    });
+    const reference = join(dir.path, 'reference.csv');
+    await runCli(['match', listPath, '--out', reference], {
+      dataDir: embedded,
+      timeoutMs: TIMEOUT_MS,
+      env: { VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS, MATCH_THREADS: '1' },
+    });
+    const identical =
+      (await readFile(reference)).equals(twoSharded.result) && twoSharded.result.equals(oneSharded.result);
+    recorder.check(
+      'sharded result byte-identical to the embedded one',
+      identical ? 'identical' : 'different',
+      'identical',
+      identical,
+      '2 workers and 1 worker on the cluster, `listmatch match` on an embedded sharded DATA_DIR',
+    );
+
+    const mb = (bytes: number) => `${formatNumber(bytes / (1024 * 1024))} MB`;
+    const busy = (share: number | null) =>
+      share === null ? '' : `; machine CPU ${Math.round(share * 100)}% busy`;
+    const describe = (r: Run) =>
+      `peak RSS ${r.peakRssBytes.map(mb).join(' and ')}; shard loads ${r.shardLoads.join(' and ')}${busy(r.cpuBusy)}`;
+    recorder.metric('throughput, 1 worker, unsharded', plain.rowsPerSecond, 'rows/s', {
+      note: `${JOBS} × ${formatNumber(LIST_ROWS)}-row mixed lists, ${formatNumber(VOTERS)} voters (${STATES}); ${describe(plain)}`,
+    });
+    recorder.metric('throughput, 1 worker, sharded', oneSharded.rowsPerSecond, 'rows/s', {
+      note: `${shards.length} shards (${shards.map((s) => `${s.id} ${formatNumber(s.rows)}`).join(', ')}); ${describe(oneSharded)}`,
+    });
+    recorder.metric(
+      'throughput, 2 workers, sharded, half the shards each',
+      twoSharded.rowsPerSecond,
+      'rows/s',
+      {
+        note: `VOTER_CACHE_MB=${cacheMb}; ${describe(twoSharded)}`,
+      },
+    );
+    recorder.metric(
+      'ratio, 2 sharded workers / 1 unsharded',
+      twoSharded.rowsPerSecond / plain.rowsPerSecond,
+      '×',
+      {
+        digits: 2,
+        note: 'the same lists; 2 cores shared with the api process, PostgreSQL and Swift',
+      },
+    );
+    const truth = await readFile(truthPath, 'utf8');
+    const [a, b] = [quality(plain.result, truth), quality(twoSharded.result, truth)];
+    recorder.metric('precision, sharded (unsharded)', b.precision, '', {
+      digits: 4,
+      note: `unsharded ${formatNumber(a.precision, 4)}; rank 1 of the first list against its truth`,
+    });
+    recorder.metric('recall, sharded (unsharded)', b.recall, '', {
+      digits: 4,
+      note: `unsharded ${formatNumber(a.recall, 4)}`,
+    });
+    recorder.raw['voterShards'] = {
+      shards,
+      figures: {
+        plain: { ...plain, result: undefined },
+        oneSharded: { ...oneSharded, result: undefined },
+        twoSharded: { ...twoSharded, result: undefined },
+        quality: { unsharded: a, sharded: b },
+      },
+    };
+  } finally {
+    await api?.stop();
+    await database?.drop().catch(() => {});
+    await bucket?.drop().catch(() => {});
+    await dir.remove();
+  }
+}
+
+/** Registers a list, uploads it into the bucket, waits for it and downloads the result. */
+async function matchOnce(base: string, key: string, filename: string, body: Buffer): Promise<Buffer> {
+  const registered = await getJson(`${base}/service/smartmatch?filename=${filename}&format=csv`, key);
+  const upload = await fetch(registered.url ?? '', { method: 'PUT', body });
+  await upload.arrayBuffer();
+  if (upload.status !== 200) throw new Error(`upload answered ${upload.status}`);
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const answer = await getJson(`${base}/service/smartmatch/poll?filename=${filename}`, key);
+    if (answer.error) throw new Error(`${filename} failed: ${answer.error}`);
+    if (answer.url) {
+      const response = await fetch(answer.url);
+      return Buffer.from(await response.arrayBuffer());
+    }
+    if (Date.now() > deadline) throw new Error(`${filename} did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function loadsOf(worker: ServiceProcess): Promise<number> {
+  const text = await (await fetch(`${worker.url}/metrics`)).text();
+  return Number(/listmatch_voter_snapshot_loads_total (\d+)/.exec(text)?.[1] ?? Number.NaN);
+}
+
+function headOf(list: Buffer, rows: number): Buffer {
+  return Buffer.from(
+    list
+      .toString('utf8')
+      .split('\n')
+      .slice(0, rows + 1)
+      .join('\n'),
+  );
+}
+
+/** Precision and recall of the rank-1 matches against the truth (matchback_id → voterbase_id). */
+function quality(result: Buffer, truthCsv: string): { precision: number; recall: number } {
+  const truth = new Map(
+    truthCsv
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',') as [string, string]),
+  );
+  const lines = result.toString('utf8').trimEnd().split('\n');
+  const header = lines[0]!.split(',');
+  // Counted from the end: a quoted input cell may hold commas, the service's columns never do.
+  const fromEnd = (name: string) => header.length - header.indexOf(name);
+  let right = 0;
+  let wrong = 0;
+  for (const line of lines.slice(1)) {
+    const fields = line.split(',');
+    const at = (name: string) => fields[fields.length - fromEnd(name)];
+    if (at('sm.rank') !== '1' || at('sm.match') !== 'Y') continue;
+    // matchback_id is the first column of the generated lists, and never quoted.
+    if (truth.get(fields[0]!) === at('vb.voterbase_id')) right++;
+    else wrong++;
+  }
+  const members = [...truth.values()].filter((id) => id !== '' && id !== undefined).length;
+  return { precision: right / Math.max(1, right + wrong), recall: right / Math.max(1, members) };
+}
