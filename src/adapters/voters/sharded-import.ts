@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
+import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
 import {
+  extendBox,
   planShards,
   recordShardKey,
   ShardCounts,
@@ -98,7 +100,13 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
       reportLines.push(`${original}${entry.slice(comma)}`);
     }
     await writeFile(join(buildDir, 'import-report.csv'), `${mapped.join('\n')}\n`);
-    shards.push({ ...planned, rows: report.imported, version, memoryBytes: await memoryBytes(buildDir) });
+    shards.push({
+      ...planned,
+      rows: report.imported,
+      version,
+      memoryBytes: await memoryBytes(buildDir),
+      box: split.boxes[i]!,
+    });
   }
   total.rejected = Object.values(total.rejectedByReason).reduce((a, b) => a + b, 0);
   total.warnings = Object.values(total.warningsByKind).reduce((a, b) => a + b, 0);
@@ -106,13 +114,25 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
   return { report: total, map: { shards, zip3States: plan.zip3States }, buildDirs, reportLines };
 }
 
+interface RoutingColumns {
+  state: number;
+  zip: number;
+  latitude: number;
+  longitude: number;
+}
+
 /** The columns a record's shard is read from, checked as the unsharded import checks the header. */
-function headerColumns(header: string[]): { state: number; zip: number } {
+function headerColumns(header: string[]): RoutingColumns {
   const names = header.map((name) => name.trim().toLowerCase());
   if (!names.includes('voterbase_id')) {
     throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
   }
-  return { state: names.indexOf('state'), zip: names.indexOf('zip') };
+  return {
+    state: names.indexOf('state'),
+    zip: names.indexOf('zip'),
+    latitude: names.indexOf('latitude'),
+    longitude: names.indexOf('longitude'),
+  };
 }
 
 const cell = (fields: string[], at: number) => (at === -1 ? '' : (fields[at] ?? '').trim());
@@ -120,7 +140,7 @@ const cell = (fields: string[], at: number) => (at === -1 ? '' : (fields[at] ?? 
 async function countShards(input: ShardedImportInput): Promise<ShardPlan> {
   const counts = new ShardCounts();
   const ragged = new Set<number>();
-  let columns: { state: number; zip: number } | null = null;
+  let columns: RoutingColumns | null = null;
   for await (const part of readCsvTable(createReadStream(input.path, { highWaterMark: 1 << 20 }), {
     maxRowBytes: input.maxRowBytes,
     onWarning: (warning) => {
@@ -145,6 +165,8 @@ interface SplitResult {
   files: string[];
   /** Per shard, the file's line of each of its rows, in order. */
   lines: Uint32Array[];
+  /** Per shard, the area of its located voters. */
+  boxes: ([number, number, number, number] | null)[];
   rowsRead: number;
   rejectedByReason: Record<string, number>;
   reportLines: string[];
@@ -156,6 +178,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
   const writers = streams.map((stream) => new LineBuffer(stream));
   const lines = plan.shards.map(() => new Uint32Array(1024));
   const counts = plan.shards.map(() => 0);
+  const boxes: ([number, number, number, number] | null)[] = plan.shards.map(() => null);
   const rejectedByReason: Record<string, number> = {};
   const reportLines: string[] = [];
   const reject = (line: number, reason: string) => {
@@ -164,7 +187,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
   };
   const ragged = new Set<number>();
   let rowsRead = 0;
-  let columns: { state: number; zip: number } | null = null;
+  let columns: RoutingColumns | null = null;
   const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
   let bytesRead = 0;
   source.on('data', (chunk) => {
@@ -199,6 +222,11 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
           lines[shard] = grown;
         }
         lines[shard]![counts[shard]!++] = row.line;
+        const point = normalizeLatLong(
+          cell(row.fields, columns!.latitude),
+          cell(row.fields, columns!.longitude),
+        );
+        if (point !== null) boxes[shard] = extendBox(boxes[shard]!, point[0], point[1]);
         writers[shard]!.write(formatCsvRow(row.fields, neutral(row.fields.length)));
       }
       await Promise.all(writers.map((writer) => writer.ready()));
@@ -211,6 +239,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
   return {
     files,
     lines: lines.map((all, i) => all.subarray(0, counts[i]!)),
+    boxes,
     rowsRead,
     rejectedByReason,
     reportLines,

@@ -55,8 +55,26 @@ const VA = new InMemoryVoterSnapshot(
 const SHARDS: Record<string, VoterSnapshot> = { 'v1-a-nc': NC, 'v1-a-va': VA };
 const MAP: ShardMap = {
   shards: [
-    { id: 'nc', state: 'NC', zip3From: '', zip3To: '', rows: 3, version: 'v1-a-nc', memoryBytes: 0 },
-    { id: 'va', state: 'VA', zip3From: '', zip3To: '', rows: 2, version: 'v1-a-va', memoryBytes: 0 },
+    {
+      id: 'nc',
+      state: 'NC',
+      zip3From: '',
+      zip3To: '',
+      rows: 3,
+      version: 'v1-a-nc',
+      memoryBytes: 0,
+      box: [35.77, -78.9, 36.0, -78.63],
+    },
+    {
+      id: 'va',
+      state: 'VA',
+      zip3From: '',
+      zip3To: '',
+      rows: 2,
+      version: 'v1-a-va',
+      memoryBytes: 0,
+      box: [36.85, -77.44, 37.54, -76.28],
+    },
   ],
   zip3States: { '276': ['NC'], '277': ['NC'], '232': ['VA'], '235': ['VA'] },
 };

@@ -52,6 +52,9 @@ export function routingMatcher(
           state: row.fields.state,
           zip: row.fields.zip,
           voterbaseId: row.fields.voterbase_id,
+          latitude: row.fields.latitude,
+          longitude: row.fields.longitude,
+          contact: row.fields.phone !== undefined || row.fields.email !== undefined,
         })) {
           rowsPerShard[shard]!++;
           write(shard, line);

@@ -16,7 +16,18 @@ function counts(entries: [string, string, number][]): ShardCounts {
 }
 
 const asMap = (plan: ReturnType<typeof planShards>): ShardMap => ({
-  shards: plan.shards.map((s) => ({ ...s, version: `v1-x-${s.id}`, memoryBytes: 0 })),
+  shards: plan.shards.map((s) => ({
+    ...s,
+    version: `v1-x-${s.id}`,
+    memoryBytes: 0,
+    // NC voters around Raleigh, VA voters around Richmond: 140 miles apart.
+    box: (s.state === 'NC' ? [35.7, -78.8, 35.9, -78.5] : [37.4, -77.6, 37.6, -77.3]) as [
+      number,
+      number,
+      number,
+      number,
+    ],
+  })),
   zip3States: plan.zip3States,
 });
 

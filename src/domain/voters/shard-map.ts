@@ -1,4 +1,4 @@
-import { normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
+import { normalizeLatLong, normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
 
 /**
  * A voter file split into shards that are built, stored, fetched and matched separately, so that
@@ -24,6 +24,8 @@ export interface VoterShard {
   version: string;
   /** Bytes a worker holds in memory once the shard is loaded (its files but the records file). */
   memoryBytes: number;
+  /** Where its located voters are: [south, west, north, east] in degrees, or null when none is. */
+  box: [number, number, number, number] | null;
 }
 
 export interface ShardMap {
@@ -58,8 +60,8 @@ export function recordShardKey(state: string, zip: string): { state: string; zip
 }
 
 export interface ShardPlan {
-  /** Shards in a fixed order (by state, then ZIP3), without their versions and sizes yet. */
-  shards: Omit<VoterShard, 'version' | 'memoryBytes'>[];
+  /** Shards in a fixed order (by state, then ZIP3), without their versions, sizes and areas yet. */
+  shards: Omit<VoterShard, 'version' | 'memoryBytes' | 'box'>[];
   zip3States: Record<string, string[]>;
 }
 
@@ -125,13 +127,32 @@ export interface RoutingValues {
   state?: string | undefined;
   zip?: string | undefined;
   voterbaseId?: string | undefined;
+  latitude?: string | undefined;
+  longitude?: string | undefined;
+  /** The row has a phone or an e-mail address: values that find a voter wherever the voter lives. */
+  contact?: boolean;
+}
+
+/** The widest search radius (candidates/generate-candidates.ts MAX_RADIUS_MILES), in degrees of latitude. */
+const RADIUS_DEGREES = 25 / 69.05;
+
+/** Grows a shard's area to hold a voter's coordinates. */
+export function extendBox(
+  box: [number, number, number, number] | null,
+  lat: number,
+  lon: number,
+): [number, number, number, number] {
+  if (box === null) return [lat, lon, lat, lon];
+  return [Math.min(box[0], lat), Math.min(box[1], lon), Math.max(box[2], lat), Math.max(box[3], lon)];
 }
 
 /**
  * Indexes of the shards a list row is matched in, ascending: the shards of its state (from its
  * `state`, else the states its ZIP3 has in the voter file), plus the state its `voterbase_id`
- * names when that differs (an id match is exact wherever the person lives now). A row that names
- * no state of the voter file goes to every shard.
+ * names when that differs (an id match is exact wherever the person lives now). A row with only
+ * coordinates to place it (no phone or e-mail, which find a voter anywhere) goes to the shards
+ * with voters within the widest search radius of the point. A row that names no state of the
+ * voter file goes to every shard.
  */
 export function routeRow(map: ShardMap, values: RoutingValues): number[] {
   const states = new Set<string>();
@@ -150,5 +171,23 @@ export function routeRow(map: ShardMap, values: RoutingValues): number[] {
   map.shards.forEach((shard, i) => {
     if (states.has(shard.state)) shards.push(i);
   });
+  if (shards.length === 0 && state === null && values.contact !== true) {
+    const point = normalizeLatLong(values.latitude ?? '', values.longitude ?? '');
+    if (point !== null) {
+      const [lat, lon] = point;
+      const dLon = RADIUS_DEGREES / Math.max(0.05, Math.cos((lat * Math.PI) / 180));
+      map.shards.forEach((shard, i) => {
+        const box = shard.box;
+        if (
+          box !== null &&
+          lat >= box[0] - RADIUS_DEGREES &&
+          lat <= box[2] + RADIUS_DEGREES &&
+          lon >= box[1] - dLon &&
+          lon <= box[3] + dLon
+        )
+          shards.push(i);
+      });
+    }
+  }
   return shards.length > 0 ? shards : map.shards.map((_, i) => i);
 }
