@@ -99,9 +99,10 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
         );
       }
       try {
-        // Not measured: each fresh worker loads what its first job needs.
+        // Not measured: each fresh worker loads what its first jobs need and starts its matching
+        // threads (3,000 rows reach every shard with more than the 1,000 rows that start them).
         await Promise.all(
-          workers.map((_, n) => matchOnce(api!.url, key, `${label}_warmup_${n}`, headOf(list, 50))),
+          workers.map((_, n) => matchOnce(api!.url, key, `${label}_warmup_${n}`, headOf(list, 3000))),
         );
         log(
           `shards: ${label}, ${JOBS} lists of ${formatNumber(LIST_ROWS)} rows, ${workers.length} worker(s)`,
