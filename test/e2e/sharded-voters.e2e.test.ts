@@ -23,7 +23,7 @@ const STATES = 'NC,OH,GA,PA';
 const VOTERS = 60_000;
 /** ~15,000 voters per state: each state becomes two ZIP3-range shards. */
 const SHARD_MAX_ROWS = '10000';
-const LISTS = 6;
+const LISTS = 4;
 
 interface Client {
   id: string;

@@ -9,8 +9,12 @@ import type { Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matchin
 import { routeRow, type ShardMap } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 
-/** Rows matched per batch in a chunk: the first batch is the EM sample (emSampleRows, 5000). */
-export const CHUNK_BATCH_ROWS = 5000;
+/**
+ * Rows matched per batch in a chunk. The first batch is the EM sample: about what an unsharded
+ * job samples (its first 256 KiB of file, a few thousand rows), so a chunk does not spend more
+ * on fitting its model than on matching.
+ */
+export const CHUNK_BATCH_ROWS = 2000;
 
 /** A chunk's input line: the row number and the identifier cells the header provided. */
 interface ChunkRow {
