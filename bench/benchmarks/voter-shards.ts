@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { rankOneQuality } from '../../test/support/match-quality.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/support/postgres.ts';
 import { createTestBucket, TEST_S3, type TestBucket } from '../../test/support/s3-server.ts';
 import {
@@ -208,7 +209,10 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
       },
     );
     const truth = await readFile(truthPath, 'utf8');
-    const [a, b] = [quality(plain.result, truth), quality(twoSharded.result, truth)];
+    const [a, b] = [
+      rankOneQuality(plain.result.toString('utf8'), truth),
+      rankOneQuality(twoSharded.result.toString('utf8'), truth),
+    ];
     recorder.metric('precision, sharded (unsharded)', b.precision, '', {
       digits: 4,
       note: `unsharded ${formatNumber(a.precision, 4)}; rank 1 of the first list against its truth`,
@@ -266,31 +270,4 @@ function headOf(list: Buffer, rows: number): Buffer {
       .slice(0, rows + 1)
       .join('\n'),
   );
-}
-
-/** Precision and recall of the rank-1 matches against the truth (matchback_id → voterbase_id). */
-function quality(result: Buffer, truthCsv: string): { precision: number; recall: number } {
-  const truth = new Map(
-    truthCsv
-      .trimEnd()
-      .split('\n')
-      .slice(1)
-      .map((line) => line.split(',') as [string, string]),
-  );
-  const lines = result.toString('utf8').trimEnd().split('\n');
-  const header = lines[0]!.split(',');
-  // Counted from the end: a quoted input cell may hold commas, the service's columns never do.
-  const fromEnd = (name: string) => header.length - header.indexOf(name);
-  let right = 0;
-  let wrong = 0;
-  for (const line of lines.slice(1)) {
-    const fields = line.split(',');
-    const at = (name: string) => fields[fields.length - fromEnd(name)];
-    if (at('sm.rank') !== '1' || at('sm.match') !== 'Y') continue;
-    // matchback_id is the first column of the generated lists, and never quoted.
-    if (truth.get(fields[0]!) === at('vb.voterbase_id')) right++;
-    else wrong++;
-  }
-  const members = [...truth.values()].filter((id) => id !== '' && id !== undefined).length;
-  return { precision: right / Math.max(1, right + wrong), recall: right / Math.max(1, members) };
 }

@@ -1,12 +1,11 @@
 import type { z } from 'zod';
-import { isAppError } from '../domain/errors.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
 import { mergingMatcher } from '../domain/pipeline/sharded-list.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
-import { ASSEMBLE_LIST_JOB, chunkOutputKey, deleteChunks } from './list-chunks.ts';
+import { ASSEMBLE_LIST_JOB, chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
 import { chunkSpecSchema } from './match-chunk.job.ts';
-import { failJob, type MatchListDeps, planJob, writeResults } from './match-list.job.ts';
+import { listOptions, type MatchListDeps, planJob, writeResults } from './match-list.job.ts';
 
 type Payload = z.infer<typeof chunkSpecSchema>;
 
@@ -40,13 +39,9 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
             matchList({
               source: sinks.source,
               ...sinks.outputs,
+              ...listOptions(deps, job, spec.appended),
               matcher: mergingMatcher(streams),
               voters,
-              appendedFields: spec.appended,
-              maxMatches: job.params.maxMatches,
-              searchRadiusMiles: job.params.searchRadiusMiles,
-              maxRowBytes: deps.maxRowBytes,
-              asOf: new Date(job.createdAt),
               ...(sinks.onBestMatch === undefined ? {} : { onBestMatch: sinks.onBestMatch }),
               onProgress: () => {
                 if (context.signal.aborted) throw context.signal.reason;
@@ -58,14 +53,6 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
       }
       await deleteChunks(deps, job.id, spec.shards);
     },
-    async onGiveUp(spec, error) {
-      const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
-      await failJob(
-        deps,
-        spec.jobId,
-        `Internal Error: ${reference}; the operator can look it up as ${spec.jobId}`,
-      );
-      await deleteChunks(deps, spec.jobId, spec.shards);
-    },
+    onGiveUp: (spec, error) => giveUpSharded(deps, spec, error),
   };
 }

@@ -1,3 +1,4 @@
+import { isAppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
@@ -7,7 +8,7 @@ import type { QueueMessage } from '../domain/ports/queue.ts';
 import type { ShardMap } from '../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { LineBuffer } from './line-buffer.ts';
-import type { JobPlan, MatchListDeps } from './match-list.job.ts';
+import { failJob, type JobPlan, listOptions, type MatchListDeps } from './match-list.job.ts';
 
 /**
  * The chunks of a list matched against a sharded voter file: written by the split (match-list),
@@ -57,22 +58,12 @@ export async function splitList(
     for (const shard of map.shards)
       writers.push(await deps.blobs.openWriter(chunkInputKey(job.id, shard.id)));
     const buffers = writers.map((writer) => new LineBuffer(writer.stream));
-    const router = routingMatcher(
-      map,
-      (shard, line) => buffers[shard]!.write(line),
-      async () => {
-        for (const buffer of buffers) await buffer.ready();
-      },
-    );
+    const router = routingMatcher(map, buffers);
     await matchList({
+      ...listOptions(deps, job, plan.appendedFields),
       source: await deps.blobs.read(job.uploadBlob!),
       matcher: router,
       voters,
-      appendedFields: plan.appendedFields,
-      maxMatches: job.params.maxMatches,
-      searchRadiusMiles: job.params.searchRadiusMiles,
-      maxRowBytes: deps.maxRowBytes,
-      asOf: new Date(job.createdAt),
     });
     const shards: string[] = [];
     for (let i = 0; i < writers.length; i++) {
@@ -109,6 +100,17 @@ export async function splitList(
 
 export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec): QueueMessage {
   return { type: ASSEMBLE_LIST_JOB, payload: spec, group: job.keyId };
+}
+
+/** A sharded job's step gave up: the job fails (as an unsharded one would) and its chunks go. */
+export async function giveUpSharded(deps: MatchListDeps, spec: ChunkSpec, error: unknown): Promise<void> {
+  const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
+  await failJob(
+    deps,
+    spec.jobId,
+    `Internal Error: ${reference}; the operator can look it up as ${spec.jobId}`,
+  );
+  await deleteChunks(deps, spec.jobId, spec.shards);
 }
 
 /** Deletes a job's chunks (after assembly, or when the job failed). */

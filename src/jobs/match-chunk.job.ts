@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, isAppError } from '../domain/errors.ts';
+import { AppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { matchChunk } from '../domain/pipeline/sharded-list.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
@@ -11,10 +11,10 @@ import {
   type ChunkSpec,
   chunkInputKey,
   chunkOutputKey,
-  deleteChunks,
+  giveUpSharded,
   MATCH_CHUNK_JOB,
 } from './list-chunks.ts';
-import { failJob, type MatchListDeps } from './match-list.job.ts';
+import type { MatchListDeps } from './match-list.job.ts';
 
 export const chunkSpecSchema = z.object({
   v: z.literal(1),
@@ -67,15 +67,7 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
       const { shard: _done, ...spec } = payload;
       await deps.enqueue(assembleMessage(job, spec satisfies ChunkSpec));
     },
-    async onGiveUp(payload, error) {
-      const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
-      await failJob(
-        deps,
-        payload.jobId,
-        `Internal Error: ${reference}; the operator can look it up as ${payload.jobId}`,
-      );
-      await deleteChunks(deps, payload.jobId, payload.shards);
-    },
+    onGiveUp: (payload, error) => giveUpSharded(deps, payload, error),
   };
 }
 

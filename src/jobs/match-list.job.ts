@@ -119,13 +119,9 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
       matchList({
         source: sinks.source,
         ...sinks.outputs,
+        ...listOptions(deps, job, plan.appendedFields),
         matcher: deps.createMatcher(voters, { thresholdScore: plan.matchThreshold }),
         voters,
-        appendedFields: plan.appendedFields,
-        maxMatches: job.params.maxMatches,
-        searchRadiusMiles: job.params.searchRadiusMiles,
-        maxRowBytes: deps.maxRowBytes,
-        asOf: new Date(job.createdAt),
         ...(sinks.onBestMatch === undefined ? {} : { onBestMatch: sinks.onBestMatch }),
         onProgress: (rows) => {
           if (signal.aborted) throw signal.reason;
@@ -135,6 +131,21 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
         },
       }),
   });
+}
+
+/** The pipeline's settings from the job's parameters (every pass over a job's list uses these). */
+export function listOptions(
+  deps: Pick<MatchListDeps, 'maxRowBytes'>,
+  job: SmartmatchJob,
+  appendedFields: AppendedField[],
+) {
+  return {
+    appendedFields,
+    maxMatches: job.params.maxMatches,
+    searchRadiusMiles: job.params.searchRadiusMiles,
+    maxRowBytes: deps.maxRowBytes,
+    asOf: new Date(job.createdAt),
+  };
 }
 
 /** What the job's profile and parameters fix before any row is read. */

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { rankOneQuality } from '../support/match-quality.ts';
 import { register, startTestService, upload, waitForResult } from '../support/test-service.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/listmatch.js', import.meta.url));
@@ -27,33 +28,6 @@ function listmatch(args: string[], env: Record<string, string> = {}) {
 function ok(run: ReturnType<typeof listmatch>): string {
   assert.equal(run.status, 0, run.stderr);
   return run.stdout;
-}
-
-/** Precision and recall of the rank-1 matches against the truth (matchback_id → voterbase_id). */
-function quality(result: string, truthCsv: string): { precision: number; recall: number } {
-  const truth = new Map(
-    truthCsv
-      .trimEnd()
-      .split('\n')
-      .slice(1)
-      .map((line) => line.split(',') as [string, string]),
-  );
-  const lines = result.trimEnd().split('\n');
-  const header = lines[0]!.split(',');
-  // Counted from the end: a quoted input cell may hold commas, the service's columns never do.
-  const fromEnd = (name: string) => header.length - header.indexOf(name);
-  let right = 0;
-  let wrong = 0;
-  for (const line of lines.slice(1)) {
-    const fields = line.split(',');
-    const at = (name: string) => fields[fields.length - fromEnd(name)];
-    if (at('sm.rank') !== '1' || at('sm.match') !== 'Y') continue;
-    // matchback_id is the first column of the generated lists, and never quoted.
-    if (truth.get(fields[0]!) === at('vb.voterbase_id')) right++;
-    else wrong++;
-  }
-  const members = [...truth.values()].filter((id) => id !== '' && id !== undefined).length;
-  return { precision: right / (right + wrong), recall: right / members };
 }
 
 describe('a sharded voter file', () => {
@@ -201,8 +175,8 @@ describe('a sharded voter file', () => {
         }),
       );
       const truth = await readFile(join(dir, 'truth.csv'), 'utf8');
-      const a = quality(await readFile(join(dir, 'plain.csv'), 'utf8'), truth);
-      const b = quality(await readFile(sharded, 'utf8'), truth);
+      const a = rankOneQuality(await readFile(join(dir, 'plain.csv'), 'utf8'), truth);
+      const b = rankOneQuality(await readFile(sharded, 'utf8'), truth);
       assert.ok(b.precision >= a.precision - 0.01, `precision ${b.precision} sharded, ${a.precision} not`);
       assert.ok(b.recall >= a.recall - 0.01, `recall ${b.recall} sharded, ${a.recall} not`);
       assert.ok(b.recall > 0.5, `recall ${b.recall}`);

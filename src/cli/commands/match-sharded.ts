@@ -42,13 +42,7 @@ export async function matchShardedLocally(input: ShardedMatchInput): Promise<Lis
     const rowsFile = (i: number) => join(dir, `${map.shards[i]!.id}.rows.jsonl`);
     const matchesFile = (i: number) => join(dir, `${map.shards[i]!.id}.matches.jsonl`);
     const buffers = map.shards.map((_, i) => new LineBuffer(createWriteStream(rowsFile(i))));
-    const router = routingMatcher(
-      map,
-      (shard, line) => buffers[shard]!.write(line),
-      async () => {
-        for (const buffer of buffers) await buffer.ready();
-      },
-    );
+    const router = routingMatcher(map, buffers);
     await matchList({
       ...common,
       source: createReadStream(input.file, { highWaterMark: 1 << 20 }),

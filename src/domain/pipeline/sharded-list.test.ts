@@ -103,8 +103,7 @@ async function matchSharded(csv: string): Promise<{ result: string; chunks: stri
   const chunks: string[][] = MAP.shards.map(() => []);
   const router = routingMatcher(
     MAP,
-    (shard, line) => chunks[shard]!.push(line),
-    async () => {},
+    chunks.map((lines) => ({ write: (line: string) => lines.push(line), ready: async () => {} })),
   );
   const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...OPTIONS };
   await matchList({ ...common, source: Readable.from([Buffer.from(csv)]), matcher: router });

@@ -39,11 +39,16 @@ interface ChunkOutcome {
  * The split step's matcher: writes every row to the chunk of each shard it is routed to and
  * returns no match. Run through matchList, it validates the file exactly as an unsharded job does.
  */
+/** Where the split writes one shard's chunk (a LineBuffer over a blob or a file). */
+export interface ChunkSink {
+  write(line: string): void;
+  /** Resolves when the sink has room again (awaited after each batch). */
+  ready(): Promise<void>;
+}
+
 export function routingMatcher(
   map: ShardMap,
-  write: (shard: number, line: string) => void,
-  /** Waits until the chunk writers have room (called after each batch). */
-  drain: () => Promise<void>,
+  chunks: readonly ChunkSink[],
 ): Matcher & { rowsPerShard: number[] } {
   const rowsPerShard = map.shards.map(() => 0);
   return {
@@ -61,10 +66,10 @@ export function routingMatcher(
           contact: row.fields.phone !== undefined || row.fields.email !== undefined,
         })) {
           rowsPerShard[shard]!++;
-          write(shard, line);
+          chunks[shard]!.write(line);
         }
       }
-      await drain();
+      for (const chunk of chunks) await chunk.ready();
       return rows.map(() => ({ candidates: [] }));
     },
   };
