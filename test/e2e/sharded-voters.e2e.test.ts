@@ -20,9 +20,9 @@ import { putFile } from './e2e-data.ts';
 import { cli, json, pollUntilDone, type ServerProcess, startServer, tempDir } from './process-harness.ts';
 
 const STATES = 'NC,OH,GA,PA';
-const VOTERS = 60_000;
-/** ~15,000 voters per state: each state becomes two ZIP3-range shards. */
-const SHARD_MAX_ROWS = '10000';
+const VOTERS = 40_000;
+/** ~10,000 voters per state: each state becomes two ZIP3-range shards. */
+const SHARD_MAX_ROWS = '7000';
 const LISTS = 4;
 
 interface Client {
@@ -61,7 +61,7 @@ describe('2 workers matching a sharded voter file from the bucket', () => {
       {},
     );
     for (let n = 0; n < LISTS; n++) {
-      const rows = n === LISTS - 1 ? 20_000 : 2_000 + n;
+      const rows = n === LISTS - 1 ? 12_000 : 1_500 + n;
       cli(
         [
           'generate',
