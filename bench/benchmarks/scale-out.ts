@@ -175,7 +175,7 @@ async function throughput(
 }
 
 /** The header and the first `rows` rows of a list (one row per line in generated lists). */
-function headOf(list: Buffer, rows: number): Buffer {
+export function headOf(list: Buffer, rows: number): Buffer {
   return Buffer.from(
     list
       .toString('utf8')

@@ -25,7 +25,7 @@ import {
 } from '../lib/processes.ts';
 import { formatNumber, type Recorder } from '../lib/report.ts';
 import type { BenchOptions } from './options.ts';
-import { busyShare, cpuTimes } from './scale-out.ts';
+import { busyShare, cpuTimes, headOf } from './scale-out.ts';
 
 const VOTERS = 1_000_000;
 const STATES = 'NC,OH,GA,PA';
@@ -260,14 +260,4 @@ async function matchOnce(base: string, key: string, filename: string, body: Buff
 async function loadsOf(worker: ServiceProcess): Promise<number> {
   const text = await (await fetch(`${worker.url}/metrics`)).text();
   return Number(/listmatch_voter_snapshot_loads_total (\d+)/.exec(text)?.[1] ?? Number.NaN);
-}
-
-function headOf(list: Buffer, rows: number): Buffer {
-  return Buffer.from(
-    list
-      .toString('utf8')
-      .split('\n')
-      .slice(0, rows + 1)
-      .join('\n'),
-  );
 }

@@ -37,12 +37,10 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
           replaced: false,
           run: (sinks) =>
             matchList({
-              source: sinks.source,
-              ...sinks.outputs,
+              ...sinks,
               ...listOptions(deps, job, spec.appended),
               matcher: mergingMatcher(streams),
               voters,
-              ...(sinks.onBestMatch === undefined ? {} : { onBestMatch: sinks.onBestMatch }),
               onProgress: () => {
                 if (context.signal.aborted) throw context.signal.reason;
               },

@@ -1,4 +1,4 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import yazl from 'yazl';
@@ -13,7 +13,7 @@ import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
-import { type ListSummary, matchList } from '../domain/pipeline/match-list.ts';
+import { type ListSummary, type MatchListInput, matchList } from '../domain/pipeline/match-list.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
@@ -117,12 +117,10 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     replaced: job.voterVersion !== null && pinned === null,
     run: (sinks) =>
       matchList({
-        source: sinks.source,
-        ...sinks.outputs,
+        ...sinks,
         ...listOptions(deps, job, plan.appendedFields),
         matcher: deps.createMatcher(voters, { thresholdScore: plan.matchThreshold }),
         voters,
-        ...(sinks.onBestMatch === undefined ? {} : { onBestMatch: sinks.onBestMatch }),
         onProgress: (rows) => {
           if (signal.aborted) throw signal.reason;
           // matchList reports a running total for this job; the metric counts increments.
@@ -170,12 +168,8 @@ export async function planJob(deps: MatchListDeps, job: SmartmatchJob): Promise<
   };
 }
 
-/** Where matchList writes, as the job's result layout asks. */
-export interface ResultSinks {
-  source: AsyncIterable<Uint8Array>;
-  outputs: { output?: Writable; split?: { best: Writable; additional: Writable } };
-  onBestMatch?: (voterbaseId: string) => void;
-}
+/** Where matchList reads and writes, as the job's result layout asks (spread into its input). */
+export type ResultSinks = Pick<MatchListInput, 'source' | 'output' | 'split' | 'onBestMatch'>;
 
 /**
  * Runs the list through `run` into the job's result blobs, then writes the delivery archive and
@@ -204,12 +198,10 @@ export async function writeResults(
   try {
     const listSummary = await options.run({
       source: await deps.blobs.read(job.uploadBlob!),
-      outputs: {
-        ...(writers.everyRank ? { output: writers.everyRank.stream } : {}),
-        ...(writers.split
-          ? { split: { best: writers.split.best.stream, additional: writers.split.additional.stream } }
-          : {}),
-      },
+      ...(writers.everyRank ? { output: writers.everyRank.stream } : {}),
+      ...(writers.split
+        ? { split: { best: writers.split.best.stream, additional: writers.split.additional.stream } }
+        : {}),
       ...(idLines === null ? {} : { onBestMatch: (id: string) => idLines.write(`${id}\n`) }),
     });
     await idLines?.end();

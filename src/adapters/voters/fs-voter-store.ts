@@ -210,9 +210,7 @@ export class FsVoterStore implements VoterStore {
 
   async stats(): Promise<VoterStats | null> {
     const version = await this.currentVersion();
-    if (version === null) return null;
-    const meta = await readMeta(join(this.dir, version));
-    return meta && { version, rows: meta.rows, columns: meta.columns, importedAt: meta.importedAt };
+    return version === null ? null : this.statsOf(version);
   }
 
   async importFile(
@@ -484,7 +482,8 @@ interface BuildInput {
   onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
 }
 
-type BuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
+/** What building one snapshot reports, before the import adds where and how long. */
+export type BuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
 
 export async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
   const builder = new SnapshotBuilder(input.buildDir);

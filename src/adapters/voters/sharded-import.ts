@@ -14,11 +14,8 @@ import {
   type ShardPlan,
   shardOfRecord,
 } from '../../domain/voters/shard-map.ts';
-import type { VoterImportReport } from '../../domain/voters/voter-snapshot.ts';
 import { LineBuffer } from '../../jobs/line-buffer.ts';
-
-/** What one shard's build reports (fs-voter-store's buildSnapshot), before line numbers are mapped back. */
-export type ShardBuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
+import type { BuildReport } from './fs-voter-store.ts';
 
 export interface ShardedImportInput {
   path: string;
@@ -31,13 +28,13 @@ export interface ShardedImportInput {
   onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
   /** Builds one shard's snapshot from its CSV into `buildDir` (the unsharded import, reused). */
   buildShard(input: { path: string; totalBytes: number; version: string }): Promise<{
-    report: ShardBuildReport;
+    report: BuildReport;
     buildDir: string;
   }>;
 }
 
 export interface ShardedImportResult {
-  report: ShardBuildReport;
+  report: BuildReport;
   map: ShardMap;
   /** Build folder of each shard, in map order. */
   buildDirs: string[];
@@ -57,7 +54,7 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
   const split = await splitShards(input, plan);
   const buildDirs: string[] = [];
   const shards: ShardMap['shards'] = [];
-  const total: ShardBuildReport = {
+  const total: BuildReport = {
     version: input.version,
     rowsRead: split.rowsRead,
     imported: 0,
