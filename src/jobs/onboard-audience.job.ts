@@ -42,6 +42,8 @@ export interface OnboardAudienceDeps {
   social: SocialAudiences | null;
   politicaldsp: FileDropAudiences | null;
   maxRowBytes: number;
+  /** Rows per social batch: the platform's most (SOCIAL_MAX_BATCH_ROWS) unless set lower. */
+  socialBatchRows?: number;
   retryBaseMs: number;
   /** How often a social audience's readiness is polled. */
   checkIntervalMs: number;
@@ -249,13 +251,14 @@ async function buildSocial(
     const schema = run.schema as SocialSchemaKey[];
     const sessionId = uploadSessionId(job.id, audienceId);
     const total = run.counts.usable;
+    const batchRows = Math.min(deps.socialBatchRows ?? SOCIAL_MAX_BATCH_ROWS, SOCIAL_MAX_BATCH_ROWS);
     let batch: string[][] = [];
     let index = 0;
     for await (const line of blobLines(deps.blobs, run.stagedBlob)) {
       // Rows the platform already confirmed (before a crash or retry) are skipped.
       if (index++ < run.rowsDone) continue;
       batch.push(line.split('\t'));
-      if (batch.length === SOCIAL_MAX_BATCH_ROWS) {
+      if (batch.length === batchRows) {
         run = await sendBatch(
           deps,
           social,
