@@ -55,6 +55,11 @@ export interface Fault {
   on: FakeOperation | 'any';
   /** How many matching calls it answers (default 1). */
   times?: number;
+  /**
+   * Matching calls it lets through (handled as usual) before it starts answering (default 0): a
+   * fault later in an upload, after some batches went in.
+   */
+  after?: number;
   status?: number;
   /** The Graph error object. */
   error?: { code: number; error_subcode?: number; message?: string; type?: string };
@@ -123,7 +128,10 @@ export interface FakeMetaGraph {
   token: string;
   audiences: Map<string, FakeAudience>;
   requests: RecordedRequest[];
-  /** Queues a fault; faults are consumed in the order they were added. */
+  /**
+   * Queues a fault; faults are consumed in the order they were added (one still letting calls
+   * through, `after`, holds back those behind it).
+   */
   inject(fault: Fault): void;
   /** Usage percentages reported on every answer (x-app-usage, x-ad-account-usage, x-business-use-case-usage). */
   usage: { app: number; adAccount: number; business: number };
@@ -590,6 +598,10 @@ export async function startFakeMetaGraph(options: FakeMetaGraphOptions = {}): Pr
     const index = faults.findIndex((fault) => fault.on === 'any' || fault.on === operation);
     if (index < 0) return null;
     const fault = faults[index]!;
+    if ((fault.after ?? 0) > 0) {
+      faults[index] = { ...fault, after: fault.after! - 1 };
+      return null;
+    }
     const left = (fault.times ?? 1) - 1;
     if (left <= 0) faults.splice(index, 1);
     else faults[index] = { ...fault, times: left };

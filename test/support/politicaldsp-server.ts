@@ -73,7 +73,8 @@ export interface PoliticalDspOptions {
 /**
  * A local political DSP with the create-segment → presigned URL → PUT shape, checking what the
  * real one checks. API (`/v1/…`): Bearer token (401 otherwise), JSON bodies, segment names of 1 to
- * 128 printable characters, unique per account (409). Storage (`PUT /upload/…`): the URL's
+ * 128 printable characters, unique per account (409); `GET /v1/segments?name=…` finds them (with
+ * their description and status, so a client that lost an answer can tell what happened). Storage (`PUT /upload/…`): the URL's
  * signature, expiry and single use (403 with object storage's XML), no Authorization header next
  * to the signature (400), a declared Content-Length (411) within the size limit (400
  * EntityTooLarge) that the body matches. The stored file is then checked as the platform's
@@ -87,6 +88,9 @@ export class PoliticalDspServer extends FakePlatform {
   readonly emails: PlatformEmail[] = [];
   /** Most bytes of a PUT body received so far, for streaming assertions. */
   receivedBytes = 0;
+  /** Files storage accepted (each PUT that stored a segment's file). */
+  storedUploads = 0;
+  private readonly losing = new Set<'create' | 'upload'>();
   private readonly urls = new Map<string, PresignedUrl>();
   private readonly signingKey = randomBytes(32);
   private readonly options: Required<Omit<PoliticalDspOptions, 'token'>>;
@@ -101,6 +105,14 @@ export class PoliticalDspServer extends FakePlatform {
       processingMs: options.processingMs ?? 20,
       matchRate: options.matchRate ?? 0.58,
     };
+  }
+
+  /**
+   * The next segment creation (`create`) or stored file (`upload`) takes effect, but its answer is
+   * lost: the connection drops before the status line, as when a proxy or the network fails.
+   */
+  loseNextAnswer(call: 'create' | 'upload'): void {
+    this.losing.add(call);
   }
 
   /** Sets how long new presigned URLs live (expiry tests). */
@@ -121,6 +133,10 @@ export class PoliticalDspServer extends FakePlatform {
       return sendJson(response, 401, apiError('unauthorized', 'Invalid or expired access token'));
     }
     if (method === 'POST' && path === '/v1/segments') return this.createSegment(request, response);
+    if (method === 'GET' && path === '/v1/segments') {
+      request.resume();
+      return sendJson(response, 200, this.listSegments(url.searchParams.get('name')));
+    }
     const uploadUrl = /^\/v1\/segments\/([^/]+)\/upload-url$/.exec(path);
     if (method === 'POST' && uploadUrl !== null) {
       request.resume();
@@ -170,7 +186,20 @@ export class PoliticalDspServer extends FakePlatform {
       bytes: 0,
       matchRate: null,
     });
+    if (this.losing.delete('create')) return void response.destroy();
     sendJson(response, 201, { id, name, status: 'awaiting_file', upload: this.presign(id) });
+  }
+
+  /**
+   * `GET /v1/segments?name=…`: the account's segments (of that exact name when given), newest
+   * first, each with its description and status (`awaiting_file` until a file is stored).
+   */
+  private listSegments(name: string | null): { segments: Record<string, unknown>[] } {
+    const segments = [...this.segments.values()]
+      .filter((segment) => name === null || segment.name === name)
+      .reverse()
+      .map(({ id, name, description, state }) => ({ id, name, description, status: state }));
+    return { segments };
   }
 
   private presign(segmentId: string): { url: string; method: 'PUT'; expires_at: string } {
@@ -251,9 +280,8 @@ export class PoliticalDspServer extends FakePlatform {
     if (bytes !== Number(declared)) {
       return this.storageError(response, 400, 'IncompleteBody', 'The body is shorter than Content-Length');
     }
-    response.writeHead(200, { etag: `"${randomBytes(8).toString('hex')}"` });
-    response.end();
     // Stored: the platform processes it later and says how it went by e-mail only.
+    this.storedUploads++;
     Object.assign(segment, {
       state: 'processing',
       header: file.header,
@@ -261,6 +289,11 @@ export class PoliticalDspServer extends FakePlatform {
       rows: file.rows,
       bytes,
     });
+    if (this.losing.delete('upload')) response.destroy();
+    else {
+      response.writeHead(200, { etag: `"${randomBytes(8).toString('hex')}"` });
+      response.end();
+    }
     setTimeout(() => {
       if (file.failure !== null) {
         Object.assign(segment, { state: 'failed', failureReason: file.failure });
