@@ -3,12 +3,13 @@
  * sshd (or root) these fail under CI=true and are skipped, with the reason printed, otherwise.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import { SftpFileDrop } from '../../src/adapters/delivery/sftp-file-drop.ts';
+import { SftpFileDrop, type SftpFileDropOptions } from '../../src/adapters/delivery/sftp-file-drop.ts';
 import { DELIVER_FOLDER_JOB } from '../../src/jobs/deliver-folder.job.ts';
 import { deliveryArchive, jobIdOf } from '../support/delivery-archive.ts';
 import {
@@ -31,19 +32,64 @@ const KEY = 'key_01JD0000000000000000000000';
 const OTHER = 'key_01JD0000000000000000000001';
 const source = (body: string) => async () => Readable.from([Buffer.from(body)]);
 
-function adapter(
-  server: SftpServer,
-  overrides: { hostKeySha256?: string; port?: number } = {},
-): SftpFileDrop {
+function adapter(server: SftpServer, overrides: Partial<SftpFileDropOptions> = {}): SftpFileDrop {
   return new SftpFileDrop({
     host: server.host,
-    port: overrides.port ?? server.port,
+    port: server.port,
     username: server.username,
     privateKeyFile: server.privateKeyFile,
     root: server.root,
-    hostKeySha256: overrides.hostKeySha256 ?? server.hostKeySha256,
+    hostKeySha256: server.hostKeySha256,
     timeoutMs: 5000,
+    ...overrides,
   });
+}
+
+type Callback = (error: Error | undefined, ...rest: unknown[]) => void;
+interface SftpMethods {
+  open(path: string, flags: unknown, ...rest: unknown[]): void;
+  ext_openssh_fsync(handle: Buffer, cb: Callback): void;
+  ext_openssh_rename(from: string, to: string, cb: Callback): void;
+}
+// ssh2's SFTP session class, the one both ssh2-sftp-client and the adapter talk through.
+const { SFTP } = createRequire(import.meta.url)('ssh2/lib/protocol/SFTP.js') as {
+  SFTP: { prototype: SftpMethods };
+};
+
+/**
+ * Records, in order, every fsync@openssh.com request (with the path its handle was opened on and
+ * the server's answer) and every posix-rename, while the calls still go to the real server.
+ */
+function recordSftpCalls(): { calls: string[]; restore(): void } {
+  const proto = SFTP.prototype;
+  const { open, ext_openssh_fsync: fsync, ext_openssh_rename: rename } = proto;
+  const pathOf = new Map<string, string>();
+  const calls: string[] = [];
+  proto.open = function (this: unknown, path: string, flags: unknown, ...rest: unknown[]) {
+    const cb = rest.pop() as Callback;
+    open.call(this, path, flags, ...rest, (error: Error | undefined, handle: Buffer) => {
+      if (error === undefined || error === null) pathOf.set(handle.toString('hex'), path);
+      cb(error, handle);
+    });
+  };
+  proto.ext_openssh_fsync = function (this: unknown, handle: Buffer, cb: Callback) {
+    fsync.call(this, handle, (error: Error | undefined, ...rest: unknown[]) => {
+      calls.push(`fsync ${pathOf.get(handle.toString('hex'))} ${error ? `failed: ${error.message}` : 'ok'}`);
+      cb(error, ...rest);
+    });
+  };
+  proto.ext_openssh_rename = function (this: unknown, from: string, to: string, cb: Callback) {
+    calls.push(`rename ${from} -> ${to}`);
+    rename.call(this, from, to, cb);
+  };
+  return {
+    calls,
+    restore: () => {
+      proto.open = open;
+      proto.ext_openssh_fsync = fsync;
+      proto.ext_openssh_rename = rename;
+    },
+  };
 }
 
 interface QueueRow {
@@ -138,6 +184,76 @@ describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', {
       ['list.zip'],
     );
     await assert.rejects(drop.remove(KEY, '../x'));
+  });
+
+  test('put fsyncs the temporary file (fsync@openssh.com) before renaming it into place', async (t) => {
+    if (skipWithoutSftp(t)) return;
+    const recorder = recordSftpCalls();
+    try {
+      assert.deepEqual(await adapter(server!).put(KEY, 'synced.zip', source('durable')), { bytes: 7 });
+    } finally {
+      recorder.restore();
+    }
+    const folder = `${server!.root}/${KEY}/smartmatch`;
+    const temp = `${folder}/\\.synced\\.zip\\.[0-9a-f]{12}\\.part`;
+    assert.equal(recorder.calls.length, 2, recorder.calls.join('\n'));
+    assert.match(recorder.calls[0]!, new RegExp(`^fsync ${temp} ok$`));
+    assert.match(recorder.calls[1]!, new RegExp(`^rename ${temp} -> ${folder}/synced\\.zip$`));
+    assert.equal(
+      recorder.calls[0]!.split(' ')[1],
+      recorder.calls[1]!.split(' ')[1],
+      'the file fsynced is the one renamed',
+    );
+    const delivered = join(server!.localRoot, KEY, 'smartmatch', 'synced.zip');
+    assert.equal(await readFile(delivered, 'utf8'), 'durable');
+    assert.equal((await stat(delivered)).mode & 0o022, 0, 'clients may read delivered files, not write them');
+    await adapter(server!).remove(KEY, 'synced.zip');
+  });
+
+  test('a server that does not offer fsync@openssh.com still gets the file (logged at debug)', async (t) => {
+    if (skipWithoutSftp(t)) return;
+    const proto = SFTP.prototype as SftpMethods & { _extensions?: Record<string, string> };
+    const { ext_openssh_fsync: fsync } = proto;
+    // As if the server's version packet had not listed the extension (OpenSSH before 6.5).
+    proto.ext_openssh_fsync = function (this: typeof proto, handle: Buffer, cb: Callback) {
+      delete this._extensions!['fsync@openssh.com'];
+      fsync.call(this, handle, cb);
+    };
+    const notes: string[] = [];
+    try {
+      const drop = adapter(server!, { log: (level, _fields, message) => notes.push(`${level} ${message}`) });
+      assert.deepEqual(await drop.put(KEY, 'unsynced.zip', source('still here')), { bytes: 10 });
+    } finally {
+      proto.ext_openssh_fsync = fsync;
+    }
+    assert.equal(
+      await readFile(join(server!.localRoot, KEY, 'smartmatch', 'unsynced.zip'), 'utf8'),
+      'still here',
+    );
+    assert.deepEqual(notes, ['debug SFTP server offers no fsync@openssh.com: delivered without fsync']);
+    await adapter(server!).remove(KEY, 'unsynced.zip');
+  });
+
+  test('a failed upload removes its temporary file and leaves the earlier file whole', async (t) => {
+    if (skipWithoutSftp(t)) return;
+    const failing = async () =>
+      Readable.from(
+        (async function* () {
+          yield Buffer.from('partial');
+          throw new Error('source broke');
+        })(),
+      );
+    const drop = adapter(server!);
+    await drop.put(KEY, 'kept.zip', source('whole'));
+    await assert.rejects(drop.put(KEY, 'kept.zip', failing), /source broke/);
+    const folder = join(server!.localRoot, KEY, 'smartmatch');
+    assert.deepEqual(
+      (await readdir(folder)).filter((name) => name.startsWith('.kept.zip.')),
+      [],
+      'no temporary file left',
+    );
+    assert.equal(await readFile(join(folder, 'kept.zip'), 'utf8'), 'whole');
+    await drop.remove(KEY, 'kept.zip');
   });
 
   test('a server whose host key does not match the pinned fingerprint is refused', async (t) => {

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type SftpClient from 'ssh2-sftp-client';
 import {
   assertFolderFileName,
@@ -25,11 +26,23 @@ export interface SftpFileDropOptions {
   /** The one host key accepted: `SHA256:<base64>` as `ssh-keygen -lf` prints it. */
   hostKeySha256: string;
   timeoutMs: number;
+  /** Where the adapter's own notes go (a server without fsync). */
+  log?: (level: 'debug' | 'warn', fields: Record<string, unknown>, message: string) => void;
 }
 
 type SftpClientClass = typeof SftpClient;
 /** ssh2-sftp-client 12 has lstat; @types/ssh2-sftp-client (9.x) does not declare it yet. */
 type WithLstat = { lstat(path: string): Promise<SftpClient.FileStats> };
+/** ssh2's SFTP session, as ssh2-sftp-client's connect resolves it (no direct dependency on ssh2). */
+type SFTPWrapper = Awaited<ReturnType<SftpClient['connect']>>;
+/** The connected session (ssh2-sftp-client keeps it as `sftp`; its types omit it). */
+type WithSession = { sftp: SFTPWrapper };
+
+/** The calls of ssh2's SFTP session that `uploadDurably` makes. */
+export type UploadSession = Pick<SFTPWrapper, 'open' | 'write' | 'close' | 'ext_openssh_fsync'>;
+
+/** Delivered files: the service account writes them, clients (other accounts) may read them. */
+const FILE_MODE = 0o644;
 
 /** `SHA256:…` of a raw SSH public key blob, as OpenSSH prints fingerprints (base64, no padding). */
 export const hostKeyFingerprint = (key: Buffer): string =>
@@ -57,12 +70,70 @@ const isMissing = (error: unknown): boolean => {
 };
 
 /**
+ * Writes `source` to a new file `path` over an open handle and, when the server offers the
+ * `fsync@openssh.com` extension (OpenSSH 6.5 and later), fsyncs it before closing, so the rename
+ * that follows never makes visible a file whose data a server crash could still lose. Resolves
+ * with whether it was fsynced; a server without the extension gets the file unsynced. One write
+ * is in flight at a time (as with ssh2's write stream); ssh2 splits large chunks into packets.
+ */
+export async function uploadDurably(
+  sftp: UploadSession,
+  path: string,
+  source: Readable,
+): Promise<{ synced: boolean }> {
+  // 'wx': the temporary name is fresh; never write into a file that something else made.
+  const handle = await new Promise<Buffer>((resolve, reject) =>
+    sftp.open(path, 'wx', { mode: FILE_MODE }, (error, opened) => (error ? reject(error) : resolve(opened))),
+  );
+  let synced = false;
+  try {
+    let position = 0;
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        sftp.write(handle, chunk, 0, chunk.length, position, (error) => done(error ?? null));
+        position += chunk.length;
+      },
+    });
+    await pipeline(source, sink);
+    synced = await fsyncIfOffered(sftp, handle);
+  } catch (error) {
+    await new Promise<void>((resolve) => sftp.close(handle, () => resolve()));
+    throw error;
+  }
+  // A close error after the writes may mean they did not all land: the upload fails.
+  await new Promise<void>((resolve, reject) =>
+    sftp.close(handle, (error) => (error ? reject(error) : resolve())),
+  );
+  return { synced };
+}
+
+/** SSH_FX_OP_UNSUPPORTED: a server that advertised the extension but cannot fsync this file. */
+const OP_UNSUPPORTED = 8;
+
+async function fsyncIfOffered(sftp: UploadSession, handle: Buffer): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    try {
+      sftp.ext_openssh_fsync(handle, (error) => {
+        if (!error) resolve(true);
+        else if ((error as { code?: unknown }).code === OP_UNSUPPORTED) resolve(false);
+        else reject(error);
+      });
+    } catch (error) {
+      // ssh2 throws at once when the server's version packet did not offer the extension.
+      if (/does not support/.test((error as Error).message)) resolve(false);
+      else reject(error);
+    }
+  });
+}
+
+/**
  * The SFTP file drop: one operator-configured server and service account (key login, pinned host
  * key) holding a folder per API key, `<SFTP_ROOT>/<key id>/smartmatch/`. A put uploads to a
  * hidden temporary name and renames it over the target with `posix-rename@openssh.com` (a plain
- * SFTP rename fails when the target exists), so clients never see a partial file. Each call opens
- * its own connection: deliveries are rare and a server restart then costs nothing but a retry.
- * ssh2-sftp-client is loaded on first use, so the embedded mode never needs it.
+ * SFTP rename fails when the target exists), so clients never see a partial file; the upload is
+ * fsynced first where the server offers it. Each call opens its own connection: deliveries are
+ * rare and a server restart then costs nothing but a retry. ssh2-sftp-client is loaded on first
+ * use, so the embedded mode never needs it.
  */
 export class SftpFileDrop implements FileDrop {
   readonly description: string;
@@ -81,7 +152,18 @@ export class SftpFileDrop implements FileDrop {
     return this.withClient(async (client) => {
       await client.mkdir(folder, true);
       try {
-        await client.put(await openSource(), temp);
+        const { synced } = await uploadDurably(
+          (client as unknown as WithSession).sftp,
+          temp,
+          await openSource(),
+        );
+        if (!synced) {
+          this.options.log?.(
+            'debug',
+            { server: this.description },
+            'SFTP server offers no fsync@openssh.com: delivered without fsync',
+          );
+        }
         await client.posixRename(temp, target);
       } catch (error) {
         await client.delete(temp, true).catch(() => undefined);

@@ -19,7 +19,8 @@ export interface FileDrop {
   readonly description: string;
   /**
    * Writes `name` in the key's folder atomically: the file appears whole under its name or not at
-   * all, replacing an earlier file of that name. `open` is called once the target is reachable.
+   * all, replacing an earlier file of that name. The data is flushed to the target's disk before
+   * the rename wherever the backend can ask for it. `open` is called once the target is reachable.
    */
   put(keyId: string, name: string, open: () => Promise<Readable>): Promise<{ bytes: number }>;
   /** The regular files of the key's folder, newest first; an absent folder is empty. */
