@@ -3,7 +3,7 @@
  * sshd (or root) these fail under CI=true and are skipped, with the reason printed, otherwise.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -44,6 +44,8 @@ function adapter(server: SftpServer, overrides: Partial<SftpFileDropOptions> = {
     ...overrides,
   });
 }
+
+const DAY_MS = 24 * 3600_000;
 
 type Callback = (error: Error | undefined, ...rest: unknown[]) => void;
 interface SftpMethods {
@@ -254,6 +256,42 @@ describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', {
     );
     assert.equal(await readFile(join(folder, 'kept.zip'), 'utf8'), 'whole');
     await drop.remove(KEY, 'kept.zip');
+  });
+
+  test('the sweep removes day-old temporary uploads of every key folder, at most once an hour', async (t) => {
+    if (skipWithoutSftp(t)) return;
+    const local = (keyId: string, name: string) => join(server!.localRoot, keyId, 'smartmatch', name);
+    const old = new Date(Date.now() - 2 * DAY_MS);
+    const stale = [local(KEY, '.old.zip.0123456789ab.part'), local(OTHER, '.old.zip.ba9876543210.part')];
+    const kept = [
+      local(KEY, '.new.zip.0123456789ab.part'), // fresh: an upload may still be writing it
+      local(KEY, '.profile'), // not a name the adapter makes
+      local(KEY, 'old-result.zip'), // a delivered file (retention's business, not the sweep's)
+    ];
+    await mkdir(join(server!.localRoot, 'not-a-key', 'smartmatch'), { recursive: true });
+    kept.push(join(server!.localRoot, 'not-a-key', 'smartmatch', '.x.zip.0123456789ab.part'));
+    for (const path of [...stale, ...kept]) await writeFile(path, 'x');
+    for (const path of [...stale, ...kept.slice(1)]) await utimes(path, old, old);
+
+    const drop = adapter(server!);
+    const now = Date.now();
+    assert.equal(await drop.sweepTemporary(DAY_MS, now), 2);
+    for (const path of stale) assert.equal(await fileExists(path), false, path);
+    for (const path of kept) assert.equal(await fileExists(path), true, path);
+    assert.deepEqual(
+      (await drop.list(KEY)).map((file) => file.name).sort(),
+      ['list.zip', 'old-result.zip'],
+      'delivered files are untouched',
+    );
+
+    // Called every minute by the worker's housekeeping: lists every folder at most once an hour.
+    await writeFile(stale[0]!, 'x');
+    await utimes(stale[0]!, old, old);
+    assert.equal(await drop.sweepTemporary(DAY_MS, now + 60_000), 0);
+    assert.equal(await fileExists(stale[0]!), true);
+    assert.equal(await drop.sweepTemporary(DAY_MS, now + 3600_000 + 1), 1);
+    assert.equal(await fileExists(stale[0]!), false);
+    await rm(local(KEY, 'old-result.zip'));
   });
 
   test('a server whose host key does not match the pinned fingerprint is refused', async (t) => {

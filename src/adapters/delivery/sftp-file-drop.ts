@@ -9,6 +9,8 @@ import {
   assertKeyId,
   byNewest,
   isFolderFileName,
+  isKeyId,
+  isTemporaryName,
   SMARTMATCH_FOLDER,
   temporaryName,
 } from '../../domain/delivery/folder-names.ts';
@@ -25,6 +27,7 @@ export interface SftpFileDropOptions {
   root: string;
   /** The one host key accepted: `SHA256:<base64>` as `ssh-keygen -lf` prints it. */
   hostKeySha256: string;
+  /** Connection (handshake and login) timeout of deliveries and sweeps. */
   timeoutMs: number;
   /** Where the adapter's own notes go (a server without fsync). */
   log?: (level: 'debug' | 'warn', fields: Record<string, unknown>, message: string) => void;
@@ -41,6 +44,8 @@ type WithSession = { sftp: SFTPWrapper };
 /** The calls of ssh2's SFTP session that `uploadDurably` makes. */
 export type UploadSession = Pick<SFTPWrapper, 'open' | 'write' | 'close' | 'ext_openssh_fsync'>;
 
+/** Temporary uploads are swept at most this often: a sweep lists every key's folder. */
+const SWEEP_INTERVAL_MS = 3600_000;
 /** Delivered files: the service account writes them, clients (other accounts) may read them. */
 const FILE_MODE = 0o644;
 
@@ -139,6 +144,7 @@ export class SftpFileDrop implements FileDrop {
   readonly description: string;
   private readonly options: SftpFileDropOptions;
   private clientClass: Promise<SftpClientClass> | null = null;
+  private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(options: SftpFileDropOptions) {
     this.options = { ...options, hostKeySha256: normalizeFingerprint(options.hostKeySha256) };
@@ -195,6 +201,49 @@ export class SftpFileDrop implements FileDrop {
       } catch (error) {
         if (!isMissing(error)) throw error;
       }
+    });
+  }
+
+  /**
+   * Removes the temporary uploads (`temporaryName`, regular files only) older than `maxAgeMs` from
+   * every key's folder under the root, over one connection; at most once an hour (the worker asks
+   * every minute; a sweep that failed waits the hour too), resolving 0 otherwise. Ages are the
+   * server's modification times.
+   */
+  async sweepTemporary(maxAgeMs: number, now = Date.now()): Promise<number> {
+    if (now - this.lastSweep < SWEEP_INTERVAL_MS) return 0;
+    this.lastSweep = now;
+    return this.withClient(async (client) => {
+      let keys: SftpClient.FileInfo[];
+      try {
+        keys = await client.list(this.options.root);
+      } catch (error) {
+        if (isMissing(error)) return 0; // nothing delivered yet
+        throw error;
+      }
+      let removed = 0;
+      for (const key of keys) {
+        if (key.type !== 'd' || !isKeyId(key.name)) continue;
+        const folder = remotePathOf(this.options.root, key.name);
+        let entries: SftpClient.FileInfo[];
+        try {
+          entries = await client.list(folder);
+        } catch (error) {
+          if (isMissing(error)) continue;
+          throw error;
+        }
+        for (const entry of entries) {
+          if (entry.type !== '-' || !isTemporaryName(entry.name) || now - entry.modifyTime <= maxAgeMs)
+            continue;
+          try {
+            await client.delete(posix.join(folder, entry.name));
+            removed++;
+          } catch (error) {
+            if (!isMissing(error)) throw error; // its upload finished or failed meanwhile
+          }
+        }
+      }
+      return removed;
     });
   }
 

@@ -39,8 +39,8 @@ export interface FileDrop {
   remove(keyId: string, name: string): Promise<void>;
   /**
    * Removes temporary files older than `maxAgeMs` that a process killed mid-put left behind;
-   * resolves with how many. Only backends that can find them cheaply have it (the local folder;
-   * on SFTP a failed put removes its own temporary file, and a crash leaves a hidden one).
+   * resolves with how many. Called by the worker's housekeeping every minute: a backend for which
+   * a sweep is costly (SFTP lists every key's folder) does it at most hourly and otherwise resolves 0.
    */
   sweepTemporary?(maxAgeMs: number, now?: number): Promise<number>;
 }
