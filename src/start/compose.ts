@@ -251,6 +251,10 @@ export async function compose(config: Config): Promise<Services> {
       database: await metadata.healthy(),
       storage: await blobs.healthy(),
       voter_file: stats?.version ?? null,
+      // The delivery target (SFTP login, cached 30 s; or the local folder writable). Reported, but
+      // not part of `ready`: without it the api and matching still work and deliveries wait in
+      // the queue, while taking every process out of service would stop polls as well.
+      delivery: (await drop.healthy?.()) ?? null,
     };
     return { ready: checks.database && checks.storage, checks };
   };

@@ -3,12 +3,16 @@
  * sshd (or root) these fail under CI=true and are skipped, with the reason printed, otherwise.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { SftpFileDrop, type SftpFileDropOptions } from '../../src/adapters/delivery/sftp-file-drop.ts';
 import { DELIVER_FOLDER_JOB } from '../../src/jobs/deliver-folder.job.ts';
 import { deliveryArchive, jobIdOf } from '../support/delivery-archive.ts';
@@ -20,6 +24,7 @@ import {
 } from '../support/sftp-server.ts';
 import {
   freePort,
+  getJson,
   register,
   startTestService,
   type TestService,
@@ -294,6 +299,57 @@ describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', {
     await rm(local(KEY, 'old-result.zip'));
   });
 
+  test('health: the server answers with the pinned host key and the account logs in; cached for a while', async (t) => {
+    if (skipWithoutSftp(t)) return;
+    const logins = () => (server!.log().match(/Accepted publickey for /g) ?? []).length;
+    const before = logins();
+    const drop = adapter(server!, { healthCacheMs: 60_000 });
+    assert.equal(await drop.healthy(), true);
+    await waitFor(async () => logins() === before + 1, 'the login in the sshd log');
+    for (let i = 0; i < 5; i++) assert.equal(await drop.healthy(), true);
+    assert.deepEqual(await Promise.all([1, 2, 3].map(() => adapter(server!).healthy())), [true, true, true]);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(logins(), before + 4, 'cached answers open no connection');
+
+    const wrongHost = adapter(server!, { hostKeySha256: `SHA256:${'A'.repeat(43)}` });
+    assert.equal(await wrongHost.healthy(), false, 'a server with another host key is not ours');
+    const keys = await mkdtemp(join(tmpdir(), 'listmatch-sftp-key-'));
+    try {
+      await promisify(execFile)('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(keys, 'id')]);
+      const unknownKey = adapter(server!, { privateKeyFile: join(keys, 'id') });
+      assert.equal(await unknownKey.healthy(), false, 'the account must accept the key');
+    } finally {
+      await rm(keys, { recursive: true, force: true });
+    }
+
+    await server!.stop();
+    try {
+      assert.equal(await drop.healthy(), true, 'the cached answer, until it is too old');
+      assert.equal(await adapter(server!, { healthCacheMs: 0 }).healthy(), false);
+    } finally {
+      await server!.start();
+    }
+  });
+
+  test('health: a server that never answers is reported down within the health timeout', async (t) => {
+    if (skipWithoutSftp(t)) return;
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const drop = adapter(server!, { port, timeoutMs: 60_000, healthTimeoutMs: 300 });
+      const started = Date.now();
+      assert.equal(await drop.healthy(), false);
+      const took = Date.now() - started;
+      assert.ok(took >= 250 && took < 2000, `took ${took} ms`);
+      assert.equal(sockets.size, 1, 'it did connect');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   test('a server whose host key does not match the pinned fingerprint is refused', async (t) => {
     if (skipWithoutSftp(t)) return;
     const drop = adapter(server!, { hostKeySha256: `SHA256:${'A'.repeat(43)}` });
@@ -330,6 +386,38 @@ describe('completed jobs delivered over SFTP; the server down at completion', ()
   after(async () => {
     await t?.stop();
     await server?.dispose();
+  });
+
+  test('/readyz reports the SFTP delivery target as a check, without credentials', async (ctx) => {
+    if (skipWithoutSftp(ctx)) return;
+    const ready = await getJson(`${t!.base}/readyz`);
+    assert.equal(ready.status, 200);
+    const { voter_file, ...checks } = ready.body['checks'] as Record<string, unknown>;
+    assert.equal(ready.body['status'], 'ready');
+    assert.deepEqual(checks, { database: true, storage: true, delivery: true });
+    assert.equal(typeof voter_file, 'string');
+    const body = JSON.stringify(ready.body);
+    for (const secret of [server!.username, server!.privateKeyFile, server!.hostKeySha256, server!.root]) {
+      assert.ok(!body.includes(secret), `readyz must not show ${secret}`);
+    }
+  });
+
+  test('/readyz with the SFTP server unreachable: the delivery check fails, the process stays ready', async (ctx) => {
+    if (skipWithoutSftp(ctx)) return;
+    const down = await startTestService(
+      { ...server!.env, SFTP_PORT: String(await freePort()) },
+      { voters: false },
+    );
+    try {
+      const ready = await getJson(`${down.base}/readyz`);
+      assert.equal(ready.status, 200, 'matching and polling still work without the SFTP server');
+      assert.deepEqual(ready.body, {
+        status: 'ready',
+        checks: { database: true, storage: true, voter_file: null, delivery: false },
+      });
+    } finally {
+      await down.stop();
+    }
   });
 
   test('a completed job arrives as <filename>.zip, byte for byte', async (ctx) => {

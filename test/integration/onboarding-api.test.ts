@@ -120,7 +120,12 @@ describe('operations endpoints', () => {
     assert.deepEqual((await getJson(`${t.base}/healthz`)).body, { status: 'ok' });
     const ready = await getJson(`${t.base}/readyz`);
     assert.equal(ready.status, 200);
-    assert.deepEqual(ready.body['checks'], { database: true, storage: true, voter_file: null });
+    assert.deepEqual(ready.body['checks'], {
+      database: true,
+      storage: true,
+      voter_file: null,
+      delivery: true,
+    });
     const metrics = await (await fetch(`${t.base}/metrics`)).text();
     assert.match(metrics, /listmatch_http_requests_total\{route="\/readyz",method="GET",status="200"\} 1/);
     assert.match(metrics, /listmatch_queue_messages\{state="ready"\} 0/);

@@ -94,3 +94,11 @@ test('the sweep removes stale temporary files only: not fresh ones, not files, n
     left.includes('.new.zip.ba9876543210.part') && left.includes('.profile') && left.includes('list.zip'),
   );
 });
+
+test('health: true while the folder root can be written; false when it cannot be a folder', async () => {
+  assert.equal(await drop.healthy(), true);
+  const broken = new LocalFileDrop(join(root, 'not-a-folder'));
+  await writeFile(join(root, 'not-a-folder'), 'x');
+  assert.equal(await broken.healthy(), false);
+  assert.equal(await new LocalFileDrop(join(root, 'not-a-folder', 'files')).healthy(), false);
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, createWriteStream, type Dirent } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -107,6 +107,17 @@ export class LocalFileDrop implements FileDrop {
   async remove(keyId: string, name: string): Promise<void> {
     assertFolderFileName(name);
     await rm(join(this.folderOf(keyId), name), { force: true });
+  }
+
+  /** The root is (or can be made) a folder this process may write: what every put needs first. */
+  async healthy(): Promise<boolean> {
+    try {
+      await mkdir(this.root, { recursive: true, mode: 0o750 });
+      await access(this.root, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async sweepTemporary(maxAgeMs: number, now = Date.now()): Promise<number> {

@@ -29,7 +29,11 @@ export interface SftpFileDropOptions {
   hostKeySha256: string;
   /** Connection (handshake and login) timeout of deliveries and sweeps. */
   timeoutMs: number;
-  /** Where the adapter's own notes go (a server without fsync). */
+  /** How long a health check (/readyz) may take before it answers false; default 3,000 ms. */
+  healthTimeoutMs?: number;
+  /** How long a health answer is reused, so frequent probes don't each log in; default 30,000 ms. */
+  healthCacheMs?: number;
+  /** Where the adapter's own notes go (a server without fsync, a failing health check). */
   log?: (level: 'debug' | 'warn', fields: Record<string, unknown>, message: string) => void;
 }
 
@@ -137,14 +141,17 @@ async function fsyncIfOffered(sftp: UploadSession, handle: Buffer): Promise<bool
  * hidden temporary name and renames it over the target with `posix-rename@openssh.com` (a plain
  * SFTP rename fails when the target exists), so clients never see a partial file; the upload is
  * fsynced first where the server offers it. Each call opens its own connection: deliveries are
- * rare and a server restart then costs nothing but a retry. ssh2-sftp-client is loaded on first
- * use, so the embedded mode never needs it.
+ * rare and a server restart then costs nothing but a retry. The health check (/readyz) logs in
+ * too, at most every `healthCacheMs`. ssh2-sftp-client is loaded on first use, so the embedded
+ * mode never needs it.
  */
 export class SftpFileDrop implements FileDrop {
   readonly description: string;
   private readonly options: SftpFileDropOptions;
   private clientClass: Promise<SftpClientClass> | null = null;
   private lastSweep = Number.NEGATIVE_INFINITY;
+  private health: { ok: boolean; at: number } | null = null;
+  private healthCheck: Promise<boolean> | null = null;
 
   constructor(options: SftpFileDropOptions) {
     this.options = { ...options, hostKeySha256: normalizeFingerprint(options.hostKeySha256) };
@@ -247,6 +254,50 @@ export class SftpFileDrop implements FileDrop {
     });
   }
 
+  /**
+   * For /readyz: logs in (pinned host key, the configured key) and opens the SFTP subsystem within
+   * `healthTimeoutMs`. The answer is reused for `healthCacheMs`, and concurrent probes share one
+   * check, so frequent probes cost one login per interval. Never throws.
+   */
+  async healthy(): Promise<boolean> {
+    const cacheMs = this.options.healthCacheMs ?? 30_000;
+    if (this.health !== null && Date.now() - this.health.at < cacheMs) return this.health.ok;
+    this.healthCheck ??= this.checkHealth().finally(() => {
+      this.healthCheck = null;
+    });
+    return this.healthCheck;
+  }
+
+  private async checkHealth(): Promise<boolean> {
+    const timeoutMs = this.options.healthTimeoutMs ?? 3000;
+    let timer: NodeJS.Timeout | undefined;
+    const login = this.connect(timeoutMs).then(
+      async (client) => {
+        await client.end().catch(() => undefined);
+        return null;
+      },
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    const timeout = new Promise<string>((resolve) => {
+      timer = setTimeout(
+        () => resolve(`SFTP ${this.options.host}:${this.options.port}: no answer within ${timeoutMs} ms`),
+        timeoutMs,
+      );
+    });
+    const failure = await Promise.race([login, timeout]).finally(() => clearTimeout(timer));
+    const ok = failure === null;
+    // Logged when the check starts failing, not on every probe.
+    if (!ok && this.health?.ok !== false) {
+      this.options.log?.(
+        'warn',
+        { server: this.description, reason: failure },
+        'SFTP delivery target is not usable',
+      );
+    }
+    this.health = { ok, at: Date.now() };
+    return ok;
+  }
+
   private async listWith(client: SftpClient, keyId: string): Promise<FolderFile[]> {
     const folder = remotePathOf(this.options.root, keyId);
     let entries: SftpClient.FileInfo[];
@@ -298,10 +349,10 @@ export class SftpFileDrop implements FileDrop {
     }
   }
 
-  private async connect(): Promise<SftpClient> {
+  private async connect(timeoutMs = this.options.timeoutMs): Promise<SftpClient> {
     this.clientClass ??= import('ssh2-sftp-client').then((module) => module.default);
     const Client = await this.clientClass;
-    const { host, port, username, hostKeySha256, timeoutMs } = this.options;
+    const { host, port, username, hostKeySha256 } = this.options;
     const privateKey = await readFile(this.options.privateKeyFile);
     const client = new Client('listmatch-delivery');
     let presented: string | null = null;

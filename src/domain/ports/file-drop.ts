@@ -43,4 +43,11 @@ export interface FileDrop {
    * a sweep is costly (SFTP lists every key's folder) does it at most hourly and otherwise resolves 0.
    */
   sweepTemporary?(maxAgeMs: number, now?: number): Promise<number>;
+  /**
+   * For /readyz: true when files can be delivered (the local folder can be written; the SFTP
+   * server answers with the pinned host key and the account logs in). Answers within a few
+   * seconds, and a backend that must connect may answer from a short-lived cache. Absent in test
+   * fakes, where there is nothing to check.
+   */
+  healthy?(): Promise<boolean>;
 }

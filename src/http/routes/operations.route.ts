@@ -2,7 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 
-/** `/healthz` (the process answers), `/readyz` (it can do work), `/metrics`, `/openapi.json`. */
+/**
+ * `/healthz` (the process answers), `/readyz` (it can do work: 503 when the database or storage
+ * fails; other checks such as `delivery` are reported without changing the status), `/metrics`,
+ * `/openapi.json`.
+ */
 export function operationsRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
