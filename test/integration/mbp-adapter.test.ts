@@ -67,6 +67,12 @@ describe('media buying platform: create → multipart with column map → status
     assert.ok(server.requests.every((r) => r.headerNames.includes('x-api-key')));
   });
 
+  it('has no search: findAudience answers null without calling the platform', async () => {
+    const calls = server.requests.length;
+    assert.equal(await mbp.findAudience({ name: 'any', description: 'listmatch job_x' }), null);
+    assert.equal(server.requests.length, calls);
+  });
+
   it('a failure in the platform’s processing comes back with its reason', async () => {
     const created = await mbp.createAudience({ name: 'digital_audience_2' });
     server.failNextProcessing('Audience is below the minimum size of 1,000 matched people');

@@ -123,6 +123,16 @@ describe('politicaldsp: create-segment → presigned PUT → awaiting external n
     );
   });
 
+  it('finds a segment by its name and description, and says whether it holds a file', async () => {
+    const request = { name: 'Findable 1', description: 'listmatch job_find' };
+    assert.equal(await dsp.findAudience(request), null);
+    const created = await dsp.createAudience(request);
+    assert.deepEqual(await dsp.findAudience(request), { audienceId: created.audienceId, hasFile: false });
+    assert.equal(await dsp.findAudience({ ...request, description: 'listmatch job_other' }), null);
+    await dsp.upload(created.audienceId, await stagedFromRows(profile, ['EMAIL'], people), created.upload);
+    assert.deepEqual(await dsp.findAudience(request), { audienceId: created.audienceId, hasFile: true });
+  });
+
   it('a mixed file is stored, then fails in processing with the platform’s reason by e-mail', async () => {
     const created = await dsp.createAudience({ name: 'Mixed file' });
     // Bypasses the staging check on purpose: this is what the platform does with such a file.

@@ -14,6 +14,11 @@ export interface PresignedPutWire {
   createPath: string;
   /** POST → `{url, expires_at}`: a fresh single-use URL for the segment (`{id}` is replaced). */
   uploadUrlPath: string;
+  /**
+   * GET `path?name=…` → `{[itemsKey]: [{id, name, description, status}]}`: the segments of that
+   * name; `awaitingFileStatus` is the status of one that has no file yet.
+   */
+  list: { path: string; itemsKey: string; awaitingFileStatus: string };
 }
 
 /** create → multipart upload with a column map → GET status with a match rate. */
@@ -67,6 +72,7 @@ export const politicalDsp: FileDropPlatform = {
     shape: 'presigned-put',
     createPath: '/v1/segments',
     uploadUrlPath: '/v1/segments/{id}/upload-url',
+    list: { path: '/v1/segments', itemsKey: 'segments', awaitingFileStatus: 'awaiting_file' },
   },
   auth: { header: 'authorization', scheme: 'Bearer ' },
 };

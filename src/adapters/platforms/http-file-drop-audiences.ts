@@ -7,6 +7,7 @@ import type {
   CreatedAudience,
   FileDropAudiences,
   FileDropProfile,
+  FoundAudience,
   StagedAudienceFile,
   UploadReceipt,
   UploadTarget,
@@ -100,6 +101,39 @@ export class HttpFileDropAudiences implements FileDropAudiences {
         : null;
     // A platform that answers without the URL still gets a file: upload asks for one.
     return { audienceId, upload: target ?? { kind: 'presigned-put', url: '', expiresAt: 0 } };
+  }
+
+  /**
+   * See {@link FileDropAudiences.findAudience}. The presigned-PUT shape lists segments by name;
+   * the multipart shape has no search (null).
+   */
+  async findAudience(
+    request: { name: string; description: string },
+    options: CallOptions = {},
+  ): Promise<FoundAudience | null> {
+    const wire = this.platform.wire;
+    if (wire.shape !== 'presigned-put') return null;
+    const what = 'look the audience up';
+    const answer = await this.callJson(
+      'GET',
+      `${wire.list.path}?name=${encodeURIComponent(request.name)}`,
+      undefined,
+      what,
+      options,
+    );
+    const items = answer[wire.list.itemsKey];
+    if (!Array.isArray(items)) throw this.malformed(what);
+    for (const item of items) {
+      if (typeof item !== 'object' || item === null) continue;
+      const { id, name, description, status } = item as Record<string, unknown>;
+      if (name !== request.name || description !== request.description) continue;
+      if (typeof id !== 'string' && typeof id !== 'number') continue;
+      return {
+        audienceId: String(id),
+        hasFile: typeof status === 'string' && status !== wire.list.awaitingFileStatus,
+      };
+    }
+    return null;
   }
 
   /** See {@link FileDropAudiences.upload}. */

@@ -75,6 +75,13 @@ export interface StagedAudienceFile {
   open(): Promise<Readable>;
 }
 
+/** An audience found by its name and description. */
+export interface FoundAudience {
+  audienceId: string;
+  /** The platform already holds a file for it (an upload whose answer was lost got through). */
+  hasFile: boolean;
+}
+
 export interface UploadReceipt {
   /** Rows the platform says it received, when it says so. */
   rowsReceived: number | null;
@@ -108,6 +115,16 @@ export interface FileDropAudiences {
     request: { name: string; description?: string },
     options?: CallOptions,
   ): Promise<CreatedAudience>;
+  /**
+   * The audience with exactly this name and description, or null when there is none or the
+   * platform cannot be searched. A retried job that lost the answer to `createAudience` or
+   * `upload` (a crash, a dropped connection) learns here what the platform did, so it neither
+   * creates a second audience nor uploads the file twice.
+   */
+  findAudience(
+    request: { name: string; description: string },
+    options?: CallOptions,
+  ): Promise<FoundAudience | null>;
   /**
    * Streams the staged file to the audience (never holds it whole in memory). `target` is the one
    * `createAudience` returned, when still at hand; a missing, expired or used presigned URL is
