@@ -2,14 +2,14 @@ import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { ONBOARD_AUDIENCE_JOB } from '../domain/jobs/job-service.ts';
+import { ONBOARD_AUDIENCE_JOB, ONBOARD_MAX_ATTEMPTS } from '../domain/jobs/job-service.ts';
 import type { OnboardingJob } from '../domain/jobs/job-types.ts';
 import { type OnboardingNoticeFacts, onboardingNoticeMessage } from '../domain/notices/onboarding-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
 import { PLATFORM_RENDERINGS } from '../domain/onboarding/identifiers/platform-rendering.ts';
 import { patternOf, prepareAudience } from '../domain/onboarding/prepare-audience.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
-import type { AudienceKey, FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
+import type { AudienceKey, FileDropAudiences, UploadTarget } from '../domain/ports/file-drop-audiences.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { OnboardingRun, OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import { isPlatformError, PlatformError } from '../domain/ports/platform-error.ts';
@@ -62,7 +62,10 @@ export interface OnboardAudienceDeps {
  *    platform's own e-mail (the operator marks it ready: `listmatch audiences mark-ready`).
  * `status_email` hears each step. A file the platform cannot take, or a platform refusal, fails
  * the job with the reason; a platform that is down is retried with backoff (a throttle waits what
- * the platform asks), then the job fails saying so.
+ * the platform asks), then the job fails saying so. The attempt budget counts failures since the
+ * last progress (see retryWithFreshBudget), so a long upload rides out any number of outages as
+ * long as batches keep going in between them. A service-side condition (no voter file loaded) is
+ * retried the same way and, if it lasts, fails as an `Internal Error`, not as the platform's.
  */
 export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> {
   return {
@@ -78,8 +81,10 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
       )
         return;
       await deps.jobs.transition(job.id, ['uploaded', 'processing'], 'processing', {}, Date.now());
+      // Where the job stood when this attempt began: a failure after progress gets a fresh budget.
+      const started = await deps.runs.get(job.id);
       try {
-        const run = (await deps.runs.get(job.id)) ?? (await stage(deps, job));
+        const run = started ?? (await stage(deps, job, signal));
         if (job.params.platform === 'social') await buildSocial(deps, job, run, signal);
         else await buildFileDrop(deps, job, run, signal);
       } catch (error) {
@@ -92,15 +97,19 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
           await failJob(deps, job.id, `Platform Error: ${error.message}`);
           return;
         }
+        if (progressed(started, await deps.runs.get(job.id))) {
+          await retryWithFreshBudget(deps, job, error);
+          return;
+        }
         throw error;
       }
     },
     async onGiveUp({ jobId }, error) {
-      const reason =
-        isPlatformError(error) || isAppError(error)
-          ? error.message
-          : 'building the audience failed repeatedly';
-      await failJob(deps, jobId, `Platform Error: the platform could not be reached: ${reason}`);
+      // Only the platform's own failures are worded as the platform's; anything else is ours.
+      const reason = isPlatformError(error)
+        ? `Platform Error: the platform could not be reached: ${error.message}`
+        : `Internal Error: ${isAppError(error) ? error.message : 'building the audience failed repeatedly'}; the operator can look it up as ${jobId}`;
+      await failJob(deps, jobId, reason);
     },
   };
 }
@@ -164,19 +173,29 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
   };
 }
 
-/** Step 1: the staged rows and their counts. */
-async function stage(deps: OnboardAudienceDeps, job: OnboardingJob): Promise<OnboardingRun> {
+/**
+ * Step 1: the staged rows and their counts. Stops at the next batch of rows when `signal` aborts
+ * (shutdown, lost lease): the partial staged blob is discarded and nothing is recorded, so the next
+ * attempt stages from the start.
+ */
+async function stage(
+  deps: OnboardAudienceDeps,
+  job: OnboardingJob,
+  signal: AbortSignal,
+): Promise<OnboardingRun> {
   if (job.uploadBlob === null) throw new AppError('VALIDATION_FAILED', 'no file was uploaded');
   const pattern = patternOf(job);
   const voters = pattern === 1 ? await deps.voters.current() : null;
-  // A sharded voter file answers id lookups across the file once its shards are open.
-  await voters?.loadShards?.();
   if (pattern === 1 && voters === null) {
+    // The operator's to fix, not the client's or the platform's: retried, then an Internal Error.
     throw new AppError(
       'UNAVAILABLE',
-      'no voter file is loaded on this service yet; the operator must import one',
+      'no voter file is loaded on this service yet; the operator must import one before voter ids can be onboarded',
     );
   }
+  // A sharded voter file answers id lookups across the file once its shards are open.
+  await voters?.loadShards?.();
+  signal.throwIfAborted();
   const stagedBlob = `work/${job.id}/audience.tsv`;
   const writer = await deps.blobs.openWriter(stagedBlob);
   const lines = new LineBuffer(writer.stream);
@@ -189,6 +208,7 @@ async function stage(deps: OnboardAudienceDeps, job: OnboardingJob): Promise<Onb
       maxRowBytes: deps.maxRowBytes,
       stage: (cells) => lines.write(`${cells.join('\t')}\n`),
       staged: () => lines.ready(),
+      signal,
     });
     await lines.end();
     await writer.commit();
@@ -336,6 +356,28 @@ async function buildFileDrop(
     await completeAwaiting(deps, job, run.counts);
     return;
   }
+  if (run.stage !== 'uploaded') run = await uploadFileDrop(deps, platform, job, run, signal);
+  const status = await platform.status(run.audienceId!, { signal });
+  if (status.state === 'failed') throw new PlatformError('fatal', status.reason);
+  await update(deps, run, { stage: 'awaiting_external' });
+  await completeAwaiting(deps, job, run.counts);
+}
+
+/**
+ * Writes the platform's CSV, finds or creates the audience, uploads the file unless the platform
+ * already holds it, and records the upload (stage `uploaded`) before anything else happens. An
+ * earlier attempt may have created the audience or stored the file and lost the answer: the
+ * platform's list, searched by the audience's name and description (`listmatch <job id>`), says
+ * so, and neither is done twice.
+ */
+async function uploadFileDrop(
+  deps: OnboardAudienceDeps,
+  platform: FileDropAudiences,
+  job: OnboardingJob,
+  initial: OnboardingRun,
+  signal: AbortSignal,
+): Promise<OnboardingRun> {
+  let run = initial;
   // The platform's CSV: the staged keys it takes, in its own column names, rewritten on each attempt.
   const keys = run.schema.filter(
     (key): key is AudienceKey => platform.profile.columns[key as AudienceKey] !== undefined,
@@ -363,29 +405,33 @@ async function buildFileDrop(
     await writer.abort();
     throw error;
   }
+  const request = {
+    name: job.params.audience.slice(0, platform.profile.maxNameLength),
+    description: `listmatch ${job.id}`,
+  };
+  const found = await platform.findAudience(request, { signal });
+  let target: UploadTarget | undefined;
   if (run.audienceId === null) {
-    const created = await platform.createAudience(
-      {
-        name: job.params.audience.slice(0, platform.profile.maxNameLength),
-        description: `listmatch ${job.id}`,
-      },
+    let audienceId = found?.audienceId;
+    if (audienceId === undefined) {
+      const created = await platform.createAudience(request, { signal });
+      audienceId = created.audienceId;
+      target = created.upload;
+    }
+    run = await update(deps, run, { stage: 'created', audienceId });
+  }
+  let sent = counts.rows;
+  if (found === null || found.audienceId !== run.audienceId || !found.hasFile) {
+    const stat = await deps.blobs.stat(csvBlob);
+    const receipt = await platform.upload(
+      run.audienceId!,
+      { keys, rows: counts.rows, bytes: stat?.bytes ?? 0, open: async () => await deps.blobs.read(csvBlob) },
+      target,
       { signal },
     );
-    run = await update(deps, run, { stage: 'created', audienceId: created.audienceId });
+    sent = receipt.rowsReceived ?? counts.rows;
   }
-  const stat = await deps.blobs.stat(csvBlob);
-  const receipt = await platform.upload(
-    run.audienceId!,
-    { keys, rows: counts.rows, bytes: stat?.bytes ?? 0, open: async () => await deps.blobs.read(csvBlob) },
-    undefined,
-    { signal },
-  );
-  const sent = receipt.rowsReceived ?? counts.rows;
-  const status = await platform.status(run.audienceId!, { signal });
-  const final = { ...run.counts, sent };
-  if (status.state === 'failed') throw new PlatformError('fatal', status.reason);
-  await update(deps, run, { stage: 'awaiting_external', counts: final });
-  await completeAwaiting(deps, job, final);
+  return await update(deps, run, { stage: 'uploaded', counts: { ...run.counts, sent } });
 }
 
 /**
@@ -400,6 +446,44 @@ async function completeAwaiting(
   await deps.jobs.transition(job.id, ['processing'], 'complete', {}, Date.now(), [
     onboardingNoticeMessage(job, 'uploaded', { counts }),
     onboardingNoticeMessage(job, 'awaiting', { counts }),
+  ]);
+}
+
+/** Whether an attempt moved the audience on: staged it, created it, had batches confirmed, uploaded or shared it. */
+function progressed(before: OnboardingRun | null, after: OnboardingRun | null): boolean {
+  if (after === null) return false;
+  if (before === null) return true;
+  return (
+    after.stage !== before.stage ||
+    after.rowsDone !== before.rowsDone ||
+    after.audienceId !== before.audienceId
+  );
+}
+
+/**
+ * The queue gives a message ONBOARD_MAX_ATTEMPTS attempts; the budget is meant for consecutive
+ * failures without progress. An attempt that made progress and then failed transiently ends its
+ * message and enqueues a fresh one for the job (committed with a touch of the run), due after a
+ * first retry's backoff or the wait the platform asked for, so only failures since the last
+ * progress count. The error goes to the log here, as the queue will not record it.
+ */
+async function retryWithFreshBudget(
+  deps: OnboardAudienceDeps,
+  job: OnboardingJob,
+  error: unknown,
+): Promise<void> {
+  const asked = isPlatformError(error) ? (error.waitMs ?? 0) : 0;
+  const runAt = Date.now() + Math.max(deps.retryBaseMs, asked);
+  const log = deps.logger();
+  log.warn({ err: error, jobId: job.id }, 'onboarding failed after progress; retrying on a fresh budget');
+  await deps.runs.update(job.id, { updatedAt: Date.now() }, [
+    {
+      type: ONBOARD_AUDIENCE_JOB,
+      payload: { v: 1, jobId: job.id },
+      maxAttempts: ONBOARD_MAX_ATTEMPTS,
+      group: job.keyId,
+      runAt,
+    },
   ]);
 }
 

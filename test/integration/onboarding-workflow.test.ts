@@ -164,12 +164,11 @@ describe('audience onboarding on the social platform (local Graph API server)', 
     assert.equal(job.state, 'complete', String(job.error));
     const audience = [...meta.audiences.values()].find((a) => a.name === 'outage')!;
     assert.equal(audience.members.size, KNOWN.length);
-    assert.ok(
-      (await t.running.services.queue.messagesForJob(jobId)).some(
-        (m) => m.type === 'onboard-audience' && m.attempts >= 2,
-      ),
-      'the job was retried',
-    );
+    // An attempt that made progress (staged, created) before failing is retried as a fresh message.
+    const attempts = (await t.running.services.queue.messagesForJob(jobId))
+      .filter((m) => m.type === 'onboard-audience')
+      .reduce((sum, m) => sum + m.attempts, 0);
+    assert.ok(attempts >= 2, 'the job was retried');
     await notices(t, jobId, ['received', 'uploaded', 'shared', 'ready']);
   });
 

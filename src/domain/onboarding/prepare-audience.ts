@@ -50,6 +50,8 @@ export async function prepareAudience(input: {
   stage: (cells: string[]) => void;
   /** Awaited after each batch of rows: resolves once what was staged so far can be buffered (backpressure). */
   staged?: () => Promise<void>;
+  /** Checked after each batch of rows: an abort (shutdown, lost lease) stops reading with its reason. */
+  signal?: AbortSignal;
 }): Promise<PreparedAudience> {
   const pattern = patternOf(input.job);
   const counts: OnboardingCounts = { rows: 0, usable: 0, unknownIds: 0, malformed: 0, sent: 0 };
@@ -94,6 +96,7 @@ export async function prepareAudience(input: {
       handleRow!(row.fields);
     }
     await input.staged?.();
+    input.signal?.throwIfAborted();
   }
   if (schema === null) throw new AppError('VALIDATION_FAILED', 'the file is empty: it has no header row');
   counts.rows += skipped;
