@@ -60,8 +60,9 @@ describe('list matching over real HTTP', () => {
       lines[2],
       'abc-007,Jose,Munoz,777,NC,"has, comma",2,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,NC-000000003,UNA,jose.munoz@example.com',
     );
-    assert.equal(lines[3], "3,Nobody,Here,999999,NC,'=cmd(),3,,N,,,,,,");
-    // matchback_id comes back byte for byte; the embedded newline became a space.
+    // Every cell of the client's columns comes back byte for byte (formula-like ones counted in
+    // the summary); the embedded newline became a space.
+    assert.equal(lines[3], '3,Nobody,Here,999999,NC,=cmd(),3,,N,,,,,,');
     assert.equal(
       lines[4],
       '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,OH-000000004,REP,',

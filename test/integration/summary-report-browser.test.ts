@@ -53,6 +53,7 @@ const SUMMARY: JobSummary = {
   ambiguousMatches: 211,
   identifierColumns: ['voter_id', 'state', 'first_name', 'last_name', 'address1', 'zip'],
   passthroughColumns: ['matchback_id'],
+  formulaCells: { total: 37, byColumn: { matchback_id: 37 } },
   warnings: {
     total: 2,
     byKind: { ragged_row: 2 },
@@ -108,6 +109,8 @@ describe('summary.html in headless Chromium', () => {
       assert.equal(await page.locator('#chart-states rect.bar').count(), 15);
       assert.equal(await page.locator('#chart-scores rect.bar').count(), 10);
       assert.equal(await page.locator('table').count(), 6);
+      const warning = await page.locator('p.warning').boundingBox();
+      assert.ok(warning !== null && warning.height > 10, `formula warning: ${JSON.stringify(warning)}`);
       assert.deepEqual(problems, []);
       assert.deepEqual(requests, [pathToFileURL(path).href]);
       const screenshot = join(dir, 'summary.png');

@@ -58,6 +58,15 @@ export interface OnboardingJob extends JobBase {
 
 export type Job = SmartmatchJob | OnboardingJob;
 
+/**
+ * Cells starting with `=`, `+`, `-`, `@`, tab or CR that are not plain numbers (the test of the
+ * CSV writer's formula guard): their total and the count per column name, never their values.
+ */
+export interface FormulaCells {
+  total: number;
+  byColumn: Record<string, number>;
+}
+
 /** What summary.json holds; counts only, never row contents. */
 export interface JobSummary {
   rows: number;
@@ -79,6 +88,12 @@ export interface JobSummary {
   ambiguousMatches: number;
   identifierColumns: string[];
   passthroughColumns: string[];
+  /**
+   * Cells of the client's own columns (header included) that a spreadsheet would read as a
+   * formula: returned unchanged, so the operator can warn the client. Absent from the summaries
+   * of jobs completed before it was counted.
+   */
+  formulaCells?: FormulaCells;
   warnings: { total: number; byKind: Record<string, number>; first: string[] };
   voterFileVersion: string | null;
   /** Lowest score accepted as a match: the profile's, else the service's MATCH_THRESHOLD. */

@@ -104,6 +104,26 @@ describe('summary.html', () => {
     for (const value of SUMMARY.passthroughColumns) assert.ok(!html.includes(value), value);
   });
 
+  it("says how many of the client's cells a spreadsheet would read as formulas, never which columns", () => {
+    const flagged = renderSummaryHtml(
+      { ...SUMMARY, formulaCells: { total: 1042, byColumn: { matchback_id: 1040, 'Jane Q. Private': 2 } } },
+      { filename: 'x', maxMatches: 1 },
+    );
+    assert.ok(
+      flagged.includes('<dt>Cells of the list a spreadsheet would read as formulas</dt><dd>1,042</dd>'),
+      'the count among the facts',
+    );
+    assert.match(flagged, /<p class="warning">1,042 cells of the uploaded list start with/);
+    assert.ok(!flagged.includes('Jane Q. Private'), 'column names are not printed');
+    assert.ok(!flagged.includes('matchback_id'), 'column names are not printed');
+    const clean = renderSummaryHtml(
+      { ...SUMMARY, formulaCells: { total: 0, byColumn: {} } },
+      { filename: 'x', maxMatches: 1 },
+    );
+    assert.ok(clean.includes('<dt>Cells of the list a spreadsheet would read as formulas</dt><dd>0</dd>'));
+    assert.doesNotMatch(clean, /class="warning"/);
+  });
+
   it('charts the most frequent states and adds up the rest as other', () => {
     const states = Object.fromEntries(
       Array.from({ length: 30 }, (_, i) => [`S${String(i).padStart(2, '0')}`, 30 - i]),

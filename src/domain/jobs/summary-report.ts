@@ -3,7 +3,8 @@
  * next to summary.json. Self-contained (inline CSS and SVG, no scripts, no external URLs) so it
  * opens from a mail attachment or an SFTP download as it is. It shows counts only, never row
  * contents: no passthrough column names either, since a file without a header row has its first
- * data row taken as the header. Every string printed is escaped.
+ * data row taken as the header (so the formula-like cells are a total here, by column only in
+ * summary.json). Every string printed is escaped.
  */
 import { REPORT_STYLE, type ReportTable, renderHtmlTable } from '../evaluation/report.ts';
 import { escapeHtml, groupedBarChart, overlaidHistogram } from '../evaluation/svg-charts.ts';
@@ -54,19 +55,26 @@ export function renderSummaryHtml(summary: JobSummary, job: SummaryReportJob): s
     ['Identifier columns used', summary.identifierColumns.join(', ') || 'none'],
     ['Other columns carried through', count(summary.passthroughColumns.length)],
   ];
+  const formulas = summary.formulaCells?.total;
+  if (formulas !== undefined)
+    facts.push(['Cells of the list a spreadsheet would read as formulas', count(formulas)]);
+  const formulaWarning =
+    formulas !== undefined && formulas > 0
+      ? `<p class="warning">${escapeHtml(formulaWarningText(formulas))}</p>\n`
+      : '';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${REPORT_STYLE}</style>
+<style>${REPORT_STYLE}${SUMMARY_STYLE}</style>
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
 <div class="headline">${headline.map(([l, v]) => `<div>${escapeHtml(l)}<b>${escapeHtml(v)}</b></div>`).join('')}</div>
 <dl class="facts">${facts.map(([l, v]) => `<dt>${escapeHtml(l)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>
-<h2>Charts</h2>
+${formulaWarning}<h2>Charts</h2>
 <div class="charts">
 ${summaryCharts(summary)
   .map((svg) => `<figure>${svg}</figure>`)
@@ -77,6 +85,16 @@ ${summaryTables(summary).map(renderHtmlTable).join('\n')}
 </body>
 </html>
 `;
+}
+
+const SUMMARY_STYLE = `
+p.warning { border-left: 4px solid #d62728; background: #fdf2f2; padding: 6px 10px; max-width: 72em; }
+`;
+
+/** What the client should know about the formula-like cells returned as they sent them. */
+function formulaWarningText(total: number): string {
+  const cells = total === 1 ? 'cell of the uploaded list starts' : 'cells of the uploaded list start';
+  return `${count(total)} ${cells} with =, +, -, @, a tab or a carriage return (and are not plain numbers). The client's columns are returned exactly as sent, so a spreadsheet opening the result may run these as formulas; summary.json counts them per column.`;
 }
 
 /** Match rate, matches by method, by state of the matched voter, best-match scores. */

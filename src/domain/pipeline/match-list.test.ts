@@ -189,11 +189,36 @@ describe('matchList input handling', () => {
     assert.equal(lines[1]!.split(',')[0], '=A1');
   });
 
-  it("prefixes other cells starting with =, +, - or @ with ', leaving numbers alone", async () => {
+  it("returns every cell of the client's columns byte for byte, formula-like ones included", async () => {
     const { lines } = await run(
-      'voterbase_id,a,b,c,d,e,f,g\n=cmd|x,=SUM(A1),+x,-x,@x,-78.91,+19195550100,-5\n',
+      'voterbase_id,phone,a,b,c,d,e,f,g\n=cmd|x,+1 336 828 5232,=SUM(A1),+x,-x,@x,-78.91,+19195550100,\tt\n',
     );
-    assert.equal(lines[1], "'=cmd|x,'=SUM(A1),'+x,'-x,'@x,-78.91,+19195550100,-5,1,,N,,,,");
+    assert.equal(lines[1], '=cmd|x,+1 336 828 5232,=SUM(A1),+x,-x,@x,-78.91,+19195550100,\tt,1,,N,,,,');
+  });
+
+  it('returns the header names as written, even one a spreadsheet would read as a formula', async () => {
+    const { lines } = await run('voterbase_id,+phone,@note\nTX-000000001,1,2\n');
+    assert.equal(lines[0], `voterbase_id,+phone,@note,${MATCH_HEADER}`);
+  });
+
+  it("prefixes ' to the formula-like cells of the columns it adds (the appended voter fields), leaving numbers alone", async () => {
+    const voters = new InMemoryVoterSnapshot(
+      ['voterbase_id', 'party', 'phone', 'lat'],
+      [['=HYPERLINK("x")', '@R', '+1 336 828 5232', '-78.91']],
+    );
+    const { lines } = await run('matchback_id,voterbase_id\n=1,=HYPERLINK("x")\n', {
+      voters,
+      matcher: createDeterministicMatcher(voters),
+      appendedFields: [
+        { source: 'party', as: 'party' },
+        { source: 'phone', as: 'phone' },
+        { source: 'lat', as: 'lat' },
+      ],
+    });
+    assert.equal(
+      lines[1],
+      `=1,"=HYPERLINK(""x"")",1,1,Y,100,voterbase_id,,"'=HYPERLINK(""x"")",'@R,'+1 336 828 5232,-78.91`,
+    );
   });
 
   it('turns embedded newlines into spaces', async () => {
@@ -318,6 +343,7 @@ describe('matchList refusals', () => {
       ambiguousMatches: 0,
       identifierColumns: ['voterbase_id'],
       passthroughColumns: ['matchback_id'],
+      formulaCells: { total: 0, byColumn: {} },
       warnings: { total: 1, byKind: { no_data_rows: 1 }, first: ['the file has a header but no data rows'] },
     });
   });
@@ -350,8 +376,37 @@ describe('matchList summary', () => {
       ambiguousMatches: 0,
       identifierColumns: ['voterbase_id', 'voter_id', 'state', 'exact_track'],
       passthroughColumns: ['matchback_id'],
+      formulaCells: { total: 0, byColumn: {} },
       warnings: { total: 0, byKind: {}, first: [] },
     });
+  });
+
+  it("counts the cells of the client's columns a spreadsheet would read as a formula, by column name, the header included", async () => {
+    const csv = [
+      'matchback_id,voterbase_id,voter_id,state,Phone,notes,=x',
+      // 3 (matchback_id, Phone, notes), once although the row has two lines (ranks 1 and 2)
+      '=1+1,TX-000000001,777,TX,+1 336 828 5232,@mention,a',
+      '-x7,TX-000000002,,,+19195550100,-78.91,b', // 1 (matchback_id; plain numbers are not formulas)
+      'ok,=cmd|x,,,\t336,"line\n=2",=y', // 3 (voterbase_id, Phone, =x), and the header's =x
+    ].join('\n');
+    const { summary } = await run(csv, { maxMatches: 2, appendedFields: APPENDED });
+    assert.equal(summary.outputRows, 4);
+    assert.deepEqual(summary.formulaCells, {
+      total: 8,
+      byColumn: { matchback_id: 2, voterbase_id: 1, Phone: 2, notes: 1, '=x': 2 },
+    });
+  });
+
+  it('counts formula cells of columns named alike together, whatever the name', async () => {
+    const { summary } = await run('voterbase_id,__proto__,note,note\nTX-000000001,=a,=b,=c\n');
+    assert.equal(JSON.stringify(summary.formulaCells), '{"total":3,"byColumn":{"__proto__":1,"note":2}}');
+  });
+
+  it('counts no formula cells in the columns it adds', async () => {
+    // TX-000000002's party is =R: written neutralized, counted nowhere.
+    const { summary, lines } = await run('voterbase_id\nTX-000000002\n', { appendedFields: APPENDED });
+    assert.match(lines[1]!, /,'=R,/);
+    assert.deepEqual(summary.formulaCells, { total: 0, byColumn: {} });
   });
 
   it('has a match rate of 1 when every row matched', async () => {

@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import { type CsvWarning, readCsvTable } from '../csv/csv-reader.ts';
-import { CsvChunkWriter, formatCsvRow } from '../csv/csv-writer.ts';
+import { CsvChunkWriter, formatCsvRow, needsFormulaNeutralization } from '../csv/csv-writer.ts';
 import { AppError } from '../errors.ts';
-import type { JobSummary } from '../jobs/job-types.ts';
+import type { FormulaCells, JobSummary } from '../jobs/job-types.ts';
 import type { AppendedField } from '../keys/key-types.ts';
 import {
   IDENTIFIER_COLUMNS,
@@ -56,14 +56,16 @@ export interface MatchListInput {
 
 export type ListSummary = Omit<
   JobSummary,
-  'voterFileVersion' | 'matchThreshold' | 'startedAt' | 'completedAt' | 'durationMs'
->;
+  'voterFileVersion' | 'matchThreshold' | 'startedAt' | 'completedAt' | 'durationMs' | 'formulaCells'
+> & { formulaCells: FormulaCells };
 
 /**
  * Streams one contact list through parse → match → write with memory flat in the list's size.
- * Every input row appears in the output: once per match (ranks 1..k), or once with empty match
- * columns and `sm.match` = N. Problems of single rows become warnings; a file that cannot be a
- * contact list (empty, no identifier column) throws a VALIDATION_FAILED AppError.
+ * Every input row appears in the output: once per match (ranks 1..k), or once
+ * with empty match columns and `sm.match` = N. The client's cells (the header's too) are written
+ * as they came (newlines aside), formula-like ones counted; the columns the service adds are
+ * neutralized against spreadsheet formulas. Problems of single rows become warnings; a file that
+ * cannot be a contact list (empty, no identifier column) throws a VALIDATION_FAILED AppError.
  */
 export async function matchList(input: MatchListInput): Promise<ListSummary> {
   const warnings = new WarningLog();
@@ -86,6 +88,8 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   const inputProblems: Record<string, number> = {};
   let ambiguousMatches = 0;
   let layout: Layout | null = null;
+  /** Per client column: its cells a spreadsheet would read as a formula (header included). */
+  let formulaCells: number[] = [];
   let rows = 0;
   let matchedRows = 0;
   let outputRows = 0;
@@ -100,6 +104,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     const outcomes = await done.outcomes;
     for (let i = 0; i < done.records.length; i++) {
       const fields = done.records[i]!.fields;
+      countFormulaCells(fields, formulaCells);
       const outcome = outcomes[i]!;
       const rowNumber = String(done.batch[i]!.row);
       if (outcome.problems) {
@@ -181,9 +186,11 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
         );
       }
       layout = planLayout(event.header, input.appendedFields, input.voters, warnings);
+      formulaCells = event.header.map(() => 0);
+      countFormulaCells(event.header, formulaCells);
       const header = formatCsvRow(
         [...event.header, ...MATCH_COLUMNS, ...layout.appendedHeaders],
-        layout.neutralizeHeader,
+        layout.neutralize,
       );
       for (const writer of everyWriter) await writer.writeFormatted(header);
       continue;
@@ -241,8 +248,31 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     ambiguousMatches,
     identifierColumns: layout.identifierNames,
     passthroughColumns: layout.passthroughNames,
+    formulaCells: formulaCellsByName(layout.columnNames, formulaCells),
     warnings: warnings.toJSON(),
   };
+}
+
+/** Adds the row's formula-like cells to the per-column counts (a row has the header's width). */
+function countFormulaCells(fields: readonly string[], counts: number[]): void {
+  for (let i = 0; i < counts.length; i++) {
+    const value = fields[i];
+    if (value !== undefined && needsFormulaNeutralization(value)) counts[i]!++;
+  }
+}
+
+/** The counts by column name (columns of the same name added up), and their total. */
+function formulaCellsByName(names: readonly string[], counts: readonly number[]): FormulaCells {
+  // A Map, then own properties: a column may be named `__proto__`.
+  const byColumn = new Map<string, number>();
+  let total = 0;
+  counts.forEach((count, i) => {
+    if (count === 0) return;
+    total += count;
+    const name = names[i]!;
+    byColumn.set(name, (byColumn.get(name) ?? 0) + count);
+  });
+  return { total, byColumn: Object.fromEntries(byColumn) };
 }
 
 /** A batch handed to the matcher: its parsed records, the matcher's input, its outcomes to come. */
@@ -262,14 +292,16 @@ interface Layout {
   identifiers: [IdentifierColumn, number][];
   identifierNames: string[];
   passthroughNames: string[];
+  /** Each input column's name as the header wrote it (trimmed). */
+  columnNames: string[];
   appendedHeaders: string[];
   /** Voter-file positions of vb.voterbase_id then each appended field (-1: not in the voter file). */
   voterColumns: number[];
   /** The same, then the voter's state (counted per best match in the summary). */
   voterColumnsAndState: number[];
   emptyAppended: string[];
+  /** Per output column: neutralized against spreadsheet formulas (the service's columns only). */
   neutralize: boolean[];
-  neutralizeHeader: boolean[];
 }
 
 /** Canonical form of a header name: case, surrounding space, and space or hyphen for underscore. */
@@ -321,14 +353,15 @@ function planLayout(
       );
     }
   });
-  // matchback_id comes back byte for byte (clients join on it); every other cell is neutralized
-  // against spreadsheet formulas.
-  const neutralize = header.map((name) => canonicalHeader(name) !== 'matchback_id');
+  // The client's columns come back byte for byte (clients join on them: matchback_id, phones
+  // written `+1 …`); only the columns the service adds are neutralized against spreadsheet
+  // formulas. The summary counts the client's formula-like cells instead.
   const extra = MATCH_COLUMNS.length + appendedFields.length;
   return {
     identifiers,
     identifierNames: identifiers.map(([id]) => id),
     passthroughNames,
+    columnNames: header.map((name) => name.trim()),
     appendedHeaders: appendedFields.map((field) => `vb.${field.as}`),
     voterColumns: [voters?.columnIndex('voterbase_id') ?? -1, ...appendedColumns],
     voterColumnsAndState: [
@@ -337,8 +370,7 @@ function planLayout(
       voters?.columnIndex('state') ?? -1,
     ],
     emptyAppended: appendedFields.map(() => ''),
-    neutralize: [...neutralize, ...new Array<boolean>(extra).fill(true)],
-    neutralizeHeader: new Array<boolean>(header.length + extra).fill(true),
+    neutralize: [...new Array<boolean>(header.length).fill(false), ...new Array<boolean>(extra).fill(true)],
   };
 }
 
