@@ -179,6 +179,35 @@ describe('delivery archive', () => {
     }
   });
 
+  test('max_matches=1: a couple row gets one line, the better-scoring person (the first of max_matches=2)', async () => {
+    const list = [
+      'matchback_id,first_name_combined,last_name,address1,zip',
+      'couple,Margaret & Robert,Smith,12 Oak St,27601',
+      'single,Jose,Munoz,400 N Elm Ave Apt 4B,27701',
+    ].join('\n');
+    const run = async (filename: string, maxMatches: number) => {
+      const url = await register(t, key, `filename=${filename}&max_matches=${maxMatches}`);
+      assert.equal((await upload(url, list)).status, 200);
+      const result = await waitForResult(t, key, filename);
+      const csv = lines(Buffer.from(await (await fetch(result.url)).arrayBuffer())).slice(1);
+      return { csv, jobId: jobIdOf(url) };
+    };
+    const { csv: one, jobId } = await run('couples_one', 1);
+    const { csv: two } = await run('couples_two', 2);
+    assert.deepEqual(
+      one.map((l) => [cells(l)[0], cells(l)[6]]),
+      [
+        ['couple', '1'],
+        ['single', '1'],
+      ],
+    );
+    assert.equal(one[0], two[0], 'the better-scoring person, as rank 1 of max_matches=2');
+    assert.ok(Number(cells(two[0]!)[8]) >= Number(cells(two[1]!)[8]), 'rank 1 scores at least rank 2');
+    const entries = await readZip(await archiveOf(jobId));
+    const summary = JSON.parse(entries.get('summary.json')!.toString('utf8'));
+    assert.deepEqual([summary.rows, summary.matchedRows, summary.outputRows], [2, 2, 2]);
+  });
+
   test('running a job again (as after a crash) gives the same result files', async () => {
     const url = await register(t, key, 'filename=rerun&max_matches=3&format=zip');
     assert.equal((await upload(url, IDS_LIST)).status, 200);

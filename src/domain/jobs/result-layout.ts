@@ -32,8 +32,8 @@ export function resultLayout(job: {
   const base = downloadBase(job.filename);
   const work = (name: string) => `work/${job.id}/${name}`;
   const archive = { key: deliveryArchiveKey(job.id), name: deliveryArchiveName(job.filename) };
-  // A couple row (first_name_combined) has two lines even with max_matches = 1, both best
-  // matches: one CSV is right for it, as before.
+  // With max_matches = 1 every row has one line (a couple row too: its better-scoring person),
+  // so one CSV holds the best matches.
   const split = job.maxMatches > 1 ? { best: work('best.csv'), additional: work('additional.csv') } : null;
   const pollCsv = { key: `results/${job.id}/result.csv`, name: `${base}.csv` };
   const everyRankCsv =

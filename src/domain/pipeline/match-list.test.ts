@@ -5,7 +5,9 @@ import { describe, it } from 'node:test';
 import { AppError } from '../errors.ts';
 import type { AppendedField } from '../keys/key-types.ts';
 import { createDeterministicMatcher } from '../matching/deterministic-matcher.ts';
+import { matchIndexOf } from '../matching/index/build-match-index.ts';
 import { IDENTIFIER_COLUMNS, type Matcher } from '../matching/matcher.ts';
+import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { type ListSummary, MATCH_COLUMNS, type MatchListInput, matchList } from './match-list.ts';
 
@@ -527,6 +529,7 @@ describe('matchList split into best and additional matches', () => {
   });
 
   it("keeps both people of a couple row in best (the matcher's bestCount), the rest in additional", async () => {
+    // The matcher returns at most max_matches candidates per person: 3 lines need max_matches 3.
     const couple: Matcher = {
       name: 'couple',
       matchBatch: (rows) =>
@@ -543,7 +546,7 @@ describe('matchList split into best and additional matches', () => {
       'first_name_combined,last_name\nJohn & Mary,Smith\n',
       {
         matcher: couple,
-        maxMatches: 2,
+        maxMatches: 3,
       },
     );
     assert.deepEqual(
@@ -555,6 +558,34 @@ describe('matchList split into best and additional matches', () => {
       ['1,3,Y'],
     );
     assert.deepEqual(summary.matchesByMethod, { name_address: 1 }, 'one matched row, counted once');
+  });
+
+  it('writes at most max_matches lines for a couple row: with 2, both people in best and nothing more', async () => {
+    // Each person's own matches (max_matches each): four candidates for one row.
+    const couple: Matcher = {
+      name: 'couple',
+      matchBatch: (rows) =>
+        rows.map(() => ({
+          candidates: [
+            { voter: 0, score: 90, method: 'name_address' },
+            { voter: 2, score: 80, method: 'name_address' },
+            { voter: 1, score: 85, method: 'name_address' },
+            { voter: 1, score: 70, method: 'name_zip' },
+          ],
+          bestCount: 2,
+        })),
+    };
+    const { all, best, additional, summary } = await runSplit(
+      'matchback_id,first_name_combined,last_name\nm1,John & Mary,Smith\n',
+      { matcher: couple, maxMatches: 2 },
+    );
+    assert.deepEqual(
+      best.slice(1).map((line) => line.split(',').slice(3, 6).join(',')),
+      ['1,1,Y', '1,2,Y'],
+    );
+    assert.deepEqual(additional.slice(1), []);
+    assert.equal(all.length, 1 + 2);
+    assert.deepEqual([summary.rows, summary.matchedRows, summary.outputRows], [1, 1, 2]);
   });
 
   it('writes only the split when the every-rank output is not asked for', async () => {
@@ -571,5 +602,59 @@ describe('matchList split into best and additional matches', () => {
     const [bestText, additionalText] = await texts;
     assert.equal(bestText.split('\n').length, 3);
     assert.equal(additionalText.split('\n').length, 3);
+  });
+});
+
+describe('matchList with a couple row (first_name_combined)', () => {
+  // Margaret and John OBrien share 12 Oak St; the row names both.
+  const couples = new InMemoryVoterSnapshot(
+    ['voterbase_id', 'state', 'first_name', 'last_name', 'address1', 'city', 'zip', 'dob', 'party'],
+    [
+      ['NC-1', 'NC', 'MARGARET', 'OBRIEN', '12 OAK ST', 'RALEIGH', '27601', '19700312', 'DEM'],
+      ['NC-2', 'NC', 'JOHN', 'OBRIEN', '12 OAK ST', 'RALEIGH', '27601', '19680101', 'REP'],
+      ['NC-3', 'NC', 'MARY', 'SMITH', '9 PINE RD', 'CARY', '27511', '19800101', 'UNA'],
+    ],
+  );
+  const options = (maxMatches: number, onBestMatch?: (id: string) => void): Options => ({
+    voters: couples,
+    matcher: createProbabilisticMatcher(couples, matchIndexOf(couples)),
+    appendedFields: [{ source: 'party', as: 'party' }],
+    maxMatches,
+    ...(onBestMatch === undefined ? {} : { onBestMatch }),
+  });
+  const LIST = [
+    'matchback_id,first_name_combined,last_name,address1,zip',
+    'c1,John & Margaret,OBrien,12 Oak St,27601',
+    'c2,Mary,Smith,9 Pine Rd,27511',
+  ].join('\n');
+  /** matchback_id, sm.rank and vb.voterbase_id of each line. */
+  const ranks = (lines: string[]) =>
+    lines.map((line) => {
+      const cells = line.split(',');
+      return [cells[0], cells[6], cells[11]].join(' ');
+    });
+
+  it('gives it one line with max_matches=1: the better-scoring of the two people', async () => {
+    const audience: string[] = [];
+    const { lines, summary } = await run(
+      LIST,
+      options(1, (id) => audience.push(id)),
+    );
+    assert.deepEqual(ranks(lines.slice(1)), ['c1 1 NC-1', 'c2 1 NC-3']);
+    assert.deepEqual([summary.rows, summary.matchedRows, summary.outputRows], [2, 2, 2]);
+    assert.deepEqual(summary.matchesByState, { NC: 2 });
+    assert.deepEqual(audience, ['NC-1', 'NC-3'], 'the media-buying ids are the lines written');
+  });
+
+  it('gives it both people with max_matches=2, both in best', async () => {
+    const audience: string[] = [];
+    const { best, additional, summary } = await runSplit(
+      LIST,
+      options(2, (id) => audience.push(id)),
+    );
+    assert.deepEqual(ranks(best.slice(1)), ['c1 1 NC-1', 'c1 2 NC-2', 'c2 1 NC-3']);
+    assert.deepEqual(additional.slice(1), []);
+    assert.deepEqual([summary.rows, summary.matchedRows, summary.outputRows], [2, 2, 3]);
+    assert.deepEqual(audience, ['NC-1', 'NC-2', 'NC-3']);
   });
 });

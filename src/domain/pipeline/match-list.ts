@@ -37,14 +37,16 @@ export interface MatchListInput {
   output?: Writable;
   /**
    * Receives the same lines split in two CSVs with the same header: `best` one line per input
-   * row (its best match, or its unmatched line) and, for a couple row (`first_name_combined`),
-   * the second person's own best match too; `additional` every later rank. In input order.
+   * row (its best match, or its unmatched line) and, for a couple row (`first_name_combined`)
+   * with max_matches ≥ 2, the second person's own best match too; `additional` every later
+   * rank. In input order.
    */
   split?: { best: Writable; additional: Writable };
   matcher: Matcher;
   voters: VoterSnapshot | null;
   /** Voter-file fields to append, each written as `vb.<as>`. */
   appendedFields: readonly AppendedField[];
+  /** Most lines written per input row (spec 2.4: an upper bound, whatever the matcher returns). */
   maxMatches: number;
   searchRadiusMiles: number | null;
   maxRowBytes: number;
@@ -61,7 +63,7 @@ export type ListSummary = Omit<
 
 /**
  * Streams one contact list through parse → match → write with memory flat in the list's size.
- * Every input row appears in the output: once per match (ranks 1..k), or once
+ * Every input row appears in the output: once per match (ranks 1..k, k ≤ maxMatches), or once
  * with empty match columns and `sm.match` = N. The client's cells (the header's too) are written
  * as they came (newlines aside), formula-like ones counted; the columns the service adds are
  * neutralized against spreadsheet formulas. Problems of single rows become warnings; a file that
@@ -127,8 +129,11 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
       if (top.explain?.endsWith(' ambiguous')) ambiguousMatches++;
       const score = Math.round(top.score);
       bestScores[Math.min(Math.floor(score / SCORE_BAND_WIDTH), bestScores.length - 1)]!++;
-      const bestCount = outcome.bestCount ?? 1;
-      for (let rank = 0; rank < outcome.candidates.length; rank++) {
+      // A couple row's matcher outcome holds each person's matches (up to maxMatches each):
+      // the row still gets at most maxMatches lines, both people's best matches first.
+      const lines = Math.min(outcome.candidates.length, input.maxMatches);
+      const bestCount = Math.min(outcome.bestCount ?? 1, lines);
+      for (let rank = 0; rank < lines; rank++) {
         const candidate = outcome.candidates[rank]!;
         // vb.voterbase_id and the appended fields (and for rank 1 the voter's state, for the
         // summary), read in one pass over the record.

@@ -99,13 +99,13 @@ async function* linesOf(lines: string[]): AsyncGenerator<string> {
 }
 
 /** The three steps in memory: split, a chunk per shard, assemble. */
-async function matchSharded(csv: string): Promise<{ result: string; chunks: string[][] }> {
+async function matchSharded(csv: string, options = OPTIONS): Promise<{ result: string; chunks: string[][] }> {
   const chunks: string[][] = MAP.shards.map(() => []);
   const router = routingMatcher(
     MAP,
     chunks.map((lines) => ({ write: (line: string) => lines.push(line), ready: async () => {} })),
   );
-  const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...OPTIONS };
+  const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...options };
   await matchList({ ...common, source: Readable.from([Buffer.from(csv)]), matcher: router });
   const outputs: string[][] = [];
   for (let i = 0; i < MAP.shards.length; i++) {
@@ -116,7 +116,7 @@ async function matchSharded(csv: string): Promise<{ result: string; chunks: stri
       shard,
       matcher: matcherFor(shard),
       appendedSources: ['party'],
-      options: OPTIONS,
+      options,
       write: (line) => {
         out.push(line);
       },
@@ -185,6 +185,47 @@ describe('a list matched against a sharded voter file', () => {
       lines.filter((l) => /^[abd],/.test(l)).map(strip),
       [...nc, va.filter((l) => l.startsWith('d,'))[0]!].map(strip).filter((l) => /^[abd],/.test(l)),
     );
+  });
+
+  it('writes one line for a couple row with max_matches=1, two with 2, the same bytes as its shard alone', async () => {
+    const list = [
+      'matchback_id,first_name_combined,last_name,address1,city,state,zip,email',
+      'e,Robert & Roberta,Jones,40 Elm St,Durham,,27701,', // NC by its ZIP
+      'a,Margaret,Smith,12 Oak St,Raleigh,NC,27601,',
+    ].join('\n');
+    for (const [maxMatches, lines] of [
+      // Robert and Roberta score the same: the lower voter index first.
+      [1, ['e 1 NC-2', 'a 1 NC-1']],
+      [2, ['e 1 NC-2', 'e 2 NC-3', 'a 1 NC-1']],
+    ] as const) {
+      const options = { ...OPTIONS, maxMatches };
+      const { result } = await matchSharded(list, options);
+      const output = new PassThrough();
+      const alone = text(output);
+      await matchList({
+        source: Readable.from([Buffer.from(list)]),
+        output,
+        matcher: matcherFor(NC),
+        voters: NC,
+        appendedFields: APPENDED,
+        maxRowBytes: 1 << 20,
+        ...options,
+      });
+      assert.equal(result, await alone, `max_matches=${maxMatches}: byte for byte`);
+      assert.deepEqual(
+        result
+          .trimEnd()
+          .split('\n')
+          .slice(1)
+          .map((line) => {
+            // matchback_id, sm.rank, vb.voterbase_id
+            const cells = line.split(',');
+            return `${cells[0]} ${cells[9]} ${cells[14]}`;
+          }),
+        lines,
+        `max_matches=${maxMatches}`,
+      );
+    }
   });
 
   it('reports a row whose outcome no chunk holds instead of writing a wrong line', async () => {
