@@ -7,7 +7,8 @@ import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { mediaBuyingFileKey, mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
-import type { BlobStore } from '../domain/ports/blob-store.ts';
+import { DistinctIds, type SortedRuns } from '../domain/onboarding/distinct-ids.ts';
+import { type BlobStore, listPages } from '../domain/ports/blob-store.ts';
 import type { FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
@@ -15,10 +16,16 @@ import { isPlatformError } from '../domain/ports/platform-error.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
 import type { JobModule } from './job-module.ts';
+import { LineBuffer } from './line-buffer.ts';
 
 export const MBP_AUDIENCE_JOB = 'mbp-audience';
 /** Platform calls are retried, and readiness polled, every interval for about two days. */
 export const MBP_MAX_ATTEMPTS = 288;
+/**
+ * Most voter ids held in memory while the audience's ids are deduplicated (about 40 bytes an id:
+ * some 20 MB); a longer list is sorted in runs of this many under the job's work area and merged.
+ */
+export const MBP_DISTINCT_IDS_HELD = 500_000;
 
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
 type Payload = z.infer<typeof payloadSchema>;
@@ -31,6 +38,8 @@ export interface MbpAudienceDeps {
   mbp: FileDropAudiences | null;
   /** Between retries of a platform call and between readiness polls. */
   intervalMs: number;
+  /** Most ids held in memory while deduplicating (MBP_DISTINCT_IDS_HELD unless set). */
+  distinctIdsHeld?: number;
   logger: () => FastifyBaseLogger;
 }
 
@@ -92,10 +101,11 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
         if (run.audienceId === null || run.stage === 'staged') {
           const file = mediaBuyingFileKey(jobId);
           const counts = { rows: 0, blank: 0 };
+          const dedup = await distinctIds(deps, jobId);
           const writer = await deps.blobs.openWriter(file);
           try {
             await pipeline(
-              Readable.from(audienceCsv(mbp.profile, ['VOTERBASE_ID'], distinctIds(deps, jobId), counts)),
+              Readable.from(audienceCsv(mbp.profile, ['VOTERBASE_ID'], dedup.rows, counts)),
               writer.stream,
             );
             await writer.commit();
@@ -103,6 +113,11 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
             await writer.abort();
             throw error;
           }
+          const log = deps.logger();
+          log.info(
+            { jobId, distinct: counts.rows, ...dedup.stats },
+            'media buying audience ids deduplicated',
+          );
           if (counts.rows === 0) {
             await fail(job, 'the list had no matches to build an audience from');
             return;
@@ -174,12 +189,57 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
   };
 }
 
-/** The best matches' ids, each once (a person matched by two rows is one audience member). */
-async function* distinctIds(deps: MbpAudienceDeps, jobId: string): AsyncGenerator<AudienceRow> {
-  const seen = new Set<string>();
-  for await (const id of blobLines(deps.blobs, mediaBuyingIdsKey(jobId))) {
-    if (seen.has(id)) continue;
-    seen.add(id);
-    yield { VOTERBASE_ID: id };
+/**
+ * The best matches' ids, each once (a person matched by two rows is one audience member), in
+ * ascending order, in memory bounded by `distinctIdsHeld` whatever the list's length: longer lists
+ * are sorted in runs under `work/<job>/mbp-dedup/` (what a crashed attempt left there is cleared
+ * first) and merged.
+ */
+async function distinctIds(
+  deps: MbpAudienceDeps,
+  jobId: string,
+): Promise<{ rows: AsyncGenerator<AudienceRow>; stats: DistinctIds['stats'] }> {
+  const prefix = `work/${jobId}/mbp-dedup/`;
+  for await (const page of listPages(deps.blobs, prefix)) {
+    for (const blob of page) await deps.blobs.delete(blob.key);
   }
+  const dedup = new DistinctIds({
+    maxIdsHeld: deps.distinctIdsHeld ?? MBP_DISTINCT_IDS_HELD,
+    runs: blobRuns(deps.blobs, prefix),
+  });
+  const ids = dedup.distinct(blobLines(deps.blobs, mediaBuyingIdsKey(jobId)));
+  return {
+    rows: (async function* () {
+      for await (const id of ids) yield { VOTERBASE_ID: id };
+    })(),
+    stats: dedup.stats,
+  };
+}
+
+/** Sorted runs as blobs under `prefix`, one id per line. */
+function blobRuns(blobs: BlobStore, prefix: string): SortedRuns {
+  let next = 0;
+  return {
+    async write(ids) {
+      const key = `${prefix}run-${String(next++).padStart(6, '0')}.txt`;
+      const writer = await blobs.openWriter(key);
+      const lines = new LineBuffer(writer.stream);
+      try {
+        let written = 0;
+        for await (const id of ids) {
+          lines.write(`${id}\n`);
+          // Let a slow disk slow the run down rather than fill memory.
+          if (++written % 10_000 === 0) await lines.ready();
+        }
+        await lines.end();
+        await writer.commit();
+      } catch (error) {
+        await writer.abort();
+        throw error;
+      }
+      return key;
+    },
+    read: (key) => blobLines(blobs, key),
+    delete: async (key) => await blobs.delete(key),
+  };
 }
