@@ -24,10 +24,11 @@ interface VerifyRequest {
   method: string;
   jobId: string;
   name: string;
-  query: Record<string, unknown>;
+  /** The request target as a server receives it: raw path and query. */
+  url: string;
 }
 
-/** The request a server would see for `url`: path segments decoded, query as strings. */
+/** The request a server would see for `url`: path segments decoded, the raw target kept. */
 function requestFor(url: string, method: string): VerifyRequest {
   const parsed = new URL(url);
   const match = /^\/files\/([^/]+)\/([^/]+)$/.exec(parsed.pathname);
@@ -36,17 +37,40 @@ function requestFor(url: string, method: string): VerifyRequest {
     method,
     jobId: decodeURIComponent(match[1]!),
     name: decodeURIComponent(match[2]!),
-    query: Object.fromEntries(parsed.searchParams),
+    url: `${parsed.pathname}${parsed.search}`,
   };
 }
 
-function withQuery(request: VerifyRequest, changes: Record<string, unknown>): VerifyRequest {
-  const query: Record<string, unknown> = { ...request.query };
-  for (const [name, value] of Object.entries(changes)) {
-    if (value === undefined) delete query[name];
-    else query[name] = value;
+const queryOf = (request: VerifyRequest): string => request.url.slice(request.url.indexOf('?') + 1);
+
+/** The same request with query values replaced in place (an array repeats the name, undefined drops it). */
+function withQuery(
+  request: VerifyRequest,
+  changes: Record<string, string | string[] | undefined>,
+): VerifyRequest {
+  const pairs = queryOf(request)
+    .split('&')
+    .map((pair) => pair.split('=') as [string, string]);
+  const out: string[] = [];
+  for (const [name, value] of pairs) {
+    if (!(name in changes)) out.push(`${name}=${value}`);
+    else for (const next of [changes[name]].flat()) if (next !== undefined) out.push(`${name}=${next}`);
   }
-  return { ...request, query };
+  for (const [name, value] of Object.entries(changes)) {
+    if (!pairs.some(([known]) => known === name) && value !== undefined)
+      for (const next of [value].flat()) out.push(`${name}=${next}`);
+  }
+  return { ...request, url: `${request.url.slice(0, request.url.indexOf('?'))}?${out.join('&')}` };
+}
+
+/** The same query on another path, as a client would send it to another job or file. */
+function withPath(request: VerifyRequest, jobId: string, name: string): VerifyRequest {
+  return {
+    ...request,
+    jobId,
+    name,
+    url: `/files/${encodeURIComponent(jobId)}/${encodeURIComponent(name)}?${queryOf(request)}`,
+  };
 }
 
 async function assertUrlInvalid(fn: () => unknown, message: string): Promise<void> {
@@ -136,13 +160,13 @@ describe('HmacUrlSigner.verify tampering', async () => {
   const get = requestFor(await signer.sign(getGrant), 'GET');
 
   it('refuses a changed signature', async () => {
-    const sig = put.query['sig'] as string;
+    const sig = new URLSearchParams(queryOf(put)).get('sig')!;
     const flipped = `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`;
     await assertUrlInvalid(() => signer.verify(withQuery(put, { sig: flipped }), NOW), ALTERED);
   });
 
   it('refuses a truncated signature', async () => {
-    const sig = put.query['sig'] as string;
+    const sig = new URLSearchParams(queryOf(put)).get('sig')!;
     await assertUrlInvalid(() => signer.verify(withQuery(put, { sig: sig.slice(0, 20) }), NOW), ALTERED);
   });
 
@@ -167,13 +191,13 @@ describe('HmacUrlSigner.verify tampering', async () => {
 
   it('refuses another jobId', async () => {
     await assertUrlInvalid(
-      () => signer.verify({ ...put, jobId: 'job_01HZX4Y7K2M3N4P5Q6R7S8T9VX' }, NOW),
+      () => signer.verify(withPath(put, 'job_01HZX4Y7K2M3N4P5Q6R7S8T9VX', put.name), NOW),
       ALTERED,
     );
   });
 
   it('refuses another name', async () => {
-    await assertUrlInvalid(() => signer.verify({ ...get, name: 'other.csv.gz' }, NOW), ALTERED);
+    await assertUrlInvalid(() => signer.verify(withPath(get, get.jobId, 'other.csv.gz'), NOW), ALTERED);
   });
 
   it('refuses op switched from put to get', async () => {
@@ -233,7 +257,14 @@ describe('HmacUrlSigner.verify malformed query', async () => {
   }
 
   it('refuses an empty query', async () => {
-    await assertUrlInvalid(() => signer.verify({ ...put, query: {} }, NOW), NOT_PRESIGNED);
+    await assertUrlInvalid(
+      () => signer.verify({ ...put, url: put.url.slice(0, put.url.indexOf('?')) }, NOW),
+      NOT_PRESIGNED,
+    );
+    await assertUrlInvalid(
+      () => signer.verify({ ...put, url: `${put.url.slice(0, put.url.indexOf('?'))}?` }, NOW),
+      NOT_PRESIGNED,
+    );
   });
 
   it('refuses an unknown op', async () => {
@@ -247,12 +278,55 @@ describe('HmacUrlSigner.verify malformed query', async () => {
 
   it('refuses repeated parameters (arrays)', async () => {
     await assertUrlInvalid(
-      () => signer.verify(withQuery(put, { sig: [put.query['sig'], 'x'] }), NOW),
+      () => signer.verify(withQuery(put, { sig: [new URLSearchParams(queryOf(put)).get('sig')!, 'x'] }), NOW),
       NOT_PRESIGNED,
     );
     await assertUrlInvalid(
       () => signer.verify(withQuery(put, { max: ['1024', '1024'] }), NOW),
       NOT_PRESIGNED,
     );
+  });
+});
+
+describe('HmacUrlSigner.verify accepts only the canonical URL (one grant, one URL)', async () => {
+  const put = requestFor(await signer.sign(putGrant), 'PUT');
+
+  it('still verifies the URL exactly as signed, whatever the order of its parameters', () => {
+    assert.deepEqual(signer.verify(put, NOW), putGrant);
+    const sig = new URLSearchParams(queryOf(put)).get('sig')!;
+    const reordered = {
+      ...put,
+      url: `${put.url.slice(0, put.url.indexOf('?'))}?sig=${sig}&max=1024&exp=${EXPIRES_AT}&op=put`,
+    };
+    assert.deepEqual(signer.verify(reordered, NOW), putGrant);
+  });
+
+  for (const [what, changes] of [
+    ['a leading zero on exp', { exp: `0${EXPIRES_AT}` }],
+    ['a decimal exp', { exp: `${EXPIRES_AT}.0` }],
+    ['a hexadecimal exp', { exp: `0x${EXPIRES_AT.toString(16)}` }],
+    ['an exponent exp', { exp: `${EXPIRES_AT / 100}e2` }],
+    ['a percent-encoded exp', { exp: [...String(EXPIRES_AT)].map((d) => `%3${d}`).join('') }],
+    ['a plus sign on exp', { exp: `+${EXPIRES_AT}` }],
+    ['leading zeros on max', { max: '0001024' }],
+    ['an unknown extra parameter', { foo: 'bar' }],
+    ['an empty extra parameter', { '': '' }],
+    ['a parameter without a value', { op: undefined, 'op&put': undefined }],
+    ['a percent-encoded op', { op: '%70ut' }],
+  ] as const) {
+    it(`refuses ${what}`, async () => {
+      await assertUrlInvalid(() => signer.verify(withQuery(put, changes), NOW), NOT_PRESIGNED);
+    });
+  }
+
+  it('refuses a path spelled another way (encoded characters, a trailing slash)', async () => {
+    const query = queryOf(put);
+    for (const path of [
+      `/files/${JOB_ID}/upload%2Ecsv`,
+      `/files/${JOB_ID}/upload.csv/`,
+      `/files/${JOB_ID.replace('job_', 'job%5F')}/upload.csv`,
+    ]) {
+      await assertUrlInvalid(() => signer.verify({ ...put, url: `${path}?${query}` }, NOW), NOT_PRESIGNED);
+    }
   });
 });

@@ -23,22 +23,10 @@ export class HmacUrlSigner implements VerifyingUrlSigner {
     return `${this.baseUrl}/files/${encodeURIComponent(grant.jobId)}/${encodeURIComponent(grant.name)}?${query}`;
   }
 
-  verify(
-    request: { method: string; jobId: string; name: string; query: Record<string, unknown> },
-    now: number,
-  ): UrlGrant {
-    const { op, exp, max, sig } = request.query;
-    if (
-      typeof op !== 'string' ||
-      typeof exp !== 'string' ||
-      typeof sig !== 'string' ||
-      (op !== 'put' && op !== 'get')
-    ) {
-      throw new AppError('URL_INVALID', 'this URL is not a valid presigned URL');
-    }
-    if (max !== undefined && (typeof max !== 'string' || !/^\d+$/.test(max))) {
-      throw new AppError('URL_INVALID', 'this URL is not a valid presigned URL');
-    }
+  verify(request: { method: string; jobId: string; name: string; url: string }, now: number): UrlGrant {
+    const query = canonicalQuery(request);
+    if (query === null) throw new AppError('URL_INVALID', 'this URL is not a valid presigned URL');
+    const { op, exp, max, sig } = query;
     const grant: UrlGrant = {
       op,
       jobId: request.jobId,
@@ -51,7 +39,7 @@ export class HmacUrlSigner implements VerifyingUrlSigner {
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
       throw new AppError('URL_INVALID', 'the URL signature does not match; the URL was altered');
     }
-    if (!Number.isSafeInteger(grant.expiresAt) || grant.expiresAt * 1000 < now) {
+    if (grant.expiresAt * 1000 < now) {
       throw new AppError('URL_INVALID', 'this URL has expired; register the job again for a new one');
     }
     const method = request.method.toUpperCase();
@@ -73,4 +61,41 @@ export class HmacUrlSigner implements VerifyingUrlSigner {
     );
     return createHmac('sha256', this.secret).update(material).digest('base64url');
   }
+}
+
+/** A positive whole number as `sign` writes it: digits only, no leading zero, at most 15 digits. */
+const CANONICAL_NUMBER = /^[1-9][0-9]{0,14}$/;
+
+/**
+ * The query of a presigned URL when it is exactly as `sign` writes it, read from the raw request
+ * target without decoding: the path is the one signed, the names are op, exp, sig and (uploads)
+ * max, each once, and the numbers are canonical (the signature is compared as it is). Anything else (`exp=0…`, `exp=….0`, `0x…`,
+ * percent-encoded digits, an extra `&foo=bar`) is null, so one grant has one URL.
+ */
+function canonicalQuery(request: {
+  jobId: string;
+  name: string;
+  url: string;
+}): { op: 'put' | 'get'; exp: string; max?: string; sig: string } | null {
+  const mark = request.url.indexOf('?');
+  if (mark === -1) return null;
+  const path = request.url.slice(0, mark);
+  if (path !== `/files/${encodeURIComponent(request.jobId)}/${encodeURIComponent(request.name)}`) return null;
+  const values = new Map<string, string>();
+  for (const pair of request.url.slice(mark + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq === -1) return null;
+    const name = pair.slice(0, eq);
+    if (values.has(name)) return null;
+    values.set(name, pair.slice(eq + 1));
+  }
+  const op = values.get('op');
+  const exp = values.get('exp');
+  const max = values.get('max');
+  const sig = values.get('sig');
+  if ((op !== 'put' && op !== 'get') || exp === undefined || sig === undefined) return null;
+  if (values.size !== (max === undefined ? 3 : 4) || sig === '') return null;
+  if (!CANONICAL_NUMBER.test(exp)) return null;
+  if (max !== undefined && !CANONICAL_NUMBER.test(max)) return null;
+  return { op, exp, sig, ...(max === undefined ? {} : { max }) };
 }

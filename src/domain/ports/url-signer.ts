@@ -27,7 +27,13 @@ export interface VerifyingUrlSigner extends UrlSigner {
    * operation) and returns the grant when valid.
    */
   verify(
-    request: { method: string; jobId: string; name: string; query: Record<string, unknown> },
+    request: {
+      method: string;
+      jobId: string;
+      name: string;
+      /** The request target as it arrived (path and query, not decoded): only its canonical form verifies. */
+      url: string;
+    },
     now: number,
   ): UrlGrant;
 }
