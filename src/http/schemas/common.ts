@@ -5,9 +5,17 @@ import { z } from 'zod';
  * which is refused). Messages are the text after "Validation Error: ".
  */
 export const single = (name: string) =>
-  z.string({
-    error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be given once`),
-  });
+  z
+    .string({
+      error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be given once`),
+    })
+    // A CR/LF (`%0D%0A`) or other control character is never part of a valid value, and stored
+    // it could split a header or a log line later.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule names the characters it refuses
+    .regex(/^[^\u0000-\u001f\u007f]*$/, {
+      error: `${name} must not contain control characters`,
+      abort: true,
+    });
 
 /** Booleans as real clients send them: True/False, true/false, 1/0 (any letter case). */
 export const booleanParam = (name: string) =>

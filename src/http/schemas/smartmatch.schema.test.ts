@@ -209,7 +209,7 @@ describe('smartmatchQuerySchema refuses', () => {
     [{ filename: '.hidden' }, FILENAME_CHARS],
     [{ filename: '-rf' }, FILENAME_CHARS],
     [{ filename: 'a\\b' }, FILENAME_CHARS],
-    [{ filename: 'list\n' }, FILENAME_CHARS],
+    [{ filename: 'list\n' }, 'filename must not contain control characters'],
     [{ filename: 'liste_é' }, FILENAME_CHARS],
     [{ filename: 'a%2Fb' }, FILENAME_CHARS],
     // booleans: only the six spellings (any case)
@@ -250,6 +250,18 @@ describe('smartmatchQuerySchema refuses', () => {
     [{ ...F, webhook: 'ftp://example.org/x' }, 'webhook must be a valid http or https URL'],
     [{ ...F, webhook: 'javascript:alert(1)' }, 'webhook must be a valid http or https URL'],
     [{ ...F, webhook: 'not a url' }, 'webhook must be a valid http or https URL'],
+    // control characters (a %0D%0A in the query arrives decoded): never stored
+    [
+      { ...F, webhook: 'https://hooks.example.org/x\r\nX-Injected: 1' },
+      'webhook must not contain control characters',
+    ],
+    [{ ...F, webhook: 'https://hooks.example.org/x\n' }, 'webhook must not contain control characters'],
+    [{ ...F, webhook: 'https://hooks.example.org/\u0000' }, 'webhook must not contain control characters'],
+    [{ ...F, webhook: 'https://hooks.example.org/\u007f' }, 'webhook must not contain control characters'],
+    [
+      { ...F, notification_email: 'a@example.org\r\nBcc: b@example.org' },
+      'notification_email must not contain control characters',
+    ],
     // digital audience name
     [{ ...F, mbp_onboarding: 'True' }, 'digital_audience_name is required when mbp_onboarding is true'],
     [{ ...F, mbp_onboarding: '1' }, 'digital_audience_name is required when mbp_onboarding is true'],
