@@ -30,6 +30,20 @@ export const configSchema = z.object({
   MAX_UPLOAD_BYTES: integer(1).default(2 * 1024 ** 3),
   /** Longest CSV record accepted; longer ones are skipped with a warning. */
   MAX_ROW_BYTES: integer(1024).default(1024 ** 2),
+  /**
+   * A request body (upload, JSON-body registration) gets this long before it must keep up with
+   * HTTP_BODY_MIN_BYTES_PER_SECOND, and may never be silent for longer (Apache's mod_reqtimeout
+   * `body=20,MinRate=500` is the model): a client trickling a byte every few seconds is cut off.
+   */
+  HTTP_BODY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(20),
+  /** Each byte of a body buys this much more time beyond HTTP_BODY_TIMEOUT_SECONDS. */
+  HTTP_BODY_MIN_BYTES_PER_SECOND: integer(1).default(500),
+  /** Longest whole request, body included (Node's `requestTimeout`); covers the largest upload. */
+  HTTP_REQUEST_TIMEOUT_SECONDS: integer(1, 24 * 3600).default(3600),
+  /** How long an idle keep-alive connection stays open between requests. */
+  HTTP_KEEP_ALIVE_SECONDS: integer(1, 600).default(65),
+  /** Uploads one API key may stream at the same time to one api process. */
+  MAX_CONCURRENT_UPLOADS_PER_KEY: integer(1, 1000).default(4),
   RATE_LIMIT_REGISTER_PER_MINUTE: integer(1).default(60),
   RATE_LIMIT_ONBOARDING_PER_MINUTE: integer(1).default(1),
   RATE_LIMIT_POLL_SECONDS: z.coerce.number().min(0).default(30),

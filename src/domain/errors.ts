@@ -12,6 +12,7 @@ export const errorCodes = [
   'METHOD_NOT_ALLOWED',
   'CONFLICT',
   'PAYLOAD_TOO_LARGE',
+  'REQUEST_TIMEOUT',
   'RATE_LIMITED',
   'UNAVAILABLE',
   'INTERNAL',

@@ -1,8 +1,9 @@
+import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
-  type FastifyServerOptions,
+  type FastifyRequest,
   LogController,
 } from 'fastify';
 import { AppError, isAppError } from '../domain/errors.ts';
@@ -24,11 +25,82 @@ const METHOD_GUARDS: [path: string, allowed: string][] = [
   ['/files/:jobId/:name', 'GET, HEAD or PUT'],
 ];
 const OTHER_METHODS = ['HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+/** A socket with no traffic either way for this long is closed (a client that stopped reading a download). */
+const SOCKET_IDLE_MS = 120_000;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A client that presented a valid key gets its refusals (validation, entitlement, unknown
+     * job) as HTTP 200 with `error` set: the widely used Python connector calls
+     * `raise_for_status()` before it reads `error` (clients.md 7). 401, 429 and 5xx stay.
+     */
+    refusalsAnswer200?: boolean;
+  }
+  interface FastifyRequest {
+    /** Set by a download once its last byte went to the response (see ServiceLogController). */
+    responseBodyComplete: boolean;
+  }
+}
+
+/** The contract's error body: `url` null and an error string that starts with its kind. */
+const errorBody = (error: string, code: string, requestId: string) => ({
+  url: null,
+  error,
+  code,
+  request_id: requestId,
+});
+
+/**
+ * Fastify's own log lines, as the default, except for response streams: a client that received
+ * every byte of a download and closed the connection before the file stream's last event is not
+ * an error worth a line (debug); one that went away mid-download is told apart at info.
+ */
+class ServiceLogController extends LogController {
+  override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+    if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+      super.streamError(error, request, reply);
+      return;
+    }
+    if (reply.raw.writableEnded || request.responseBodyComplete)
+      request.log.debug('download complete; the client closed the connection');
+    else request.log.info('download interrupted: the client closed the connection');
+  }
+}
+
+/**
+ * Errors Node's HTTP parser meets before a request exists (headers or request line over 16 KB,
+ * a malformed request, the request timeout): answered in the contract's shape, then closed.
+ */
+function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, text] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          'the request line and headers exceed 16 KB; send a shorter query',
+        ]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request took too long to arrive']
+        : [400, 'Bad Request', 'the request is not valid HTTP'];
+  const id = newId('req');
+  const body = JSON.stringify(errorBody(`Validation Error: ${text}`, 'BAD_REQUEST', id));
+  this.log.debug({ err: error, request_id: id }, 'client error');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
+}
 
 export function buildApp(
   deps: HttpDeps,
   options: {
-    logger?: FastifyServerOptions['logger'];
+    /** Where log lines go (standard output by default); tests read them. */
+    logStream?: { write(line: string): void };
     /**
      * Only /healthz, /readyz, /metrics and /openapi.json: a worker-only process serves these so
      * that its own metrics (queue wait, stage durations) and health can be scraped and probed.
@@ -37,8 +109,9 @@ export function buildApp(
   } = {},
 ): FastifyInstance {
   const app = Fastify({
-    logger: options.logger ?? {
+    logger: {
       level: deps.config.LOG_LEVEL,
+      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
       // Log paths only: query strings hold e-mail addresses and URL signatures; headers hold keys.
       serializers: {
         req: (req) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
@@ -46,7 +119,13 @@ export function buildApp(
       },
     },
     genReqId: () => newId('req'),
-    logController: new LogController({
+    // Node's requestTimeout (Fastify sets 0) bounds a whole request; bodies have their own
+    // stall and rate deadline (body-deadline.ts); idle keep-alive connections are closed.
+    requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_SECONDS * 1000,
+    connectionTimeout: SOCKET_IDLE_MS,
+    clientErrorHandler: answerClientError,
+    logController: new ServiceLogController({
       requestIdLogLabel: 'request_id',
       // Per-request lines only when debugging: at 5,000 polls/s they would drown everything else.
       disableRequestLogging: deps.config.LOG_LEVEL !== 'debug' && deps.config.LOG_LEVEL !== 'trace',
@@ -60,18 +139,21 @@ export function buildApp(
     // Errors Fastify raises before routing (a malformed URL) get the contract's shape too.
     frameworkErrors: (error, request, reply) => {
       const id = request.id ?? newId('req');
-      const body = {
-        url: null,
-        error: `Validation Error: ${error.message}`,
-        code: error.code,
-        request_id: id,
-      };
-      (reply as FastifyReply).code(400).header('x-request-id', id).send(body);
+      (reply as FastifyReply)
+        .code(400)
+        .header('x-request-id', id)
+        .send(errorBody(`Validation Error: ${error.message}`, error.code, id));
     },
   });
 
+  app.decorateRequest('responseBodyComplete', false);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // An answer given before the client finished sending (a refused upload, a body that stalled)
+  // closes the connection: otherwise Node would read on and a trickling client would hold it.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -100,7 +182,14 @@ export function buildApp(
       body = `Internal Error: the request failed; quote ${request.id} to the operator`;
       code = 'INTERNAL';
     }
-    return reply.code(status).send({ url: null, error: body, code, request_id: request.id });
+    if (
+      request.routeOptions.config?.refusalsAnswer200 === true &&
+      status < 500 &&
+      status !== 401 &&
+      status !== 429
+    )
+      status = 200;
+    return reply.code(status).send(errorBody(body, code, request.id));
   });
 
   app.setNotFoundHandler((request) => {

@@ -21,6 +21,8 @@ export function mapErrorCode(code: ErrorCode): { status: number; kind: ErrorKind
       return { status: 409, kind: 'Validation Error' };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, kind: 'Validation Error' };
+    case 'REQUEST_TIMEOUT':
+      return { status: 408, kind: 'Validation Error' };
     case 'RATE_LIMITED':
       return { status: 429, kind: 'Rate Limit Error' };
     case 'UNAVAILABLE':

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
-import { AppError } from '../domain/errors.ts';
+import { AppError, isAppError } from '../domain/errors.ts';
+import { type BodyDeadline, bodyWithDeadline } from './body-deadline.ts';
 import { describeIssues } from './schemas/common.ts';
 
 const MAX_JSON_BODY_BYTES = 64 * 1024;
@@ -18,21 +19,29 @@ export const hasBody = (raw: IncomingMessage): boolean =>
 
 /**
  * One client variant sends registration parameters as a JSON body on the GET (clients.md 5).
- * Reads at most 64 KiB and returns the object's values as strings, as a query string would hold them.
+ * Reads at most 64 KiB, within the body deadline, and returns the object's values as strings, as
+ * a query string would hold them. A body that is too large or stalls is refused without reading
+ * on (the answer closes the connection); a client that went away is no error of ours.
  */
-export async function readJsonParams(raw: IncomingMessage): Promise<Record<string, string>> {
+export async function readJsonParams(
+  raw: IncomingMessage,
+  deadline: BodyDeadline,
+): Promise<Record<string, string>> {
+  const declared = Number(raw.headers['content-length']);
+  if (declared > MAX_JSON_BODY_BYTES) throw bodyTooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of raw) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_JSON_BODY_BYTES) {
-      raw.destroy();
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'parameters belong in the query string; the request body is too large',
-      );
+  try {
+    for await (const chunk of bodyWithDeadline(raw, deadline)) {
+      size += chunk.length;
+      if (size > MAX_JSON_BODY_BYTES) throw bodyTooLarge();
+      chunks.push(chunk);
     }
-    chunks.push(chunk as Buffer);
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    throw new AppError('VALIDATION_FAILED', 'the request was interrupted before its body arrived', {
+      cause: error,
+    });
   }
   let parsed: unknown;
   try {
@@ -56,3 +65,18 @@ export async function readJsonParams(raw: IncomingMessage): Promise<Record<strin
   }
   return params;
 }
+
+const bodyTooLarge = () =>
+  new AppError(
+    'PAYLOAD_TOO_LARGE',
+    `parameters belong in the query string; a JSON body may hold at most ${MAX_JSON_BODY_BYTES / 1024} KiB`,
+  );
+
+/** The body deadline of the configuration. */
+export const bodyDeadlineOf = (config: {
+  HTTP_BODY_TIMEOUT_SECONDS: number;
+  HTTP_BODY_MIN_BYTES_PER_SECOND: number;
+}): BodyDeadline => ({
+  timeoutMs: config.HTTP_BODY_TIMEOUT_SECONDS * 1000,
+  minBytesPerSecond: config.HTTP_BODY_MIN_BYTES_PER_SECOND,
+});

@@ -16,11 +16,14 @@ export interface RunningService {
 /** Starts the roles of `config.ROLES` in this process; stops gracefully on SIGTERM/SIGINT. */
 export async function startService(
   config: Config,
-  options: { handleSignals?: boolean } = {},
+  options: { handleSignals?: boolean; logStream?: { write(line: string): void } } = {},
 ): Promise<RunningService> {
   const services = await compose(config);
   // A worker-only process listens too, for its health probes and its own metrics.
-  const app: FastifyInstance = buildApp(services, { operationsOnly: !config.ROLES.includes('api') });
+  const app: FastifyInstance = buildApp(services, {
+    operationsOnly: !config.ROLES.includes('api'),
+    ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
+  });
   const logger: FastifyBaseLogger = app.log;
   const worker = config.ROLES.includes('worker') ? services.createWorker(logger) : null;
   const arrivals = config.ROLES.includes('worker') ? services.createUploadArrivals(logger) : null;
@@ -36,6 +39,7 @@ export async function startService(
     }
     throw error;
   }
+  for (const note of services.privacyNotes) logger.warn(note);
   worker?.start();
   arrivals?.start();
   logger.info(

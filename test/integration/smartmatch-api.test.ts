@@ -170,14 +170,15 @@ describe('list matching over real HTTP', () => {
     assert.equal(again.body['url'], ready.url);
   });
 
-  test("another client's filename and an unknown filename are 404 with the JSON shape", async () => {
+  test("another client's filename and an unknown filename: 200 with a Validation Error (clients.md 7)", async () => {
     await register(t, key, 'filename=private_list');
     for (const [who, name] of [
       [otherKey, 'private_list'],
       [key, 'never_registered'],
     ] as const) {
       const { status, body } = await getJson(`${t.base}/service/smartmatch/poll?filename=${name}`, who);
-      assert.equal(status, 404);
+      // 200: the Python connector polls on forever after any non-2xx, without reading the error.
+      assert.equal(status, 200);
       assert.equal(body['url'], null);
       assert.match(String(body['error']), /^Validation Error: no list-matching job named/);
     }
@@ -208,7 +209,8 @@ describe('list matching over real HTTP', () => {
       method: 'GET',
       headers: { 'content-type': 'application/json', 'content-length': '0' },
     });
-    assert.equal(response.status, 400);
+    assert.equal(response.status, 200);
+    assert.equal(response.body['url'], null);
     assert.match(String(response.body['error']), /^Validation Error: filename is required/);
     // fetch refuses GET bodies, so send one with node:http as that client does.
     const { request } = await import('node:http');
@@ -251,7 +253,7 @@ describe('list matching over real HTTP', () => {
     }
   });
 
-  test('validation errors name the rule, with status 400 and both keys', async () => {
+  test('validation errors name the rule, with status 200 (clients.md 7) and both keys', async () => {
     const cases: [string, RegExp][] = [
       ['', /filename is required/],
       ['filename=a/b', /filename may hold only/],
@@ -275,7 +277,7 @@ describe('list matching over real HTTP', () => {
     ];
     for (const [query, pattern] of cases) {
       const { status, body } = await getJson(`${t.base}/service/smartmatch?${query}`, key);
-      assert.equal(status, 400, query);
+      assert.equal(status, 200, query);
       assert.equal(body['url'], null, query);
       assert.match(String(body['error']), /^Validation Error: /, query);
       assert.match(String(body['error']), pattern, query);
@@ -289,11 +291,12 @@ describe('list matching over real HTTP', () => {
       `${t.base}/service/smartmatch?filename=ok&include_email=1&include_wireless=1&include_voip=true`,
       plainKey,
     );
-    assert.equal(status, 400);
+    assert.equal(status, 200);
+    assert.equal(body['url'], null);
     assert.match(String(body['error']), /include_wireless, include_voip are not enabled/);
   });
 
-  test('keys: missing, unknown, malformed and revoked → 401; without the right → 403', async () => {
+  test('keys: missing, unknown, malformed and revoked → 401; without the right → 200 with an Authorization Error', async () => {
     const revoked = await t.createKey({ name: 'to revoke' });
     await t.running.services.keys.revoke(revoked.id);
     const noMatching = await t.createKey({ name: 'onboarding only', entitlements: { listMatching: false } });
@@ -303,11 +306,13 @@ describe('list matching over real HTTP', () => {
       ['lm_unknownunknownunknownunknownunknownunknown1', 401, /invalid API key/],
       ['not-a-key', 401, /malformed API key/],
       [revoked.key, 401, /revoked/],
-      [noMatching.key, 403, /not enabled for list matching/],
+      // A valid key's refusal is 200 with the error set: the Python connector raises on any 4xx
+      // before it reads `error` (clients.md 7).
+      [noMatching.key, 200, /not enabled for list matching/],
     ];
     for (const [presented, status, pattern] of cases) {
       for (const path of ['/service/smartmatch?filename=x', '/service/smartmatch/poll?filename=x']) {
-        if (status === 403 && path.includes('poll')) continue;
+        if (status === 200 && path.includes('poll')) continue;
         const response = await getJson(`${t.base}${path}`, presented);
         assert.equal(response.status, status, `${path} ${presented}`);
         assert.equal(response.body['url'], null);

@@ -28,7 +28,7 @@ export interface TestService {
  */
 export async function startTestService(
   env: Record<string, string> = {},
-  options: { voters?: boolean } = {},
+  options: { voters?: boolean; logStream?: { write(line: string): void } } = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'listmatch-test-'));
   const port = await freePort();
@@ -42,7 +42,10 @@ export async function startTestService(
     QUEUE_POLL_MS: '20',
     ...env,
   });
-  const running = await startService(config, { handleSignals: false });
+  const running = await startService(config, {
+    handleSignals: false,
+    ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
+  });
   if (options.voters !== false) {
     await running.services.voters.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
   }

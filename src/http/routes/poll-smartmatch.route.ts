@@ -8,7 +8,7 @@ import { pollQuerySchema } from '../schemas/smartmatch.schema.ts';
  * is complete (the same on later polls), `error` once it failed. Always 200 for a known job.
  */
 export function pollSmartmatchRoute(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/service/smartmatch/poll', async (request) => {
+  app.get('/service/smartmatch/poll', { config: { refusalsAnswer200: true } }, async (request) => {
     const key = await deps.keys.authenticate(request.headers['x-api-key']);
     const { filename } = parseParams(pollQuerySchema, request.query);
     await deps.rateLimits.checkPoll(key.id, filename);

@@ -1,14 +1,36 @@
+import { type Readable, Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { UPLOAD_NAME } from '../../domain/jobs/job-service.ts';
 import type { VerifyingUrlSigner } from '../../domain/ports/url-signer.ts';
+import { bodyWithDeadline } from '../body-deadline.ts';
 import type { HttpDeps } from '../http-deps.ts';
+import { bodyDeadlineOf } from '../request-helpers.ts';
 
 /** HEAD answers headers only: release the file the result stream opened. */
 const closed = (stream: { destroy(): void }): undefined => {
   stream.destroy();
   return undefined;
 };
+
+/**
+ * The result stream, noting the moment its last byte is handed to the response: a client that
+ * has it all may close the connection before the file stream's own end, which is no failure.
+ */
+function countingDelivery(stream: Readable, bytes: number, onLastByte: () => void): Readable {
+  let sent = 0;
+  if (bytes === 0) onLastByte();
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      sent += chunk.length;
+      if (sent >= bytes) onLastByte();
+      done(null, chunk);
+    },
+  });
+  stream.on('error', (error) => counter.destroy(error));
+  counter.on('close', () => stream.destroy());
+  return stream.pipe(counter);
+}
 
 const CONTENT_TYPES: [suffix: string, type: string][] = [
   ['.csv.gz', 'application/gzip'],
@@ -38,25 +60,20 @@ export function presignedFilesRoute(
 
     scope.put<{ Params: { jobId: string; name: string } }>('/files/:jobId/:name', async (request, reply) => {
       const { jobId, name } = request.params;
-      const grant = deps.fileUrls.verify(
-        { method: 'PUT', jobId, name, query: request.query as Record<string, unknown> },
-        Date.now(),
-      );
+      const grant = deps.fileUrls.verify({ method: 'PUT', jobId, name, url: request.url }, Date.now());
       if (name !== UPLOAD_NAME) throw new AppError('URL_INVALID', 'this URL is not a valid presigned URL');
       const declared = request.headers['content-length'];
       const declaredBytes = declared === undefined ? null : Number(declared);
       try {
         const { bytes } = await deps.jobs.receiveUpload(
           jobId,
-          request.raw,
+          bodyWithDeadline(request.raw, bodyDeadlineOf(deps.config)),
           Number.isFinite(declaredBytes) ? declaredBytes : null,
           Date.now,
           grant.maxBytes,
         );
         deps.metrics.uploadBytes.inc(bytes);
       } catch (error) {
-        // The client may still be sending: close the connection after the error instead of reading on.
-        if (!request.raw.complete) reply.header('connection', 'close');
         if (!isAppError(error) && (request.raw.aborted || request.raw.errored || !request.raw.complete)) {
           // The client went away mid-upload: nothing was kept, the same URL works again.
           throw new AppError(
@@ -78,10 +95,7 @@ export function presignedFilesRoute(
       url: '/files/:jobId/:name',
       handler: async (request, reply) => {
         const { jobId, name } = request.params;
-        deps.fileUrls.verify(
-          { method: request.method, jobId, name, query: request.query as Record<string, unknown> },
-          Date.now(),
-        );
+        deps.fileUrls.verify({ method: request.method, jobId, name, url: request.url }, Date.now());
         const result = await deps.jobs.openResult(jobId, name);
         const type =
           CONTENT_TYPES.find(([suffix]) => name.endsWith(suffix))?.[1] ?? 'application/octet-stream';
@@ -92,7 +106,13 @@ export function presignedFilesRoute(
           .header('content-length', result.bytes)
           .header('content-disposition', `attachment; filename="${result.name}"`)
           .header('cache-control', 'private, no-store')
-          .send(request.method === 'HEAD' ? closed(result.stream) : result.stream);
+          .send(
+            request.method === 'HEAD'
+              ? closed(result.stream)
+              : countingDelivery(result.stream, result.bytes, () => {
+                  request.responseBodyComplete = true;
+                }),
+          );
       },
     });
   });

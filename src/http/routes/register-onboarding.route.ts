@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from '../http-deps.ts';
-import { hasBody, parseParams, readJsonParams } from '../request-helpers.ts';
+import { bodyDeadlineOf, hasBody, parseParams, readJsonParams } from '../request-helpers.ts';
 import { onboardingQuerySchema } from '../schemas/onboarding.schema.ts';
 
 /**
@@ -9,12 +9,12 @@ import { onboardingQuerySchema } from '../schemas/onboarding.schema.ts';
  * `uploaded`.
  */
 export function registerOnboardingRoute(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/service/onboarding', async (request) => {
+  app.get('/service/onboarding', { config: { refusalsAnswer200: true } }, async (request) => {
     const key = await deps.keys.authenticate(request.headers['x-api-key']);
     await deps.rateLimits.checkOnboarding(key.id);
     let query = request.query as Record<string, unknown>;
     if (query['platform'] === undefined && hasBody(request.raw)) {
-      query = { ...(await readJsonParams(request.raw)), ...query };
+      query = { ...(await readJsonParams(request.raw, bodyDeadlineOf(deps.config))), ...query };
     }
     const params = parseParams(onboardingQuerySchema, query);
     const { url } = await deps.jobs.registerOnboarding(key, {
