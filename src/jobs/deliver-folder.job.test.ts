@@ -12,7 +12,7 @@ import { deliverFolderJob, FOLDER_DELIVERY_MAX_ATTEMPTS } from './deliver-folder
 const JOB_ID = 'job_01JD0000000000000000000000';
 const KEY_ID = 'key_01JD0000000000000000000000';
 
-function setup(state: Job['state'], archive: string | null) {
+function setup(state: Job['state'], archive: string | null, options: { revoked?: boolean } = {}) {
   const job = { id: JOB_ID, keyId: KEY_ID, kind: 'smartmatch', state, filename: 'members.csv' } as Job;
   const puts: { keyId: string; name: string; body: string }[] = [];
   const logs: string[] = [];
@@ -39,6 +39,7 @@ function setup(state: Job['state'], archive: string | null) {
   const module = deliverFolderJob({
     jobs: { getJob: (id: string) => (id === JOB_ID ? job : null) } as unknown as JobStore,
     blobs,
+    keys: { activeKey: async (id) => (options.revoked === true || id !== KEY_ID ? null : ({ id } as never)) },
     drop,
     retryBaseMs: 30_000,
     logger: () => logger,
@@ -74,4 +75,11 @@ test('retries back off from the base to 15 minutes, about an hour in all; a dead
   assert.ok(total > 55 && total < 65, `${total} minutes`);
   await module.onGiveUp?.({ v: 1, jobId: JOB_ID }, new Error('SFTP down'));
   assert.deepEqual(logs, ['folder delivery dead-lettered']);
+});
+
+test("a revoked key's result is not dropped into its folder (its URLs died with it)", async () => {
+  const { module, puts, logs, context } = setup('complete', 'zip bytes', { revoked: true });
+  await module.handle({ v: 1, jobId: JOB_ID }, context);
+  assert.deepEqual(puts, []);
+  assert.deepEqual(logs, ['folder delivery skipped: the API key of the job was revoked']);
 });

@@ -1,10 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { deliveryArchiveKey, deliveryArchiveName } from '../domain/jobs/result-files.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { keyRevoked } from './revoked-keys.ts';
 
 export const DELIVER_FOLDER_JOB = 'deliver-folder';
 /** With the default 30 s base: retries over about an hour (30 s, 1, 2, 4, 8, 15, 15, 15 min). */
@@ -21,6 +23,7 @@ type Payload = z.infer<typeof payloadSchema>;
 export function deliverFolderJob(deps: {
   jobs: JobStore;
   blobs: BlobStore;
+  keys: Pick<KeyService, 'activeKey'>;
   drop: FileDrop;
   retryBaseMs: number;
   logger: () => FastifyBaseLogger;
@@ -33,6 +36,7 @@ export function deliverFolderJob(deps: {
       const job = await deps.jobs.getJob(jobId);
       // An expired job's files are gone on purpose; a job that is not complete has nothing to drop.
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'complete') return;
+      if (await keyRevoked(deps.keys, job, 'folder delivery skipped', deps.logger())) return;
       const key = deliveryArchiveKey(job.id);
       if ((await deps.blobs.stat(key)) === null) {
         throw new Error(`the delivery archive of ${job.id} is missing from storage`);

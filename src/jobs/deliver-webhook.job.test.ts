@@ -11,7 +11,7 @@ import { deliverWebhookJob } from './deliver-webhook.job.ts';
 
 const context = { attempt: 1, isFinalAttempt: false, signal: new AbortController().signal };
 
-function setup(options: { secret: string | null; failures: number }) {
+function setup(options: { secret: string | null; failures: number; revoked?: boolean }) {
   const job = {
     id: 'job_01TEST',
     kind: 'smartmatch',
@@ -30,6 +30,7 @@ function setup(options: { secret: string | null; failures: number }) {
     jobService: { downloadUrl: () => `https://lm.example/files/r?sig=${++urls}` } as unknown as JobService,
     keys: {
       webhookSecrets: () => (options.secret === null ? [] : [options.secret]),
+      activeKey: async (id: string) => (options.revoked === true ? null : { id }),
     } as unknown as KeyService,
     sender: {
       async postJson(url, json, headers = {}) {
@@ -40,12 +41,22 @@ function setup(options: { secret: string | null; failures: number }) {
     now: () => (clock += 60_000),
     retryBaseMs: 1000,
     logger: () =>
-      ({ warn: (_: unknown, message: string) => warnings.push(message) }) as unknown as FastifyBaseLogger,
+      ({
+        warn: (_: unknown, message: string) => warnings.push(message),
+        info: (_: unknown, message: string) => warnings.push(message),
+      }) as unknown as FastifyBaseLogger,
   });
   return { module, calls, warnings, clock: () => clock };
 }
 
 describe('deliverWebhookJob', () => {
+  test("a revoked key's webhook is not called: the result URL would outlive the key", async () => {
+    const { module, calls, warnings } = setup({ secret: newWebhookSecret(), failures: 0, revoked: true });
+    await module.handle({ v: 1, jobId: 'job_01TEST' }, context);
+    assert.deepEqual(calls, []);
+    assert.deepEqual(warnings, ['webhook not sent: the API key of the job was revoked']);
+  });
+
   test('signs every attempt with the key secret; the id stays, the timestamp is the attempt time', async () => {
     const secret = newWebhookSecret();
     const { module, calls } = setup({ secret, failures: 1 });

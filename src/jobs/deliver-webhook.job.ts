@@ -6,6 +6,7 @@ import type { JobStore } from '../domain/ports/job-store.ts';
 import type { WebhookSender } from '../domain/ports/webhook-sender.ts';
 import { completionWebhookId, webhookSignatureHeaders } from '../domain/webhooks/webhook-signature.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { keyRevoked } from './revoked-keys.ts';
 
 export const DELIVER_WEBHOOK_JOB = 'deliver-webhook';
 /** With the default 30 s base: retries over about an hour (30 s, 1, 2, 4, 8, 15, 15, 15 min). */
@@ -41,6 +42,7 @@ export function deliverWebhookJob(deps: {
         job.params.webhook === null
       )
         return;
+      if (await keyRevoked(deps.keys, job, 'webhook not sent', deps.logger())) return;
       const body = JSON.stringify({ callback: await deps.jobService.downloadUrl(job) });
       const now = (deps.now ?? Date.now)();
       const secrets = await deps.keys.webhookSecrets(job.keyId, now);

@@ -60,6 +60,14 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
         (job.state !== 'uploaded' && job.state !== 'processing')
       )
         return;
+      if ((await deps.keys.activeKey(job.keyId)) === null) {
+        await failJob(
+          deps,
+          job.id,
+          'Authorization Error: the API key of this job was revoked; the list was not matched',
+        );
+        return;
+      }
       try {
         await processJob(deps, job, context.signal);
       } catch (error) {

@@ -21,6 +21,7 @@ import { FileBrowser } from '../domain/delivery/file-browser.ts';
 import { JobService, MATCH_LIST_JOB, ONBOARD_AUDIENCE_JOB } from '../domain/jobs/job-service.ts';
 import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
+import type { ApiKeyRecord } from '../domain/keys/key-types.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
 import { SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
@@ -46,9 +47,18 @@ import { sendNoticeJob } from '../jobs/send-notice.job.ts';
 import { UploadArrivals } from '../jobs/upload-arrivals.ts';
 import { Worker } from '../jobs/worker.ts';
 import { type MetadataBackends, openMetadata, openStorage, type StorageBackends } from './backends.ts';
+import { makeDataDirsPrivate } from './private-data-dir.ts';
 
 /** Every long-lived object of one process, built from the validated config. */
 export interface Services extends HttpDeps {
+  /** Folders of DATA_DIR that were open to other users and were closed at start (logged as warnings). */
+  privacyNotes: string[];
+  /**
+   * Revokes a key: it stops authenticating at once, and the files of its finished jobs are
+   * deleted (their result URLs die with it, in object storage too). Its running jobs are stopped
+   * by the worker, its pending uploads refused.
+   */
+  revokeKey(idOrName: string): Promise<{ record: ApiKeyRecord; withdrawnJobs: number }>;
   /** Which backends this process uses (embedded SQLite and files, or PostgreSQL and S3). */
   metadataKind: MetadataBackends['kind'];
   storageKind: StorageBackends['kind'];
@@ -78,7 +88,12 @@ export interface Services extends HttpDeps {
  */
 export async function compose(config: Config): Promise<Services> {
   const dataDir = resolve(config.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
+  const privacyNotes = makeDataDirsPrivate([
+    dataDir,
+    ...(config.MAIL === 'outbox' && config.MAIL_OUTBOX_DIR !== undefined
+      ? [resolve(config.MAIL_OUTBOX_DIR)]
+      : []),
+  ]);
   const secret = signingSecret(config, dataDir);
   const metadata = await openMetadata(config, dataDir);
   let storage: StorageBackends;
@@ -130,6 +145,12 @@ export async function compose(config: Config): Promise<Services> {
       uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
       downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
+      maxConcurrentUploadsPerKey: config.MAX_CONCURRENT_UPLOADS_PER_KEY,
+      platforms: {
+        social: config.META_AD_ACCOUNT_ID !== undefined,
+        politicaldsp: config.POLITICALDSP_URL !== undefined,
+        mbp: config.MBP_URL !== undefined,
+      },
     },
     events: { onTransition: (kind, state) => metrics.jobTransitions.inc({ kind, state }) },
   });
@@ -203,6 +224,7 @@ export async function compose(config: Config): Promise<Services> {
     deliverFolderJob({
       jobs: jobStore,
       blobs,
+      keys,
       drop,
       retryBaseMs: config.DELIVERY_RETRY_BASE_SECONDS * 1000,
       logger: () => workerLogger!,
@@ -261,6 +283,11 @@ export async function compose(config: Config): Promise<Services> {
 
   return {
     config,
+    privacyNotes,
+    async revokeKey(idOrName) {
+      const record = await keys.revoke(idOrName);
+      return { record, withdrawnJobs: await retention.withdrawKey(record.id) };
+    },
     metadataKind: metadata.kind,
     storageKind: storage.kind,
     database: metadata.sqlite,

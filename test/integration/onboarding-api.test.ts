@@ -4,10 +4,20 @@ import { getJson, startTestService, type TestService, upload } from '../support/
 
 const jobIdOf = (url: string) => /files\/(job_[^/]+)\//.exec(url)![1]!;
 
+/** Both onboarding platforms connected (to addresses nobody answers: these tests stop at the queue). */
+const PLATFORMS = {
+  META_GRAPH_URL: 'http://127.0.0.1:9',
+  META_AD_ACCOUNT_ID: 'act_1',
+  META_API_VERSION: 'v24.0',
+  META_ACCESS_TOKEN: 'test-token',
+  POLITICALDSP_URL: 'http://127.0.0.1:9',
+  POLITICALDSP_TOKEN: 'test-token',
+};
+
 describe('GET /service/onboarding', () => {
   let t: TestService;
   before(async () => {
-    t = await startTestService();
+    t = await startTestService(PLATFORMS);
   });
   after(async () => await t.stop());
 
@@ -84,7 +94,9 @@ describe('GET /service/onboarding', () => {
       // A fresh key per case: the 1-per-minute limit counts every authenticated request.
       const { key } = await t.createKey();
       const { status, body } = await getJson(`${t.base}/service/onboarding?${query}`, key);
-      assert.equal(status, 400, query);
+      // 200 with the error set: the Python connector raises on any 4xx before reading `error`.
+      assert.equal(status, 200, query);
+      assert.equal(body['url'], null, query);
       assert.match(String(body['error']), /^Validation Error: /, query);
       assert.match(String(body['error']), pattern, query);
     }
@@ -94,7 +106,8 @@ describe('GET /service/onboarding', () => {
     const query = 'platform=social&audience=a&status_email=a@b.co&social_adid=1&owner_adid=act_2';
     const plain = await t.createKey();
     const refused = await getJson(`${t.base}/service/onboarding?${query}`, plain.key);
-    assert.equal(refused.status, 403);
+    assert.equal(refused.status, 200);
+    assert.equal(refused.body['url'], null);
     assert.match(
       String(refused.body['error']),
       /^Authorization Error: owner_adid requires approval for direct upload/,
@@ -103,9 +116,57 @@ describe('GET /service/onboarding', () => {
     assert.equal((await getJson(`${t.base}/service/onboarding?${query}`, approved.key)).status, 200);
     const noOnboarding = await t.createKey({ entitlements: { onboarding: false } });
     const forbidden = await getJson(`${t.base}/service/onboarding?${query}`, noOnboarding.key);
-    assert.equal(forbidden.status, 403);
+    assert.equal(forbidden.status, 200);
     assert.match(String(forbidden.body['error']), /not enabled for audience onboarding/);
     assert.equal((await getJson(`${t.base}/service/onboarding?${query}`)).status, 401);
+  });
+});
+
+describe('onboarding to a platform the operator has not connected', () => {
+  let t: TestService;
+  before(async () => {
+    // Only the political DSP is connected: no Meta ad account.
+    t = await startTestService({
+      POLITICALDSP_URL: PLATFORMS.POLITICALDSP_URL,
+      POLITICALDSP_TOKEN: 'test-token',
+    });
+  });
+  after(async () => await t.stop());
+
+  test('is refused at registration with an Authorization Error (200, no URL), nothing registered', async () => {
+    const { key, id } = await t.createKey();
+    const { status, body } = await getJson(
+      `${t.base}/service/onboarding?platform=social&audience=a&status_email=a@b.co&social_adid=act_1`,
+      key,
+    );
+    assert.equal(status, 200);
+    assert.equal(body['url'], null);
+    assert.match(
+      String(body['error']),
+      /^Authorization Error: the social platform is not available on this service \(platform=social\)/,
+    );
+    assert.deepEqual(await t.running.services.jobStore.listJobs({ keyId: id, limit: 10 }), []);
+    const other = await t.createKey();
+    const dsp = await getJson(
+      `${t.base}/service/onboarding?platform=politicaldsp&audience=a&status_email=a@b.co`,
+      other.key,
+    );
+    assert.equal(dsp.status, 200);
+    assert.equal(dsp.body['error'], null);
+  });
+
+  test('mbp_onboarding without a media buying platform is refused at list-matching registration', async () => {
+    const { key } = await t.createKey();
+    const { status, body } = await getJson(
+      `${t.base}/service/smartmatch?filename=mbp&mbp_onboarding=true&digital_audience_name=spring`,
+      key,
+    );
+    assert.equal(status, 200);
+    assert.equal(body['url'], null);
+    assert.match(
+      String(body['error']),
+      /^Authorization Error: the media buying platform is not available on this service \(mbp_onboarding\)/,
+    );
   });
 });
 

@@ -80,10 +80,14 @@ export function keysCommands(program: Command, context: CliContext): void {
     });
   keys
     .command('revoke <key>')
-    .description('revoke a key by id or name; it stops working at once')
+    .description(
+      'revoke a key by id or name; it stops working at once, with every URL it obtained (its results are deleted)',
+    )
     .action(async (key: string) => {
-      const record = await (await context.services()).keys.revoke(key);
-      console.log(`revoked ${record.id} (${record.name})`);
+      const { record, withdrawnJobs } = await (await context.services()).revokeKey(key);
+      console.log(
+        `revoked ${record.id} (${record.name}); the files of ${withdrawnJobs} finished job(s) were deleted`,
+      );
     });
   keys
     .command('webhook-secret <key>')

@@ -30,6 +30,8 @@ const SETTINGS: JobServiceSettings = {
   uploadUrlTtlSeconds: 3600,
   downloadUrlTtlSeconds: 3600,
   maxUploadBytes: 64,
+  maxConcurrentUploadsPerKey: 4,
+  platforms: { social: true, politicaldsp: true, mbp: true },
 };
 const CSV = 'voterbase_id\nTX-000000001\nTX-000000002\n';
 
@@ -77,7 +79,7 @@ function verifyUrl(url: string, method: string, now = T0): UrlGrant {
       method,
       jobId: decodeURIComponent(jobId!),
       name: decodeURIComponent(name!),
-      query: Object.fromEntries(parsed.searchParams),
+      url: `${parsed.pathname}${parsed.search}`,
     },
     now,
   );

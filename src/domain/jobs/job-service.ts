@@ -28,7 +28,20 @@ export interface JobServiceSettings {
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
   maxUploadBytes: number;
+  /** Uploads one key may stream at once to this process (MAX_CONCURRENT_UPLOADS_PER_KEY). */
+  maxConcurrentUploadsPerKey: number;
+  /** The ad platforms the operator has connected; a job for another is refused at registration. */
+  platforms: Readonly<Record<AdPlatform, boolean>>;
 }
+
+/** The platforms an audience can be built on: the two of onboarding and the media buying platform. */
+export type AdPlatform = OnboardingParams['platform'] | 'mbp';
+
+const PLATFORM_NAMES: Record<AdPlatform, string> = {
+  social: 'the social platform',
+  politicaldsp: 'the political DSP',
+  mbp: 'the media buying platform',
+};
 
 export interface JobEvents {
   /** Called on every state change, for metrics. */
@@ -52,6 +65,8 @@ export class JobService {
   private readonly keys: KeyService;
   private readonly settings: JobServiceSettings;
   private readonly events: JobEvents;
+  /** Uploads being received by this process, per key id. */
+  private readonly uploadsInFlight = new Map<string, number>();
 
   constructor(deps: {
     jobs: JobStore;
@@ -95,6 +110,7 @@ export class JobService {
         `max_matches ${input.params.maxMatches} is above the limit of ${cap} of profile "${profile.profileId}" of this API key`,
       );
     }
+    if (input.params.mbpOnboarding) this.assertPlatformConnected('mbp', 'mbp_onboarding');
     if (input.params.webhook !== null) {
       const refused = refuseWebhookTarget(input.params.webhook, this.settings.webhookAllowHosts ?? []);
       if (refused !== null) throw new AppError('VALIDATION_FAILED', refused);
@@ -132,6 +148,7 @@ export class JobService {
         'owner_adid requires approval for direct upload; ask client services, or leave owner_adid out',
       );
     }
+    this.assertPlatformConnected(params.platform, `platform=${params.platform}`);
     const job: Job = { ...this.newJobBase(key, now), kind: 'onboarding', filename: null, params };
     await this.jobs.insertJob(job);
     this.events.onTransition?.(job.kind, job.state);
@@ -144,7 +161,7 @@ export class JobService {
    */
   async receiveUpload(
     jobId: string,
-    body: Readable,
+    body: AsyncIterable<Uint8Array>,
     declaredBytes: number | null,
     now: () => number = Date.now,
     /** The cap bound into the upload URL; the current setting applies when it is lower or absent. */
@@ -152,12 +169,39 @@ export class JobService {
   ): Promise<{ bytes: number }> {
     const job = await this.jobs.getJob(jobId);
     if (job === null) throw new AppError('NOT_FOUND', 'this upload URL belongs to no job');
+    await this.assertKeyActive(job);
     this.assertAwaitingUpload(job, now());
     const maxBytes = Math.min(maxBytesOfUrl ?? this.settings.maxUploadBytes, this.settings.maxUploadBytes);
     if (declaredBytes !== null && declaredBytes > maxBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `the upload exceeds the maximum of ${maxBytes} bytes`);
     }
-    return await this.storeUpload(job, body, maxBytes, now);
+    // Each upload holds a connection and a temporary file until it ends: a key gets a few at once.
+    const running = this.uploadsInFlight.get(job.keyId) ?? 0;
+    if (running >= this.settings.maxConcurrentUploadsPerKey) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `${running} uploads of this API key are already in progress; retry when one has finished`,
+        { retryAfterSeconds: 10 },
+      );
+    }
+    this.uploadsInFlight.set(job.keyId, running + 1);
+    try {
+      return await this.storeUpload(job, body, maxBytes, now);
+    } finally {
+      const left = (this.uploadsInFlight.get(job.keyId) ?? 1) - 1;
+      if (left === 0) this.uploadsInFlight.delete(job.keyId);
+      else this.uploadsInFlight.set(job.keyId, left);
+    }
+  }
+
+  /**
+   * A URL dies with the key that obtained it, as an S3 URL dies with the credential that signed
+   * it: nothing of a revoked key's jobs is uploaded, matched, downloaded or delivered.
+   */
+  async assertKeyActive(job: Pick<Job, 'keyId'>): Promise<void> {
+    if ((await this.keys.activeKey(job.keyId)) === null) {
+      throw new AppError('FORBIDDEN', 'the API key of this job was revoked; this URL no longer works');
+    }
   }
 
   /**
@@ -184,6 +228,14 @@ export class JobService {
     const job = await this.jobs.getJob(upload.jobId);
     if (job === null || job.state !== 'registered' || upload.arrivedAt > job.uploadExpiresAt)
       return 'ignored';
+    if ((await this.keys.activeKey(job.keyId)) === null) {
+      // The bucket took the PUT (its URL is signed by the service's credential): drop it unread.
+      const error = 'Authorization Error: the API key of this job was revoked; the upload was deleted unread';
+      if (await this.jobs.transition(job.id, ['registered'], 'failed', { error }, now())) {
+        this.events.onTransition?.(job.kind, 'failed');
+      }
+      return 'ignored';
+    }
     const maxBytes = this.settings.maxUploadBytes;
     if (upload.bytes > maxBytes) {
       const error = `Validation Error: the upload exceeds the maximum of ${maxBytes} bytes; register again with a smaller file`;
@@ -268,6 +320,7 @@ export class JobService {
   /** Opens a finished result for download through its presigned URL. */
   async openResult(jobId: string, name: string): Promise<{ stream: Readable; bytes: number; name: string }> {
     const job = await this.jobs.getJob(jobId);
+    if (job !== null) await this.assertKeyActive(job);
     if (job === null || job.state !== 'complete' || job.resultBlob === null || job.resultName !== name) {
       throw new AppError('NOT_FOUND', 'no result is available at this URL');
     }
@@ -304,6 +357,14 @@ export class JobService {
       expiresAt: Math.floor(job.uploadExpiresAt / 1000),
       maxBytes: this.settings.maxUploadBytes,
     });
+  }
+
+  private assertPlatformConnected(platform: AdPlatform, asked: string): void {
+    if (this.settings.platforms[platform]) return;
+    throw new AppError(
+      'FORBIDDEN',
+      `${PLATFORM_NAMES[platform]} is not available on this service (${asked}): the operator has not connected it; ask client services`,
+    );
   }
 
   private assertAwaitingUpload(job: Job, now: number): void {

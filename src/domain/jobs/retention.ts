@@ -61,6 +61,38 @@ export class Retention {
     return removed;
   }
 
+  /**
+   * Deletes the files of every finished job of a revoked key at once, as retention would, and
+   * marks the jobs expired with the reason. Object storage serves its presigned URLs without
+   * asking the service, so deleting the objects is what makes a handed-out URL die with the key.
+   * Returns how many jobs were withdrawn.
+   */
+  async withdrawKey(keyId: string, now = Date.now()): Promise<number> {
+    const error = 'Authorization Error: the API key of this job was revoked and its files were deleted';
+    let withdrawn = 0;
+    for (const state of ['complete', 'failed'] as const) {
+      for (;;) {
+        const jobs = await this.jobs.listJobs({ keyId, state, limit: BATCH });
+        let batch = 0;
+        for (const job of jobs) {
+          for (const key of filesOf(job)) await this.blobs.delete(key);
+          const done = await this.jobs.transition(
+            job.id,
+            [state],
+            'expired',
+            { error, resultBlob: null, resultName: null },
+            now,
+          );
+          if (done) batch++;
+        }
+        withdrawn += batch;
+        // A job that moved on meanwhile is listed again next time: stop rather than loop on it.
+        if (jobs.length < BATCH || batch === 0) break;
+      }
+    }
+    return withdrawn;
+  }
+
   /** One pass: every job due at `now`. Returns how many were expired. */
   async run(now = Date.now()): Promise<number> {
     const before = now - this.days * DAY_MS;

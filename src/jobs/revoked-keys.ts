@@ -1,0 +1,18 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { KeyService } from '../domain/keys/key-service.ts';
+
+/**
+ * True when the API key of a job was revoked since it was registered. A revoked key's jobs are
+ * not matched and their results go nowhere (no webhook, no folder, no audience): its URLs died
+ * with it. The skip is logged with the job and key ids only.
+ */
+export async function keyRevoked(
+  keys: Pick<KeyService, 'activeKey'>,
+  job: { id: string; keyId: string },
+  skipped: string,
+  logger: FastifyBaseLogger,
+): Promise<boolean> {
+  if ((await keys.activeKey(job.keyId)) !== null) return false;
+  logger.info({ jobId: job.id, keyId: job.keyId }, `${skipped}: the API key of the job was revoked`);
+  return true;
+}
