@@ -14,7 +14,7 @@ import {
   giveUpSharded,
   MATCH_CHUNK_JOB,
 } from './list-chunks.ts';
-import type { MatchListDeps } from './match-list.job.ts';
+import { failJob, type MatchListDeps, REVOKED_BEFORE_MATCHING } from './match-list.job.ts';
 
 export const chunkSpecSchema = z.object({
   v: z.literal(1),
@@ -50,6 +50,10 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
     async handle(payload, context) {
       const job = await deps.jobs.getJob(payload.jobId);
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'processing') return;
+      if ((await deps.keys.activeKey(job.keyId)) === null) {
+        await failJob(deps, job.id, REVOKED_BEFORE_MATCHING);
+        return;
+      }
       const whole = await deps.voters.open(payload.version);
       const shard = whole?.shardMap?.shards.find((s) => s.id === payload.shard);
       if (shard === undefined) {

@@ -23,6 +23,9 @@ import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { LineBuffer } from './line-buffer.ts';
 import { splitList } from './list-chunks.ts';
 
+/** Why a job of a key revoked before its list was matched failed (its chunks say the same). */
+export const REVOKED_BEFORE_MATCHING =
+  'Authorization Error: the API key of this job was revoked; the list was not matched';
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
 type Payload = z.infer<typeof payloadSchema>;
 
@@ -61,11 +64,7 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
       )
         return;
       if ((await deps.keys.activeKey(job.keyId)) === null) {
-        await failJob(
-          deps,
-          job.id,
-          'Authorization Error: the API key of this job was revoked; the list was not matched',
-        );
+        await failJob(deps, job.id, REVOKED_BEFORE_MATCHING);
         return;
       }
       try {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { isAppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { mediaBuyingFileKey, mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
 import { DistinctIds, type SortedRuns } from '../domain/onboarding/distinct-ids.ts';
@@ -17,6 +18,7 @@ import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
 import type { JobModule } from './job-module.ts';
 import { LineBuffer } from './line-buffer.ts';
+import { keyRevoked } from './revoked-keys.ts';
 
 export const MBP_AUDIENCE_JOB = 'mbp-audience';
 /** Platform calls are retried, and readiness polled, every interval for about two days. */
@@ -32,6 +34,8 @@ type Payload = z.infer<typeof payloadSchema>;
 
 export interface MbpAudienceDeps {
   jobs: JobStore;
+  /** A revoked key's matches become no audience. */
+  keys: Pick<KeyService, 'activeKey'>;
   runs: OnboardingStore;
   blobs: BlobStore;
   /** null when the service has no media buying platform configured. */
@@ -75,6 +79,7 @@ export function mbpAudienceJob(deps: MbpAudienceDeps): JobModule<Payload> {
       const job = await deps.jobs.getJob(jobId);
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'complete') return;
       if (job.params.digitalAudienceName === null) return;
+      if (await keyRevoked(deps.keys, job, 'media buying audience not built', deps.logger())) return;
       let run = await deps.runs.get(jobId);
       if (run === null) {
         run = {

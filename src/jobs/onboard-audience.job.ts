@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { ONBOARD_AUDIENCE_JOB, ONBOARD_MAX_ATTEMPTS } from '../domain/jobs/job-service.ts';
 import type { OnboardingJob } from '../domain/jobs/job-types.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
 import { type OnboardingNoticeFacts, onboardingNoticeMessage } from '../domain/notices/onboarding-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
 import { PLATFORM_RENDERINGS } from '../domain/onboarding/identifiers/platform-rendering.ts';
@@ -35,6 +36,8 @@ type Payload = z.infer<typeof payloadSchema>;
 
 export interface OnboardAudienceDeps {
   jobs: JobStore;
+  /** A revoked key's audience is not built (its URLs died with it). */
+  keys: Pick<KeyService, 'activeKey'>;
   runs: OnboardingStore;
   blobs: BlobStore;
   voters: VoterStore;
@@ -80,6 +83,14 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
         (job.state !== 'uploaded' && job.state !== 'processing')
       )
         return;
+      if ((await deps.keys.activeKey(job.keyId)) === null) {
+        await failJob(
+          deps,
+          job.id,
+          'Authorization Error: the API key of this job was revoked; no audience was built',
+        );
+        return;
+      }
       await deps.jobs.transition(job.id, ['uploaded', 'processing'], 'processing', {}, Date.now());
       // Where the job stood when this attempt began: a failure after progress gets a fresh budget.
       const started = await deps.runs.get(job.id);

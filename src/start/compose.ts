@@ -235,6 +235,7 @@ export async function compose(config: Config): Promise<Services> {
   const filePlatforms = fileDropPlatformsFromConfig(config);
   const onboardingDeps = {
     jobs: jobStore,
+    keys,
     runs: onboarding,
     blobs,
     voters,
@@ -249,6 +250,7 @@ export async function compose(config: Config): Promise<Services> {
   registry.register(
     mbpAudienceJob({
       jobs: jobStore,
+      keys,
       runs: onboarding,
       blobs,
       mbp: filePlatforms.mbp,

@@ -51,6 +51,7 @@ describe('mbp-audience (local media buying platform)', () => {
     const { logger, lines } = recordingLogger();
     const deps = {
       jobs: h.jobs,
+      keys: h.keys,
       runs: h.runs,
       blobs: h.blobs,
       mbp: new HttpFileDropAudiences({

@@ -55,6 +55,7 @@ describe('onboard-audience on the social platform (local Graph API server)', () 
 
   const deps = (overrides: Partial<OnboardAudienceDeps> = {}): OnboardAudienceDeps => ({
     jobs: h.jobs,
+    keys: h.keys,
     runs: h.runs,
     blobs: h.blobs,
     voters: h.voters,
@@ -193,6 +194,7 @@ describe('onboard-audience on the political DSP (local file-drop server)', () =>
 
   const deps = (jobs: JobStore = h.jobs): OnboardAudienceDeps => ({
     jobs,
+    keys: h.keys,
     runs: h.runs,
     blobs: h.blobs,
     voters: h.voters,
@@ -215,6 +217,23 @@ describe('onboard-audience on the political DSP (local file-drop server)', () =>
   const dspJob = (audience: string) =>
     h.onboardingJob({ platform: 'politicaldsp', audience }, `voterbase_id\n${KNOWN.join('\n')}\n`);
   const segmentsNamed = (name: string) => [...dsp.segments.values()].filter((s) => s.name === name);
+
+  test("a revoked key's upload becomes no audience: the job fails before the platform is called", async () => {
+    const job = await dspJob('dsp_revoked');
+    await h.keys.revoke(h.keyId);
+    const uploads = dsp.storedUploads;
+
+    await runToEnd(deps(), job);
+
+    const done = (await h.jobs.getJob(job.id))!;
+    assert.equal(done.state, 'failed');
+    assert.match(
+      String(done.error),
+      /^Authorization Error: the API key of this job was revoked; no audience was built/,
+    );
+    assert.deepEqual(segmentsNamed('dsp_revoked'), []);
+    assert.equal(dsp.storedUploads, uploads);
+  });
 
   test('a segment created before its answer was lost is found on the retry, not created a second time', async () => {
     const job = await dspJob('dsp_lost_create');

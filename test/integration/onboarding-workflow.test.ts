@@ -259,28 +259,6 @@ describe('audience onboarding on the political DSP (local file-drop server)', ()
   });
 });
 
-describe('onboarding without a configured platform', () => {
-  let t: TestService;
-  before(async () => {
-    t = await startTestService({ ONBOARDING_RETRY_BASE_SECONDS: '0.05' });
-  });
-  after(async () => await t.stop());
-
-  test('the job fails saying the service is not connected, and the client is told', async () => {
-    const { key } = await t.createKey();
-    const jobId = await onboard(
-      t,
-      key,
-      'platform=social&audience=nowhere&status_email=ops@client.example&social_adid=act_1',
-      `voterbase_id\n${KNOWN[0]}\n`,
-    );
-    const job = await finished(t, jobId);
-    assert.equal(job.state, 'failed');
-    assert.match(String(job.error), /not connected to the social platform/);
-    await notices(t, jobId, ['received', 'failed']);
-  });
-});
-
 describe('a media-buying audience from a list-matching job (mbp_onboarding, local platform)', () => {
   let mbp: MbpServer;
   let t: TestService;

@@ -44,6 +44,8 @@ export interface OnboardingHarness {
   runs: SqliteOnboardingStore;
   blobs: FsBlobStore;
   voters: FsVoterStore;
+  /** The key store's service: the jobs' key is `keyId` (revoke it to test a revoked key). */
+  keys: KeyService;
   keyId: string;
   /** An onboarding job in `uploaded`, its file stored (lines or chunks of text). */
   onboardingJob(params: Partial<OnboardingParams>, file: string | Iterable<string>): Promise<OnboardingJob>;
@@ -75,7 +77,8 @@ export async function openOnboardingHarness(options: { voters?: boolean } = {}):
   if (options.voters === true) {
     await voters.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
   }
-  const keyId = (await new KeyService(new SqliteKeyStore(database)).createKey({ name: 'client' })).record.id;
+  const keys = new KeyService(new SqliteKeyStore(database));
+  const keyId = (await keys.createKey({ name: 'client' })).record.id;
   const base = (id: string) => ({
     id,
     keyId,
@@ -105,6 +108,7 @@ export async function openOnboardingHarness(options: { voters?: boolean } = {}):
     runs,
     blobs,
     voters,
+    keys,
     keyId,
     async onboardingJob(params, file) {
       const id = newId('job');

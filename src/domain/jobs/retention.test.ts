@@ -124,6 +124,43 @@ describe('Retention', () => {
     for (const key of leftovers) assert.equal(await blobs.stat(key), null, key);
   });
 
+  it("deletes whatever a job left under work/ (staged audiences, sorted id runs), not another job's", async () => {
+    const job = await finishedJob('job_onboard', 'failed', T0);
+    const staged = [
+      `work/${job.id}/audience.tsv`,
+      `work/${job.id}/audience-politicaldsp.csv`,
+      `work/${job.id}/mbp-dedup/run-1`,
+    ];
+    for (const key of staged) await blobs.put(key, Readable.from([Buffer.from('hash\n')]));
+    const other = 'work/job_other/audience.tsv';
+    await blobs.put(other, Readable.from([Buffer.from('hash\n')]));
+    assert.equal(await new Retention({ jobs, blobs, days: 1 }).run(T0 + 2 * DAY), 1);
+    for (const key of staged) assert.equal(await blobs.stat(key), null, key);
+    assert.ok(await blobs.stat(other), "another job's work files stay");
+  });
+
+  it("withdraws a revoked key's finished jobs at once: files deleted, jobs expired with the reason", async () => {
+    const done = await finishedJob('job_w1', 'complete', T0 + 29 * DAY);
+    const failed = await finishedJob('job_w2', 'failed', T0 + 29 * DAY);
+    await blobs.put(`work/${done.id}/mbp-ids.txt`, Readable.from([Buffer.from('NC-1\n')]));
+    const retention = new Retention({ jobs, blobs, days: 30 });
+    assert.equal(await retention.withdrawKey(keyId, T0 + 30 * DAY), 2);
+    for (const key of [
+      done.uploadBlob!,
+      done.resultBlob!,
+      deliveryArchiveKey(done.id),
+      failed.uploadBlob!,
+      `work/${done.id}/mbp-ids.txt`,
+    ])
+      assert.equal(await blobs.stat(key), null, key);
+    for (const id of [done.id, failed.id]) {
+      const job = (await jobs.getJob(id))!;
+      assert.equal(job.state, 'expired');
+      assert.match(job.error!, /^Authorization Error: the API key of this job was revoked/);
+    }
+    assert.equal(await retention.withdrawKey(keyId, T0 + 30 * DAY), 0, 'nothing left to withdraw');
+  });
+
   it('works through more due jobs than one batch', async () => {
     for (let i = 0; i < 230; i++) await finishedJob(`job_${String(i).padStart(3, '0')}`, 'complete', T0 + i);
     assert.equal(await new Retention({ jobs, blobs, days: 7 }).run(T0 + 8 * DAY), 230);

@@ -1,4 +1,4 @@
-import type { BlobStore } from '../ports/blob-store.ts';
+import { type BlobStore, listPages } from '../ports/blob-store.ts';
 import type { FileDrop } from '../ports/file-drop.ts';
 import type { JobStore } from '../ports/job-store.ts';
 import type { Job } from './job-types.ts';
@@ -41,6 +41,17 @@ export class Retention {
   }
 
   /**
+   * Deletes every file of a job: the known ones, then whatever is left under its work prefix
+   * (staged audiences, sorted id runs, shard chunks of any kind of job, a crashed attempt's leftovers).
+   */
+  private async deleteFilesOf(job: Job): Promise<void> {
+    for (const key of filesOf(job)) await this.blobs.delete(key);
+    for await (const page of listPages(this.blobs, `work/${job.id}/`)) {
+      for (const blob of page) await this.blobs.delete(blob.key);
+    }
+  }
+
+  /**
    * Deletes files older than the retention period from every key's folder. At most once an
    * hour: on SFTP a sweep lists every key's folder, and a day's precision is all retention needs.
    * Returns how many files were deleted.
@@ -75,7 +86,7 @@ export class Retention {
         const jobs = await this.jobs.listJobs({ keyId, state, limit: BATCH });
         let batch = 0;
         for (const job of jobs) {
-          for (const key of filesOf(job)) await this.blobs.delete(key);
+          await this.deleteFilesOf(job);
           const done = await this.jobs.transition(
             job.id,
             [state],
@@ -101,7 +112,7 @@ export class Retention {
       const due = await this.jobs.listFinishedBefore(before, BATCH);
       if (due.length === 0) return expired;
       for (const job of due) {
-        for (const key of filesOf(job)) await this.blobs.delete(key);
+        await this.deleteFilesOf(job);
         const done = await this.jobs.transition(
           job.id,
           ['complete', 'failed'],
