@@ -30,13 +30,18 @@ const jsonBody = (schema: z.ZodType, description: string) => ({
   },
 });
 
+/**
+ * Errors of the key-authenticated endpoints. A valid key's refusals (validation, a right it lacks,
+ * a platform not connected, an unknown job) are 200 with `error` set (clients.md 7).
+ */
 const errorResponses = {
-  '400': jsonBody(urlErrorBodySchema, 'Validation Error'),
+  '400': jsonBody(urlErrorBodySchema, 'Validation Error: a request the HTTP parser refused (malformed)'),
   '401': jsonBody(urlErrorBodySchema, 'Authorization Error: missing, unknown or revoked key'),
-  '403': jsonBody(urlErrorBodySchema, 'Authorization Error: the key lacks the right'),
   '429': jsonBody(urlErrorBodySchema, 'Rate Limit Error (Retry-After header)'),
+  '431': jsonBody(urlErrorBodySchema, 'Validation Error: request line and headers over 16 KB'),
   '500': jsonBody(urlErrorBodySchema, 'Internal Error'),
 };
+const REFUSED = 'or, refused: url null and error set (Validation Error, Authorization Error)';
 
 /** The OpenAPI 3.1 document served at /openapi.json. */
 export function buildOpenApiDocument(serverUrl: string): JsonSchema {
@@ -57,7 +62,10 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
           summary: 'Register a list-matching job',
           security,
           parameters: queryParameters(smartmatchQuerySchema),
-          responses: { '200': jsonBody(urlErrorBodySchema, 'Presigned PUT url'), ...errorResponses },
+          responses: {
+            '200': jsonBody(urlErrorBodySchema, `Presigned PUT url, ${REFUSED}`),
+            ...errorResponses,
+          },
         },
       },
       '/service/smartmatch/poll': {
@@ -68,10 +76,9 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
           responses: {
             '200': jsonBody(
               pollBodySchema,
-              'Blank url while running; presigned GET url when complete; error when failed',
+              'Blank url while running; presigned GET url when complete; error when failed or when no job of this key has that filename',
             ),
             ...errorResponses,
-            '404': jsonBody(urlErrorBodySchema, 'No job of this key has that filename'),
           },
         },
       },
@@ -80,7 +87,10 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
           summary: 'Register an audience-onboarding job',
           security,
           parameters: queryParameters(onboardingQuerySchema),
-          responses: { '200': jsonBody(urlErrorBodySchema, 'Presigned PUT url'), ...errorResponses },
+          responses: {
+            '200': jsonBody(urlErrorBodySchema, `Presigned PUT url, ${REFUSED}`),
+            ...errorResponses,
+          },
         },
       },
       '/files/{jobId}/{name}': {
@@ -91,9 +101,11 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
           requestBody: { content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
           responses: {
             '200': { description: 'Upload accepted; processing started' },
-            '403': jsonBody(urlErrorBodySchema, 'Tampered, expired or wrong-operation URL'),
+            '403': jsonBody(urlErrorBodySchema, 'Tampered, expired, wrong-operation or revoked URL'),
+            '408': jsonBody(urlErrorBodySchema, 'The body stalled (too slow or silent); nothing was kept'),
             '409': jsonBody(urlErrorBodySchema, 'The URL was already used'),
             '413': jsonBody(urlErrorBodySchema, 'Over the size cap'),
+            '429': jsonBody(urlErrorBodySchema, 'Too many uploads of one key at once (Retry-After header)'),
           },
         },
         get: {
@@ -101,7 +113,7 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
           parameters: presignedParameters,
           responses: {
             '200': { description: 'The result file (csv, gzip or zip; never Content-Encoding)' },
-            '403': jsonBody(urlErrorBodySchema, 'Tampered, expired or wrong-operation URL'),
+            '403': jsonBody(urlErrorBodySchema, 'Tampered, expired, wrong-operation or revoked URL'),
           },
         },
       },
@@ -109,7 +121,10 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
       '/readyz': {
         get: {
           summary: 'Readiness',
-          responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } },
+          responses: {
+            '200': { description: 'ready; checks names each (database, storage, voter_file, delivery)' },
+            '503': { description: 'not ready' },
+          },
         },
       },
       '/metrics': {

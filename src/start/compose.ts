@@ -105,7 +105,10 @@ export async function compose(config: Config): Promise<Services> {
   }
   const { queue, jobStore } = metadata;
   const { blobs, signer } = storage;
-  const drop = createFileDrop(config, dataDir);
+  // The SFTP drop logs through the worker's logger once there is one (before that: nothing to say).
+  const drop = createFileDrop(config, dataDir, (level, fields, message) =>
+    workerLogger?.[level](fields, message),
+  );
   const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS, {
     poolsKept: config.VOTER_SHARD_MAX_ROWS === undefined ? 2 : Number.POSITIVE_INFINITY,
   });
@@ -390,7 +393,7 @@ function createMailer(config: Config, dataDir: string): Mailer {
 }
 
 /** The file drop of DELIVERY: the embedded local folder, or the one SFTP server. */
-function createFileDrop(config: Config, dataDir: string): FileDrop {
+function createFileDrop(config: Config, dataDir: string, log: SftpFileDropLog): FileDrop {
   if (config.DELIVERY === 'folder') return new LocalFileDrop(join(dataDir, 'files'));
   // loadConfig refuses DELIVERY=sftp without these.
   return new SftpFileDrop({
@@ -401,8 +404,11 @@ function createFileDrop(config: Config, dataDir: string): FileDrop {
     root: config.SFTP_ROOT,
     hostKeySha256: config.SFTP_HOST_KEY_SHA256!,
     timeoutMs: config.SFTP_TIMEOUT_SECONDS * 1000,
+    log,
   });
 }
+
+type SftpFileDropLog = NonNullable<ConstructorParameters<typeof SftpFileDrop>[0]['log']>;
 
 /** URL_SIGNING_SECRET, else a random secret generated once into DATA_DIR/secrets (mode 0600). */
 function signingSecret(config: Config, dataDir: string): string | Buffer {

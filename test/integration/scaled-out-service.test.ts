@@ -24,6 +24,7 @@ import {
   register,
   startTestService,
   type TestService,
+  until,
   upload,
   waitForResult,
 } from '../support/test-service.ts';
@@ -159,6 +160,42 @@ describe('the service on PostgreSQL and S3', () => {
       assert.match(metrics, /listmatch_upload_arrival_wait_seconds_count [1-9]/);
       const ready = await getJson(`${scaled.base}/readyz`);
       assert.equal(ready.status, 200);
+    } finally {
+      await scaled.stop();
+    }
+  });
+
+  test("revoking a key ends its bucket URLs: the result's objects are deleted, a later upload is dropped unread", async (t) => {
+    if ((await skipWithoutPostgres(t)) || (await skipWithoutS3(t))) return;
+    database ??= await createTestDatabase();
+    bucket ??= await createTestBucket();
+    const scaled = await startTestService(testEnv(database, bucket));
+    try {
+      const { key, id } = await scaled.createKey();
+      const done = await register(scaled, key, 'filename=before_revoke');
+      assert.equal((await upload(done, LIST)).status, 200);
+      const result = await waitForResult(scaled, key, 'before_revoke', 30_000);
+      assert.equal((await fetch(result.url)).status, 200, 'the SigV4 URL works before');
+      const pending = await register(scaled, key, 'filename=after_revoke');
+
+      const { withdrawnJobs } = await scaled.running.services.revokeKey(id);
+      assert.equal(withdrawnJobs, 1);
+      assert.equal((await fetch(result.url)).status, 404, 'the object behind the URL is gone');
+
+      // The bucket still takes the PUT (its URL is signed by the service's credential) ...
+      assert.equal((await upload(pending, LIST)).status, 200);
+      const jobs = await scaled.running.services.jobStore.listJobs({ keyId: id, limit: 10 });
+      const pendingJob = jobs.find((job) => job.filename === 'after_revoke')!;
+      // ... and the arrival is dropped unread, the job failed with the reason.
+      await until(
+        async () => (await scaled.running.services.jobStore.getJob(pendingJob.id))?.state === 'failed',
+        'the upload of the revoked key dropped',
+        15_000,
+      );
+      const failed = await scaled.running.services.jobStore.getJob(pendingJob.id);
+      assert.match(String(failed?.error), /^Authorization Error: the API key of this job was revoked/);
+      assert.equal(failed?.uploadBlob, null);
+      assert.deepEqual(await scaled.running.services.blobs.list(`incoming/${pendingJob.id}/`), []);
     } finally {
       await scaled.stop();
     }
