@@ -74,7 +74,9 @@ export async function startSftpServer(): Promise<SftpServer> {
   const localRoot = join(chroot, ROOT_IN_CHROOT);
   await mkdir(join(etc, 'authorized_keys'), { recursive: true, mode: 0o755 });
   await mkdir(localRoot, { recursive: true, mode: 0o755 });
-  await chmod(chroot, 0o755);
+  // Modes given to mkdir and writeFile are cut by the umask, and a service started in this test
+  // process sets 077 (DATA_DIR is private): sshd reads authorized_keys as the user, so set them.
+  for (const dir of [etc, join(etc, 'authorized_keys'), chroot, localRoot]) await chmod(dir, 0o755);
   const { stdout: ids } = await run('id', ['-u', USER]);
   const { stdout: gids } = await run('id', ['-g', USER]);
   await chown(localRoot, Number(ids.trim()), Number(gids.trim()));
@@ -84,6 +86,7 @@ export async function startSftpServer(): Promise<SftpServer> {
   await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'listmatch test host', '-f', hostKey]);
   await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'listmatch test service', '-f', clientKey]);
   await writeFile(join(etc, 'authorized_keys', USER), await readFile(`${clientKey}.pub`), { mode: 0o644 });
+  await chmod(join(etc, 'authorized_keys', USER), 0o644);
   const { stdout: fingerprint } = await run('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${hostKey}.pub`]);
   const hostKeySha256 = fingerprint.split(' ')[1]!;
 
