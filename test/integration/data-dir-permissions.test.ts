@@ -4,14 +4,12 @@
  * is closed at start.
  */
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
-import { startService } from '../../src/start/server.ts';
 import { rawConnection } from '../support/raw-http.ts';
-import { FIXTURES, freePort, getJson, until } from '../support/test-service.ts';
+import { getJson, startTestService, until } from '../support/test-service.ts';
 
 /** Every file and folder under `dir` (itself included) with its permission bits. */
 async function modes(dir: string): Promise<{ path: string; mode: number; folder: boolean }[]> {
@@ -28,30 +26,13 @@ test('under umask 022 and a DATA_DIR left 0755, everything the service writes is
   const previous = process.umask(0o022);
   const dataDir = await mkdtemp(join(tmpdir(), 'listmatch-perm-'));
   await chmod(dataDir, 0o755);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const running = await startService(
-    loadConfig({
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'silent',
-      QUEUE_POLL_MS: '20',
-      RATE_LIMIT_POLL_SECONDS: '0',
-      MAIL: 'outbox',
-    }),
-    { handleSignals: false },
-  );
+  const t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0', MAIL: 'outbox' }, { dataDir });
+  const { base, running } = t;
   try {
     assert.deepEqual(running.services.privacyNotes, [
       `${dataDir} was open to other users (mode 755); it is now 700`,
     ]);
-    await running.services.voters.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
-    const { key, record } = await running.services.keys.createKey({ name: 'perm' });
-    await running.services.keys.setProfile(record.id, 'default', {
-      appendedFields: [{ source: 'party', as: 'party' }],
-    });
+    const { key } = await t.createKey();
 
     // A partial upload: its temporary file holds list rows while the body arrives.
     const partial = await getJson(`${base}/service/smartmatch?filename=partial`, key);
@@ -98,8 +79,7 @@ test('under umask 022 and a DATA_DIR left 0755, everything the service writes is
       .map((e) => `${e.path} ${e.mode.toString(8)}`);
     assert.deepEqual(open, [], 'nothing is open to group or others');
   } finally {
-    await running.stop();
+    await t.stop();
     process.umask(previous);
-    await rm(dataDir, { recursive: true, force: true });
   }
 });

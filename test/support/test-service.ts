@@ -28,9 +28,14 @@ export interface TestService {
  */
 export async function startTestService(
   env: Record<string, string> = {},
-  options: { voters?: boolean; logStream?: { write(line: string): void } } = {},
+  options: {
+    voters?: boolean;
+    logStream?: { write(line: string): void };
+    /** An existing DATA_DIR to use (removed by stop()); default: a fresh temporary one. */
+    dataDir?: string;
+  } = {},
 ): Promise<TestService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'listmatch-test-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'listmatch-test-')));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const config = loadConfig({
