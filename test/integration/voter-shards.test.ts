@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { rankOneQuality } from '../support/match-quality.ts';
-import { register, startTestService, upload, waitForResult } from '../support/test-service.ts';
+import { register, startTestService, until, upload, waitForResult } from '../support/test-service.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/listmatch.js', import.meta.url));
 
@@ -129,12 +129,15 @@ describe('a sharded voter file', () => {
 
       // The chunks went through the queue, one queue per shard, and are gone after assembly.
       const database = service.running.services.database!;
-      const types = database.db
-        .prepare("SELECT DISTINCT type FROM queue WHERE state = 'done' ORDER BY type")
-        .all() as {
-        type: string;
-      }[];
-      const ran = types.map((row) => row.type);
+      const doneTypes = () =>
+        (
+          database.db.prepare("SELECT DISTINCT type FROM queue WHERE state = 'done' ORDER BY type").all() as {
+            type: string;
+          }[]
+        ).map((row) => row.type);
+      // The job completes inside the assembly's handler; its queue message is marked done just after.
+      await until(() => doneTypes().includes('assemble-list'), 'the assembly marked done');
+      const ran = doneTypes();
       assert.ok(ran.includes('match-list') && ran.includes('assemble-list'), ran.join(' '));
       assert.ok(ran.filter((type) => type.startsWith('match-chunk.')).length >= 4, ran.join(' '));
       const work = await readdir(join(service.dataDir, 'blobs', 'work')).catch(() => [] as string[]);

@@ -28,6 +28,17 @@ test('put is atomic: an over-cap body leaves neither the blob nor a temporary fi
   });
 });
 
+test('a put refused at once, while its temporary file is still being opened, leaves no temporary file', async () => {
+  // The first chunk is over the cap: the pipeline fails before the file's open has completed.
+  const refused = Array.from({ length: 300 }, (_, i) =>
+    store.put(`refused/${i}.csv`, Readable.from([Buffer.alloc(64)]), { maxBytes: 1 }),
+  );
+  for (const put of await Promise.allSettled(refused)) assert.equal(put.status, 'rejected');
+  // Any open still in flight has settled by now.
+  await new Promise((settled) => setTimeout(settled, 200));
+  assert.deepEqual(await readdir(join(root, '.tmp')), []);
+});
+
 test('sweepTemporary removes only temporary files older than the limit', async () => {
   await store.healthy();
   const old = join(root, '.tmp', 'old.part');

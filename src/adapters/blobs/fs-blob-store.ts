@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { access, constants, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -75,7 +76,13 @@ export class FsBlobStore implements BlobStore {
       abort: async () => {
         if (settled) return;
         settled = true;
-        stream.destroy();
+        // The file is opened asynchronously: a stream destroyed while it opens creates the file
+        // after all. Remove it only once the stream has closed, or it would outlive the abort.
+        if (!stream.closed) {
+          const closed = once(stream, 'close').catch(() => {});
+          stream.destroy();
+          await closed;
+        }
         await rm(temp, { force: true });
       },
     };

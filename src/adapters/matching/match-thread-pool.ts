@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
@@ -8,6 +9,7 @@ import type {
   SampleJob,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import type { PatternCountsData } from '../../domain/matching/score/fellegi-sunter.ts';
+import type { BlockResult, BlockSpec } from '../../domain/pipeline/match-block.ts';
 
 /** Rows below which a batch is matched on one thread: splitting costs more than it saves. */
 const MIN_ROWS_PER_THREAD = 64;
@@ -32,15 +34,26 @@ export class MatchThreadPool implements PersonMatchRunner {
   private closed = false;
   /** A thread died (out of memory, a bug): this pool cannot serve more work; make a new one. */
   broken = false;
+  /** Whether its threads hold the voter snapshot, so they can run blocks. */
+  readonly runsBlocks: boolean;
 
-  constructor(index: MatchIndex, threads: number) {
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  /**
+   * `snapshot`: the voter snapshot's shared form (VoterSnapshot.shared), so that the threads can
+   * run whole blocks of a list; null: they match rows only.
+   */
+  constructor(index: MatchIndex, threads: number, snapshot: object | null = null) {
     const { meta, parts } = matchIndexParts(index);
     const shared: Record<string, Uint8Array> = {};
     for (const [name, part] of parts) shared[name] = toShared(part);
+    this.runsBlocks = snapshot !== null;
     const starting: Promise<void>[] = [];
     for (let i = 0; i < threads; i++) {
       const worker = new Worker(new URL('./match-thread.worker.ts', import.meta.url), {
-        workerData: { meta: meta satisfies MatchIndexMeta, parts: shared },
+        workerData: { meta: meta satisfies MatchIndexMeta, parts: shared, snapshot },
       });
       starting.push(
         new Promise((resolve, reject) => {
@@ -93,15 +106,34 @@ export class MatchThreadPool implements PersonMatchRunner {
     return { rows: parts.reduce((n, p) => n + p.rows, 0), patterns: parts.flatMap((p) => p.patterns) };
   }
 
+  /**
+   * One block of a list, parsed, matched and formatted on the least busy thread. Its bytes are
+   * moved to that thread (the block must not be used here afterwards).
+   */
+  async runBlock(block: CsvBlock, spec: BlockSpec, job: PersonMatchJob): Promise<BlockResult> {
+    if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
+    await this.usable();
+    let worker = this.workers[0]!;
+    for (const candidate of this.workers) {
+      if ((this.busy.get(candidate) ?? 0) < (this.busy.get(worker) ?? 0)) worker = candidate;
+    }
+    const bytes = block.bytes.buffer as ArrayBuffer;
+    return this.send<BlockResult>(worker, { kind: 'block', block, spec, job }, [bytes]);
+  }
+
+  private async usable(): Promise<void> {
+    if (this.closed) throw new Error('the matching threads are closed');
+    if (this.broken) throw new Error('a matching thread died; the job is retried on new threads');
+    await this.ready;
+    if (this.closed) throw new Error('the matching threads are closed');
+  }
+
   /** One contiguous chunk of rows per thread; the results in chunk order. */
   private async split<T>(
     rows: readonly MatchInput[],
     message: (chunk: MatchInput[]) => object,
   ): Promise<T[]> {
-    if (this.closed) throw new Error('the matching threads are closed');
-    if (this.broken) throw new Error('a matching thread died; the job is retried on new threads');
-    await this.ready;
-    if (this.closed) throw new Error('the matching threads are closed');
+    await this.usable();
     const chunks = Math.max(1, Math.min(this.workers.length, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
     const size = Math.ceil(rows.length / chunks);
     const parts: Promise<T>[] = [];
@@ -122,7 +154,7 @@ export class MatchThreadPool implements PersonMatchRunner {
     this.failAll(new Error('the matching threads were closed'));
   }
 
-  private send<T>(worker: Worker, message: object): Promise<T> {
+  private send<T>(worker: Worker, message: object, transfer: ArrayBuffer[] = []): Promise<T> {
     const id = this.nextId++;
     const busy = this.busy.get(worker) ?? 0;
     if (busy === 0) worker.ref();
@@ -134,7 +166,7 @@ export class MatchThreadPool implements PersonMatchRunner {
     };
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (result: never) => void, reject });
-      worker.postMessage({ id, ...message });
+      worker.postMessage({ id, ...message }, transfer);
     }).finally(done);
   }
 

@@ -1,48 +1,80 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput } from '../../domain/matching/matcher.ts';
 import {
+  createProbabilisticMatcher,
+  inThreadRunner,
   matchPersons,
   type PersonMatchJob,
   type SampleJob,
   samplePatterns,
 } from '../../domain/matching/probabilistic-matcher.ts';
+import { type BlockSpec, matchBlock } from '../../domain/pipeline/match-block.ts';
+import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
 
 /**
  * One matching thread: rebuilds the match index from parts in shared memory (no copy of the
- * postings or columns; only the dictionaries' strings are decoded here) and answers chunks of
- * rows with their outcomes, in order.
+ * postings or columns; only the dictionaries' strings are decoded here) and, when it was given
+ * the voter snapshot, reopens it too (records through its own file handle, ids and offsets in
+ * shared memory). It answers:
+ * - `match` / `sample`: chunks of rows, with their outcomes in order or the sample's pattern counts;
+ * - `block`: a whole block of a list, parsed, matched (ids, then the probabilistic strategies
+ *   with the job's fitted model) and formatted here (match-block.ts).
  *
- * In: { id, kind: 'match' | 'sample', rows, job }. Out: { id, result } (outcomes in row order,
- * or the sample's pattern counts) or { id, error }.
+ * In: { id, kind, … }. Out: { id, result } or { id, error }.
  */
 const port = parentPort!;
-const { meta, parts } = workerData as { meta: MatchIndexMeta; parts: Record<string, Uint8Array> };
+const { meta, parts, snapshot } = workerData as {
+  meta: MatchIndexMeta;
+  parts: Record<string, Uint8Array>;
+  snapshot: object | null;
+};
 const index = matchIndexFromParts(meta, (name) => {
   const part = parts[name];
   if (part === undefined) throw new Error(`match index part ${name} is missing`);
   return part;
 });
+const voters = snapshot === null ? null : openSharedSnapshot(snapshot, index);
 port.postMessage({ ready: true });
 
-port.on(
-  'message',
-  (
-    message: { id: number; rows: MatchInput[] } & (
-      | { kind: 'match'; job: PersonMatchJob }
-      | { kind: 'sample'; job: SampleJob }
-    ),
-  ) => {
-    try {
-      // A cloned Date arrives as a Date, but rebuilding it keeps this robust to plain timestamps.
-      const options = { ...message.job.options, asOf: new Date(message.job.options.asOf) };
-      const result =
-        message.kind === 'match'
-          ? message.rows.map((row) => matchPersons(index, row, { ...message.job, options }))
-          : samplePatterns(index, message.rows, { ...message.job, options }).toData();
-      port.postMessage({ id: message.id, result });
-    } catch (error) {
-      port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
-    }
-  },
+type Message = { id: number } & (
+  | { kind: 'match'; rows: MatchInput[]; job: PersonMatchJob }
+  | { kind: 'sample'; rows: MatchInput[]; job: SampleJob }
+  | { kind: 'block'; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob }
 );
+
+port.on('message', (message: Message) => {
+  answer(message).then(
+    (result) => port.postMessage({ id: message.id, result }),
+    (error: unknown) =>
+      port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
+  );
+});
+
+async function answer(message: Message): Promise<unknown> {
+  // A cloned Date arrives as a Date, but rebuilding it keeps this robust to plain timestamps.
+  const options = { ...message.job.options, asOf: new Date(message.job.options.asOf) };
+  switch (message.kind) {
+    case 'match':
+      return message.rows.map((row) => matchPersons(index, row, { ...message.job, options }));
+    case 'sample':
+      return samplePatterns(index, message.rows, { ...message.job, options }).toData();
+    case 'block': {
+      if (voters === null) throw new Error('this matching thread was started without the voter file');
+      const { job } = message;
+      const matcher = createProbabilisticMatcher(
+        voters,
+        index,
+        {
+          thresholdScore: job.thresholdScore,
+          rankOnly: job.rankOnly ?? false,
+          candidates: job.candidates,
+          model: job.model,
+        },
+        inThreadRunner(index),
+      );
+      return await matchBlock(message.block, message.spec, matcher, voters);
+    }
+  }
+}

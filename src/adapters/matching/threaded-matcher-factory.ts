@@ -1,12 +1,15 @@
 import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
-import type { Matcher } from '../../domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
+  DEFAULT_MATCHER_OPTIONS,
+  fitModel,
   inThreadRunner,
   type PersonMatchRunner,
   type ProbabilisticMatcherOptions,
 } from '../../domain/matching/probabilistic-matcher.ts';
+import type { FellegiSunterModel } from '../../domain/matching/score/fellegi-sunter.ts';
+import type { BlockRunner, ListMatcher } from '../../domain/pipeline/block-runner.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { MatchThreadPool } from './match-thread-pool.ts';
 
@@ -42,9 +45,10 @@ export class ThreadedMatcherFactory {
     void pool.close();
   }
 
-  create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): Matcher {
+  create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): ListMatcher {
     const index = matchIndexOf(voters);
     if (this.threads === 0) return createProbabilisticMatcher(voters, index, options);
+    const shared = voters.shared?.() ?? null;
     const inThread = inThreadRunner(index);
     // Threads start on the first batch worth them: a small chunk of a voter shard is matched
     // sooner here than after starting threads that each decode the shard's dictionaries.
@@ -54,18 +58,70 @@ export class ThreadedMatcherFactory {
     const onThreads = (rows: readonly unknown[]) =>
       pool !== null || rows.length >= MIN_ROWS_FOR_THREADS || this.pools.has(index);
     const threads = () => {
-      pool ??= this.poolFor(index);
+      pool ??= this.poolFor(index, shared);
       return pool;
     };
     const runner: PersonMatchRunner = {
       run: (rows, job) => (onThreads(rows) ? threads().run(rows, job) : inThread.run(rows, job)),
       sample: (rows, job) => (onThreads(rows) ? threads().sample(rows, job) : inThread.sample(rows, job)),
     };
-    return createProbabilisticMatcher(voters, index, options, runner);
+    const matcher = createProbabilisticMatcher(voters, index, options, runner);
+    if (shared === null) return matcher;
+    return {
+      ...matcher,
+      name: matcher.name,
+      matchBatch: matcher.matchBatch,
+      blocks: this.blockRunner(index, runner, options, threads),
+    };
   }
 
-  private poolFor(index: MatchIndex): MatchThreadPool {
+  /**
+   * Whole blocks of a list on the threads (parse → match → format there): the model is fitted once
+   * on the first block's rows, then each block goes to the least busy thread with it.
+   */
+  private blockRunner(
+    index: MatchIndex,
+    runner: PersonMatchRunner,
+    options: Partial<ProbabilisticMatcherOptions>,
+    threads: () => MatchThreadPool,
+  ): BlockRunner {
+    const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
+    let model: FellegiSunterModel | null = null;
+    return {
+      parallelism: this.threads,
+      async prepare(sample, matchOptions) {
+        const candidates = { ...settings.candidates, searchRadiusMiles: matchOptions.searchRadiusMiles };
+        model = await fitModel(index, runner, sample().slice(0, settings.emSampleRows), {
+          options: matchOptions,
+          candidates,
+        });
+      },
+      run(block, spec) {
+        if (model === null) throw new Error('the blocks of a list run after prepare');
+        const options = {
+          maxMatches: spec.maxMatches,
+          searchRadiusMiles: spec.searchRadiusMiles,
+          asOf: new Date(spec.asOf),
+        };
+        return threads().runBlock(block, spec, {
+          model,
+          options,
+          candidates: { ...settings.candidates, searchRadiusMiles: spec.searchRadiusMiles },
+          thresholdScore: settings.thresholdScore,
+          rankOnly: settings.rankOnly ?? false,
+        });
+      },
+    };
+  }
+
+  private poolFor(index: MatchIndex, shared: object | null): MatchThreadPool {
     let pool = this.pools.get(index);
+    // Threads started without the voter file cannot run blocks: start ones that can.
+    if (pool !== undefined && !pool.runsBlocks && shared !== null) {
+      this.pools.delete(index);
+      void pool.close();
+      pool = undefined;
+    }
     if (pool?.broken) {
       // A dead thread fails the jobs it was serving (the queue retries them); later jobs get new threads.
       this.pools.delete(index);
@@ -73,7 +129,7 @@ export class ThreadedMatcherFactory {
       pool = undefined;
     }
     if (pool === undefined) {
-      pool = new MatchThreadPool(index, this.threads);
+      pool = new MatchThreadPool(index, this.threads, shared);
       this.pools.set(index, pool);
       for (const [old, oldPool] of this.pools) {
         if (this.pools.size <= this.poolsKept) break;

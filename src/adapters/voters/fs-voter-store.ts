@@ -818,8 +818,9 @@ async function readWhole(path: string, shared = false): Promise<Buffer> {
 async function readTyped<T>(
   path: string,
   Type: { new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number },
+  shared = false,
 ): Promise<T> {
-  const buffer = await readWhole(path);
+  const buffer = await readWhole(path, shared);
   return new Type(buffer.buffer, buffer.byteOffset, buffer.byteLength / Type.BYTES_PER_ELEMENT);
 }
 
@@ -975,7 +976,7 @@ interface IdLookup {
 
 /** Format 2: the ids' keys in one postings structure (8 bytes per id). */
 class PostingsIdLookup implements IdLookup {
-  private readonly postings: KeyPostings;
+  readonly postings: KeyPostings;
   constructor(postings: KeyPostings) {
     this.postings = postings;
   }
@@ -996,6 +997,18 @@ class TableIdLookup implements IdLookup {
   }
 }
 
+/**
+ * What a worker thread reopens a loaded snapshot from: the version's folder (each thread reads
+ * records through its own file handle) and the arrays it holds, in shared memory (no copy).
+ */
+export interface SharedFsSnapshot {
+  kind: 'fs';
+  dir: string;
+  meta: SnapshotMeta;
+  offsets: Float64Array;
+  ids: { hashes: Uint32Array; voters: Uint32Array; directory: Uint32Array } | null;
+}
+
 class FsVoterSnapshot implements VoterSnapshot {
   readonly version: string;
   readonly columns: readonly string[];
@@ -1006,13 +1019,19 @@ class FsVoterSnapshot implements VoterSnapshot {
   private readonly positions: Map<string, number>;
   readonly matchIndex: MatchIndex | null;
 
+  private readonly dir: string;
+  private readonly meta: SnapshotMeta;
+
   private constructor(
+    dir: string,
     meta: SnapshotMeta,
     records: RecordFile,
     offsets: Float64Array,
     ids: IdLookup,
     matchIndex: MatchIndex | null,
   ) {
+    this.dir = dir;
+    this.meta = meta;
     this.matchIndex = matchIndex;
     this.version = meta.version;
     this.columns = Object.freeze([...meta.columns]);
@@ -1026,7 +1045,8 @@ class FsVoterSnapshot implements VoterSnapshot {
   static async load(dir: string, meta: SnapshotMeta): Promise<FsVoterSnapshot> {
     let ids: IdLookup;
     if ((meta.format ?? 1) >= 2) {
-      const part = (name: string) => readTyped(join(dir, `ids-${name}.bin`), Uint32Array);
+      // Shared memory: the matching threads look ids up in the same arrays.
+      const part = (name: string) => readTyped(join(dir, `ids-${name}.bin`), Uint32Array, true);
       ids = new PostingsIdLookup(
         new KeyPostings(await part('hashes'), await part('voters'), await part('directory')),
       );
@@ -1039,8 +1059,37 @@ class FsVoterSnapshot implements VoterSnapshot {
       ids = new TableIdLookup(tables);
     }
     const records = new RecordFile(join(dir, 'records.dat'));
-    const offsets = await readTyped(join(dir, 'offsets.bin'), Float64Array);
-    return new FsVoterSnapshot(meta, records, offsets, ids, await loadMatchIndex(dir, meta.columns));
+    const offsets = await readTyped(join(dir, 'offsets.bin'), Float64Array, true);
+    return new FsVoterSnapshot(dir, meta, records, offsets, ids, await loadMatchIndex(dir, meta.columns));
+  }
+
+  /** The snapshot in another thread of this process, from `shared()`, with the index that thread holds. */
+  static fromShared(shared: SharedFsSnapshot, matchIndex: MatchIndex | null): FsVoterSnapshot {
+    const ids =
+      shared.ids === null
+        ? new TableIdLookup(new Map())
+        : new PostingsIdLookup(new KeyPostings(shared.ids.hashes, shared.ids.voters, shared.ids.directory));
+    return new FsVoterSnapshot(
+      shared.dir,
+      shared.meta,
+      new RecordFile(join(shared.dir, 'records.dat')),
+      shared.offsets,
+      ids,
+      matchIndex,
+    );
+  }
+
+  /** Plain data (shared memory and a folder) that another thread reopens this snapshot from. */
+  shared(): SharedFsSnapshot | null {
+    if (!(this.ids instanceof PostingsIdLookup)) return null;
+    const { hashes, voters, directory } = this.ids.postings;
+    return {
+      kind: 'fs',
+      dir: this.dir,
+      meta: this.meta,
+      offsets: this.offsets,
+      ids: { hashes, voters, directory },
+    };
   }
 
   columnIndex(name: string): number {
@@ -1081,6 +1130,11 @@ class FsVoterSnapshot implements VoterSnapshot {
     }
     return this.records.read(start, end - 1);
   }
+}
+
+/** A snapshot loaded in another thread of this process, reopened here from its `shared()` data. */
+export function reopenFsSnapshot(shared: SharedFsSnapshot, matchIndex: MatchIndex | null): VoterSnapshot {
+  return FsVoterSnapshot.fromShared(shared, matchIndex);
 }
 
 /** One field of a record line, found by scanning for separators in the raw bytes. */

@@ -33,6 +33,8 @@ export interface ProbabilisticMatcherOptions {
    */
   emSampleRows: number;
   candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
+  /** A model already fitted on this list (a worker thread matching its blocks): no fitting here. */
+  model?: FellegiSunterModel;
 }
 
 /** A match is accepted when it is at least this likely to be right. */
@@ -110,15 +112,12 @@ export function createProbabilisticMatcher(
   runner: PersonMatchRunner = inThreadRunner(index),
 ): Matcher & { model(): FellegiSunterModel | null } {
   const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
-  let model: FellegiSunterModel | null = null;
+  let model: FellegiSunterModel | null = settings.model ?? null;
   // The pipeline asks for the next batch before the first one is done: every batch must wait
   // for the one model fitted on the first batch's rows, or a second fit would race it.
-  let fitting: Promise<FellegiSunterModel> | null = null;
+  let fitting: Promise<FellegiSunterModel> | null = model === null ? null : Promise.resolve(model);
   const fit = async (sample: MatchInput[], job: Omit<SampleJob, 'u'>): Promise<FellegiSunterModel> => {
-    const u = randomPairU(index);
-    const counts = new PatternCounts();
-    counts.merge(await runner.sample(sample, { ...job, u }));
-    model = estimateWithEm(counts, u);
+    model = await fitModel(index, runner, sample, job);
     return model;
   };
   return {
@@ -160,6 +159,19 @@ export function createProbabilisticMatcher(
       return outcomes;
     },
   };
+}
+
+/** m fitted by EM on a list's sample, with the voter file's random-pair u (the sample counted by `runner`). */
+export async function fitModel(
+  index: MatchIndex,
+  runner: Pick<PersonMatchRunner, 'sample'>,
+  sample: readonly MatchInput[],
+  job: Omit<SampleJob, 'u'>,
+): Promise<FellegiSunterModel> {
+  const u = randomPairU(index);
+  const counts = new PatternCounts();
+  counts.merge(await runner.sample(sample, { ...job, u }));
+  return estimateWithEm(counts, u);
 }
 
 /** Whether a person carries a value that can corroborate a name match (isCorroborated's list). */

@@ -254,13 +254,20 @@ describe('matchList input handling', () => {
     assert.deepEqual(summary.unmatchedReasons, { id_without_valid_state: 1 });
   });
 
-  it('reports progress as cumulative row counts', async () => {
+  it('reports progress as cumulative row counts, block by block, ending at the row count', async () => {
     const seen: number[] = [];
     const output = new PassThrough();
     output.resume();
-    const source = Readable.from([Buffer.from('voterbase_id\nA\nB\n'), Buffer.from('C\n')]);
-    await matchList({ ...inputFor('', output, {}), source, onProgress: (rows) => seen.push(rows) });
-    assert.deepEqual(seen, [2, 3]);
+    // About 200 KiB: several blocks of whole records.
+    const rows = Array.from({ length: 20_000 }, (_, i) => `ID-${String(i).padStart(6, '0')}`);
+    const source = Readable.from([Buffer.from(`voterbase_id\n${rows.join('\n')}\n`)]);
+    await matchList({ ...inputFor('', output, {}), source, onProgress: (count) => seen.push(count) });
+    assert.ok(seen.length > 2, `progress after each block (${seen.length})`);
+    assert.ok(
+      seen.every((count, i) => i === 0 || count > seen[i - 1]!),
+      'cumulative',
+    );
+    assert.equal(seen.at(-1), 20_000);
   });
 
   it('numbers rows across input chunks', async () => {

@@ -25,6 +25,11 @@ export interface VoterSnapshot {
   readonly shardMap?: ShardMap;
   /** A sharded version opens every shard before `lookup`, `record` or `fields` (id lookups across the file). */
   loadShards?(): Promise<void>;
+  /**
+   * Plain data (shared memory, the same files) from which a worker thread of this process reopens
+   * this snapshot, to match there; absent or null: it can only be read in this thread.
+   */
+  shared?(): object | null;
 }
 
 export interface VoterImportReport {

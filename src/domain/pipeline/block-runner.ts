@@ -1,0 +1,38 @@
+import type { CsvBlock } from '../csv/csv-blocks.ts';
+import type { Matcher, MatchInput, MatchOptions } from '../matching/matcher.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { type BlockResult, type BlockSpec, matchBlock } from './match-block.ts';
+
+/**
+ * Runs the blocks of a list (parse → match → format, see match-block.ts): on this thread, or on
+ * worker threads that each hold the voter file. The list's coordinator hands it blocks in order,
+ * keeps a few in flight per thread, and writes their results in order.
+ */
+export interface BlockRunner {
+  /** Blocks it works on at once. */
+  readonly parallelism: number;
+  /**
+   * Learns what the matcher fits on each list (EM's m) from the first block's rows (`sample`
+   * parses them when called), before any block runs; every block is then matched with the same model.
+   */
+  prepare(sample: () => readonly MatchInput[], options: MatchOptions): Promise<void>;
+  run(block: CsvBlock, spec: BlockSpec): Promise<BlockResult>;
+}
+
+/** A matcher that can also run whole blocks elsewhere (on worker threads). */
+export interface ListMatcher extends Matcher {
+  /** Absent: blocks run on the calling thread through `matchBatch`. */
+  readonly blocks?: BlockRunner;
+}
+
+/**
+ * Blocks run one at a time on the calling thread, through the matcher's `matchBatch`. A matcher
+ * that learns from a list does so on its first batch, which is the first block.
+ */
+export function inThreadBlocks(matcher: Matcher, voters: VoterSnapshot | null): BlockRunner {
+  return {
+    parallelism: 1,
+    prepare: async () => {},
+    run: (block, spec) => matchBlock(block, spec, matcher, voters),
+  };
+}
