@@ -15,7 +15,7 @@ import {
   shardOfRecord,
 } from '../../domain/voters/shard-map.ts';
 import { LineBuffer } from '../../jobs/line-buffer.ts';
-import type { BuildReport } from './fs-voter-store.ts';
+import type { BuildReport } from './snapshot-builder.ts';
 
 export interface ShardedImportInput {
   path: string;

@@ -1,6 +1,6 @@
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
-import { reopenFsSnapshot, type SharedFsSnapshot } from './fs-voter-store.ts';
+import { reopenFsSnapshot, type SharedFsSnapshot } from './snapshot-files.ts';
 
 /**
  * Reopens, in a worker thread, a voter snapshot from what its `shared()` gave in the thread that

@@ -56,7 +56,7 @@ export function generateCandidates(
     if (end - start > options.maxPostings) return;
     const bit = 1 << kind;
     for (let i = start; i < end; i++) {
-      const voter = postings.voters[i]!;
+      const voter = postings.voterAt(i);
       out.set(voter, (out.get(voter) ?? 0) | bit);
     }
   };
@@ -127,9 +127,9 @@ function intersect(index: MatchIndex, hash: number, check: number): Set<number> 
   if (end === start) return found;
   const [checkStart, checkEnd] = postings.range(check);
   for (let i = start; i < end; i++) {
-    const voter = postings.voters[i]!;
+    const voter = postings.voterAt(i);
     for (let j = checkStart; j < checkEnd; j++) {
-      if (postings.voters[j] === voter) {
+      if (postings.voterAt(j) === voter) {
         found.add(voter);
         break;
       }
@@ -203,7 +203,7 @@ function searchRadius(
     const [start, end] = postings.range(hash);
     if (end - start > options.maxPostings) return;
     for (let i = start; i < end; i++) {
-      const voter = postings.voters[i]!;
+      const voter = postings.voterAt(i);
       const vLat = data.lat[voter]!;
       if (distanceMiles(lat, lon, vLat, data.lon[voter]!) > radius) continue;
       out.set(voter, (out.get(voter) ?? 0) | bit);

@@ -105,13 +105,18 @@ function assertSameIndex(actual: MatchIndex, expected: MatchIndex): void {
     // Array.from + deepEqual: NaN equals NaN, so missing coordinates compare equal.
     assert.deepEqual(Array.from(a[name]), Array.from(e[name]), name);
   }
-  assert.deepEqual(Array.from(a.postings.hashes), Array.from(e.postings.hashes), 'postings hashes');
-  assert.deepEqual(Array.from(a.postings.voters), Array.from(e.postings.voters), 'postings voters');
+  assert.deepEqual(Array.from(a.postings.residuals), Array.from(e.postings.residuals), 'postings residuals');
+  assert.deepEqual(Array.from(a.postings.voterData), Array.from(e.postings.voterData), 'postings voters');
   assert.deepEqual(Array.from(a.postings.directory), Array.from(e.postings.directory), 'directory');
   assert.equal(a.postings.bits, e.postings.bits);
+  assert.equal(a.postings.voterBytes, e.postings.voterBytes);
   // Derived features are rebuilt the same.
-  assert.deepEqual(Array.from(actual.firstSound), Array.from(expected.firstSound));
-  assert.deepEqual(Array.from(actual.lastSound), Array.from(expected.lastSound));
+  const sounds = (index: MatchIndex, field: 'first' | 'last') =>
+    Array.from({ length: index.data.dictionaries[field].size }, (_, id) =>
+      field === 'first' ? index.firstSound(id) : index.lastSound(id),
+    );
+  assert.deepEqual(sounds(actual, 'first'), sounds(expected, 'first'));
+  assert.deepEqual(sounds(actual, 'last'), sounds(expected, 'last'));
 }
 
 /** The adapters' loader: a part not in the map is an error. */
@@ -172,7 +177,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     const loaded = matchIndexFromParts(meta, fromMap(shared));
     assertSameIndex(loaded, index);
     assert.equal(loaded.data.zip.buffer, shared.get('zip')!.buffer);
-    assert.equal(loaded.data.postings.hashes.buffer, shared.get('postings-hashes')!.buffer);
+    assert.equal(loaded.data.postings.residuals.buffer, shared.get('postings-residuals')!.buffer);
     assert.ok(loaded.data.lat.buffer instanceof SharedArrayBuffer);
   });
 
@@ -210,7 +215,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
 
   it('throws a clear error for a missing part', () => {
     const { meta, parts } = matchIndexParts(index);
-    for (const name of ['postings-hashes', 'dict-first.txt', 'zip-lon']) {
+    for (const name of ['postings-residuals', 'dict-first.txt', 'zip-lon']) {
       const without = new Map(parts);
       without.delete(name);
       assert.throws(() => matchIndexFromParts(meta, fromMap(without)), new RegExp(`part ${name} is missing`));
@@ -227,9 +232,9 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     }
   });
 
-  it('throws when a 4-byte part is cut mid-element', () => {
+  it('throws when a part of 2- or 4-byte elements is cut mid-element', () => {
     const { meta, parts } = matchIndexParts(index);
-    for (const name of ['zip', 'lat', 'postings-voters', 'ids-last', 'dict-first.counts']) {
+    for (const name of ['zip', 'lat', 'postings-residuals', 'postings-directory', 'dict-first.counts']) {
       const cut = new Map(parts);
       cut.set(name, parts.get(name)!.subarray(0, parts.get(name)!.byteLength - 1));
       assert.throws(
@@ -243,7 +248,8 @@ describe('matchIndexParts / matchIndexFromParts', () => {
   it('throws when a text field’s ids do not cover every voter', () => {
     const { meta, parts } = matchIndexParts(index);
     const cut = new Map(parts);
-    cut.set('ids-street', parts.get('ids-street')!.subarray(0, 4 * (RECORDS.length - 1)));
+    const street = parts.get('ids-street')!;
+    cut.set('ids-street', street.subarray(0, street.byteLength - street.byteLength / RECORDS.length));
     assert.throws(() => matchIndexFromParts(meta, fromMap(cut)), /part ids-street has the wrong size/);
     assert.throws(
       () => matchIndexFromParts({ ...meta, size: RECORDS.length + 1 }, fromMap(parts)),

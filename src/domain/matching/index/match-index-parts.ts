@@ -1,6 +1,6 @@
-import { KeyPostings } from './key-postings.ts';
-import { MatchIndex, type MatchIndexData } from './match-index.ts';
+import { type IdColumn, idColumnFor, MatchIndex, type MatchIndexData } from './match-index.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
+import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 
 /**
@@ -8,16 +8,22 @@ import { StringDictionary } from './string-dictionary.ts';
  * I/O). Typed arrays are stored as their raw bytes (little-endian, as the machine writes them),
  * dictionaries as newline-joined UTF-8 plus a counts array.
  */
-/** 2: blocking keys hash city, state and house number values instead of dictionary ids. */
-export const MATCH_INDEX_FORMAT = 2;
+/**
+ * 2: blocking keys hash city, state and house number values instead of dictionary ids.
+ * 3: packed postings (16-bit hash residuals, 3-byte voters) and id columns as narrow as their
+ * dictionaries allow.
+ */
+export const MATCH_INDEX_FORMAT = 3;
 
 export interface MatchIndexMeta {
   format: number;
   size: number;
   parts: string[];
+  /** Bytes per voter in the postings (3 or 4). */
+  postingsVoterBytes: 3 | 4;
 }
 
-type Typed = Uint32Array | Uint8Array | Float32Array;
+type Typed = Uint32Array | Uint16Array | Uint8Array | Float32Array;
 
 export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   meta: MatchIndexMeta;
@@ -38,15 +44,23 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   put('contact', d.contact);
   put('lat', d.lat);
   put('lon', d.lon);
-  put('postings-hashes', d.postings.hashes);
-  put('postings-voters', d.postings.voters);
+  put('postings-residuals', d.postings.residuals);
+  put('postings-voters', d.postings.voterData);
   put('postings-directory', d.postings.directory);
   put('cell-ids', d.cellIds);
   put('cell-counts', d.cellCounts);
   put('zip-ids', d.zipIds);
   put('zip-lat', d.zipLat);
   put('zip-lon', d.zipLon);
-  return { meta: { format: MATCH_INDEX_FORMAT, size: d.size, parts: [...parts.keys()] }, parts };
+  return {
+    meta: {
+      format: MATCH_INDEX_FORMAT,
+      size: d.size,
+      parts: [...parts.keys()],
+      postingsVoterBytes: d.postings.voterBytes,
+    },
+    parts,
+  };
 }
 
 /** Rebuilds the index from stored parts; throws when a part is missing or has the wrong size. */
@@ -54,17 +68,18 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   if (meta.format !== MATCH_INDEX_FORMAT)
     throw new Error(`match index format ${meta.format} is not supported`);
   const u32 = (name: string) => view(part(name), Uint32Array, name);
+  const u16 = (name: string) => view(part(name), Uint16Array, name);
   const f32 = (name: string) => view(part(name), Float32Array, name);
   const u8 = (name: string) => part(name);
   const dictionaries = {} as Record<TextField, StringDictionary>;
-  const ids = {} as Record<TextField, Uint32Array>;
+  const ids = {} as Record<TextField, IdColumn>;
   for (const field of TEXT_FIELDS) {
     const text = part(`dict-${field}.txt`);
     // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
     const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
     const values = new TextDecoder().decode(bytes).split('\n');
     dictionaries[field] = StringDictionary.fromValues(values, u32(`dict-${field}.counts`));
-    ids[field] = u32(`ids-${field}`);
+    ids[field] = idColumn(`ids-${field}`, dictionaries[field].size, meta.size, part);
   }
   const data: MatchIndexData = {
     size: meta.size,
@@ -76,7 +91,12 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     contact: u8('contact'),
     lat: f32('lat'),
     lon: f32('lon'),
-    postings: new KeyPostings(u32('postings-hashes'), u32('postings-voters'), u32('postings-directory')),
+    postings: packedPostings(
+      meta,
+      u32('postings-directory'),
+      u16('postings-residuals'),
+      u8('postings-voters'),
+    ),
     cellIds: u32('cell-ids'),
     cellCounts: u32('cell-counts'),
     zipIds: u32('zip-ids'),
@@ -101,18 +121,43 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   ] as const) {
     expect(name, column.length, meta.size);
   }
-  const postings = data.postings;
-  expect('postings-voters', postings.voters.length, postings.hashes.length);
-  const slots = postings.directory.length - 1;
-  if (slots < 16 || (slots & (slots - 1)) !== 0)
-    throw new Error('match index part postings-directory has the wrong size');
   expect('cell-counts', data.cellCounts.length, data.cellIds.length);
   expect('zip-lat', data.zipLat.length, data.zipIds.length);
   expect('zip-lon', data.zipLon.length, data.zipIds.length);
   return new MatchIndex(data);
 }
 
-function view<T extends Uint32Array | Float32Array>(
+/** A text field's id column: one id per voter, as wide as its dictionary needs (1, 2 or 4 bytes). */
+function idColumn(
+  name: string,
+  dictionarySize: number,
+  voters: number,
+  part: (name: string) => Uint8Array,
+): IdColumn {
+  const bytes = part(name);
+  const width = idColumnFor(dictionarySize, 0).BYTES_PER_ELEMENT;
+  if (bytes.byteLength !== voters * width)
+    throw new Error(
+      `match index part ${name} has the wrong size (${bytes.byteLength}, not ${voters * width})`,
+    );
+  return width === 1 ? bytes : width === 2 ? view(bytes, Uint16Array, name) : view(bytes, Uint32Array, name);
+}
+
+function packedPostings(
+  meta: MatchIndexMeta,
+  directory: Uint32Array,
+  residuals: Uint16Array,
+  voters: Uint8Array,
+): PackedPostings {
+  const slots = directory.length - 1;
+  if (slots < 2 ** 16 || (slots & (slots - 1)) !== 0 || directory[slots] !== residuals.length)
+    throw new Error('match index part postings-directory has the wrong size');
+  if (voters.byteLength !== residuals.length * meta.postingsVoterBytes)
+    throw new Error('match index part postings-voters has the wrong size');
+  return new PackedPostings(directory, residuals, voters, meta.postingsVoterBytes);
+}
+
+function view<T extends Uint32Array | Uint16Array | Float32Array>(
   bytes: Uint8Array,
   Type: { new (buffer: ArrayBuffer, offset: number, length: number): T; BYTES_PER_ELEMENT: number },
   name: string,

@@ -48,7 +48,8 @@ describe('MatchIndexShardBuilder', () => {
     const postings = builder.finish().data.postings;
     const lists = (hash: number, voter: number) => {
       const [start, end] = postings.range(hash);
-      return postings.voters.subarray(start, end).includes(voter);
+      for (let i = start; i < end; i++) if (postings.voterAt(i) === voter) return true;
+      return false;
     };
     const kinds = new Set<string>();
     persons.forEach((p, voter) => {

@@ -251,10 +251,8 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     const postings = data.postings;
     const voters = (hash: number) => {
       const found: number[] = [];
-      postings.forEach(hash, (v) => {
-        found.push(v);
-        return true;
-      });
+      const [start, end] = postings.range(hash);
+      for (let i = start; i < end; i++) found.push(postings.voterAt(i));
       return found.sort((a, b) => a - b);
     };
     assert.deepEqual(voters(keyZipLast(27601, soundOf('SMITH'))), [0, 1, 2]);
@@ -278,10 +276,10 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     assert.equal(streetSound('OAK ST'), hashPart('OAK'));
     assert.equal(streetSound(''), 0);
     // … and the sounds the scorer reads per dictionary id.
-    assert.equal(index.firstSound[bob], soundOf('BOB'));
-    assert.equal(index.firstSound[0], 0);
-    assert.equal(index.lastSound[data.dictionaries.last.idOf('SMITH')], soundOf('SMITH'));
-    assert.equal(index.lastSound[0], 0);
+    assert.equal(index.firstSound(bob), soundOf('BOB'));
+    assert.equal(index.firstSound(0), 0);
+    assert.equal(index.lastSound(data.dictionaries.last.idOf('SMITH')), soundOf('SMITH'));
+    assert.equal(index.lastSound(0), 0);
   });
 
   it('throws when voters are added out of order', () => {

@@ -1,8 +1,8 @@
 import type { NormalizedPerson } from '../normalize/person.ts';
-import type { KeyPostings } from './key-postings.ts';
 import { soundOf, type TextField } from './match-index-fields.ts';
 import { MatchIndexShardBuilder } from './match-index-shard.ts';
 import { mergeMatchIndexShards } from './merge-match-index-shards.ts';
+import type { PackedPostings } from './packed-postings.ts';
 import type { StringDictionary } from './string-dictionary.ts';
 
 /**
@@ -15,8 +15,11 @@ import type { StringDictionary } from './string-dictionary.ts';
 export interface MatchIndexData {
   size: number;
   dictionaries: Record<TextField, StringDictionary>;
-  /** Per voter, per text field: the value's dictionary id (0 = empty). */
-  ids: Record<TextField, Uint32Array>;
+  /**
+   * Per voter, per text field: the value's dictionary id (0 = empty), in the narrowest array its
+   * dictionary allows (8 bits for states, 16 for first names, …).
+   */
+  ids: Record<TextField, IdColumn>;
   zip: Uint32Array;
   /** yyyymmdd, month/day 0 when unknown, 0 when no dob. */
   dob: Uint32Array;
@@ -26,7 +29,7 @@ export interface MatchIndexData {
   /** NaN when unknown. */
   lat: Float32Array;
   lon: Float32Array;
-  postings: KeyPostings;
+  postings: PackedPostings;
   /** Voters per map cell: sorted cell ids and their counts. */
   cellIds: Uint32Array;
   cellCounts: Uint32Array;
@@ -36,20 +39,41 @@ export interface MatchIndexData {
   zipLon: Float32Array;
 }
 
+/** A column of dictionary ids. */
+export type IdColumn = Uint8Array | Uint16Array | Uint32Array;
+
+/** The narrowest id column for a dictionary of `size` values. */
+export function idColumnFor(size: number, voters: number): IdColumn {
+  return size <= 2 ** 8
+    ? new Uint8Array(voters)
+    : size <= 2 ** 16
+      ? new Uint16Array(voters)
+      : new Uint32Array(voters);
+}
+
 export class MatchIndex {
   readonly data: MatchIndexData;
   /**
    * Sound (hash of the primary double-metaphone code) per first- and last-name id, for the
-   * scorer's "similar" level. Derived from the dictionaries when the index is made or loaded
-   * (each matching thread does it once), not stored.
+   * scorer's "similar" level: derived from the dictionaries on first use of each name in this
+   * thread (a thread that starts for a short list computes a few hundred, not every name's).
    */
-  readonly firstSound: Uint32Array;
-  readonly lastSound: Uint32Array;
+  readonly #firstSounds: LazySounds;
+  readonly #lastSounds: LazySounds;
 
   constructor(data: MatchIndexData) {
     this.data = data;
-    this.firstSound = soundsOf(data.dictionaries.first);
-    this.lastSound = soundsOf(data.dictionaries.last);
+    this.#firstSounds = new LazySounds(data.dictionaries.first);
+    this.#lastSounds = new LazySounds(data.dictionaries.last);
+  }
+
+  /** Sound of the first name with this dictionary id (0 for id 0, the empty name). */
+  firstSound(id: number): number {
+    return this.#firstSounds.of(id);
+  }
+
+  lastSound(id: number): number {
+    return this.#lastSounds.of(id);
   }
 
   get size(): number {
@@ -69,10 +93,26 @@ export class MatchIndex {
   }
 }
 
-function soundsOf(dictionary: StringDictionary): Uint32Array {
-  const sounds = new Uint32Array(dictionary.size);
-  for (let id = 1; id < dictionary.size; id++) sounds[id] = soundOf(dictionary.value(id));
-  return sounds;
+/** Sounds of a dictionary's names, each computed the first time it is asked for. */
+class LazySounds {
+  readonly #dictionary: StringDictionary;
+  readonly #sounds: Uint32Array;
+  readonly #known: Uint8Array;
+
+  constructor(dictionary: StringDictionary) {
+    this.#dictionary = dictionary;
+    this.#sounds = new Uint32Array(dictionary.size);
+    this.#known = new Uint8Array(dictionary.size);
+  }
+
+  of(id: number): number {
+    if (id === 0) return 0;
+    if (this.#known[id] === 0) {
+      this.#sounds[id] = soundOf(this.#dictionary.value(id));
+      this.#known[id] = 1;
+    }
+    return this.#sounds[id]!;
+  }
 }
 
 function binarySearch(sorted: Uint32Array, value: number): number {

@@ -1,7 +1,7 @@
-import { KeyPostings } from './key-postings.ts';
-import type { MatchIndexData } from './match-index.ts';
+import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import type { MatchIndexShard, ShardDictionary } from './match-index-shard.ts';
+import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 
 const MICRODEGREES = 1e6;
@@ -18,11 +18,11 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
   checkRows(shards, size);
 
   const dictionaries = {} as Record<TextField, StringDictionary>;
-  const ids = {} as Record<TextField, Uint32Array>;
+  const ids = {} as Record<TextField, IdColumn>;
   for (const field of TEXT_FIELDS) {
     const { dictionary, remaps } = mergeDictionaries(shards.map((s) => s.dictionaries[field]));
     dictionaries[field] = dictionary;
-    const column = new Uint32Array(size);
+    const column = idColumnFor(dictionary.size, size);
     shards.forEach((shard, s) => {
       const local = shard.ids[field];
       const remap = remaps[s]!;
@@ -64,7 +64,7 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
     contact,
     lat,
     lon,
-    postings: mergePostings(shards),
+    postings: mergePostings(shards, size),
     cellIds: cells.keys,
     cellCounts: Uint32Array.from(cells.sums[0]!),
     zipIds: zips.keys,
@@ -153,7 +153,7 @@ function mergeCounts(parts: readonly (readonly [Uint32Array, readonly ArrayLike<
 }
 
 /** The shards' sorted postings merged by (hash, voter): pairwise, a two-way merge per pass. */
-function mergePostings(shards: readonly MatchIndexShard[]): KeyPostings {
+function mergePostings(shards: readonly MatchIndexShard[], voterCount: number): PackedPostings {
   let runs = shards.map((s) => ({ hashes: s.postingsHashes, voters: s.postingsVoters }));
   while (runs.length > 1) {
     const next: typeof runs = [];
@@ -162,7 +162,11 @@ function mergePostings(shards: readonly MatchIndexShard[]): KeyPostings {
     runs = next;
   }
   const [run] = runs;
-  return KeyPostings.fromSorted(run?.hashes ?? new Uint32Array(0), run?.voters ?? new Uint32Array(0));
+  return PackedPostings.fromSorted(
+    run?.hashes ?? new Uint32Array(0),
+    run?.voters ?? new Uint32Array(0),
+    voterCount,
+  );
 }
 
 type Run = { hashes: Uint32Array; voters: Uint32Array };

@@ -195,7 +195,7 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
     return a.charCodeAt(0) === b.charCodeAt(0) ? L.first.initial : L.first.differ;
   if (q.firstGroups.length > 0 && areNicknameEquivalent(a, b)) return L.first.nickname;
   if (isTypo(a, b)) return L.first.typo;
-  if (q.firstSound === index.firstSound[vFirst] || jaroWinkler(a, b) >= 0.8) return L.first.similar;
+  if (q.firstSound === index.firstSound(vFirst) || jaroWinkler(a, b) >= 0.8) return L.first.similar;
   return L.first.differ;
 }
 
@@ -210,7 +210,7 @@ function compareLast(
   if (aId === vLast) return L.last.exact;
   if (isTypo(a, b)) return L.last.typo;
   if (sharesWord(a, b)) return L.last.part;
-  if (aSound === index.lastSound[vLast] || jaroWinkler(a, b) >= 0.8) return L.last.similar;
+  if (aSound === index.lastSound(vLast) || jaroWinkler(a, b) >= 0.8) return L.last.similar;
   return L.last.differ;
 }
 

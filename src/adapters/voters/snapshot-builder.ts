@@ -1,0 +1,419 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { AppError } from '../../domain/errors.ts';
+import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
+import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
+import { MATCH_INDEX_FORMAT, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
+import { rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
+import { estimateRandomPairU } from '../../domain/matching/score/random-pair-u.ts';
+import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
+import { idKey } from '../../domain/voters/id-keys.ts';
+import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
+import { VoterRowChecker } from '../../domain/voters/voter-row-checks.ts';
+import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
+import { syncDirectory } from '../blobs/fs-blob-store.ts';
+import { buildMatchIndexFromRecords, defaultIndexThreads, MatchIndexThreads } from './match-index-threads.ts';
+import {
+  FIELD_SEPARATOR,
+  idPostingsHash,
+  RANDOM_PAIR_U_FILE,
+  readMatchMeta,
+  readWhole,
+  SNAPSHOT_FORMAT,
+  type SnapshotMeta,
+} from './snapshot-files.ts';
+
+/**
+ * Builds a voter file version from a CSV: records, ids and the match index, written into a
+ * folder the store then renames into place (snapshot-files.ts says what each file is). Also
+ * the match index of a version whose stored one is missing or of an older format.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+001F is our field separator and must never occur in a value.
+const UNSAFE_CHAR = /[\x1f\r\n]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
+const UNSAFE_CHARS = /[\x1f\r\n]/g;
+/** Widest voter file accepted (core columns plus appendable fields). */
+const MAX_VOTER_COLUMNS = 2000;
+
+export interface BuildInput {
+  path: string;
+  totalBytes: number;
+  buildDir: string;
+  version: string;
+  previous: VoterSnapshot | null;
+  maxRowBytes: number;
+  onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
+}
+
+/** What building one snapshot reports, before the import adds where and how long. */
+export type BuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
+
+export async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
+  const builder = new SnapshotBuilder(input.buildDir);
+  try {
+    return await fillSnapshot(input, builder);
+  } finally {
+    await builder.abort();
+  }
+}
+
+async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promise<BuildReport> {
+  const reportLines = ['line,problem'];
+  const rejectedByReason: Record<string, number> = {};
+  const warningsByKind: Record<string, number> = {};
+  const raggedLines = new Set<number>();
+  let rowsRead = 0;
+  let carriedOver = 0;
+  const note = (counts: Record<string, number>, line: number, reason: string) => {
+    counts[reason] = (counts[reason] ?? 0) + 1;
+    reportLines.push(`${line},${reason}`);
+  };
+
+  const source = createReadStream(input.path, { highWaterMark: 1024 * 1024 });
+  let bytesRead = 0;
+  source.on('data', (chunk) => {
+    bytesRead += chunk.length;
+    input.onProgress?.(bytesRead, input.totalBytes);
+  });
+  let columnMap: number[] = [];
+  let checker: VoterRowChecker | null = null;
+  /** Copied per row: slicing a filled array is cheaper than filling a new one. */
+  let emptyValues: string[] = [];
+  let reserved = false;
+  for await (const part of readCsvTable(source, {
+    maxRowBytes: input.maxRowBytes,
+    onWarning: (warning) => {
+      if (warning.kind === 'ragged_row') raggedLines.add(warning.line);
+      else if (warning.kind === 'row_too_long') note(rejectedByReason, warning.line, 'row_too_long');
+      else note(warningsByKind, warning.line, warning.kind);
+    },
+  })) {
+    if (part.kind === 'header') {
+      if (part.header.length > MAX_VOTER_COLUMNS) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `the voter file has ${part.header.length} columns; at most ${MAX_VOTER_COLUMNS} are accepted`,
+        );
+      }
+      const header = part.header.map((name) => name.trim().toLowerCase());
+      if (!header.includes('voterbase_id')) {
+        throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
+      }
+      const extras = header.filter((name, i) => name !== '' && header.indexOf(name) === i && !isCore(name));
+      const previousExtras = (input.previous?.columns ?? []).filter((name) => !isCore(name));
+      const columns = [
+        ...CORE_VOTER_COLUMNS,
+        ...previousExtras,
+        ...extras.filter((e) => !previousExtras.includes(e)),
+      ];
+      builder.setColumns(columns);
+      checker = new VoterRowChecker(columns);
+      emptyValues = new Array<string>(columns.length).fill('');
+      columnMap = header.map((name, i) => (header.indexOf(name) === i ? columns.indexOf(name) : -1));
+      if (input.previous !== null) carriedOver = await builder.carryOver(input.previous);
+      continue;
+    }
+    for (const row of part.rows) {
+      rowsRead++;
+      if (raggedLines.has(row.line)) {
+        // A voter row with a wrong field count has shifted columns: importing it would
+        // attach values to the wrong fields.
+        raggedLines.delete(row.line);
+        note(rejectedByReason, row.line, 'wrong_field_count');
+        continue;
+      }
+      const values = emptyValues.slice();
+      for (let i = 0; i < row.fields.length; i++) {
+        const target = columnMap[i];
+        if (target !== undefined && target >= 0) values[target] = clean(row.fields[i]!);
+      }
+      for (const problem of checker!.check(values)) note(warningsByKind, row.line, problem);
+      const rejection = builder.add(values);
+      if (rejection !== null) note(rejectedByReason, row.line, rejection);
+    }
+    if (!reserved && rowsRead > 0) {
+      // Size the id tables once from the first rows' size, instead of doubling ~11 times.
+      reserved = true;
+      let sampleBytes = 0;
+      for (const row of part.rows) for (const field of row.fields) sampleBytes += field.length + 1;
+      const bytesPerRow = Math.max(1, sampleBytes / part.rows.length);
+      builder.reserve(carriedOver + Math.ceil((input.totalBytes / bytesPerRow) * 1.05));
+    }
+    await builder.waitForDrain();
+  }
+  if (builder.columns.length === 0) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+  await writeFile(join(input.buildDir, 'import-report.csv'), `${reportLines.join('\n')}\n`);
+  const meta = await builder.finish(input.version);
+  return {
+    version: input.version,
+    rowsRead,
+    imported: meta.rows - carriedOver,
+    carriedOver,
+    rejected: sum(rejectedByReason),
+    rejectedByReason,
+    warnings: sum(warningsByKind),
+    warningsByKind,
+    columns: meta.columns,
+  };
+}
+
+const isCore = (name: string) => (CORE_VOTER_COLUMNS as readonly string[]).includes(name);
+// A non-global regex for the test: a /g one would carry lastIndex from one value to the next.
+const clean = (value: string): string => {
+  if (value === '') return value;
+  const safe = UNSAFE_CHAR.test(value) ? value.replace(UNSAFE_CHARS, ' ') : value;
+  // Trim only when an end is white space: most values need nothing.
+  return safe.charCodeAt(0) <= 32 || safe.charCodeAt(safe.length - 1) <= 32 ? safe.trim() : safe;
+};
+const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+/** Writes records and builds the id tables of one new version. */
+class SnapshotBuilder {
+  columns: string[] = [];
+  private readonly dir: string;
+  private out: Writable | null = null;
+  /** Record lines not written yet (without their newline). */
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private flushedRows = 0;
+  private offset = 0;
+  private offsets = new Float64Array(1 << 16);
+  private rows = 0;
+  /** voterbase_id is indexed as rows arrive, to reject duplicates on the spot. */
+  private readonly voterbaseTable = IdHashTable.create();
+  /** Every id's key (voterbase_id too) as (hash, row) postings: 8 bytes per id when loaded. */
+  private readonly idPostings = new PostingsCollector();
+  private readonly idCounts: Record<IdIndexName, number> = {
+    voterbase_id: 0,
+    voter_id: 0,
+    smartvan_id: 0,
+    exact_track: 0,
+  };
+  /** Second hash of each record's voterbase_id, to tell true duplicates from 52-bit collisions. */
+  private voterbaseCheck = new Uint32Array(1 << 16);
+  private idColumns: Record<IdIndexName, number> = {
+    voterbase_id: 0,
+    voter_id: 0,
+    smartvan_id: 0,
+    exact_track: 0,
+  };
+  private stateColumn = 0;
+  private needsDrain = false;
+  /** Builds the match index from the records as they are written, on its own thread. */
+  private matchIndex: MatchIndexThreads | null = null;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  setColumns(columns: string[]): void {
+    this.columns = columns;
+    for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
+    this.stateColumn = columns.indexOf('state');
+    this.matchIndex = new MatchIndexThreads(columns, { threads: Math.max(1, defaultIndexThreads() - 1) });
+    // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
+    // made the parser idle until the disk caught up.
+    // flush: every file of a version is on disk before CURRENT can name it.
+    this.out = createWriteStream(join(this.dir, 'records.dat'), {
+      highWaterMark: 16 * 1024 * 1024,
+      flush: true,
+    });
+  }
+
+  /** Makes room for about `rows` records so the tables do not rehash as they fill. */
+  reserve(rows: number): void {
+    this.voterbaseTable.reserve(rows);
+  }
+
+  async carryOver(previous: VoterSnapshot): Promise<number> {
+    this.reserve(previous.size);
+    const map = previous.columns.map((name) => this.columns.indexOf(name));
+    for (let i = 0; i < previous.size; i++) {
+      if (i % 10_000 === 0) await this.waitForDrain();
+      const values = new Array<string>(this.columns.length).fill('');
+      const record = previous.record(i);
+      for (let c = 0; c < record.length; c++) values[map[c]!] = record[c]!;
+      this.add(values);
+    }
+    return this.rows;
+  }
+
+  /** Adds one record; returns the reason when it is rejected. */
+  add(values: string[]): string | null {
+    const voterbaseId = idKey('voterbase_id', values[this.idColumns.voterbase_id]!, '');
+    if (voterbaseId === null) return 'missing_voterbase_id';
+    const h = hash52(voterbaseId);
+    const check = hash32(voterbaseId);
+    const row = this.rows;
+    if (!this.voterbaseTable.insertUnique(h, row, (existing) => this.voterbaseCheck[existing] === check)) {
+      return 'duplicate_voterbase_id';
+    }
+    this.rows++;
+    const state = values[this.stateColumn]!;
+    for (const name of ID_INDEXES) {
+      const key = name === 'voterbase_id' ? voterbaseId : idKey(name, values[this.idColumns[name]]!, state);
+      if (key === null) continue;
+      this.idPostings.add(idPostingsHash(name, key), row);
+      this.idCounts[name]++;
+    }
+    if (row >= this.voterbaseCheck.length) this.voterbaseCheck = growUint32(this.voterbaseCheck);
+    this.voterbaseCheck[row] = check;
+    const line = values.join(FIELD_SEPARATOR);
+    this.pending.push(line);
+    this.pendingChars += line.length;
+    if (this.pendingChars > 1 << 20) this.flushPending();
+    return null;
+  }
+
+  /** Encodes the pending lines once and takes their byte offsets from the newlines in the buffer. */
+  private flushPending(): void {
+    const count = this.pending.length;
+    if (count === 0) return;
+    const chunk = Buffer.from(`${this.pending.join('\n')}\n`);
+    this.pending = [];
+    this.pendingChars = 0;
+    while (this.flushedRows + count + 1 > this.offsets.length) this.offsets = growFloat64(this.offsets);
+    let position = 0;
+    for (let i = 0; i < count; i++) {
+      this.offsets[this.flushedRows + i] = this.offset + position;
+      position = chunk.indexOf(0x0a, position) + 1;
+    }
+    this.offset += chunk.length;
+    this.matchIndex!.send(chunk, this.flushedRows);
+    this.flushedRows += count;
+    this.offsets[this.flushedRows] = this.offset;
+    if (!this.out!.write(chunk)) this.needsDrain = true;
+  }
+
+  /** Waits for the record stream to drain; callers await it between batches to bound memory. */
+  async waitForDrain(): Promise<void> {
+    await this.matchIndex?.waitForRoom();
+    if (!this.needsDrain) return;
+    await once(this.out!, 'drain');
+    this.needsDrain = false;
+  }
+
+  /** Stops the index thread of a failed import. */
+  async abort(): Promise<void> {
+    await this.matchIndex?.terminate();
+  }
+
+  async finish(version: string): Promise<SnapshotMeta> {
+    if (this.out === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+    this.flushPending();
+    const out = this.out;
+    // The records file finishes (and is fsynced) while the tables are built; every write runs on
+    // libuv's threads, so the CPU work here overlaps with the disk.
+    const recordsDone = new Promise<void>((resolve, reject) => {
+      out.once('error', reject);
+      out.end(() => resolve());
+    });
+    const writes = [
+      recordsDone,
+      writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1)),
+    ];
+    const indexCounts: Record<string, number> = { ...this.idCounts };
+    const ids = this.idPostings.build();
+    writes.push(writeTyped(join(this.dir, 'ids-hashes.bin'), ids.hashes));
+    writes.push(writeTyped(join(this.dir, 'ids-voters.bin'), ids.voters));
+    writes.push(writeTyped(join(this.dir, 'ids-directory.bin'), ids.directory));
+    const { meta: matchMeta, parts } = await this.matchIndex!.finish();
+    await mkdir(join(this.dir, 'match'));
+    for (const [name, bytes] of parts)
+      writes.push(writeFile(join(this.dir, 'match', name), bytes, { flush: true }));
+    // u depends on the voter file alone: estimated once here, not by every process (or every
+    // shard a worker loads) before its first job.
+    const byName = new Map(parts);
+    const u = estimateRandomPairU(matchIndexFromParts(matchMeta, (name) => byName.get(name)!));
+    writes.push(
+      writeFile(join(this.dir, 'match', RANDOM_PAIR_U_FILE), Buffer.from(u.buffer), { flush: true }),
+    );
+    writes.push(writeFile(join(this.dir, 'match', 'meta.json'), JSON.stringify(matchMeta), { flush: true }));
+    await Promise.all(writes);
+    const meta: SnapshotMeta = {
+      format: SNAPSHOT_FORMAT,
+      version,
+      columns: this.columns,
+      rows: this.rows,
+      importedAt: new Date().toISOString(),
+      indexCounts,
+    };
+    await writeFile(join(this.dir, 'meta.json'), JSON.stringify(meta, null, 2), { flush: true });
+    return meta;
+  }
+}
+
+function growFloat64(array: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const next = new Float64Array(array.length * 2);
+  next.set(array);
+  return next;
+}
+
+function growUint32(array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const next = new Uint32Array(array.length * 2);
+  next.set(array);
+  return next;
+}
+
+async function writeTyped(path: string, array: Float64Array | Uint32Array): Promise<void> {
+  await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength), { flush: true });
+}
+
+/**
+ * The stored match index. A version imported before the index existed, or whose index has an
+ * older format, gets one built from its records (on every core) and stored beside them, once.
+ */
+export async function loadMatchIndex(versionDir: string, columns: readonly string[]): Promise<MatchIndex> {
+  const dir = join(versionDir, 'match');
+  let meta = await readMatchMeta(dir);
+  if (meta === null || meta.format !== MATCH_INDEX_FORMAT) {
+    await rebuildMatchIndex(versionDir, columns);
+    meta = await readMatchMeta(dir);
+    if (meta === null) throw new Error(`the match index of ${versionDir} was not stored`);
+  }
+  const parts = new Map<string, Uint8Array>();
+  // Shared memory: the matching threads read these arrays without a copy.
+  for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name), true));
+  const index = matchIndexFromParts(meta, (name) => {
+    const part = parts.get(name);
+    if (part === undefined) throw new Error(`match index part ${name} is missing`);
+    return part;
+  });
+  // Versions imported before u was stored estimate it on first use instead.
+  const u = await readFile(join(dir, RANDOM_PAIR_U_FILE)).catch(() => null);
+  if (u !== null)
+    rememberRandomPairU(index, new Float64Array(u.buffer, u.byteOffset, u.byteLength / 8).slice());
+  return index;
+}
+
+/**
+ * Builds and stores a version's match index in a temporary directory renamed into place, so a
+ * crash leaves either no index or a whole one; when two processes race, the first rename wins.
+ */
+async function rebuildMatchIndex(versionDir: string, columns: readonly string[]): Promise<void> {
+  const { meta, parts } = await buildMatchIndexFromRecords(join(versionDir, 'records.dat'), columns);
+  const dir = join(versionDir, 'match');
+  const building = join(versionDir, `.match-${randomBytes(4).toString('hex')}`);
+  await mkdir(building);
+  try {
+    await Promise.all(
+      [...parts].map(([name, bytes]) => writeFile(join(building, name), bytes, { flush: true })),
+    );
+    await writeFile(join(building, 'meta.json'), JSON.stringify(meta), { flush: true });
+    const stale = await readMatchMeta(dir);
+    if (stale !== null && stale.format !== MATCH_INDEX_FORMAT)
+      await rm(dir, { recursive: true, force: true });
+    await rename(building, dir).catch((error: NodeJS.ErrnoException) => {
+      // Another process stored it first (its rename made `match` a non-empty directory).
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    });
+    await syncDirectory(versionDir);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
+}
