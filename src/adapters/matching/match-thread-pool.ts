@@ -137,6 +137,20 @@ export class MatchThreadPool implements PersonMatchRunner {
     if (this.closed) throw new Error('the matching threads are closed');
   }
 
+  /**
+   * The sample's pattern counts, counted by every thread on the whole sample: each thread's first
+   * real work (the candidate search and scoring the sample runs through) then finds its code
+   * compiled, which matters for a list only a few times longer than the threads are many. The
+   * counts are the same on every thread; the first's are returned.
+   */
+  async sampleOnEveryThread(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
+    await this.usable();
+    const counts = await Promise.all(
+      this.workers.map((worker) => this.send<PatternCountsData>(worker, { kind: 'sample', rows, job })),
+    );
+    return counts[0]!;
+  }
+
   /** One contiguous chunk of rows per thread; the results in chunk order. */
   private async split<T>(
     rows: readonly MatchInput[],

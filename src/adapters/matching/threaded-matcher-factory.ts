@@ -1,5 +1,6 @@
 import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
+import type { MatchInput } from '../../domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
   DEFAULT_MATCHER_OPTIONS,
@@ -7,6 +8,7 @@ import {
   inThreadRunner,
   type PersonMatchRunner,
   type ProbabilisticMatcherOptions,
+  type SampleJob,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import type { FellegiSunterModel } from '../../domain/matching/score/fellegi-sunter.ts';
 import type { BlockRunner, ListMatcher } from '../../domain/pipeline/block-runner.ts';
@@ -67,21 +69,19 @@ export class ThreadedMatcherFactory {
     };
     const matcher = createProbabilisticMatcher(voters, index, options, runner);
     if (shared === null) return matcher;
-    return {
-      ...matcher,
-      name: matcher.name,
-      matchBatch: matcher.matchBatch,
-      blocks: this.blockRunner(index, runner, options, threads),
-    };
+    // A list's blocks go to the threads: start them now, so that they start while this thread
+    // reads the first block and fits the model.
+    threads();
+    return { ...matcher, blocks: this.blockRunner(index, options, threads) };
   }
 
   /**
    * Whole blocks of a list on the threads (parse → match → format there): the model is fitted once
-   * on the first block's rows, then each block goes to the least busy thread with it.
+   * on the first block's rows (the same model wherever its sample is counted), then each block goes
+   * to the least busy thread with it.
    */
   private blockRunner(
     index: MatchIndex,
-    runner: PersonMatchRunner,
     options: Partial<ProbabilisticMatcherOptions>,
     threads: () => MatchThreadPool,
   ): BlockRunner {
@@ -91,7 +91,11 @@ export class ThreadedMatcherFactory {
       parallelism: this.threads,
       async prepare(sample, matchOptions) {
         const candidates = { ...settings.candidates, searchRadiusMiles: matchOptions.searchRadiusMiles };
-        model = await fitModel(index, runner, sample().slice(0, settings.emSampleRows), {
+        // Counted on every thread at once: it warms each thread up for the blocks to come.
+        const everywhere = {
+          sample: (rows: readonly MatchInput[], job: SampleJob) => threads().sampleOnEveryThread(rows, job),
+        };
+        model = await fitModel(index, everywhere, sample().slice(0, settings.emSampleRows), {
           options: matchOptions,
           candidates,
         });

@@ -404,6 +404,9 @@ async function rebuildMatchIndex(versionDir: string, columns: readonly string[])
     await Promise.all(
       [...parts].map(([name, bytes]) => writeFile(join(building, name), bytes, { flush: true })),
     );
+    // u as an import stores it, or every process would estimate it again on each load.
+    const u = estimateRandomPairU(matchIndexFromParts(meta, (name) => parts.get(name)!));
+    await writeFile(join(building, RANDOM_PAIR_U_FILE), Buffer.from(u.buffer), { flush: true });
     await writeFile(join(building, 'meta.json'), JSON.stringify(meta), { flush: true });
     const stale = await readMatchMeta(dir);
     if (stale !== null && stale.format !== MATCH_INDEX_FORMAT)

@@ -22,8 +22,12 @@ export type { ListSummary } from './summary-tally.ts';
 
 /** Ragged rows tolerated before the file is judged not to be a consistent CSV (beyond 1% of rows). */
 const RAGGED_ROWS_ALLOWED = 1000;
-/** Blocks kept in flight per block the runner works on at once: one being written, one waiting. */
-const IN_FLIGHT_PER_WORKER = 2;
+/**
+ * Blocks kept in flight per block the runner works on at once. Results are written in order, so
+ * a slow block (a thread's first, before its code is compiled) holds up the writing; the others
+ * keep every thread busy meanwhile. Memory: a block is 64 KiB of list and its result lines.
+ */
+const IN_FLIGHT_PER_WORKER = 4;
 
 export interface MatchListInput {
   source: AsyncIterable<Uint8Array>;
