@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { type CsvBlock, cutCsvBlocks } from '../../domain/csv/csv-blocks.ts';
+import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
 import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
@@ -12,12 +14,11 @@ import { MATCH_INDEX_FORMAT, matchIndexFromParts } from '../../domain/matching/i
 import { rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
 import { estimateRandomPairU } from '../../domain/matching/score/random-pair-u.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
-import { idKey } from '../../domain/voters/id-keys.ts';
 import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
-import { VoterRowChecker } from '../../domain/voters/voter-row-checks.ts';
 import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { syncDirectory } from '../blobs/fs-blob-store.ts';
-import { buildMatchIndexFromRecords, defaultIndexThreads, MatchIndexThreads } from './match-index-threads.ts';
+import { TaskPool } from '../threads/task-pool.ts';
+import { buildMatchIndexFromRecords, MatchIndexThreads } from './match-index-threads.ts';
 import {
   FIELD_SEPARATOR,
   idPostingsHash,
@@ -27,16 +28,13 @@ import {
   SNAPSHOT_FORMAT,
   type SnapshotMeta,
 } from './snapshot-files.ts';
+import { type PreparedVoterBlock, recordIds, type VoterBlockPlan } from './voter-blocks.ts';
 
 /**
  * Builds a voter file version from a CSV: records, ids and the match index, written into a
  * folder the store then renames into place (snapshot-files.ts says what each file is). Also
  * the match index of a version whose stored one is missing or of an older format.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: U+001F is our field separator and must never occur in a value.
-const UNSAFE_CHAR = /[\x1f\r\n]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
-const UNSAFE_CHARS = /[\x1f\r\n]/g;
 /** Widest voter file accepted (core columns plus appendable fields). */
 const MAX_VOTER_COLUMNS = 2000;
 
@@ -66,13 +64,15 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
   const reportLines = ['line,problem'];
   const rejectedByReason: Record<string, number> = {};
   const warningsByKind: Record<string, number> = {};
-  const raggedLines = new Set<number>();
   let rowsRead = 0;
   let carriedOver = 0;
-  const note = (counts: Record<string, number>, line: number, reason: string) => {
+  const note = (line: number, reason: string, rejected: boolean) => {
+    const counts = rejected ? rejectedByReason : warningsByKind;
     counts[reason] = (counts[reason] ?? 0) + 1;
     reportLines.push(`${line},${reason}`);
   };
+  const noteWarning = (warning: CsvWarning) =>
+    note(warning.line, warning.kind, warning.kind === 'row_too_long');
 
   const source = createReadStream(input.path, { highWaterMark: 1024 * 1024 });
   let bytesRead = 0;
@@ -80,71 +80,50 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
     bytesRead += chunk.length;
     input.onProgress?.(bytesRead, input.totalBytes);
   });
-  let columnMap: number[] = [];
-  let checker: VoterRowChecker | null = null;
-  /** Copied per row: slicing a filled array is cheaper than filling a new one. */
-  let emptyValues: string[] = [];
+  // Threads prepare blocks side by side (parse, clean, check, hash the ids); this thread takes
+  // them in order, rejects duplicates and writes the records, which the index threads read.
+  let threads: TaskPool<CsvBlock, PreparedVoterBlock> | null = null;
+  const inFlight: Promise<PreparedVoterBlock>[] = [];
   let reserved = false;
-  for await (const part of readCsvTable(source, {
-    maxRowBytes: input.maxRowBytes,
-    onWarning: (warning) => {
-      if (warning.kind === 'ragged_row') raggedLines.add(warning.line);
-      else if (warning.kind === 'row_too_long') note(rejectedByReason, warning.line, 'row_too_long');
-      else note(warningsByKind, warning.line, warning.kind);
-    },
-  })) {
-    if (part.kind === 'header') {
-      if (part.header.length > MAX_VOTER_COLUMNS) {
-        throw new AppError(
-          'VALIDATION_FAILED',
-          `the voter file has ${part.header.length} columns; at most ${MAX_VOTER_COLUMNS} are accepted`,
-        );
-      }
-      const header = part.header.map((name) => name.trim().toLowerCase());
-      if (!header.includes('voterbase_id')) {
-        throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
-      }
-      const extras = header.filter((name, i) => name !== '' && header.indexOf(name) === i && !isCore(name));
-      const previousExtras = (input.previous?.columns ?? []).filter((name) => !isCore(name));
-      const columns = [
-        ...CORE_VOTER_COLUMNS,
-        ...previousExtras,
-        ...extras.filter((e) => !previousExtras.includes(e)),
-      ];
-      builder.setColumns(columns);
-      checker = new VoterRowChecker(columns);
-      emptyValues = new Array<string>(columns.length).fill('');
-      columnMap = header.map((name, i) => (header.indexOf(name) === i ? columns.indexOf(name) : -1));
-      if (input.previous !== null) carriedOver = await builder.carryOver(input.previous);
-      continue;
-    }
-    for (const row of part.rows) {
-      rowsRead++;
-      if (raggedLines.has(row.line)) {
-        // A voter row with a wrong field count has shifted columns: importing it would
-        // attach values to the wrong fields.
-        raggedLines.delete(row.line);
-        note(rejectedByReason, row.line, 'wrong_field_count');
-        continue;
-      }
-      const values = emptyValues.slice();
-      for (let i = 0; i < row.fields.length; i++) {
-        const target = columnMap[i];
-        if (target !== undefined && target >= 0) values[target] = clean(row.fields[i]!);
-      }
-      for (const problem of checker!.check(values)) note(warningsByKind, row.line, problem);
-      const rejection = builder.add(values);
-      if (rejection !== null) note(rejectedByReason, row.line, rejection);
-    }
-    if (!reserved && rowsRead > 0) {
+  const take = async () => {
+    const block = await inFlight.shift()!;
+    rowsRead += block.rowsRead;
+    for (const [line, reason, rejected] of block.report) note(line, reason, rejected);
+    for (const line of builder.addBlock(block)) note(line, 'duplicate_voterbase_id', true);
+    if (!reserved && block.lines.length > 0) {
       // Size the id tables once from the first rows' size, instead of doubling ~11 times.
       reserved = true;
-      let sampleBytes = 0;
-      for (const row of part.rows) for (const field of row.fields) sampleBytes += field.length + 1;
-      const bytesPerRow = Math.max(1, sampleBytes / part.rows.length);
+      const bytesPerRow = Math.max(1, block.text.length / block.lines.length);
       builder.reserve(carriedOver + Math.ceil((input.totalBytes / bytesPerRow) * 1.05));
     }
     await builder.waitForDrain();
+  };
+  try {
+    for await (const event of cutCsvBlocks(source, {
+      maxRowBytes: input.maxRowBytes,
+      blockBytes: IMPORT_BLOCK_BYTES,
+    })) {
+      if (event.kind === 'header') {
+        for (const warning of event.warnings) noteWarning(warning);
+        const plan = planColumns(event.header, input.previous, input.maxRowBytes);
+        builder.setColumns(plan.columns);
+        threads = new TaskPool(new URL('./voter-block.worker.ts', import.meta.url), importThreads().parse, {
+          workerData: plan,
+        });
+        if (input.previous !== null) carriedOver = await builder.carryOver(input.previous);
+      } else if (event.kind === 'block') {
+        const running = threads!.run(event.block, [event.block.bytes.buffer as ArrayBuffer]);
+        running.catch(() => {});
+        inFlight.push(running);
+        while (inFlight.length > 4 * threads!.threads) await take();
+      } else {
+        while (inFlight.length > 0) await take();
+        for (const warning of event.warnings) noteWarning(warning);
+      }
+    }
+    while (inFlight.length > 0) await take();
+  } finally {
+    await threads?.close();
   }
   if (builder.columns.length === 0) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
   await writeFile(join(input.buildDir, 'import-report.csv'), `${reportLines.join('\n')}\n`);
@@ -162,14 +141,46 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
   };
 }
 
+/** Blocks of the voter CSV handed to the preparing threads: about 2,000 voter rows. */
+const IMPORT_BLOCK_BYTES = 256 * 1024;
+
+/** The snapshot's columns from the CSV header (and the version it is appended to), and where each header column goes. */
+function planColumns(header: string[], previous: VoterSnapshot | null, maxRowBytes: number): VoterBlockPlan {
+  if (header.length > MAX_VOTER_COLUMNS) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `the voter file has ${header.length} columns; at most ${MAX_VOTER_COLUMNS} are accepted`,
+    );
+  }
+  const names = header.map((name) => name.trim().toLowerCase());
+  if (!names.includes('voterbase_id')) {
+    throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
+  }
+  const extras = names.filter((name, i) => name !== '' && names.indexOf(name) === i && !isCore(name));
+  const previousExtras = (previous?.columns ?? []).filter((name) => !isCore(name));
+  const columns = [
+    ...CORE_VOTER_COLUMNS,
+    ...previousExtras,
+    ...extras.filter((e) => !previousExtras.includes(e)),
+  ];
+  return {
+    width: header.length,
+    columns,
+    columnMap: names.map((name, i) => (names.indexOf(name) === i ? columns.indexOf(name) : -1)),
+    maxRowBytes,
+  };
+}
+
+/**
+ * Threads of an import: some prepare blocks of the CSV, some build the match index from the
+ * records (each builds a shard, one merges them). This thread takes the prepared blocks in order.
+ */
+export function importThreads(cores = availableParallelism()): { parse: number; index: number } {
+  const index = Math.max(1, Math.min(8, Math.floor(cores / 2)));
+  return { index, parse: Math.max(1, cores - index - 1) };
+}
+
 const isCore = (name: string) => (CORE_VOTER_COLUMNS as readonly string[]).includes(name);
-// A non-global regex for the test: a /g one would carry lastIndex from one value to the next.
-const clean = (value: string): string => {
-  if (value === '') return value;
-  const safe = UNSAFE_CHAR.test(value) ? value.replace(UNSAFE_CHARS, ' ') : value;
-  // Trim only when an end is white space: most values need nothing.
-  return safe.charCodeAt(0) <= 32 || safe.charCodeAt(safe.length - 1) <= 32 ? safe.trim() : safe;
-};
 const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 /** Writes records and builds the id tables of one new version. */
@@ -177,9 +188,10 @@ class SnapshotBuilder {
   columns: string[] = [];
   private readonly dir: string;
   private out: Writable | null = null;
-  /** Record lines not written yet (without their newline). */
+  /** Record lines not written yet, each ending in a newline. */
   private pending: string[] = [];
   private pendingChars = 0;
+  private pendingRows = 0;
   private flushedRows = 0;
   private offset = 0;
   private offsets = new Float64Array(1 << 16);
@@ -215,7 +227,7 @@ class SnapshotBuilder {
     this.columns = columns;
     for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
     this.stateColumn = columns.indexOf('state');
-    this.matchIndex = new MatchIndexThreads(columns, { threads: Math.max(1, defaultIndexThreads() - 1) });
+    this.matchIndex = new MatchIndexThreads(columns, { threads: importThreads().index });
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
     // flush: every file of a version is on disk before CURRENT can name it.
@@ -243,40 +255,75 @@ class SnapshotBuilder {
     return this.rows;
   }
 
-  /** Adds one record; returns the reason when it is rejected. */
+  /** Adds one record (a kept one of an earlier version); returns the reason when it is rejected. */
   add(values: string[]): string | null {
-    const voterbaseId = idKey('voterbase_id', values[this.idColumns.voterbase_id]!, '');
-    if (voterbaseId === null) return 'missing_voterbase_id';
-    const h = hash52(voterbaseId);
-    const check = hash32(voterbaseId);
-    const row = this.rows;
-    if (!this.voterbaseTable.insertUnique(h, row, (existing) => this.voterbaseCheck[existing] === check)) {
-      return 'duplicate_voterbase_id';
-    }
-    this.rows++;
-    const state = values[this.stateColumn]!;
-    for (const name of ID_INDEXES) {
-      const key = name === 'voterbase_id' ? voterbaseId : idKey(name, values[this.idColumns[name]]!, state);
-      if (key === null) continue;
+    const keys = recordIds(values, this.idColumns, this.stateColumn);
+    if (keys === null) return 'missing_voterbase_id';
+    const row = this.keep(hash52(keys.voterbaseId), hash32(keys.voterbaseId));
+    if (row < 0) return 'duplicate_voterbase_id';
+    for (const [name, key] of keys.ids) {
       this.idPostings.add(idPostingsHash(name, key), row);
       this.idCounts[name]++;
     }
+    this.queue(`${values.join(FIELD_SEPARATOR)}\n`, 1);
+    return null;
+  }
+
+  /**
+   * Adds a prepared block's rows in order; returns the lines of those rejected as duplicates of
+   * an earlier voterbase_id (the only check that needs every earlier row).
+   */
+  addBlock(block: PreparedVoterBlock): number[] {
+    const count = block.lines.length;
+    const rowOf = new Int32Array(count);
+    const duplicates: number[] = [];
+    for (let i = 0; i < count; i++) {
+      rowOf[i] = this.keep(block.voterbase[i]!, block.checks[i]!);
+      if (rowOf[i]! < 0) duplicates.push(block.lines[i]!);
+    }
+    for (let j = 0; j < block.idRows.length; j++) {
+      const row = rowOf[block.idRows[j]!]!;
+      if (row < 0) continue;
+      this.idPostings.add(block.idHashes[j]!, row);
+      this.idCounts[ID_INDEXES[block.idKinds[j]!]!]++;
+    }
+    if (duplicates.length === 0) this.queue(block.text, count);
+    else {
+      const lines = block.text.split('\n');
+      let kept = '';
+      for (let i = 0; i < count; i++) if (rowOf[i]! >= 0) kept += `${lines[i]}\n`;
+      this.queue(kept, count - duplicates.length);
+    }
+    return duplicates;
+  }
+
+  /** Takes the next record number for a voterbase_id, or -1 when an earlier record has it. */
+  private keep(h: number, check: number): number {
+    const row = this.rows;
+    if (!this.voterbaseTable.insertUnique(h, row, (existing) => this.voterbaseCheck[existing] === check)) {
+      return -1;
+    }
+    this.rows++;
     if (row >= this.voterbaseCheck.length) this.voterbaseCheck = growUint32(this.voterbaseCheck);
     this.voterbaseCheck[row] = check;
-    const line = values.join(FIELD_SEPARATOR);
-    this.pending.push(line);
-    this.pendingChars += line.length;
+    return row;
+  }
+
+  private queue(text: string, rows: number): void {
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    this.pendingRows += rows;
     if (this.pendingChars > 1 << 20) this.flushPending();
-    return null;
   }
 
   /** Encodes the pending lines once and takes their byte offsets from the newlines in the buffer. */
   private flushPending(): void {
-    const count = this.pending.length;
+    const count = this.pendingRows;
     if (count === 0) return;
-    const chunk = Buffer.from(`${this.pending.join('\n')}\n`);
+    const chunk = Buffer.from(this.pending.join(''));
     this.pending = [];
     this.pendingChars = 0;
+    this.pendingRows = 0;
     while (this.flushedRows + count + 1 > this.offsets.length) this.offsets = growFloat64(this.offsets);
     let position = 0;
     for (let i = 0; i < count; i++) {

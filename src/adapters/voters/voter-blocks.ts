@@ -1,0 +1,143 @@
+import { type CsvBlock, parseBlock } from '../../domain/csv/csv-blocks.ts';
+import { hash32, hash52 } from '../../domain/voters/id-hash-table.ts';
+import { idKey } from '../../domain/voters/id-keys.ts';
+import { ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
+import { VoterRowChecker } from '../../domain/voters/voter-row-checks.ts';
+import { FIELD_SEPARATOR, idPostingsHash } from './snapshot-files.ts';
+
+/**
+ * One block of a voter CSV made ready for the snapshot: each row mapped to the snapshot's
+ * columns, cleaned and checked, its record line written and its ids hashed. Threads prepare
+ * blocks side by side; the import then takes them in order, rejects duplicate voterbase_ids
+ * (which needs every earlier row) and writes the records. Plain data: it crosses threads.
+ */
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+001F is our field separator and must never occur in a value.
+const UNSAFE_CHAR = /[\x1f\r\n]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
+const UNSAFE_CHARS = /[\x1f\r\n]/g;
+
+/** A value as stored: no separator or line break in it, no surrounding white space. */
+export const cleanValue = (value: string): string => {
+  if (value === '') return value;
+  // A non-global regex for the test: a /g one would carry lastIndex from one value to the next.
+  const safe = UNSAFE_CHAR.test(value) ? value.replace(UNSAFE_CHARS, ' ') : value;
+  // Trim only when an end is white space: most values need nothing.
+  return safe.charCodeAt(0) <= 32 || safe.charCodeAt(safe.length - 1) <= 32 ? safe.trim() : safe;
+};
+
+/** What preparing a block needs: where the header's columns go in the snapshot. */
+export interface VoterBlockPlan {
+  /** The CSV header's width. */
+  width: number;
+  /** The snapshot's columns. */
+  columns: string[];
+  /** Per header column, its snapshot column (-1: dropped, a repeated name). */
+  columnMap: number[];
+  maxRowBytes: number;
+}
+
+/** A problem of one line for the import report: a rejected row or a cleared value. */
+export type ReportEntry = [line: number, reason: string, rejected: boolean];
+
+export interface PreparedVoterBlock {
+  index: number;
+  /** Data rows the block held (rejected ones included). */
+  rowsRead: number;
+  /** The kept rows' record lines, each ending in a newline. */
+  text: string;
+  /** Per kept row: its line in the file, and the two hashes of its voterbase_id. */
+  lines: Uint32Array;
+  voterbase: Float64Array;
+  checks: Uint32Array;
+  /** Every id of the kept rows as (row in this block, postings hash, kind in ID_INDEXES). */
+  idRows: Uint32Array;
+  idHashes: Uint32Array;
+  idKinds: Uint8Array;
+  /** The block's problems in order: the reader's, then each row's. */
+  report: ReportEntry[];
+}
+
+/** The id keys of a record in snapshot column order (voterbase_id first); null without a voterbase_id. */
+export function recordIds(
+  values: readonly string[],
+  idColumns: Readonly<Record<IdIndexName, number>>,
+  stateColumn: number,
+): { voterbaseId: string; ids: [IdIndexName, string][] } | null {
+  const voterbaseId = idKey('voterbase_id', values[idColumns.voterbase_id] ?? '', '');
+  if (voterbaseId === null) return null;
+  const state = values[stateColumn] ?? '';
+  const ids: [IdIndexName, string][] = [];
+  for (const name of ID_INDEXES) {
+    const key = name === 'voterbase_id' ? voterbaseId : idKey(name, values[idColumns[name]] ?? '', state);
+    if (key !== null) ids.push([name, key]);
+  }
+  return { voterbaseId, ids };
+}
+
+export function prepareVoterBlock(block: CsvBlock, plan: VoterBlockPlan): PreparedVoterBlock {
+  const { columns, columnMap } = plan;
+  const report: ReportEntry[] = [];
+  for (const warning of block.leadingWarnings) report.push([warning.line, warning.kind, true]);
+  const parsed = parseBlock(block, plan.width, plan.maxRowBytes);
+  const ragged = new Set<number>();
+  for (const warning of parsed.warnings) {
+    if (warning.kind === 'ragged_row') ragged.add(warning.line);
+    else report.push([warning.line, warning.kind, warning.kind === 'row_too_long']);
+  }
+  const checker = new VoterRowChecker(columns);
+  const idColumns = Object.fromEntries(ID_INDEXES.map((name) => [name, columns.indexOf(name)])) as Record<
+    IdIndexName,
+    number
+  >;
+  const stateColumn = columns.indexOf('state');
+  const emptyValues = new Array<string>(columns.length).fill('');
+  const text: string[] = [];
+  const lines: number[] = [];
+  const voterbase: number[] = [];
+  const checks: number[] = [];
+  const idRows: number[] = [];
+  const idHashes: number[] = [];
+  const idKinds: number[] = [];
+  for (const row of parsed.rows) {
+    if (ragged.has(row.line)) {
+      // A voter row with a wrong field count has shifted columns: importing it would attach
+      // values to the wrong fields.
+      report.push([row.line, 'wrong_field_count', true]);
+      continue;
+    }
+    const values = emptyValues.slice();
+    for (let i = 0; i < row.fields.length; i++) {
+      const target = columnMap[i];
+      if (target !== undefined && target >= 0) values[target] = cleanValue(row.fields[i]!);
+    }
+    for (const problem of checker.check(values)) report.push([row.line, problem, false]);
+    const keys = recordIds(values, idColumns, stateColumn);
+    if (keys === null) {
+      report.push([row.line, 'missing_voterbase_id', true]);
+      continue;
+    }
+    const kept = lines.length;
+    lines.push(row.line);
+    voterbase.push(hash52(keys.voterbaseId));
+    checks.push(hash32(keys.voterbaseId));
+    for (const [name, key] of keys.ids) {
+      idRows.push(kept);
+      idHashes.push(idPostingsHash(name, key));
+      idKinds.push(ID_INDEXES.indexOf(name));
+    }
+    text.push(`${values.join(FIELD_SEPARATOR)}\n`);
+  }
+  return {
+    index: block.index,
+    rowsRead: parsed.rows.length,
+    text: text.join(''),
+    lines: Uint32Array.from(lines),
+    voterbase: Float64Array.from(voterbase),
+    checks: Uint32Array.from(checks),
+    idRows: Uint32Array.from(idRows),
+    idHashes: Uint32Array.from(idHashes),
+    idKinds: Uint8Array.from(idKinds),
+    report,
+  };
+}
