@@ -44,6 +44,8 @@ export class MatchThreadPool implements PersonMatchRunner {
   broken = false;
   /** Whether its threads hold the voter snapshot, so they can run blocks. */
   readonly runsBlocks: boolean;
+  /** Whether a sample has warmed every thread up (see sampleWarming). */
+  private warmed = false;
 
   get threads(): number {
     return this.workers.length;
@@ -138,12 +140,15 @@ export class MatchThreadPool implements PersonMatchRunner {
   }
 
   /**
-   * The sample's pattern counts, counted by every thread on the whole sample: each thread's first
-   * real work (the candidate search and scoring the sample runs through) then finds its code
-   * compiled, which matters for a list only a few times longer than the threads are many. The
-   * counts are the same on every thread; the first's are returned.
+   * The sample's pattern counts. The pool's first sample is counted by every thread on the whole
+   * of it: each thread's first real work (the candidate search and scoring the sample runs
+   * through) then finds its code compiled, which matters for a list only a few times longer than
+   * the threads are many. The counts are the same on every thread; the first's are returned.
+   * Later samples are shared out as `sample` does.
    */
-  async sampleOnEveryThread(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
+  async sampleWarming(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
+    if (this.warmed) return await this.sample(rows, job);
+    this.warmed = true;
     await this.usable();
     const counts = await Promise.all(
       this.workers.map((worker) => this.send<PatternCountsData>(worker, { kind: 'sample', rows, job })),

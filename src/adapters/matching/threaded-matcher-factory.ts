@@ -91,11 +91,11 @@ export class ThreadedMatcherFactory {
       parallelism: this.threads,
       async prepare(sample, matchOptions) {
         const candidates = { ...settings.candidates, searchRadiusMiles: matchOptions.searchRadiusMiles };
-        // Counted on every thread at once: it warms each thread up for the blocks to come.
-        const everywhere = {
-          sample: (rows: readonly MatchInput[], job: SampleJob) => threads().sampleOnEveryThread(rows, job),
+        // The pool's first sample warms every thread up for the blocks to come.
+        const warming = {
+          sample: (rows: readonly MatchInput[], job: SampleJob) => threads().sampleWarming(rows, job),
         };
-        model = await fitModel(index, everywhere, sample().slice(0, settings.emSampleRows), {
+        model = await fitModel(index, warming, sample().slice(0, settings.emSampleRows), {
           options: matchOptions,
           candidates,
         });
