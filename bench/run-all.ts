@@ -2,6 +2,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateBenchmark } from './benchmarks/generate.ts';
 import { pollBenchmark, registerBenchmark } from './benchmarks/http-load.ts';
+import { matchThreadsBenchmark } from './benchmarks/match-threads.ts';
 import { match10mBenchmark, match20mBenchmark, matchBenchmark } from './benchmarks/matching.ts';
 import { onboardingJobBenchmark } from './benchmarks/onboarding-job.ts';
 import { onboardingNormalizeBenchmark } from './benchmarks/onboarding-normalize.ts';
@@ -17,7 +18,7 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out|shards …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match-threads|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out|shards …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
@@ -37,6 +38,7 @@ const BENCHMARKS = [
   'import',
   'pipeline',
   'match',
+  'match-threads',
   'match10m',
   'match20m',
   'onboarding-normalize',
@@ -133,6 +135,9 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'match':
         await matchBenchmark(recorder, options, await fixture());
+        break;
+      case 'match-threads':
+        await matchThreadsBenchmark(recorder, options, await fixture());
         break;
       case 'match10m':
         await match10mBenchmark(recorder, options);

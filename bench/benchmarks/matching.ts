@@ -26,7 +26,7 @@ interface ChildResult {
 }
 
 /** A seeded `mixed` list (every input pattern, the documented error model) drawn from the voter CSV. */
-async function makeList(root: string, voterCsv: string, rows: number) {
+export async function makeList(root: string, voterCsv: string, rows: number) {
   const list = join(root, `list-${rows}.csv`);
   const truth = join(root, `truth-${rows}.csv`);
   log(`match: listmatch generate list --rows ${formatNumber(rows)} --pattern mixed`);

@@ -96,10 +96,19 @@ export async function runCli(
     allowFailure?: boolean;
     /** More environment (DATABASE_URL, S3_* for a scaled-out service). */
     env?: Record<string, string>;
+    /** A command that runs node (e.g. /usr/bin/time -f … to measure its peak memory). */
+    wrapper?: string[];
   },
 ): Promise<CliRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/listmatch.js', ...args], {
+  const command = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    ...(options.nodeArgs ?? []),
+    'bin/listmatch.js',
+    ...args,
+  ];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: options.dataDir, LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
