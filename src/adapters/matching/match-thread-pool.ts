@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
@@ -10,6 +9,8 @@ import type {
 } from '../../domain/matching/probabilistic-matcher.ts';
 import type { PatternCountsData } from '../../domain/matching/score/fellegi-sunter.ts';
 import type { BlockResult, BlockSpec } from '../../domain/pipeline/match-block.ts';
+import { TaskPool } from '../threads/task-pool.ts';
+import type { MatchTask } from './match-thread.worker.ts';
 
 /**
  * A matching thread's own heap: it holds its decoded dictionaries and caches (30-40 MB for a
@@ -22,34 +23,19 @@ const THREAD_HEAP_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSize
 /** Rows below which a batch is matched on one thread: splitting costs more than it saves. */
 const MIN_ROWS_PER_THREAD = 64;
 
-interface Pending {
-  resolve: (result: never) => void;
-  reject: (error: Error) => void;
-}
-
 /**
- * Worker threads that run the probabilistic strategies over chunks of a batch. The index's
- * typed arrays are handed over as SharedArrayBuffers, so every thread reads the same memory;
- * a batch is split into one contiguous chunk per thread and reassembled in row order.
+ * Worker threads that match against one voter snapshot (a task pool of match-thread.worker.ts).
+ * The index's typed arrays are handed over as SharedArrayBuffers, so every thread reads the same
+ * memory. They match whole blocks of a list (parse → match → format) when they hold the voter
+ * snapshot too, or chunks of a batch of rows: one contiguous chunk per thread, reassembled in
+ * row order.
  */
 export class MatchThreadPool implements PersonMatchRunner {
-  private readonly workers: Worker[] = [];
-  private readonly pending = new Map<number, Pending>();
-  /** Requests in flight per thread: a thread keeps the process alive only while it has work. */
-  private readonly busy = new Map<Worker, number>();
-  private readonly ready: Promise<void>;
-  private nextId = 1;
-  private closed = false;
-  /** A thread died (out of memory, a bug): this pool cannot serve more work; make a new one. */
-  broken = false;
+  private readonly pool: TaskPool<MatchTask, unknown>;
   /** Whether its threads hold the voter snapshot, so they can run blocks. */
   readonly runsBlocks: boolean;
   /** Whether a sample has warmed every thread up (see sampleWarming). */
   private warmed = false;
-
-  get threads(): number {
-    return this.workers.length;
-  }
 
   /**
    * `snapshot`: the voter snapshot's shared form (VoterSnapshot.shared), so that the threads can
@@ -60,47 +46,19 @@ export class MatchThreadPool implements PersonMatchRunner {
     const shared: Record<string, Uint8Array> = {};
     for (const [name, part] of parts) shared[name] = toShared(part);
     this.runsBlocks = snapshot !== null;
-    const starting: Promise<void>[] = [];
-    for (let i = 0; i < threads; i++) {
-      const worker = new Worker(new URL('./match-thread.worker.ts', import.meta.url), {
-        workerData: { meta: meta satisfies MatchIndexMeta, parts: shared, snapshot },
-        resourceLimits: THREAD_HEAP_LIMITS,
-      });
-      starting.push(
-        new Promise((resolve, reject) => {
-          worker.once('message', () => resolve());
-          worker.once('error', reject);
-          worker.once('exit', (code) =>
-            reject(new Error(`a matching thread exited with code ${code} while starting`)),
-          );
-        }),
-      );
-      worker.on('message', (message: { id?: number; result?: never; error?: string }) => {
-        if (message.id === undefined) return;
-        const waiting = this.pending.get(message.id);
-        if (waiting === undefined) return;
-        this.pending.delete(message.id);
-        if (message.error !== undefined)
-          waiting.reject(new Error(`matching thread failed: ${message.error}`));
-        else waiting.resolve(message.result!);
-      });
-      worker.on('error', (error) => {
-        this.broken = true;
-        this.failAll(error);
-      });
-      worker.on('exit', (code) => {
-        if (this.closed) return;
-        this.broken = true;
-        this.failAll(new Error(`a matching thread exited with code ${code}`));
-      });
-      this.workers.push(worker);
-    }
-    // Starting threads keep the process alive (a caller may be awaiting them); once started, an
-    // idle thread must not: it is referenced only while it has work (see send), and close() ends it.
-    this.ready = Promise.all(starting).then(() => {
-      for (const worker of this.workers) if ((this.busy.get(worker) ?? 0) === 0) worker.unref();
+    this.pool = new TaskPool(new URL('./match-thread.worker.ts', import.meta.url), threads, {
+      workerData: { meta: meta satisfies MatchIndexMeta, parts: shared, snapshot },
+      resourceLimits: THREAD_HEAP_LIMITS,
     });
-    this.ready.catch(() => {});
+  }
+
+  get threads(): number {
+    return this.pool.threads;
+  }
+
+  /** A thread died (out of memory, a bug): this pool cannot serve more work; make a new one. */
+  get broken(): boolean {
+    return this.pool.failed;
   }
 
   async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
@@ -118,28 +76,6 @@ export class MatchThreadPool implements PersonMatchRunner {
   }
 
   /**
-   * One block of a list, parsed, matched and formatted on the least busy thread. Its bytes are
-   * moved to that thread (the block must not be used here afterwards).
-   */
-  async runBlock(block: CsvBlock, spec: BlockSpec, job: PersonMatchJob): Promise<BlockResult> {
-    if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
-    await this.usable();
-    let worker = this.workers[0]!;
-    for (const candidate of this.workers) {
-      if ((this.busy.get(candidate) ?? 0) < (this.busy.get(worker) ?? 0)) worker = candidate;
-    }
-    const bytes = block.bytes.buffer as ArrayBuffer;
-    return this.send<BlockResult>(worker, { kind: 'block', block, spec, job }, [bytes]);
-  }
-
-  private async usable(): Promise<void> {
-    if (this.closed) throw new Error('the matching threads are closed');
-    if (this.broken) throw new Error('a matching thread died; the job is retried on new threads');
-    await this.ready;
-    if (this.closed) throw new Error('the matching threads are closed');
-  }
-
-  /**
    * The sample's pattern counts. The pool's first sample is counted by every thread on the whole
    * of it: each thread's first real work (the candidate search and scoring the sample runs
    * through) then finds its code compiled, which matters for a list only a few times longer than
@@ -149,58 +85,47 @@ export class MatchThreadPool implements PersonMatchRunner {
   async sampleWarming(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
     if (this.warmed) return await this.sample(rows, job);
     this.warmed = true;
-    await this.usable();
     const counts = await Promise.all(
-      this.workers.map((worker) => this.send<PatternCountsData>(worker, { kind: 'sample', rows, job })),
+      Array.from({ length: this.threads }, (_, i) => this.pool.runOn(i, { kind: 'sample', rows, job })),
     );
-    return counts[0]!;
+    return counts[0] as PatternCountsData;
+  }
+
+  /**
+   * One block of a list, parsed, matched and formatted on the least busy thread. Its bytes are
+   * moved to that thread (the block must not be used here afterwards).
+   */
+  async runBlock(block: CsvBlock, spec: BlockSpec, job: PersonMatchJob): Promise<BlockResult> {
+    if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
+    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    return (await this.pool.run({ kind: 'block', block, spec, job }, [
+      block.bytes.buffer as ArrayBuffer,
+    ])) as BlockResult;
   }
 
   /** One contiguous chunk of rows per thread; the results in chunk order. */
   private async split<T>(
     rows: readonly MatchInput[],
-    message: (chunk: MatchInput[]) => object,
+    task: (chunk: MatchInput[]) => MatchTask,
   ): Promise<T[]> {
-    await this.usable();
-    const chunks = Math.max(1, Math.min(this.workers.length, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
+    if (this.pool.isClosed) throw new Error('the matching threads are closed');
+    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    const chunks = Math.max(1, Math.min(this.threads, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
     const size = Math.ceil(rows.length / chunks);
     const parts: Promise<T>[] = [];
     for (let c = 0; c < chunks; c++) {
-      parts.push(this.send<T>(this.workers[c]!, message(rows.slice(c * size, (c + 1) * size))));
+      parts.push(this.pool.runOn(c, task(rows.slice(c * size, (c + 1) * size))) as Promise<T>);
     }
-    return Promise.all(parts);
+    return await Promise.all(parts);
   }
 
   /** Test hook and last resort: ends one thread as a crash would. */
   async terminateOne(): Promise<void> {
-    await this.workers[0]?.terminate();
+    await this.pool.terminateOne();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all(this.workers.map((w) => w.terminate()));
-    this.failAll(new Error('the matching threads were closed'));
-  }
-
-  private send<T>(worker: Worker, message: object, transfer: ArrayBuffer[] = []): Promise<T> {
-    const id = this.nextId++;
-    const busy = this.busy.get(worker) ?? 0;
-    if (busy === 0) worker.ref();
-    this.busy.set(worker, busy + 1);
-    const done = () => {
-      const left = (this.busy.get(worker) ?? 1) - 1;
-      this.busy.set(worker, left);
-      if (left === 0) worker.unref();
-    };
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (result: never) => void, reject });
-      worker.postMessage({ id, ...message }, transfer);
-    }).finally(done);
-  }
-
-  private failAll(error: Error): void {
-    for (const [, waiting] of this.pending) waiting.reject(error);
-    this.pending.clear();
+    await this.pool.close();
   }
 }
 

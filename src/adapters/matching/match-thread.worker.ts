@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput } from '../../domain/matching/matcher.ts';
@@ -11,6 +11,7 @@ import {
   samplePatterns,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import { type BlockSpec, matchBlock } from '../../domain/pipeline/match-block.ts';
+import { serveTasks } from '../threads/task-server.ts';
 import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
 
 /**
@@ -22,9 +23,8 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  * - `block`: a whole block of a list, parsed, matched (ids, then the probabilistic strategies
  *   with the job's fitted model) and formatted here (match-block.ts).
  *
- * In: { id, kind, … }. Out: { id, result } or { id, error }.
+ * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
  */
-const port = parentPort!;
 const { meta, parts, snapshot } = workerData as {
   meta: MatchIndexMeta;
   parts: Record<string, Uint8Array>;
@@ -36,33 +36,25 @@ const index = matchIndexFromParts(meta, (name) => {
   return part;
 });
 const voters = snapshot === null ? null : openSharedSnapshot(snapshot, index);
-port.postMessage({ ready: true });
 
-type Message = { id: number } & (
+export type MatchTask =
   | { kind: 'match'; rows: MatchInput[]; job: PersonMatchJob }
-  | { kind: 'sample'; rows: MatchInput[]; job: SampleJob }
-  | { kind: 'block'; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob }
-);
+  | { kind: 'sample'; rows: readonly MatchInput[]; job: SampleJob }
+  | { kind: 'block'; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob };
 
-port.on('message', (message: Message) => {
-  answer(message).then(
-    (result) => port.postMessage({ id: message.id, result }),
-    (error: unknown) =>
-      port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
+serveTasks<MatchTask, unknown>(answer);
 
-async function answer(message: Message): Promise<unknown> {
+async function answer(task: MatchTask): Promise<unknown> {
   // A cloned Date arrives as a Date, but rebuilding it keeps this robust to plain timestamps.
-  const options = { ...message.job.options, asOf: new Date(message.job.options.asOf) };
-  switch (message.kind) {
+  const options = { ...task.job.options, asOf: new Date(task.job.options.asOf) };
+  switch (task.kind) {
     case 'match':
-      return message.rows.map((row) => matchPersons(index, row, { ...message.job, options }));
+      return task.rows.map((row) => matchPersons(index, row, { ...task.job, options }));
     case 'sample':
-      return samplePatterns(index, message.rows, { ...message.job, options }).toData();
+      return samplePatterns(index, task.rows, { ...task.job, options }).toData();
     case 'block': {
       if (voters === null) throw new Error('this matching thread was started without the voter file');
-      const { job } = message;
+      const { job } = task;
       const matcher = createProbabilisticMatcher(
         voters,
         index,
@@ -74,7 +66,7 @@ async function answer(message: Message): Promise<unknown> {
         },
         inThreadRunner(index),
       );
-      return await matchBlock(message.block, message.spec, matcher, voters);
+      return await matchBlock(task.block, task.spec, matcher, voters);
     }
   }
 }

@@ -61,14 +61,44 @@ export class TaskPool<Task, Answer> {
     return this.workers.length;
   }
 
+  /** Whether a thread failed: the pool serves no more tasks (start a new one). */
+  get failed(): boolean {
+    return this.failure !== null && !this.closed;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Resolves once every thread has started (rejects when one could not). */
+  async started(): Promise<void> {
+    await this.ready;
+  }
+
   /** Runs a task on the least busy thread; `transfer` moves those buffers there instead of copying. */
   async run(task: Task, transfer: ArrayBuffer[] = []): Promise<Answer> {
-    if (this.failure !== null) throw this.failure;
-    if (this.closed) throw new Error('the worker threads are closed');
     let worker = this.workers[0]!;
     for (const candidate of this.workers) {
       if ((this.busy.get(candidate) ?? 0) < (this.busy.get(worker) ?? 0)) worker = candidate;
     }
+    return await this.send(worker, task, transfer);
+  }
+
+  /** Runs a task on thread `index` (0 … threads - 1). */
+  async runOn(index: number, task: Task, transfer: ArrayBuffer[] = []): Promise<Answer> {
+    const worker = this.workers[index];
+    if (worker === undefined) throw new RangeError(`no worker thread ${index}`);
+    return await this.send(worker, task, transfer);
+  }
+
+  /** Test hook and last resort: ends one thread as a crash would. */
+  async terminateOne(): Promise<void> {
+    await this.workers[0]?.terminate();
+  }
+
+  private async send(worker: Worker, task: Task, transfer: ArrayBuffer[]): Promise<Answer> {
+    if (this.failure !== null) throw this.failure;
+    if (this.closed) throw new Error('the worker threads are closed');
     const id = this.nextId++;
     const busy = this.busy.get(worker) ?? 0;
     if (busy === 0) worker.ref();
