@@ -1,4 +1,5 @@
-import { type IdColumn, idColumnFor, MatchIndex, type MatchIndexData } from './match-index.ts';
+import { MatchIndex } from './match-index.ts';
+import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';

@@ -1,4 +1,4 @@
-import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index.ts';
+import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import type { MatchIndexShard, ShardDictionary } from './match-index-shard.ts';
 import { PackedPostings } from './packed-postings.ts';
