@@ -22,6 +22,8 @@ const THREAD_HEAP_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSize
 
 /** Rows below which a batch is matched on one thread: splitting costs more than it saves. */
 const MIN_ROWS_PER_THREAD = 64;
+/** Rows of candidate search and scoring that compile a thread's matching code (see sampleWarming). */
+const WARM_UP_ROWS = 250;
 
 /**
  * Worker threads that match against one voter snapshot (a task pool of match-thread.worker.ts).
@@ -76,15 +78,17 @@ export class MatchThreadPool implements PersonMatchRunner {
   }
 
   /**
-   * The sample's pattern counts. The pool's first sample is counted by every thread on the whole
-   * of it: each thread's first real work (the candidate search and scoring the sample runs
-   * through) then finds its code compiled, which matters for a list only a few times longer than
-   * the threads are many. The counts are the same on every thread; the first's are returned.
-   * Later samples are shared out as `sample` does.
+   * The sample's pattern counts. A thread's first real work (the candidate search and scoring the
+   * sample runs through) is slow until its code is compiled, which matters for a list only a few
+   * times longer than the threads are many. So the pool's first sample, when too small to give
+   * every thread WARM_UP_ROWS of its own, is counted by every thread on the whole of it (the counts
+   * are the same on every thread; the first's are returned). Other samples are shared out as
+   * `sample` does.
    */
   async sampleWarming(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
-    if (this.warmed) return await this.sample(rows, job);
+    const shares = this.warmed || rows.length >= WARM_UP_ROWS * this.threads;
     this.warmed = true;
+    if (shares) return await this.sample(rows, job);
     const counts = await Promise.all(
       Array.from({ length: this.threads }, (_, i) => this.pool.runOn(i, { kind: 'sample', rows, job })),
     );

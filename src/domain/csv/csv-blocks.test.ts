@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { type CsvBlock, cutCsvBlocks, parseBlock, SAMPLE_WINDOW_BYTES } from './csv-blocks.ts';
+import { type CsvBlock, cutCsvBlocks, parseBlock } from './csv-blocks.ts';
 import { type CsvRecord, type CsvWarning, readCsvTable } from './csv-reader.ts';
 
 /** A small deterministic generator (xorshift), so a failing case can be replayed by its seed. */
@@ -67,9 +67,8 @@ async function readWhole(bytes: Buffer, maxRowBytes = MAX_ROW) {
   const warnings: CsvWarning[] = [];
   let header: string[] | null = null;
   const rows: CsvRecord[] = [];
-  const batches: number[] = [];
   for await (const event of readCsvTable(
-    chunked(bytes, () => SAMPLE_WINDOW_BYTES),
+    chunked(bytes, () => 64 * 1024),
     {
       maxRowBytes,
       onWarning: (w) => warnings.push(w),
@@ -78,10 +77,9 @@ async function readWhole(bytes: Buffer, maxRowBytes = MAX_ROW) {
     if (event.kind === 'header') header = event.header;
     else {
       rows.push(...event.rows);
-      batches.push(event.rows.length);
     }
   }
-  return { header, rows, warnings, firstBatch: batches[0] ?? 0 };
+  return { header, rows, warnings };
 }
 
 async function readBlocks(bytes: Buffer, sizes: () => number, blockBytes: number, maxRowBytes = MAX_ROW) {
@@ -138,14 +136,30 @@ describe('cutCsvBlocks + parseBlock', () => {
     }
   });
 
-  it('make the first block the first batch of a file read in 64 KiB chunks (the EM sample)', async () => {
+  it('say where each block starts in the stream, whatever the chunks', async () => {
     for (const seed of [3, 5, 8]) {
-      // Large enough to span several windows.
       const bytes = hostileCsv(seed, 6000);
-      // No record over the limit here: a record that streams past it ends a block where it starts.
-      const whole = await readWhole(bytes, 1024);
-      const blocks = await readBlocks(bytes, () => 1000, 4096, 1024);
-      assert.equal(blocks.blocks[0]!.records, whole.firstBatch, `seed ${seed}`);
+      // No record over the limit here: the blocks then tile the file after the header.
+      const blocks = await readBlocks(bytes, () => 1 + ((seed * 977) % 5000), 4096, 1024);
+      assert.ok(blocks.blocks.length > 3, `seed ${seed}: several blocks`);
+      for (const [i, block] of blocks.blocks.entries()) {
+        const at = bytes.subarray(block.offset, block.offset + block.bytes.byteLength);
+        assert.ok(
+          at.equals(Buffer.from(block.bytes)),
+          `seed ${seed}: block ${i} is the file's bytes at its offset`,
+        );
+        const next = blocks.blocks[i + 1];
+        if (next)
+          assert.equal(
+            next.offset,
+            block.offset + block.bytes.byteLength,
+            `seed ${seed}: block ${i + 1} follows`,
+          );
+        else {
+          const rest = bytes.subarray(block.offset + block.bytes.byteLength).toString('latin1');
+          assert.match(rest, /^[\r\n]*$/, `seed ${seed}: only empty lines follow the last block`);
+        }
+      }
     }
   });
 

@@ -8,28 +8,16 @@
  * stream reader would have read those records in place, warnings included. Records that stream
  * past `maxRowBytes` are skipped here, never copied into a block.
  */
-import {
-  type CsvRecord,
-  decodeRecord,
-  MAX_BATCH_CELLS,
-  RecordSplitter,
-  splitRecord,
-  toBuffer,
-} from './csv-reader.ts';
+import { type CsvRecord, decodeRecord, RecordSplitter, splitRecord, toBuffer } from './csv-reader.ts';
 import { type CsvWarning, RecordScanner, type RecordScannerOptions } from './record-scanner.ts';
 
 /** Target size of a block: about a thousand rows of a contact list, tens of milliseconds of matching. */
 export const BLOCK_BYTES = 64 * 1024;
-/**
- * The first block is the matcher's sample (EM fits m on it): the data records whose line ends in
- * the same 64 KiB window of the file as the first one's, as a file read in 64 KiB chunks gives its
- * first batch, whatever the source's own chunks.
- */
-export const SAMPLE_WINDOW_BYTES = 64 * 1024;
-
 export interface CsvBlock {
   /** 0, 1, …: the order of the blocks in the file. */
   index: number;
+  /** Byte offset in the stream of the block's first byte. */
+  offset: number;
   /** The records' bytes, from a record start to a record end (an LF, or the end of the file). */
   bytes: Uint8Array;
   /** Line number of the block's first byte. */
@@ -129,10 +117,6 @@ class BlockCutter extends RecordScanner {
   #lastEnd = 0;
   #lastEndLine = 1;
   #blocks = 0;
-  /** The window of the sample block (the first data record's), once it is known. */
-  #sampleWindow = -1;
-  #sampleMaxRecords = Number.POSITIVE_INFINITY;
-  #finishing = false;
 
   constructor(options: { maxRowBytes: number; blockBytes: number }) {
     const scanner: RecordScannerOptions = {
@@ -158,7 +142,6 @@ class BlockCutter extends RecordScanner {
   }
 
   finishStream(): void {
-    this.#finishing = true;
     this.finish();
     this.#cut(this.#lastEnd);
     if (this.#warnings.length > 0) this.#events.push({ kind: 'end', warnings: this.#takeWarnings() });
@@ -228,7 +211,6 @@ class BlockCutter extends RecordScanner {
     const text = decodeRecord(buf, start, end, line, warn);
     const header = splitRecord(text, hasQuote, line, warn);
     this.#header = header;
-    this.#sampleMaxRecords = Math.max(1, Math.floor(MAX_BATCH_CELLS / Math.max(header.length, 1)));
     this.#events.push({ kind: 'header', header, line, warnings: this.#takeWarnings() });
     this.#blockStart = endOffset;
     this.#lastEnd = endOffset;
@@ -238,22 +220,10 @@ class BlockCutter extends RecordScanner {
 
   /** A data record ending at `endOffset`: it joins the current block, or starts the next one. */
   #record(endOffset: number, lineAfter: number): void {
-    if (this.#blocks === 0) {
-      // The sample block: records ending in the first one's window, not one read at the end, at most a batch.
-      const window = Math.floor((endOffset - 1) / SAMPLE_WINDOW_BYTES);
-      if (this.#sampleWindow === -1) this.#sampleWindow = window;
-      else if (
-        window !== this.#sampleWindow ||
-        this.#finishing ||
-        this.#blockRecords >= this.#sampleMaxRecords
-      ) {
-        this.#cut(this.#lastEnd);
-      }
-    }
     this.#blockRecords++;
     this.#lastEnd = endOffset;
     this.#lastEndLine = lineAfter;
-    if (this.#blocks > 0 && endOffset - this.#blockStart >= this.#blockBytes) this.#cut(endOffset);
+    if (endOffset - this.#blockStart >= this.#blockBytes) this.#cut(endOffset);
   }
 
   /** Makes `[blockStart, end)` a block when it holds records. */
@@ -261,6 +231,7 @@ class BlockCutter extends RecordScanner {
     if (this.#blockRecords === 0) return;
     const block: CsvBlock = {
       index: this.#blocks++,
+      offset: this.#blockStart,
       bytes: this.#bytes(this.#blockStart, end),
       firstLine: this.#blockFirstLine,
       firstRow: this.#rowsBefore + 1,

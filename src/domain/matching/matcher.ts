@@ -77,6 +77,11 @@ export interface MatchOptions {
 
 export interface Matcher {
   readonly name: string;
+  /**
+   * Learns what it fits on each list (EM's m) from the list's sample, before the first batch.
+   * Absent, or not called: a matcher that learns does so on its first batch.
+   */
+  prepare?(sample: readonly MatchInput[], options: MatchOptions): Promise<void>;
   /** Matches a batch; returns one outcome per input, in order. */
   matchBatch(rows: readonly MatchInput[], options: MatchOptions): MatchOutcome[] | Promise<MatchOutcome[]>;
 }

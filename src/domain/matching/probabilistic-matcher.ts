@@ -102,8 +102,9 @@ export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
 
 /**
  * The matcher of one job: ids first (exact), then normalization → candidates → Fellegi-Sunter
- * scoring → selection. m is estimated by EM from the candidate pairs of the first batch's rows,
- * so the model fits each list's own error rates; the rest of the job reuses it.
+ * scoring → selection. m is estimated by EM from the candidate pairs of the list's sample (given
+ * to `prepare`, else the first batch's rows), so the model fits each list's own error rates; the
+ * rest of the job reuses it.
  */
 export function createProbabilisticMatcher(
   voters: VoterSnapshot,
@@ -116,18 +117,27 @@ export function createProbabilisticMatcher(
   // The pipeline asks for the next batch before the first one is done: every batch must wait
   // for the one model fitted on the first batch's rows, or a second fit would race it.
   let fitting: Promise<FellegiSunterModel> | null = model === null ? null : Promise.resolve(model);
-  const fit = async (sample: MatchInput[], job: Omit<SampleJob, 'u'>): Promise<FellegiSunterModel> => {
+  const candidatesFor = (matchOptions: MatchOptions): CandidateOptions => ({
+    ...settings.candidates,
+    searchRadiusMiles: matchOptions.searchRadiusMiles,
+  });
+  const fit = async (
+    sample: readonly MatchInput[],
+    job: Omit<SampleJob, 'u'>,
+  ): Promise<FellegiSunterModel> => {
     model = await fitModel(index, runner, sample, job);
     return model;
   };
   return {
     name: 'probabilistic',
     model: () => model,
+    async prepare(sample: readonly MatchInput[], matchOptions: MatchOptions): Promise<void> {
+      const candidates = candidatesFor(matchOptions);
+      fitting ??= fit(sample.slice(0, settings.emSampleRows), { options: matchOptions, candidates });
+      await fitting;
+    },
     async matchBatch(rows: readonly MatchInput[], matchOptions: MatchOptions): Promise<MatchOutcome[]> {
-      const candidates: CandidateOptions = {
-        ...settings.candidates,
-        searchRadiusMiles: matchOptions.searchRadiusMiles,
-      };
+      const candidates = candidatesFor(matchOptions);
       fitting ??= fit(rows.slice(0, settings.emSampleRows), { options: matchOptions, candidates });
       const job: PersonMatchJob = {
         model: await fitting,

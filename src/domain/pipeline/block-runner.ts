@@ -12,8 +12,8 @@ export interface BlockRunner {
   /** Blocks it works on at once. */
   readonly parallelism: number;
   /**
-   * Learns what the matcher fits on each list (EM's m) from the first block's rows (`sample`
-   * parses them when called), before any block runs; every block is then matched with the same model.
+   * Learns what the matcher fits on each list (EM's m) from the list's sample (`sample` parses
+   * it when called), before any block runs; every block is then matched with the same model.
    */
   prepare(sample: () => readonly MatchInput[], options: MatchOptions): Promise<void>;
   run(block: CsvBlock, spec: BlockSpec): Promise<BlockResult>;
@@ -26,13 +26,15 @@ export interface ListMatcher extends Matcher {
 }
 
 /**
- * Blocks run one at a time on the calling thread, through the matcher's `matchBatch`. A matcher
- * that learns from a list does so on its first batch, which is the first block.
+ * Blocks run one at a time on the calling thread, through the matcher's `matchBatch`; a matcher
+ * that learns from a list does so on the list's sample first.
  */
 export function inThreadBlocks(matcher: Matcher, voters: VoterSnapshot | null): BlockRunner {
   return {
     parallelism: 1,
-    prepare: async () => {},
+    prepare: async (sample, options) => {
+      if (matcher.prepare) await matcher.prepare(sample(), options);
+    },
     run: (block, spec) => matchBlock(block, spec, matcher, voters),
   };
 }
