@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { type CsvBlock, cutCsvBlocks, parseBlock } from './csv-blocks.ts';
-import { type CsvRecord, type CsvWarning, readCsvTable } from './csv-reader.ts';
+import { type CsvRecord, type CsvWarning, MAX_BATCH_CELLS, readCsvTable } from './csv-reader.ts';
 
 /** A small deterministic generator (xorshift), so a failing case can be replayed by its seed. */
 function random(seed: number): () => number {
@@ -161,6 +161,17 @@ describe('cutCsvBlocks + parseBlock', () => {
         }
       }
     }
+  });
+
+  it('keep a block of short rows under a wide header within MAX_BATCH_CELLS cells once padded', async () => {
+    const width = 901;
+    const bytes = Buffer.from(`h${',c'.repeat(width - 1)}\n${'1\n'.repeat(20_000)}`);
+    const blocks = await readBlocks(bytes, () => 64 * 1024, 64 * 1024, 8192);
+    const most = Math.floor(MAX_BATCH_CELLS / width);
+    assert.ok(blocks.blocks.length >= Math.ceil(20_000 / most), 'cut by cells, not bytes');
+    for (const block of blocks.blocks)
+      assert.ok(block.records <= most, `block ${block.index}: ${block.records} rows`);
+    assert.equal(blocks.rows.length, 20_000);
   });
 
   it('skip a record that streams past the limit without keeping its bytes', async () => {

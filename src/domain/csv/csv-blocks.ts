@@ -8,11 +8,19 @@
  * stream reader would have read those records in place, warnings included. Records that stream
  * past `maxRowBytes` are skipped here, never copied into a block.
  */
-import { type CsvRecord, decodeRecord, RecordSplitter, splitRecord, toBuffer } from './csv-reader.ts';
+import {
+  type CsvRecord,
+  decodeRecord,
+  MAX_BATCH_CELLS,
+  RecordSplitter,
+  splitRecord,
+  toBuffer,
+} from './csv-reader.ts';
 import { type CsvWarning, RecordScanner, type RecordScannerOptions } from './record-scanner.ts';
 
 /** Target size of a block: about a thousand rows of a contact list, tens of milliseconds of matching. */
 export const BLOCK_BYTES = 64 * 1024;
+
 export interface CsvBlock {
   /** 0, 1, …: the order of the blocks in the file. */
   index: number;
@@ -117,6 +125,11 @@ class BlockCutter extends RecordScanner {
   #lastEnd = 0;
   #lastEndLine = 1;
   #blocks = 0;
+  /**
+   * Records a block holds at most: parsed rows are padded to the header's width, so a block of
+   * short rows under a wide header holds at most MAX_BATCH_CELLS cells, as a reader's batch does.
+   */
+  #maxRecords = Number.POSITIVE_INFINITY;
 
   constructor(options: { maxRowBytes: number; blockBytes: number }) {
     const scanner: RecordScannerOptions = {
@@ -211,6 +224,7 @@ class BlockCutter extends RecordScanner {
     const text = decodeRecord(buf, start, end, line, warn);
     const header = splitRecord(text, hasQuote, line, warn);
     this.#header = header;
+    this.#maxRecords = Math.max(1, Math.floor(MAX_BATCH_CELLS / Math.max(header.length, 1)));
     this.#events.push({ kind: 'header', header, line, warnings: this.#takeWarnings() });
     this.#blockStart = endOffset;
     this.#lastEnd = endOffset;
@@ -223,7 +237,8 @@ class BlockCutter extends RecordScanner {
     this.#blockRecords++;
     this.#lastEnd = endOffset;
     this.#lastEndLine = lineAfter;
-    if (endOffset - this.#blockStart >= this.#blockBytes) this.#cut(endOffset);
+    if (endOffset - this.#blockStart >= this.#blockBytes || this.#blockRecords >= this.#maxRecords)
+      this.#cut(endOffset);
   }
 
   /** Makes `[blockStart, end)` a block when it holds records. */

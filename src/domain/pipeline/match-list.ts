@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { type CsvBlock, cutCsvBlocks } from '../csv/csv-blocks.ts';
-import type { CsvWarning } from '../csv/csv-reader.ts';
+import { type CsvWarning, MAX_BATCH_CELLS } from '../csv/csv-reader.ts';
 import { CsvChunkWriter, formatCsvRow } from '../csv/csv-writer.ts';
 import { AppError } from '../errors.ts';
 import type { AppendedField } from '../keys/key-types.ts';
@@ -138,7 +138,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
         if (sampling !== null) {
           // Blocks wait, in order, until the sample they begin is complete.
           sampling.push(event.block);
-          if (!sampleComplete(sampling)) continue;
+          if (!sampleComplete(sampling, list!.spec)) continue;
           await prepare(sampling);
           for (const block of sampling) await start(block);
           sampling = null;
@@ -190,23 +190,31 @@ const matchOptions = (spec: BlockSpec) => ({
   asOf: new Date(spec.asOf),
 });
 
+/**
+ * Rows of the sample: SAMPLE_ROWS, or fewer under a header so wide that they would pad to more
+ * than MAX_BATCH_CELLS cells.
+ */
+const sampleRows = (spec: BlockSpec) =>
+  Math.max(1, Math.min(SAMPLE_ROWS, Math.floor(MAX_BATCH_CELLS / Math.max(spec.layout.width, 1))));
+
 /** Whether the blocks read so far hold the whole sample (see SAMPLE_ROWS). */
-function sampleComplete(blocks: readonly CsvBlock[]): boolean {
+function sampleComplete(blocks: readonly CsvBlock[], spec: BlockSpec): boolean {
   const last = blocks[blocks.length - 1]!;
   if (last.offset >= SAMPLE_WINDOW_BYTES) return true;
   let rows = 0;
   for (const block of blocks) rows += block.records;
-  return rows >= SAMPLE_ROWS;
+  return rows >= sampleRows(spec);
 }
 
 /** The sample's rows, from the blocks read before it was complete. */
 function sampleOf(blocks: readonly CsvBlock[], spec: BlockSpec) {
+  const wanted = sampleRows(spec);
   const rows = [];
   for (const block of blocks) {
-    if (block.offset >= SAMPLE_WINDOW_BYTES || rows.length >= SAMPLE_ROWS) break;
+    if (block.offset >= SAMPLE_WINDOW_BYTES || rows.length >= wanted) break;
     rows.push(...blockInputs(block, spec).inputs);
   }
-  return rows.slice(0, SAMPLE_ROWS);
+  return rows.slice(0, wanted);
 }
 
 /** The result CSVs, written block by block in order. */
