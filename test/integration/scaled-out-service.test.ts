@@ -195,7 +195,12 @@ describe('the service on PostgreSQL and S3', () => {
       const failed = await scaled.running.services.jobStore.getJob(pendingJob.id);
       assert.match(String(failed?.error), /^Authorization Error: the API key of this job was revoked/);
       assert.equal(failed?.uploadBlob, null);
-      assert.deepEqual(await scaled.running.services.blobs.list(`incoming/${pendingJob.id}/`), []);
+      // The object is deleted just after the job is failed (only a settled outcome deletes it).
+      await until(
+        async () => (await scaled.running.services.blobs.list(`incoming/${pendingJob.id}/`)).length === 0,
+        'the dropped upload deleted from the bucket',
+        15_000,
+      );
     } finally {
       await scaled.stop();
     }
