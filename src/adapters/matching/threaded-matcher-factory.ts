@@ -1,17 +1,14 @@
 import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
-import type { MatchInput } from '../../domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
-  DEFAULT_MATCHER_OPTIONS,
-  fitModel,
   inThreadRunner,
   type PersonMatchRunner,
+  type ProbabilisticMatcher,
   type ProbabilisticMatcherOptions,
-  type SampleJob,
 } from '../../domain/matching/probabilistic-matcher.ts';
-import type { FellegiSunterModel } from '../../domain/matching/score/fellegi-sunter.ts';
 import type { BlockRunner, ListMatcher } from '../../domain/pipeline/block-runner.ts';
+import { matchOptionsOf } from '../../domain/pipeline/match-block.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { MatchThreadPool } from './match-thread-pool.ts';
 
@@ -70,52 +67,14 @@ export class ThreadedMatcherFactory {
     const matcher = createProbabilisticMatcher(voters, index, options, runner);
     if (shared === null) return matcher;
     // A list's blocks go to the threads: start them now, so that they start while this thread
-    // reads the first block and fits the model.
+    // reads the sample and fits the model.
     threads();
-    return { ...matcher, blocks: this.blockRunner(index, options, threads) };
-  }
-
-  /**
-   * Whole blocks of a list on the threads (parse → match → format there): the model is fitted once
-   * on the first block's rows (the same model wherever its sample is counted), then each block goes
-   * to the least busy thread with it.
-   */
-  private blockRunner(
-    index: MatchIndex,
-    options: Partial<ProbabilisticMatcherOptions>,
-    threads: () => MatchThreadPool,
-  ): BlockRunner {
-    const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
-    let model: FellegiSunterModel | null = null;
-    return {
-      parallelism: this.threads,
-      async prepare(sample, matchOptions) {
-        const candidates = { ...settings.candidates, searchRadiusMiles: matchOptions.searchRadiusMiles };
-        // The pool's first sample warms every thread up for the blocks to come.
-        const warming = {
-          sample: (rows: readonly MatchInput[], job: SampleJob) => threads().sampleWarming(rows, job),
-        };
-        model = await fitModel(index, warming, sample().slice(0, settings.emSampleRows), {
-          options: matchOptions,
-          candidates,
-        });
-      },
-      run(block, spec) {
-        if (model === null) throw new Error('the blocks of a list run after prepare');
-        const options = {
-          maxMatches: spec.maxMatches,
-          searchRadiusMiles: spec.searchRadiusMiles,
-          asOf: new Date(spec.asOf),
-        };
-        return threads().runBlock(block, spec, {
-          model,
-          options,
-          candidates: { ...settings.candidates, searchRadiusMiles: spec.searchRadiusMiles },
-          thresholdScore: settings.thresholdScore,
-          rankOnly: settings.rankOnly ?? false,
-        });
-      },
-    };
+    // The pool's first sample warms every thread up for the blocks to come.
+    const fitting = createProbabilisticMatcher(voters, index, options, {
+      ...runner,
+      sample: (rows, job) => threads().sampleWarming(rows, job),
+    });
+    return { ...matcher, blocks: threadBlocks(fitting, this.threads, threads) };
   }
 
   private poolFor(index: MatchIndex, shared: object | null): MatchThreadPool {
@@ -154,4 +113,21 @@ export class ThreadedMatcherFactory {
     this.pools.clear();
     await Promise.all(pools.map((pool) => pool.close()));
   }
+}
+
+/**
+ * Whole blocks of a list on the threads (parse → match → format there): `matcher` fits the model
+ * once on the list's sample (the same model wherever the sample is counted), then each block goes
+ * to the least busy thread with it.
+ */
+function threadBlocks(
+  matcher: ProbabilisticMatcher,
+  parallelism: number,
+  threads: () => MatchThreadPool,
+): BlockRunner {
+  return {
+    parallelism,
+    prepare: (sample, options) => matcher.prepare(sample(), options),
+    run: (block, spec) => threads().runBlock(block, spec, matcher.jobFor(matchOptionsOf(spec))),
+  };
 }

@@ -28,8 +28,8 @@ export interface ProbabilisticMatcherOptions {
   /** Return the best candidates whatever their score or evidence (measures the candidate stage). */
   rankOnly?: boolean;
   /**
-   * Most rows of the list's first batch used to estimate m by EM (the pipeline's batches hold
-   * 256 KiB of the file, so a wide list's first batch has fewer).
+   * Most rows of the list's sample (given to `prepare`, else its first batch) used to estimate m
+   * by EM (the pipeline's sample holds at most as many, fewer for a wide or short list).
    */
   emSampleRows: number;
   candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
@@ -100,6 +100,14 @@ export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
   };
 }
 
+/** The matcher of one job, with what it fitted on the list. */
+export type ProbabilisticMatcher = Matcher & {
+  model(): FellegiSunterModel | null;
+  prepare(sample: readonly MatchInput[], options: MatchOptions): Promise<void>;
+  /** What matching rows elsewhere (on a worker thread) takes, once the model is fitted. */
+  jobFor(options: MatchOptions): PersonMatchJob;
+};
+
 /**
  * The matcher of one job: ids first (exact), then normalization → candidates → Fellegi-Sunter
  * scoring → selection. m is estimated by EM from the candidate pairs of the list's sample (given
@@ -111,7 +119,7 @@ export function createProbabilisticMatcher(
   index: MatchIndex,
   options: Partial<ProbabilisticMatcherOptions> = {},
   runner: PersonMatchRunner = inThreadRunner(index),
-): Matcher & { model(): FellegiSunterModel | null } {
+): ProbabilisticMatcher {
   const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
   let model: FellegiSunterModel | null = settings.model ?? null;
   // The pipeline asks for the next batch before the first one is done: every batch must wait
@@ -125,27 +133,39 @@ export function createProbabilisticMatcher(
     sample: readonly MatchInput[],
     job: Omit<SampleJob, 'u'>,
   ): Promise<FellegiSunterModel> => {
-    model = await fitModel(index, runner, sample, job);
+    const u = randomPairU(index);
+    const counts = new PatternCounts();
+    counts.merge(await runner.sample(sample, { ...job, u }));
+    model = estimateWithEm(counts, u);
     return model;
+  };
+  const fitOn = (sample: readonly MatchInput[], matchOptions: MatchOptions) => {
+    fitting ??= fit(sample.slice(0, settings.emSampleRows), {
+      options: matchOptions,
+      candidates: candidatesFor(matchOptions),
+    });
+    return fitting;
+  };
+  const jobFor = (matchOptions: MatchOptions): PersonMatchJob => {
+    if (model === null) throw new Error('the model is fitted on the list before its rows are matched');
+    return {
+      model,
+      options: matchOptions,
+      candidates: candidatesFor(matchOptions),
+      thresholdScore: settings.thresholdScore,
+      rankOnly: settings.rankOnly ?? false,
+    };
   };
   return {
     name: 'probabilistic',
     model: () => model,
+    jobFor,
     async prepare(sample: readonly MatchInput[], matchOptions: MatchOptions): Promise<void> {
-      const candidates = candidatesFor(matchOptions);
-      fitting ??= fit(sample.slice(0, settings.emSampleRows), { options: matchOptions, candidates });
-      await fitting;
+      await fitOn(sample, matchOptions);
     },
     async matchBatch(rows: readonly MatchInput[], matchOptions: MatchOptions): Promise<MatchOutcome[]> {
-      const candidates = candidatesFor(matchOptions);
-      fitting ??= fit(rows.slice(0, settings.emSampleRows), { options: matchOptions, candidates });
-      const job: PersonMatchJob = {
-        model: await fitting,
-        options: matchOptions,
-        candidates,
-        thresholdScore: settings.thresholdScore,
-        rankOnly: settings.rankOnly ?? false,
-      };
+      await fitOn(rows, matchOptions);
+      const job = jobFor(matchOptions);
       const outcomes = new Array<MatchOutcome>(rows.length);
       const rest: MatchInput[] = [];
       const restAt: number[] = [];
@@ -169,19 +189,6 @@ export function createProbabilisticMatcher(
       return outcomes;
     },
   };
-}
-
-/** m fitted by EM on a list's sample, with the voter file's random-pair u (the sample counted by `runner`). */
-export async function fitModel(
-  index: MatchIndex,
-  runner: Pick<PersonMatchRunner, 'sample'>,
-  sample: readonly MatchInput[],
-  job: Omit<SampleJob, 'u'>,
-): Promise<FellegiSunterModel> {
-  const u = randomPairU(index);
-  const counts = new PatternCounts();
-  counts.merge(await runner.sample(sample, { ...job, u }));
-  return estimateWithEm(counts, u);
 }
 
 /** Whether a person carries a value that can corroborate a name match (isCorroborated's list). */

@@ -1,7 +1,7 @@
 import { type CsvBlock, parseBlock } from '../csv/csv-blocks.ts';
 import type { CsvWarning } from '../csv/csv-reader.ts';
 import { formatCsvRow, needsFormulaNeutralization } from '../csv/csv-writer.ts';
-import type { Matcher, MatchInput, MatchOutcome } from '../matching/matcher.ts';
+import type { Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { type ListLayout, pickIdentifiers } from './list-layout.ts';
 import { countIn, emptyTally, scoreBand, type Tally } from './summary-tally.ts';
@@ -33,6 +33,17 @@ export interface BlockResult {
   raggedRows: number;
 }
 
+/** The matcher's options of a list, from its spec. */
+export function matchOptionsOf(
+  spec: Pick<BlockSpec, 'maxMatches' | 'searchRadiusMiles' | 'asOf'>,
+): MatchOptions {
+  return {
+    maxMatches: spec.maxMatches,
+    searchRadiusMiles: spec.searchRadiusMiles,
+    asOf: new Date(spec.asOf),
+  };
+}
+
 /** A block's rows as the matcher takes them. */
 export function blockInputs(block: CsvBlock, spec: Pick<BlockSpec, 'layout' | 'maxRowBytes'>) {
   const parsed = parseBlock(block, spec.layout.width, spec.maxRowBytes);
@@ -55,11 +66,7 @@ export async function matchBlock(
   voters: VoterSnapshot | null,
 ): Promise<BlockResult> {
   const { rows, warnings, raggedRows, inputs } = blockInputs(block, spec);
-  const outcomes = await matcher.matchBatch(inputs, {
-    maxMatches: spec.maxMatches,
-    searchRadiusMiles: spec.searchRadiusMiles,
-    asOf: new Date(spec.asOf),
-  });
+  const outcomes = await matcher.matchBatch(inputs, matchOptionsOf(spec));
   const lines = new BlockLines(spec);
   for (let i = 0; i < rows.length; i++) lines.add(rows[i]!.fields, inputs[i]!.row, outcomes[i]!, voters);
   return {

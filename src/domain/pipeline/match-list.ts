@@ -7,7 +7,13 @@ import type { AppendedField } from '../keys/key-types.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { type BlockRunner, inThreadBlocks, type ListMatcher } from './block-runner.ts';
 import { type ListLayout, MATCH_COLUMNS, planLayout } from './list-layout.ts';
-import { type BlockResult, type BlockSpec, blockInputs, countFormulaCells } from './match-block.ts';
+import {
+  type BlockResult,
+  type BlockSpec,
+  blockInputs,
+  countFormulaCells,
+  matchOptionsOf,
+} from './match-block.ts';
 import {
   emptyTally,
   type ListSummary,
@@ -106,9 +112,12 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
 
   /** Blocks read before the model is fitted (null once it is). */
   let sampling: CsvBlock[] | null = [];
-  const prepare = async (blocks: readonly CsvBlock[]): Promise<void> => {
+  /** Fits the model on the sample of the blocks held, then starts them. */
+  const startSampled = async (blocks: readonly CsvBlock[]): Promise<void> => {
+    sampling = null;
     const { spec } = list!;
-    await runner.prepare(() => sampleOf(blocks, spec), matchOptions(spec));
+    await runner.prepare(() => sampleOf(blocks, spec), matchOptionsOf(spec));
+    for (const block of blocks) await start(block);
   };
   const start = async (block: CsvBlock): Promise<void> => {
     const running = runner.run(block, list!.spec);
@@ -135,26 +144,19 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
           formatCsvRow([...event.header, ...MATCH_COLUMNS, ...layout.appendedHeaders], layout.neutralize),
         );
       } else if (event.kind === 'block') {
-        if (sampling !== null) {
+        if (sampling === null) await start(event.block);
+        else {
           // Blocks wait, in order, until the sample they begin is complete.
           sampling.push(event.block);
-          if (!sampleComplete(sampling, list!.spec)) continue;
-          await prepare(sampling);
-          for (const block of sampling) await start(block);
-          sampling = null;
-        } else {
-          await start(event.block);
+          if (sampleComplete(sampling, list!.spec)) await startSampled(sampling);
         }
       } else {
         trailing = event.warnings;
         tooLongLines = trailing.some((w) => w.kind === 'row_too_long');
       }
     }
-    if (sampling !== null && sampling.length > 0) {
-      // A list shorter than the sample.
-      await prepare(sampling);
-      for (const block of sampling) await start(block);
-    }
+    // A list shorter than the sample.
+    if (sampling !== null && sampling.length > 0) await startSampled(sampling);
     while (inFlight.length > 0) await settle();
     for (const warning of trailing) warnings.add(warning);
   } catch (error) {
@@ -183,12 +185,6 @@ function blockSpec(input: MatchListInput, layout: ListLayout): BlockSpec {
     },
   };
 }
-
-const matchOptions = (spec: BlockSpec) => ({
-  maxMatches: spec.maxMatches,
-  searchRadiusMiles: spec.searchRadiusMiles,
-  asOf: new Date(spec.asOf),
-});
 
 /**
  * Rows of the sample: SAMPLE_ROWS, or fewer under a header so wide that they would pad to more
