@@ -230,18 +230,20 @@ export class JobService {
       return 'ignored';
     if ((await this.keys.activeKey(job.keyId)) === null) {
       // The bucket took the PUT (its URL is signed by the service's credential): drop it unread.
-      const error = 'Authorization Error: the API key of this job was revoked; the upload was deleted unread';
-      if (await this.jobs.transition(job.id, ['registered'], 'failed', { error }, now())) {
-        this.events.onTransition?.(job.kind, 'failed');
-      }
+      await this.failAwaitingUpload(
+        job,
+        'Authorization Error: the API key of this job was revoked; the upload was deleted unread',
+        now(),
+      );
       return 'ignored';
     }
     const maxBytes = this.settings.maxUploadBytes;
     if (upload.bytes > maxBytes) {
-      const error = `Validation Error: the upload exceeds the maximum of ${maxBytes} bytes; register again with a smaller file`;
-      if (await this.jobs.transition(job.id, ['registered'], 'failed', { error }, now())) {
-        this.events.onTransition?.(job.kind, 'failed');
-      }
+      await this.failAwaitingUpload(
+        job,
+        `Validation Error: the upload exceeds the maximum of ${maxBytes} bytes; register again with a smaller file`,
+        now(),
+      );
       return 'too_large';
     }
     try {
@@ -357,6 +359,13 @@ export class JobService {
       expiresAt: Math.floor(job.uploadExpiresAt / 1000),
       maxBytes: this.settings.maxUploadBytes,
     });
+  }
+
+  /** Fails a job still waiting for its upload, with the reason (no-op when it moved on meanwhile). */
+  private async failAwaitingUpload(job: Job, error: string, now: number): Promise<void> {
+    if (await this.jobs.transition(job.id, ['registered'], 'failed', { error }, now)) {
+      this.events.onTransition?.(job.kind, 'failed');
+    }
   }
 
   private assertPlatformConnected(platform: AdPlatform, asked: string): void {
