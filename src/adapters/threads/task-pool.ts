@@ -15,7 +15,6 @@ export class TaskPool<Task, Answer> {
     number,
     { resolve: (answer: Answer) => void; reject: (error: Error) => void }
   >();
-  private readonly ready: Promise<void>;
   private nextId = 1;
   private closed = false;
   private failure: Error | null = null;
@@ -51,10 +50,13 @@ export class TaskPool<Task, Answer> {
       });
       this.workers.push(worker);
     }
-    this.ready = Promise.all(starting).then(() => {
-      for (const worker of this.workers) if ((this.busy.get(worker) ?? 0) === 0) worker.unref();
-    });
-    this.ready.catch(() => {});
+    // A thread is referenced until it has started (its start would otherwise not hold the process).
+    Promise.all(starting).then(
+      () => {
+        for (const worker of this.workers) if ((this.busy.get(worker) ?? 0) === 0) worker.unref();
+      },
+      () => {},
+    );
   }
 
   get threads(): number {
@@ -68,11 +70,6 @@ export class TaskPool<Task, Answer> {
 
   get isClosed(): boolean {
     return this.closed;
-  }
-
-  /** Resolves once every thread has started (rejects when one could not). */
-  async started(): Promise<void> {
-    await this.ready;
   }
 
   /** Runs a task on the least busy thread; `transfer` moves those buffers there instead of copying. */

@@ -80,7 +80,7 @@ export async function matchBlock(
 }
 
 /** The output lines and counts of a block's rows, built row by row. */
-export class BlockLines {
+class BlockLines {
   readonly tally: Tally;
   readonly bestIds: string[] = [];
   readonly #spec: BlockSpec;
