@@ -1,4 +1,5 @@
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { CandidateSet } from './candidates/candidate-set.ts';
 import {
   type CandidateOptions,
   DEFAULT_CANDIDATE_OPTIONS,
@@ -215,6 +216,12 @@ function withIdReason(outcome: MatchOutcome, ids: MatchOutcome): MatchOutcome {
   return outcome;
 }
 
+/**
+ * The candidate set every person is searched into, reused (each thread has its own module
+ * instance, and a person's candidates are scored before the next person is searched).
+ */
+const scratchCandidates = new CandidateSet();
+
 /** The probabilistic strategies for one row (no id matched it). */
 export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatchJob): MatchOutcome {
   const { options, model } = job;
@@ -237,7 +244,8 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     if (!job.rankOnly && !canCorroborate(person)) continue;
     anySearched = true;
     const q = prepareQuery(index, person);
-    const candidates = new Map<number, number>();
+    const candidates = scratchCandidates;
+    candidates.clear();
     generateCandidates(index, q, job.candidates, candidates);
     if (candidates.size === 0) continue;
     anyCandidates = true;
@@ -315,7 +323,8 @@ export function samplePatterns(
     for (const person of input.persons) {
       if (!hasSearchableValue(person) || !canCorroborate(person)) continue;
       const q: Query = prepareQuery(index, person);
-      const candidates = new Map<number, number>();
+      const candidates = scratchCandidates;
+      candidates.clear();
       generateCandidates(index, q, job.candidates, candidates);
       if (candidates.size === 0) continue;
       counts.rows++;

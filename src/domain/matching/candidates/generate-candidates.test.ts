@@ -7,6 +7,7 @@ import { buildMatchIndex } from '../index/build-match-index.ts';
 import { type MatchIndex, MatchIndexBuilder } from '../index/match-index.ts';
 import { emptyPerson, type InputFields, normalizeInput } from '../normalize/person.ts';
 import { distanceMiles, prepareQuery, type Query } from '../score/compare-person.ts';
+import { CandidateSet } from './candidate-set.ts';
 import {
   type CandidateOptions,
   DEFAULT_CANDIDATE_OPTIONS,
@@ -114,19 +115,18 @@ function candidates(
   fields: InputFields,
   options: Partial<CandidateOptions> = {},
   index: MatchIndex = INDEX,
-): { q: Query; out: Map<number, number> } {
+): { q: Query; out: CandidateSet } {
   const person = normalizeInput(fields, AS_OF).persons[0]!;
   const q = prepareQuery(index, person);
-  const out = new Map<number, number>();
+  const out = new CandidateSet();
   generateCandidates(index, q, { ...DEFAULT_CANDIDATE_OPTIONS, ...options }, out);
   return { q, out };
 }
 
-const has = (out: Map<number, number>, voter: number, kind: number) =>
-  ((out.get(voter) ?? 0) & (1 << kind)) !== 0;
+const has = (out: CandidateSet, voter: number, kind: number) => (out.get(voter) & (1 << kind)) !== 0;
 
-function assertFoundBy(out: Map<number, number>, voter: number, kind: keyof typeof KEY): void {
-  assert.ok(out.has(voter), `voter ${voter} not found (found ${[...out.keys()].join(', ') || 'nobody'})`);
+function assertFoundBy(out: CandidateSet, voter: number, kind: keyof typeof KEY): void {
+  assert.ok(out.has(voter), `voter ${voter} not found (found ${out.voters().join(', ') || 'nobody'})`);
   assert.ok(has(out, voter, KEY[kind]), `voter ${voter} found, but not by ${kind} (bits ${out.get(voter)})`);
 }
 
@@ -211,7 +211,7 @@ describe('generateCandidates', () => {
       const { out } = candidates({ first_name: 'R', last_name: 'Williams', dob: '03/12/1970' });
       assertFoundBy(out, 0, 'dobFirst');
       assert.ok(!has(out, 0, KEY.dobLast));
-      assert.deepEqual([...out.keys()], [0]);
+      assert.deepEqual(out.voters(), [0]);
     });
 
     it('a nickname’s initial reaches the formal name’s dob key', () => {
@@ -265,7 +265,7 @@ describe('generateCandidates', () => {
     it('house number + street without a ZIP: houseStreet', () => {
       const { out } = candidates({ address1: '12 Oak Street', state: 'NC' });
       assertFoundBy(out, 0, 'houseStreet');
-      assert.deepEqual([...out.keys()], [0]);
+      assert.deepEqual(out.voters(), [0]);
     });
 
     it('house number + ZIP with a misspelled street: houseZip', () => {
@@ -292,7 +292,7 @@ describe('generateCandidates', () => {
         const { q, out } = candidates({ phone });
         assertFoundBy(out, 0, 'phone');
         assert.deepEqual(q.phoneVoters, new Set([0]));
-        assert.deepEqual([...out.keys()], [0]);
+        assert.deepEqual(out.voters(), [0]);
       });
     }
 
@@ -494,7 +494,7 @@ describe('generateCandidates', () => {
   it('adds to the bits already in the map', () => {
     const person = normalizeInput({ phone: '9194471042' }, AS_OF).persons[0]!;
     const q = prepareQuery(INDEX, person);
-    const out = new Map([
+    const out = CandidateSet.of([
       [0, 1 << KEY.email],
       [3, 1 << KEY.zipLast],
     ]);

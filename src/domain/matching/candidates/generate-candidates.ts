@@ -21,12 +21,14 @@ import {
 } from '../index/blocking-keys.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fields.ts';
-import { distanceMiles, type Query } from '../score/compare-person.ts';
+import type { Query } from '../score/compare-person.ts';
+import type { CandidateSet } from './candidate-set.ts';
+import { radiusTest } from './within-radius.ts';
 
 /**
  * Candidate generation: the union of the voters listed under each blocking key the input row
  * can form, plus the voters with a similar name within a radius of the row's location.
- * Returns voter → bit mask of the key kinds that found it.
+ * Fills `out` with voter → bit mask of the key kinds that found it.
  */
 export interface CandidateOptions {
   /** A key listing more voters than this is too common to block on (counted, skipped). */
@@ -47,7 +49,7 @@ export function generateCandidates(
   index: MatchIndex,
   q: Query,
   options: CandidateOptions,
-  out: Map<number, number>,
+  out: CandidateSet,
 ): void {
   const postings = index.data.postings;
   const p = q.person;
@@ -57,18 +59,18 @@ export function generateCandidates(
     const bit = 1 << kind;
     for (let i = start; i < end; i++) {
       const voter = postings.voterAt(i);
-      out.set(voter, (out.get(voter) ?? 0) | bit);
+      out.add(voter, bit);
     }
   };
 
   // Phone and e-mail: a voter agrees when both independent hashes list it.
   if (p.phones.length > 0) {
     q.phoneVoters = intersect(index, keyPhone(p.phones[0]!), keyPhoneCheck(p.phones[0]!));
-    for (const voter of q.phoneVoters) out.set(voter, (out.get(voter) ?? 0) | (1 << KEY.phone));
+    for (const voter of q.phoneVoters) out.add(voter, 1 << KEY.phone);
   }
   if (p.email !== '') {
     q.emailVoters = intersect(index, keyEmail(p.email), keyEmailCheck(p.email));
-    for (const voter of q.emailVoters) out.set(voter, (out.get(voter) ?? 0) | (1 << KEY.email));
+    for (const voter of q.emailVoters) out.add(voter, 1 << KEY.email);
   }
 
   const lastInitial = initialOf(p.last);
@@ -139,7 +141,7 @@ function intersect(index: MatchIndex, hash: number, check: number): Set<number> 
 }
 
 /** The row's location: its coordinates, else its address's (from a voter there), else its ZIP's centroid. */
-function locate(index: MatchIndex, q: Query, candidates: Map<number, number>): void {
+function locate(index: MatchIndex, q: Query, candidates: CandidateSet): void {
   const p = q.person;
   if (!Number.isNaN(p.lat)) {
     q.location = { lat: p.lat, lon: p.lon, source: 'coordinates' };
@@ -147,7 +149,9 @@ function locate(index: MatchIndex, q: Query, candidates: Map<number, number>): v
   }
   const data = index.data;
   if (q.houseId > 0 && q.streetId > 0) {
-    for (const [voter, bits] of candidates) {
+    for (let i = 0; i < candidates.size; i++) {
+      const voter = candidates.voterAt(i);
+      const bits = candidates.bitsAt(i);
       if (!(bits & ((1 << KEY.houseZip) | (1 << KEY.houseStreet)))) continue;
       if (data.ids.house[voter] === q.houseId && data.ids.street[voter] === q.streetId) {
         const lat = data.lat[voter]!;
@@ -181,12 +185,7 @@ export function dynamicRadius(index: MatchIndex, lat: number, lon: number): numb
   return Math.min(MAX_RADIUS_MILES, Math.max(MIN_RADIUS_MILES, radius));
 }
 
-function searchRadius(
-  index: MatchIndex,
-  q: Query,
-  options: CandidateOptions,
-  out: Map<number, number>,
-): void {
+function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, out: CandidateSet): void {
   const { lat, lon } = q.location!;
   const radius = q.radiusMiles;
   const dLat = radius / MILES_PER_DEGREE_LAT;
@@ -199,14 +198,13 @@ function searchRadius(
   const data = index.data;
   const byFirst = q.location!.source === 'coordinates';
   const bit = 1 << KEY.cellLast;
+  const within = radiusTest(lat, lon, radius);
   const visit = (hash: number) => {
     const [start, end] = postings.range(hash);
     if (end - start > options.maxPostings) return;
     for (let i = start; i < end; i++) {
       const voter = postings.voterAt(i);
-      const vLat = data.lat[voter]!;
-      if (distanceMiles(lat, lon, vLat, data.lon[voter]!) > radius) continue;
-      out.set(voter, (out.get(voter) ?? 0) | bit);
+      if (within(data.lat[voter]!, data.lon[voter]!)) out.add(voter, bit);
     }
   };
   const visitCell = (cell: number) => {

@@ -258,7 +258,7 @@ export function distanceLevel(miles: number, radius: number): number {
   return miles <= radius ? L.distance.radius : L.distance.far;
 }
 
-const EARTH_RADIUS_MILES = 3958.8;
+export const EARTH_RADIUS_MILES = 3958.8;
 
 /** Great-circle distance (haversine). */
 export function distanceMiles(lat1: number, lon1: number, lat2: number, lon2: number): number {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InMemoryVoterSnapshot } from '../../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
+import { CandidateSet } from '../candidates/candidate-set.ts';
 import { buildMatchIndex } from '../index/build-match-index.ts';
 import { type InputFields, normalizeInput } from '../normalize/person.ts';
 import { prepareQuery, type Query } from './compare-person.ts';
@@ -62,8 +63,8 @@ function query(fields: InputFields): Query {
 }
 
 /** Every voter as a candidate, in the given order (default: descending, the worst case for ties). */
-function allCandidates(order: number[] = [...Array(n).keys()].reverse()): Map<number, number> {
-  return new Map(order.map((voter) => [voter, 1]));
+function allCandidates(order: number[] = [...Array(n).keys()].reverse()): CandidateSet {
+  return CandidateSet.of(order.map((voter) => [voter, 1] as const));
 }
 
 const isSorted = (best: ScoredCandidate[]) =>
@@ -122,7 +123,7 @@ describe('scoreCandidates', () => {
   });
 
   it('returns nothing for no candidates', () => {
-    assert.deepEqual(scoreCandidates(index, model, query({ last_name: 'SMITH' }), new Map(), 3), {
+    assert.deepEqual(scoreCandidates(index, model, query({ last_name: 'SMITH' }), new CandidateSet(), 3), {
       best: [],
       oddsSum: 0,
     });
@@ -205,7 +206,7 @@ describe('scoreCandidates', () => {
       index,
       model,
       q,
-      new Map([
+      CandidateSet.of([
         [42, 0b101],
         [0, 2],
       ]),

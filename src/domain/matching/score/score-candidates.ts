@@ -1,3 +1,4 @@
+import type { CandidateSet } from '../candidates/candidate-set.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { comparePerson, type Query } from './compare-person.ts';
 import { F, FIELD_COUNT, L } from './comparison-levels.ts';
@@ -24,7 +25,7 @@ export function scoreCandidates(
   index: MatchIndex,
   model: FellegiSunterModel,
   q: Query,
-  candidates: Map<number, number>,
+  candidates: CandidateSet,
   keep: number,
 ): { best: ScoredCandidate[]; oddsSum: number } {
   const n = Math.max(1, index.size);
@@ -39,7 +40,9 @@ export function scoreCandidates(
   const best: ScoredCandidate[] = [];
   let oddsSum = 0;
   const levels = new Uint8Array(FIELD_COUNT);
-  for (const [voter, sources] of candidates) {
+  for (let c = 0; c < candidates.size; c++) {
+    const voter = candidates.voterAt(c);
+    const sources = candidates.bitsAt(c);
     comparePerson(index, q, voter, levels);
     let weight = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
