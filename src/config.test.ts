@@ -64,6 +64,7 @@ describe('loadConfig defaults', () => {
         SFTP_PORT: 22,
         SFTP_ROOT: '.',
         SFTP_TIMEOUT_SECONDS: 20,
+        SHARD_CHUNK_ROWS: 50000,
         FILE_BROWSER_SESSION_MINUTES: 30,
         META_GRAPH_URL: 'https://graph.facebook.com',
         META_TIMEOUT_SECONDS: 60,

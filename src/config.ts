@@ -57,6 +57,7 @@ export const configSchema = z.object({
    * split by ZIP3); lists are then matched shard by shard (docs/voter-shards.md). Unset: one snapshot.
    */
   VOTER_SHARD_MAX_ROWS: integer(1000, 1_000_000_000).optional(),
+  SHARD_CHUNK_ROWS: integer(5000, 100_000_000).default(50_000),
   /**
    * Memory a worker gives to loaded voter shards, in MB (estimated from their files); the least
    * recently used are let go beyond it. Unset: no limit.

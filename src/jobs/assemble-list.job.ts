@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { matchList } from '../domain/pipeline/match-list.ts';
-import { mergingMatcher } from '../domain/pipeline/sharded-list.ts';
+import { chunksByShard, concatLines, mergingMatcher } from '../domain/pipeline/sharded-list.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { ASSEMBLE_LIST_JOB, chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
@@ -30,11 +30,17 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
         matchThreshold: spec.threshold,
         appendedFields: spec.appended,
       };
-      const streams = spec.shards.map((shard) => blobLines(deps.blobs, chunkOutputKey(job.id, shard)));
+      // One stream per shard: its chunks one after the other (each holds a later part of the rows).
+      const streams = chunksByShard(spec.chunks).map((chunks) =>
+        concatLines(chunks.map((chunk) => () => blobLines(deps.blobs, chunkOutputKey(job.id, chunk)))),
+      );
       try {
         await writeResults(deps, job, voters, plan, {
           started: new Date(spec.startedAt),
           replaced: false,
+          ...(spec.routing === undefined
+            ? {}
+            : { shardRouting: { ...spec.routing, shards: voters.shardMap?.shards.length ?? 0 } }),
           run: (sinks) =>
             matchList({
               ...sinks,
@@ -49,7 +55,7 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
       } finally {
         for (const stream of streams) await stream.return(undefined);
       }
-      await deleteChunks(deps, job.id, spec.shards);
+      await deleteChunks(deps, job.id, spec.chunks);
     },
     onGiveUp: (spec, error) => giveUpSharded(deps, spec, error),
   };

@@ -2,7 +2,7 @@ import { isAppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
-import { routingMatcher } from '../domain/pipeline/sharded-list.ts';
+import { chunkName, DEFAULT_CHUNK_ROWS, routingMatcher } from '../domain/pipeline/sharded-list.ts';
 import type { BlobWriter } from '../domain/ports/blob-store.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import type { ShardMap } from '../domain/voters/shard-map.ts';
@@ -22,17 +22,22 @@ export const ASSEMBLE_LIST_JOB = 'assemble-list';
 /** The queue of one shard's chunks. */
 export const matchChunkType = (shard: string) => `${MATCH_CHUNK_JOB}.${shard}`;
 
-export const chunkInputKey = (jobId: string, shard: string) => `work/${jobId}/chunks/${shard}.rows.jsonl`;
-export const chunkOutputKey = (jobId: string, shard: string) => `work/${jobId}/chunks/${shard}.matches.jsonl`;
+export const chunkInputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.rows.jsonl`;
+export const chunkOutputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.matches.jsonl`;
 
 /** What every chunk of a job carries (fixed at the split, so all chunks agree). */
 export interface ChunkSpec {
-  v: 1;
+  v: 2;
   jobId: string;
   /** The sharded voter file version the job pinned. */
   version: string;
-  /** Shards that got rows, in map order: the chunks the assembly waits for. */
-  shards: string[];
+  /**
+   * The chunks that got rows, in map order then chunk order (names: `nc`, `nc.1`, …, see
+   * chunkName): the ones the assembly waits for.
+   */
+  chunks: string[];
+  /** How the split routed the rows (reported in the summary). */
+  routing?: { rows: number; shardRows: number; everywhere: number };
   /** Voter columns appended to the result (the profile's when the job was split). */
   appended: AppendedField[];
   threshold: number;
@@ -54,41 +59,49 @@ export async function splitList(
   startedAt: number,
 ): Promise<void> {
   const writers: BlobWriter[] = [];
+  const buffers: LineBuffer[] = [];
   try {
-    for (const shard of map.shards)
-      writers.push(await deps.blobs.openWriter(chunkInputKey(job.id, shard.id)));
-    const buffers = writers.map((writer) => new LineBuffer(writer.stream));
-    const router = routingMatcher(map, buffers);
+    const router = routingMatcher(map, {
+      directory: voters.shardDirectory ?? null,
+      chunkRows: deps.chunkRows ?? DEFAULT_CHUNK_ROWS,
+      openChunk: async (shard, n) => {
+        const writer = await deps.blobs.openWriter(
+          chunkInputKey(job.id, chunkName(map.shards[shard]!.id, n)),
+        );
+        writers.push(writer);
+        const buffer = new LineBuffer(writer.stream);
+        buffers.push(buffer);
+        return buffer;
+      },
+    });
     await matchList({
       ...listOptions(deps, job, plan.appendedFields),
       source: await deps.blobs.read(job.uploadBlob!),
       matcher: router,
       voters,
     });
-    const shards: string[] = [];
     for (let i = 0; i < writers.length; i++) {
       await buffers[i]!.end();
-      if (router.rowsPerShard[i]! > 0) {
-        await writers[i]!.commit();
-        shards.push(map.shards[i]!.id);
-      } else await writers[i]!.abort();
+      await writers[i]!.commit();
     }
+    const { chunks, rows, shardRows, everywhere } = router.result();
     const spec: ChunkSpec = {
-      v: 1,
+      v: 2,
       jobId: job.id,
       version: voters.version,
-      shards,
+      chunks: chunks.map((chunk) => chunk.name),
+      routing: { rows, shardRows, everywhere },
       appended: plan.appendedFields,
       threshold: plan.matchThreshold,
       startedAt,
     };
     // A list without data rows has no chunk: it is assembled (header only) at once.
     const followUps: QueueMessage[] =
-      shards.length === 0
+      chunks.length === 0
         ? [assembleMessage(job, spec)]
-        : shards.map((shard) => ({
-            type: matchChunkType(shard),
-            payload: { ...spec, shard },
+        : chunks.map((chunk) => ({
+            type: matchChunkType(map.shards[chunk.shard]!.id),
+            payload: { ...spec, chunk: chunk.name },
             group: job.keyId,
           }));
     await deps.jobs.transition(job.id, ['processing'], 'processing', {}, Date.now(), followUps);
@@ -110,17 +123,17 @@ export async function giveUpSharded(deps: MatchListDeps, spec: ChunkSpec, error:
     spec.jobId,
     `Internal Error: ${reference}; the operator can look it up as ${spec.jobId}`,
   );
-  await deleteChunks(deps, spec.jobId, spec.shards);
+  await deleteChunks(deps, spec.jobId, spec.chunks);
 }
 
 /** Deletes a job's chunks (after assembly, or when the job failed). */
 export async function deleteChunks(
   deps: Pick<MatchListDeps, 'blobs'>,
   jobId: string,
-  shards: readonly string[],
+  chunks: readonly string[],
 ) {
-  for (const shard of shards) {
-    await deps.blobs.delete(chunkInputKey(jobId, shard));
-    await deps.blobs.delete(chunkOutputKey(jobId, shard));
+  for (const chunk of chunks) {
+    await deps.blobs.delete(chunkInputKey(jobId, chunk));
+    await deps.blobs.delete(chunkOutputKey(jobId, chunk));
   }
 }

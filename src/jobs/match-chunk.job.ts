@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
-import { matchChunk } from '../domain/pipeline/sharded-list.ts';
+import { matchChunk, shardOfChunk } from '../domain/pipeline/sharded-list.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
@@ -16,16 +16,31 @@ import {
 } from './list-chunks.ts';
 import { failJob, type MatchListDeps, REVOKED_BEFORE_MATCHING } from './match-list.job.ts';
 
-export const chunkSpecSchema = z.object({
-  v: z.literal(1),
+const chunkSpecV2 = z.object({
+  v: z.literal(2),
   jobId: z.string().startsWith('job_'),
   version: z.string().min(1),
-  shards: z.array(z.string().min(1)),
+  chunks: z.array(z.string().min(1)),
+  routing: z
+    .object({ rows: z.number().int(), shardRows: z.number().int(), everywhere: z.number().int() })
+    .optional(),
   appended: z.array(z.object({ source: z.string(), as: z.string() })),
   threshold: z.number(),
   startedAt: z.number(),
 });
-const payloadSchema = chunkSpecSchema.extend({ shard: z.string().min(1) });
+
+/**
+ * A message of the first format (one chunk per shard, named by the shard) reads as the second:
+ * its chunks are the shards' first chunks, under the same blob keys.
+ */
+const fromV1 = (value: unknown) => {
+  if (typeof value !== 'object' || value === null || (value as { v?: unknown }).v !== 1) return value;
+  const { shards, shard, ...rest } = value as { shards?: unknown; shard?: unknown };
+  return { ...rest, v: 2, chunks: shards, ...(shard === undefined ? {} : { chunk: shard }) };
+};
+
+export const chunkSpecSchema = z.preprocess(fromV1, chunkSpecV2);
+const payloadSchema = z.preprocess(fromV1, chunkSpecV2.extend({ chunk: z.string().min(1) }));
 type Payload = z.infer<typeof payloadSchema>;
 
 export interface MatchChunkDeps extends MatchListDeps {
@@ -55,9 +70,10 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
         return;
       }
       const whole = await deps.voters.open(payload.version);
-      const shard = whole?.shardMap?.shards.find((s) => s.id === payload.shard);
+      const shardId = shardOfChunk(payload.chunk);
+      const shard = whole?.shardMap?.shards.find((s) => s.id === shardId);
       if (shard === undefined) {
-        throw new AppError('UNAVAILABLE', `shard ${payload.shard} of voter file ${payload.version} is gone`);
+        throw new AppError('UNAVAILABLE', `shard ${shardId} of voter file ${payload.version} is gone`);
       }
       const unpin = deps.pinShard?.(shard.version) ?? (() => {});
       try {
@@ -65,10 +81,10 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
       } finally {
         unpin();
       }
-      for (const other of payload.shards) {
+      for (const other of payload.chunks) {
         if ((await deps.blobs.stat(chunkOutputKey(job.id, other))) === null) return;
       }
-      const { shard: _done, ...spec } = payload;
+      const { chunk: _done, ...spec } = payload;
       await deps.enqueue(assembleMessage(job, spec satisfies ChunkSpec));
     },
     onGiveUp: (payload, error) => giveUpSharded(deps, payload, error),
@@ -85,14 +101,18 @@ async function matchShard(
 ): Promise<void> {
   const snapshot = await deps.voters.open(shardVersion);
   if (snapshot === null) {
-    throw new AppError('UNAVAILABLE', `shard ${payload.shard} of voter file ${payload.version} is gone`);
+    throw new AppError(
+      'UNAVAILABLE',
+      `shard ${shardOfChunk(payload.chunk)} of voter file ${payload.version} is gone`,
+    );
   }
-  const writer = await deps.blobs.openWriter(chunkOutputKey(job.id, payload.shard));
+  const writer = await deps.blobs.openWriter(chunkOutputKey(job.id, payload.chunk));
   const out = new LineBuffer(writer.stream);
   let reported = 0;
   try {
     await matchChunk({
-      lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.shard)),
+      lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
+      sampleLines: blobLines(deps.blobs, chunkInputKey(job.id, shardOfChunk(payload.chunk))),
       shard: snapshot,
       matcher: deps.createMatcher(snapshot, { thresholdScore: payload.threshold }),
       appendedSources: payload.appended.map((field) => field.source),

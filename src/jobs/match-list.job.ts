@@ -42,6 +42,8 @@ export interface MatchListDeps {
   onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
   /** Rows processed since the last call (for a counter metric). */
   onRows?: (rows: number) => void;
+  /** Rows per chunk of a list split across voter shards (default DEFAULT_CHUNK_ROWS). */
+  chunkRows?: number;
 }
 
 /**
@@ -187,7 +189,12 @@ export async function writeResults(
   job: SmartmatchJob,
   voters: VoterSnapshot,
   plan: JobPlan,
-  options: { started: Date; replaced: boolean; run: (sinks: ResultSinks) => Promise<ListSummary> },
+  options: {
+    started: Date;
+    replaced: boolean;
+    run: (sinks: ResultSinks) => Promise<ListSummary>;
+    shardRouting?: JobSummary['shardRouting'];
+  },
 ): Promise<void> {
   // The client's filename names the downloads only; storage keys are built from the job id.
   const layout = resultLayout({
@@ -224,6 +231,7 @@ export async function writeResults(
     }
     summary = {
       ...listSummary,
+      ...(options.shardRouting === undefined ? {} : { shardRouting: options.shardRouting }),
       voterFileVersion: voters.version,
       matchThreshold: plan.matchThreshold,
       startedAt: options.started.toISOString(),

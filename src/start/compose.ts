@@ -173,6 +173,7 @@ export async function compose(config: Config): Promise<Services> {
       matchers.create(voters, { thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD }),
     defaultMatchThreshold: config.MATCH_THRESHOLD,
     maxRowBytes: config.MAX_ROW_BYTES,
+    chunkRows: config.SHARD_CHUNK_ROWS,
     onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
     onRows: (rows) => metrics.rowsMatched.inc(rows),
   };

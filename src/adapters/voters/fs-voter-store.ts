@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../domain/errors.ts';
+import { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import { ShardedVoterSnapshot } from '../../domain/voters/sharded-voter-snapshot.ts';
 import type {
   VoterImportReport,
@@ -10,7 +11,7 @@ import type {
   VoterStore,
 } from '../../domain/voters/voter-snapshot.ts';
 import { syncDirectory } from '../blobs/fs-blob-store.ts';
-import { importSharded, memoryBytes } from './sharded-import.ts';
+import { importSharded, memoryBytes, SHARD_DIRECTORY_FILE } from './sharded-import.ts';
 import { buildSnapshot, loadMatchIndex } from './snapshot-builder.ts';
 import {
   FsVoterSnapshot,
@@ -119,8 +120,17 @@ export class FsVoterStore implements VoterStore {
     const meta = await readMeta(versionDir);
     if (meta === null) return null;
     if (meta.shards !== undefined) {
-      // Only the map: nothing of the shards is loaded until a chunk or an id lookup needs it.
-      const whole = new ShardedVoterSnapshot({ ...meta, shards: meta.shards }, (shard) => this.open(shard));
+      // The map and the directory: nothing of the shards is loaded until a chunk or an id lookup
+      // needs it. A version imported before there were directories has none.
+      const directoryBytes = await readFile(join(versionDir, SHARD_DIRECTORY_FILE)).catch((error) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      });
+      const whole = new ShardedVoterSnapshot(
+        { ...meta, shards: meta.shards },
+        (shard) => this.open(shard),
+        directoryBytes === null ? null : ShardDirectory.fromBytes(directoryBytes),
+      );
       this.remember(version, whole, 0);
       return whole;
     }
@@ -266,6 +276,7 @@ export class FsVoterStore implements VoterStore {
         indexCounts: {},
         shards: result.map,
       };
+      await writeFile(join(workDir, SHARD_DIRECTORY_FILE), result.directory.toBytes(), { flush: true });
       await writeFile(join(workDir, 'meta.json'), JSON.stringify(meta, null, 2), { flush: true });
       await writeFile(
         join(workDir, 'import-report.csv'),

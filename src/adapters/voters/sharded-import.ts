@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
-import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
+import { normalizeEmail, normalizeLatLong, normalizePhone } from '../../domain/matching/normalize/contact.ts';
+import { type ShardDirectory, ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
 import {
   extendBox,
   planShards,
@@ -40,7 +41,12 @@ export interface ShardedImportResult {
   buildDirs: string[];
   /** Every rejected or corrected line of the whole file, by its line there. */
   reportLines: string[];
+  /** Which shards hold each phone and e-mail (written beside the map: SHARD_DIRECTORY_FILE). */
+  directory: ShardDirectory;
 }
+
+/** The file of a sharded version's ShardDirectory, in the version's folder beside meta.json. */
+export const SHARD_DIRECTORY_FILE = 'shard-directory.bin';
 
 const neutral = (n: number) => new Array<boolean>(n).fill(false);
 
@@ -108,7 +114,13 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
   total.rejected = Object.values(total.rejectedByReason).reduce((a, b) => a + b, 0);
   total.warnings = Object.values(total.warningsByKind).reduce((a, b) => a + b, 0);
   reportLines.sort((a, b) => Number(a.slice(0, a.indexOf(','))) - Number(b.slice(0, b.indexOf(','))));
-  return { report: total, map: { shards, zip3States: plan.zip3States }, buildDirs, reportLines };
+  return {
+    report: total,
+    map: { shards, zip3States: plan.zip3States },
+    buildDirs,
+    reportLines,
+    directory: split.directory,
+  };
 }
 
 interface RoutingColumns {
@@ -116,6 +128,9 @@ interface RoutingColumns {
   zip: number;
   latitude: number;
   longitude: number;
+  /** The phone columns and the e-mail column, for the directory (-1: absent). */
+  phones: number[];
+  email: number;
 }
 
 /** The columns a record's shard is read from, checked as the unsharded import checks the header. */
@@ -129,6 +144,9 @@ function headerColumns(header: string[]): RoutingColumns {
     zip: names.indexOf('zip'),
     latitude: names.indexOf('latitude'),
     longitude: names.indexOf('longitude'),
+    // The columns the match index reads phones and e-mail from (normalize/person.ts).
+    phones: ['wireless_phone', 'landline_phone', 'voip_phone'].map((name) => names.indexOf(name)),
+    email: names.indexOf('email'),
   };
 }
 
@@ -167,6 +185,19 @@ interface SplitResult {
   rowsRead: number;
   rejectedByReason: Record<string, number>;
   reportLines: string[];
+  directory: ShardDirectory;
+}
+
+/** A record's normalized phones (distinct) and e-mail, as the match index reads them. */
+function contactOf(fields: string[], columns: RoutingColumns): { phones: string[]; email: string } {
+  const phones: string[] = [];
+  for (const at of columns.phones) {
+    const raw = cell(fields, at);
+    const phone = raw === '' ? null : normalizePhone(raw);
+    if (phone !== null && !phones.includes(phone)) phones.push(phone);
+  }
+  const rawEmail = cell(fields, columns.email);
+  return { phones, email: rawEmail === '' ? '' : (normalizeEmail(rawEmail) ?? '') };
 }
 
 async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<SplitResult> {
@@ -178,6 +209,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
   const boxes: ([number, number, number, number] | null)[] = plan.shards.map(() => null);
   const rejectedByReason: Record<string, number> = {};
   const reportLines: string[] = [];
+  const directory = new ShardDirectoryBuilder();
   const reject = (line: number, reason: string) => {
     rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + 1;
     reportLines.push(`${line},${reason}`);
@@ -224,6 +256,8 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
           cell(row.fields, columns!.longitude),
         );
         if (point !== null) boxes[shard] = extendBox(boxes[shard]!, point[0], point[1]);
+        const contact = contactOf(row.fields, columns!);
+        directory.add(shard, contact.phones, contact.email);
         writers[shard]!.write(formatCsvRow(row.fields, neutral(row.fields.length)));
       }
       await Promise.all(writers.map((writer) => writer.ready()));
@@ -240,6 +274,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
     rowsRead,
     rejectedByReason,
     reportLines,
+    directory: directory.build(),
   };
 }
 

@@ -4,10 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
+import type { JobSummary } from '../../domain/jobs/job-types.ts';
 import type { AppendedField } from '../../domain/keys/key-types.ts';
 import type { Matcher } from '../../domain/matching/matcher.ts';
 import { type ListSummary, matchList } from '../../domain/pipeline/match-list.ts';
-import { matchChunk, mergingMatcher, routingMatcher } from '../../domain/pipeline/sharded-list.ts';
+import {
+  chunkName,
+  chunksByShard,
+  concatLines,
+  DEFAULT_CHUNK_ROWS,
+  matchChunk,
+  mergingMatcher,
+  routingMatcher,
+  shardOfChunk,
+} from '../../domain/pipeline/sharded-list.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
 import { LineBuffer } from '../../jobs/line-buffer.ts';
 
@@ -21,13 +31,17 @@ export interface ShardedMatchInput {
   maxMatches: number;
   maxRowBytes: number;
   asOf: Date;
+  /** Rows per chunk (the service's SHARD_CHUNK_ROWS), so the result is the service's. */
+  chunkRows?: number;
 }
 
 /**
- * `listmatch match` on a sharded voter file: the service's three steps (split, a chunk per shard,
+ * `listmatch match` on a sharded voter file: the service's three steps (split, chunks per shard,
  * assemble) in this process with local files, so the result is the service's, byte for byte.
  */
-export async function matchShardedLocally(input: ShardedMatchInput): Promise<ListSummary> {
+export async function matchShardedLocally(
+  input: ShardedMatchInput,
+): Promise<ListSummary & { shardRouting: JobSummary['shardRouting'] }> {
   const map = input.whole.shardMap!;
   const dir = await mkdtemp(join(tmpdir(), 'listmatch-chunks-'));
   const common = {
@@ -39,23 +53,33 @@ export async function matchShardedLocally(input: ShardedMatchInput): Promise<Lis
     asOf: input.asOf,
   };
   try {
-    const rowsFile = (i: number) => join(dir, `${map.shards[i]!.id}.rows.jsonl`);
-    const matchesFile = (i: number) => join(dir, `${map.shards[i]!.id}.matches.jsonl`);
-    const buffers = map.shards.map((_, i) => new LineBuffer(createWriteStream(rowsFile(i))));
-    const router = routingMatcher(map, buffers);
+    const rowsFile = (chunk: string) => join(dir, `${chunk}.rows.jsonl`);
+    const matchesFile = (chunk: string) => join(dir, `${chunk}.matches.jsonl`);
+    const buffers: LineBuffer[] = [];
+    const router = routingMatcher(map, {
+      directory: input.whole.shardDirectory ?? null,
+      chunkRows: input.chunkRows ?? DEFAULT_CHUNK_ROWS,
+      openChunk: async (shard, n) => {
+        const buffer = new LineBuffer(createWriteStream(rowsFile(chunkName(map.shards[shard]!.id, n))));
+        buffers.push(buffer);
+        return buffer;
+      },
+    });
     await matchList({
       ...common,
       source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
       matcher: router,
     });
     for (const buffer of buffers) await buffer.end();
-    const used = map.shards.map((_, i) => i).filter((i) => router.rowsPerShard[i]! > 0);
-    for (const i of used) {
-      const shard = await input.voters.open(map.shards[i]!.version);
-      if (shard === null) throw new Error(`shard ${map.shards[i]!.id} of the voter file is missing`);
-      const out = new LineBuffer(createWriteStream(matchesFile(i)));
+    const { chunks } = router.result();
+    for (const chunk of chunks) {
+      const shard = await input.voters.open(map.shards[chunk.shard]!.version);
+      if (shard === null)
+        throw new Error(`shard ${map.shards[chunk.shard]!.id} of the voter file is missing`);
+      const out = new LineBuffer(createWriteStream(matchesFile(chunk.name)));
       await matchChunk({
-        lines: lines(rowsFile(i)),
+        lines: lines(rowsFile(chunk.name)),
+        sampleLines: lines(rowsFile(shardOfChunk(chunk.name))),
         shard,
         matcher: input.createMatcher(shard),
         appendedSources: input.appendedFields.map((field) => field.source),
@@ -67,12 +91,17 @@ export async function matchShardedLocally(input: ShardedMatchInput): Promise<Lis
       });
       await out.end();
     }
-    return await matchList({
+    const streams = chunksByShard(chunks.map((chunk) => chunk.name)).map((names) =>
+      concatLines(names.map((name) => () => lines(matchesFile(name)))),
+    );
+    const summary = await matchList({
       ...common,
       source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
       output: input.output,
-      matcher: mergingMatcher(used.map((i) => lines(matchesFile(i)))),
+      matcher: mergingMatcher(streams),
     });
+    const { rows, shardRows, everywhere } = router.result();
+    return { ...summary, shardRouting: { rows, shardRows, everywhere, shards: map.shards.length } };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

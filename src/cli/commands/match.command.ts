@@ -59,10 +59,18 @@ export function matchCommand(program: Command, context: CliContext): void {
               whole: voters,
               voters: services.voters,
               createMatcher,
+              chunkRows: services.config.SHARD_CHUNK_ROWS,
             })
         ).finally(() => matchers.close());
         const seconds = (Date.now() - started) / 1000;
         if (options.summary) await writeFile(options.summary, `${JSON.stringify(summary, null, 2)}\n`);
+        const routing = 'shardRouting' in summary ? summary.shardRouting : undefined;
+        if (routing !== undefined && routing.rows > 0) {
+          console.error(
+            `${routing.shards} shards: ${(routing.shardRows / routing.rows).toFixed(2)} shard-matches per row, ` +
+              `${routing.everywhere} rows placed by nothing (matched in every shard)`,
+          );
+        }
         console.error(
           `${summary.rows} rows, ${summary.matchedRows} matched (${(summary.matchRate * 100).toFixed(1)}%), ` +
             `${summary.warnings.total} warnings, ${seconds.toFixed(2)} s (${Math.round(summary.rows / Math.max(seconds, 0.001))} rows/s)`,

@@ -95,6 +95,12 @@ export interface JobSummary {
    */
   formulaCells?: FormulaCells;
   warnings: { total: number; byKind: Record<string, number>; first: string[] };
+  /**
+   * A list matched against a sharded voter file: how its rows were routed. `shardRows` counts a
+   * row once per shard it was matched in; `everywhere` counts the rows nothing placed (no state,
+   * ZIP, coordinates, phone or e-mail the voter file knows), matched in every shard.
+   */
+  shardRouting?: { rows: number; shardRows: number; everywhere: number; shards: number };
   voterFileVersion: string | null;
   /** Lowest score accepted as a match: the profile's, else the service's MATCH_THRESHOLD. */
   matchThreshold: number;

@@ -6,11 +6,24 @@ import { matchIndexOf } from '../matching/index/build-match-index.ts';
 import type { MatchOutcome } from '../matching/matcher.ts';
 import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
+import { type ShardDirectory, ShardDirectoryBuilder } from '../voters/shard-directory.ts';
 import type { ShardMap } from '../voters/shard-map.ts';
 import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { matchList } from './match-list.ts';
-import { matchChunk, mergeOutcomes, mergingMatcher, routingMatcher } from './sharded-list.ts';
+import {
+  chunkName,
+  chunksByShard,
+  concatLines,
+  matchChunk,
+  mergeOutcomes,
+  mergingMatcher,
+  routingMatcher,
+  shardOfChunk,
+} from './sharded-list.ts';
+
+/** Rows of each shard's sample in these tests (the service's is SAMPLE_ROWS). */
+const SAMPLE = 3;
 
 const COLUMNS = [
   'voterbase_id',
@@ -98,21 +111,38 @@ async function* linesOf(lines: string[]): AsyncGenerator<string> {
   for (const line of lines) yield line.trimEnd();
 }
 
-/** The three steps in memory: split, a chunk per shard, assemble. */
-async function matchSharded(csv: string, options = OPTIONS): Promise<{ result: string; chunks: string[][] }> {
-  const chunks: string[][] = MAP.shards.map(() => []);
-  const router = routingMatcher(
-    MAP,
-    chunks.map((lines) => ({ write: (line: string) => lines.push(line), ready: async () => {} })),
-  );
+/**
+ * The three steps in memory: split (chunks of `chunkRows`, samples of 3 rows), each chunk against
+ * its shard, assemble. `chunks` gives each shard's rows, its chunks one after the other.
+ */
+async function matchSharded(
+  csv: string,
+  options = OPTIONS,
+  chunkRows = 1000,
+  directory: ShardDirectory | null = null,
+): Promise<{ result: string; chunks: string[][]; names: string[] }> {
+  const written = new Map<string, string[]>();
+  const router = routingMatcher(MAP, {
+    directory,
+    chunkRows,
+    sampleRows: SAMPLE,
+    openChunk: async (shard, n) => {
+      const lines: string[] = [];
+      written.set(chunkName(MAP.shards[shard]!.id, n), lines);
+      return { write: (line: string) => lines.push(line), ready: async () => {} };
+    },
+  });
   const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...options };
   await matchList({ ...common, source: Readable.from([Buffer.from(csv)]), matcher: router });
-  const outputs: string[][] = [];
-  for (let i = 0; i < MAP.shards.length; i++) {
-    const shard = SHARDS[MAP.shards[i]!.version]!;
+  const names = router.result().chunks.map((chunk) => chunk.name);
+  const outputs = new Map<string, string[]>();
+  for (const name of names) {
+    const shard = SHARDS[MAP.shards.find((s) => s.id === shardOfChunk(name))!.version]!;
     const out: string[] = [];
     await matchChunk({
-      lines: linesOf(chunks[i]!),
+      lines: linesOf(written.get(name)!),
+      sampleLines: linesOf(written.get(shardOfChunk(name))!),
+      sampleRows: SAMPLE,
       shard,
       matcher: matcherFor(shard),
       appendedSources: ['party'],
@@ -121,17 +151,23 @@ async function matchSharded(csv: string, options = OPTIONS): Promise<{ result: s
         out.push(line);
       },
     });
-    outputs.push(out);
+    outputs.set(name, out);
   }
   const output = new PassThrough();
   const result = text(output);
+  const groups = chunksByShard(names);
   await matchList({
     ...common,
     source: Readable.from([Buffer.from(csv)]),
     output,
-    matcher: mergingMatcher(outputs.map((lines) => linesOf(lines))),
+    matcher: mergingMatcher(
+      groups.map((group) => concatLines(group.map((name) => () => linesOf(outputs.get(name)!)))),
+    ),
   });
-  return { result: await result, chunks };
+  const chunks = MAP.shards.map((shard) =>
+    names.filter((name) => shardOfChunk(name) === shard.id).flatMap((name) => written.get(name)!),
+  );
+  return { result: await result, chunks, names };
 }
 
 describe('a list matched against a sharded voter file', () => {
@@ -283,5 +319,32 @@ describe('mergeOutcomes', () => {
       1,
     );
     assert.deepEqual(merged, { candidates: [], unmatchedReason: 'below_threshold' });
+  });
+
+  it('cuts a shard’s part into chunks of chunkRows rows, with the same result however it is cut', async () => {
+    const rows = ['matchback_id,first_name,last_name,address1,city,state,zip,dob'];
+    for (let i = 0; i < 8; i++) {
+      rows.push(`n${i},Margaret,Smith,12 Oak St,Raleigh,NC,27601,1961-04-${10 + (i % 3)}`);
+      rows.push(`v${i},Alan,Brown,1 Main St,Norfolk,VA,23510,`);
+    }
+    const list = rows.join('\n');
+    const whole = await matchSharded(list, OPTIONS, 1000);
+    const cut = await matchSharded(list, OPTIONS, 3);
+    assert.deepEqual(whole.names, ['nc', 'va']);
+    assert.deepEqual(cut.names, ['nc', 'nc.1', 'nc.2', 'va', 'va.1', 'va.2']);
+    assert.deepEqual(cut.chunks, whole.chunks, 'the same rows per shard, in the same order');
+    assert.equal(cut.result, whole.result, 'byte for byte');
+  });
+
+  it('sends a row placed only by its e-mail to the shard of the voter who has it (with a directory)', async () => {
+    const builder = new ShardDirectoryBuilder();
+    builder.add(0, [], 'peggy@example.com');
+    builder.add(1, [], 'alan@example.com');
+    const list = ['matchback_id,first_name,last_name,email', 'x,Alan,Brown,ALAN@example.com'].join('\n');
+    const routed = await matchSharded(list, OPTIONS, 1000, builder.build());
+    assert.deepEqual(routed.names, ['va']);
+    const everywhere = await matchSharded(list, OPTIONS, 1000, null);
+    assert.deepEqual(everywhere.names, ['nc', 'va']);
+    assert.equal(routed.result, everywhere.result, 'the same match, from one shard instead of two');
   });
 });

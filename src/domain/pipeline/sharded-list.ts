@@ -6,15 +6,52 @@
  * The embedded service runs the same three steps through its own queue, so both give the same bytes.
  */
 import type { Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
+import { normalizeInput } from '../matching/normalize/person.ts';
+import type { ShardDirectory } from '../voters/shard-directory.ts';
 import { routeRow, type ShardMap } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { SAMPLE_ROWS } from './match-list.ts';
+
+/** Rows matched per batch in a chunk (after the sample, which is prepared on its own). */
+export const CHUNK_BATCH_ROWS = 2000;
 
 /**
- * Rows matched per batch in a chunk. The first batch is the EM sample: about what an unsharded
- * job samples (its first 256 KiB of file, a few thousand rows), so a chunk does not spend more
- * on fitting its model than on matching.
+ * Default rows per chunk: a shard's part of a list is cut into chunks of at most this many
+ * rows, so that several workers share one big state. Never below SAMPLE_ROWS: every chunk of a
+ * shard fits its model on the first SAMPLE_ROWS rows of the shard's part, which are the start of
+ * its first chunk, so results do not depend on how a list was chunked.
  */
-export const CHUNK_BATCH_ROWS = 2000;
+export const DEFAULT_CHUNK_ROWS = 50_000;
+
+/** A chunk's name: the shard's id for its first chunk (`nc`), then `nc.1`, `nc.2`, … */
+export const chunkName = (shardId: string, n: number) => (n === 0 ? shardId : `${shardId}.${n}`);
+
+/** The shard a chunk belongs to, and the name of the shard's first chunk (where its sample is). */
+export const shardOfChunk = (chunk: string) => chunk.split('.')[0]!;
+
+/** Chunk names grouped by shard, in the order given (map order, then chunk order). */
+export function chunksByShard(chunks: readonly string[]): string[][] {
+  const groups: string[][] = [];
+  for (const chunk of chunks) {
+    const last = groups.at(-1);
+    if (last !== undefined && shardOfChunk(last[0]!) === shardOfChunk(chunk)) last.push(chunk);
+    else groups.push([chunk]);
+  }
+  return groups;
+}
+
+/** The lines of several sources, one source after the other, each opened when reached. */
+export async function* concatLines(
+  sources: readonly (() => AsyncIterable<string>)[],
+): AsyncGenerator<string> {
+  for (const open of sources) yield* open();
+}
+
+/**
+ * Id fields a shard is searched by whether or not they name its state (a voterbase_id names its
+ * state in its prefix, which routeRow reads, but one without that prefix may be anywhere).
+ */
+const ID_FIELDS = ['voterbase_id', 'voter_id', 'smartvan_id', 'exact_track'] as const;
 
 /** A chunk's input line: the row number and the identifier cells the header provided. */
 interface ChunkRow {
@@ -35,49 +72,119 @@ interface ChunkOutcome {
   b?: number;
 }
 
-/**
- * The split step's matcher: writes every row to the chunk of each shard it is routed to and
- * returns no match. Run through matchList, it validates the file exactly as an unsharded job does.
- */
-/** Where the split writes one shard's chunk (a LineBuffer over a blob or a file). */
+/** Where the split writes one chunk (a LineBuffer over a blob or a file). */
 export interface ChunkSink {
   write(line: string): void;
   /** Resolves when the sink has room again (awaited after each batch). */
   ready(): Promise<void>;
 }
 
+/** How the split routes and cuts (see routeRow and DEFAULT_CHUNK_ROWS). */
+export interface RoutingOptions {
+  directory: ShardDirectory | null;
+  chunkRows: number;
+  /** Rows of each shard's sample (default SAMPLE_ROWS): no chunk is cut shorter. */
+  sampleRows?: number;
+  /** Opens the sink of chunk `n` of shard `shard` (an index into the map). */
+  openChunk(shard: number, n: number): Promise<ChunkSink>;
+}
+
+/** What the split did: its chunks in map order, then chunk order, and how rows were routed. */
+export interface RoutingResult {
+  chunks: { shard: number; name: string; rows: number }[];
+  /** Data rows read. */
+  rows: number;
+  /** Rows written to chunks (a row sent to three shards counts three times). */
+  shardRows: number;
+  /** Rows nothing placed (no state, ZIP, coordinates or directory hit): sent to every shard. */
+  everywhere: number;
+}
+
+/**
+ * The split step's matcher: writes every row to a chunk of each shard it is routed to and returns
+ * no match. Run through matchList, it validates the file exactly as an unsharded job does.
+ */
 export function routingMatcher(
   map: ShardMap,
-  chunks: readonly ChunkSink[],
-): Matcher & { rowsPerShard: number[] } {
-  const rowsPerShard = map.shards.map(() => 0);
+  options: RoutingOptions,
+): Matcher & { result(): RoutingResult } {
+  const chunkRows = Math.max(options.chunkRows, options.sampleRows ?? SAMPLE_ROWS);
+  const open: ({ sink: ChunkSink; rows: number; index: number } | null)[] = map.shards.map(() => null);
+  const chunks: RoutingResult['chunks'] = [];
+  const sinks: ChunkSink[] = [];
+  const counts = { rows: 0, shardRows: 0, everywhere: 0 };
+  let previous: Promise<unknown> = Promise.resolve();
+  const chunkFor = async (shard: number) => {
+    let current = open[shard]!;
+    if (current === null || current.rows >= chunkRows) {
+      const n = current === null ? 0 : chunks.filter((c) => c.shard === shard).length;
+      const sink = await options.openChunk(shard, n);
+      sinks.push(sink);
+      chunks.push({ shard, name: chunkName(map.shards[shard]!.id, n), rows: 0 });
+      current = { sink, rows: 0, index: chunks.length - 1 };
+      open[shard] = current;
+    }
+    current.rows++;
+    chunks[current.index]!.rows++;
+    return current.sink;
+  };
   return {
     name: 'routing',
-    rowsPerShard,
-    async matchBatch(rows) {
-      for (const row of rows) {
-        const line = `${JSON.stringify({ r: row.row, f: row.fields } satisfies ChunkRow)}\n`;
-        for (const shard of routeRow(map, {
-          state: row.fields.state,
-          zip: row.fields.zip,
+    result: () => ({
+      // Map order, then chunk order: the order the assembly reads them in.
+      chunks: [...chunks].sort((a, b) => a.shard - b.shard),
+      ...counts,
+    }),
+    matchBatch(rows, matchOptions) {
+      // matchList asks for the next batch before the last one is done: batches take turns, so
+      // every chunk holds its rows in input order.
+      const turn = previous.then(() => route(rows, matchOptions));
+      previous = turn.catch(() => {});
+      return turn;
+    },
+  };
+
+  async function route(rows: readonly MatchInput[], matchOptions: MatchOptions): Promise<MatchOutcome[]> {
+    for (const row of rows) {
+      const line = `${JSON.stringify({ r: row.row, f: row.fields } satisfies ChunkRow)}\n`;
+      const persons = normalizeInput(row.fields, matchOptions.asOf).persons;
+      const destination = routeRow(
+        map,
+        {
+          // The normalized values: a state and ZIP written inside the address count too.
+          state: persons.find((p) => p.state !== '')?.state ?? row.fields.state,
+          zip: persons.find((p) => p.zip !== '')?.zip ?? row.fields.zip,
           voterbaseId: row.fields.voterbase_id,
           latitude: row.fields.latitude,
           longitude: row.fields.longitude,
-          contact: row.fields.phone !== undefined || row.fields.email !== undefined,
-        })) {
-          rowsPerShard[shard]!++;
-          chunks[shard]!.write(line);
-        }
-      }
-      for (const chunk of chunks) await chunk.ready();
-      return rows.map(() => ({ candidates: [] }));
-    },
-  };
+          phones: persons.flatMap((p) => p.phones),
+          emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
+          searchableAnywhere:
+            persons.some((p) => p.dob !== null || p.birthYears !== null) ||
+            ID_FIELDS.some((field) => (row.fields[field] ?? '').trim() !== ''),
+        },
+        options.directory,
+      );
+      counts.rows++;
+      counts.shardRows += destination.shards.length;
+      if (destination.everywhere) counts.everywhere++;
+      for (const shard of destination.shards) (await chunkFor(shard)).write(line);
+    }
+    for (const sink of sinks) await sink.ready();
+    return rows.map(() => ({ candidates: [] }));
+  }
 }
 
 export interface MatchChunkInput {
   /** The chunk's lines as the split step wrote them. */
   lines: AsyncIterable<string>;
+  /**
+   * The first lines of the shard's first chunk (the same iterable as `lines` for that chunk):
+   * the model is fitted on its first SAMPLE_ROWS rows, whichever chunk this is.
+   */
+  sampleLines: AsyncIterable<string>;
+  /** Rows of the sample (default SAMPLE_ROWS; the split's `sampleRows`). */
+  sampleRows?: number;
   shard: VoterSnapshot;
   matcher: Matcher;
   /** Voter columns appended to the result, by source name (absent from the shard: ''). */
@@ -88,6 +195,17 @@ export interface MatchChunkInput {
   onProgress?: (rows: number) => void;
 }
 
+/** The shard's sample: the first `rows` rows of its first chunk. */
+async function readSample(lines: AsyncIterable<string>, rows: number): Promise<MatchInput[]> {
+  const sample: MatchInput[] = [];
+  for await (const text of lines) {
+    const row = JSON.parse(text) as ChunkRow;
+    sample.push({ row: row.r, fields: row.f });
+    if (sample.length >= rows) break;
+  }
+  return sample;
+}
+
 /** The match step: one chunk against its shard, batch by batch. Returns the rows matched. */
 export async function matchChunk(input: MatchChunkInput): Promise<number> {
   const { shard } = input;
@@ -96,6 +214,10 @@ export async function matchChunk(input: MatchChunkInput): Promise<number> {
     ...input.appendedSources.map((source) => shard.columnIndex(source)),
     shard.columnIndex('state'),
   ];
+  await input.matcher.prepare?.(
+    await readSample(input.sampleLines, input.sampleRows ?? SAMPLE_ROWS),
+    input.options,
+  );
   let batch: MatchInput[] = [];
   let rows = 0;
   const flush = async () => {

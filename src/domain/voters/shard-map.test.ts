@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ShardDirectory, ShardDirectoryBuilder } from './shard-directory.ts';
 import {
   planShards,
+  type Route,
   recordShardKey,
   routeRow,
   ShardCounts,
@@ -99,7 +101,7 @@ describe('routeRow', () => {
       6,
     ),
   );
-  const ids = (shards: number[]) => shards.map((i) => map.shards[i]!.id);
+  const ids = (route: Route) => route.shards.map((i) => map.shards[i]!.id);
 
   it('sends a row to every shard of its state', () => {
     assert.deepEqual(ids(routeRow(map, { state: 'va' })), ['va-1', 'va-2']);
@@ -116,5 +118,62 @@ describe('routeRow', () => {
     assert.deepEqual(ids(routeRow(map, {})), ['nc', 'va-1', 'va-2']);
     assert.deepEqual(ids(routeRow(map, { state: 'TX' })), ['nc', 'va-1', 'va-2']);
     assert.deepEqual(ids(routeRow(map, { state: 'zz', zip: '999' })), ['nc', 'va-1', 'va-2']);
+  });
+
+  describe('with a directory of phones and e-mails', () => {
+    const nc = map.shards.findIndex((s) => s.id === 'nc');
+    const va2 = map.shards.findIndex((s) => s.id === 'va-2');
+    const builder = new ShardDirectoryBuilder();
+    builder.add(nc, ['9195550100'], 'ann@example.com');
+    builder.add(va2, ['5405550199'], '');
+    builder.add(nc, ['5405550199'], ''); // a shared number: both voters' shards
+    const directory = builder.build();
+
+    it('sends a row placed only by its phone or e-mail to the shards that hold them', () => {
+      assert.deepEqual(ids(routeRow(map, { phones: ['9195550100'] }, directory)), ['nc']);
+      assert.deepEqual(ids(routeRow(map, { emails: ['ann@example.com'] }, directory)), ['nc']);
+      assert.deepEqual(ids(routeRow(map, { phones: ['5405550199'] }, directory)), ['nc', 'va-2']);
+      assert.equal(routeRow(map, { phones: ['9195550100'] }, directory).everywhere, false);
+    });
+
+    it('adds the shard of a contact found in another state (someone who moved)', () => {
+      assert.deepEqual(ids(routeRow(map, { state: 'VA', phones: ['9195550100'] }, directory)), [
+        'nc',
+        'va-1',
+        'va-2',
+      ]);
+    });
+
+    it('places a row whose contact is nowhere by its coordinates, else everywhere, and says so', () => {
+      const nowhere = routeRow(map, { phones: ['2125550000'] }, directory);
+      assert.deepEqual(ids(nowhere), ['nc', 'va-1', 'va-2']);
+      assert.equal(nowhere.everywhere, true);
+      assert.equal(routeRow(map, { state: 'NC' }, directory).everywhere, false);
+    });
+
+    it('sends a row that could find no candidate anywhere to one shard only, for its outcome', () => {
+      const route = routeRow(map, { phones: ['2125550000'], searchableAnywhere: false }, directory);
+      assert.deepEqual(ids(route), ['nc']);
+      assert.equal(route.everywhere, false);
+      assert.equal(
+        routeRow(map, { phones: ['2125550000'], searchableAnywhere: true }, directory).everywhere,
+        true,
+      );
+    });
+
+    it('without a directory, a row with a contact and no state still goes everywhere', () => {
+      const route = routeRow(map, { phones: ['9195550100'] });
+      assert.deepEqual(ids(route), ['nc', 'va-1', 'va-2']);
+      assert.equal(route.everywhere, true);
+    });
+
+    it('round-trips through its file form, and refuses a damaged one', () => {
+      const again = ShardDirectory.fromBytes(directory.toBytes());
+      assert.deepEqual([...again.hashes], [...directory.hashes]);
+      assert.deepEqual([...again.shards], [...directory.shards]);
+      assert.equal(directory.size, 4);
+      assert.throws(() => ShardDirectory.fromBytes(directory.toBytes().subarray(0, 20)), /truncated/);
+      assert.throws(() => ShardDirectory.fromBytes(new Uint8Array(16)), /not a shard directory/);
+    });
   });
 });

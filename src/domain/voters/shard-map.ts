@@ -1,4 +1,5 @@
 import { normalizeLatLong, normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
+import type { ShardDirectory } from './shard-directory.ts';
 
 /**
  * A voter file split into shards that are built, stored, fetched and matched separately, so that
@@ -122,15 +123,28 @@ export function shardOfRecord(plan: Pick<ShardPlan, 'shards'>, state: string, zi
   return first;
 }
 
-/** What a list row offers for routing (raw cells, as uploaded). */
+/** What a list row offers for routing: raw cells as uploaded, and its normalized contact values. */
 export interface RoutingValues {
   state?: string | undefined;
   zip?: string | undefined;
   voterbaseId?: string | undefined;
   latitude?: string | undefined;
   longitude?: string | undefined;
-  /** The row has a phone or an e-mail address: values that find a voter wherever the voter lives. */
-  contact?: boolean;
+  /** Normalized phones and e-mail addresses of the row's persons: found through the directory. */
+  phones?: readonly string[];
+  emails?: readonly string[];
+  /**
+   * Whether the row could find a voter in a shard nothing placed it in: a birth date or an age
+   * (blocking keys that need no place), or an id that names no state. Default true. A row that
+   * cannot finds no candidate in any shard, so it goes to one shard only, for its outcome.
+   */
+  searchableAnywhere?: boolean;
+}
+
+/** Where a row goes, and whether nothing placed it (it goes to every shard). */
+export interface Route {
+  shards: number[];
+  everywhere: boolean;
 }
 
 /** The widest search radius (candidates/generate-candidates.ts MAX_RADIUS_MILES), in degrees of latitude. */
@@ -147,14 +161,23 @@ export function extendBox(
 }
 
 /**
- * Indexes of the shards a list row is matched in, ascending: the shards of its state (from its
- * `state`, else the states its ZIP3 has in the voter file), plus the state its `voterbase_id`
- * names when that differs (an id match is exact wherever the person lives now). A row with only
- * coordinates to place it (no phone or e-mail, which find a voter anywhere) goes to the shards
- * with voters within the widest search radius of the point. A row that names no state of the
- * voter file goes to every shard.
+ * The shards a list row is matched in (indexes, ascending):
+ * - the shards of its state (from its `state`, else the states its ZIP3 has in the voter file),
+ *   plus the state its `voterbase_id` names (an id match is exact wherever the person lives now);
+ * - plus, with a directory, the shards where its phones and e-mail addresses are (a person who
+ *   moved keeps them); a row placed by nothing else goes only there;
+ * - a row with only coordinates to place it goes to the shards with voters within the widest
+ *   search radius of the point. Without a directory (a file imported before there was one), a
+ *   row with a phone or an e-mail is not placed by its coordinates: its contact finds a voter
+ *   anywhere;
+ * - a row that nothing places goes to every shard (`everywhere`), unless it could find no
+ *   candidate anywhere (`searchableAnywhere` false): then to one shard, for its outcome.
  */
-export function routeRow(map: ShardMap, values: RoutingValues): number[] {
+export function routeRow(
+  map: ShardMap,
+  values: RoutingValues,
+  directory: ShardDirectory | null = null,
+): Route {
   const states = new Set<string>();
   const state = values.state === undefined || values.state === '' ? null : normalizeStateCode(values.state);
   if (state !== null) states.add(state);
@@ -167,11 +190,16 @@ export function routeRow(map: ShardMap, values: RoutingValues): number[] {
     const idState = normalizeStateCode(prefix.slice(0, 2));
     if (idState !== null) states.add(idState);
   }
-  const shards: number[] = [];
+  const found = new Set<number>();
   map.shards.forEach((shard, i) => {
-    if (states.has(shard.state)) shards.push(i);
+    if (states.has(shard.state)) found.add(i);
   });
-  if (shards.length === 0 && state === null && values.contact !== true) {
+  const hasContact = (values.phones?.length ?? 0) > 0 || (values.emails?.length ?? 0) > 0;
+  if (directory !== null) {
+    for (const phone of values.phones ?? []) directory.phoneShards(phone, found);
+    for (const email of values.emails ?? []) directory.emailShards(email, found);
+  }
+  if (states.size === 0 && (directory !== null || !hasContact)) {
     const point = normalizeLatLong(values.latitude ?? '', values.longitude ?? '');
     if (point !== null) {
       const [lat, lon] = point;
@@ -185,9 +213,17 @@ export function routeRow(map: ShardMap, values: RoutingValues): number[] {
           lon >= box[1] - dLon &&
           lon <= box[3] + dLon
         )
-          shards.push(i);
+          found.add(i);
       });
     }
   }
-  return shards.length > 0 ? shards : map.shards.map((_, i) => i);
+  // Without a directory a phone or an e-mail may be in any shard.
+  const nowhereElse = values.searchableAnywhere === false && (directory !== null || !hasContact);
+  if (found.size === 0 && nowhereElse && map.shards.length > 0) {
+    // The shard of records without a state, where a street address without a state can agree.
+    const none = map.shards.findIndex((shard) => shard.state === '');
+    return { shards: [none === -1 ? 0 : none], everywhere: false };
+  }
+  if (found.size === 0) return { shards: map.shards.map((_, i) => i), everywhere: true };
+  return { shards: [...found].sort((a, b) => a - b), everywhere: false };
 }

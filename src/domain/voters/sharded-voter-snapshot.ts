@@ -1,3 +1,4 @@
+import type { ShardDirectory } from './shard-directory.ts';
 import type { ShardMap } from './shard-map.ts';
 import type { IdIndexName } from './voter-columns.ts';
 import type { VoterSnapshot } from './voter-snapshot.ts';
@@ -13,6 +14,7 @@ export class ShardedVoterSnapshot implements VoterSnapshot {
   readonly columns: readonly string[];
   readonly size: number;
   readonly shardMap: ShardMap;
+  readonly shardDirectory: ShardDirectory | null;
   readonly matchIndex = null;
   private readonly positions: Map<string, number>;
   private readonly openShard: (version: string) => Promise<VoterSnapshot | null>;
@@ -21,7 +23,9 @@ export class ShardedVoterSnapshot implements VoterSnapshot {
   constructor(
     meta: { version: string; columns: readonly string[]; rows: number; shards: ShardMap },
     openShard: (version: string) => Promise<VoterSnapshot | null>,
+    directory: ShardDirectory | null = null,
   ) {
+    this.shardDirectory = directory;
     this.version = meta.version;
     this.columns = Object.freeze([...meta.columns]);
     this.size = meta.rows;
@@ -35,6 +39,7 @@ export class ShardedVoterSnapshot implements VoterSnapshot {
     return new ShardedVoterSnapshot(
       { version: this.version, columns: this.columns, rows: this.size, shards: this.shardMap },
       openShard,
+      this.shardDirectory,
     );
   }
 

@@ -1,4 +1,5 @@
 import type { MatchIndex } from '../matching/index/match-index.ts';
+import type { ShardDirectory } from './shard-directory.ts';
 import type { ShardMap } from './shard-map.ts';
 import type { IdIndexName } from './voter-columns.ts';
 
@@ -23,6 +24,8 @@ export interface VoterSnapshot {
   readonly matchIndex: MatchIndex | null;
   /** Set when the version is sharded: lists are matched shard by shard (see shard-map.ts). */
   readonly shardMap?: ShardMap;
+  /** A sharded version's directory of phones and e-mails (null: imported before there was one). */
+  readonly shardDirectory?: ShardDirectory | null;
   /** A sharded version opens every shard before `lookup`, `record` or `fields` (id lookups across the file). */
   loadShards?(): Promise<void>;
   /**

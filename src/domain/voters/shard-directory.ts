@@ -1,0 +1,129 @@
+import { hashString } from '../matching/index/hashing.ts';
+
+/**
+ * Which shards hold a phone number or an e-mail address: built at a sharded import from every
+ * record's normalized values, held by every process that splits lists. A list row whose only
+ * strong identifiers are a phone or an e-mail goes to the shard of the voter who has them
+ * instead of to every shard, and a row whose phone or e-mail belongs to a voter in another state
+ * (someone who moved) also goes to that voter's shard (routeRow). Ids need no entry: a
+ * `voterbase_id` names its state.
+ *
+ * Entries are 32-bit hashes with the shard's index, sorted, 6 bytes each: about 12 bytes per
+ * voter of a file where voters have two such values on average (3 GB for 250M voters). A hash
+ * collision only sends a row to one more shard; it never loses one.
+ */
+export class ShardDirectory {
+  readonly hashes: Uint32Array;
+  readonly shards: Uint16Array;
+
+  constructor(hashes: Uint32Array, shards: Uint16Array) {
+    if (hashes.length !== shards.length) throw new Error('a shard directory needs one shard per hash');
+    this.hashes = hashes;
+    this.shards = shards;
+  }
+
+  get size(): number {
+    return this.hashes.length;
+  }
+
+  /** Adds to `out` the shards holding a voter with this phone (normalized: 10 digits). */
+  phoneShards(phone: string, out: Set<number>): void {
+    this.#find(phoneHash(phone), out);
+  }
+
+  /** Adds to `out` the shards holding a voter with this e-mail (normalized). */
+  emailShards(email: string, out: Set<number>): void {
+    this.#find(emailHash(email), out);
+  }
+
+  #find(hash: number, out: Set<number>): void {
+    const hashes = this.hashes;
+    let low = 0;
+    let high = hashes.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (hashes[mid]! < hash) low = mid + 1;
+      else high = mid;
+    }
+    for (let i = low; i < hashes.length && hashes[i] === hash; i++) out.add(this.shards[i]!);
+  }
+
+  /** The file form: "LMSD", format 1, count, the hashes, then the shards (little-endian). */
+  toBytes(): Uint8Array {
+    const count = this.hashes.length;
+    const bytes = new Uint8Array(12 + count * 4 + count * 2);
+    const view = new DataView(bytes.buffer);
+    bytes.set(MAGIC, 0);
+    view.setUint32(4, FORMAT, true);
+    view.setUint32(8, count, true);
+    for (let i = 0; i < count; i++) view.setUint32(12 + i * 4, this.hashes[i]!, true);
+    const at = 12 + count * 4;
+    for (let i = 0; i < count; i++) view.setUint16(at + i * 2, this.shards[i]!, true);
+    return bytes;
+  }
+
+  static fromBytes(bytes: Uint8Array): ShardDirectory {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (bytes.length < 12 || MAGIC.some((b, i) => bytes[i] !== b) || view.getUint32(4, true) !== FORMAT) {
+      throw new Error('not a shard directory file (or of another format)');
+    }
+    const count = view.getUint32(8, true);
+    if (bytes.length !== 12 + count * 6) throw new Error('the shard directory file is truncated');
+    const hashes = new Uint32Array(count);
+    const shards = new Uint16Array(count);
+    for (let i = 0; i < count; i++) hashes[i] = view.getUint32(12 + i * 4, true);
+    const at = 12 + count * 4;
+    for (let i = 0; i < count; i++) shards[i] = view.getUint16(at + i * 2, true);
+    return new ShardDirectory(hashes, shards);
+  }
+}
+
+const MAGIC = [0x4c, 0x4d, 0x53, 0x44];
+const FORMAT = 1;
+
+const phoneHash = (phone: string) => hashString(`p${phone}`) >>> 0;
+const emailHash = (email: string) => hashString(`e${email}`) >>> 0;
+
+/** Collects a sharded import's entries, record by record; `build` sorts them and drops repeats. */
+export class ShardDirectoryBuilder {
+  #hashes = new Uint32Array(1 << 16);
+  #shards = new Uint16Array(1 << 16);
+  #count = 0;
+
+  /** A record of shard `shard` with these normalized phones and e-mail ('' when none). */
+  add(shard: number, phones: readonly string[], email: string): void {
+    for (const phone of phones) this.#push(phoneHash(phone), shard);
+    if (email !== '') this.#push(emailHash(email), shard);
+  }
+
+  #push(hash: number, shard: number): void {
+    if (this.#count === this.#hashes.length) {
+      const hashes = new Uint32Array(this.#hashes.length * 2);
+      hashes.set(this.#hashes);
+      this.#hashes = hashes;
+      const shards = new Uint16Array(this.#shards.length * 2);
+      shards.set(this.#shards);
+      this.#shards = shards;
+    }
+    this.#hashes[this.#count] = hash;
+    this.#shards[this.#count] = shard;
+    this.#count++;
+  }
+
+  build(): ShardDirectory {
+    // One sort of (hash, shard) packed into a float64-safe integer: hash × 65536 + shard < 2^48.
+    const keys = new Float64Array(this.#count);
+    for (let i = 0; i < this.#count; i++) keys[i] = this.#hashes[i]! * 65536 + this.#shards[i]!;
+    keys.sort();
+    let unique = 0;
+    for (let i = 0; i < keys.length; i++) if (i === 0 || keys[i] !== keys[i - 1]) keys[unique++] = keys[i]!;
+    const hashes = new Uint32Array(unique);
+    const shards = new Uint16Array(unique);
+    for (let i = 0; i < unique; i++) {
+      const key = keys[i]!;
+      hashes[i] = Math.floor(key / 65536);
+      shards[i] = key % 65536;
+    }
+    return new ShardDirectory(hashes, shards);
+  }
+}
