@@ -2,7 +2,14 @@ import { isAppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
-import { chunkName, DEFAULT_CHUNK_ROWS, routingMatcher } from '../domain/pipeline/sharded-list.ts';
+import type { ListFit } from '../domain/matching/matcher.ts';
+import {
+  chunkName,
+  DEFAULT_CHUNK_ROWS,
+  fitChunkOf,
+  routingMatcher,
+  shardOfChunk,
+} from '../domain/pipeline/sharded-list.ts';
 import type { BlobWriter } from '../domain/ports/blob-store.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import type { ShardMap } from '../domain/voters/shard-map.ts';
@@ -38,6 +45,13 @@ export interface ChunkSpec {
   chunks: string[];
   /** How the split routed the rows (reported in the summary). */
   routing?: { rows: number; shardRows: number; everywhere: number };
+  /**
+   * The chunk the job's model is fitted on (fitChunkOf): the split enqueues it alone; it fits,
+   * then enqueues the other chunks with `listFit`. Absent in messages of the first format (each
+   * chunk fitted on its own rows).
+   */
+  fitChunk?: string;
+  listFit?: ListFit;
   /** Voter columns appended to the result (the profile's when the job was split). */
   appended: AppendedField[];
   threshold: number;
@@ -85,30 +99,32 @@ export async function splitList(
       await writers[i]!.commit();
     }
     const { chunks, rows, shardRows, everywhere } = router.result();
+    const fitChunk = fitChunkOf(chunks);
     const spec: ChunkSpec = {
       v: 2,
       jobId: job.id,
       version: voters.version,
       chunks: chunks.map((chunk) => chunk.name),
       routing: { rows, shardRows, everywhere },
+      ...(fitChunk === null ? {} : { fitChunk }),
       appended: plan.appendedFields,
       threshold: plan.matchThreshold,
       startedAt,
     };
-    // A list without data rows has no chunk: it is assembled (header only) at once.
+    // A list without data rows has no chunk: it is assembled (header only) at once. Otherwise the
+    // fit chunk goes first; it enqueues the others once the job's model is fitted.
     const followUps: QueueMessage[] =
-      chunks.length === 0
-        ? [assembleMessage(job, spec)]
-        : chunks.map((chunk) => ({
-            type: matchChunkType(map.shards[chunk.shard]!.id),
-            payload: { ...spec, chunk: chunk.name },
-            group: job.keyId,
-          }));
+      fitChunk === null ? [assembleMessage(job, spec)] : [chunkMessage(job, spec, fitChunk)];
     await deps.jobs.transition(job.id, ['processing'], 'processing', {}, Date.now(), followUps);
   } catch (error) {
     for (const writer of writers) await writer.abort().catch(() => {});
     throw error;
   }
+}
+
+/** The message that matches one chunk (on its shard's queue). */
+export function chunkMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec, chunk: string): QueueMessage {
+  return { type: matchChunkType(shardOfChunk(chunk)), payload: { ...spec, chunk }, group: job.keyId };
 }
 
 export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec): QueueMessage {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
-import { matchChunk, shardOfChunk } from '../domain/pipeline/sharded-list.ts';
+import type { Matcher } from '../domain/matching/matcher.ts';
+import { fitList, matchChunk, shardOfChunk } from '../domain/pipeline/sharded-list.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
@@ -9,6 +10,7 @@ import { LineBuffer } from './line-buffer.ts';
 import {
   assembleMessage,
   type ChunkSpec,
+  chunkMessage,
   chunkInputKey,
   chunkOutputKey,
   giveUpSharded,
@@ -23,6 +25,15 @@ const chunkSpecV2 = z.object({
   chunks: z.array(z.string().min(1)),
   routing: z
     .object({ rows: z.number().int(), shardRows: z.number().int(), everywhere: z.number().int() })
+    .optional(),
+  fitChunk: z.string().min(1).optional(),
+  listFit: z
+    .object({
+      m: z.array(z.number()),
+      matchesPerRow: z.number(),
+      source: z.enum(['em', 'prior']),
+      emIterations: z.number(),
+    })
     .optional(),
   appended: z.array(z.object({ source: z.string(), as: z.string() })),
   threshold: z.number(),
@@ -76,29 +87,34 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
         throw new AppError('UNAVAILABLE', `shard ${shardId} of voter file ${payload.version} is gone`);
       }
       const unpin = deps.pinShard?.(shard.version) ?? (() => {});
+      let spec: ChunkSpec;
       try {
-        await matchShard(deps, job, payload, shard.version, context.signal);
+        spec = await matchShard(deps, job, payload, shard.version, context.signal);
       } finally {
         unpin();
       }
-      for (const other of payload.chunks) {
+      for (const other of spec.chunks) {
         if ((await deps.blobs.stat(chunkOutputKey(job.id, other))) === null) return;
       }
-      const { chunk: _done, ...spec } = payload;
-      await deps.enqueue(assembleMessage(job, spec satisfies ChunkSpec));
+      await deps.enqueue(assembleMessage(job, spec));
     },
     onGiveUp: (payload, error) => giveUpSharded(deps, payload, error),
   };
 }
 
-/** Matches the chunk against the shard and writes its result. */
+/**
+ * Matches the chunk against the shard and writes its result. The fit chunk first fits the job's
+ * model on its sample and enqueues the other chunks with it (run again after a crash, it fits
+ * the same model and enqueues them again: a chunk matched twice writes the same result). Returns
+ * the job's spec as the chunks carry it.
+ */
 async function matchShard(
   deps: MatchChunkDeps,
   job: SmartmatchJob,
   payload: Payload,
   shardVersion: string,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<ChunkSpec> {
   const snapshot = await deps.voters.open(shardVersion);
   if (snapshot === null) {
     throw new AppError(
@@ -106,21 +122,35 @@ async function matchShard(
       `shard ${shardOfChunk(payload.chunk)} of voter file ${payload.version} is gone`,
     );
   }
+  const options = {
+    maxMatches: job.params.maxMatches,
+    searchRadiusMiles: job.params.searchRadiusMiles,
+    asOf: new Date(job.createdAt),
+  };
+  const { chunk: _chunk, ...spec } = payload;
+  let matcher: Matcher;
+  if (payload.listFit !== undefined) {
+    matcher = deps.createMatcher(snapshot, { thresholdScore: payload.threshold, listFit: payload.listFit });
+  } else {
+    // The fit chunk, or a chunk of the first format (each fitted on its own first rows).
+    matcher = deps.createMatcher(snapshot, { thresholdScore: payload.threshold });
+    spec.listFit = await fitList(matcher, blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)), options);
+    if (payload.fitChunk === payload.chunk) {
+      for (const chunk of spec.chunks) {
+        if (chunk !== payload.chunk) await deps.enqueue(chunkMessage(job, spec, chunk));
+      }
+    }
+  }
   const writer = await deps.blobs.openWriter(chunkOutputKey(job.id, payload.chunk));
   const out = new LineBuffer(writer.stream);
   let reported = 0;
   try {
     await matchChunk({
       lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
-      sampleLines: blobLines(deps.blobs, chunkInputKey(job.id, shardOfChunk(payload.chunk))),
       shard: snapshot,
-      matcher: deps.createMatcher(snapshot, { thresholdScore: payload.threshold }),
+      matcher,
       appendedSources: payload.appended.map((field) => field.source),
-      options: {
-        maxMatches: job.params.maxMatches,
-        searchRadiusMiles: job.params.searchRadiusMiles,
-        asOf: new Date(job.createdAt),
-      },
+      options,
       write: (line) => {
         out.write(line);
         return out.ready();
@@ -137,4 +167,5 @@ async function matchShard(
     await writer.abort();
     throw error;
   }
+  return spec;
 }

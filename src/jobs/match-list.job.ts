@@ -11,7 +11,7 @@ import { type ResultLayout, resultLayout } from '../domain/jobs/result-layout.ts
 import { renderSummaryHtml, type SummaryReportJob } from '../domain/jobs/summary-report.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
-import type { Matcher } from '../domain/matching/matcher.ts';
+import type { ListFit, Matcher } from '../domain/matching/matcher.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { type ListSummary, type MatchListInput, matchList } from '../domain/pipeline/match-list.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
@@ -34,8 +34,11 @@ export interface MatchListDeps {
   blobs: BlobStore;
   voters: VoterStore;
   keys: KeyService;
-  /** The job's matcher; `thresholdScore` is the profile's, when it sets one. */
-  createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number }) => Matcher;
+  /**
+   * The job's matcher; `thresholdScore` is the profile's, when it sets one; `listFit`: what the
+   * job learned on another shard (a sharded list fits once), so this matcher does not fit.
+   */
+  createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number; listFit?: ListFit }) => Matcher;
   /** The service's MATCH_THRESHOLD, for a profile that sets none (reported in the summary). */
   defaultMatchThreshold: number;
   maxRowBytes: number;

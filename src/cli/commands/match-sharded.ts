@@ -6,17 +6,18 @@ import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import type { JobSummary } from '../../domain/jobs/job-types.ts';
 import type { AppendedField } from '../../domain/keys/key-types.ts';
-import type { Matcher } from '../../domain/matching/matcher.ts';
+import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
 import { type ListSummary, matchList } from '../../domain/pipeline/match-list.ts';
 import {
   chunkName,
   chunksByShard,
   concatLines,
   DEFAULT_CHUNK_ROWS,
+  fitChunkOf,
+  fitList,
   matchChunk,
   mergingMatcher,
   routingMatcher,
-  shardOfChunk,
 } from '../../domain/pipeline/sharded-list.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
 import { LineBuffer } from '../../jobs/line-buffer.ts';
@@ -26,7 +27,8 @@ export interface ShardedMatchInput {
   output: Writable;
   whole: VoterSnapshot;
   voters: VoterStore;
-  createMatcher: (shard: VoterSnapshot) => Matcher;
+  /** A shard's matcher: to be fitted (null), or with the job's fit. */
+  createMatcher: (shard: VoterSnapshot, listFit: ListFit | null) => Matcher;
   appendedFields: AppendedField[];
   maxMatches: number;
   maxRowBytes: number;
@@ -72,18 +74,30 @@ export async function matchShardedLocally(
     });
     for (const buffer of buffers) await buffer.end();
     const { chunks } = router.result();
+    const options = { maxMatches: input.maxMatches, searchRadiusMiles: null, asOf: input.asOf };
+    const openShard = async (shard: number) => {
+      const snapshot = await input.voters.open(map.shards[shard]!.version);
+      if (snapshot === null) throw new Error(`shard ${map.shards[shard]!.id} of the voter file is missing`);
+      return snapshot;
+    };
+    // The job's model, fitted once on the fit chunk's shard (fitChunkOf), as the service does.
+    const fitChunk = fitChunkOf(chunks);
+    let listFit: ListFit | null = null;
+    let fitMatcher: Matcher | null = null;
+    if (fitChunk !== null) {
+      const shard = await openShard(chunks.find((chunk) => chunk.name === fitChunk)!.shard);
+      fitMatcher = input.createMatcher(shard, null);
+      listFit = await fitList(fitMatcher, lines(rowsFile(fitChunk)), options);
+    }
     for (const chunk of chunks) {
-      const shard = await input.voters.open(map.shards[chunk.shard]!.version);
-      if (shard === null)
-        throw new Error(`shard ${map.shards[chunk.shard]!.id} of the voter file is missing`);
+      const shard = await openShard(chunk.shard);
       const out = new LineBuffer(createWriteStream(matchesFile(chunk.name)));
       await matchChunk({
         lines: lines(rowsFile(chunk.name)),
-        sampleLines: lines(rowsFile(shardOfChunk(chunk.name))),
         shard,
-        matcher: input.createMatcher(shard),
+        matcher: chunk.name === fitChunk ? fitMatcher! : input.createMatcher(shard, listFit),
         appendedSources: input.appendedFields.map((field) => field.source),
-        options: { maxMatches: input.maxMatches, searchRadiusMiles: null, asOf: input.asOf },
+        options,
         write: (line) => {
           out.write(line);
           return out.ready();

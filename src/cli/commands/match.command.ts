@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
+import type { ListFit } from '../../domain/matching/matcher.ts';
 import { matchList } from '../../domain/pipeline/match-list.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import type { CliContext } from '../cli-context.ts';
@@ -35,8 +36,11 @@ export function matchCommand(program: Command, context: CliContext): void {
         const appendedFields = parseAppendedFields(options.append ?? '');
         const started = Date.now();
         const matchers = new ThreadedMatcherFactory(services.config.MATCH_THREADS);
-        const createMatcher = (snapshot: VoterSnapshot) =>
-          matchers.create(snapshot, { thresholdScore: services.config.MATCH_THRESHOLD });
+        const createMatcher = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
+          matchers.create(snapshot, {
+            thresholdScore: services.config.MATCH_THRESHOLD,
+            ...(listFit === null ? {} : { listFit }),
+          });
         const common = {
           appendedFields,
           maxMatches,

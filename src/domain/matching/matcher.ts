@@ -75,8 +75,22 @@ export interface MatchOptions {
   asOf: Date;
 }
 
+/**
+ * What a matcher that learns from a list (EM) learned: the list's agreement rates m (one per
+ * field level, see fellegi-sunter.ts) and its match rate, apart from any voter file's u. A list
+ * matched shard by shard learns it once, on one shard, and every shard matches with it.
+ */
+export interface ListFit {
+  m: number[];
+  matchesPerRow: number;
+  source: 'em' | 'prior';
+  emIterations: number;
+}
+
 export interface Matcher {
   readonly name: string;
+  /** What it learned about the list, once prepared (absent: a matcher that learns nothing). */
+  listFit?(): ListFit | null;
   /**
    * Learns what it fits on each list (EM's m) from the list's sample, before the first batch.
    * Absent, or not called: a matcher that learns does so on its first batch.

@@ -7,7 +7,14 @@ import {
 } from './candidates/generate-candidates.ts';
 import { matchIds } from './deterministic-matcher.ts';
 import type { MatchIndex } from './index/match-index.ts';
-import type { MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
+import type {
+  ListFit,
+  MatchCandidate,
+  Matcher,
+  MatchInput,
+  MatchOptions,
+  MatchOutcome,
+} from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L } from './score/comparison-levels.ts';
@@ -36,7 +43,13 @@ export interface ProbabilisticMatcherOptions {
   candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
   /** A model already fitted on this list (a worker thread matching its blocks): no fitting here. */
   model?: FellegiSunterModel;
+  /**
+   * The list's m and match rate, fitted on another voter file's candidates (a list matched
+   * shard by shard fits once, on one shard): used with this file's own u, no fitting here.
+   */
+  listFit?: ListFit;
 }
+
 
 /** A match is accepted when it is at least this likely to be right. */
 export const DEFAULT_THRESHOLD_SCORE = 50;
@@ -122,7 +135,18 @@ export function createProbabilisticMatcher(
   runner: PersonMatchRunner = inThreadRunner(index),
 ): ProbabilisticMatcher {
   const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
-  let model: FellegiSunterModel | null = settings.model ?? null;
+  const fitted = settings.listFit;
+  let model: FellegiSunterModel | null =
+    settings.model ??
+    (fitted === undefined
+      ? null
+      : buildModel(
+          Float64Array.from(fitted.m),
+          randomPairU(index),
+          fitted.matchesPerRow,
+          fitted.source,
+          fitted.emIterations,
+        ));
   // The pipeline asks for the next batch before the first one is done: every batch must wait
   // for the one model fitted on the first batch's rows, or a second fit would race it.
   let fitting: Promise<FellegiSunterModel> | null = model === null ? null : Promise.resolve(model);
@@ -160,6 +184,15 @@ export function createProbabilisticMatcher(
   return {
     name: 'probabilistic',
     model: () => model,
+    listFit: () =>
+      model === null
+        ? null
+        : {
+            m: [...model.m],
+            matchesPerRow: model.matchesPerRow,
+            source: model.source,
+            emIterations: model.emIterations,
+          },
     jobFor,
     async prepare(sample: readonly MatchInput[], matchOptions: MatchOptions): Promise<void> {
       await fitOn(sample, matchOptions);

@@ -15,6 +15,8 @@ import {
   chunkName,
   chunksByShard,
   concatLines,
+  fitChunkOf,
+  fitList,
   matchChunk,
   mergeOutcomes,
   mergingMatcher,
@@ -112,8 +114,8 @@ async function* linesOf(lines: string[]): AsyncGenerator<string> {
 }
 
 /**
- * The three steps in memory: split (chunks of `chunkRows`, samples of 3 rows), each chunk against
- * its shard, assemble. `chunks` gives each shard's rows, its chunks one after the other.
+ * The three steps in memory: split (chunks of `chunkRows`), the job's model fitted on the fit
+ * chunk's first 3 rows, each chunk against its shard, assemble. `chunks` gives each shard's rows, its chunks one after the other.
  */
 async function matchSharded(
   csv: string,
@@ -134,17 +136,25 @@ async function matchSharded(
   });
   const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...options };
   await matchList({ ...common, source: Readable.from([Buffer.from(csv)]), matcher: router });
-  const names = router.result().chunks.map((chunk) => chunk.name);
+  const routed = router.result().chunks;
+  const names = routed.map((chunk) => chunk.name);
+  const shardOf = (name: string) => SHARDS[MAP.shards.find((s) => s.id === shardOfChunk(name))!.version]!;
+  // The job's model: fitted once, on the fit chunk's first SAMPLE rows, as the service does.
+  const fitChunk = fitChunkOf(routed);
+  const fitMatcher = fitChunk === null ? null : matcherFor(shardOf(fitChunk));
+  const listFit =
+    fitChunk === null ? null : await fitList(fitMatcher!, linesOf(written.get(fitChunk)!), options, SAMPLE);
   const outputs = new Map<string, string[]>();
   for (const name of names) {
-    const shard = SHARDS[MAP.shards.find((s) => s.id === shardOfChunk(name))!.version]!;
+    const shard = shardOf(name);
     const out: string[] = [];
     await matchChunk({
       lines: linesOf(written.get(name)!),
-      sampleLines: linesOf(written.get(shardOfChunk(name))!),
-      sampleRows: SAMPLE,
       shard,
-      matcher: matcherFor(shard),
+      matcher:
+        name === fitChunk
+          ? fitMatcher!
+          : createProbabilisticMatcher(shard, matchIndexOf(shard), { listFit: listFit! }),
       appendedSources: ['party'],
       options,
       write: (line) => {
@@ -346,5 +356,17 @@ describe('mergeOutcomes', () => {
     const everywhere = await matchSharded(list, OPTIONS, 1000, null);
     assert.deepEqual(everywhere.names, ['nc', 'va']);
     assert.equal(routed.result, everywhere.result, 'the same match, from one shard instead of two');
+  });
+
+  it('fits the job’s model on the first chunk of the shard with the most rows (map order on a tie)', () => {
+    assert.equal(fitChunkOf([]), null);
+    const chunks = [
+      { shard: 0, name: 'ga', rows: 5 },
+      { shard: 1, name: 'nc', rows: 4 },
+      { shard: 1, name: 'nc.1', rows: 4 },
+      { shard: 2, name: 'oh', rows: 8 },
+    ];
+    assert.equal(fitChunkOf(chunks), 'nc');
+    assert.equal(fitChunkOf(chunks.slice(0, 2).concat([{ shard: 2, name: 'oh', rows: 5 }])), 'ga');
   });
 });

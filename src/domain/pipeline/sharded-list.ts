@@ -5,7 +5,7 @@
  * merged, written as an unsharded job writes). Chunks are JSON lines, in input row order.
  * The embedded service runs the same three steps through its own queue, so both give the same bytes.
  */
-import type { Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
+import type { ListFit, Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
 import { normalizeInput } from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
 import { routeRow, type ShardMap } from '../voters/shard-map.ts';
@@ -14,12 +14,14 @@ import { SAMPLE_ROWS } from './match-list.ts';
 
 /** Rows matched per batch in a chunk (after the sample, which is prepared on its own). */
 export const CHUNK_BATCH_ROWS = 2000;
+/** Batches of a chunk on the matching threads at once, while this thread writes the oldest. */
+const CHUNK_BATCHES_IN_FLIGHT = 4;
 
 /**
  * Default rows per chunk: a shard's part of a list is cut into chunks of at most this many
- * rows, so that several workers share one big state. Never below SAMPLE_ROWS: every chunk of a
- * shard fits its model on the first SAMPLE_ROWS rows of the shard's part, which are the start of
- * its first chunk, so results do not depend on how a list was chunked.
+ * rows, so that several workers share one big state. Never below SAMPLE_ROWS: the job's model is
+ * fitted on the first SAMPLE_ROWS rows of one shard's part (fitChunkOf), which must lie in that
+ * shard's first chunk for the result not to depend on how the list was cut.
  */
 export const DEFAULT_CHUNK_ROWS = 50_000;
 
@@ -178,14 +180,8 @@ export function routingMatcher(
 export interface MatchChunkInput {
   /** The chunk's lines as the split step wrote them. */
   lines: AsyncIterable<string>;
-  /**
-   * The first lines of the shard's first chunk (the same iterable as `lines` for that chunk):
-   * the model is fitted on its first SAMPLE_ROWS rows, whichever chunk this is.
-   */
-  sampleLines: AsyncIterable<string>;
-  /** Rows of the sample (default SAMPLE_ROWS; the split's `sampleRows`). */
-  sampleRows?: number;
   shard: VoterSnapshot;
+  /** Prepared: fitted on the job's sample (fitList), or created with its ListFit. */
   matcher: Matcher;
   /** Voter columns appended to the result, by source name (absent from the shard: ''). */
   appendedSources: readonly string[];
@@ -195,15 +191,42 @@ export interface MatchChunkInput {
   onProgress?: (rows: number) => void;
 }
 
-/** The shard's sample: the first `rows` rows of its first chunk. */
-async function readSample(lines: AsyncIterable<string>, rows: number): Promise<MatchInput[]> {
+/**
+ * The chunk the job's model is fitted on: the first chunk of the shard that got the most rows
+ * (the first such shard in map order), whose first SAMPLE_ROWS rows are the sample. One fit per
+ * job, whichever worker runs it: every chunk matches with it (with its own shard's u), so the
+ * result does not depend on how the list was cut or where the chunks ran.
+ */
+export function fitChunkOf(chunks: RoutingResult['chunks']): string | null {
+  const rows = new Map<number, number>();
+  for (const chunk of chunks) rows.set(chunk.shard, (rows.get(chunk.shard) ?? 0) + chunk.rows);
+  let best: RoutingResult['chunks'][number] | null = null;
+  for (const chunk of chunks) {
+    if (best === null || rows.get(chunk.shard)! > rows.get(best.shard)!) best = chunk;
+  }
+  return best === null ? null : chunkName(shardOfChunk(best.name), 0);
+}
+
+/**
+ * Fits `matcher` on the first `sampleRows` rows of the fit chunk (fitChunkOf) and returns what
+ * it learned about the list, for the other chunks' matchers.
+ */
+export async function fitList(
+  matcher: Matcher,
+  sampleLines: AsyncIterable<string>,
+  options: MatchOptions,
+  sampleRows = SAMPLE_ROWS,
+): Promise<ListFit> {
   const sample: MatchInput[] = [];
-  for await (const text of lines) {
+  for await (const text of sampleLines) {
     const row = JSON.parse(text) as ChunkRow;
     sample.push({ row: row.r, fields: row.f });
-    if (sample.length >= rows) break;
+    if (sample.length >= sampleRows) break;
   }
-  return sample;
+  await matcher.prepare?.(sample, options);
+  const fit = matcher.listFit?.() ?? null;
+  if (fit === null) throw new Error('the matcher of a sharded list learned nothing from its sample');
+  return fit;
 }
 
 /** The match step: one chunk against its shard, batch by batch. Returns the rows matched. */
@@ -214,14 +237,13 @@ export async function matchChunk(input: MatchChunkInput): Promise<number> {
     ...input.appendedSources.map((source) => shard.columnIndex(source)),
     shard.columnIndex('state'),
   ];
-  await input.matcher.prepare?.(
-    await readSample(input.sampleLines, input.sampleRows ?? SAMPLE_ROWS),
-    input.options,
-  );
-  let batch: MatchInput[] = [];
+  // Several batches in flight: the threads match the next ones while this thread writes the
+  // last one's lines (one batch at a time left the threads idle half of the time).
+  const inFlight: { batch: MatchInput[]; outcomes: Promise<MatchOutcome[]> }[] = [];
   let rows = 0;
-  const flush = async () => {
-    const outcomes = await input.matcher.matchBatch(batch, input.options);
+  const writeOldest = async () => {
+    const { batch, outcomes: pending } = inFlight.shift()!;
+    const outcomes = await pending;
     for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i]!;
       const line: ChunkOutcome = {
@@ -240,14 +262,28 @@ export async function matchChunk(input: MatchChunkInput): Promise<number> {
     }
     rows += batch.length;
     input.onProgress?.(rows);
-    batch = [];
   };
-  for await (const text of input.lines) {
-    const row = JSON.parse(text) as ChunkRow;
-    batch.push({ row: row.r, fields: row.f });
-    if (batch.length >= CHUNK_BATCH_ROWS) await flush();
+  const send = (batch: MatchInput[]) => {
+    const outcomes = Promise.resolve(input.matcher.matchBatch(batch, input.options));
+    // Awaited in order by writeOldest; a failure before then must not count as unhandled.
+    outcomes.catch(() => {});
+    inFlight.push({ batch, outcomes });
+  };
+  try {
+    let batch: MatchInput[] = [];
+    for await (const text of input.lines) {
+      const row = JSON.parse(text) as ChunkRow;
+      batch.push({ row: row.r, fields: row.f });
+      if (batch.length < CHUNK_BATCH_ROWS) continue;
+      send(batch);
+      batch = [];
+      if (inFlight.length >= CHUNK_BATCHES_IN_FLIGHT) await writeOldest();
+    }
+    if (batch.length > 0) send(batch);
+    while (inFlight.length > 0) await writeOldest();
+  } finally {
+    inFlight.length = 0;
   }
-  if (batch.length > 0) await flush();
   return rows;
 }
 
