@@ -1,8 +1,8 @@
 import { isAppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
-import { matchList } from '../domain/pipeline/match-list.ts';
 import type { ListFit } from '../domain/matching/matcher.ts';
+import { matchList } from '../domain/pipeline/match-list.ts';
 import {
   chunkName,
   DEFAULT_CHUNK_ROWS,
@@ -123,7 +123,11 @@ export async function splitList(
 }
 
 /** The message that matches one chunk (on its shard's queue). */
-export function chunkMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec, chunk: string): QueueMessage {
+export function chunkMessage(
+  job: Pick<SmartmatchJob, 'keyId'>,
+  spec: ChunkSpec,
+  chunk: string,
+): QueueMessage {
   return { type: matchChunkType(shardOfChunk(chunk)), payload: { ...spec, chunk }, group: job.keyId };
 }
 

@@ -10,8 +10,8 @@ import { LineBuffer } from './line-buffer.ts';
 import {
   assembleMessage,
   type ChunkSpec,
-  chunkMessage,
   chunkInputKey,
+  chunkMessage,
   chunkOutputKey,
   giveUpSharded,
   MATCH_CHUNK_JOB,
@@ -134,7 +134,11 @@ async function matchShard(
   } else {
     // The fit chunk, or a chunk of the first format (each fitted on its own first rows).
     matcher = deps.createMatcher(snapshot, { thresholdScore: payload.threshold });
-    spec.listFit = await fitList(matcher, blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)), options);
+    spec.listFit = await fitList(
+      matcher,
+      blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
+      options,
+    );
     if (payload.fitChunk === payload.chunk) {
       for (const chunk of spec.chunks) {
         if (chunk !== payload.chunk) await deps.enqueue(chunkMessage(job, spec, chunk));

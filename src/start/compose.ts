@@ -170,7 +170,10 @@ export async function compose(config: Config): Promise<Services> {
     voters,
     keys,
     createMatcher: (voters, options) =>
-      matchers.create(voters, { ...options, thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD }),
+      matchers.create(voters, {
+        ...options,
+        thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD,
+      }),
     defaultMatchThreshold: config.MATCH_THRESHOLD,
     maxRowBytes: config.MAX_ROW_BYTES,
     chunkRows: config.SHARD_CHUNK_ROWS,

@@ -14,6 +14,7 @@ import {
   type ShardMap,
   type ShardPlan,
   shardOfRecord,
+  statelessIds,
 } from '../../domain/voters/shard-map.ts';
 import { LineBuffer } from '../../jobs/line-buffer.ts';
 import type { BuildReport } from './snapshot-builder.ts';
@@ -128,9 +129,11 @@ interface RoutingColumns {
   zip: number;
   latitude: number;
   longitude: number;
-  /** The phone columns and the e-mail column, for the directory (-1: absent). */
+  /** The phone columns, the e-mail column and the ids that may name no state, for the directory (-1: absent). */
   phones: number[];
   email: number;
+  voterbaseId: number;
+  exactTrack: number;
 }
 
 /** The columns a record's shard is read from, checked as the unsharded import checks the header. */
@@ -147,6 +150,8 @@ function headerColumns(header: string[]): RoutingColumns {
     // The columns the match index reads phones and e-mail from (normalize/person.ts).
     phones: ['wireless_phone', 'landline_phone', 'voip_phone'].map((name) => names.indexOf(name)),
     email: names.indexOf('email'),
+    voterbaseId: names.indexOf('voterbase_id'),
+    exactTrack: names.indexOf('exact_track'),
   };
 }
 
@@ -257,7 +262,11 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
         );
         if (point !== null) boxes[shard] = extendBox(boxes[shard]!, point[0], point[1]);
         const contact = contactOf(row.fields, columns!);
-        directory.add(shard, contact.phones, contact.email);
+        const ids = statelessIds(
+          cell(row.fields, columns!.voterbaseId),
+          cell(row.fields, columns!.exactTrack),
+        );
+        directory.add(shard, contact.phones, contact.email, ids);
         writers[shard]!.write(formatCsvRow(row.fields, neutral(row.fields.length)));
       }
       await Promise.all(writers.map((writer) => writer.ready()));

@@ -7,14 +7,7 @@ import {
 } from './candidates/generate-candidates.ts';
 import { matchIds } from './deterministic-matcher.ts';
 import type { MatchIndex } from './index/match-index.ts';
-import type {
-  ListFit,
-  MatchCandidate,
-  Matcher,
-  MatchInput,
-  MatchOptions,
-  MatchOutcome,
-} from './matcher.ts';
+import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L } from './score/comparison-levels.ts';
@@ -49,7 +42,6 @@ export interface ProbabilisticMatcherOptions {
    */
   listFit?: ListFit;
 }
-
 
 /** A match is accepted when it is at least this likely to be right. */
 export const DEFAULT_THRESHOLD_SCORE = 50;

@@ -8,7 +8,7 @@
 import type { ListFit, Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
 import { normalizeInput } from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
-import { routeRow, type ShardMap } from '../voters/shard-map.ts';
+import { routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { SAMPLE_ROWS } from './match-list.ts';
 
@@ -48,12 +48,6 @@ export async function* concatLines(
 ): AsyncGenerator<string> {
   for (const open of sources) yield* open();
 }
-
-/**
- * Id fields a shard is searched by whether or not they name its state (a voterbase_id names its
- * state in its prefix, which routeRow reads, but one without that prefix may be anywhere).
- */
-const ID_FIELDS = ['voterbase_id', 'voter_id', 'smartvan_id', 'exact_track'] as const;
 
 /** A chunk's input line: the row number and the identifier cells the header provided. */
 interface ChunkRow {
@@ -161,9 +155,8 @@ export function routingMatcher(
           longitude: row.fields.longitude,
           phones: persons.flatMap((p) => p.phones),
           emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
-          searchableAnywhere:
-            persons.some((p) => p.dob !== null || p.birthYears !== null) ||
-            ID_FIELDS.some((field) => (row.fields[field] ?? '').trim() !== ''),
+          ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
+          searchableAnywhere: persons.some((p) => p.dob !== null || p.birthYears !== null),
         },
         options.directory,
       );

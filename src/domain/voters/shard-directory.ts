@@ -1,15 +1,17 @@
 import { hashString } from '../matching/index/hashing.ts';
 
 /**
- * Which shards hold a phone number or an e-mail address: built at a sharded import from every
- * record's normalized values, held by every process that splits lists. A list row whose only
- * strong identifiers are a phone or an e-mail goes to the shard of the voter who has them
- * instead of to every shard, and a row whose phone or e-mail belongs to a voter in another state
- * (someone who moved) also goes to that voter's shard (routeRow). Ids need no entry: a
- * `voterbase_id` names its state.
+ * Which shards hold a phone number, an e-mail address or an id that names no state: built at a
+ * sharded import from every record's normalized values, held by every process that splits lists.
+ * A list row whose only strong identifiers are a phone, an e-mail or such an id goes to the shard
+ * of the voter who has them instead of to every shard, and a row whose phone or e-mail belongs to
+ * a voter in another state (someone who moved) also goes to that voter's shard (routeRow). Ids
+ * that name their state need no entry (a `voterbase_id` like `NC-…`; `voter_id` and
+ * `smartvan_id` are looked up with the row's state).
  *
  * Entries are 32-bit hashes with the shard's index, sorted, 6 bytes each: about 12 bytes per
- * voter of a file where voters have two such values on average (3 GB for 250M voters). A hash
+ * voter of a file where voters have two such values on average besides an `exact_track` (about
+4.5 GB for 250M voters). A hash
  * collision only sends a row to one more shard; it never loses one.
  */
 export class ShardDirectory {
@@ -34,6 +36,11 @@ export class ShardDirectory {
   /** Adds to `out` the shards holding a voter with this e-mail (normalized). */
   emailShards(email: string, out: Set<number>): void {
     this.#find(emailHash(email), out);
+  }
+
+  /** Adds to `out` the shards holding this id (`exact_track`, or a `voterbase_id` naming no state). */
+  idShards(index: string, key: string, out: Set<number>): void {
+    this.#find(idHash(index, key), out);
   }
 
   #find(hash: number, out: Set<number>): void {
@@ -83,6 +90,7 @@ const FORMAT = 1;
 
 const phoneHash = (phone: string) => hashString(`p${phone}`) >>> 0;
 const emailHash = (email: string) => hashString(`e${email}`) >>> 0;
+const idHash = (index: string, key: string) => hashString(`i${index}|${key}`) >>> 0;
 
 /** Collects a sharded import's entries, record by record; `build` sorts them and drops repeats. */
 export class ShardDirectoryBuilder {
@@ -90,10 +98,19 @@ export class ShardDirectoryBuilder {
   #shards = new Uint16Array(1 << 16);
   #count = 0;
 
-  /** A record of shard `shard` with these normalized phones and e-mail ('' when none). */
-  add(shard: number, phones: readonly string[], email: string): void {
+  /**
+   * A record of shard `shard` with these normalized phones and e-mail ('' when none) and ids that
+   * name no state (index name and id key, see id-keys.ts).
+   */
+  add(
+    shard: number,
+    phones: readonly string[],
+    email: string,
+    ids: readonly { index: string; key: string }[] = [],
+  ): void {
     for (const phone of phones) this.#push(phoneHash(phone), shard);
     if (email !== '') this.#push(emailHash(email), shard);
+    for (const id of ids) this.#push(idHash(id.index, id.key), shard);
   }
 
   #push(hash: number, shard: number): void {

@@ -9,6 +9,7 @@ import {
   ShardCounts,
   type ShardMap,
   shardOfRecord,
+  statelessIds,
 } from './shard-map.ts';
 
 function counts(entries: [string, string, number][]): ShardCounts {
@@ -159,6 +160,20 @@ describe('routeRow', () => {
         routeRow(map, { phones: ['2125550000'], searchableAnywhere: true }, directory).everywhere,
         true,
       );
+    });
+
+    it('finds an exact_track or a voterbase_id without a state prefix through the directory', () => {
+      const ids = new ShardDirectoryBuilder();
+      ids.add(va2, [], '', statelessIds('X123', 'et0001'));
+      ids.add(nc, [], '', statelessIds('NC-77', ''));
+      const built = ids.build();
+      assert.equal(built.size, 2, 'the prefixed voterbase_id needs no entry');
+      const route = (values: Parameters<typeof routeRow>[1]) =>
+        routeRow(map, values, built).shards.map((i) => map.shards[i]!.id);
+      assert.deepEqual(route({ ids: statelessIds('', 'ET0001') }), ['va-2']);
+      assert.deepEqual(route({ ids: statelessIds(' x123 ', '') }), ['va-2']);
+      assert.deepEqual(route({ voterbaseId: 'NC-77', ids: statelessIds('NC-77', '') }), ['nc']);
+      assert.deepEqual(statelessIds('NC-77', ''), []);
     });
 
     it('without a directory, a row with a contact and no state still goes everywhere', () => {

@@ -1,4 +1,5 @@
 import { normalizeLatLong, normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
+import { idKey } from './id-keys.ts';
 import type { ShardDirectory } from './shard-directory.ts';
 
 /**
@@ -133,10 +134,12 @@ export interface RoutingValues {
   /** Normalized phones and e-mail addresses of the row's persons: found through the directory. */
   phones?: readonly string[];
   emails?: readonly string[];
+  /** Ids of the row that name no state (statelessIds): found through the directory. */
+  ids?: readonly { index: string; key: string }[];
   /**
    * Whether the row could find a voter in a shard nothing placed it in: a birth date or an age
-   * (blocking keys that need no place), or an id that names no state. Default true. A row that
-   * cannot finds no candidate in any shard, so it goes to one shard only, for its outcome.
+   * (blocking keys that need no place). Default true. A row that cannot finds no candidate in any
+   * shard, so it goes to one shard only, for its outcome.
    */
   searchableAnywhere?: boolean;
 }
@@ -145,6 +148,27 @@ export interface RoutingValues {
 export interface Route {
   shards: number[];
   everywhere: boolean;
+}
+
+/**
+ * The ids of a row or record that name no state, as directory entries: `exact_track`, and a
+ * `voterbase_id` without a state prefix (`NC-…` routes by its state). `voter_id` and
+ * `smartvan_id` are only looked up with a state.
+ */
+export function statelessIds(voterbaseId: string, exactTrack: string): { index: string; key: string }[] {
+  const ids: { index: string; key: string }[] = [];
+  const voterbase = idKey('voterbase_id', voterbaseId, '');
+  if (voterbase !== null && stateOfVoterbaseId(voterbase) === null)
+    ids.push({ index: 'voterbase_id', key: voterbase });
+  const track = idKey('exact_track', exactTrack, '');
+  if (track !== null) ids.push({ index: 'exact_track', key: track });
+  return ids;
+}
+
+/** The state a `voterbase_id` names in its prefix (`VA-…`), or null. */
+function stateOfVoterbaseId(id: string): string | null {
+  const prefix = id.trim().slice(0, 3).toUpperCase();
+  return /^[A-Z]{2}-$/.test(prefix) ? normalizeStateCode(prefix.slice(0, 2)) : null;
 }
 
 /** The widest search radius (candidates/generate-candidates.ts MAX_RADIUS_MILES), in degrees of latitude. */
@@ -185,19 +209,18 @@ export function routeRow(
     const zip = normalizeZip(values.zip);
     for (const s of zip === null ? [] : (map.zip3States[zip.slice(0, 3)] ?? [])) states.add(s);
   }
-  const prefix = values.voterbaseId?.trim().slice(0, 3).toUpperCase();
-  if (prefix !== undefined && /^[A-Z]{2}-$/.test(prefix)) {
-    const idState = normalizeStateCode(prefix.slice(0, 2));
-    if (idState !== null) states.add(idState);
-  }
+  const idState = values.voterbaseId === undefined ? null : stateOfVoterbaseId(values.voterbaseId);
+  if (idState !== null) states.add(idState);
   const found = new Set<number>();
   map.shards.forEach((shard, i) => {
     if (states.has(shard.state)) found.add(i);
   });
-  const hasContact = (values.phones?.length ?? 0) > 0 || (values.emails?.length ?? 0) > 0;
+  const hasContact =
+    (values.phones?.length ?? 0) > 0 || (values.emails?.length ?? 0) > 0 || (values.ids?.length ?? 0) > 0;
   if (directory !== null) {
     for (const phone of values.phones ?? []) directory.phoneShards(phone, found);
     for (const email of values.emails ?? []) directory.emailShards(email, found);
+    for (const id of values.ids ?? []) directory.idShards(id.index, id.key, found);
   }
   if (states.size === 0 && (directory !== null || !hasContact)) {
     const point = normalizeLatLong(values.latitude ?? '', values.longitude ?? '');
@@ -217,7 +240,7 @@ export function routeRow(
       });
     }
   }
-  // Without a directory a phone or an e-mail may be in any shard.
+  // Without a directory a phone, an e-mail or an id may be in any shard.
   const nowhereElse = values.searchableAnywhere === false && (directory !== null || !hasContact);
   if (found.size === 0 && nowhereElse && map.shards.length > 0) {
     // The shard of records without a state, where a street address without a state can agree.
