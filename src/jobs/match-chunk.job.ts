@@ -51,8 +51,8 @@ const fromV1 = (value: unknown) => {
 };
 
 export const chunkSpecSchema = z.preprocess(fromV1, chunkSpecV2);
-const payloadSchema = z.preprocess(fromV1, chunkSpecV2.extend({ chunk: z.string().min(1) }));
-type Payload = z.infer<typeof payloadSchema>;
+export const chunkPayloadSchema = z.preprocess(fromV1, chunkSpecV2.extend({ chunk: z.string().min(1) }));
+type Payload = z.infer<typeof chunkPayloadSchema>;
 
 export interface MatchChunkDeps extends MatchListDeps {
   /** Enqueues the assembly once the last chunk is done. */
@@ -71,7 +71,7 @@ export interface MatchChunkDeps extends MatchListDeps {
 export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
   return {
     type: MATCH_CHUNK_JOB,
-    payload: payloadSchema,
+    payload: chunkPayloadSchema,
     backoffMs: exponentialBackoff(2_000, 60_000),
     async handle(payload, context) {
       const job = await deps.jobs.getJob(payload.jobId);

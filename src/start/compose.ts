@@ -110,14 +110,14 @@ export async function compose(config: Config): Promise<Services> {
     workerLogger?.[level](fields, message),
   );
   const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS, {
-    poolsKept: config.VOTER_SHARD_MAX_ROWS === undefined ? 2 : Number.POSITIVE_INFINITY,
+    sourcesKept: config.VOTER_SHARD_MAX_ROWS === undefined ? 2 : Number.POSITIVE_INFINITY,
   });
   const localVoters = new FsVoterStore({
     dir: join(dataDir, 'voters'),
     maxRowBytes: config.MAX_ROW_BYTES,
     shardMaxRows: config.VOTER_SHARD_MAX_ROWS ?? null,
     ...(config.VOTER_CACHE_MB === undefined ? {} : { cacheBytes: config.VOTER_CACHE_MB * 1024 * 1024 }),
-    // A shard let go takes its matching threads with it, or they would keep its memory.
+    // A shard let go is let go by the matching threads too, or they would keep its memory.
     onEvict: (snapshot) => matchers.release(snapshot),
     onLoad: () => metrics.voterLoads.inc(),
   });

@@ -48,9 +48,9 @@ describe('matching on worker threads', () => {
     const index = matchIndexOf(voters);
     const local = createProbabilisticMatcher(voters, index);
     const inThread = await local.matchBatch(list, OPTIONS);
-    const pool = new MatchThreadPool(index, 2);
+    const pool = new MatchThreadPool(2);
     try {
-      const remote = createProbabilisticMatcher(voters, index, {}, pool);
+      const remote = createProbabilisticMatcher(voters, index, {}, pool.open(index));
       const threaded = await remote.matchBatch(list, OPTIONS);
       assert.deepEqual(threaded, inThread);
       // EM ran on the threads' share of the sample and found the same model.
@@ -74,10 +74,11 @@ describe('matching on worker threads', () => {
     assert.equal(ra.length, 600);
     assert.equal(rb.length, 300);
     await factory.close();
-    const pool = new MatchThreadPool(matchIndexOf(voters), 1);
+    const pool = new MatchThreadPool(1);
+    const source = pool.open(matchIndexOf(voters));
     await pool.close();
     await assert.rejects(
-      pool.run(list, {
+      source.run(list, {
         model: null as never,
         options: OPTIONS,
         candidates: { maxPostings: 10, searchRadiusMiles: null },
@@ -94,16 +95,17 @@ describe('matching on worker threads', () => {
       const first = factory.create(voters);
       // Big enough to start threads (a smaller batch is matched on the calling thread).
       await first.matchBatch(list.slice(0, 1100), OPTIONS);
-      const pool = factory.poolOf(voters)!;
+      const pool = factory.threadPool!;
       await pool.terminateOne();
       assert.equal(pool.broken, true);
+      assert.equal(factory.sourceOf(voters)!.broken, true);
       await assert.rejects(
         Promise.resolve().then(() => first.matchBatch(list, OPTIONS)),
         /matching thread/,
       );
       const again = await factory.create(voters).matchBatch(list, OPTIONS);
       assert.equal(again.length, list.length);
-      assert.notEqual(factory.poolOf(voters), pool);
+      assert.notEqual(factory.threadPool, pool);
     } finally {
       await factory.close();
     }
@@ -123,12 +125,51 @@ describe('ThreadedMatcherFactory', () => {
         await small.matchBatch(list.slice(0, 999), OPTIONS),
         await inThread(list.slice(0, 999)),
       );
-      assert.equal(factory.poolOf(voters), undefined, 'no threads for 999 rows');
+      assert.equal(factory.sourceOf(voters), undefined, 'no threads for 999 rows');
       const big = factory.create(voters);
       assert.deepEqual(await big.matchBatch(list, OPTIONS), expected);
-      assert.ok(factory.poolOf(voters), 'threads for 1,200 rows');
+      assert.ok(factory.sourceOf(voters), 'threads for 1,200 rows');
       factory.release(voters);
-      assert.equal(factory.poolOf(voters), undefined, 'released with its voter snapshot');
+      assert.equal(factory.sourceOf(voters), undefined, 'released with its voter snapshot');
+    } finally {
+      await factory.close();
+    }
+  });
+});
+
+describe('one pool of threads for several voter files', () => {
+  it('matches each file on the same threads, as in-thread, and lets a released one go', async () => {
+    const one = fixture(1200);
+    const rows = [...generateVoterRows({ rows: 2000, seed: 11 })];
+    const other = new InMemoryVoterSnapshot(VOTER_COLUMNS, rows);
+    const otherList: MatchInput[] = one.list.map((row) => ({ ...row }));
+    const factory = new ThreadedMatcherFactory(2, { sourcesKept: 4 });
+    try {
+      const expectedOne = await createProbabilisticMatcher(one.voters, matchIndexOf(one.voters)).matchBatch(
+        one.list,
+        OPTIONS,
+      );
+      const expectedOther = await createProbabilisticMatcher(other, matchIndexOf(other)).matchBatch(
+        otherList,
+        OPTIONS,
+      );
+      const [a, b] = await Promise.all([
+        factory.create(one.voters).matchBatch(one.list, OPTIONS),
+        factory.create(other).matchBatch(otherList, OPTIONS),
+      ]);
+      assert.deepEqual(a, expectedOne);
+      assert.deepEqual(b, expectedOther);
+      const pool = factory.threadPool!;
+      assert.equal(pool.threads, 2, 'two files, still two threads');
+      assert.notEqual(factory.sourceOf(one.voters), factory.sourceOf(other));
+      const released = factory.sourceOf(other)!;
+      factory.release(other);
+      await assert.rejects(
+        Promise.resolve().then(() => released.run(otherList, null as never)),
+        /let this voter file go/,
+      );
+      assert.deepEqual(await factory.create(one.voters).matchBatch(one.list, OPTIONS), expectedOne);
+      assert.equal(factory.threadPool, pool, 'the same threads');
     } finally {
       await factory.close();
     }

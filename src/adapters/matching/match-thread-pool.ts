@@ -13,14 +13,19 @@ import { TaskPool } from '../threads/task-pool.ts';
 import type { MatchTask } from './match-thread.worker.ts';
 
 /**
- * A matching thread's own heap: it holds its decoded dictionaries and caches (30-40 MB for a
- * 1M-voter file) and one block at a time. Without a limit V8 lets each thread's heap grow to
- * hundreds of MB of garbage before collecting; with it, threads cost tens of MB each, for a few
- * percent more time in garbage collection. The index itself is shared memory, outside the heap.
- * The young generation: 16 MB saves 40 MB of peak RSS at 2 threads over 32 MB at the same speed
- * (1M voters, 100k rows); 8 MB saves 70 MB but costs 10% more time.
+ * A matching thread's own heap: it holds the decoded dictionaries and caches of each voter file
+ * open on it (30-40 MB for a 1M-voter file) and one block at a time. Without a limit V8 lets each
+ * thread's heap grow to hundreds of MB of garbage before collecting; with it, threads cost tens of
+ * MB each, for a few percent more time in garbage collection. The index itself is shared memory,
+ * outside the heap. The old generation allows 128 MB per voter file a thread may hold (at most
+ * 8 × 128 MB: a process holding more shards than that holds smaller ones). The young
+ * generation: 16 MB saves 40 MB of peak RSS at 2 threads over 32 MB at the same speed (1M
+ * voters, 100k rows); 8 MB saves 70 MB but costs 10% more time.
  */
-const THREAD_HEAP_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 };
+const threadHeapLimits = (sourcesKept: number) => ({
+  maxOldGenerationSizeMb: 128 * Math.max(1, Math.min(8, sourcesKept)),
+  maxYoungGenerationSizeMb: 16,
+});
 
 /** Rows below which a batch is matched on one thread: splitting costs more than it saves. */
 const MIN_ROWS_PER_THREAD = 64;
@@ -28,31 +33,23 @@ const MIN_ROWS_PER_THREAD = 64;
 const WARM_UP_ROWS = 250;
 
 /**
- * Worker threads that match against one voter snapshot (a task pool of match-thread.worker.ts).
- * The index's typed arrays are handed over as SharedArrayBuffers, so every thread reads the same
- * memory. They match whole blocks of a list (parse → match → format) when they hold the voter
- * snapshot too, or chunks of a batch of rows: one contiguous chunk per thread, reassembled in
- * row order.
+ * The matching threads of a process (a task pool of match-thread.worker.ts), shared by every voter
+ * file it matches against: the current one and the one before, or every loaded shard of a
+ * sharded file. Each voter file is `open`ed on every thread (its index's typed arrays handed over
+ * as SharedArrayBuffers, so every thread reads the same memory; only the dictionaries' strings
+ * are decoded per thread) and served through its MatchSource. A process with many shards thus
+ * runs `threads` threads, not `threads` per shard.
  */
-export class MatchThreadPool implements PersonMatchRunner {
+export class MatchThreadPool {
   private readonly pool: TaskPool<MatchTask, unknown>;
-  /** Whether its threads hold the voter snapshot, so they can run blocks. */
-  readonly runsBlocks: boolean;
-  /** Whether a sample has warmed every thread up (see sampleWarming). */
-  private warmed = false;
+  private nextSource = 1;
+  /** Whether a sample has warmed every thread up (see MatchSource.sampleWarming). */
+  warmed = false;
 
-  /**
-   * `snapshot`: the voter snapshot's shared form (VoterSnapshot.shared), so that the threads can
-   * run whole blocks of a list; null: they match rows only.
-   */
-  constructor(index: MatchIndex, threads: number, snapshot: object | null = null) {
-    const { meta, parts } = matchIndexParts(index);
-    const shared: Record<string, Uint8Array> = {};
-    for (const [name, part] of parts) shared[name] = toShared(part);
-    this.runsBlocks = snapshot !== null;
+  /** `sourcesKept`: voter files a thread may hold at once, which sizes its heap limit. */
+  constructor(threads: number, sourcesKept = 2) {
     this.pool = new TaskPool(new URL('./match-thread.worker.ts', import.meta.url), threads, {
-      workerData: { meta: meta satisfies MatchIndexMeta, parts: shared, snapshot },
-      resourceLimits: THREAD_HEAP_LIMITS,
+      resourceLimits: threadHeapLimits(sourcesKept),
     });
   }
 
@@ -65,14 +62,88 @@ export class MatchThreadPool implements PersonMatchRunner {
     return this.pool.failed;
   }
 
+  get isClosed(): boolean {
+    return this.pool.isClosed;
+  }
+
+  /**
+   * Opens a voter file on every thread. `snapshot`: the voter snapshot's shared form
+   * (VoterSnapshot.shared), so that the threads can run whole blocks of a list; null: they match
+   * rows only.
+   */
+  open(index: MatchIndex, snapshot: object | null = null): MatchSource {
+    const { meta, parts } = matchIndexParts(index);
+    const shared: Record<string, Uint8Array> = {};
+    for (const [name, part] of parts) shared[name] = toShared(part);
+    const source = this.nextSource++;
+    // Each thread takes its tasks in order: the ones for this source come after its opening.
+    // A failed opening fails those tasks ("not open on this thread").
+    for (let i = 0; i < this.pool.threads; i++) {
+      this.pool
+        .runOn(i, { kind: 'open', source, meta: meta satisfies MatchIndexMeta, parts: shared, snapshot })
+        .catch(() => {});
+    }
+    return new MatchSource(this, this.pool, source, snapshot !== null);
+  }
+
+  /** Test hook and last resort: ends one thread as a crash would. */
+  async terminateOne(): Promise<void> {
+    await this.pool.terminateOne();
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/**
+ * One voter file opened on a pool's threads: matches whole blocks of a list (parse → match →
+ * format) when the threads hold the voter snapshot too, or chunks of a batch of rows (one
+ * contiguous chunk per thread, reassembled in row order).
+ */
+export class MatchSource implements PersonMatchRunner {
+  private readonly owner: MatchThreadPool;
+  private readonly pool: TaskPool<MatchTask, unknown>;
+  private readonly source: number;
+  /** Whether its threads hold the voter snapshot, so they can run blocks. */
+  readonly runsBlocks: boolean;
+  private closed = false;
+
+  constructor(
+    owner: MatchThreadPool,
+    pool: TaskPool<MatchTask, unknown>,
+    source: number,
+    runsBlocks: boolean,
+  ) {
+    this.owner = owner;
+    this.pool = pool;
+    this.source = source;
+    this.runsBlocks = runsBlocks;
+  }
+
+  get threads(): number {
+    return this.pool.threads;
+  }
+
+  /** Its pool's thread died: make a new pool. */
+  get broken(): boolean {
+    return this.pool.failed;
+  }
+
   async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
-    const parts = await this.split<MatchOutcome[]>(rows, (chunk) => ({ kind: 'match', rows: chunk, job }));
+    const parts = await this.split<MatchOutcome[]>(rows, (chunk) => ({
+      kind: 'match',
+      source: this.source,
+      rows: chunk,
+      job,
+    }));
     return parts.flat();
   }
 
   async sample(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
     const parts = await this.split<PatternCountsData>(rows, (chunk) => ({
       kind: 'sample',
+      source: this.source,
       rows: chunk,
       job,
     }));
@@ -88,11 +159,14 @@ export class MatchThreadPool implements PersonMatchRunner {
    * `sample` does.
    */
   async sampleWarming(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
-    const shares = this.warmed || rows.length >= WARM_UP_ROWS * this.threads;
-    this.warmed = true;
+    const shares = this.owner.warmed || rows.length >= WARM_UP_ROWS * this.threads;
+    this.owner.warmed = true;
     if (shares) return await this.sample(rows, job);
+    this.check();
     const counts = await Promise.all(
-      Array.from({ length: this.threads }, (_, i) => this.pool.runOn(i, { kind: 'sample', rows, job })),
+      Array.from({ length: this.threads }, (_, i) =>
+        this.pool.runOn(i, { kind: 'sample', source: this.source, rows, job }),
+      ),
     );
     return counts[0] as PatternCountsData;
   }
@@ -103,10 +177,25 @@ export class MatchThreadPool implements PersonMatchRunner {
    */
   async runBlock(block: CsvBlock, spec: BlockSpec, job: PersonMatchJob): Promise<BlockResult> {
     if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
-    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
-    return (await this.pool.run({ kind: 'block', block, spec, job }, [
+    this.check();
+    return (await this.pool.run({ kind: 'block', source: this.source, block, spec, job }, [
       block.bytes.buffer as ArrayBuffer,
     ])) as BlockResult;
+  }
+
+  /** Lets the threads drop this voter file (a shard let go, a version replaced). */
+  close(): void {
+    if (this.closed || this.pool.isClosed || this.pool.failed) return;
+    this.closed = true;
+    for (let i = 0; i < this.pool.threads; i++) {
+      this.pool.runOn(i, { kind: 'close', source: this.source }).catch(() => {});
+    }
+  }
+
+  private check(): void {
+    if (this.closed) throw new Error('the matching threads let this voter file go');
+    if (this.pool.isClosed) throw new Error('the matching threads are closed');
+    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
   }
 
   /** One contiguous chunk of rows per thread; the results in chunk order. */
@@ -114,8 +203,7 @@ export class MatchThreadPool implements PersonMatchRunner {
     rows: readonly MatchInput[],
     task: (chunk: MatchInput[]) => MatchTask,
   ): Promise<T[]> {
-    if (this.pool.isClosed) throw new Error('the matching threads are closed');
-    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    this.check();
     const chunks = Math.max(1, Math.min(this.threads, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
     const size = Math.ceil(rows.length / chunks);
     const parts: Promise<T>[] = [];
@@ -123,15 +211,6 @@ export class MatchThreadPool implements PersonMatchRunner {
       parts.push(this.pool.runOn(c, task(rows.slice(c * size, (c + 1) * size))) as Promise<T>);
     }
     return await Promise.all(parts);
-  }
-
-  /** Test hook and last resort: ends one thread as a crash would. */
-  async terminateOne(): Promise<void> {
-    await this.pool.terminateOne();
-  }
-
-  async close(): Promise<void> {
-    await this.pool.close();
   }
 }
 

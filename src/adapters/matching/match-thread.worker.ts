@@ -1,5 +1,5 @@
-import { workerData } from 'node:worker_threads';
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
+import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput } from '../../domain/matching/matcher.ts';
 import {
@@ -11,40 +11,65 @@ import {
   samplePatterns,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import { type BlockSpec, matchBlock } from '../../domain/pipeline/match-block.ts';
+import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { serveTasks } from '../threads/task-server.ts';
 import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
 
 /**
- * One matching thread: rebuilds the match index from parts in shared memory (no copy of the
- * postings or columns; only the dictionaries' strings are decoded here) and, when it was given
- * the voter snapshot, reopens it too (records through its own file handle, ids and offsets in
- * shared memory). It answers:
+ * One matching thread of a process's MatchThreadPool. It holds every voter file opened on it
+ * (`open`): the match index rebuilt from parts in shared memory (no copy of the postings or
+ * columns; only the dictionaries' strings are decoded here) and, when it was given the voter
+ * snapshot, the snapshot too (records through its own file handle, ids and offsets in shared
+ * memory). It answers, for an open voter file:
  * - `match` / `sample`: chunks of rows, with their outcomes in order or the sample's pattern counts;
  * - `block`: a whole block of a list, parsed, matched (ids, then the probabilistic strategies
- *   with the job's fitted model) and formatted here (match-block.ts).
+ *   with the job's fitted model) and formatted here (match-block.ts);
+ * and `close` lets a voter file go.
  *
  * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
  */
-const { meta, parts, snapshot } = workerData as {
-  meta: MatchIndexMeta;
-  parts: Record<string, Uint8Array>;
-  snapshot: object | null;
-};
-const index = matchIndexFromParts(meta, (name) => {
-  const part = parts[name];
-  if (part === undefined) throw new Error(`match index part ${name} is missing`);
-  return part;
-});
-const voters = snapshot === null ? null : openSharedSnapshot(snapshot, index);
+interface OpenSource {
+  index: MatchIndex;
+  voters: VoterSnapshot | null;
+}
+const sources = new Map<number, OpenSource>();
 
 export type MatchTask =
-  | { kind: 'match'; rows: MatchInput[]; job: PersonMatchJob }
-  | { kind: 'sample'; rows: readonly MatchInput[]; job: SampleJob }
-  | { kind: 'block'; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob };
+  | {
+      kind: 'open';
+      source: number;
+      meta: MatchIndexMeta;
+      parts: Record<string, Uint8Array>;
+      snapshot: object | null;
+    }
+  | { kind: 'close'; source: number }
+  | { kind: 'match'; source: number; rows: MatchInput[]; job: PersonMatchJob }
+  | { kind: 'sample'; source: number; rows: readonly MatchInput[]; job: SampleJob }
+  | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob };
 
 serveTasks<MatchTask, unknown>(answer);
 
+function open(task: Extract<MatchTask, { kind: 'open' }>): void {
+  const index = matchIndexFromParts(task.meta, (name) => {
+    const part = task.parts[name];
+    if (part === undefined) throw new Error(`match index part ${name} is missing`);
+    return part;
+  });
+  const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
+  sources.set(task.source, { index, voters });
+}
+
+function sourceOf(id: number): OpenSource {
+  const source = sources.get(id);
+  if (source === undefined) throw new Error(`voter file ${id} is not open on this matching thread`);
+  return source;
+}
+
 async function answer(task: MatchTask): Promise<unknown> {
+  if (task.kind === 'open') return open(task);
+  // Its records file is closed when the snapshot is collected (snapshot-files.ts).
+  if (task.kind === 'close') return sources.delete(task.source);
+  const { index, voters } = sourceOf(task.source);
   // A cloned Date arrives as a Date, but rebuilding it keeps this robust to plain timestamps.
   const options = { ...task.job.options, asOf: new Date(task.job.options.asOf) };
   switch (task.kind) {

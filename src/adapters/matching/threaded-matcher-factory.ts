@@ -10,38 +10,40 @@ import {
 import type { BlockRunner, ListMatcher } from '../../domain/pipeline/block-runner.ts';
 import { matchOptionsOf } from '../../domain/pipeline/match-block.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
-import { MatchThreadPool } from './match-thread-pool.ts';
+import { type MatchSource, MatchThreadPool } from './match-thread-pool.ts';
 
 /** Rows a batch needs before threads are started for its voter file (their start costs ~0.5 s). */
 const MIN_ROWS_FOR_THREADS = 1000;
 
-/** Thread pools kept: the current voter file's and the one before (a resumed job may use it). */
-const POOLS_KEPT = 2;
+/** Voter files kept open on the threads: the current one and the one before (a resumed job may use it). */
+const SOURCES_KEPT = 2;
 
 /**
  * Creates each job's matcher, running the probabilistic strategies on `threads` worker threads
- * (0: on the calling thread). Pools are made per voter-file version on first use and reused by
- * later jobs, since starting one decodes the index's dictionaries.
+ * (0: on the calling thread). The threads are the process's one MatchThreadPool, started on first
+ * use; each voter file (a version, or a shard of a sharded one) is opened on them once and kept
+ * for later jobs, since opening one decodes its index's dictionaries on every thread.
  */
 export class ThreadedMatcherFactory {
   private readonly threads: number;
-  private readonly poolsKept: number;
-  private readonly pools = new Map<MatchIndex, MatchThreadPool>();
+  private readonly sourcesKept: number;
+  private pool: MatchThreadPool | null = null;
+  private readonly sources = new Map<MatchIndex, MatchSource>();
 
-  /** `poolsKept`: pools kept at most (a sharded voter file needs one per loaded shard; see release). */
-  constructor(threads: number, options: { poolsKept?: number } = {}) {
+  /** `sourcesKept`: voter files kept open at most (a sharded voter file: every loaded shard; see release). */
+  constructor(threads: number, options: { sourcesKept?: number } = {}) {
     this.threads = threads;
-    this.poolsKept = options.poolsKept ?? POOLS_KEPT;
+    this.sourcesKept = options.sourcesKept ?? SOURCES_KEPT;
   }
 
-  /** Closes the pool of a snapshot that is no longer loaded (a voter shard let go). */
+  /** Lets the threads drop a snapshot that is no longer loaded (a voter shard let go). */
   release(voters: VoterSnapshot): void {
     if (voters.shardMap !== undefined) return;
     const index = matchIndexOf(voters);
-    const pool = this.pools.get(index);
-    if (pool === undefined) return;
-    this.pools.delete(index);
-    void pool.close();
+    const source = this.sources.get(index);
+    if (source === undefined) return;
+    this.sources.delete(index);
+    source.close();
   }
 
   create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): ListMatcher {
@@ -49,16 +51,16 @@ export class ThreadedMatcherFactory {
     if (this.threads === 0) return createProbabilisticMatcher(voters, index, options);
     const shared = voters.shared?.() ?? null;
     const inThread = inThreadRunner(index);
-    // Threads start on the first batch worth them: a small chunk of a voter shard is matched
-    // sooner here than after starting threads that each decode the shard's dictionaries.
-    // A job keeps the pool it started on: if one of its threads dies, its later batches fail too
-    // (the queue retries the job) rather than mixing threads.
-    let pool: MatchThreadPool | null = null;
+    // Threads are used from the first batch worth them: a small chunk of a voter shard is matched
+    // sooner here than after opening the shard on threads that each decode its dictionaries.
+    // A job keeps the source it started on: if one of its threads dies, its later batches fail
+    // too (the queue retries the job) rather than mixing threads.
+    let source: MatchSource | null = null;
     const onThreads = (rows: readonly unknown[]) =>
-      pool !== null || rows.length >= MIN_ROWS_FOR_THREADS || this.pools.has(index);
+      source !== null || rows.length >= MIN_ROWS_FOR_THREADS || this.sources.has(index);
     const threads = () => {
-      pool ??= this.poolFor(index, shared);
-      return pool;
+      source ??= this.sourceFor(index, shared);
+      return source;
     };
     const runner: PersonMatchRunner = {
       run: (rows, job) => (onThreads(rows) ? threads().run(rows, job) : inThread.run(rows, job)),
@@ -66,8 +68,8 @@ export class ThreadedMatcherFactory {
     };
     const matcher = createProbabilisticMatcher(voters, index, options, runner);
     if (shared === null) return matcher;
-    // A list's blocks go to the threads: start them now, so that they start while this thread
-    // reads the sample and fits the model.
+    // A list's blocks go to the threads: open the voter file now, so that the threads decode it
+    // while this thread reads the sample and fits the model.
     threads();
     // The pool's first sample warms every thread up for the blocks to come.
     const fitting = createProbabilisticMatcher(voters, index, options, {
@@ -77,41 +79,49 @@ export class ThreadedMatcherFactory {
     return { ...matcher, blocks: threadBlocks(fitting, this.threads, threads) };
   }
 
-  private poolFor(index: MatchIndex, shared: object | null): MatchThreadPool {
-    let pool = this.pools.get(index);
-    // Threads started without the voter file cannot run blocks: start ones that can.
-    if (pool !== undefined && !pool.runsBlocks && shared !== null) {
-      this.pools.delete(index);
-      void pool.close();
-      pool = undefined;
+  private sourceFor(index: MatchIndex, shared: object | null): MatchSource {
+    if (this.pool?.broken) {
+      // A dead thread fails the jobs it was serving (the queue retries them); later jobs get new
+      // threads, with every voter file opened again as it is needed.
+      void this.pool.close();
+      this.pool = null;
+      this.sources.clear();
     }
-    if (pool?.broken) {
-      // A dead thread fails the jobs it was serving (the queue retries them); later jobs get new threads.
-      this.pools.delete(index);
-      void pool.close();
-      pool = undefined;
+    this.pool ??= new MatchThreadPool(this.threads, this.sourcesKept);
+    let source = this.sources.get(index);
+    // Opened without the voter file, it cannot run blocks: open it again with it.
+    if (source !== undefined && !source.runsBlocks && shared !== null) {
+      this.sources.delete(index);
+      source.close();
+      source = undefined;
     }
-    if (pool === undefined) {
-      pool = new MatchThreadPool(index, this.threads, shared);
-      this.pools.set(index, pool);
-      for (const [old, oldPool] of this.pools) {
-        if (this.pools.size <= this.poolsKept) break;
-        this.pools.delete(old);
-        void oldPool.close();
+    if (source === undefined) {
+      source = this.pool.open(index, shared);
+      this.sources.set(index, source);
+      for (const [old, oldSource] of this.sources) {
+        if (this.sources.size <= this.sourcesKept) break;
+        this.sources.delete(old);
+        oldSource.close();
       }
     }
-    return pool;
+    return source;
   }
 
-  /** The pool serving a voter snapshot, if one was started (for tests and metrics). */
-  poolOf(voters: VoterSnapshot): MatchThreadPool | undefined {
-    return this.pools.get(matchIndexOf(voters));
+  /** The threads serving a voter snapshot, if it was opened on them (for tests and metrics). */
+  sourceOf(voters: VoterSnapshot): MatchSource | undefined {
+    return this.sources.get(matchIndexOf(voters));
+  }
+
+  /** The process's matching threads, once started (for tests and metrics). */
+  get threadPool(): MatchThreadPool | null {
+    return this.pool;
   }
 
   async close(): Promise<void> {
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((pool) => pool.close()));
+    const pool = this.pool;
+    this.pool = null;
+    this.sources.clear();
+    await pool?.close();
   }
 }
 
@@ -123,7 +133,7 @@ export class ThreadedMatcherFactory {
 function threadBlocks(
   matcher: ProbabilisticMatcher,
   parallelism: number,
-  threads: () => MatchThreadPool,
+  threads: () => MatchSource,
 ): BlockRunner {
   return {
     parallelism,
