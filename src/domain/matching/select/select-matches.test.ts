@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { KEY } from '../index/blocking-keys.ts';
 import { F, FIELD_COUNT, L } from '../score/comparison-levels.ts';
 import type { ScoredCandidate } from '../score/score-candidates.ts';
-import { isCorroborated, methodOf, selectMatches } from './select-matches.ts';
+import { isAnotherHouseholdMember, isCorroborated, methodOf, selectMatches } from './select-matches.ts';
 
 type Levels = Partial<Record<keyof typeof F, number>>;
 
@@ -123,6 +123,45 @@ describe('selectMatches', () => {
       ],
     );
     assert.ok(matches[0]!.score < 90);
+  });
+});
+
+describe('isAnotherHouseholdMember', () => {
+  const HOUSEHOLD: Levels = {
+    first: L.first.differ,
+    last: L.last.exact,
+    dob: L.dob.differ,
+    address: L.address.exact,
+    zip: L.binary.exact,
+    phone: L.binary.exact,
+    email: L.binary.exact,
+  };
+
+  it('is never accepted, however much the shared surname, address, phone and e-mail add up to', () => {
+    assert.equal(isAnotherHouseholdMember(levels(HOUSEHOLD)), true);
+    const { matches } = selectMatches(
+      scored([candidate(4, 1e9, HOUSEHOLD), candidate(5, 1e6, NAME_DOB)]),
+      50,
+      1,
+    );
+    assert.deepEqual(
+      matches.map((m) => [m.voter, m.score]),
+      [[5, Math.min(99, (100 * 1e6) / (1 + 1e6))]],
+      'the household member is not taken, nor counted against the other',
+    );
+    const { matches: lone } = selectMatches(scored([candidate(4, 1e9, HOUSEHOLD)]), 50, 1);
+    assert.deepEqual(lone, []);
+  });
+
+  it('needs both to disagree: another first name alone, or another date alone, is a person’s error', () => {
+    assert.equal(isAnotherHouseholdMember(levels({ ...HOUSEHOLD, first: L.first.nickname })), false);
+    assert.equal(isAnotherHouseholdMember(levels({ ...HOUSEHOLD, dob: L.dob.year })), false);
+    assert.equal(isAnotherHouseholdMember(levels({ ...HOUSEHOLD, dob: 0 })), false, 'no date to compare');
+    assert.equal(
+      isAnotherHouseholdMember(levels({ ...HOUSEHOLD, first: 0 })),
+      false,
+      'no first name to compare',
+    );
   });
 });
 

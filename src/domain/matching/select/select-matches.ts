@@ -28,7 +28,11 @@ export function selectMatches(
   maxMatches: number,
   rankOnly = false,
 ): { matches: SelectedMatch[]; ambiguous: boolean } {
-  const { best, oddsSum } = scored;
+  // Another member of the row's household is not the person, whatever the model's odds (see
+  // isAnotherHouseholdMember): it neither matches nor takes posterior away from who may be.
+  const best = rankOnly ? scored.best : scored.best.filter((c) => !isAnotherHouseholdMember(c.levels));
+  let oddsSum = scored.oddsSum;
+  for (const candidate of scored.best) if (!best.includes(candidate)) oddsSum -= candidate.odds;
   const matches: SelectedMatch[] = [];
   const top = best[0];
   const second = best[1];
@@ -68,6 +72,16 @@ export function isCorroborated(lv: Uint8Array): boolean {
   if (lv[F.zip] === L.binary.exact) return true;
   const distance = lv[F.distance]!;
   return distance === L.distance.near || distance === L.distance.close;
+}
+
+/**
+ * A candidate whose first name and birth date both disagree with the row is someone else who
+ * shares the row's surname, address, phone or e-mail: a spouse, a parent, a child. Those shared
+ * values are not independent evidence for such a voter (a household shares them), so however
+ * much they add up to, the pair is not accepted as a match.
+ */
+export function isAnotherHouseholdMember(lv: Uint8Array): boolean {
+  return lv[F.first] === L.first.differ && lv[F.dob] === L.dob.differ;
 }
 
 /** The strategy a match rests on, from the strongest identifying fields that agreed. */
