@@ -219,3 +219,42 @@ describe('scoreCandidates', () => {
     assert.equal(best[1]!.levels[F.last], L.last.differ);
   });
 });
+
+describe('scoreCandidates on a very common first name', () => {
+  // 300 MICHAELs: an exact MICHAEL says little, a MIKE ↔ MICHAEL nickname as such says more.
+  const common: string[][] = [];
+  for (let i = 0; i < 300; i++) {
+    common.push(
+      row({ first_name: 'MICHAEL', last_name: `L${i}`, state: 'NC', zip: '27601', dob: '19700101' }),
+    );
+  }
+  common.push(row({ first_name: 'MIKE', last_name: 'JONES', state: 'NC', zip: '27601' })); // 300
+  common.push(row({ first_name: 'MICHAEL', last_name: 'JONES', state: 'NC', zip: '27601' })); // 301
+  const commonIndex = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, common), AS_OF);
+  const commonModel = buildModel(priorM(), estimateRandomPairU(commonIndex), 0.8, 'prior');
+
+  it('never weighs an exact agreement below a nickname one: the exact namesake ranks first', () => {
+    const q = prepareQuery(
+      commonIndex,
+      normalizeInput({ first_name: 'Michael', last_name: 'Jones', zip: '27601' }, AS_OF).persons[0]!,
+    );
+    const { best } = scoreCandidates(
+      commonIndex,
+      commonModel,
+      q,
+      CandidateSet.of([
+        [300, 1],
+        [301, 1],
+      ]),
+      2,
+    );
+    assert.deepEqual(
+      best.map((c) => [c.voter, explainLevels(c.levels)]),
+      [
+        [301, 'first=exact last=exact zip=exact'],
+        [300, 'first=nickname last=exact zip=exact'],
+      ],
+    );
+    assert.ok(best[0]!.weight >= best[1]!.weight);
+  });
+});

@@ -37,6 +37,8 @@ export function scoreCandidates(
   if (q.houseStreetKey !== null && q.streetId > 0) {
     addressTf = tfWeight(model, F.address, data.postings.count(q.houseStreetKey), n);
   }
+  const firstShare = data.dictionaries.first.count(q.firstId) / n;
+  const lastShare = data.dictionaries.last.count(q.lastId) / n;
   const best: ScoredCandidate[] = [];
   let oddsSum = 0;
   const levels = new Uint8Array(FIELD_COUNT);
@@ -51,6 +53,8 @@ export function scoreCandidates(
       if (level === 1 && f === F.first && !Number.isNaN(firstTf)) weight += firstTf;
       else if (level === 1 && f === F.last && !Number.isNaN(lastTf)) weight += lastTf;
       else if (level === L.address.exact && f === F.address && !Number.isNaN(addressTf)) weight += addressTf;
+      else if (f === F.first && firstShare > 0) weight += partialWeight(model, f, level, firstShare);
+      else if (f === F.last && lastShare > 0) weight += partialWeight(model, f, level, lastShare);
       else weight += model.weight[at(f, level)]!;
     }
     const odds = priorOdds * 2 ** weight;
@@ -68,6 +72,17 @@ export function scoreCandidates(
 
 const isBetter = (weight: number, voter: number, than: ScoredCandidate) =>
   weight > than.weight || (weight === than.weight && voter < than.voter);
+
+/**
+ * Weight of a partial agreement (nickname, typo, …) on a name held by `share` of the voters: the
+ * level's model weight, but at most what it would be if a random voter agreed at that level as
+ * often as voters share the name. The levels' weights are averages over all names while an exact
+ * agreement is weighed by the name's own frequency: for a very common name (MICHAEL) a nickname
+ * namesake (MIKE) would otherwise weigh more than the exact one.
+ */
+function partialWeight(model: FellegiSunterModel, field: number, level: number, share: number): number {
+  return Math.min(model.weight[at(field, level)]!, Math.log2(model.m[at(field, level)]! / share));
+}
 
 /**
  * Weight of an exact agreement on a value held by `count` of `n` voters: the value's frequency
