@@ -152,6 +152,29 @@ describe('probabilistic matcher', () => {
     for (const o of outcomes) assert.ok(o.candidates[0]!.score >= 50 && o.candidates[0]!.score <= 100);
   });
 
+  it('finds a person by name and a date one digit typo off, even an impossible one (dob=typo)', async () => {
+    const { voters, index } = setup();
+    // Five voters cannot make such a date's weight reach the default threshold: every candidate.
+    const matcher = createProbabilisticMatcher(voters, index, { thresholdScore: 0 });
+    const outcomes = await matcher.matchBatch(
+      [
+        // 1955-11-20 typed 1955-91-20 (no such month) and 1955-11-02 (swapped neighbours).
+        input(1, { first_name: 'Zbigniew', last_name: 'Kowalczyk', dob: '19559120' }),
+        input(2, { first_name: 'Zbigniew', last_name: 'Kowalczyk', dob: '1955-11-02', zip: '27701' }),
+        // Impossible, and no typo of any voter's date: not searched by date, nothing found.
+        input(3, { first_name: 'Zbigniew', last_name: 'Kowalczyk', dob: '18009999' }),
+      ],
+      OPTIONS,
+    );
+    assert.equal(id(outcomes[0]!.candidates[0]!.voter), 'NC-3');
+    assert.match(outcomes[0]!.candidates[0]!.explain!, /dob=typo/);
+    assert.deepEqual(outcomes[0]!.problems, ['invalid_dob']);
+    assert.equal(id(outcomes[1]!.candidates[0]!.voter), 'NC-3');
+    assert.match(outcomes[1]!.candidates[0]!.explain!, /dob=typo/);
+    assert.equal(outcomes[2]!.candidates.length, 0);
+    assert.equal(outcomes[2]!.unmatchedReason, 'name_only');
+  });
+
   it('tells a household apart by first name, and flags two equally good namesakes as ambiguous', async () => {
     const { voters, index } = setup();
     const matcher = createProbabilisticMatcher(voters, index, { thresholdScore: 0 });

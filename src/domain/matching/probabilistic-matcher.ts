@@ -10,7 +10,7 @@ import type { MatchIndex } from './index/match-index.ts';
 import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
-import { explainLevels, F, FIELD_COUNT, L } from './score/comparison-levels.ts';
+import { explainLevels, F, FIELD_COUNT, L, MAX_LEVELS } from './score/comparison-levels.ts';
 import {
   buildModel,
   estimateWithEm,
@@ -58,9 +58,13 @@ const EM_CANDIDATES_PER_ROW = 5;
 /** u depends on the voter file only: estimated once per index. */
 const randomUByIndex = new WeakMap<MatchIndex, Float64Array>();
 
-/** Seeds the u of an index with the one its import estimated and stored (the same numbers). */
+/**
+ * Seeds the u of an index with the one its import estimated and stored (the same numbers). A u
+ * of another layout of the comparison levels (stored by an older version) is not used: it is
+ * estimated again on first use.
+ */
 export function rememberRandomPairU(index: MatchIndex, u: Float64Array): void {
-  randomUByIndex.set(index, u);
+  if (u.length === FIELD_COUNT * MAX_LEVELS) randomUByIndex.set(index, u);
 }
 
 export function randomPairU(index: MatchIndex): Float64Array {
@@ -127,7 +131,9 @@ export function createProbabilisticMatcher(
   runner: PersonMatchRunner = inThreadRunner(index),
 ): ProbabilisticMatcher {
   const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
-  const fitted = settings.listFit;
+  // A fit of another layout of the comparison levels (a chunk enqueued by an older version) is
+  // not used: this matcher fits on its own first rows instead.
+  const fitted = settings.listFit?.m.length === FIELD_COUNT * MAX_LEVELS ? settings.listFit : undefined;
   let model: FellegiSunterModel | null =
     settings.model ??
     (fitted === undefined
@@ -220,6 +226,7 @@ export function createProbabilisticMatcher(
 /** Whether a person carries a value that can corroborate a name match (isCorroborated's list). */
 const canCorroborate = (p: NormalizedPerson) =>
   p.dob !== null ||
+  p.dobTypos.length > 0 ||
   p.birthYears !== null ||
   p.phones.length > 0 ||
   p.email !== '' ||

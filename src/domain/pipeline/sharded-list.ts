@@ -156,7 +156,9 @@ export function routingMatcher(
           phones: persons.flatMap((p) => p.phones),
           emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
           ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
-          searchableAnywhere: persons.some((p) => p.dob !== null || p.birthYears !== null),
+          searchableAnywhere: persons.some(
+            (p) => p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null,
+          ),
         },
         options.directory,
       );

@@ -108,6 +108,12 @@ export function generateCandidates(
       }
     }
     if (q.lastSound !== 0) byYears(year - 1, year + 1);
+  } else if (p.dobTypos.length > 0) {
+    // An impossible date: the dates one digit typo away (a few dozen at most).
+    for (const date of p.dobTypos) {
+      forEachInitial(initials, (initial) => collect(KEY.dobFirst, keyDobFirst(date, initial)));
+      if (q.lastSound !== 0) collect(KEY.dobLast, keyDobLast(date, q.lastSound));
+    }
   } else if (p.birthYears !== null && q.lastSound !== 0) {
     byYears(p.birthYears[0] - 1, p.birthYears[1] + 1);
   }

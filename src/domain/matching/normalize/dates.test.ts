@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { birthYearsFromAge, packDate, parseDob } from './dates.ts';
+import {
+  birthYearsFromAge,
+  dateTypoVariants,
+  invalidDateDigits,
+  isDigitTypo,
+  packDate,
+  parseDob,
+} from './dates.ts';
 
 const AS_OF = new Date(Date.UTC(2026, 5, 15)); // 2026-06-15
 
@@ -160,5 +167,50 @@ describe('packDate', () => {
     assert.equal(packDate(date(1980, 1, 0)), 19800100);
     assert.equal(packDate(date(1980, 0, 0)), 19800000);
     assert.equal(packDate(parseDob('12/31/1999', AS_OF)!), 19991231);
+  });
+});
+
+describe('impossible dates from a digit typo', () => {
+  const asOf = new Date('2026-01-01T00:00:00Z');
+
+  it('keeps the digits of a year-first full date that is not a date, and nothing else', () => {
+    assert.equal(invalidDateDigits('19399222'), '19399222');
+    assert.equal(invalidDateDigits(' 1961-13-04 '), '19611304');
+    assert.equal(invalidDateDigits('1961/02/30'), '19610230');
+    for (const value of [
+      '',
+      'never',
+      '3/15/70',
+      '1961-2-30',
+      '00000000',
+      '99999999',
+      '1961-02-3x',
+      '196102301',
+    ]) {
+      assert.equal(invalidDateDigits(value), null, value);
+    }
+  });
+
+  it('tells one substituted digit or two swapped neighbours from anything else', () => {
+    assert.equal(isDigitTypo('19610412', '19610422'), true);
+    assert.equal(isDigitTypo('19610412', '19160412'), true, 'swapped neighbours');
+    assert.equal(isDigitTypo('19610412', '19610412'), false, 'the same');
+    assert.equal(isDigitTypo('19610412', '19620422'), false, 'two substitutions');
+    assert.equal(isDigitTypo('19610412', '14610912'), false, 'a swap of non-neighbours');
+    assert.equal(isDigitTypo('1961041', '19610412'), false);
+  });
+
+  it('lists the real dates one typo away, which include the one typed', () => {
+    const variants = dateTypoVariants('19399222', asOf);
+    assert.ok(variants.includes(19390222), '9 for 0 in the month');
+    assert.ok(variants.includes(19391222), '9 for 1 in the month');
+    assert.ok(variants.every((d) => isDigitTypo('19399222', String(d))));
+    assert.ok(variants.every((d) => parseDob(String(d), asOf) !== null));
+    assert.deepEqual(
+      variants,
+      [...variants].sort((a, b) => a - b),
+    );
+    assert.ok(variants.length < 40, String(variants.length));
+    assert.deepEqual(dateTypoVariants('20261399', asOf), [], 'none is a date before asOf');
   });
 });

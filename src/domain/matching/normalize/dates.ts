@@ -161,3 +161,56 @@ export function birthYearsFromAge(value: string, asOf: Date): [number, number] |
 export function packDate(d: PartialDate): number {
   return d.year * 10000 + d.month * 100 + d.day;
 }
+
+/**
+ * The eight digits (YYYYMMDD) of a value shaped like a full year-first date that is not a date:
+ * `19399222`, `1961-13-04`, `1961/02/30`. A digit typo in a real date makes such a value, and
+ * its digits still tell which dates it was typed from (dateTypoVariants); anything else
+ * (letters, two-digit years, a century that is not 18, 19 or 20) → null. Call it only when
+ * parseDob refused the value.
+ */
+export function invalidDateDigits(value: string): string | null {
+  const trimmed = value.trim();
+  let digits: string;
+  if (/^\d{8}$/.test(trimmed)) digits = trimmed;
+  else {
+    const parts = /^(\d{4})([-/.])(\d{2})\2(\d{2})$/.exec(trimmed);
+    if (parts === null) return null;
+    digits = `${parts[1]}${parts[3]}${parts[4]}`;
+  }
+  return /^(18|19|20)/.test(digits) ? digits : null;
+}
+
+/** Whether two YYYYMMDD digit strings differ by one substituted digit or two swapped neighbours. */
+export function isDigitTypo(a: string, b: string): boolean {
+  if (a.length !== b.length || a === b) return false;
+  let first = -1;
+  let second = -1;
+  for (let i = 0; i < a.length; i++) {
+    if (a.charCodeAt(i) === b.charCodeAt(i)) continue;
+    if (first === -1) first = i;
+    else if (second === -1) second = i;
+    else return false;
+  }
+  if (second === -1) return true;
+  return second === first + 1 && a[first] === b[second] && a[second] === b[first];
+}
+
+/** The full dates (packed YYYYMMDD) one digit typo away from `digits`, in ascending order. */
+export function dateTypoVariants(digits: string, asOf: Date): number[] {
+  const found = new Set<number>();
+  const consider = (candidate: string) => {
+    const date = parseDob(candidate, asOf);
+    if (date !== null && date.month !== 0 && date.day !== 0) found.add(packDate(date));
+  };
+  for (let i = 0; i < digits.length; i++) {
+    for (let d = 0; d <= 9; d++) {
+      const c = String(d);
+      if (digits[i] !== c) consider(digits.slice(0, i) + c + digits.slice(i + 1));
+    }
+    if (i + 1 < digits.length && digits[i] !== digits[i + 1]) {
+      consider(digits.slice(0, i) + digits[i + 1] + digits[i] + digits.slice(i + 2));
+    }
+  }
+  return [...found].sort((x, y) => x - y);
+}

@@ -386,6 +386,7 @@ describe('normalizeVoter', () => {
       state: 'NC',
       zip: '27601',
       dob: { year: 1980, month: 1, day: 2 },
+      dobTypos: [],
       birthYears: null,
       gender: 'F',
       // Wireless first, duplicates once.

@@ -13,7 +13,13 @@ import {
   normalizeStateCode,
   normalizeZip,
 } from './contact.ts';
-import { birthYearsFromAge, type PartialDate, parseDob } from './dates.ts';
+import {
+  birthYearsFromAge,
+  dateTypoVariants,
+  invalidDateDigits,
+  type PartialDate,
+  parseDob,
+} from './dates.ts';
 import { cleanName, normalizePersonName, parseFullName, splitCombinedFirstNames } from './names.ts';
 
 /**
@@ -35,6 +41,11 @@ export interface NormalizedPerson {
   state: string;
   zip: string;
   dob: PartialDate | null;
+  /**
+   * For a `dob` shaped like a date but not one (`19399222`: a digit typo), the full dates one
+   * digit typo away (packed YYYYMMDD, ascending): searched and compared instead (dob=typo).
+   */
+  dobTypos: number[];
   /** From `age`: the two birth years the age allows as of the job date. */
   birthYears: [number, number] | null;
   gender: 'F' | 'M' | '';
@@ -57,6 +68,7 @@ export const emptyPerson = (): NormalizedPerson => ({
   state: '',
   zip: '',
   dob: null,
+  dobTypos: [],
   birthYears: null,
   gender: '',
   phones: [],
@@ -137,6 +149,7 @@ function normalizeVoterWith(
     state: normalizeStateCode(v.state) ?? '',
     zip: normalizeZip(v.zip) ?? '',
     dob: v.dob === '' ? null : parseDob(v.dob, asOf),
+    dobTypos: [],
     birthYears: null,
     gender: normalizeGender(v.gender),
     phones,
@@ -241,7 +254,11 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   const dob = cell('dob');
   if (dob !== '') {
     person.dob = parseDob(dob, asOf);
-    if (person.dob === null) problems.push('invalid_dob');
+    if (person.dob === null) {
+      problems.push('invalid_dob');
+      const digits = invalidDateDigits(dob);
+      if (digits !== null) person.dobTypos = dateTypoVariants(digits, asOf);
+    }
   }
   const age = cell('age');
   if (age !== '' && person.dob === null) {
@@ -276,6 +293,7 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
       first,
       middle: '',
       dob: null,
+      dobTypos: [],
       birthYears: null,
       gender: '' as const,
     }));

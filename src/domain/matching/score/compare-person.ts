@@ -9,7 +9,7 @@ import {
   soundOf,
   streetSound,
 } from '../index/match-index-fields.ts';
-import { packDate } from '../normalize/dates.ts';
+import { isDigitTypo, packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
 import { F, L } from './comparison-levels.ts';
@@ -125,7 +125,12 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   const vDob = data.dob[voter]!;
   if (vDob !== 0) {
     if (q.dob !== 0) levels[F.dob] = compareDob(q.dob, vDob);
-    else if (q.person.birthYears !== null) {
+    else if (q.person.dobTypos.length > 0) {
+      // An impossible date (a digit typo): the dates it may have been typed from, against a full
+      // date of the voter's.
+      if (vDob % 100 !== 0 && Math.floor(vDob / 100) % 100 !== 0)
+        levels[F.dob] = q.person.dobTypos.includes(vDob) ? L.dob.typo : L.dob.differ;
+    } else if (q.person.birthYears !== null) {
       const year = Math.floor(vDob / 10000);
       const [y1, y2] = q.person.birthYears;
       levels[F.dob] =
@@ -231,7 +236,8 @@ function sharesWord(a: string, b: string): boolean {
 
 /**
  * Dates agree at the precision both sides have: 'exact' needs two full dates, two equal years
- * where either side lacks the month is 'year' (as an age is), equal year and month 'month'.
+ * where either side lacks the month is 'year' (as an age is), equal year and month 'month'; two
+ * full dates one digit typo apart (a digit substituted, two neighbours swapped) are 'typo'.
  */
 function compareDob(q: number, v: number): number {
   const qy = Math.floor(q / 10000);
@@ -243,12 +249,12 @@ function compareDob(q: number, v: number): number {
   const full = qm !== 0 && qd !== 0 && vm !== 0 && vd !== 0;
   if (qy === vy) {
     if (qm === 0 || vm === 0) return L.dob.year;
-    if (qm === vm) return qd === vd && full ? L.dob.exact : qd === 0 || vd === 0 ? L.dob.month : L.dob.differ;
-    if (full && qm === vd && qd === vm) return L.dob.swapped;
-    return L.dob.differ;
-  }
-  if (Math.abs(qy - vy) === 1 && full && qm === vm && qd === vd) return L.dob.near;
-  return L.dob.differ;
+    if (qm === vm) {
+      if (qd === vd && full) return L.dob.exact;
+      if (qd === 0 || vd === 0) return L.dob.month;
+    } else if (full && qm === vd && qd === vm) return L.dob.swapped;
+  } else if (Math.abs(qy - vy) === 1 && full && qm === vm && qd === vd) return L.dob.near;
+  return full && isDigitTypo(String(q), String(v)) ? L.dob.typo : L.dob.differ;
 }
 
 /** Distance level: within 0.1 mile, half a mile, the row's radius, or beyond it. */

@@ -8,7 +8,7 @@ export const FIELDS = [
   { name: 'last', levels: ['exact', 'typo', 'part', 'similar', 'differ'] },
   { name: 'middle', levels: ['exact', 'initial', 'differ'] },
   { name: 'suffix', levels: ['exact', 'differ'] },
-  { name: 'dob', levels: ['exact', 'swapped', 'month', 'year', 'near', 'differ'] },
+  { name: 'dob', levels: ['exact', 'swapped', 'month', 'year', 'near', 'typo', 'differ'] },
   { name: 'gender', levels: ['exact', 'differ'] },
   { name: 'address', levels: ['exact', 'unit', 'typo', 'street', 'differ'] },
   { name: 'zip', levels: ['exact', 'differ'] },
@@ -46,7 +46,7 @@ export const L = {
   last: { exact: 1, typo: 2, part: 3, similar: 4, differ: 5 },
   middle: { exact: 1, initial: 2, differ: 3 },
   suffix: { exact: 1, differ: 2 },
-  dob: { exact: 1, swapped: 2, month: 3, year: 4, near: 5, differ: 6 },
+  dob: { exact: 1, swapped: 2, month: 3, year: 4, near: 5, typo: 6, differ: 7 },
   gender: { exact: 1, differ: 2 },
   address: { exact: 1, unit: 2, typo: 3, street: 4, differ: 5 },
   binary: { exact: 1, differ: 2 },
@@ -63,8 +63,9 @@ export const PRIOR_M: readonly (readonly number[])[] = [
   [0, 0.85, 0.04, 0.02, 0.02, 0.07],
   [0, 0.6, 0.3, 0.1],
   [0, 0.95, 0.05],
-  // dob: 'year' is also the agreement of an age or a year-only date, common in lists.
-  [0, 0.6, 0.02, 0.02, 0.3, 0.03, 0.03],
+  // dob: 'year' is also the agreement of an age or a year-only date, common in lists; 'typo' is
+  // one digit substituted or two neighbours swapped (also an impossible date's digits).
+  [0, 0.6, 0.02, 0.02, 0.3, 0.03, 0.015, 0.015],
   [0, 0.97, 0.03],
   [0, 0.8, 0.03, 0.04, 0.03, 0.1],
   [0, 0.88, 0.12],

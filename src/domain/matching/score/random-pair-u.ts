@@ -81,6 +81,8 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
  * a year-only agreement (an age, a YYYY date) only when the file lacks full dates, yet lists
  * send ages all the time. An age allows two birth years, so 'year' and 'near' count two.
  */
+const TYPO_NEIGHBOURS = 25;
+
 function setDobLevels(u: Float64Array, dobs: Uint32Array, n: number): void {
   const years = new Map<number, number>();
   const dates = new Map<number, number>();
@@ -99,6 +101,9 @@ function setDobLevels(u: Float64Array, dobs: Uint32Array, n: number): void {
     [L.dob.month, yearSq / 12],
     [L.dob.year, 2 * yearSq],
     [L.dob.near, 2 * yearSq],
+    // A date has about 25 valid dates one digit typo away (other days, months, years and
+    // decades), each about as likely for a stranger as the date itself.
+    [L.dob.typo, Math.min(0.25, TYPO_NEIGHBOURS * dateSq)],
   ];
   let agree = 0;
   for (const [level, share] of levels) {

@@ -89,7 +89,8 @@ export function methodOf(candidate: ScoredCandidate): string {
   const lv = candidate.levels;
   const agrees = (field: number, ...levels: number[]) => levels.includes(lv[field]!);
   if (agrees(F.address, L.address.exact, L.address.unit, L.address.typo)) return 'name_address';
-  if (agrees(F.dob, L.dob.exact, L.dob.swapped, L.dob.month, L.dob.year, L.dob.near)) return 'name_dob';
+  if (agrees(F.dob, L.dob.exact, L.dob.swapped, L.dob.month, L.dob.year, L.dob.near, L.dob.typo))
+    return 'name_dob';
   if (agrees(F.email, L.binary.exact)) return 'email';
   if (agrees(F.phone, L.binary.exact)) return 'phone';
   if (agrees(F.zip, L.binary.exact)) return 'name_zip';
