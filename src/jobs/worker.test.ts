@@ -185,3 +185,47 @@ describe('Worker claim tiers', () => {
     assert.deepEqual(registry.types(), []);
   });
 });
+
+describe('Worker stop', () => {
+  it('gives back a message whose claim was on its way when it stopped, and runs no job after', async () => {
+    let ran = 0;
+    const registry = new JobRegistry().register({
+      type: 'late',
+      payload: z.object({ v: z.literal(1) }),
+      backoffMs: () => 10,
+      async handle() {
+        ran++;
+      },
+    });
+    await queue.enqueue({ type: 'late', payload: { v: 1 } });
+    // A claim that answers only after stop() was called (a slow database round trip).
+    let answer: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let claims = 0;
+    const slowQueue = Object.create(queue) as SqliteQueue;
+    slowQueue.claim = async (...args: Parameters<SqliteQueue['claim']>) => {
+      claims++;
+      await gate;
+      return queue.claim(...args);
+    };
+    const worker = new Worker({
+      queue: slowQueue,
+      registry,
+      logger: quiet,
+      leaseMs: 5000,
+      pollMs: 10,
+      concurrency: 1,
+    });
+    worker.start();
+    for (let i = 0; i < 200 && claims === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(claims, 1);
+    const stopped = worker.stop(1000);
+    answer();
+    await stopped;
+    assert.equal(ran, 0, 'no job started after stop');
+    const row = database.db.prepare('SELECT state FROM queue').get() as { state: string };
+    assert.equal(row.state, 'ready', 'the message went back to the queue');
+  });
+});

@@ -35,6 +35,8 @@ export class Worker {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private filling = false;
   private refill = false;
+  /** The fill in progress, which stop() waits for (its claim may return a message). */
+  private fillDone: Promise<void> | null = null;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private housekeepingTimer: NodeJS.Timeout | null = null;
@@ -74,6 +76,9 @@ export class Worker {
     const unsubscribe = await this.unsubscribe;
     this.unsubscribe = null;
     await unsubscribe?.().catch(() => {});
+    // A claim that was on its way when the worker stopped: its message goes back, not to a job
+    // that would outlive the stop (and the database connection behind it).
+    await this.fillDone;
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
     const timedOut = await Promise.race([
       all.then(() => false),
@@ -105,14 +110,21 @@ export class Worker {
     this.timer = setTimeout(() => this.fill(), delayMs);
   }
 
-  private async fill(): Promise<void> {
-    if (this.stopped) return;
+  private fill(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     // Claims are async: one fill at a time, or two could both see a free slot and over-claim.
     if (this.filling) {
       this.refill = true;
-      return;
+      return Promise.resolve();
     }
     this.filling = true;
+    this.fillDone = this.fillSlots().finally(() => {
+      this.fillDone = null;
+    });
+    return this.fillDone;
+  }
+
+  private async fillSlots(): Promise<void> {
     try {
       const tiers = (await this.options.claimTiers?.()) ?? [this.options.registry.types()];
       // Messages whose worker died on every attempt: record the failure where clients see it.
@@ -126,6 +138,10 @@ export class Worker {
           if (message !== null) break;
         }
         if (message === null) break;
+        if (this.stopped) {
+          await this.options.queue.release(message.id, this.id);
+          break;
+        }
         if (message.runnableAt !== undefined) {
           this.options.onClaimed?.(message.type, Math.max(0, Date.now() - message.runnableAt));
         }
