@@ -175,6 +175,37 @@ describe('probabilistic matcher', () => {
     assert.equal(outcomes[2]!.unmatchedReason, 'name_only');
   });
 
+  it('finds a person whose first and last names were entered the wrong way round (names=swapped)', async () => {
+    const { voters, index } = setup();
+    // Five voters give name and address agreement odds of about 36 (97): a swap's 1 in 85 leaves
+    // a score of about 30, so the threshold is lowered here (on a real file the odds are millions).
+    const matcher = createProbabilisticMatcher(voters, index, { thresholdScore: 20 });
+    const [swapped, straight] = await matcher.matchBatch(
+      [
+        input(1, {
+          first_name: 'Kowalczyk',
+          last_name: 'Zbigniew',
+          address1: '500 Elm Ave Apt 3',
+          zip: '27701',
+        }),
+        input(2, {
+          first_name: 'Zbigniew',
+          last_name: 'Kowalczyk',
+          address1: '500 Elm Ave Apt 3',
+          zip: '27701',
+        }),
+      ],
+      OPTIONS,
+    );
+    assert.equal(id(swapped!.candidates[0]!.voter), 'NC-3');
+    assert.match(swapped!.candidates[0]!.explain!, /^first=exact last=exact .* names=swapped$/);
+    assert.ok(
+      swapped!.candidates[0]!.score < straight!.candidates[0]!.score,
+      'a swap is weaker evidence than the names as written',
+    );
+    assert.doesNotMatch(straight!.candidates[0]!.explain!, /swapped/);
+  });
+
   it('tells a household apart by first name, and flags two equally good namesakes as ambiguous', async () => {
     const { voters, index } = setup();
     const matcher = createProbabilisticMatcher(voters, index, { thresholdScore: 0 });

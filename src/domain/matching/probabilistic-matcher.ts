@@ -254,6 +254,49 @@ function withIdReason(outcome: MatchOutcome, ids: MatchOutcome): MatchOutcome {
  */
 const scratchCandidates = new CandidateSet();
 
+/**
+ * How much less likely a row is to hold its person when its names agree only swapped: about one
+ * row in a hundred swaps them, against the 85% that agree as written (PRIOR_M's first and last
+ * exact), so every candidate's odds are scaled by that ratio.
+ */
+const SWAP_ODDS = 0.01 / 0.85;
+
+/** One person's candidates, scored (their odds scaled by `oddsScale`) and selected. */
+function searchPerson(
+  index: MatchIndex,
+  person: NormalizedPerson,
+  job: PersonMatchJob,
+  oddsScale: number,
+): { candidates: boolean; matches: ReturnType<typeof selectMatches>['matches'] } {
+  const q = prepareQuery(index, person);
+  const candidates = scratchCandidates;
+  candidates.clear();
+  generateCandidates(index, q, job.candidates, candidates);
+  if (candidates.size === 0) return { candidates: false, matches: [] };
+  const scored = scoreCandidates(index, job.model, q, candidates, Math.max(job.options.maxMatches, 2));
+  if (oddsScale !== 1) {
+    for (const candidate of scored.best) candidate.odds *= oddsScale;
+    scored.oddsSum *= oddsScale;
+  }
+  return {
+    candidates: true,
+    matches: selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly).matches,
+  };
+}
+
+/**
+ * Whether a person's names look entered the wrong way round: the first name is held more often
+ * as a last name than as a first name in the voter file, and the last name more often as a
+ * first name (JOHN and SMITH in each other's fields).
+ */
+function looksSwapped(index: MatchIndex, person: NormalizedPerson): boolean {
+  if (person.first === '' || person.last === '' || person.first.length < 2) return false;
+  const d = index.data.dictionaries;
+  const asFirst = (name: string) => d.first.count(d.first.idOf(name));
+  const asLast = (name: string) => d.last.count(d.last.idOf(name));
+  return asLast(person.first) > asFirst(person.first) && asFirst(person.last) > asLast(person.last);
+}
+
 /** The probabilistic strategies for one row (no id matched it). */
 export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatchJob): MatchOutcome {
   const { options, model } = job;
@@ -275,14 +318,26 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     // comparisons. The candidate-stage measurement (rankOnly) still searches.
     if (!job.rankOnly && !canCorroborate(person)) continue;
     anySearched = true;
-    const q = prepareQuery(index, person);
-    const candidates = scratchCandidates;
-    candidates.clear();
-    generateCandidates(index, q, job.candidates, candidates);
-    if (candidates.size === 0) continue;
+    let result = searchPerson(index, person, job, 1);
+    // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
+    // nothing was accepted and each name is more common in the other field of the voter file.
+    if (!job.rankOnly && result.matches.length === 0 && looksSwapped(index, person)) {
+      const swapped = searchPerson(
+        index,
+        { ...person, first: person.last, last: person.first },
+        job,
+        SWAP_ODDS,
+      );
+      if (swapped.matches.length > 0) {
+        result = {
+          candidates: true,
+          matches: swapped.matches.map((m) => ({ ...m, explain: `${m.explain} names=swapped` })),
+        };
+      }
+    }
+    if (!result.candidates) continue;
     anyCandidates = true;
-    const scored = scoreCandidates(index, model, q, candidates, Math.max(options.maxMatches, 2));
-    const { matches } = selectMatches(scored, job.thresholdScore, options.maxMatches, job.rankOnly);
+    const { matches } = result;
     if (matches.length > 0) ownBest.add(matches[0]!.voter);
     for (const match of matches) {
       if (found.some((c) => c.voter === match.voter)) continue;

@@ -124,9 +124,16 @@ describe('comparePerson date of birth', () => {
     assert.equal(dob('1979-01-02'), L.dob.near);
     assert.equal(dob('1981-01-03'), L.dob.differ);
   });
+  it('typo: a digit substituted or two neighbours swapped, also in an impossible date', () => {
+    assert.equal(dob('1980-01-03'), L.dob.typo);
+    assert.equal(dob('1980-01-20'), L.dob.typo, '02 → 20');
+    assert.equal(dob('1908-01-02'), L.dob.typo, '1980 → 1908');
+    assert.equal(dob('19800192'), L.dob.typo, 'no month 01, day 92: the digits of 1980-01-02 but one');
+  });
   it('differ', () => {
     assert.equal(dob('1975-05-05'), L.dob.differ);
-    assert.equal(dob('1980-01-03'), L.dob.differ);
+    assert.equal(dob('1980-01-25'), L.dob.differ);
+    assert.equal(dob('19800199'), L.dob.differ, 'an impossible date two digits off');
   });
   it('not compared when the voter has no dob', () => assert.equal(dob('1980-01-02', 1), 0));
 });
