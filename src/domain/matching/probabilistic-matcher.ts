@@ -299,7 +299,7 @@ function looksSwapped(index: MatchIndex, person: NormalizedPerson): boolean {
 
 /** The probabilistic strategies for one row (no id matched it). */
 export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatchJob): MatchOutcome {
-  const { options, model } = job;
+  const { options } = job;
   const input = normalizeInput(row.fields, options.asOf);
   const searchable = input.persons.filter(hasSearchableValue);
   if (searchable.length === 0) {
