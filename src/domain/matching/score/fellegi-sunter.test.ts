@@ -67,7 +67,10 @@ function randomPairU(): Float64Array {
 const TRUTH: Truth = {
   [F.first]: { m: [0.9, 0.04, 0.02, 0.01, 0.01, 0.02], u: [0.15, 0.02, 0.03, 0.01, 0.09, 0.7] },
   [F.last]: { m: [0.88, 0.05, 0.02, 0.02, 0.03], u: [0.3, 0.03, 0.02, 0.05, 0.6] },
-  [F.dob]: { m: [0.65, 0.02, 0.03, 0.25, 0.03, 0.02], u: [0.01, 0.005, 0.02, 0.1, 0.05, 0.815] },
+  [F.dob]: {
+    m: [0.65, 0.02, 0.03, 0.25, 0.03, 0.01, 0.01],
+    u: [0.01, 0.005, 0.02, 0.1, 0.05, 0.005, 0.81],
+  },
   [F.zip]: { m: [0.85, 0.15], u: [0.5, 0.5] },
   [F.gender]: { m: [0.98, 0.02], u: [0.5, 0.5] },
 };
@@ -183,6 +186,21 @@ describe('estimateWithEm', () => {
     assert.ok(Math.abs(model.m[at(F.first, 1)]! - 0.9) <= 0.05);
     // Fields no pair compared keep their prior too (no data, only the pseudo-pairs).
     assert.ok(Math.abs(model.m[at(F.address, 1)]! - prior[at(F.address, 1)]!) < 1e-12);
+  });
+
+  it('a field whose "match" class disagrees nearly as often as it agrees keeps its prior (households)', () => {
+    // First names of the "match" class agree exactly 50% of the time and differ 45%: what EM
+    // finds when spouses and children, sharing surname and address, fill the class.
+    const truth: Truth = {
+      ...TRUTH,
+      [F.first]: { m: [0.5, 0.02, 0.01, 0.01, 0.01, 0.45], u: [0.15, 0.02, 0.03, 0.01, 0.09, 0.7] },
+    };
+    const model = estimateWithEm(synthesize(truth, 3000, 0.8, 4, 5), randomPairU());
+    assert.equal(model.source, 'em');
+    const prior = priorM();
+    assert.equal(model.m[at(F.first, L.first.differ)], prior[at(F.first, L.first.differ)]);
+    assert.equal(model.m[at(F.first, L.first.exact)], prior[at(F.first, L.first.exact)]);
+    assert.notEqual(model.m[at(F.last, L.last.exact)], prior[at(F.last, L.last.exact)]);
   });
 
   it('is deterministic', () => {

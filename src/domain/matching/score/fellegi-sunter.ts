@@ -147,11 +147,20 @@ export function estimateWithEm(
   for (let f = 0; f < FIELD_COUNT; f++) {
     const last = LEVEL_COUNTS[f]!;
     if (FIELDS[f]!.levels[last - 1] !== 'differ' && FIELDS[f]!.levels[last - 1] !== 'far') continue;
-    if (m[at(f, 1)]! < m[at(f, last)]!) for (let l = 1; l <= last; l++) m[at(f, l)] = prior[at(f, l)]!;
+    if (m[at(f, 1)]! < IDENTIFIED_RATIO * m[at(f, last)]!)
+      for (let l = 1; l <= last; l++) m[at(f, l)] = prior[at(f, l)]!;
   }
   const matchesPerRow = Math.min(1, Math.max(0.02, (lambda * counts.pairs) / counts.rows));
   return buildModel(m, randomU, matchesPerRow, 'em', iterations);
 }
+
+/**
+ * A field is identified when its "match" class agrees exactly at least this many times as often
+ * as it disagrees: a first name said to differ in nearly half of all matches (EM's answer on a
+ * list full of couples and household members, whose shared surname and address pull them into
+ * the "match" class) is the latent classes mixing households with persons, not a list's error rate.
+ */
+const IDENTIFIED_RATIO = 2;
 
 function uniform(): Float64Array {
   const u = new Float64Array(FIELD_COUNT * MAX_LEVELS);
