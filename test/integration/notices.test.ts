@@ -147,6 +147,11 @@ describe('e-mail notices over SMTP (real server)', () => {
       'both notices after the server came back',
       20_000,
     );
+    // The worker marks a notice done just after the server took the mail: wait for that too.
+    await until(
+      async () => (await notices()).every((m) => m.state === 'done'),
+      'both notices done after their mails arrived',
+    );
     assert.deepEqual(
       (await notices()).map((m) => m.state),
       ['done', 'done'],
