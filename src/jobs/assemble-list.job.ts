@@ -4,8 +4,9 @@ import { chunksByShard, concatLines, mergingMatcher } from '../domain/pipeline/s
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { ASSEMBLE_LIST_JOB, chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
+import { listOptions, type MatchListDeps, planJob } from './list-job-steps.ts';
 import { chunkSpecSchema } from './match-chunk.job.ts';
-import { listOptions, type MatchListDeps, planJob, writeResults } from './match-list.job.ts';
+import { writeResults } from './match-list.job.ts';
 
 type Payload = z.infer<typeof chunkSpecSchema>;
 

@@ -15,7 +15,7 @@ import type { QueueMessage } from '../domain/ports/queue.ts';
 import type { ShardMap } from '../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { LineBuffer } from './line-buffer.ts';
-import { failJob, type JobPlan, listOptions, type MatchListDeps } from './match-list.job.ts';
+import { failJob, type JobPlan, listOptions, type MatchListDeps } from './list-job-steps.ts';
 
 /**
  * The chunks of a list matched against a sharded voter file: written by the split (match-list),

@@ -16,7 +16,7 @@ import {
   giveUpSharded,
   MATCH_CHUNK_JOB,
 } from './list-chunks.ts';
-import { failJob, type MatchListDeps, REVOKED_BEFORE_MATCHING } from './match-list.job.ts';
+import { failJob, type MatchListDeps, REVOKED_BEFORE_MATCHING } from './list-job-steps.ts';
 
 const chunkSpecV2 = z.object({
   v: z.literal(2),

@@ -9,45 +9,24 @@ import type { JobSummary, SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
 import { type ResultLayout, resultLayout } from '../domain/jobs/result-layout.ts';
 import { renderSummaryHtml, type SummaryReportJob } from '../domain/jobs/summary-report.ts';
-import type { KeyService } from '../domain/keys/key-service.ts';
-import type { AppendedField } from '../domain/keys/key-types.ts';
-import type { ListFit, Matcher } from '../domain/matching/matcher.ts';
-import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { type ListSummary, type MatchListInput, matchList } from '../domain/pipeline/match-list.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
-import type { JobStore } from '../domain/ports/job-store.ts';
-import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
-import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
+import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { completionFollowUps } from './completion-follow-ups.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { LineBuffer } from './line-buffer.ts';
 import { splitList } from './list-chunks.ts';
+import {
+  failJob,
+  type JobPlan,
+  listOptions,
+  type MatchListDeps,
+  planJob,
+  REVOKED_BEFORE_MATCHING,
+} from './list-job-steps.ts';
 
-/** Why a job of a key revoked before its list was matched failed (its chunks say the same). */
-export const REVOKED_BEFORE_MATCHING =
-  'Authorization Error: the API key of this job was revoked; the list was not matched';
 const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
 type Payload = z.infer<typeof payloadSchema>;
-
-export interface MatchListDeps {
-  jobs: JobStore;
-  blobs: BlobStore;
-  voters: VoterStore;
-  keys: KeyService;
-  /**
-   * The job's matcher; `thresholdScore` is the profile's, when it sets one; `listFit`: what the
-   * job learned on another shard (a sharded list fits once), so this matcher does not fit.
-   */
-  createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number; listFit?: ListFit }) => Matcher;
-  /** The service's MATCH_THRESHOLD, for a profile that sets none (reported in the summary). */
-  defaultMatchThreshold: number;
-  maxRowBytes: number;
-  onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
-  /** Rows processed since the last call (for a counter metric). */
-  onRows?: (rows: number) => void;
-  /** Rows per chunk of a list split across voter shards (default DEFAULT_CHUNK_ROWS). */
-  chunkRows?: number;
-}
 
 /**
  * Processes one uploaded contact list: parse → match → write → package → complete. Writes the
@@ -85,18 +64,6 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
       await failJob(deps, jobId, `Internal Error: ${reference}; the operator can look it up as ${jobId}`);
     },
   };
-}
-
-export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {
-  // The "failed" notice commits with the failure, like the completion's follow-ups.
-  const job = await deps.jobs.getJob(jobId);
-  const notice = job?.kind === 'smartmatch' ? jobNoticeMessage(job, 'failed') : null;
-  const followUps = notice === null ? [] : [notice];
-  if (
-    await deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), followUps)
-  ) {
-    deps.onTransition?.('failed');
-  }
 }
 
 async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: AbortSignal): Promise<void> {
@@ -141,43 +108,6 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
         },
       }),
   });
-}
-
-/** The pipeline's settings from the job's parameters (every pass over a job's list uses these). */
-export function listOptions(
-  deps: Pick<MatchListDeps, 'maxRowBytes'>,
-  job: SmartmatchJob,
-  appendedFields: AppendedField[],
-) {
-  return {
-    appendedFields,
-    maxMatches: job.params.maxMatches,
-    searchRadiusMiles: job.params.searchRadiusMiles,
-    maxRowBytes: deps.maxRowBytes,
-    asOf: new Date(job.createdAt),
-  };
-}
-
-/** What the job's profile and parameters fix before any row is read. */
-export interface JobPlan {
-  appendedFields: AppendedField[];
-  matchThreshold: number;
-  deliverToFolder: boolean;
-}
-
-export async function planJob(deps: MatchListDeps, job: SmartmatchJob): Promise<JobPlan> {
-  const profile = await deps.keys.resolveProfile(job.keyId, job.params.profileId);
-  return {
-    appendedFields: [
-      ...profile.appendedFields,
-      ...job.params.include.map((field) => ({
-        source: CONTACT_FIELD_COLUMNS[field],
-        as: CONTACT_FIELD_COLUMNS[field],
-      })),
-    ],
-    matchThreshold: profile.matchThreshold ?? deps.defaultMatchThreshold,
-    deliverToFolder: profile.delivery === 'folder',
-  };
 }
 
 /** Where matchList reads and writes, as the job's result layout asks (spread into its input). */

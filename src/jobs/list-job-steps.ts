@@ -1,0 +1,88 @@
+import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
+import type { AppendedField } from '../domain/keys/key-types.ts';
+import type { ListFit, Matcher } from '../domain/matching/matcher.ts';
+import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
+import type { BlobStore } from '../domain/ports/blob-store.ts';
+import type { JobStore } from '../domain/ports/job-store.ts';
+import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
+import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
+
+/**
+ * What every step of a list job shares (match-list, and for a sharded voter file the split,
+ * match-chunk and assemble-list): the dependencies, the plan fixed from the profile before any
+ * row is read, the pipeline's settings, and how a job fails.
+ */
+
+/** Why a job of a key revoked before its list was matched failed (its chunks say the same). */
+export const REVOKED_BEFORE_MATCHING =
+  'Authorization Error: the API key of this job was revoked; the list was not matched';
+
+export interface MatchListDeps {
+  jobs: JobStore;
+  blobs: BlobStore;
+  voters: VoterStore;
+  keys: KeyService;
+  /**
+   * The job's matcher; `thresholdScore` is the profile's, when it sets one; `listFit`: what the
+   * job learned on another shard (a sharded list fits once), so this matcher does not fit.
+   */
+  createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number; listFit?: ListFit }) => Matcher;
+  /** The service's MATCH_THRESHOLD, for a profile that sets none (reported in the summary). */
+  defaultMatchThreshold: number;
+  maxRowBytes: number;
+  onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
+  /** Rows processed since the last call (for a counter metric). */
+  onRows?: (rows: number) => void;
+  /** Rows per chunk of a list split across voter shards (default DEFAULT_CHUNK_ROWS). */
+  chunkRows?: number;
+}
+
+export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {
+  // The "failed" notice commits with the failure, like the completion's follow-ups.
+  const job = await deps.jobs.getJob(jobId);
+  const notice = job?.kind === 'smartmatch' ? jobNoticeMessage(job, 'failed') : null;
+  const followUps = notice === null ? [] : [notice];
+  if (
+    await deps.jobs.transition(jobId, ['uploaded', 'processing'], 'failed', { error }, Date.now(), followUps)
+  ) {
+    deps.onTransition?.('failed');
+  }
+}
+
+/** The pipeline's settings from the job's parameters (every pass over a job's list uses these). */
+export function listOptions(
+  deps: Pick<MatchListDeps, 'maxRowBytes'>,
+  job: SmartmatchJob,
+  appendedFields: AppendedField[],
+) {
+  return {
+    appendedFields,
+    maxMatches: job.params.maxMatches,
+    searchRadiusMiles: job.params.searchRadiusMiles,
+    maxRowBytes: deps.maxRowBytes,
+    asOf: new Date(job.createdAt),
+  };
+}
+
+/** What the job's profile and parameters fix before any row is read. */
+export interface JobPlan {
+  appendedFields: AppendedField[];
+  matchThreshold: number;
+  deliverToFolder: boolean;
+}
+
+export async function planJob(deps: MatchListDeps, job: SmartmatchJob): Promise<JobPlan> {
+  const profile = await deps.keys.resolveProfile(job.keyId, job.params.profileId);
+  return {
+    appendedFields: [
+      ...profile.appendedFields,
+      ...job.params.include.map((field) => ({
+        source: CONTACT_FIELD_COLUMNS[field],
+        as: CONTACT_FIELD_COLUMNS[field],
+      })),
+    ],
+    matchThreshold: profile.matchThreshold ?? deps.defaultMatchThreshold,
+    deliverToFolder: profile.delivery === 'folder',
+  };
+}
