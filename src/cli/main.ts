@@ -1,15 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
-import { createCliContext } from './cli-context.ts';
-import { audiencesCommands } from './commands/audiences.command.ts';
-import { evalCommand } from './commands/eval.command.ts';
-import { generateCommands } from './commands/generate.command.ts';
-import { jobsCommands } from './commands/jobs.command.ts';
-import { keysCommands } from './commands/keys.command.ts';
-import { matchCommand } from './commands/match.command.ts';
-import { migrateCommand } from './commands/migrate.command.ts';
-import { votersCommands } from './commands/voters.command.ts';
+import { type CliContext, createCliContext } from './cli-context.ts';
 
 /** `listmatch`: the operator's command line. Configuration comes from the same environment as the service. */
 const context = createCliContext();
@@ -18,14 +10,25 @@ const program = new Command('listmatch')
   .showHelpAfterError()
   .exitOverride();
 
-keysCommands(program, context);
-votersCommands(program, context);
-jobsCommands(program, context);
-audiencesCommands(program, context);
-matchCommand(program, context);
-evalCommand(program, context);
-migrateCommand(program);
-generateCommands(program);
+/**
+ * Each command's module, loaded only when that command runs (or for the help of all of them):
+ * `listmatch match` then holds the matching code and not the evaluation, generators, SQL
+ * stores and HTTP clients of the others (about 60 MB of a process that holds a voter file).
+ */
+const COMMANDS: Record<string, (program: Command, context: CliContext) => Promise<void>> = {
+  keys: async (p, c) => (await import('./commands/keys.command.ts')).keysCommands(p, c),
+  voters: async (p, c) => (await import('./commands/voters.command.ts')).votersCommands(p, c),
+  jobs: async (p, c) => (await import('./commands/jobs.command.ts')).jobsCommands(p, c),
+  audiences: async (p, c) => (await import('./commands/audiences.command.ts')).audiencesCommands(p, c),
+  match: async (p, c) => (await import('./commands/match.command.ts')).matchCommand(p, c),
+  eval: async (p, c) => (await import('./commands/eval.command.ts')).evalCommand(p, c),
+  migrate: async (p) => (await import('./commands/migrate.command.ts')).migrateCommand(p),
+  generate: async (p) => (await import('./commands/generate.command.ts')).generateCommands(p),
+};
+const asked = process.argv[2];
+for (const [name, register] of Object.entries(COMMANDS)) {
+  if (asked === undefined || !(asked in COMMANDS) || asked === name) await register(program, context);
+}
 program
   .command('serve')
   .description('start the service (roles from ROLES)')

@@ -14,7 +14,6 @@ import {
   graphVersionWarning,
 } from '../adapters/platforms/meta-social-audiences.ts';
 import { BucketVoterStore } from '../adapters/voters/bucket-voter-store.ts';
-import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
 import { FileBrowser } from '../domain/delivery/file-browser.ts';
@@ -49,6 +48,7 @@ import { UploadArrivals } from '../jobs/upload-arrivals.ts';
 import { Worker } from '../jobs/worker.ts';
 import { type MetadataBackends, openMetadata, openStorage, type StorageBackends } from './backends.ts';
 import { makeDataDirsPrivate } from './private-data-dir.ts';
+import { localVoterStore } from './voter-stores.ts';
 
 /** Every long-lived object of one process, built from the validated config. */
 export interface Services extends HttpDeps {
@@ -113,11 +113,7 @@ export async function compose(config: Config): Promise<Services> {
   const matchers = new ThreadedMatcherFactory(config.MATCH_THREADS, {
     sourcesKept: config.VOTER_SHARD_MAX_ROWS === undefined ? 2 : Number.POSITIVE_INFINITY,
   });
-  const localVoters = new FsVoterStore({
-    dir: join(dataDir, 'voters'),
-    maxRowBytes: config.MAX_ROW_BYTES,
-    shardMaxRows: config.VOTER_SHARD_MAX_ROWS ?? null,
-    ...(config.VOTER_CACHE_MB === undefined ? {} : { cacheBytes: config.VOTER_CACHE_MB * 1024 * 1024 }),
+  const localVoters = localVoterStore(config, dataDir, {
     // A shard let go is let go by the matching threads too, or they would keep its memory.
     onEvict: (snapshot) => matchers.release(snapshot),
     onLoad: () => metrics.voterLoads.inc(),

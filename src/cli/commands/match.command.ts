@@ -30,21 +30,25 @@ export function matchCommand(program: Command, context: CliContext): void {
         if (!Number.isInteger(maxMatches) || maxMatches < 1 || maxMatches > 10) {
           throw new Error('--max-matches must be an integer from 1 to 10');
         }
-        const services = await context.services();
-        const voters = await services.voters.current();
+        let matchers: ThreadedMatcherFactory | null = null;
+        const { config, voters: store } = await context.voters({
+          // A shard let go is let go by the matching threads too.
+          onEvict: (snapshot) => matchers?.release(snapshot),
+        });
+        matchers = new ThreadedMatcherFactory(config.MATCH_THREADS);
+        const voters = await store.current();
         if (voters === null) throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
         const appendedFields = parseAppendedFields(options.append ?? '');
         const started = Date.now();
-        const matchers = new ThreadedMatcherFactory(services.config.MATCH_THREADS);
         const createMatcher = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
           matchers.create(snapshot, {
-            thresholdScore: services.config.MATCH_THRESHOLD,
+            thresholdScore: config.MATCH_THRESHOLD,
             ...(listFit === null ? {} : { listFit }),
           });
         const common = {
           appendedFields,
           maxMatches,
-          maxRowBytes: services.config.MAX_ROW_BYTES,
+          maxRowBytes: config.MAX_ROW_BYTES,
           asOf: new Date(),
         };
         const summary = await (voters.shardMap === undefined
@@ -61,9 +65,9 @@ export function matchCommand(program: Command, context: CliContext): void {
               file,
               output: createWriteStream(options.out),
               whole: voters,
-              voters: services.voters,
+              voters: store,
               createMatcher,
-              chunkRows: services.config.SHARD_CHUNK_ROWS,
+              chunkRows: config.SHARD_CHUNK_ROWS,
             })
         ).finally(() => matchers.close());
         const seconds = (Date.now() - started) / 1000;

@@ -9,6 +9,9 @@ export async function runCli(args: string[]): Promise<string> {
     services: () => {
       throw new Error('eval must not touch DATA_DIR');
     },
+    voters: () => {
+      throw new Error('eval must not touch DATA_DIR');
+    },
     close: async () => {},
   });
   let printed = '';
