@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
+import { RANDOM_PAIR_U_FILE } from '../../src/adapters/voters/snapshot-files.ts';
 import { formatCsvRow } from '../../src/domain/csv/csv-writer.ts';
 import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../src/domain/matching/index/match-index.ts';
 import { MATCH_INDEX_FORMAT, matchIndexParts } from '../../src/domain/matching/index/match-index-parts.ts';
-import { createProbabilisticMatcher } from '../../src/domain/matching/probabilistic-matcher.ts';
+import { createProbabilisticMatcher, randomPairU } from '../../src/domain/matching/probabilistic-matcher.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../src/domain/synthetic/synthetic-voters.ts';
 import { hash52, IdHashTable } from '../../src/domain/voters/id-hash-table.ts';
 import { idKey } from '../../src/domain/voters/id-keys.ts';
@@ -226,6 +227,26 @@ describe('voter file import', () => {
       'no temporary directory left',
     );
   });
+  test('a stored u of another level layout (or none) is estimated on load and stored again, private', async () => {
+    const store = new FsVoterStore({ dir: join(dir, 'old-u'), maxRowBytes: 1 << 20 });
+    await store.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
+    const versionDir = join(dir, 'old-u', (await store.stats())!.version);
+    const uPath = join(versionDir, 'match', RANDOM_PAIR_U_FILE);
+    const current = await readFile(uPath);
+    // What an import before the dob typo level stored: fewer levels per field.
+    await writeFile(uPath, current.subarray(0, current.length - 13 * 8));
+    const voters = (await new FsVoterStore({ dir: join(dir, 'old-u'), maxRowBytes: 1 << 20 }).current())!;
+    const stored = await readFile(uPath);
+    assert.equal(stored.length, current.length, 'the u of this layout is back');
+    assert.ok(stored.equals(Buffer.from(randomPairU(voters.matchIndex!).buffer)), 'the one matching uses');
+    assert.equal((await stat(uPath)).mode & 0o777, 0o600);
+    assert.deepEqual(
+      (await readdir(join(versionDir, 'match'))).filter((name) => name.startsWith('.')),
+      [],
+      'no temporary file left',
+    );
+  });
+
   test('reads back every record, across block boundaries and at the end of the file, in any order', async () => {
     const rows = [...generateVoterRows({ rows: 3000, seed: 17 })];
     const csv = join(dir, 'generated.csv');

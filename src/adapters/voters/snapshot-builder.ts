@@ -11,7 +11,7 @@ import { AppError } from '../../domain/errors.ts';
 import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { MATCH_INDEX_FORMAT, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
-import { rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
+import { randomPairU, rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
 import { estimateRandomPairU } from '../../domain/matching/score/random-pair-u.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
@@ -431,10 +431,23 @@ export async function loadMatchIndex(versionDir: string, columns: readonly strin
     if (part === undefined) throw new Error(`match index part ${name} is missing`);
     return part;
   });
-  // Versions imported before u was stored estimate it on first use instead.
   const u = await readFile(join(dir, RANDOM_PAIR_U_FILE)).catch(() => null);
-  if (u !== null)
+  const stored =
+    u !== null &&
     rememberRandomPairU(index, new Float64Array(u.buffer, u.byteOffset, u.byteLength / 8).slice());
+  if (!stored) {
+    // Imported before u was stored, or stored for another layout of the comparison levels:
+    // estimated once here and stored, or every process would estimate it on each load. A
+    // folder this process cannot write to only costs the estimate again next time.
+    const fresh = randomPairU(index);
+    const temporary = join(dir, `.${RANDOM_PAIR_U_FILE}.${randomBytes(4).toString('hex')}`);
+    await writeFile(temporary, Buffer.from(fresh.buffer, fresh.byteOffset, fresh.byteLength), {
+      flush: true,
+      mode: 0o600,
+    })
+      .then(() => rename(temporary, join(dir, RANDOM_PAIR_U_FILE)))
+      .catch(() => rm(temporary, { force: true }));
+  }
   return index;
 }
 

@@ -63,8 +63,10 @@ const randomUByIndex = new WeakMap<MatchIndex, Float64Array>();
  * of another layout of the comparison levels (stored by an older version) is not used: it is
  * estimated again on first use.
  */
-export function rememberRandomPairU(index: MatchIndex, u: Float64Array): void {
-  if (u.length === FIELD_COUNT * MAX_LEVELS) randomUByIndex.set(index, u);
+export function rememberRandomPairU(index: MatchIndex, u: Float64Array): boolean {
+  if (u.length !== FIELD_COUNT * MAX_LEVELS) return false;
+  randomUByIndex.set(index, u);
+  return true;
 }
 
 export function randomPairU(index: MatchIndex): Float64Array {
