@@ -76,7 +76,12 @@ export class ThreadedMatcherFactory {
       ...runner,
       sample: (rows, job) => threads().sampleWarming(rows, job),
     });
-    return { ...matcher, blocks: threadBlocks(fitting, this.threads, threads) };
+    return {
+      ...matcher,
+      blocks: threadBlocks(fitting, this.threads, threads),
+      // A sharded list's chunk batches, with the model the matcher was fitted to (or given).
+      chunkBatches: (lines, columns, options) => threads().runChunk(lines, columns, matcher.jobFor(options)),
+    };
   }
 
   private sourceFor(index: MatchIndex, shared: object | null): MatchSource {
