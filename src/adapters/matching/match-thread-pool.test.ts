@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
 import { createProbabilisticMatcher } from '../../domain/matching/probabilistic-matcher.ts';
-import { chunkValueColumns, matchChunkBatch } from '../../domain/pipeline/sharded-list.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../domain/synthetic/synthetic-voters.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
-import { FsVoterStore } from '../voters/fs-voter-store.ts';
 import { MatchThreadPool } from './match-thread-pool.ts';
 import { ThreadedMatcherFactory } from './threaded-matcher-factory.ts';
 
@@ -178,39 +172,6 @@ describe('one pool of threads for several voter files', () => {
       assert.equal(factory.threadPool, pool, 'the same threads');
     } finally {
       await factory.close();
-    }
-  });
-});
-
-describe('chunk batches of a sharded list on the threads', () => {
-  it('give the same output lines as matching them on the calling thread', async () => {
-    const { voters: inMemory, list } = fixture(900);
-    const dir = await mkdtemp(join(tmpdir(), 'listmatch-chunk-threads-'));
-    const factory = new ThreadedMatcherFactory(2);
-    try {
-      const csv = join(dir, 'voters.csv');
-      const rows = Array.from({ length: inMemory.size }, (_, i) => inMemory.record(i));
-      await writeFile(csv, [formatCsvRow([...VOTER_COLUMNS]), ...rows.map((r) => formatCsvRow(r))].join(''));
-      const store = new FsVoterStore({ dir: join(dir, 'voters'), maxRowBytes: 1 << 20 });
-      await store.importFile(csv, { replace: true });
-      const voters = (await store.current())!;
-      const lines = list.map((row) => JSON.stringify({ r: row.row, f: row.fields }));
-      const columns = chunkValueColumns(voters, ['party']);
-      const local = createProbabilisticMatcher(voters, matchIndexOf(voters));
-      await local.prepare(list.slice(0, 300), OPTIONS);
-      const expected = await matchChunkBatch(lines, voters, local, columns, OPTIONS);
-      const threaded = factory.create(voters);
-      await threaded.prepare!(list.slice(0, 300), OPTIONS);
-      assert.ok(threaded.chunkBatches, 'a file snapshot runs chunk batches on the threads');
-      const [first, second] = await Promise.all([
-        threaded.chunkBatches(lines.slice(0, 450).join('\n'), columns, OPTIONS),
-        threaded.chunkBatches(lines.slice(450).join('\n'), columns, OPTIONS),
-      ]);
-      assert.equal(first + second, expected);
-      assert.ok(expected.split('\n').filter((l) => l.includes('"c":[[')).length > 600, 'most rows match');
-    } finally {
-      await factory.close();
-      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -183,19 +183,6 @@ export class MatchSource implements PersonMatchRunner {
     ])) as BlockResult;
   }
 
-  /** A batch of a sharded list's chunk (its JSON lines) on the least busy thread: its output lines. */
-  async runChunk(lines: string, columns: readonly number[], job: PersonMatchJob): Promise<string> {
-    if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
-    this.check();
-    return (await this.pool.run({
-      kind: 'chunk',
-      source: this.source,
-      lines,
-      columns: [...columns],
-      job,
-    })) as string;
-  }
-
   /** Lets the threads drop this voter file (a shard let go, a version replaced). */
   close(): void {
     if (this.closed || this.pool.isClosed || this.pool.failed) return;

@@ -11,7 +11,6 @@ import {
   samplePatterns,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import { type BlockSpec, matchBlock } from '../../domain/pipeline/match-block.ts';
-import { matchChunkBatch } from '../../domain/pipeline/sharded-list.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { serveTasks } from '../threads/task-server.ts';
 import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
@@ -25,7 +24,6 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  * - `match` / `sample`: chunks of rows, with their outcomes in order or the sample's pattern counts;
  * - `block`: a whole block of a list, parsed, matched (ids, then the probabilistic strategies
  *   with the job's fitted model) and formatted here (match-block.ts);
- * - `chunk`: a batch of a sharded list's chunk, the same way (sharded-list.ts matchChunkBatch);
  * and `close` lets a voter file go.
  *
  * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
@@ -47,8 +45,7 @@ export type MatchTask =
   | { kind: 'close'; source: number }
   | { kind: 'match'; source: number; rows: MatchInput[]; job: PersonMatchJob }
   | { kind: 'sample'; source: number; rows: readonly MatchInput[]; job: SampleJob }
-  | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob }
-  | { kind: 'chunk'; source: number; lines: string; columns: number[]; job: PersonMatchJob };
+  | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob };
 
 serveTasks<MatchTask, unknown>(answer);
 
@@ -82,27 +79,19 @@ async function answer(task: MatchTask): Promise<unknown> {
       return samplePatterns(index, task.rows, { ...task.job, options }).toData();
     case 'block': {
       if (voters === null) throw new Error('this matching thread was started without the voter file');
-      return await matchBlock(task.block, task.spec, fittedMatcher(voters, index, task.job), voters);
-    }
-    case 'chunk': {
-      if (voters === null) throw new Error('this matching thread was started without the voter file');
-      const matcher = fittedMatcher(voters, index, task.job);
-      return await matchChunkBatch(task.lines.split('\n'), voters, matcher, task.columns, options);
+      const { job } = task;
+      const matcher = createProbabilisticMatcher(
+        voters,
+        index,
+        {
+          thresholdScore: job.thresholdScore,
+          rankOnly: job.rankOnly ?? false,
+          candidates: job.candidates,
+          model: job.model,
+        },
+        inThreadRunner(index),
+      );
+      return await matchBlock(task.block, task.spec, matcher, voters);
     }
   }
-}
-
-/** The job's matcher here: ids, then the probabilistic strategies with the model it was fitted to. */
-function fittedMatcher(voters: VoterSnapshot, index: MatchIndex, job: PersonMatchJob) {
-  return createProbabilisticMatcher(
-    voters,
-    index,
-    {
-      thresholdScore: job.thresholdScore,
-      rankOnly: job.rankOnly ?? false,
-      candidates: job.candidates,
-      model: job.model,
-    },
-    inThreadRunner(index),
-  );
 }

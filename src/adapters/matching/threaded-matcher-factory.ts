@@ -76,12 +76,7 @@ export class ThreadedMatcherFactory {
       ...runner,
       sample: (rows, job) => threads().sampleWarming(rows, job),
     });
-    return {
-      ...matcher,
-      blocks: threadBlocks(fitting, this.threads, threads),
-      // A sharded list's chunk batches, with the model the matcher was fitted to (or given).
-      chunkBatches: (lines, columns, options) => threads().runChunk(lines, columns, matcher.jobFor(options)),
-    };
+    return { ...matcher, blocks: threadBlocks(fitting, this.threads, threads) };
   }
 
   private sourceFor(index: MatchIndex, shared: object | null): MatchSource {

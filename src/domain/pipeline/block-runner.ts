@@ -23,16 +23,6 @@ export interface BlockRunner {
 export interface ListMatcher extends Matcher {
   /** Absent: blocks run on the calling thread through `matchBatch`. */
   readonly blocks?: BlockRunner;
-  /**
-   * A batch of a sharded list's chunk (its JSON lines, joined by newlines) matched elsewhere,
-   * its output lines back (sharded-list.ts matchChunkBatch, run there). Absent: on this thread.
-   * The matcher must be fitted (prepared, or made with the job's fit) first.
-   */
-  readonly chunkBatches?: (
-    lines: string,
-    columns: readonly number[],
-    options: MatchOptions,
-  ) => Promise<string>;
 }
 
 /**

@@ -157,8 +157,8 @@ async function matchSharded(
           : createProbabilisticMatcher(shard, matchIndexOf(shard), { listFit: listFit! }),
       appendedSources: ['party'],
       options,
-      write: (text) => {
-        out.push(...text.split('\n').filter((line) => line !== ''));
+      write: (line) => {
+        out.push(line);
       },
     });
     outputs.set(name, out);

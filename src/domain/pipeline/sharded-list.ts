@@ -10,7 +10,6 @@ import { normalizeInput } from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
 import { routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
-import type { ListMatcher } from './block-runner.ts';
 import { SAMPLE_ROWS } from './match-list.ts';
 
 /** Rows matched per batch in a chunk (after the sample, which is prepared on its own). */
@@ -182,8 +181,8 @@ export interface MatchChunkInput {
   /** Voter columns appended to the result, by source name (absent from the shard: ''). */
   appendedSources: readonly string[];
   options: MatchOptions;
-  /** Receives the output lines, a batch's at a time (each line ends in a newline); waits when the writer is behind. */
-  write: (text: string) => void | Promise<void>;
+  /** Receives each output line; waits when the writer is behind. */
+  write: (line: string) => void | Promise<void>;
   onProgress?: (rows: number) => void;
 }
 
@@ -228,35 +227,48 @@ export async function fitList(
 /** The match step: one chunk against its shard, batch by batch. Returns the rows matched. */
 export async function matchChunk(input: MatchChunkInput): Promise<number> {
   const { shard } = input;
-  const columns = chunkValueColumns(shard, input.appendedSources);
-  const onThreads = (input.matcher as Partial<Pick<ListMatcher, 'chunkBatches'>>).chunkBatches;
-  // A batch's lines in, its output lines out: on the matching threads when the matcher runs
-  // chunk batches there (parse, match, read the voter values and format there), else here.
-  const matchLines = (lines: string[]): Promise<string> =>
-    onThreads !== undefined
-      ? onThreads(lines.join('\n'), columns, input.options)
-      : matchChunkBatch(lines, shard, input.matcher, columns, input.options);
+  const columns = [
+    shard.columnIndex('voterbase_id'),
+    ...input.appendedSources.map((source) => shard.columnIndex(source)),
+    shard.columnIndex('state'),
+  ];
   // Several batches in flight: the threads match the next ones while this thread writes the
   // last one's lines (one batch at a time left the threads idle half of the time).
-  const inFlight: { rows: number; output: Promise<string> }[] = [];
+  const inFlight: { batch: MatchInput[]; outcomes: Promise<MatchOutcome[]> }[] = [];
   let rows = 0;
   const writeOldest = async () => {
-    const { rows: count, output } = inFlight.shift()!;
-    const text = await output;
-    if (text !== '') await input.write(text);
-    rows += count;
+    const { batch, outcomes: pending } = inFlight.shift()!;
+    const outcomes = await pending;
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i]!;
+      const line: ChunkOutcome = {
+        r: batch[i]!.row,
+        c: outcome.candidates.map((c) => [
+          c.score,
+          c.method,
+          c.explain ?? '',
+          shard.fields(c.voter, columns),
+        ]),
+      };
+      if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
+      if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
+      if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
+      await input.write(`${JSON.stringify(line)}\n`);
+    }
+    rows += batch.length;
     input.onProgress?.(rows);
   };
-  const send = (lines: string[]) => {
-    const output = matchLines(lines);
+  const send = (batch: MatchInput[]) => {
+    const outcomes = Promise.resolve(input.matcher.matchBatch(batch, input.options));
     // Awaited in order by writeOldest; a failure before then must not count as unhandled.
-    output.catch(() => {});
-    inFlight.push({ rows: lines.length, output });
+    outcomes.catch(() => {});
+    inFlight.push({ batch, outcomes });
   };
   try {
-    let batch: string[] = [];
+    let batch: MatchInput[] = [];
     for await (const text of input.lines) {
-      batch.push(text);
+      const row = JSON.parse(text) as ChunkRow;
+      batch.push({ row: row.r, fields: row.f });
       if (batch.length < CHUNK_BATCH_ROWS) continue;
       send(batch);
       batch = [];
@@ -268,47 +280,6 @@ export async function matchChunk(input: MatchChunkInput): Promise<number> {
     inFlight.length = 0;
   }
   return rows;
-}
-
-/** Where a chunk's candidates take their voter values from: voterbase_id, the appended fields, the state. */
-export function chunkValueColumns(shard: VoterSnapshot, appendedSources: readonly string[]): number[] {
-  return [
-    shard.columnIndex('voterbase_id'),
-    ...appendedSources.map((source) => shard.columnIndex(source)),
-    shard.columnIndex('state'),
-  ];
-}
-
-/**
- * One batch of a chunk: its input lines (JSON, see ChunkRow) matched against the shard, and the
- * output lines (ChunkOutcome, each ending in a newline) with each candidate's voter values.
- * The same on a matching thread as here, so a chunk's result does not depend on where it ran.
- */
-export async function matchChunkBatch(
-  lines: readonly string[],
-  shard: VoterSnapshot,
-  matcher: Matcher,
-  columns: readonly number[],
-  options: MatchOptions,
-): Promise<string> {
-  const batch: MatchInput[] = lines.map((text) => {
-    const row = JSON.parse(text) as ChunkRow;
-    return { row: row.r, fields: row.f };
-  });
-  const outcomes = await matcher.matchBatch(batch, options);
-  let out = '';
-  for (let i = 0; i < batch.length; i++) {
-    const outcome = outcomes[i]!;
-    const line: ChunkOutcome = {
-      r: batch[i]!.row,
-      c: outcome.candidates.map((c) => [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]),
-    };
-    if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
-    if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
-    if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
-    out += `${JSON.stringify(line)}\n`;
-  }
-  return out;
 }
 
 /**
