@@ -122,7 +122,7 @@ const fileExists = (path: string) =>
     () => false,
   );
 
-describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', { skip: false }, () => {
+describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', () => {
   let server: SftpServer | null = null;
   before(async () => {
     if (sftpUnavailable() === null) server = await startSftpServer();

