@@ -1,6 +1,7 @@
 /**
  * The Matcher interface: the seam between the pipeline and the matching strategies. The
- * deterministic id matcher implements it now; the probabilistic matcher plugs in behind it.
+ * probabilistic matcher (ids first, then normalize → candidates → score → select) is the
+ * service's; the deterministic id matcher is the evaluation's baseline.
  */
 
 /** Identifier columns of spec §2.6, lower-case. `matchback_id` is pass-through, not an identifier. */
