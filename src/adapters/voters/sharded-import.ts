@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
-import { normalizeEmail, normalizeLatLong, normalizePhone } from '../../domain/matching/normalize/contact.ts';
+import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
+import { voterContact } from '../../domain/matching/normalize/person.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
 import {
   extendBox,
@@ -130,7 +131,9 @@ interface RoutingColumns {
   latitude: number;
   longitude: number;
   /** The phone columns, the e-mail column and the ids that may name no state, for the directory (-1: absent). */
-  phones: number[];
+  wireless: number;
+  landline: number;
+  voip: number;
   email: number;
   voterbaseId: number;
   exactTrack: number;
@@ -147,8 +150,9 @@ function headerColumns(header: string[]): RoutingColumns {
     zip: names.indexOf('zip'),
     latitude: names.indexOf('latitude'),
     longitude: names.indexOf('longitude'),
-    // The columns the match index reads phones and e-mail from (normalize/person.ts).
-    phones: ['wireless_phone', 'landline_phone', 'voip_phone'].map((name) => names.indexOf(name)),
+    wireless: names.indexOf('wireless_phone'),
+    landline: names.indexOf('landline_phone'),
+    voip: names.indexOf('voip_phone'),
     email: names.indexOf('email'),
     voterbaseId: names.indexOf('voterbase_id'),
     exactTrack: names.indexOf('exact_track'),
@@ -193,16 +197,14 @@ interface SplitResult {
   directory: ShardDirectory;
 }
 
-/** A record's normalized phones (distinct) and e-mail, as the match index reads them. */
+/** A record's normalized phones and e-mail, as the match index reads them (voterContact). */
 function contactOf(fields: string[], columns: RoutingColumns): { phones: string[]; email: string } {
-  const phones: string[] = [];
-  for (const at of columns.phones) {
-    const raw = cell(fields, at);
-    const phone = raw === '' ? null : normalizePhone(raw);
-    if (phone !== null && !phones.includes(phone)) phones.push(phone);
-  }
-  const rawEmail = cell(fields, columns.email);
-  return { phones, email: rawEmail === '' ? '' : (normalizeEmail(rawEmail) ?? '') };
+  return voterContact({
+    wireless_phone: cell(fields, columns.wireless),
+    landline_phone: cell(fields, columns.landline),
+    voip_phone: cell(fields, columns.voip),
+    email: cell(fields, columns.email),
+  });
 }
 
 async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<SplitResult> {

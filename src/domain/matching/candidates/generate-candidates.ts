@@ -19,6 +19,7 @@ import {
   keyZipFirst,
   keyZipLast,
 } from '../index/blocking-keys.ts';
+import { lowerBound } from '../index/lower-bound.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fields.ts';
 import type { Query } from '../score/compare-person.ts';
@@ -235,16 +236,4 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
       if (index.cellCount(cell) > 0) visitCell(cell);
     }
   }
-}
-
-/** First position in a sorted array whose value is at least `value`. */
-function lowerBound(sorted: Uint32Array, value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]! < value) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }

@@ -181,19 +181,30 @@ export function invalidDateDigits(value: string): string | null {
   return /^(18|19|20)/.test(digits) ? digits : null;
 }
 
-/** Whether two YYYYMMDD digit strings differ by one substituted digit or two swapped neighbours. */
-export function isDigitTypo(a: string, b: string): boolean {
-  if (a.length !== b.length || a === b) return false;
-  let first = -1;
-  let second = -1;
-  for (let i = 0; i < a.length; i++) {
-    if (a.charCodeAt(i) === b.charCodeAt(i)) continue;
-    if (first === -1) first = i;
-    else if (second === -1) second = i;
-    else return false;
+/**
+ * Whether two packed dates (YYYYMMDD numbers) differ by one substituted digit or two swapped
+ * neighbouring digits. Digit by digit on the numbers: the scorer asks it of most candidate pairs,
+ * so it allocates nothing.
+ */
+export function isDigitTypo(a: number, b: number): boolean {
+  if (a === b) return false;
+  let differences = 0;
+  let firstAt = 0;
+  let aFirst = 0;
+  let bFirst = 0;
+  for (let at = 0; at < 8; at++, a = Math.floor(a / 10), b = Math.floor(b / 10)) {
+    const da = a % 10;
+    const db = b % 10;
+    if (da === db) continue;
+    differences++;
+    if (differences === 1) {
+      firstAt = at;
+      aFirst = da;
+      bFirst = db;
+    } else if (differences > 2 || at !== firstAt + 1 || da !== bFirst || db !== aFirst) return false;
   }
-  if (second === -1) return true;
-  return second === first + 1 && a[first] === b[second] && a[second] === b[first];
+  // Digits beyond the eighth (none in a date) must agree.
+  return a === b;
 }
 
 /** The full dates (packed YYYYMMDD) one digit typo away from `digits`, in ascending order. */

@@ -113,6 +113,21 @@ export function voterNormalizer(asOf: Date): (v: VoterFields) => NormalizedPerso
   return (v) => normalizeVoterWith(v, asOf, last);
 }
 
+/**
+ * A voter record's normalized phones (wireless first, each once) and e-mail ('' when none): what
+ * the match index and a sharded import's directory (adapters/voters/sharded-import.ts) hold.
+ */
+export function voterContact(
+  v: Pick<VoterFields, 'wireless_phone' | 'landline_phone' | 'voip_phone' | 'email'>,
+): { phones: string[]; email: string } {
+  const phones: string[] = [];
+  for (const raw of [v.wireless_phone, v.landline_phone, v.voip_phone]) {
+    const phone = raw === '' ? null : normalizePhone(raw);
+    if (phone !== null && !phones.includes(phone)) phones.push(phone);
+  }
+  return { phones, email: v.email === '' ? '' : (normalizeEmail(v.email) ?? '') };
+}
+
 function normalizeVoterWith(
   v: VoterFields,
   asOf: Date,
@@ -132,11 +147,7 @@ function normalizeVoterWith(
     }
   }
   const location = normalizeLatLong(v.latitude, v.longitude);
-  const phones: string[] = [];
-  for (const raw of [v.wireless_phone, v.landline_phone, v.voip_phone]) {
-    const phone = raw === '' ? null : normalizePhone(raw);
-    if (phone !== null && !phones.includes(phone)) phones.push(phone);
-  }
+  const contact = voterContact(v);
   return {
     first: name.first,
     middle: name.middle,
@@ -152,8 +163,8 @@ function normalizeVoterWith(
     dobTypos: [],
     birthYears: null,
     gender: normalizeGender(v.gender),
-    phones,
-    email: v.email === '' ? '' : (normalizeEmail(v.email) ?? ''),
+    phones: contact.phones,
+    email: contact.email,
     lat: location?.[0] ?? Number.NaN,
     lon: location?.[1] ?? Number.NaN,
   };

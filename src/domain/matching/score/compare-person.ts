@@ -254,7 +254,7 @@ function compareDob(q: number, v: number): number {
       if (qd === 0 || vd === 0) return L.dob.month;
     } else if (full && qm === vd && qd === vm) return L.dob.swapped;
   } else if (Math.abs(qy - vy) === 1 && full && qm === vm && qd === vd) return L.dob.near;
-  return full && isDigitTypo(String(q), String(v)) ? L.dob.typo : L.dob.differ;
+  return full && isDigitTypo(q, v) ? L.dob.typo : L.dob.differ;
 }
 
 /** Distance level: within 0.1 mile, half a mile, the row's radius, or beyond it. */

@@ -30,9 +30,12 @@ export function selectMatches(
 ): { matches: SelectedMatch[]; ambiguous: boolean } {
   // Another member of the row's household is not the person, whatever the model's odds (see
   // isAnotherHouseholdMember): it neither matches nor takes posterior away from who may be.
-  const best = rankOnly ? scored.best : scored.best.filter((c) => !isAnotherHouseholdMember(c.levels));
+  const best: ScoredCandidate[] = [];
   let oddsSum = scored.oddsSum;
-  for (const candidate of scored.best) if (!best.includes(candidate)) oddsSum -= candidate.odds;
+  for (const candidate of scored.best) {
+    if (!rankOnly && isAnotherHouseholdMember(candidate.levels)) oddsSum -= candidate.odds;
+    else best.push(candidate);
+  }
   const matches: SelectedMatch[] = [];
   const top = best[0];
   const second = best[1];
