@@ -5,6 +5,7 @@ import { hashString } from '../../domain/matching/index/hashing.ts';
 import { KeyPostings } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { MatchIndexMeta } from '../../domain/matching/index/match-index-parts.ts';
+import { LEVELS_LAYOUT } from '../../domain/matching/score/comparison-levels.ts';
 import { hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
@@ -91,8 +92,12 @@ export async function readTyped<T>(
   return new Type(buffer.buffer, buffer.byteOffset, buffer.byteLength / Type.BYTES_PER_ELEMENT);
 }
 
-/** The random-pair u of the index (score/random-pair-u.ts), stored beside its parts. */
-export const RANDOM_PAIR_U_FILE = 'random-pair-u.bin';
+/**
+ * The random-pair u of the index (score/random-pair-u.ts), stored beside its parts under the
+ * layout of comparison levels it was estimated for: after an upgrade that changes the levels,
+ * the old file is ignored and u is estimated and stored again on first load.
+ */
+export const RANDOM_PAIR_U_FILE = `random-pair-u.${LEVELS_LAYOUT}.bin`;
 
 export async function readMatchMeta(dir: string): Promise<MatchIndexMeta | null> {
   try {

@@ -81,7 +81,7 @@ export function generateCommands(program: Command): void {
           truth: options.truth,
         });
         console.error(
-          `${report.rows} rows: ${report.members} voters, ${report.nonMembers} non-members (${report.nearTwins} near-twins) → ${options.out}, truth → ${options.truth}`,
+          `${report.rows} rows: ${report.members} voters, ${report.nonMembers} non-members (${report.nearTwins} near-twins, ${report.traps} relatives as traps) → ${options.out}, truth → ${options.truth}`,
         );
       },
     );

@@ -7,6 +7,7 @@ import {
 } from './candidates/generate-candidates.ts';
 import { matchIds } from './deterministic-matcher.ts';
 import type { MatchIndex } from './index/match-index.ts';
+import { GENDER_CODE } from './index/match-index-fields.ts';
 import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
@@ -282,7 +283,13 @@ function searchPerson(
   }
   return {
     candidates: true,
-    matches: selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly).matches,
+    matches: selectMatches(
+      scored,
+      job.thresholdScore,
+      job.options.maxMatches,
+      job.rankOnly,
+      (voter) => index.data.gender[voter] === GENDER_CODE.M,
+    ).matches,
   };
 }
 

@@ -1,3 +1,4 @@
+import { boundedEditDistance } from '../compare/string-similarity.ts';
 import {
   DIRECTIONALS,
   NAME_WORDS,
@@ -6,6 +7,7 @@ import {
   ORDINAL_UNIT_WORDS,
   RANGELESS_UNITS,
   ROUTE_PHRASES,
+  STANDARD_SUFFIXES,
   STREET_SUFFIXES,
   UNIT_DESIGNATORS,
 } from './usps-tables.ts';
@@ -882,4 +884,52 @@ function unitValue(t: readonly string[], from: number, end: number): string {
     value += numberPart(tok);
   }
   return value;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Street agreement
+
+/** Route names and generic words that name no particular street: not evidence when shared. */
+const GENERIC_STREET_WORDS: ReadonlySet<string> = new Set([
+  ...STANDARD_SUFFIXES,
+  ...DIRECTIONALS.values(),
+  ...ROUTE_PHRASES.map(([, name]) => name),
+  'CR',
+  'SR',
+  'RR',
+  'US',
+  'FM',
+  'HWY',
+  'RTE',
+  'ROUTE',
+  'COUNTY',
+  'STATE',
+  'OLD',
+  'NEW',
+]);
+
+/**
+ * Whether two standardized streets (canonicalStreet) are one street written two ways: the same
+ * letters with the spaces in other places (`PINE LANDINGDR`, `PINE LANDING DR`) or up to two
+ * edits apart once the spaces are gone (`WHSPERING GLENCT`), or a word that names the street
+ * (not a suffix, a directional or a route word) in both (`COUNTY ROAP 214` and `CR 214`; `1ST`
+ * and `1ST BLVD`, its suffix mistyped into a unit). For addresses whose house numbers and ZIP
+ * already agree: alone, a shared word says little.
+ */
+export function sameStreetWrittenApart(a: string, b: string): boolean {
+  if (a === '' || b === '') return false;
+  const compactA = a.replaceAll(' ', '');
+  const compactB = b.replaceAll(' ', '');
+  if (compactA === compactB) return true;
+  const shorter = Math.min(compactA.length, compactB.length);
+  if (shorter >= 8 && boundedEditDistance(compactA, compactB, 2) <= 2) return true;
+  const words = new Set(a.split(' ').filter(namesTheStreet));
+  if (words.size === 0) return false;
+  for (const word of b.split(' ')) if (namesTheStreet(word) && words.has(word)) return true;
+  return false;
+}
+
+function namesTheStreet(word: string): boolean {
+  if (GENERIC_STREET_WORDS.has(word)) return false;
+  return word.length >= 3 || /^\d+$/.test(word);
 }

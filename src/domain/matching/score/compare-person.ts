@@ -9,6 +9,7 @@ import {
   soundOf,
   streetSound,
 } from '../index/match-index-fields.ts';
+import { sameStreetWrittenApart } from '../normalize/address.ts';
 import { isDigitTypo, packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
@@ -100,7 +101,11 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   // First name.
   const vFirst = ids.first[voter]!;
   if (q.firstId !== 0 && vFirst !== 0) {
-    levels[F.first] = compareFirst(q, vFirst, dict.first.value(vFirst), index);
+    const voterFirst = dict.first.value(vFirst);
+    levels[F.first] = compareFirst(q, vFirst, voterFirst, index);
+    if (levels[F.first] === L.first.differ && goesByMiddleName(q, ids.middle[voter]!, voterFirst, index)) {
+      levels[F.first] = L.first.middle;
+    }
   }
   // Last name.
   const vLast = ids.last[voter]!;
@@ -155,7 +160,9 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
         levels[F.address] =
           q.unitId === 0 || vUnit === 0 || q.unitId === vUnit ? L.address.exact : L.address.unit;
       } else {
-        const similar = jaroWinkler(q.person.street, dict.street.value(vStreet)) >= 0.88;
+        const street = dict.street.value(vStreet);
+        const similar =
+          jaroWinkler(q.person.street, street) >= 0.88 || sameStreetWrittenApart(q.person.street, street);
         levels[F.address] = similar ? L.address.typo : L.address.differ;
       }
     } else {
@@ -202,6 +209,21 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   if (isTypo(a, b)) return L.first.typo;
   if (q.firstSound === index.firstSound(vFirst) || jaroWinkler(a, b) >= 0.8) return L.first.similar;
   return L.first.differ;
+}
+
+/**
+ * Whether the row's first name is the voter's (full) middle name, or the row's middle name the
+ * voter's first: the same person under the name they go by.
+ */
+function goesByMiddleName(q: Query, vMiddle: number, voterFirst: string, index: MatchIndex): boolean {
+  if (vMiddle !== 0) {
+    const middle = index.data.dictionaries.middle.value(vMiddle);
+    if (middle.length > 1 && (middle === q.person.first || areNicknameEquivalent(middle, q.person.first))) {
+      return true;
+    }
+  }
+  const rowMiddle = q.person.middle;
+  return rowMiddle.length > 1 && (rowMiddle === voterFirst || areNicknameEquivalent(rowMiddle, voterFirst));
 }
 
 function compareLast(

@@ -4,7 +4,7 @@
  * Level names appear in `sm.explain` (`first=nickname last=exact dob=year zip=exact`).
  */
 export const FIELDS = [
-  { name: 'first', levels: ['exact', 'nickname', 'typo', 'initial', 'similar', 'differ'] },
+  { name: 'first', levels: ['exact', 'nickname', 'typo', 'initial', 'similar', 'middle', 'differ'] },
   { name: 'last', levels: ['exact', 'typo', 'part', 'similar', 'differ'] },
   { name: 'middle', levels: ['exact', 'initial', 'differ'] },
   { name: 'suffix', levels: ['exact', 'differ'] },
@@ -20,6 +20,21 @@ export const FIELDS = [
 ] as const;
 
 export const FIELD_COUNT = FIELDS.length;
+
+/**
+ * Names this layout of fields and levels (8 hex digits of a hash of their names): what is stored
+ * per level (a voter file's random-pair u) is kept under it, so a version with other levels never
+ * reads numbers laid out for another (the same count of levels does not mean the same levels).
+ */
+export const LEVELS_LAYOUT = fnv1a(FIELDS.map((f) => `${f.name}:${f.levels.join(',')}`).join(';'))
+  .toString(16)
+  .padStart(8, '0');
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
 /** Levels per field, not counting level 0. */
 export const LEVEL_COUNTS: readonly number[] = FIELDS.map((f) => f.levels.length);
 export const MAX_LEVELS = Math.max(...LEVEL_COUNTS) + 1;
@@ -42,7 +57,8 @@ export const F = {
 
 /** Levels by name, 1-based (0 = not compared). */
 export const L = {
-  first: { exact: 1, nickname: 2, typo: 3, initial: 4, similar: 5, differ: 6 },
+  // middle: one side's first name is the other's middle name (a person who goes by it).
+  first: { exact: 1, nickname: 2, typo: 3, initial: 4, similar: 5, middle: 6, differ: 7 },
   last: { exact: 1, typo: 2, part: 3, similar: 4, differ: 5 },
   middle: { exact: 1, initial: 2, differ: 3 },
   suffix: { exact: 1, differ: 2 },
@@ -59,7 +75,7 @@ export const L = {
  * data-entry error, not fitted to any test file.
  */
 export const PRIOR_M: readonly (readonly number[])[] = [
-  [0, 0.85, 0.05, 0.03, 0.02, 0.02, 0.03],
+  [0, 0.85, 0.05, 0.03, 0.02, 0.02, 0.01, 0.02],
   [0, 0.85, 0.04, 0.02, 0.02, 0.07],
   [0, 0.6, 0.3, 0.1],
   [0, 0.95, 0.05],

@@ -65,7 +65,10 @@ function randomPairU(): Float64Array {
 
 // Close to the priors (EM mixes 500 prior pseudo-pairs into m), different from them still.
 const TRUTH: Truth = {
-  [F.first]: { m: [0.9, 0.04, 0.02, 0.01, 0.01, 0.02], u: [0.15, 0.02, 0.03, 0.01, 0.09, 0.7] },
+  [F.first]: {
+    m: [0.9, 0.04, 0.02, 0.01, 0.01, 0.005, 0.015],
+    u: [0.15, 0.02, 0.03, 0.01, 0.085, 0.005, 0.7],
+  },
   [F.last]: { m: [0.88, 0.05, 0.02, 0.02, 0.03], u: [0.3, 0.03, 0.02, 0.05, 0.6] },
   [F.dob]: {
     m: [0.65, 0.02, 0.03, 0.25, 0.03, 0.01, 0.01],
@@ -193,7 +196,10 @@ describe('estimateWithEm', () => {
     // finds when spouses and children, sharing surname and address, fill the class.
     const truth: Truth = {
       ...TRUTH,
-      [F.first]: { m: [0.5, 0.02, 0.01, 0.01, 0.01, 0.45], u: [0.15, 0.02, 0.03, 0.01, 0.09, 0.7] },
+      [F.first]: {
+        m: [0.5, 0.02, 0.01, 0.01, 0.01, 0.005, 0.445],
+        u: [0.15, 0.02, 0.03, 0.01, 0.085, 0.005, 0.7],
+      },
     };
     const model = estimateWithEm(synthesize(truth, 3000, 0.8, 4, 5), randomPairU());
     assert.equal(model.source, 'em');

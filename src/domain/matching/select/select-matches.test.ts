@@ -3,7 +3,13 @@ import { describe, it } from 'node:test';
 import { KEY } from '../index/blocking-keys.ts';
 import { F, FIELD_COUNT, L } from '../score/comparison-levels.ts';
 import type { ScoredCandidate } from '../score/score-candidates.ts';
-import { isAnotherHouseholdMember, isCorroborated, methodOf, selectMatches } from './select-matches.ts';
+import {
+  isAnotherHouseholdMember,
+  isAnotherPerson,
+  isCorroborated,
+  methodOf,
+  selectMatches,
+} from './select-matches.ts';
 
 type Levels = Partial<Record<keyof typeof F, number>>;
 
@@ -153,15 +159,52 @@ describe('isAnotherHouseholdMember', () => {
     assert.deepEqual(lone, []);
   });
 
-  it('needs both to disagree: another first name alone, or another date alone, is a person’s error', () => {
-    assert.equal(isAnotherHouseholdMember(levels({ ...HOUSEHOLD, first: L.first.nickname })), false);
-    assert.equal(isAnotherHouseholdMember(levels({ ...HOUSEHOLD, dob: L.dob.year })), false);
-    assert.equal(isAnotherHouseholdMember(levels({ ...HOUSEHOLD, dob: 0 })), false, 'no date to compare');
-    assert.equal(
-      isAnotherHouseholdMember(levels({ ...HOUSEHOLD, first: 0 })),
-      false,
-      'no first name to compare',
-    );
+  it('another first name is another person unless only the birth year agrees (a re-keyed record)', () => {
+    const member = (values: Levels) => isAnotherHouseholdMember(levels({ ...HOUSEHOLD, ...values }));
+    assert.equal(member({ dob: 0 }), true, 'no date: a spouse or a sibling');
+    assert.equal(member({ dob: L.dob.exact }), true, 'the same date to the day: a twin');
+    assert.equal(member({ dob: L.dob.year }), false, 'the same birth year or age: the first name replaced');
+    assert.equal(member({ dob: L.dob.near }), false);
+    for (const first of [
+      L.first.nickname,
+      L.first.typo,
+      L.first.similar,
+      L.first.initial,
+      L.first.middle,
+      0,
+    ]) {
+      assert.equal(member({ first, dob: 0 }), false, `first name level ${first} is the same person's`);
+    }
+  });
+
+  it('JR and SR are father and son unless a full date says it is one person', () => {
+    const suffix = (values: Levels) =>
+      isAnotherHouseholdMember(
+        levels({ ...NAMES_ONLY, suffix: L.suffix.differ, address: L.address.exact, ...values }),
+      );
+    assert.equal(suffix({}), true, 'no date');
+    assert.equal(suffix({ dob: L.dob.differ }), true);
+    assert.equal(suffix({ dob: L.dob.year }), true, 'an age or a year alone does not settle it');
+    assert.equal(suffix({ dob: L.dob.exact }), false, 'the same date: a suffix mistyped');
+    assert.equal(isAnotherHouseholdMember(levels({ ...NAMES_ONLY, suffix: L.suffix.exact })), false);
+  });
+});
+
+describe('isAnotherPerson', () => {
+  const MAN: Levels = { first: L.first.exact, last: L.last.differ, dob: L.dob.exact, state: L.binary.exact };
+  it('a man under another surname is another man; a woman may have married', () => {
+    assert.equal(isAnotherPerson(levels(MAN), true), true);
+    assert.equal(isAnotherPerson(levels(MAN), false), false, 'a woman, or gender unknown');
+    assert.equal(isAnotherPerson(levels({ ...MAN, phone: L.binary.exact }), true), false, 'his own phone');
+    assert.equal(isAnotherPerson(levels({ ...MAN, email: L.binary.exact }), true), false, 'his own e-mail');
+    assert.equal(isAnotherPerson(levels({ ...MAN, last: L.last.typo }), true), false);
+  });
+
+  it('is what selection drops', () => {
+    const { matches } = selectMatches(scored([candidate(4, 1e9, MAN)]), 50, 1, false, (voter) => voter === 4);
+    assert.deepEqual(matches, []);
+    const { matches: woman } = selectMatches(scored([candidate(4, 1e9, MAN)]), 50, 1, false, () => false);
+    assert.equal(woman.length, 1);
   });
 });
 
@@ -192,10 +235,15 @@ describe('isCorroborated', () => {
   it('ZIP exact only when no address was compared', () => {
     yes({ ...NAMES_ONLY, zip: L.binary.exact }, 'zip without address');
     no({ ...NAMES_ONLY, zip: L.binary.exact, address: L.address.differ }, 'zip with a differing address');
-    no(
+    yes(
       { ...NAMES_ONLY, zip: L.binary.exact, address: L.address.street },
-      'zip with same street, other house',
+      'the same name on the same street and ZIP, another house number',
     );
+    no(
+      { ...NAMES_ONLY, last: L.last.differ, zip: L.binary.exact, address: L.address.street },
+      'the same first name on the same street is a neighbour',
+    );
+    no({ ...NAMES_ONLY, address: L.address.street }, 'the same street in another ZIP');
     no({ ...NAMES_ONLY, zip: L.binary.differ }, 'zip differ');
   });
 

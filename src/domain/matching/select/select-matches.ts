@@ -27,13 +27,14 @@ export function selectMatches(
   thresholdScore: number,
   maxMatches: number,
   rankOnly = false,
+  isMale: (voter: number) => boolean = () => false,
 ): { matches: SelectedMatch[]; ambiguous: boolean } {
   // Another member of the row's household is not the person, whatever the model's odds (see
-  // isAnotherHouseholdMember): it neither matches nor takes posterior away from who may be.
+  // isAnotherPerson): it neither matches nor takes posterior away from who may be.
   const best: ScoredCandidate[] = [];
   let oddsSum = scored.oddsSum;
   for (const candidate of scored.best) {
-    if (!rankOnly && isAnotherHouseholdMember(candidate.levels)) oddsSum -= candidate.odds;
+    if (!rankOnly && isAnotherPerson(candidate.levels, isMale(candidate.voter))) oddsSum -= candidate.odds;
     else best.push(candidate);
   }
   const matches: SelectedMatch[] = [];
@@ -63,7 +64,7 @@ export function selectMatches(
  * the ZIP or (with coordinates) a distance under half a mile does (the radius finds candidates,
  * but a namesake a few miles off is not evidence); a city alone does not, and
  * when the row's address disagrees, neither ZIP nor distance counts (a same-name neighbour
- * across town is exactly what they cannot tell apart).
+ * across town is exactly what they cannot tell apart), unless only the house number does.
  */
 export function isCorroborated(lv: Uint8Array): boolean {
   const dob = lv[F.dob]!;
@@ -71,20 +72,58 @@ export function isCorroborated(lv: Uint8Array): boolean {
   if (lv[F.phone] === L.binary.exact || lv[F.email] === L.binary.exact) return true;
   const address = lv[F.address]!;
   if (address === L.address.exact || address === L.address.unit || address === L.address.typo) return true;
+  // The same street in the same ZIP with another house number, under the same name: a house
+  // number mistyped (or a move along the street); a namesake on the same street is rare.
+  if (address === L.address.street) return lv[F.zip] === L.binary.exact && sameName(lv);
   if (address !== 0) return false;
   if (lv[F.zip] === L.binary.exact) return true;
   const distance = lv[F.distance]!;
   return distance === L.distance.near || distance === L.distance.close;
 }
 
+/** First and last name agree (up to a nickname, a typo or the middle name as first name). */
+function sameName(lv: Uint8Array): boolean {
+  const first = lv[F.first];
+  const last = lv[F.last];
+  return (
+    (last === L.last.exact || last === L.last.typo) &&
+    (first === L.first.exact ||
+      first === L.first.nickname ||
+      first === L.first.typo ||
+      first === L.first.middle)
+  );
+}
+
 /**
- * A candidate whose first name and birth date both disagree with the row is someone else who
- * shares the row's surname, address, phone or e-mail: a spouse, a parent, a child. Those shared
- * values are not independent evidence for such a voter (a household shares them), so however
- * much they add up to, the pair is not accepted as a match.
+ * A candidate who is not the row's person, however much the rest agrees: another member of the
+ * household (isAnotherHouseholdMember), or a man filed under another surname (women change
+ * theirs on marriage; a man's surname that disagrees outright is another man's), unless a phone
+ * or an e-mail of his own says otherwise.
+ */
+export function isAnotherPerson(lv: Uint8Array, male: boolean): boolean {
+  if (isAnotherHouseholdMember(lv)) return true;
+  return (
+    male && lv[F.last] === L.last.differ && lv[F.phone] !== L.binary.exact && lv[F.email] !== L.binary.exact
+  );
+}
+
+/**
+ * A candidate who is someone else sharing the row's surname, address, phone or e-mail: a spouse,
+ * a sibling, a parent or a child. Those shared values are not independent evidence for such a
+ * voter (a household shares them), so however much they add up to, the pair is not accepted:
+ * - the first names disagree outright (not a nickname, a typo, an initial, a similar sound or
+ *   the middle name), unless only the birth year agrees (an age, a year): a record re-keyed with
+ *   another first name keeps its year, while without any date agreement the other name is a
+ *   spouse's or a sibling's, and with the full date to the day a twin's;
+ * - the generational suffixes disagree (JR and SR, II and III) and no full birth date says
+ *   otherwise: father and son.
  */
 export function isAnotherHouseholdMember(lv: Uint8Array): boolean {
-  return lv[F.first] === L.first.differ && lv[F.dob] === L.dob.differ;
+  const dob = lv[F.dob];
+  if (lv[F.first] === L.first.differ && (dob === 0 || dob === L.dob.differ || dob === L.dob.exact))
+    return true;
+  if (lv[F.suffix] !== L.suffix.differ) return false;
+  return dob !== L.dob.exact && dob !== L.dob.swapped && dob !== L.dob.typo && dob !== L.dob.month;
 }
 
 /** The strategy a match rests on, from the strongest identifying fields that agreed. */

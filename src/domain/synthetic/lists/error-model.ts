@@ -34,9 +34,31 @@ export const ERROR_RATES = {
   case_lower: 0.1,
   case_title: 0.15,
   voter_id_unpadded: 0.3,
+  // Messy lists: what real client lists do besides the above.
+  names_swapped: 0.02,
+  middle_as_first: 0.02,
+  house_number_changed: 0.02,
+  house_number_missing: 0.01,
+  street_split_join: 0.02,
+  unit_other_line: 0.2,
+  typo_city: 0.02,
+  zip_transposed: 0.02,
+  dob_invalid: 0.02,
+  dob_year_only: 0.02,
+  age_off_by_one: 0.1,
   // Non-members: share of them that are near-twins of a real voter (the rest are invented people).
   near_twin: 0.5,
+  // Non-members that are precision traps: a relative of a real voter who is not in the file
+  // (each a share of non-members, where the list's pattern can tell the two apart).
+  trap_jr_sr: 0.04,
+  trap_twin: 0.04,
+  trap_spouse: 0.04,
 } as const;
+
+/** The non-member kinds whose count is exact (a share of the non-members), not a roll per row. */
+export const NON_MEMBER_TAGS = ['near_twin', 'trap_jr_sr', 'trap_twin', 'trap_spouse'] as const;
+export type TrapTag = 'trap_jr_sr' | 'trap_twin' | 'trap_spouse';
+export const TRAP_TAGS: readonly TrapTag[] = ['trap_jr_sr', 'trap_twin', 'trap_spouse'];
 
 export type ErrorTag = keyof typeof ERROR_RATES;
 
@@ -73,8 +95,31 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
   case_lower: 'rows of every pattern except phone and ids (one roll with case_title): text in lower case',
   case_title: 'same rows as case_lower: text in title case',
   voter_id_unpadded: 'ids rows that use voter_id whose voter_id has leading zeros: zeros stripped',
+  names_swapped: 'name rows (not a couple) with a first and a last name: the two swapped',
+  middle_as_first:
+    'name rows (not a couple) whose middle name has ≥ 2 characters: the middle name as first name, no middle',
+  house_number_changed:
+    'name_address rows (not a mover) whose address1 starts with a house number: another number, the rest intact (one roll with house_number_missing)',
+  house_number_missing: 'same rows as house_number_changed: the house number left out',
+  street_split_join:
+    'name_address rows whose street has a word of ≥ 5 letters: one word split in two (HA VEN), or two words joined',
+  unit_other_line:
+    'name_address rows with a unit (address2, or APT/UNIT/#/LOT/STE at the end of address1): the unit written in the other line',
+  typo_city: 'name_address and name_zip rows whose city has ≥ 3 characters: one typo in the city',
+  zip_transposed:
+    'name_address and name_zip rows whose ZIP has two different adjacent digits: those two swapped',
+  dob_invalid:
+    'name_dob rows with a dob left, not swapped or moved a year: one digit of month or day changed so the date does not exist',
+  dob_year_only: 'name_dob rows with a dob left, unchanged by the above: only its year (YYYY)',
+  age_off_by_one: 'name_dob rows that give an age instead of the dob: the age one more or one less',
   near_twin:
     'non-members: same first name, last name and city as a real voter; other dob/address/phone/email/ids',
+  trap_jr_sr:
+    'non-members of name_dob rows, and name_address rows of voters with JR/SR: the father or son of a voter (same names and address, the other suffix, born 20-35 years apart), not in the file',
+  trap_twin:
+    'non-members of name rows: a twin of a voter (same last name, address and dob, another first name), not in the file',
+  trap_spouse:
+    "non-members of email rows: a voter's spouse (same last name and address, another first name, born within 6 years) who gives the voter's e-mail, not in the file",
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -375,4 +420,121 @@ export function mimicId(rng: ListRng, sample: string): string {
     else out += c;
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messy lists
+
+/** A street line's house number (with its space) and words, and which words can be split or joined. */
+function streetWords(address1: string): {
+  lead: string;
+  words: string[];
+  joinable: number[];
+  long: number[];
+} {
+  const lead = /^\d\S* /.exec(address1)?.[0] ?? '';
+  const words = address1.slice(lead.length).split(' ');
+  const joinable: number[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (/^[A-Z]{2,}$/.test(words[i]!) && /^[A-Z]{2,}$/.test(words[i + 1]!)) joinable.push(i);
+  }
+  const long = words.map((w, i) => (/^[A-Z]{5,}$/.test(w) ? i : -1)).filter((i) => i >= 0);
+  return { lead, words, joinable, long };
+}
+
+/** Whether street_split_join can change a street line (a long word to split, or two words to join). */
+export function streetSplitJoinEligible(address1: string): boolean {
+  const { joinable, long } = streetWords(address1);
+  return joinable.length > 0 || long.length > 0;
+}
+
+/**
+ * Splits one street word of ≥ 5 letters in two (`HAVEN` → `HA VEN`), or, half the time when the
+ * street has two adjacent words of letters, joins them (`WILLOW CREEK` → `WILLOWCREEK`). The house
+ * number is never touched.
+ */
+export function splitOrJoinStreet(rng: ListRng, address1: string): string {
+  const { lead, words, joinable, long } = streetWords(address1);
+  if (joinable.length > 0 && (long.length === 0 || rng.chance(0.5))) {
+    const i = rng.pick(joinable);
+    words.splice(i, 2, words[i]! + words[i + 1]!);
+  } else if (long.length > 0) {
+    const i = rng.pick(long);
+    const word = words[i]!;
+    const at = 2 + rng.int(word.length - 3);
+    words[i] = `${word.slice(0, at)} ${word.slice(at)}`;
+  }
+  return lead + words.join(' ');
+}
+
+const UNIT_AT_END = /^(.*\S) ((?:APT|UNIT|STE|LOT|#) ?\S+)$/;
+
+export function unitOtherLineEligible(address1: string, address2: string): boolean {
+  return address2 !== '' || UNIT_AT_END.test(address1);
+}
+
+/** The unit moved to the other address line: address2 appended to address1, or a trailing unit of address1 to address2. */
+export function unitOtherLine(address1: string, address2: string): [string, string] {
+  if (address2 !== '') return [`${address1} ${address2}`, ''];
+  const m = UNIT_AT_END.exec(address1);
+  return m === null ? [address1, address2] : [m[1]!, m[2]!];
+}
+
+export function zipTransposedEligible(zip: string): boolean {
+  for (let i = 0; i + 1 < Math.min(zip.length, 5); i++) if (zip[i] !== zip[i + 1]) return true;
+  return false;
+}
+
+/** Two different adjacent digits of the five-digit ZIP swapped. */
+export function transposeZip(rng: ListRng, zip: string): string {
+  const at: number[] = [];
+  for (let i = 0; i + 1 < Math.min(zip.length, 5); i++) if (zip[i] !== zip[i + 1]) at.push(i);
+  if (at.length === 0) return zip;
+  const i = rng.pick(at);
+  return zip.slice(0, i) + zip[i + 1] + zip[i] + zip.slice(i + 2);
+}
+
+/**
+ * A date with one digit of its month or day changed so that it does not exist (`19390922` →
+ * `19391922`, `19390932`): what a typing slip does to a date a form does not check.
+ */
+export function invalidDob(rng: ListRng, dob: string): string {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const at = 4 + rng.int(4);
+    const digit = String(rng.int(10));
+    if (digit === dob[at]) continue;
+    const next = dob.slice(0, at) + digit + dob.slice(at + 1);
+    if (parseDob(next) === null) return next;
+  }
+  return `${dob.slice(0, 4)}13${dob.slice(6)}`;
+}
+
+/**
+ * Whether two first names are clearly different people's: not equal, not a nickname of each other,
+ * and at least two edits apart (a twin or a spouse must not read as the voter with a typo).
+ */
+export function clearlyDifferentNames(a: string, b: string): boolean {
+  const x = a.toUpperCase();
+  const y = b.toUpperCase();
+  if (x === y) return false;
+  if ((NICKNAMES_BY_FORMAL.get(x) ?? []).includes(y) || (NICKNAMES_BY_FORMAL.get(y) ?? []).includes(x)) {
+    return false;
+  }
+  if ((FORMALS_BY_NICKNAME.get(x) ?? []).includes(y) || (FORMALS_BY_NICKNAME.get(y) ?? []).includes(x)) {
+    return false;
+  }
+  return editDistance(x, y) >= 2;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

@@ -7,7 +7,14 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { readCsvTable } from '../../csv/csv-reader.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../synthetic-voters.ts';
-import { distanceMeters, emailKey, phoneDigits } from './error-model.ts';
+import {
+  ageOn,
+  clearlyDifferentNames,
+  distanceMeters,
+  emailKey,
+  parseDob,
+  phoneDigits,
+} from './error-model.ts';
 import type { ErrorTag, ListReport, Pattern, SubPattern } from './generate-list.ts';
 import {
   ERROR_RATES,
@@ -219,7 +226,7 @@ describe('generateContactList', () => {
       assert.equal(r.report.nonMembers, 800);
       assert.equal(r.truth.filter((t) => tagsOf(t).has('near_twin')).length, r.report.nearTwins);
       assert.equal(r.report.nearTwins, 400);
-      assert.equal(r.report.nearTwins + r.report.invented, r.report.nonMembers);
+      assert.equal(r.report.nearTwins + r.report.traps + r.report.invented, r.report.nonMembers);
       for (const t of members) {
         for (const id of t.voterbase_id!.split('|')) assert.ok(voterById.has(id), `unknown id ${id}`);
       }
@@ -286,7 +293,13 @@ describe('generateContactList', () => {
         } else {
           assert.equal(ids.length, 1);
         }
-        if (tags.has('nickname') && !tags.has('typo_first') && (cells.first_name ?? '') !== '') {
+        const namesMoved = tags.has('middle_as_first') || tags.has('names_swapped');
+        if (
+          tags.has('nickname') &&
+          !tags.has('typo_first') &&
+          !namesMoved &&
+          (cells.first_name ?? '') !== ''
+        ) {
           const f = upper(cells.first_name);
           const vf = upper(v.first_name);
           assert.notEqual(f, vf);
@@ -345,6 +358,81 @@ describe('generateContactList', () => {
           assert.match(cells.age!, /^\d+$/);
           bump('age_instead_of_dob');
         }
+        const has = (...names: string[]) => names.some((name) => tags.has(name));
+        const plainNames = !has('full_name', 'nickname', 'typo_first', 'typo_last', 'married_surname');
+        if (
+          pattern === 'name_address' &&
+          tags.has('names_swapped') &&
+          plainNames &&
+          !has('middle_as_first')
+        ) {
+          assert.equal(upper(cells.first_name), upper(v.last_name));
+          assert.equal(upper(cells.last_name), upper(v.first_name));
+          bump('names_swapped');
+        }
+        if (
+          pattern === 'name_address' &&
+          tags.has('middle_as_first') &&
+          plainNames &&
+          !has('names_swapped')
+        ) {
+          assert.equal(upper(cells.first_name), upper(v.middle_name));
+          assert.equal(cells.middle_name, '');
+          bump('middle_as_first');
+        }
+        const addressAsIs = !has('one_line_address', 'mover', 'typo_street');
+        const streetTags = [
+          'house_number_changed',
+          'house_number_missing',
+          'street_split_join',
+          'unit_other_line',
+        ];
+        const only = (tag: string) => addressAsIs && streetTags.every((t) => t === tag || !tags.has(t));
+        const a1 = upper(cells.address1);
+        if (pattern === 'name_address' && tags.has('house_number_changed') && only('house_number_changed')) {
+          assert.notEqual(a1, upper(v.address1));
+          assert.equal(a1.replace(/^\d+ /, ''), upper(v.address1).replace(/^\d+ /, ''));
+          bump('house_number_changed');
+        }
+        if (pattern === 'name_address' && tags.has('house_number_missing') && only('house_number_missing')) {
+          assert.equal(a1, upper(v.address1).replace(/^\d+ /, ''));
+          bump('house_number_missing');
+        }
+        if (pattern === 'name_address' && tags.has('street_split_join') && only('street_split_join')) {
+          assert.notEqual(a1, upper(v.address1));
+          assert.equal(a1.replaceAll(' ', ''), upper(v.address1).replaceAll(' ', ''));
+          bump('street_split_join');
+        }
+        if (pattern === 'name_address' && tags.has('unit_other_line') && only('unit_other_line')) {
+          assert.notEqual(upper(cells.address2), upper(v.address2));
+          const line = (x: string | undefined, y: string | undefined) => `${upper(x)} ${upper(y)}`.trim();
+          assert.equal(line(cells.address1, cells.address2), line(v.address1, v.address2));
+          bump('unit_other_line');
+        }
+        if (tags.has('typo_city') && !has('mover', 'one_line_address') && (cells.city ?? '') !== '') {
+          assert.notEqual(upper(cells.city), upper(v.city));
+          assert.ok(Math.abs(upper(cells.city).length - upper(v.city).length) <= 1);
+          bump('typo_city');
+        }
+        if (tags.has('zip_transposed') && !has('mover', 'one_line_address') && (cells.zip ?? '') !== '') {
+          assert.notEqual(cells.zip, v.zip);
+          assert.equal([...cells.zip!].sort().join(''), [...v.zip!].sort().join(''));
+          bump('zip_transposed');
+        }
+        if (pattern === 'name_dob' && tags.has('dob_invalid') && !tags.has('age_instead_of_dob')) {
+          assert.equal(parseDob(cells.dob!), null, cells.dob);
+          assert.equal(cells.dob!.slice(0, 4), v.dob!.slice(0, 4));
+          bump('dob_invalid');
+        }
+        if (pattern === 'name_dob' && tags.has('dob_year_only') && !tags.has('age_instead_of_dob')) {
+          assert.equal(cells.dob, v.dob!.slice(0, 4));
+          bump('dob_year_only');
+        }
+        if (pattern === 'name_dob' && tags.has('age_instead_of_dob') && !has('dob_swap', 'dob_year')) {
+          const off = Math.abs(Number(cells.age) - ageOn(v.dob!, new Date(Date.UTC(2026, 0, 1))));
+          assert.equal(off, tags.has('age_off_by_one') ? 1 : 0);
+          if (tags.has('age_off_by_one')) bump('age_off_by_one');
+        }
         if (pattern === 'phone') {
           const digits = phoneDigits(cells.phone!);
           const own = [v.landline_phone, v.wireless_phone, v.voip_phone];
@@ -400,13 +488,35 @@ describe('generateContactList', () => {
       'email_variants',
       'latlong_jitter',
       'ids',
+      'names_swapped',
+      'middle_as_first',
+      'house_number_changed',
+      'house_number_missing',
+      'street_split_join',
+      'unit_other_line',
+      'typo_city',
+      'zip_transposed',
+      'dob_invalid',
+      'dob_year_only',
+      'age_off_by_one',
     ]) {
       assert.ok((checked.get(tag) ?? 0) >= 5, `${tag} checked only ${checked.get(tag) ?? 0} times`);
     }
   });
 
   it('near-twins share first name, last name and city (else state) with a real voter, never its ZIP, and are different people', () => {
-    const nameChanging = ['nickname', 'typo_first', 'typo_last', 'married_surname', 'full_name', 'mover'];
+    const nameChanging = [
+      'nickname',
+      'typo_first',
+      'typo_last',
+      'married_surname',
+      'full_name',
+      'mover',
+      'names_swapped',
+      'middle_as_first',
+      'typo_city',
+      'zip_transposed',
+    ];
     let checked = 0;
     let sameCity = 0;
     for (const [pattern, r] of runs) {
@@ -452,6 +562,77 @@ describe('generateContactList', () => {
       if (tags.has('near_twin') && cells.dob !== '' && cells.first_name !== '') {
         assert.ok(!votersByNameDob.has(`${cells.first_name}|${cells.last_name}|${cells.dob}`));
       }
+    }
+  });
+
+  it('precision traps are relatives of a real voter that the row tells apart, and not in the file', () => {
+    const voters = [...voterById.values()];
+    const byLastDob = new Map<string, Row[]>();
+    const byName = new Map<string, Row[]>();
+    const byEmail = new Map<string, Row>();
+    for (const v of voters) {
+      const lastDob = `${v.last_name}|${v.dob}`;
+      byLastDob.set(lastDob, [...(byLastDob.get(lastDob) ?? []), v]);
+      const name = `${v.first_name}|${v.last_name}`;
+      byName.set(name, [...(byName.get(name) ?? []), v]);
+      if (v.email !== '') byEmail.set(emailKey(v.email!), v);
+    }
+    const checked = new Map<string, number>();
+    for (const [, r] of runs) {
+      for (const { cells, truth, tags } of joined(r)) {
+        const trap = [...tags].find((tag) => tag.startsWith('trap_'));
+        if (trap === undefined) continue;
+        assert.equal(truth.voterbase_id, '', `${trap} is a non-member`);
+        const clean = ![
+          'nickname',
+          'typo_first',
+          'typo_last',
+          'married_surname',
+          'full_name',
+          'names_swapped',
+          'middle_as_first',
+          'case_lower',
+          'case_title',
+          'dob_swap',
+          'dob_year',
+          'dob_invalid',
+          'dob_year_only',
+          'age_instead_of_dob',
+          'dob_missing',
+        ].some((t) => tags.has(t));
+        if (truth.pattern === 'name_dob' && clean) {
+          assert.ok(!votersByNameDob.has(`${cells.first_name}|${cells.last_name}|${cells.dob}`));
+          if (trap === 'trap_jr_sr') {
+            const namesakes = byName.get(`${cells.first_name}|${cells.last_name}`) ?? [];
+            const gap = (v: Row) => Math.abs(Number(v.dob!.slice(0, 4)) - Number(cells.dob!.slice(0, 4)));
+            assert.ok(
+              namesakes.some((v) => gap(v) >= 20 && gap(v) <= 35),
+              'a father or son in the file',
+            );
+          }
+          if (trap === 'trap_twin') {
+            const siblings = byLastDob.get(`${cells.last_name}|${cells.dob}`) ?? [];
+            assert.ok(
+              siblings.some((v) => clearlyDifferentNames(v.first_name!, cells.first_name!)),
+              'a twin',
+            );
+          }
+          checked.set(trap, (checked.get(trap) ?? 0) + 1);
+        }
+        if (trap === 'trap_spouse') {
+          assert.equal(truth.pattern, 'email');
+          assert.notEqual(cells.first_name, '');
+          const voter = byEmail.get(emailKey(cells.email!));
+          assert.ok(voter !== undefined, "the spouse gives a voter's e-mail");
+          if (!['nickname', 'typo_first', 'case_lower', 'case_title'].some((t) => tags.has(t))) {
+            assert.ok(clearlyDifferentNames(voter.first_name!, cells.first_name!));
+          }
+          checked.set(trap, (checked.get(trap) ?? 0) + 1);
+        }
+      }
+    }
+    for (const trap of ['trap_jr_sr', 'trap_twin', 'trap_spouse']) {
+      assert.ok((checked.get(trap) ?? 0) >= 5, `${trap} checked only ${checked.get(trap) ?? 0} times`);
     }
   });
 

@@ -11,9 +11,10 @@ import { pipeline } from 'node:stream/promises';
 import { readCsvTable } from '../../csv/csv-reader.ts';
 import { CsvChunkWriter } from '../../csv/csv-writer.ts';
 import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
-import type { ErrorTag } from './error-model.ts';
+import type { ErrorTag, TrapTag } from './error-model.ts';
 import {
   ageOn,
+  clearlyDifferentNames,
   dobSwap,
   dobSwapEligible,
   dobYear,
@@ -29,6 +30,7 @@ import {
   formatPhone,
   fullName,
   hasNickname,
+  invalidDob,
   jitterLatLong,
   mimicId,
   newHouseNumber,
@@ -36,13 +38,28 @@ import {
   parseDob,
   phoneDigits,
   randomizeDigits,
+  splitOrJoinStreet,
+  streetSplitJoinEligible,
+  TRAP_TAGS,
   titleCase,
+  transposeZip,
   typo,
   typoEligible,
+  unitOtherLine,
+  unitOtherLineEligible,
+  zipTransposedEligible,
 } from './error-model.ts';
 import { ListRng, StringBloom } from './rng.ts';
 
-export { ERROR_ELIGIBILITY, ERROR_RATES, ERROR_TAGS, type ErrorTag } from './error-model.ts';
+export {
+  ERROR_ELIGIBILITY,
+  ERROR_RATES,
+  ERROR_TAGS,
+  type ErrorTag,
+  NON_MEMBER_TAGS,
+  TRAP_TAGS,
+  type TrapTag,
+} from './error-model.ts';
 
 export const PATTERNS = [
   'name_address',
@@ -155,7 +172,9 @@ export interface ListReport {
   members: number;
   nonMembers: number;
   nearTwins: number;
-  /** Non-members that are invented people (nonMembers − nearTwins). */
+  /** Non-members that are a voter's relative absent from the file (trap_* tags). */
+  traps: number;
+  /** Non-members that are invented people (nonMembers − nearTwins − traps). */
   invented: number;
   /** Member rows that stand for two voters (first_name_combined). */
   couples: number;
@@ -349,6 +368,9 @@ const STREAM_ORDER = 3;
 interface Sample {
   members: Person[];
   twins: Person[];
+  /** Voters with names and an address whose relatives precision traps invent; `suffixed`: those with JR or SR. */
+  relatives: Person[];
+  suffixed: Person[];
   pool: Person[];
   bloom: StringBloom;
   voterRows: number;
@@ -357,26 +379,54 @@ interface Sample {
 }
 
 /** Which identifying values of the voter file must be remembered (Bloom filter) for a pattern. */
-function bloomKinds(pattern: Pattern): { ids: boolean; email: boolean; phone: boolean; nameDob: boolean } {
+function bloomKinds(pattern: Pattern): {
+  ids: boolean;
+  email: boolean;
+  phone: boolean;
+  nameDob: boolean;
+  household: boolean;
+} {
   const all = pattern === 'mixed';
   return {
     ids: all || pattern === 'ids',
     email: all || pattern === 'email',
     phone: all || pattern === 'phone',
     nameDob: all || pattern === 'name_dob',
+    household: TRAP_TAGS.some((tag) => trapPossible(tag, pattern)),
   };
 }
+
+/** Sub-patterns whose rows can tell each trap from its voter (jr_sr by dob or suffix, twin by first name, spouse by first name beside the shared e-mail). */
+const TRAP_SUB_PATTERNS: Readonly<Record<TrapTag, readonly SubPattern[]>> = {
+  trap_jr_sr: ['name_dob', 'name_address'],
+  trap_twin: ['name_address', 'name_dob', 'name_zip', 'latlong_name'],
+  trap_spouse: ['email'],
+};
+
+function trapPossible(tag: TrapTag, pattern: Pattern): boolean {
+  return pattern === 'mixed' || TRAP_SUB_PATTERNS[tag].includes(pattern);
+}
+
+const householdKey = (first: string, last: string, address1: string, zip: string): string =>
+  `G|${first.toUpperCase()}|${last.toUpperCase()}|${address1.toUpperCase()}|${zip}`;
+const suffixedKey = (p: Pick<Person, 'first' | 'last' | 'suffix' | 'address1' | 'zip'>): string =>
+  `H|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.suffix.toUpperCase()}|${p.address1.toUpperCase()}|${p.zip}`;
 
 async function samplePass(
   options: ContactListOptions,
   memberCount: number,
   twinCount: number,
+  relativeCount: number,
 ): Promise<Sample> {
   const rng = new ListRng(options.seed, STREAM_SAMPLE);
   const bloom = new StringBloom();
   const kinds = bloomKinds(options.pattern);
   const members: Person[] = [];
   const twins: Person[] = [];
+  const relatives: Person[] = [];
+  const suffixed: Person[] = [];
+  let relativesSeen = 0;
+  let suffixedSeen = 0;
   const pool: Person[] = [];
   let index: VoterIndex | null = null;
   let voterRows = 0;
@@ -455,6 +505,16 @@ async function samplePass(
           twins[j] = copy;
         }
       }
+      if (relativeCount > 0 && cur.first !== '' && cur.last !== '' && cur.address1 !== '') {
+        const jr = cur.suffix === 'JR' || cur.suffix === 'SR';
+        const seen = jr ? ++suffixedSeen : ++relativesSeen;
+        const into = jr ? suffixed : relatives;
+        const j = into.length < relativeCount ? into.length : rng.bigInt(seen);
+        if (j < relativeCount) {
+          if (copy === null) copy = clonePerson(cur);
+          into[j] = copy;
+        }
+      }
       const k = pool.length < POOL_SIZE ? pool.length : rng.bigInt(voterRows);
       if (k < POOL_SIZE) {
         if (copy === null) copy = clonePerson(cur);
@@ -469,7 +529,7 @@ async function samplePass(
     }
   }
   if (index === null) throw new RangeError('the voter file is empty (no header row)');
-  return { members, twins, pool, bloom, voterRows, eligible, warnings };
+  return { members, twins, relatives, suffixed, pool, bloom, voterRows, eligible, warnings };
 }
 
 function stripZeros(id: string): string {
@@ -487,6 +547,10 @@ function addToBloom(bloom: StringBloom, p: Person, kinds: ReturnType<typeof bloo
   if (kinds.email && p.email !== '') bloom.add(`M|${emailKey(p.email)}`);
   if (kinds.phone) for (const phone of p.phones) bloom.add(`P|${phone}`);
   if (kinds.nameDob) bloom.add(`N|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.dob}`);
+  if (kinds.household && p.address1 !== '') {
+    bloom.add(householdKey(p.first, p.last, p.address1, p.zip));
+    bloom.add(suffixedKey(p));
+  }
 }
 
 /** Fisher-Yates shuffle in place. */
@@ -755,6 +819,97 @@ class RowBuilder {
     return p;
   }
 
+  /**
+   * A precision trap: a relative of a sampled voter who is not in the voter file, and the
+   * sub-pattern of its row (one whose columns can tell the two apart). Null when 30 tries found
+   * no voter that fits (the row is then an invented person).
+   */
+  trap(
+    tag: TrapTag,
+    pattern: Pattern,
+    sample: Pick<Sample, 'relatives' | 'suffixed'>,
+  ): { person: Person; sub: SubPattern } | null {
+    const rng = this.rng;
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const subs = TRAP_SUB_PATTERNS[tag].filter((sub) => pattern === 'mixed' || sub === pattern);
+      const sub = rng.pick(subs);
+      const jrByName = tag === 'trap_jr_sr' && sub === 'name_address';
+      const sources = jrByName ? sample.suffixed : sample.relatives;
+      if (sources.length === 0) continue;
+      const v = rng.pick(sources);
+      if (!supports(v, sub)) continue;
+      const person =
+        tag === 'trap_jr_sr'
+          ? this.#fatherOrSon(v, sub)
+          : tag === 'trap_twin'
+            ? this.#twin(v)
+            : this.#spouse(v);
+      if (person !== null) return { person, sub };
+    }
+    return null;
+  }
+
+  /** A relative sharing the voter's surname and home, with new phones, e-mail and ids. */
+  #housemate(v: Person): Person {
+    const p: Person = { ...v, phones: [], mateId: '', mateFirst: '', suffix: '', voterbaseId: '' };
+    p.phones = [this.#newPhone(v.phones[0]?.slice(0, 3) ?? this.#areaCode())];
+    this.#newIds(p);
+    return p;
+  }
+
+  /** Father (SR) or son (JR) of the voter: same names and address, born 20-35 years apart. */
+  #fatherOrSon(v: Person, sub: SubPattern): Person | null {
+    const rng = this.rng;
+    if (sub === 'name_address' && v.suffix !== 'JR' && v.suffix !== 'SR') return null;
+    const p = this.#housemate(v);
+    p.suffix = v.suffix === 'JR' ? 'SR' : v.suffix === 'SR' ? 'JR' : rng.pick(['JR', 'SR']);
+    // Not in the file with that suffix, nor (a father or son filed without one) with none; a
+    // voter without a suffix is the one filed without (name_dob rows, told apart by the date).
+    if (this.#bloom.has(suffixedKey(p))) return null;
+    if (v.suffix !== '' && this.#bloom.has(suffixedKey({ ...p, suffix: '' }))) return null;
+    const year = Number(v.dob.slice(0, 4));
+    if (!Number.isFinite(year) || year < 1000) return null;
+    const gap = rng.range(20, 35);
+    const born = p.suffix === 'SR' ? year - gap : year + gap;
+    const asOfYear = this.#asOf.getUTCFullYear();
+    if (born > asOfYear - 19 || born < asOfYear - 99) return null;
+    p.dob = formatDob(born, rng.range(1, 12), rng.range(1, 28));
+    if (this.#bloom.has(`N|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.dob}`)) return null;
+    p.email = this.#newEmail(p.first, p.last, p.dob.slice(0, 4));
+    return p;
+  }
+
+  /** A twin of the voter: same surname, address and dob, another first name. */
+  #twin(v: Person): Person | null {
+    const rng = this.rng;
+    const p = this.#housemate(v);
+    p.first = rng.pick(v.gender === 'F' ? this.#femaleFirst : this.#maleFirst);
+    if (!clearlyDifferentNames(p.first, v.first)) return null;
+    if (this.#bloom.has(householdKey(p.first, p.last, p.address1, p.zip))) return null;
+    if (this.#bloom.has(`N|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.dob}`)) return null;
+    p.middle = rng.chance(0.5) && this.#middles.length > 0 ? rng.pick(this.#middles) : '';
+    p.email = this.#newEmail(p.first, p.last, p.dob.slice(0, 4));
+    return p;
+  }
+
+  /** The voter's spouse: same surname and address, born within 6 years, giving the voter's e-mail. */
+  #spouse(v: Person): Person | null {
+    const rng = this.rng;
+    const p = this.#housemate(v);
+    p.gender = v.gender === 'F' ? 'M' : 'F';
+    p.first = rng.pick(p.gender === 'F' ? this.#femaleFirst : this.#maleFirst);
+    if (!clearlyDifferentNames(p.first, v.first)) return null;
+    if (this.#bloom.has(householdKey(p.first, p.last, p.address1, p.zip))) return null;
+    const year = Number(v.dob.slice(0, 4));
+    p.dob =
+      Number.isFinite(year) && year > 1000
+        ? formatDob(year + rng.range(-6, 6), rng.range(1, 12), rng.range(1, 28))
+        : this.#newDob(p.first, p.last, -1);
+    p.middle = '';
+    p.email = v.email;
+    return p;
+  }
+
   /** The sub-pattern of a row: the list's pattern, or for `mixed` a uniform pick the person supports. */
   subPattern(pattern: Pattern, p: Person): SubPattern {
     if (pattern !== 'mixed') return pattern;
@@ -770,6 +925,7 @@ class RowBuilder {
     source: Person,
     sub: SubPattern,
     member: boolean,
+    trap = false,
   ): { cells: Cells; tags: ErrorTag[]; couple: boolean } {
     const rng = this.rng;
     const p: Person = { ...source };
@@ -783,6 +939,10 @@ class RowBuilder {
     if ((sub === 'name_address' || sub === 'name_zip') && member && p.mateId !== '') {
       couple = this.#roll('first_name_combined', tags);
     }
+    if (hasNames && !couple && p.middle.length >= 2 && this.#roll('middle_as_first', tags)) {
+      p.first = p.middle;
+      p.middle = '';
+    }
     if (hasFirst && !couple) {
       if (hasNickname(p.first) && this.#roll('nickname', tags)) p.first = nicknameSwap(rng, p.first);
       if (typoEligible(p.first) && this.#roll('typo_first', tags)) p.first = typo(rng, p.first).value;
@@ -794,6 +954,9 @@ class RowBuilder {
         p.last = last;
       }
       if (typoEligible(p.last) && this.#roll('typo_last', tags)) p.last = typo(rng, p.last).value;
+      if (!couple && p.first !== '' && p.last !== '' && this.#roll('names_swapped', tags)) {
+        [p.first, p.last] = [p.last, p.first];
+      }
     }
     if (sub === 'name_address' && !couple && p.middle.length >= 2) {
       this.report.errorOpportunities.middle_dropped++;
@@ -820,6 +983,12 @@ class RowBuilder {
       const space = p.address1.search(/ [A-Z]{3}/);
       const head = p.address1.slice(0, space + 1);
       p.address1 = head + typo(rng, p.address1.slice(space + 1)).value;
+    }
+    if (sub === 'name_address') this.#messyAddress(p, tags);
+    if (sub === 'name_address' || sub === 'name_zip') {
+      if (typoEligible(p.city) && this.#roll('typo_city', tags)) p.city = typo(rng, p.city).value;
+      if (zipTransposedEligible(p.zip) && this.#roll('zip_transposed', tags))
+        p.zip = transposeZip(rng, p.zip);
     }
 
     switch (sub) {
@@ -870,10 +1039,14 @@ class RowBuilder {
         else {
           if (dobSwapEligible(dob) && this.#roll('dob_swap', tags)) dob = dobSwap(dob);
           else if (this.#roll('dob_year', tags)) dob = dobYear(rng, dob);
+          else if (this.#roll('dob_invalid', tags)) dob = invalidDob(rng, dob);
+          else if (this.#roll('dob_year_only', tags)) dob = dob.slice(0, 4);
           if (this.#roll('age_instead_of_dob', tags)) {
-            // An impossible swapped date still has a year: age from the date as read (day clamped).
+            // An impossible or partial date still has a year: age from the date as read (day clamped).
             const valid = parseDob(dob) !== null ? dob : dob.slice(0, 4) + p.dob.slice(4);
-            cells.age = String(ageOn(valid, this.#asOf));
+            let age = ageOn(valid, this.#asOf);
+            if (this.#roll('age_off_by_one', tags)) age += age <= 18 || rng.chance(0.5) ? 1 : -1;
+            cells.age = String(age);
             dob = '';
           }
         }
@@ -899,7 +1072,8 @@ class RowBuilder {
         if (emailPlusEligible(email) && this.#roll('email_plus', tags)) email = emailPlus(rng, email);
         if (this.#roll('email_case', tags)) email = emailCase(rng, email);
         cells.email = email;
-        if (rng.chance(0.5)) cells.first_name = p.first;
+        // A spouse trap names its first name: without it the row is the voter's own.
+        if (rng.chance(0.5) || trap) cells.first_name = p.first;
         break;
       }
       case 'phone': {
@@ -964,6 +1138,30 @@ class RowBuilder {
     return { cells, tags, couple };
   }
 
+  /** House number changed or left out, street words split or joined, the unit in the other line. */
+  #messyAddress(p: Person, tags: ErrorTag[]): void {
+    const rng = this.rng;
+    if (!tags.includes('mover') && /^\d+ \S/.test(p.address1)) {
+      this.report.errorOpportunities.house_number_changed++;
+      this.report.errorOpportunities.house_number_missing++;
+      const r = rng.float();
+      if (r < ERROR_RATES.house_number_changed) {
+        const before = p.address1;
+        for (let i = 0; i < 10 && p.address1 === before; i++) p.address1 = newHouseNumber(rng, before);
+        tags.push('house_number_changed');
+      } else if (r < ERROR_RATES.house_number_changed + ERROR_RATES.house_number_missing) {
+        p.address1 = p.address1.replace(/^\d+ /, '');
+        tags.push('house_number_missing');
+      }
+    }
+    if (streetSplitJoinEligible(p.address1) && this.#roll('street_split_join', tags)) {
+      p.address1 = splitOrJoinStreet(rng, p.address1);
+    }
+    if (unitOtherLineEligible(p.address1, p.address2) && this.#roll('unit_other_line', tags)) {
+      [p.address1, p.address2] = unitOtherLine(p.address1, p.address2);
+    }
+  }
+
   #idOf(p: Person, kind: 'voterbase_id' | 'voter_id' | 'smartvan_id' | 'exact_track'): string {
     if (kind === 'voterbase_id') return p.voterbaseId;
     if (kind === 'voter_id') return p.voterId;
@@ -1021,8 +1219,12 @@ export async function generateContactList(options: ContactListOptions): Promise<
   const memberCount = Math.round(rows * matchRate);
   const nonMemberCount = rows - memberCount;
   const twinCount = Math.round(nonMemberCount * ERROR_RATES.near_twin);
+  const trapCounts = TRAP_TAGS.map((tag) =>
+    trapPossible(tag, pattern) ? Math.round(nonMemberCount * ERROR_RATES[tag]) : 0,
+  );
+  const trapCount = trapCounts.reduce((a, b) => a + b, 0);
 
-  const sample = await samplePass(options, memberCount, twinCount);
+  const sample = await samplePass(options, memberCount, twinCount, trapCount > 0 ? 2 * trapCount + 64 : 0);
   if (sample.voterRows === 0) throw new RangeError('the voter file has no data rows with a voterbase_id');
   if (sample.eligible < memberCount) {
     throw new RangeError(
@@ -1041,6 +1243,7 @@ export async function generateContactList(options: ContactListOptions): Promise<
     members: memberCount,
     nonMembers: nonMemberCount,
     nearTwins: twinCount,
+    traps: 0,
     invented: nonMemberCount - twinCount,
     couples: 0,
     voterRows: sample.voterRows,
@@ -1053,11 +1256,24 @@ export async function generateContactList(options: ContactListOptions): Promise<
   };
   report.errorOpportunities.near_twin = nonMemberCount;
   report.errors.near_twin = twinCount;
+  for (const tag of TRAP_TAGS)
+    if (trapPossible(tag, pattern)) report.errorOpportunities[tag] = nonMemberCount;
 
-  // Output order: codes ≥ 0 are member indices, -1 - k near-twin k, else invented.
+  // Output order: codes ≥ 0 are member indices, -1 - k near-twin k, -2 - rows - t a trap of
+  // TRAP_TAGS[t], -1 - rows invented.
   const order = new Int32Array(rows);
-  for (let i = 0; i < rows; i++)
-    order[i] = i < memberCount ? i : i < memberCount + twinCount ? -1 - (i - memberCount) : -1 - rows;
+  const trapOf: number[] = trapCounts.flatMap((count, t) => Array.from({ length: count }, () => t));
+  for (let i = 0; i < rows; i++) {
+    const nonMember = i - memberCount;
+    order[i] =
+      i < memberCount
+        ? i
+        : nonMember < twinCount
+          ? -1 - nonMember
+          : nonMember - twinCount < trapOf.length
+            ? -2 - rows - trapOf[nonMember - twinCount]!
+            : -1 - rows;
+  }
   const orderRng = new ListRng(seed, STREAM_ORDER);
   for (let i = rows - 1; i > 0; i--) {
     const j = orderRng.int(i + 1);
@@ -1081,13 +1297,20 @@ export async function generateContactList(options: ContactListOptions): Promise<
   for (let i = 0; i < rows; i++) {
     const code = order[i]!;
     const member = code >= 0;
+    const trapTag = code < -1 - rows ? TRAP_TAGS[-2 - rows - code]! : null;
+    const trap = trapTag === null ? null : builder.trap(trapTag, pattern, sample);
     let source: Person;
     if (member) source = sample.members[code]!;
     else if (code > -1 - rows) source = builder.nearTwin(sample.twins[(-1 - code) % sample.twins.length]!);
-    else source = builder.invented();
-    const sub = builder.subPattern(pattern, source);
-    const { cells, tags, couple } = builder.build(source, sub, member);
+    else source = trap?.person ?? builder.invented();
+    const sub = trap?.sub ?? builder.subPattern(pattern, source);
+    const { cells, tags, couple } = builder.build(source, sub, member, trap !== null);
     if (!member && code > -1 - rows) tags.push('near_twin');
+    if (trap !== null) {
+      tags.push(trapTag!);
+      report.traps++;
+      report.invented--;
+    }
     cells.matchback_id = matchbackId(rng, i);
     for (let c = 0; c < header.length; c++) fields[c] = cells[header[c]!] ?? '';
     report.patterns[sub]++;
