@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalAddress, canonicalStreet, type ParsedAddress, parseAddress } from './address.ts';
+import {
+  canonicalAddress,
+  canonicalStreet,
+  type ParsedAddress,
+  parseAddress,
+  sameStreetWrittenApart,
+} from './address.ts';
 import {
   DIRECTIONALS,
   NAME_WORDS,
@@ -619,5 +625,26 @@ describe('usps-tables', () => {
       assert.match(word, /^[A-Z]+$/);
       assert.equal(NAME_WORDS.get(standard) ?? standard, standard, word);
     }
+  });
+});
+
+describe('sameStreetWrittenApart', () => {
+  const street = (address: string) => canonicalStreet(parseAddress(address));
+  const same = (a: string, b: string) => sameStreetWrittenApart(street(a), street(b));
+  it('spaces moved, or up to two edits once they are gone', () => {
+    assert.equal(same('1 PINE LANDINGDR', '1 PINE LANDING DR'), true);
+    assert.equal(same('1 HA VEN RD', '1 HAVEN RD'), true);
+    assert.equal(same('1 WHSPERING GLENCT', '1 WHISPERING GLEN CT'), true);
+  });
+  it('a word that names the street in both: a route word mistyped, a suffix read as a unit', () => {
+    assert.equal(same('9748 COUNTY ROAP 214', '9748 COUNTY ROAD 214'), true);
+    assert.equal(same('639 1ST BLD', '639 1ST BLVD'), true);
+  });
+  it('suffixes, directionals and route classes are not a street’s name', () => {
+    assert.equal(same('1 OAK ST', '1 ELM ST'), false);
+    assert.equal(same('1 N OAK AVE', '1 N ELM AVE'), false);
+    assert.equal(same('1 COUNTY ROAD 12', '1 COUNTY ROAD 45'), false);
+    assert.equal(same('1 HIGHWAY 12', '1 HIGHWAY 45'), false);
+    assert.equal(sameStreetWrittenApart('', 'OAK ST'), false);
   });
 });

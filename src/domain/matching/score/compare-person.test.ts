@@ -69,6 +69,12 @@ describe('comparePerson first name', () => {
     assert.equal(level({ first_name: 'Xenia' }, 4, F.first), L.first.similar);
   });
   it('differ', () => assert.equal(level({ first_name: 'Mary' }, 0, F.first), L.first.differ));
+  it('middle: the row gives the voter’s middle name as its first, or the voter’s first as its middle', () => {
+    assert.equal(level({ first_name: 'Ann' }, 0, F.first), L.first.middle);
+    assert.equal(level({ first_name: 'Annie' }, 0, F.first), L.first.middle, 'a nickname of the middle name');
+    assert.equal(level({ first_name: 'Jim', middle_name: 'John' }, 0, F.first), L.first.middle);
+    assert.equal(level({ first_name: 'A' }, 2, F.first), L.first.differ, 'a middle initial is no name');
+  });
 });
 
 describe('comparePerson last name', () => {
@@ -146,6 +152,11 @@ describe('comparePerson address', () => {
   });
   it('unit: a different unit', () => assert.equal(address('123 N Main St Apt 5'), L.address.unit));
   it('typo: street misspelled', () => assert.equal(address('123 N Mian St'), L.address.typo));
+  it('typo: the same street written apart (spaces moved, its suffix mistyped into a unit)', () => {
+    assert.equal(address('123 N MainSt'), L.address.typo);
+    assert.equal(address('123 N Ma In St'), L.address.typo);
+    assert.equal(address('123 N Main Sx Apt 4'), L.address.typo);
+  });
   it('street: same street, other house', () => assert.equal(address('125 N Main St'), L.address.street));
   it('differ', () => {
     assert.equal(address('123 Elm Ave'), L.address.differ);
