@@ -17,6 +17,7 @@ import {
   type RankedCandidate,
   type TruthEntry,
 } from '../domain/evaluation/metrics.ts';
+import { OracleAccumulator, type OracleResult } from '../domain/evaluation/oracle.ts';
 import { parseTruthEntry, truthLayout } from '../domain/evaluation/truth.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
 import type { ProbabilisticMatcherOptions } from '../domain/matching/probabilistic-matcher.ts';
@@ -46,6 +47,11 @@ export interface RunEvaluationOptions {
   workDir?: string;
   /** The job's reference date (age → birth year); default now. */
   asOf?: Date;
+  /**
+   * Also run the candidate stage alone (every candidate, up to 10, ranked) and measure the oracle
+   * ceiling per pattern and error tag (domain/evaluation/oracle.ts).
+   */
+  oracle?: boolean;
   onProgress?: (stage: 'import' | 'match' | 'score', done: number) => void;
 }
 
@@ -62,6 +68,8 @@ export interface EvaluationTimings {
 
 export interface EvaluationResult {
   metrics: EvaluationMetrics;
+  /** With `oracle`: what a matcher knowing every field's agreement could tell apart. */
+  oracle?: OracleResult;
   timings: EvaluationTimings;
   matcher: string;
   voterImport: Pick<
@@ -135,8 +143,30 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
       options.onProgress?.('score', rows),
     );
     const scoreSeconds = (performance.now() - started) / 1000;
+    let oracle: OracleResult | undefined;
+    if (options.oracle) {
+      const ranker = await (
+        options.matcherFactory ?? ((v) => factory.create(v, { ...options.matcherOptions, rankOnly: true }))
+      )(voters);
+      const rankedPath = join(scratch, 'ranked.csv');
+      await matchList({
+        source: createReadStream(options.listPath, { highWaterMark: 1 << 20 }),
+        output: createWriteStream(rankedPath),
+        matcher: ranker,
+        voters,
+        appendedFields: [],
+        maxMatches: 10,
+        searchRadiusMiles: null,
+        maxRowBytes: EVAL_MAX_ROW_BYTES,
+        asOf: options.asOf ?? new Date(),
+      });
+      const accumulator = new OracleAccumulator();
+      await scoreResultFile(rankedPath, truth, 10, undefined, accumulator);
+      oracle = accumulator.result();
+    }
     return {
       metrics: scored.metrics,
+      ...(oracle === undefined ? {} : { oracle }),
       matcher: matcher.name,
       timings: {
         importRows: imported.imported,
@@ -209,6 +239,7 @@ export async function scoreResultFile(
   truth: ReadonlyMap<string, TruthEntry>,
   maxK: number,
   onProgress?: (rows: number) => void,
+  oracle?: OracleAccumulator,
 ): Promise<{ metrics: EvaluationMetrics; join: EvaluationResult['join'] }> {
   const accumulator = new MetricsAccumulator(maxK);
   const seen = new Set<string>();
@@ -220,6 +251,7 @@ export async function scoreResultFile(
     score: number;
     method: number;
     voter: number;
+    explain: number;
   } | null = null;
   let current: { inputRow: string; matchbackId: string; candidates: RankedCandidate[] } | null = null;
   let rows = 0;
@@ -234,6 +266,7 @@ export async function scoreResultFile(
       seen.add(current.matchbackId);
       join.scoredRows++;
       accumulator.add({ truth: entry, candidates: current.candidates });
+      oracle?.add(entry, current.candidates);
     }
     current = null;
   };
@@ -259,6 +292,7 @@ export async function scoreResultFile(
           voterbaseId: unneutralize(f[c.voter]!),
           score: Number(f[c.score]),
           method: unneutralize(f[c.method]!),
+          explain: f[c.explain]!,
         });
       }
     }
@@ -287,6 +321,7 @@ function resultLayout(header: readonly string[]) {
     score: at('sm.score'),
     method: at('sm.method'),
     voter: at('vb.voterbase_id'),
+    explain: at('sm.explain'),
   };
 }
 

@@ -1,7 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type ReportContext, renderHtmlReport, renderTextReport } from '../../domain/evaluation/report.ts';
+import {
+  oracleTable,
+  type ReportContext,
+  renderHtmlReport,
+  renderTextReport,
+  renderTextTable,
+} from '../../domain/evaluation/report.ts';
 import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
 import { runNcvrEvaluation } from '../../evaluation/ncvr.ts';
 import { type EvaluationResult, runEvaluation } from '../../evaluation/run-evaluation.ts';
@@ -18,6 +24,7 @@ interface EvalOptions {
   threshold?: string;
   matcher: string;
   candidates?: boolean;
+  oracle?: boolean;
 }
 
 /** Default place of the NC benchmark: beside the repository, as the issue describes it. */
@@ -53,6 +60,10 @@ export function evalCommand(program: Command, _context: CliContext): void {
       'measure the candidate stage alone: rank every candidate by score, no threshold or corroboration (use with --max-matches 10)',
     )
     .option('--report <path>', 'also write the HTML report here')
+    .option(
+      '--oracle',
+      'also measure the oracle ceiling per error tag: member rows that another voter fits as well as their own on every field (a second, candidates-only run)',
+    )
     .option('--json', 'print the result as JSON instead of tables')
     .option('--dir <path>', 'with "ncvr": the benchmark folder (A.csv, B.csv)', DEFAULT_NCVR_DIR)
     .action(async (benchmark: string | undefined, options: EvalOptions) => {
@@ -114,6 +125,7 @@ export function evalCommand(program: Command, _context: CliContext): void {
         maxMatches,
         matcherFactory,
         matcherOptions,
+        oracle: options.oracle ?? false,
       });
       const context: ReportContext = {
         title: `listmatch evaluation: ${basename(options.list!)}`,
@@ -154,6 +166,8 @@ async function output(result: EvaluationResult, context: ReportContext, options:
   if (options.json) console.log(JSON.stringify({ ...result, report: options.report ?? null }, null, 2));
   else {
     console.log(renderTextReport(result.metrics, context).trimEnd());
+    if (result.oracle !== undefined)
+      console.log(`\n${renderTextTable(oracleTable(result.metrics, result.oracle)).trimEnd()}`);
     if (options.report) console.log(`\nreport written to ${options.report}`);
   }
 }

@@ -21,6 +21,8 @@ export interface RankedCandidate {
   /** 0-100. */
   score: number;
   method: string;
+  /** sm.explain, when the result carried it. */
+  explain?: string;
 }
 
 /** Ground truth of one list row. */

@@ -5,7 +5,9 @@
  * pattern, the score histograms of true and false matches, the calibration plot, and the tables.
  * Every value taken from the data (patterns, tags, methods, file names) is escaped.
  */
+
 import type { EvaluationMetrics, QualityFigures } from './metrics.ts';
+import type { OracleFigures, OracleResult } from './oracle.ts';
 import { calibrationChart, escapeHtml, groupedBarChart, lineChart, overlaidHistogram } from './svg-charts.ts';
 
 /** What the report says about the run besides the metrics. */
@@ -324,4 +326,34 @@ export function renderHtmlTable(table: ReportTable): string {
           .join('\n');
   const note = table.note ? `<p class="note">${escapeHtml(table.note)}</p>` : '';
   return `<section><h3>${escapeHtml(table.title)}</h3><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>${note}</section>`;
+}
+
+/**
+ * Recall against the oracle ceiling per error tag (oracle.ts): the members, how many of them
+ * another voter agrees with as well as their own (no matcher can tell those apart), the
+ * ceiling, and recall as a share of it.
+ */
+export function oracleTable(metrics: EvaluationMetrics, oracle: OracleResult): ReportTable {
+  const recallOf = new Map(metrics.byErrorTag.map((t) => [t.tag, t.recall]));
+  const row = (name: string, figures: OracleFigures, recall: number | null | undefined) => [
+    name,
+    int(figures.members),
+    int(figures.ambiguous),
+    int(figures.notFound),
+    formatRate(figures.ceiling),
+    formatRate(recall ?? null),
+    recall == null || figures.ceiling === null || figures.ceiling === 0
+      ? 'n/a'
+      : (recall / figures.ceiling).toFixed(4),
+  ];
+  return {
+    title: 'Oracle ceiling per error tag (members only)',
+    headers: ['error tag', 'members', 'ambiguous', 'not found', 'ceiling', 'recall', 'recall ÷ ceiling'],
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    rows: [
+      row('overall', oracle.overall, metrics.overall.recall),
+      ...oracle.byErrorTag.map((t) => row(t.tag, t, recallOf.get(t.tag))),
+    ],
+    note: "ambiguous: another voter agrees with the row at least as well as the true voter on every field (candidate stage, up to 10 per row); not found: the candidate search missed the voter (the candidate stage's miss, outside the ceiling); ceiling = (members − ambiguous − not found) / members: what selection could reach.",
+  };
 }

@@ -330,19 +330,21 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     let result = searchPerson(index, person, job, 1);
     // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
     // nothing was accepted and each name is more common in the other field of the voter file.
-    if (!job.rankOnly && result.matches.length === 0 && looksSwapped(index, person)) {
+    // The candidate-stage measurement ranks both readings (a voter under the better of its two).
+    if ((job.rankOnly || result.matches.length === 0) && looksSwapped(index, person)) {
       const swapped = searchPerson(
         index,
         { ...person, first: person.last, last: person.first },
         job,
         SWAP_ODDS,
       );
-      if (swapped.matches.length > 0) {
+      const matches = swapped.matches.map((m) => ({ ...m, explain: `${m.explain} names=swapped` }));
+      if (job.rankOnly) {
         result = {
-          candidates: true,
-          matches: swapped.matches.map((m) => ({ ...m, explain: `${m.explain} names=swapped` })),
+          candidates: result.candidates || swapped.candidates,
+          matches: bestReadings(result.matches, matches, options.maxMatches),
         };
-      }
+      } else if (matches.length > 0) result = { candidates: true, matches };
     }
     if (!result.candidates) continue;
     anyCandidates = true;
@@ -364,6 +366,16 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   const bests = found.filter((c) => ownBest.has(c.voter)).sort(byScore);
   const others = found.filter((c) => !ownBest.has(c.voter)).sort(byScore);
   return { candidates: [...bests, ...others], problems: input.problems, bestCount: bests.length };
+}
+
+/** Two rankings of one row's candidates merged: each voter once, under its better score, best first. */
+function bestReadings<T extends { voter: number; score: number }>(a: T[], b: T[], keep: number): T[] {
+  const best = new Map<number, T>();
+  for (const match of [...a, ...b]) {
+    const seen = best.get(match.voter);
+    if (seen === undefined || match.score > seen.score) best.set(match.voter, match);
+  }
+  return [...best.values()].sort((x, y) => y.score - x.score || x.voter - y.voter).slice(0, keep);
 }
 
 /**

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { OracleAccumulator, oracleVerdict } from './oracle.ts';
+
+const c = (voterbaseId: string, explain: string) => ({ voterbaseId, explain });
+
+describe('oracleVerdict', () => {
+  it('identifiable when every other voter agrees worse on some field', () => {
+    const verdict = oracleVerdict(
+      ['V'],
+      [
+        c('W', 'first=exact last=exact address=differ zip=exact'),
+        c('V', 'first=nickname last=exact address=exact zip=exact'),
+      ],
+    );
+    assert.equal(verdict, 'identifiable');
+  });
+  it('ambiguous when another voter agrees at least as well everywhere (a tie included)', () => {
+    assert.equal(
+      oracleVerdict(
+        ['V'],
+        [
+          c('V', 'first=exact last=exact dob=year state=exact'),
+          c('W', 'first=exact last=exact dob=year state=exact'),
+        ],
+      ),
+      'ambiguous',
+    );
+    assert.equal(
+      oracleVerdict(
+        ['V'],
+        [c('V', 'first=typo last=exact dob=exact'), c('W', 'first=exact last=exact dob=exact')],
+      ),
+      'ambiguous',
+    );
+  });
+  it('a field the other voter lacks ranks between agreement and disagreement', () => {
+    assert.equal(
+      oracleVerdict(['V'], [c('V', 'first=exact last=exact dob=exact'), c('W', 'first=exact last=exact')]),
+      'identifiable',
+    );
+    assert.equal(
+      oracleVerdict(['V'], [c('V', 'first=exact last=exact dob=differ'), c('W', 'first=exact last=exact')]),
+      'ambiguous',
+    );
+  });
+  it('names read swapped rank below names as written, and the true voter counts under its best reading', () => {
+    assert.equal(
+      oracleVerdict(
+        ['V'],
+        [
+          c('W', 'first=exact last=exact zip=exact names=swapped'),
+          c('V', 'first=exact last=exact zip=exact'),
+        ],
+      ),
+      'identifiable',
+    );
+    assert.equal(
+      oracleVerdict(
+        ['V'],
+        [
+          c('V', 'first=differ last=differ zip=exact'),
+          c('W', 'first=exact last=differ zip=exact'),
+          c('V', 'first=exact last=exact zip=exact names=swapped'),
+        ],
+      ),
+      'identifiable',
+    );
+  });
+  it('not found when the true voter is not a candidate; a couple row counts either voter', () => {
+    assert.equal(oracleVerdict(['V'], [c('W', 'first=exact')]), 'not_found');
+    assert.equal(oracleVerdict(['V', 'M'], [c('M', 'first=exact last=exact address=exact')]), 'identifiable');
+  });
+});
+
+describe('OracleAccumulator', () => {
+  it('counts members per tag and pattern; the ceiling leaves out the ambiguous and the not found', () => {
+    const oracle = new OracleAccumulator();
+    const truth = (ids: string[], errors: string[]) => ({ voterbaseIds: ids, pattern: 'name_dob', errors });
+    oracle.add(truth(['V'], []), [c('V', 'first=exact last=exact dob=exact')]);
+    oracle.add(truth(['V'], ['typo_first']), [
+      c('V', 'first=typo dob=exact'),
+      c('W', 'first=exact dob=exact'),
+    ]);
+    oracle.add(truth(['V'], ['typo_first']), []);
+    oracle.add(truth([], ['near_twin']), [c('W', 'first=exact')]);
+    const result = oracle.result();
+    assert.deepEqual(result.overall, { members: 3, ambiguous: 1, notFound: 1, ceiling: 1 / 3 });
+    assert.deepEqual(
+      result.byErrorTag.map((t) => [t.tag, t.members, t.ceiling]),
+      [
+        ['(none)', 1, 1],
+        ['typo_first', 2, 0],
+      ],
+    );
+    assert.deepEqual(
+      result.byPattern.map((p) => [p.pattern, p.members]),
+      [['name_dob', 3]],
+    );
+  });
+});
