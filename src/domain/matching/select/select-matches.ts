@@ -114,14 +114,15 @@ export function isAnotherPerson(lv: Uint8Array, male: boolean): boolean {
  * - the first names disagree outright (not a nickname, a typo, an initial, a similar sound or
  *   the middle name), unless only the birth year agrees (an age, a year): a record re-keyed with
  *   another first name keeps its year, while without any date agreement the other name is a
- *   spouse's or a sibling's, and with the full date to the day a twin's;
+ *   spouse's or a sibling's, and with the full date (to the day, or one typo from it) a twin's;
  * - the generational suffixes disagree (JR and SR, II and III) and no full birth date says
  *   otherwise: father and son.
  */
 export function isAnotherHouseholdMember(lv: Uint8Array): boolean {
   const dob = lv[F.dob];
-  if (lv[F.first] === L.first.differ && (dob === 0 || dob === L.dob.differ || dob === L.dob.exact))
+  if (lv[F.first] === L.first.differ && !(dob === L.dob.year || dob === L.dob.near || dob === L.dob.month)) {
     return true;
+  }
   if (lv[F.suffix] !== L.suffix.differ) return false;
   return dob !== L.dob.exact && dob !== L.dob.swapped && dob !== L.dob.typo && dob !== L.dob.month;
 }

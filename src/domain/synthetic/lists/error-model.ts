@@ -209,9 +209,20 @@ export function titleCase(value: string): string {
     .replace(/(^|[\s-])(\p{L})/gu, (_, sep: string, ch: string) => sep + ch.toUpperCase());
 }
 
-/** A full_name in one of several common shapes. */
-export function fullName(rng: ListRng, first: string, middle: string, last: string, suffix: string): string {
-  const r = rng.float();
+/**
+ * A full_name in one of several common shapes. `keepSuffix`: never the shape without the suffix
+ * (a father-or-son trap's suffix is what tells it apart).
+ */
+export function fullName(
+  rng: ListRng,
+  first: string,
+  middle: string,
+  last: string,
+  suffix: string,
+  keepSuffix = false,
+): string {
+  let r = rng.float();
+  if (keepSuffix && r >= 0.4 && r < 0.65) r = 0;
   const sfx = suffix === '' ? '' : ` ${suffix}`;
   if (r < 0.4) return [first, middle, last].filter((p) => p !== '').join(' ') + sfx;
   if (r < 0.65) return `${first} ${last}`;

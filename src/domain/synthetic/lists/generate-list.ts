@@ -849,6 +849,13 @@ class RowBuilder {
     return null;
   }
 
+  /** A relative's first name: clearly not the voter's first name, nor the middle name the voter may go by. */
+  #notTheVotersName(first: string, v: Person): boolean {
+    return (
+      clearlyDifferentNames(first, v.first) && (v.middle.length < 2 || clearlyDifferentNames(first, v.middle))
+    );
+  }
+
   /** A relative sharing the voter's surname and home, with new phones, e-mail and ids. */
   #housemate(v: Person): Person {
     const p: Person = { ...v, phones: [], mateId: '', mateFirst: '', suffix: '', voterbaseId: '' };
@@ -884,7 +891,7 @@ class RowBuilder {
     const rng = this.rng;
     const p = this.#housemate(v);
     p.first = rng.pick(v.gender === 'F' ? this.#femaleFirst : this.#maleFirst);
-    if (!clearlyDifferentNames(p.first, v.first)) return null;
+    if (!this.#notTheVotersName(p.first, v)) return null;
     if (this.#bloom.has(householdKey(p.first, p.last, p.address1, p.zip))) return null;
     if (this.#bloom.has(`N|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.dob}`)) return null;
     p.middle = rng.chance(0.5) && this.#middles.length > 0 ? rng.pick(this.#middles) : '';
@@ -898,7 +905,7 @@ class RowBuilder {
     const p = this.#housemate(v);
     p.gender = v.gender === 'F' ? 'M' : 'F';
     p.first = rng.pick(p.gender === 'F' ? this.#femaleFirst : this.#maleFirst);
-    if (!clearlyDifferentNames(p.first, v.first)) return null;
+    if (!this.#notTheVotersName(p.first, v)) return null;
     if (this.#bloom.has(householdKey(p.first, p.last, p.address1, p.zip))) return null;
     const year = Number(v.dob.slice(0, 4));
     p.dob =
@@ -997,7 +1004,7 @@ class RowBuilder {
           cells.first_name_combined = this.#coupleNames(p);
           cells.last_name = p.last;
         } else if (this.#roll('full_name', tags)) {
-          cells.full_name = fullName(rng, p.first, p.middle, p.last, p.suffix);
+          cells.full_name = fullName(rng, p.first, p.middle, p.last, p.suffix, trap);
         } else {
           cells.first_name = p.first;
           cells.middle_name = p.middle;
