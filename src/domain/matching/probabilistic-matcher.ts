@@ -294,16 +294,15 @@ function searchPerson(
 }
 
 /**
- * Whether a person's names look entered the wrong way round: the first name is held more often
- * as a last name than as a first name in the voter file, and the last name more often as a
- * first name (JOHN and SMITH in each other's fields).
+ * Whether a person's names may have been entered the wrong way round (SMITH JOHN): the voter
+ * file holds the first name as someone's last name and the last name as someone's first. The
+ * swapped reading's odds carry the rarity of a swap, so a row that also reads well as written
+ * keeps that reading.
  */
-function looksSwapped(index: MatchIndex, person: NormalizedPerson): boolean {
+function mayBeSwapped(index: MatchIndex, person: NormalizedPerson): boolean {
   if (person.first === '' || person.last === '' || person.first.length < 2) return false;
   const d = index.data.dictionaries;
-  const asFirst = (name: string) => d.first.count(d.first.idOf(name));
-  const asLast = (name: string) => d.last.count(d.last.idOf(name));
-  return asLast(person.first) > asFirst(person.first) && asFirst(person.last) > asLast(person.last);
+  return d.last.count(d.last.idOf(person.first)) > 0 && d.first.count(d.first.idOf(person.last)) > 0;
 }
 
 /** The probabilistic strategies for one row (no id matched it). */
@@ -331,7 +330,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
     // nothing was accepted and each name is more common in the other field of the voter file.
     // The candidate-stage measurement ranks both readings (a voter under the better of its two).
-    if ((job.rankOnly || result.matches.length === 0) && looksSwapped(index, person)) {
+    if ((job.rankOnly || result.matches.length === 0) && mayBeSwapped(index, person)) {
       const swapped = searchPerson(
         index,
         { ...person, first: person.last, last: person.first },
