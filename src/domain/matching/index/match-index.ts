@@ -1,6 +1,6 @@
 import type { NormalizedPerson } from '../normalize/person.ts';
 import type { MatchIndexData } from './match-index-data.ts';
-import { soundOf } from './match-index-fields.ts';
+import { GENDER_CODE, soundOf } from './match-index-fields.ts';
 import { MatchIndexShardBuilder } from './match-index-shard.ts';
 import { mergeMatchIndexShards } from './merge-match-index-shards.ts';
 import type { StringDictionary } from './string-dictionary.ts';
@@ -14,6 +14,8 @@ export class MatchIndex {
    */
   readonly #firstSounds: LazySounds;
   readonly #lastSounds: LazySounds;
+  /** Per first-name id, the gender nearly all its voters share (GENDER_CODE), 0 when none does. */
+  #firstGenders: Uint8Array | null = null;
 
   constructor(data: MatchIndexData) {
     this.data = data;
@@ -28,6 +30,18 @@ export class MatchIndex {
 
   lastSound(id: number): number {
     return this.#lastSounds.of(id);
+  }
+
+  /**
+   * The gender (GENDER_CODE) that at least 95% of the voters with this first name are filed
+   * under, when at least 5 are: MICHAEL and MICHELLE, DANIEL and DANIELLE read alike but are
+   * a man's and a woman's names. 0 when the file says nothing clear (no gender column, a rare or
+   * unisex name). Counted over the whole file once per thread, on first use.
+   */
+  firstNameGender(id: number): number {
+    if (id <= 0) return 0;
+    this.#firstGenders ??= firstNameGenders(this.data);
+    return this.#firstGenders[id] ?? 0;
   }
 
   get size(): number {
@@ -45,6 +59,32 @@ export class MatchIndex {
     const i = binarySearch(this.data.zipIds, zip);
     return i < 0 ? null : [this.data.zipLat[i]!, this.data.zipLon[i]!];
   }
+}
+
+const CLEAR_GENDER_SHARE = 0.95;
+const CLEAR_GENDER_VOTERS = 5;
+
+function firstNameGenders(data: MatchIndexData): Uint8Array {
+  const size = data.dictionaries.first.size;
+  const women = new Uint32Array(size);
+  const men = new Uint32Array(size);
+  const ids = data.ids.first;
+  const gender = data.gender;
+  for (let voter = 0; voter < data.size; voter++) {
+    const g = gender[voter];
+    if (g === GENDER_CODE.F) women[ids[voter]!]!++;
+    else if (g === GENDER_CODE.M) men[ids[voter]!]!++;
+  }
+  const genders = new Uint8Array(size);
+  for (let id = 1; id < size; id++) {
+    const w = women[id]!;
+    const m = men[id]!;
+    const total = w + m;
+    if (total < CLEAR_GENDER_VOTERS) continue;
+    if (w >= CLEAR_GENDER_SHARE * total) genders[id] = GENDER_CODE.F;
+    else if (m >= CLEAR_GENDER_SHARE * total) genders[id] = GENDER_CODE.M;
+  }
+  return genders;
 }
 
 /** Sounds of a dictionary's names, each computed the first time it is asked for. */

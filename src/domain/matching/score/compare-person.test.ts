@@ -77,6 +77,29 @@ describe('comparePerson first name', () => {
   });
 });
 
+describe('comparePerson first name: a man’s and a woman’s name that read alike', () => {
+  const people = [
+    ...Array.from({ length: 6 }, () => row({ first_name: 'Michael', gender: 'M' })),
+    ...Array.from({ length: 6 }, () => row({ first_name: 'Michelle', gender: 'F' })),
+    ...Array.from({ length: 3 }, () => row({ first_name: 'Mikhael', gender: 'M' })),
+  ];
+  const gendered = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, people), AS_OF);
+  const first = (name: string, voter: number) => {
+    const q = prepareQuery(gendered, normalizeInput({ first_name: name }, AS_OF).persons[0]!);
+    const levels = new Uint8Array(FIELD_COUNT);
+    comparePerson(gendered, q, voter, levels);
+    return levels[F.first];
+  };
+  it('differ when the voter file files nearly all of each under the other gender', () => {
+    assert.equal(first('Michelle', 0), L.first.differ);
+    assert.equal(first('Michael', 6), L.first.differ);
+  });
+  it('a name too rare to say (under 5 voters) is compared as before', () => {
+    assert.equal(first('Mikhael', 0), L.first.typo);
+    assert.equal(first('Michael', 12), L.first.typo);
+  });
+});
+
 describe('comparePerson last name', () => {
   it('exact', () => assert.equal(level({ last_name: 'SMITH' }, 0, F.last), L.last.exact));
   it('typo', () => assert.equal(level({ last_name: 'Smyth' }, 0, F.last), L.last.typo));

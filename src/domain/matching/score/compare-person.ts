@@ -206,6 +206,10 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   if (a.length === 1 || b.length === 1)
     return a.charCodeAt(0) === b.charCodeAt(0) ? L.first.initial : L.first.differ;
   if (q.firstGroups.length > 0 && areNicknameEquivalent(a, b)) return L.first.nickname;
+  // A man's name and a woman's that read alike (MICHAEL, MICHELLE) are two people's.
+  const qGender = index.firstNameGender(q.firstId);
+  const vGender = qGender === 0 ? 0 : index.firstNameGender(vFirst);
+  if (vGender !== 0 && vGender !== qGender) return L.first.differ;
   if (isTypo(a, b)) return L.first.typo;
   if (q.firstSound === index.firstSound(vFirst) || jaroWinkler(a, b) >= 0.8) return L.first.similar;
   return L.first.differ;
