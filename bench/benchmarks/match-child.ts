@@ -17,7 +17,7 @@ import {
 } from '../../src/adapters/voters/match-index-threads.ts';
 import type { Matcher } from '../../src/domain/matching/matcher.ts';
 import { matchList } from '../../src/domain/pipeline/match-list.ts';
-import { readTruthFile, scoreResultFile } from '../../src/evaluation/run-evaluation.ts';
+import { readTruthFile, scoreResultFile } from '../../src/lab/evaluation/run-evaluation.ts';
 
 const [dataDir, listPath, truthPath, outPath] = process.argv.slice(2);
 if (outPath === undefined) throw new Error('usage: match-child.ts <dataDir> <list> <truth> <out> [--build]');

@@ -4,7 +4,7 @@ import {
   PATTERN1_SCHEMA,
   PATTERN1_VOTER_COLUMNS,
 } from '../../src/domain/onboarding/identifiers/voter-identifiers.ts';
-import { generateVoterRows, VOTER_COLUMNS } from '../../src/domain/synthetic/synthetic-voters.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../src/lab/synthetic/synthetic-voters.ts';
 import { log } from '../lib/processes.ts';
 import { formatNumber, type Recorder } from '../lib/report.ts';
 import { type BenchOptions, median } from './options.ts';

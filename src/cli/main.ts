@@ -42,7 +42,7 @@ program
   .description('start the service with a synthetic voter file and print a demo key')
   .action(async () => {
     const { startService } = await import('../start/server.ts');
-    const { demoInstructions, prepareDemo } = await import('../start/demo-setup.ts');
+    const { demoInstructions, prepareDemo } = await import('../lab/demo/demo-setup.ts');
     const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
     const running = await startService(config);
     const { key, samplePath } = await prepareDemo(running.services);

@@ -10,10 +10,10 @@ import { buildMatchIndex } from '../../src/domain/matching/index/build-match-ind
 import type { MatchIndex } from '../../src/domain/matching/index/match-index.ts';
 import { MATCH_INDEX_FORMAT, matchIndexParts } from '../../src/domain/matching/index/match-index-parts.ts';
 import { createProbabilisticMatcher, randomPairU } from '../../src/domain/matching/probabilistic-matcher.ts';
-import { generateVoterRows, VOTER_COLUMNS } from '../../src/domain/synthetic/synthetic-voters.ts';
 import { hash52, IdHashTable } from '../../src/domain/voters/id-hash-table.ts';
 import { idKey } from '../../src/domain/voters/id-keys.ts';
 import { ID_INDEXES } from '../../src/domain/voters/voter-columns.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../src/lab/synthetic/synthetic-voters.ts';
 import { FIXTURES } from '../support/test-service.ts';
 
 const HEADER = 'voterbase_id,state,voter_id,first_name,last_name,dob,county';

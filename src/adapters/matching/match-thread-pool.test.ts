@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
 import { createProbabilisticMatcher } from '../../domain/matching/probabilistic-matcher.ts';
-import { generateVoterRows, VOTER_COLUMNS } from '../../domain/synthetic/synthetic-voters.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
 import { MatchThreadPool } from './match-thread-pool.ts';
 import { ThreadedMatcherFactory } from './threaded-matcher-factory.ts';
 

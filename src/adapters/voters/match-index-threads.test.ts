@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
-import { generateVoterRows, VOTER_COLUMNS } from '../../domain/synthetic/synthetic-voters.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
 import {
   type BuiltMatchIndex,
   buildMatchIndexFromRecords,

@@ -1,16 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
+import { runNcvrEvaluation } from '../../lab/evaluation/ncvr.ts';
 import {
   oracleTable,
   type ReportContext,
   renderHtmlReport,
   renderTextReport,
   renderTextTable,
-} from '../../domain/evaluation/report.ts';
-import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
-import { runNcvrEvaluation } from '../../evaluation/ncvr.ts';
-import { type EvaluationResult, runEvaluation } from '../../evaluation/run-evaluation.ts';
+} from '../../lab/evaluation/report.ts';
+import { type EvaluationResult, runEvaluation } from '../../lab/evaluation/run-evaluation.ts';
 import type { CliContext } from '../cli-context.ts';
 
 interface EvalOptions {

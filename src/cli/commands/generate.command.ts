@@ -4,8 +4,8 @@ import {
   generateContactListFromFile,
   PATTERNS,
   type Pattern,
-} from '../../domain/synthetic/lists/generate-list.ts';
-import { writeVotersCsv } from '../../domain/synthetic/synthetic-voters.ts';
+} from '../../lab/synthetic/lists/generate-list.ts';
+import { writeVotersCsv } from '../../lab/synthetic/synthetic-voters.ts';
 
 const integerOption = (name: string) => (value: string) => {
   if (!/^-?\d+$/.test(value.trim())) throw new Error(`${name} must be a whole number, got "${value}"`);

@@ -6,8 +6,8 @@
  * data row taken as the header (so the formula-like cells are a total here, by column only in
  * summary.json). Every string printed is escaped.
  */
-import { REPORT_STYLE, type ReportTable, renderHtmlTable } from '../evaluation/report.ts';
-import { escapeHtml, groupedBarChart, overlaidHistogram } from '../evaluation/svg-charts.ts';
+import { REPORT_STYLE, type ReportTable, renderHtmlTable } from '../reports/report-tables.ts';
+import { escapeHtml, groupedBarChart, overlaidHistogram } from '../reports/svg-charts.ts';
 import type { JobSummary } from './job-types.ts';
 
 /** What the page says about the job besides its summary. */

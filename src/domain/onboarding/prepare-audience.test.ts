@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
 import { AppError } from '../errors.ts';
 import type { OnboardingJob, OnboardingParams } from '../jobs/job-types.ts';
-import { generateVoterRows, VOTER_COLUMNS } from '../synthetic/synthetic-voters.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { PLATFORM_RENDERINGS } from './identifiers/platform-rendering.ts';
 import { PATTERN1_SCHEMA } from './identifiers/voter-identifiers.ts';

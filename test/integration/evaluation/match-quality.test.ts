@@ -4,11 +4,11 @@ import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { QualityFigures } from '../../../src/domain/evaluation/metrics.ts';
-import { generateContactListFromFile } from '../../../src/domain/synthetic/lists/generate-list.ts';
-import { writeVotersCsv } from '../../../src/domain/synthetic/synthetic-voters.ts';
-import { runNcvrEvaluation } from '../../../src/evaluation/ncvr.ts';
-import { runEvaluation } from '../../../src/evaluation/run-evaluation.ts';
+import type { QualityFigures } from '../../../src/lab/evaluation/metrics.ts';
+import { runNcvrEvaluation } from '../../../src/lab/evaluation/ncvr.ts';
+import { runEvaluation } from '../../../src/lab/evaluation/run-evaluation.ts';
+import { generateContactListFromFile } from '../../../src/lab/synthetic/lists/generate-list.ts';
+import { writeVotersCsv } from '../../../src/lab/synthetic/synthetic-voters.ts';
 
 /**
  * Match-quality guard: the matcher against a synthetic voter file (20k) and list (5k, every

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createDeterministicMatcher } from '../../../src/domain/matching/deterministic-matcher.ts';
 import type { Matcher, MatchInput } from '../../../src/domain/matching/matcher.ts';
-import { prepareNcvr, runNcvrEvaluation } from '../../../src/evaluation/ncvr.ts';
+import { prepareNcvr, runNcvrEvaluation } from '../../../src/lab/evaluation/ncvr.ts';
 import { runCli } from './cli-support.ts';
 
 // The benchmark's column layout, with made-up people.

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { computeMetrics, type EvaluatedRow } from '../../../src/domain/evaluation/metrics.ts';
-import { renderHtmlReport } from '../../../src/domain/evaluation/report.ts';
+import { computeMetrics, type EvaluatedRow } from '../../../src/lab/evaluation/metrics.ts';
+import { renderHtmlReport } from '../../../src/lab/evaluation/report.ts';
 import { CHROMIUM, CHROMIUM_ARGS, skipWithoutChromium } from '../../support/chromium.ts';
 
 const TITLE = 'listmatch evaluation: browser test';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createDeterministicMatcher } from '../../../src/domain/matching/deterministic-matcher.ts';
 import type { Matcher } from '../../../src/domain/matching/matcher.ts';
-import { runEvaluation } from '../../../src/evaluation/run-evaluation.ts';
+import { runEvaluation } from '../../../src/lab/evaluation/run-evaluation.ts';
 import { runCli } from './cli-support.ts';
 
 const VOTERS = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { generateVoterRows, VOTER_COLUMNS } from '../../synthetic/synthetic-voters.ts';
+import { generateVoterRows, VOTER_COLUMNS } from '../../../lab/synthetic/synthetic-voters.ts';
 import { cleanIdentifier } from './clean-identifier.ts';
 import { IDENTIFIER_KEYS, isHashedKey, parseIdentifierHeader } from './identifier-keys.ts';
 import {

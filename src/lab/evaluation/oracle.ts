@@ -1,4 +1,4 @@
-import { FIELDS } from '../matching/score/comparison-levels.ts';
+import { FIELDS } from '../../domain/matching/score/comparison-levels.ts';
 import { NO_ERRORS_TAG, type TruthEntry } from './metrics.ts';
 
 /**

@@ -26,10 +26,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { readCsvTable } from '../domain/csv/csv-reader.ts';
-import { formatCsvRow } from '../domain/csv/csv-writer.ts';
-import type { TruthEntry } from '../domain/evaluation/metrics.ts';
-import type { ProbabilisticMatcherOptions } from '../domain/matching/probabilistic-matcher.ts';
+import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
+import type { ProbabilisticMatcherOptions } from '../../domain/matching/probabilistic-matcher.ts';
+import type { TruthEntry } from './metrics.ts';
 import {
   EVAL_MAX_ROW_BYTES,
   type EvaluationResult,

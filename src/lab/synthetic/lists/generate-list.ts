@@ -8,9 +8,9 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { PassThrough, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { readCsvTable } from '../../csv/csv-reader.ts';
-import { CsvChunkWriter } from '../../csv/csv-writer.ts';
-import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
+import { readCsvTable } from '../../../domain/csv/csv-reader.ts';
+import { CsvChunkWriter } from '../../../domain/csv/csv-writer.ts';
+import { CORE_VOTER_COLUMNS } from '../../../domain/voters/voter-columns.ts';
 import type { ErrorTag, TrapTag } from './error-model.ts';
 import {
   ageOn,

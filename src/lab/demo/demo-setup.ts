@@ -2,14 +2,14 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { formatCsvRow } from '../domain/csv/csv-writer.ts';
+import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
+import type { Services } from '../../start/compose.ts';
 import {
   contactListCsv,
   generateVoterRows,
   sampleContactList,
   VOTER_COLUMNS,
-} from '../domain/synthetic/synthetic-voters.ts';
-import type { Services } from './compose.ts';
+} from '../synthetic/synthetic-voters.ts';
 
 const DEMO_KEY_NAME = 'demo';
 const DEMO_SEED = 20261121;

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
+import { CORE_VOTER_COLUMNS } from '../../../domain/voters/voter-columns.ts';
 import { mix32, Permutation, Rng, WeightedTable } from '../random.ts';
 import type { Origin } from './names.ts';
 import {

@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../../config.ts';
+import { startService } from '../../start/server.ts';
 import { demoInstructions, prepareDemo } from './demo-setup.ts';
-import { startService } from './server.ts';
 
 /** `npm run demo`: the service on embedded defaults with a synthetic voter file and a demo key. */
 try {

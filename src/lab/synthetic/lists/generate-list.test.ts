@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { readCsvTable } from '../../csv/csv-reader.ts';
+import { readCsvTable } from '../../../domain/csv/csv-reader.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../synthetic-voters.ts';
 import {
   ageOn,

@@ -8,21 +8,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
-import { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
-import { readCsvTable } from '../domain/csv/csv-reader.ts';
+import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
+import { FsVoterStore } from '../../adapters/voters/fs-voter-store.ts';
+import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import type { Matcher } from '../../domain/matching/matcher.ts';
+import type { ProbabilisticMatcherOptions } from '../../domain/matching/probabilistic-matcher.ts';
+import { type ListSummary, MATCH_COLUMNS, matchList } from '../../domain/pipeline/match-list.ts';
+import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import {
   type EvaluationMetrics,
   MetricsAccumulator,
   type RankedCandidate,
   type TruthEntry,
-} from '../domain/evaluation/metrics.ts';
-import { OracleAccumulator, type OracleResult } from '../domain/evaluation/oracle.ts';
-import { parseTruthEntry, truthLayout } from '../domain/evaluation/truth.ts';
-import type { Matcher } from '../domain/matching/matcher.ts';
-import type { ProbabilisticMatcherOptions } from '../domain/matching/probabilistic-matcher.ts';
-import { type ListSummary, MATCH_COLUMNS, matchList } from '../domain/pipeline/match-list.ts';
-import type { VoterImportReport, VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
+} from './metrics.ts';
+import { OracleAccumulator, type OracleResult } from './oracle.ts';
+import { parseTruthEntry, truthLayout } from './truth.ts';
 
 /** Longest CSV record read (the service's default MAX_ROW_BYTES). */
 export const EVAL_MAX_ROW_BYTES = 1 << 20;
@@ -32,7 +32,7 @@ export type MatcherFactory = (voters: VoterSnapshot) => Matcher | Promise<Matche
 export interface RunEvaluationOptions {
   votersPath: string;
   listPath: string;
-  /** Truth CSV (see domain/evaluation/truth.ts) … */
+  /** Truth CSV (see truth.ts) … */
   truthPath?: string;
   /** … or the truth in memory, by matchback_id (exactly one of the two). */
   truth?: ReadonlyMap<string, TruthEntry>;
@@ -49,7 +49,7 @@ export interface RunEvaluationOptions {
   asOf?: Date;
   /**
    * Also run the candidate stage alone (every candidate, up to 10, ranked) and measure the oracle
-   * ceiling per pattern and error tag (domain/evaluation/oracle.ts).
+   * ceiling per pattern and error tag (oracle.ts).
    */
   oracle?: boolean;
   onProgress?: (stage: 'import' | 'match' | 'score', done: number) => void;

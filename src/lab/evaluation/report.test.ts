@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { escapeHtml, niceMax } from '../../domain/reports/svg-charts.ts';
 import { computeMetrics, type EvaluatedRow } from './metrics.ts';
 import { formatRate, metricsTables, renderHtmlReport, renderTextReport, renderTextTable } from './report.ts';
-import { escapeHtml, niceMax } from './svg-charts.ts';
 
 const rows: EvaluatedRow[] = [
   {
