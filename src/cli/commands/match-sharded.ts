@@ -7,6 +7,7 @@ import type { Writable } from 'node:stream';
 import type { JobSummary } from '../../domain/jobs/job-types.ts';
 import type { AppendedField } from '../../domain/keys/key-types.ts';
 import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
+import { LineBuffer } from '../../domain/pipeline/line-buffer.ts';
 import { type ListSummary, matchList } from '../../domain/pipeline/match-list.ts';
 import {
   chunkName,
@@ -20,7 +21,6 @@ import {
   routingMatcher,
 } from '../../domain/pipeline/sharded-list.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
-import { LineBuffer } from '../../jobs/line-buffer.ts';
 
 export interface ShardedMatchInput {
   file: string;
@@ -89,7 +89,13 @@ export async function matchShardedLocally(
       fitMatcher = input.createMatcher(shard, null);
       listFit = await fitList(fitMatcher, lines(rowsFile(fitChunk)), options);
     }
-    for (const chunk of chunks) {
+    // The fit chunk first, as the service matches it (its matcher's shard is still open: opening
+    // other shards may let it go); the results do not depend on the order.
+    const inOrder = [
+      ...chunks.filter((chunk) => chunk.name === fitChunk),
+      ...chunks.filter((chunk) => chunk.name !== fitChunk),
+    ];
+    for (const chunk of inOrder) {
       const shard = await openShard(chunk.shard);
       const out = new LineBuffer(createWriteStream(matchesFile(chunk.name)));
       await matchChunk({
