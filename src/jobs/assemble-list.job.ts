@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import { matchList } from '../domain/pipeline/match-list.ts';
 import { chunksByShard, concatLines, mergingMatcher } from '../domain/pipeline/sharded-list.ts';
+import { ASSEMBLE_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
-import { ASSEMBLE_LIST_JOB, chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
+import { chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
 import { listOptions, type MatchListDeps, planJob } from './list-job-steps.ts';
 import { chunkSpecSchema } from './match-chunk.job.ts';
 import { writeResults } from './match-list.job.ts';

@@ -1,8 +1,9 @@
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
+import { DELIVER_FOLDER_JOB, DELIVER_WEBHOOK_JOB, jobMessage } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
-import { DELIVER_FOLDER_JOB, FOLDER_DELIVERY_MAX_ATTEMPTS } from './deliver-folder.job.ts';
-import { DELIVER_WEBHOOK_JOB, WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
+import { FOLDER_DELIVERY_MAX_ATTEMPTS } from './deliver-folder.job.ts';
+import { WEBHOOK_MAX_ATTEMPTS } from './deliver-webhook.job.ts';
 import { mbpAudienceMessage } from './mbp-audience.job.ts';
 
 /**
@@ -16,22 +17,18 @@ export function completionFollowUps(
 ): QueueMessage[] {
   const followUps: QueueMessage[] = [];
   if (job.params.webhook !== null)
-    followUps.push({
-      type: DELIVER_WEBHOOK_JOB,
-      payload: { v: 1, jobId: job.id },
-      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
-    });
+    followUps.push(
+      jobMessage(DELIVER_WEBHOOK_JOB, { v: 1, jobId: job.id }, { maxAttempts: WEBHOOK_MAX_ATTEMPTS }),
+    );
   const notice = jobNoticeMessage(job, 'complete');
   if (notice !== null) followUps.push(notice);
   const audience = mbpAudienceMessage(job);
   if (audience !== null) followUps.push(audience);
   // Dropped in its key's smartmatch folder (local folder or SFTP) unless the profile says none.
   if (options.deliverToFolder) {
-    followUps.push({
-      type: DELIVER_FOLDER_JOB,
-      payload: { v: 1, jobId: job.id },
-      maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS,
-    });
+    followUps.push(
+      jobMessage(DELIVER_FOLDER_JOB, { v: 1, jobId: job.id }, { maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS }),
+    );
   }
   return followUps;
 }

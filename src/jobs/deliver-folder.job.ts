@@ -1,18 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
 import { deliveryArchiveKey, deliveryArchiveName } from '../domain/jobs/result-files.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
+import { DELIVER_FOLDER_JOB, type JobRef } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
-import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { exponentialBackoff, type JobModule, jobRefSchema } from './job-module.ts';
 import { keyRevoked } from './revoked-keys.ts';
 
-export const DELIVER_FOLDER_JOB = 'deliver-folder';
 /** With the default 30 s base: retries over about an hour (30 s, 1, 2, 4, 8, 15, 15, 15 min). */
 export const FOLDER_DELIVERY_MAX_ATTEMPTS = 9;
-const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
-type Payload = z.infer<typeof payloadSchema>;
+const payloadSchema = jobRefSchema;
+type Payload = JobRef;
 
 /**
  * Copies a completed job's delivery archive into its key's `smartmatch` folder (local folder or

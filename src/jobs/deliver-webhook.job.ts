@@ -1,18 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
 import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
+import { DELIVER_WEBHOOK_JOB, type JobRef } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { WebhookSender } from '../domain/ports/webhook-sender.ts';
 import { completionWebhookId, webhookSignatureHeaders } from '../domain/webhooks/webhook-signature.ts';
-import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { exponentialBackoff, type JobModule, jobRefSchema } from './job-module.ts';
 import { keyRevoked } from './revoked-keys.ts';
 
-export const DELIVER_WEBHOOK_JOB = 'deliver-webhook';
 /** With the default 30 s base: retries over about an hour (30 s, 1, 2, 4, 8, 15, 15, 15 min). */
 export const WEBHOOK_MAX_ATTEMPTS = 9;
-const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
-type Payload = z.infer<typeof payloadSchema>;
+const payloadSchema = jobRefSchema;
+type Payload = JobRef;
 
 /**
  * POSTs `{"callback": "<presigned GET url>"}` to the job's webhook once it is complete, signed with

@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import type { JobRef } from '../domain/ports/job-catalog.ts';
 
 export interface JobContext {
   /** 1 on the first delivery. */
@@ -23,3 +24,9 @@ export const exponentialBackoff =
   (baseMs: number, maxMs: number) =>
   (attempt: number): number =>
     Math.min(maxMs, baseMs * 2 ** (attempt - 1));
+
+/** The payload of the jobs that work on one client job (the catalog's JobRef), parsed. */
+export const jobRefSchema: z.ZodType<JobRef> = z.object({
+  v: z.literal(1),
+  jobId: z.string().startsWith('job_'),
+});

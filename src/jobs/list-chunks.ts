@@ -1,7 +1,6 @@
 import { isAppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
-import type { AppendedField } from '../domain/keys/key-types.ts';
-import type { ListFit } from '../domain/matching/matcher.ts';
+import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
 import {
   chunkName,
@@ -11,53 +10,26 @@ import {
   shardOfChunk,
 } from '../domain/pipeline/sharded-list.ts';
 import type { BlobWriter } from '../domain/ports/blob-store.ts';
+import {
+  ASSEMBLE_LIST_JOB,
+  type ChunkSpec,
+  jobMessage,
+  MATCH_CHUNK_JOB,
+} from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import type { ShardMap } from '../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
-import { LineBuffer } from './line-buffer.ts';
 import { failJob, type JobPlan, listOptions, type MatchListDeps } from './list-job-steps.ts';
 
 /**
  * The chunks of a list matched against a sharded voter file: written by the split (match-list),
  * matched by `match-chunk.<shard>` (each shard its own queue, so a worker can prefer the shards it
  * holds) and merged by `assemble-list` once the last chunk is done. Chunk blobs hold list rows: they
- * live under the job's work prefix and are deleted when the job ends.
+ * live under the job's work prefix and are deleted when the job ends. Their messages' payloads
+ * (ChunkSpec) are in the job catalog (domain/ports/job-catalog.ts).
  */
-export const MATCH_CHUNK_JOB = 'match-chunk';
-export const ASSEMBLE_LIST_JOB = 'assemble-list';
-
-/** The queue of one shard's chunks. */
-export const matchChunkType = (shard: string) => `${MATCH_CHUNK_JOB}.${shard}`;
-
 export const chunkInputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.rows.jsonl`;
 export const chunkOutputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.matches.jsonl`;
-
-/** What every chunk of a job carries (fixed at the split, so all chunks agree). */
-export interface ChunkSpec {
-  v: 2;
-  jobId: string;
-  /** The sharded voter file version the job pinned. */
-  version: string;
-  /**
-   * The chunks that got rows, in map order then chunk order (names: `nc`, `nc.1`, …, see
-   * chunkName): the ones the assembly waits for.
-   */
-  chunks: string[];
-  /** How the split routed the rows (reported in the summary). */
-  routing?: { rows: number; shardRows: number; everywhere: number };
-  /**
-   * The chunk the job's model is fitted on (fitChunkOf): the split enqueues it alone; it fits,
-   * then enqueues the other chunks with `listFit`. Absent in messages of the first format (each
-   * chunk fitted on its own rows).
-   */
-  fitChunk?: string;
-  listFit?: ListFit;
-  /** Voter columns appended to the result (the profile's when the job was split). */
-  appended: AppendedField[];
-  threshold: number;
-  /** When the job started processing (epoch ms), for the summary's duration. */
-  startedAt: number;
-}
 
 /**
  * Splits the upload into one chunk per shard (rows routed by routeRow), then enqueues a
@@ -128,11 +100,11 @@ export function chunkMessage(
   spec: ChunkSpec,
   chunk: string,
 ): QueueMessage {
-  return { type: matchChunkType(shardOfChunk(chunk)), payload: { ...spec, chunk }, group: job.keyId };
+  return jobMessage(MATCH_CHUNK_JOB, { ...spec, chunk }, { shard: shardOfChunk(chunk), group: job.keyId });
 }
 
 export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec): QueueMessage {
-  return { type: ASSEMBLE_LIST_JOB, payload: spec, group: job.keyId };
+  return jobMessage(ASSEMBLE_LIST_JOB, spec, { group: job.keyId });
 }
 
 /** A sharded job's step gave up: the job fails (as an unsharded one would) and its chunks go. */

@@ -2,19 +2,18 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
+import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import { fitList, matchChunk, shardOfChunk } from '../domain/pipeline/sharded-list.ts';
+import { type ChunkSpec, MATCH_CHUNK_JOB } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
-import { LineBuffer } from './line-buffer.ts';
 import {
   assembleMessage,
-  type ChunkSpec,
   chunkInputKey,
   chunkMessage,
   chunkOutputKey,
   giveUpSharded,
-  MATCH_CHUNK_JOB,
 } from './list-chunks.ts';
 import { failJob, type MatchListDeps, REVOKED_BEFORE_MATCHING } from './list-job-steps.ts';
 

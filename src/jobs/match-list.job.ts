@@ -2,19 +2,18 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import yazl from 'yazl';
-import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { MATCH_LIST_JOB } from '../domain/jobs/job-service.ts';
 import type { JobSummary, SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
 import { type ResultLayout, resultLayout } from '../domain/jobs/result-layout.ts';
 import { renderSummaryHtml, type SummaryReportJob } from '../domain/jobs/summary-report.ts';
+import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import { type ListSummary, type MatchListInput, matchList } from '../domain/pipeline/match-list.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
+import { type JobRef, MATCH_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { completionFollowUps } from './completion-follow-ups.ts';
-import { exponentialBackoff, type JobModule } from './job-module.ts';
-import { LineBuffer } from './line-buffer.ts';
+import { exponentialBackoff, type JobModule, jobRefSchema } from './job-module.ts';
 import { splitList } from './list-chunks.ts';
 import {
   failJob,
@@ -25,8 +24,8 @@ import {
   REVOKED_BEFORE_MATCHING,
 } from './list-job-steps.ts';
 
-const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
-type Payload = z.infer<typeof payloadSchema>;
+const payloadSchema = jobRefSchema;
+type Payload = JobRef;
 
 /**
  * Processes one uploaded contact list: parse → match → write → package → complete. Writes the

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
 import { isAppError } from '../domain/errors.ts';
 import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { mediaBuyingFileKey, mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
@@ -9,18 +8,19 @@ import type { KeyService } from '../domain/keys/key-service.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
 import { DistinctIds, type SortedRuns } from '../domain/onboarding/distinct-ids.ts';
+import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import { type BlobStore, listPages } from '../domain/ports/blob-store.ts';
 import type { FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
+import { type JobRef, jobMessage, MBP_AUDIENCE_JOB } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import { isPlatformError } from '../domain/ports/platform-error.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
 import type { JobModule } from './job-module.ts';
-import { LineBuffer } from './line-buffer.ts';
+import { jobRefSchema } from './job-module.ts';
 import { keyRevoked } from './revoked-keys.ts';
 
-export const MBP_AUDIENCE_JOB = 'mbp-audience';
 /** Platform calls are retried, and readiness polled, every interval for about two days. */
 export const MBP_MAX_ATTEMPTS = 288;
 /**
@@ -29,8 +29,8 @@ export const MBP_MAX_ATTEMPTS = 288;
  */
 export const MBP_DISTINCT_IDS_HELD = 500_000;
 
-const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
-type Payload = z.infer<typeof payloadSchema>;
+const payloadSchema = jobRefSchema;
+type Payload = JobRef;
 
 export interface MbpAudienceDeps {
   jobs: JobStore;
@@ -50,7 +50,7 @@ export interface MbpAudienceDeps {
 /** The follow-up that builds it, for a job registered with `mbp_onboarding` and an audience name. */
 export function mbpAudienceMessage(job: SmartmatchJob): QueueMessage | null {
   if (!job.params.mbpOnboarding || job.params.digitalAudienceName === null) return null;
-  return { type: MBP_AUDIENCE_JOB, payload: { v: 1, jobId: job.id }, maxAttempts: MBP_MAX_ATTEMPTS };
+  return jobMessage(MBP_AUDIENCE_JOB, { v: 1, jobId: job.id }, { maxAttempts: MBP_MAX_ATTEMPTS });
 }
 
 /**

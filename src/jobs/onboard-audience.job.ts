@@ -1,16 +1,22 @@
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { ONBOARD_AUDIENCE_JOB, ONBOARD_MAX_ATTEMPTS } from '../domain/jobs/job-service.ts';
+import { ONBOARD_MAX_ATTEMPTS } from '../domain/jobs/job-service.ts';
 import type { OnboardingJob } from '../domain/jobs/job-types.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import { type OnboardingNoticeFacts, onboardingNoticeMessage } from '../domain/notices/onboarding-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
 import { PLATFORM_RENDERINGS } from '../domain/onboarding/identifiers/platform-rendering.ts';
 import { patternOf, prepareAudience } from '../domain/onboarding/prepare-audience.ts';
+import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { AudienceKey, FileDropAudiences, UploadTarget } from '../domain/ports/file-drop-audiences.ts';
+import {
+  CHECK_AUDIENCE_JOB,
+  type JobRef,
+  jobMessage,
+  ONBOARD_AUDIENCE_JOB,
+} from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { OnboardingRun, OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import { isPlatformError, PlatformError } from '../domain/ports/platform-error.ts';
@@ -24,15 +30,13 @@ import {
 } from '../domain/ports/social-audiences.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import { blobLines } from './blob-lines.ts';
-import { exponentialBackoff, type JobModule } from './job-module.ts';
-import { LineBuffer } from './line-buffer.ts';
+import { exponentialBackoff, type JobModule, jobRefSchema } from './job-module.ts';
 
-export const CHECK_AUDIENCE_JOB = 'check-audience';
 /** Readiness is polled (every 10 minutes by default) up to 288 times: two days, as platforms take hours to match. */
 export const CHECK_MAX_ATTEMPTS = 288;
 
-const payloadSchema = z.object({ v: z.literal(1), jobId: z.string().startsWith('job_') });
-type Payload = z.infer<typeof payloadSchema>;
+const payloadSchema = jobRefSchema;
+type Payload = JobRef;
 
 export interface OnboardAudienceDeps {
   jobs: JobStore;
@@ -318,7 +322,7 @@ async function buildSocial(
     }
     run = await update(deps, run, { stage: 'shared' }, [
       onboardingNoticeMessage(job, 'shared', { counts: run.counts }),
-      { type: CHECK_AUDIENCE_JOB, payload: { v: 1, jobId: job.id }, maxAttempts: CHECK_MAX_ATTEMPTS },
+      jobMessage(CHECK_AUDIENCE_JOB, { v: 1, jobId: job.id }, { maxAttempts: CHECK_MAX_ATTEMPTS }),
     ]);
   }
 }
@@ -488,13 +492,11 @@ async function retryWithFreshBudget(
   const log = deps.logger();
   log.warn({ err: error, jobId: job.id }, 'onboarding failed after progress; retrying on a fresh budget');
   await deps.runs.update(job.id, { updatedAt: Date.now() }, [
-    {
-      type: ONBOARD_AUDIENCE_JOB,
-      payload: { v: 1, jobId: job.id },
-      maxAttempts: ONBOARD_MAX_ATTEMPTS,
-      group: job.keyId,
-      runAt,
-    },
+    jobMessage(
+      ONBOARD_AUDIENCE_JOB,
+      { v: 1, jobId: job.id },
+      { maxAttempts: ONBOARD_MAX_ATTEMPTS, group: job.keyId, runAt },
+    ),
   ]);
 }
 

@@ -1,11 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import {
-  type JobNoticeKind,
-  jobNotice,
-  jobNoticeKinds,
-  SEND_NOTICE_JOB,
-} from '../domain/notices/job-notices.ts';
+import { type JobNoticeKind, jobNotice, jobNoticeKinds } from '../domain/notices/job-notices.ts';
 import { renderNotice } from '../domain/notices/notice.ts';
 import {
   type OnboardingNoticeFacts,
@@ -14,12 +9,14 @@ import {
   onboardingNoticeKinds,
 } from '../domain/notices/onboarding-notices.ts';
 import { redactEmails } from '../domain/notices/redact.ts';
+import type { NoticePayload } from '../domain/ports/job-catalog.ts';
+import { SEND_NOTICE_JOB } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 
 const count = z.number().int().min(0);
-const payloadSchema = z.object({
+const payloadSchema: z.ZodType<NoticePayload> = z.object({
   v: z.literal(1),
   jobId: z.string().startsWith('job_'),
   notice: z.enum([...new Set([...jobNoticeKinds, ...onboardingNoticeKinds])] as [string, ...string[]]),

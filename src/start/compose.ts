@@ -17,14 +17,23 @@ import { BucketVoterStore } from '../adapters/voters/bucket-voter-store.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
 import { FileBrowser } from '../domain/delivery/file-browser.ts';
-import { JobService, MATCH_LIST_JOB, ONBOARD_AUDIENCE_JOB } from '../domain/jobs/job-service.ts';
+import { JobService } from '../domain/jobs/job-service.ts';
 import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import type { ApiKeyRecord } from '../domain/keys/key-types.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
-import { SEND_NOTICE_JOB } from '../domain/notices/job-notices.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
+import {
+  CHECK_AUDIENCE_JOB,
+  DELIVER_FOLDER_JOB,
+  DELIVER_WEBHOOK_JOB,
+  MATCH_LIST_JOB,
+  MBP_AUDIENCE_JOB,
+  matchChunkType,
+  ONBOARD_AUDIENCE_JOB,
+  SEND_NOTICE_JOB,
+} from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
@@ -34,20 +43,21 @@ import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
 import { assembleListJob } from '../jobs/assemble-list.job.ts';
-import { DELIVER_FOLDER_JOB, deliverFolderJob } from '../jobs/deliver-folder.job.ts';
-import { DELIVER_WEBHOOK_JOB, deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
-import { matchChunkType } from '../jobs/list-chunks.ts';
+import { deliverFolderJob } from '../jobs/deliver-folder.job.ts';
+import { deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import type { MatchListDeps } from '../jobs/list-job-steps.ts';
 import { matchChunkJob } from '../jobs/match-chunk.job.ts';
 import { matchListJob } from '../jobs/match-list.job.ts';
-import { MBP_AUDIENCE_JOB, mbpAudienceJob } from '../jobs/mbp-audience.job.ts';
-import { CHECK_AUDIENCE_JOB, checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
-import { JobRegistry } from '../jobs/registry.ts';
+import { mbpAudienceJob } from '../jobs/mbp-audience.job.ts';
+import { checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
+import type { JobRegistry } from '../jobs/registry.ts';
 import { sendNoticeJob } from '../jobs/send-notice.job.ts';
 import { UploadArrivals } from '../jobs/upload-arrivals.ts';
 import { Worker } from '../jobs/worker.ts';
 import { type MetadataBackends, openMetadata, openStorage, type StorageBackends } from './backends.ts';
+import { runSweeps } from './housekeeping.ts';
 import { makeDataDirsPrivate } from './private-data-dir.ts';
+import { registerJobs } from './register-jobs.ts';
 import { localVoterStore } from './voter-stores.ts';
 
 /** Every long-lived object of one process, built from the validated config. */
@@ -177,16 +187,24 @@ export async function compose(config: Config): Promise<Services> {
     onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
     onRows: (rows) => metrics.rowsMatched.inc(rows),
   };
-  const registry = new JobRegistry()
-    .register(matchListJob(matchListDeps))
-    .register(assembleListJob(matchListDeps))
-    .registerFamily(
-      matchChunkJob({
-        ...matchListDeps,
-        enqueue: (message) => queue.enqueue(message),
-        pinShard: (version) => localVoters.pin(version),
-      }),
-    );
+  let workerLogger: FastifyBaseLogger | null = null;
+  const mailer = createMailer(config, dataDir);
+  const { onboarding } = metadata;
+  const registry = registerJobs({
+    config,
+    matchListDeps,
+    enqueue: (message) => queue.enqueue(message),
+    pinShard: (version) => localVoters.pin(version),
+    voters,
+    jobStore,
+    jobs,
+    keys,
+    blobs,
+    drop,
+    mailer,
+    onboarding,
+    logger: () => workerLogger!,
+  });
   /**
    * With a sharded voter file, each shard's chunks have their own queue: a worker claims the other
    * work and the chunks of the shards it holds first, then any chunk (fetching its shard).
@@ -200,79 +218,6 @@ export async function compose(config: Config): Promise<Services> {
     const held = shards.filter((shard) => loaded.has(shard.version)).map((shard) => matchChunkType(shard.id));
     return [[...base, ...held], shards.map((shard) => matchChunkType(shard.id))];
   };
-  let workerLogger: FastifyBaseLogger | null = null;
-  registry.register(
-    deliverWebhookJob({
-      jobs: jobStore,
-      jobService: jobs,
-      keys,
-      sender: new HttpWebhookSender({
-        allowHosts: config.WEBHOOK_ALLOW_HOSTS,
-        timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
-      }),
-      retryBaseMs: config.WEBHOOK_RETRY_BASE_SECONDS * 1000,
-      logger: () => workerLogger!,
-    }),
-  );
-  const mailer = createMailer(config, dataDir);
-  registry.register(
-    sendNoticeJob({
-      jobs: jobStore,
-      mailer,
-      publicUrl: config.publicUrl,
-      retryBaseMs: config.MAIL_RETRY_BASE_SECONDS * 1000,
-      logger: () => workerLogger!,
-    }),
-  );
-  registry.register(
-    deliverFolderJob({
-      jobs: jobStore,
-      blobs,
-      keys,
-      drop,
-      retryBaseMs: config.DELIVERY_RETRY_BASE_SECONDS * 1000,
-      logger: () => workerLogger!,
-    }),
-  );
-  // Every type the services enqueue must have a handler, or the process must not start.
-  const { onboarding } = metadata;
-  const filePlatforms = fileDropPlatformsFromConfig(config);
-  const onboardingDeps = {
-    jobs: jobStore,
-    keys,
-    runs: onboarding,
-    blobs,
-    voters,
-    social: createMetaSocialAudiences(config),
-    politicaldsp: filePlatforms.politicaldsp,
-    maxRowBytes: config.MAX_ROW_BYTES,
-    retryBaseMs: config.ONBOARDING_RETRY_BASE_SECONDS * 1000,
-    checkIntervalMs: config.ONBOARDING_CHECK_SECONDS * 1000,
-    logger: () => workerLogger!,
-  };
-  registry.register(onboardAudienceJob(onboardingDeps));
-  registry.register(
-    mbpAudienceJob({
-      jobs: jobStore,
-      keys,
-      runs: onboarding,
-      blobs,
-      mbp: filePlatforms.mbp,
-      intervalMs: config.ONBOARDING_CHECK_SECONDS * 1000,
-      logger: () => workerLogger!,
-    }),
-  );
-  registry.register(checkAudienceJob(onboardingDeps));
-  registry.assertHandles([
-    MATCH_LIST_JOB,
-    DELIVER_WEBHOOK_JOB,
-    SEND_NOTICE_JOB,
-    DELIVER_FOLDER_JOB,
-    ONBOARD_AUDIENCE_JOB,
-    CHECK_AUDIENCE_JOB,
-    MBP_AUDIENCE_JOB,
-  ]);
-
   const readiness = async (): Promise<ReadinessReport> => {
     const stats = await voters.stats().catch(() => null);
     const checks = {
@@ -330,28 +275,34 @@ export async function compose(config: Config): Promise<Services> {
         housekeeping: async () => {
           const expired = await jobs.expireUnuploaded();
           if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
-          retention.run().then(
-            (count) =>
-              count > 0 && logger.info({ expired: count }, 'deleted the files of jobs past retention'),
-            (error: unknown) => logger.error({ err: error }, 'retention pass failed'),
-          );
-          retention.sweepFolders().then(
-            (count) => count > 0 && logger.info({ removed: count }, 'deleted folder files past retention'),
-            (error: unknown) => logger.error({ err: error }, 'folder retention sweep failed'),
-          );
-          // Partial files of writes cut short by a crash; a day is far longer than any upload.
-          storage.sweepTemporary(24 * 3600_000).then(
-            (removed) => removed > 0 && logger.info({ removed }, 'removed stale temporary files'),
-            (error: unknown) => logger.error({ err: error }, 'temporary file sweep failed'),
-          );
-          mailer.sweepTemporary?.(24 * 3600_000).then(
-            (removed) => removed > 0 && logger.info({ removed }, 'removed partial outbox messages'),
-            (error: unknown) => logger.error({ err: error }, 'outbox sweep failed'),
-          );
-          drop.sweepTemporary?.(24 * 3600_000).then(
-            (removed) => removed > 0 && logger.info({ removed }, 'removed stale partial deliveries'),
-            (error: unknown) => logger.error({ err: error }, 'partial delivery sweep failed'),
-          );
+          runSweeps(logger, [
+            {
+              run: () => retention.run(),
+              done: 'deleted the files of jobs past retention',
+              failed: 'retention pass failed',
+            },
+            {
+              run: () => retention.sweepFolders(),
+              done: 'deleted folder files past retention',
+              failed: 'folder retention sweep failed',
+            },
+            // Partial files of writes cut short by a crash; a day is far longer than any upload.
+            {
+              run: () => storage.sweepTemporary(DAY_MS),
+              done: 'removed stale temporary files',
+              failed: 'temporary file sweep failed',
+            },
+            {
+              run: () => mailer.sweepTemporary?.(DAY_MS) ?? Promise.resolve(0),
+              done: 'removed partial outbox messages',
+              failed: 'outbox sweep failed',
+            },
+            {
+              run: () => drop.sweepTemporary?.(DAY_MS) ?? Promise.resolve(0),
+              done: 'removed stale partial deliveries',
+              failed: 'partial delivery sweep failed',
+            },
+          ]);
         },
       });
     },
@@ -371,6 +322,8 @@ export async function compose(config: Config): Promise<Services> {
     },
   };
 }
+
+const DAY_MS = 24 * 3600_000;
 
 /** The mailer MAIL selects: `.eml` files in the outbox folder, or SMTP. */
 function createMailer(config: Config, dataDir: string): Mailer {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DELIVER_FOLDER_JOB } from '../../src/jobs/deliver-folder.job.ts';
+import { DELIVER_FOLDER_JOB } from '../../src/domain/ports/job-catalog.ts';
 import { deliveryArchive, jobIdOf } from '../support/delivery-archive.ts';
 import {
   register,

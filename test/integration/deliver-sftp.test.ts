@@ -14,7 +14,7 @@ import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { SftpFileDrop, type SftpFileDropOptions } from '../../src/adapters/delivery/sftp-file-drop.ts';
-import { DELIVER_FOLDER_JOB } from '../../src/jobs/deliver-folder.job.ts';
+import { DELIVER_FOLDER_JOB } from '../../src/domain/ports/job-catalog.ts';
 import { deliveryArchive, jobIdOf } from '../support/delivery-archive.ts';
 import {
   type SftpServer,

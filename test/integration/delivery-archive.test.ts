@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { buffer } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import { MATCH_LIST_JOB } from '../../src/domain/jobs/job-service.ts';
 import { deliveryArchiveKey } from '../../src/domain/jobs/result-files.ts';
+import { MATCH_LIST_JOB } from '../../src/domain/ports/job-catalog.ts';
 import {
   register,
   startTestService,

@@ -6,6 +6,7 @@ import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
 import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
 import { voterContact } from '../../domain/matching/normalize/person.ts';
+import { LineBuffer } from '../../domain/pipeline/line-buffer.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
 import {
   extendBox,
@@ -17,7 +18,6 @@ import {
   shardOfRecord,
   statelessIds,
 } from '../../domain/voters/shard-map.ts';
-import { LineBuffer } from '../../jobs/line-buffer.ts';
 import type { BuildReport } from './snapshot-builder.ts';
 
 export interface ShardedImportInput {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type JobState, jobStates } from '../../domain/jobs/job-types.ts';
-import { DELIVER_FOLDER_JOB, FOLDER_DELIVERY_MAX_ATTEMPTS } from '../../jobs/deliver-folder.job.ts';
+import { DELIVER_FOLDER_JOB, jobMessage } from '../../domain/ports/job-catalog.ts';
+import { FOLDER_DELIVERY_MAX_ATTEMPTS } from '../../jobs/deliver-folder.job.ts';
 import type { CliContext } from '../cli-context.ts';
 import { isoTime, printTable } from '../output.ts';
 
@@ -62,11 +63,9 @@ export function jobsCommands(program: Command, context: CliContext): void {
           `job ${id} is ${job.state}; only a complete list-matching job has a result to deliver`,
         );
       }
-      await (await context.services()).queue.enqueue({
-        type: DELIVER_FOLDER_JOB,
-        payload: { v: 1, jobId: id },
-        maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS,
-      });
+      await (await context.services()).queue.enqueue(
+        jobMessage(DELIVER_FOLDER_JOB, { v: 1, jobId: id }, { maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS }),
+      );
       console.log(`queued the folder delivery of ${id}; a running worker takes it`);
     });
 }

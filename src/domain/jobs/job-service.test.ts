@@ -14,14 +14,9 @@ import { HmacUrlSigner } from '../../adapters/urls/hmac-url-signer.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { KeyService } from '../keys/key-service.ts';
 import type { ApiKeyRecord, Entitlements } from '../keys/key-types.ts';
+import { MATCH_LIST_JOB } from '../ports/job-catalog.ts';
 import type { UrlGrant } from '../ports/url-signer.ts';
-import {
-  incomingUploadKey,
-  JobService,
-  type JobServiceSettings,
-  MATCH_LIST_JOB,
-  UPLOAD_NAME,
-} from './job-service.ts';
+import { incomingUploadKey, JobService, type JobServiceSettings, UPLOAD_NAME } from './job-service.ts';
 import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));

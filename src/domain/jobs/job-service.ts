@@ -6,15 +6,13 @@ import type { ApiKeyRecord } from '../keys/key-types.ts';
 import { jobNoticeMessage } from '../notices/job-notices.ts';
 import { onboardingNoticeMessage } from '../notices/onboarding-notices.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import { jobMessage, MATCH_LIST_JOB, ONBOARD_AUDIENCE_JOB } from '../ports/job-catalog.ts';
 import type { JobStore } from '../ports/job-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { UrlSigner } from '../ports/url-signer.ts';
 import { refuseWebhookTarget } from '../webhooks/public-address.ts';
 import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
-export const MATCH_LIST_JOB = 'match-list';
-/** Builds an onboarding job's audience on its platform (jobs/onboard-audience.job.ts). */
-export const ONBOARD_AUDIENCE_JOB = 'onboard-audience';
 /** With a 30 s base doubling to 15 min: platform outages of about an hour and a half are ridden out. */
 export const ONBOARD_MAX_ATTEMPTS = 12;
 export const UPLOAD_NAME = 'upload.csv';
@@ -268,16 +266,17 @@ export class JobService {
     const { bytes } = await this.blobs.put(blob, body, { maxBytes });
     const followUps: QueueMessage[] = [];
     if (job.kind === 'smartmatch') {
-      followUps.push({ type: MATCH_LIST_JOB, payload: { v: 1, jobId: job.id }, group: job.keyId });
+      followUps.push(jobMessage(MATCH_LIST_JOB, { v: 1, jobId: job.id }, { group: job.keyId }));
       const received = jobNoticeMessage(job, 'received');
       if (received !== null) followUps.push(received);
     } else {
-      followUps.push({
-        type: ONBOARD_AUDIENCE_JOB,
-        payload: { v: 1, jobId: job.id },
-        maxAttempts: ONBOARD_MAX_ATTEMPTS,
-        group: job.keyId,
-      });
+      followUps.push(
+        jobMessage(
+          ONBOARD_AUDIENCE_JOB,
+          { v: 1, jobId: job.id },
+          { maxAttempts: ONBOARD_MAX_ATTEMPTS, group: job.keyId },
+        ),
+      );
       followUps.push(onboardingNoticeMessage(job, 'received'));
     }
     if (!(await this.jobs.markUploaded(job.id, { blob, bytes, at: now() }, followUps))) {

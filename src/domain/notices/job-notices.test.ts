@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JobSummary, SmartmatchJob } from '../jobs/job-types.ts';
-import { jobNotice, jobNoticeMessage, NOTICE_MAX_ATTEMPTS, SEND_NOTICE_JOB } from './job-notices.ts';
+import { SEND_NOTICE_JOB } from '../ports/job-catalog.ts';
+import { jobNotice, jobNoticeMessage, NOTICE_MAX_ATTEMPTS } from './job-notices.ts';
 import { renderNotice } from './notice.ts';
 import { redactEmails } from './redact.ts';
 

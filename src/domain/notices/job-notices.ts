@@ -1,8 +1,8 @@
 import type { SmartmatchJob } from '../jobs/job-types.ts';
+import { jobMessage, SEND_NOTICE_JOB } from '../ports/job-catalog.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { NoticeModel } from './notice.ts';
 
-export const SEND_NOTICE_JOB = 'send-notice';
 /** With the default 60 s base: retries over about 2.5 hours (1, 2, 4, 8, 16, then every 30 min). */
 export const NOTICE_MAX_ATTEMPTS = 10;
 
@@ -26,16 +26,11 @@ export function jobNoticeMessage(
   reason?: string,
 ): QueueMessage | null {
   if (job.params.notificationEmail === null) return null;
-  return {
-    type: SEND_NOTICE_JOB,
-    payload: {
-      v: 1,
-      jobId: job.id,
-      notice,
-      ...(reason === undefined ? {} : { reason: reason.slice(0, 500) }),
-    },
-    maxAttempts: NOTICE_MAX_ATTEMPTS,
-  };
+  return jobMessage(
+    SEND_NOTICE_JOB,
+    { v: 1, jobId: job.id, notice, ...(reason === undefined ? {} : { reason: reason.slice(0, 500) }) },
+    { maxAttempts: NOTICE_MAX_ATTEMPTS },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { OnboardingJob } from '../jobs/job-types.ts';
+import { jobMessage, SEND_NOTICE_JOB } from '../ports/job-catalog.ts';
 import type { QueueMessage } from '../ports/queue.ts';
-import { formatCount, NOTICE_MAX_ATTEMPTS, SEND_NOTICE_JOB } from './job-notices.ts';
+import { formatCount, NOTICE_MAX_ATTEMPTS } from './job-notices.ts';
 import type { NoticeModel } from './notice.ts';
 
 /**
@@ -151,9 +152,9 @@ export function onboardingNoticeMessage(
   notice: OnboardingNoticeKind,
   facts: OnboardingNoticeFacts = {},
 ): QueueMessage {
-  return {
-    type: SEND_NOTICE_JOB,
-    payload: { v: 1, jobId: job.id, notice, facts },
-    maxAttempts: NOTICE_MAX_ATTEMPTS,
-  };
+  return jobMessage(
+    SEND_NOTICE_JOB,
+    { v: 1, jobId: job.id, notice, facts },
+    { maxAttempts: NOTICE_MAX_ATTEMPTS },
+  );
 }
