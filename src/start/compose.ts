@@ -8,13 +8,8 @@ import { OutboxMailer } from '../adapters/mail/outbox-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
 import type { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
-import { fileDropPlatformsFromConfig } from '../adapters/platforms/file-drop-platforms.ts';
-import {
-  createMetaSocialAudiences,
-  graphVersionWarning,
-} from '../adapters/platforms/meta-social-audiences.ts';
+import { graphVersionWarning } from '../adapters/platforms/meta-social-audiences.ts';
 import { BucketVoterStore } from '../adapters/voters/bucket-voter-store.ts';
-import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
 import { FileBrowser } from '../domain/delivery/file-browser.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
@@ -24,16 +19,7 @@ import type { ApiKeyRecord } from '../domain/keys/key-types.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
-import {
-  CHECK_AUDIENCE_JOB,
-  DELIVER_FOLDER_JOB,
-  DELIVER_WEBHOOK_JOB,
-  MATCH_LIST_JOB,
-  MBP_AUDIENCE_JOB,
-  matchChunkType,
-  ONBOARD_AUDIENCE_JOB,
-  SEND_NOTICE_JOB,
-} from '../domain/ports/job-catalog.ts';
+import { matchChunkType } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
@@ -42,16 +28,8 @@ import type { UrlSigner } from '../domain/ports/url-signer.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { HttpDeps, ReadinessReport } from '../http/http-deps.ts';
 import { Metrics } from '../http/metrics.ts';
-import { assembleListJob } from '../jobs/assemble-list.job.ts';
-import { deliverFolderJob } from '../jobs/deliver-folder.job.ts';
-import { deliverWebhookJob } from '../jobs/deliver-webhook.job.ts';
 import type { MatchListDeps } from '../jobs/list-job-steps.ts';
-import { matchChunkJob } from '../jobs/match-chunk.job.ts';
-import { matchListJob } from '../jobs/match-list.job.ts';
-import { mbpAudienceJob } from '../jobs/mbp-audience.job.ts';
-import { checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
 import type { JobRegistry } from '../jobs/registry.ts';
-import { sendNoticeJob } from '../jobs/send-notice.job.ts';
 import { UploadArrivals } from '../jobs/upload-arrivals.ts';
 import { Worker } from '../jobs/worker.ts';
 import { type MetadataBackends, openMetadata, openStorage, type StorageBackends } from './backends.ts';
