@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
 import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
+import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
 import { JobRegistry } from './registry.ts';
 import { Worker } from './worker.ts';
 

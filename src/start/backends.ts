@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
-import { SqliteDatabase } from '../adapters/metadata/sqlite-database.ts';
-import { SqliteJobStore } from '../adapters/metadata/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../adapters/metadata/sqlite-key-store.ts';
-import { SqliteOnboardingStore } from '../adapters/metadata/sqlite-onboarding-store.ts';
 import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
+import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
+import { SqliteJobStore } from '../adapters/sqlite/sqlite-job-store.ts';
+import { SqliteKeyStore } from '../adapters/sqlite/sqlite-key-store.ts';
+import { SqliteOnboardingStore } from '../adapters/sqlite/sqlite-onboarding-store.ts';
 import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import type { Config } from '../config.ts';
 import { incomingUploadKey } from '../domain/jobs/job-service.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import type { CellDecoder } from '../metadata/metadata-rows.ts';
+import type { CellDecoder } from '../metadata-rows.ts';
 
 /** The PostgreSQL schema migrations shipped with the service. */
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(

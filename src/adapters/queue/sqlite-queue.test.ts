@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { QueueCounts, QueueStats } from '../../domain/ports/queue.ts';
-import { SqliteDatabase } from '../metadata/sqlite-database.ts';
+import { SqliteDatabase } from '../sqlite/sqlite-database.ts';
 import { SqliteQueue } from './sqlite-queue.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));

@@ -6,7 +6,7 @@ import {
   type QueueStats,
   queueStatsFromCounts,
 } from '../../domain/ports/queue.ts';
-import type { SqliteDatabase } from '../metadata/sqlite-database.ts';
+import type { SqliteDatabase } from '../sqlite/sqlite-database.ts';
 
 type Row = Record<string, unknown>;
 const DEFAULT_MAX_ATTEMPTS = 5;

@@ -18,7 +18,7 @@ export function migrateCommand(program: Command): void {
       const config = loadConfig();
       if (config.DATABASE_URL === undefined) {
         const { mkdirSync } = await import('node:fs');
-        const { SqliteDatabase } = await import('../../adapters/metadata/sqlite-database.ts');
+        const { SqliteDatabase } = await import('../../adapters/sqlite/sqlite-database.ts');
         const { SQLITE_MIGRATIONS_DIR } = await import('../../start/backends.ts');
         const dataDir = resolve(config.DATA_DIR);
         mkdirSync(dataDir, { recursive: true });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SqliteDatabase } from '../../adapters/metadata/sqlite-database.ts';
-import { SqliteKeyStore } from '../../adapters/metadata/sqlite-key-store.ts';
+import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
+import { SqliteKeyStore } from '../../adapters/sqlite/sqlite-key-store.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { hashApiKey, KeyService, WEBHOOK_SECRET_OVERLAP_MS } from './key-service.ts';
 

@@ -6,9 +6,6 @@ import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { inspect, promisify } from 'node:util';
-import { SqliteDatabase } from '../../../src/adapters/metadata/sqlite-database.ts';
-import { SqliteJobStore } from '../../../src/adapters/metadata/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../../../src/adapters/metadata/sqlite-key-store.ts';
 import {
   openPgDatabase,
   type PgDatabase,
@@ -17,6 +14,9 @@ import {
 import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
 import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
+import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
+import { SqliteJobStore } from '../../../src/adapters/sqlite/sqlite-job-store.ts';
+import { SqliteKeyStore } from '../../../src/adapters/sqlite/sqlite-key-store.ts';
 import { type JobStoreBackend, jobStoreContract, testKey } from '../../contracts/job-store.contract.ts';
 import { openPgStoresFixture, type PgStoresFixture, REFUSED_BY_DATABASE } from '../../support/pg-stores.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';

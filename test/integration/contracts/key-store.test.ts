@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SqliteDatabase } from '../../../src/adapters/metadata/sqlite-database.ts';
-import { SqliteKeyStore } from '../../../src/adapters/metadata/sqlite-key-store.ts';
 import { openPgDatabase, type PgDatabase } from '../../../src/adapters/postgres/pg-database.ts';
 import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
+import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
+import { SqliteKeyStore } from '../../../src/adapters/sqlite/sqlite-key-store.ts';
 import { keyStoreContract } from '../../contracts/key-store.contract.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
 

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { SqliteDatabase } from '../../../src/adapters/metadata/sqlite-database.ts';
 import { createPgBossQueue, migrate, type PgBossQueue } from '../../../src/adapters/queue/pg-boss-queue.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
+import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
 import { LEASE_MS, type QueueFixture, queueContract } from '../../contracts/queue.contract.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
 

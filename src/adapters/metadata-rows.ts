@@ -4,16 +4,16 @@ import type {
   JobSummary,
   OnboardingParams,
   SmartmatchParams,
-} from '../../domain/jobs/job-types.ts';
+} from '../domain/jobs/job-types.ts';
 import {
   type ApiKeyRecord,
   type ContactField,
   PROFILE_DEFAULTS,
   type Profile,
   type ProfileDelivery,
-} from '../../domain/keys/key-types.ts';
-import type { OnboardingCounts } from '../../domain/notices/onboarding-notices.ts';
-import type { OnboardingRun, OnboardingStage } from '../../domain/ports/onboarding-store.ts';
+} from '../domain/keys/key-types.ts';
+import type { OnboardingCounts } from '../domain/notices/onboarding-notices.ts';
+import type { OnboardingRun, OnboardingStage } from '../domain/ports/onboarding-store.ts';
 
 /**
  * The metadata tables have one shape in SQLite and PostgreSQL (see migrations/); only how a
