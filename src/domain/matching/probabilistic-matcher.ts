@@ -295,14 +295,14 @@ function searchPerson(
 
 /**
  * Whether a person's names may have been entered the wrong way round (SMITH JOHN): the voter
- * file holds the first name as someone's last name and the last name as someone's first. The
- * swapped reading's odds carry the rarity of a swap, so a row that also reads well as written
- * keeps that reading.
+ * file holds the first name as someone's last name, or the last name as someone's first (one of
+ * the two may be rare, or mistyped). The swapped reading's odds carry the rarity of a swap, and
+ * it is only searched when the names as written found no match.
  */
 function mayBeSwapped(index: MatchIndex, person: NormalizedPerson): boolean {
   if (person.first === '' || person.last === '' || person.first.length < 2) return false;
   const d = index.data.dictionaries;
-  return d.last.count(d.last.idOf(person.first)) > 0 && d.first.count(d.first.idOf(person.last)) > 0;
+  return d.last.count(d.last.idOf(person.first)) > 0 || d.first.count(d.first.idOf(person.last)) > 0;
 }
 
 /** The probabilistic strategies for one row (no id matched it). */
