@@ -1,6 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { fileDropPlatformsFromConfig } from '../adapters/platforms/file-drop-platforms.ts';
-import { createMetaSocialAudiences } from '../adapters/platforms/meta-social-audiences.ts';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
 import type { JobService } from '../domain/jobs/job-service.ts';
@@ -32,6 +30,7 @@ import { mbpAudienceJob } from '../jobs/mbp-audience.job.ts';
 import { checkAudienceJob, onboardAudienceJob } from '../jobs/onboard-audience.job.ts';
 import { JobRegistry } from '../jobs/registry.ts';
 import { sendNoticeJob } from '../jobs/send-notice.job.ts';
+import { fileDropPlatformsFromConfig, metaSocialAudiencesFromConfig } from './platforms.ts';
 
 /** What the job handlers are built from (compose() opens the backends behind them). */
 export interface JobDeps {
@@ -77,7 +76,7 @@ export function registerJobs(d: JobDeps): JobRegistry {
     runs: d.onboarding,
     blobs,
     voters: d.voters,
-    social: createMetaSocialAudiences(config),
+    social: metaSocialAudiencesFromConfig(config),
     politicaldsp: filePlatforms.politicaldsp,
     maxRowBytes: config.MAX_ROW_BYTES,
     retryBaseMs: config.ONBOARDING_RETRY_BASE_SECONDS * 1000,

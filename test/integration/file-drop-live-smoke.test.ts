@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fileDropPlatformsFromConfig } from '../../src/adapters/platforms/file-drop-platforms.ts';
 import { loadConfig } from '../../src/config.ts';
+import { fileDropPlatformsFromConfig } from '../../src/start/platforms.ts';
 import { sha256, stagedFromRows } from '../support/audience-files.ts';
 
 /**

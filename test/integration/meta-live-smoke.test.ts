@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { createMetaSocialAudiences } from '../../src/adapters/platforms/meta-social-audiences.ts';
 import { loadConfig } from '../../src/config.ts';
 import { uploadSessionId } from '../../src/domain/ports/social-audiences.ts';
+import { metaSocialAudiencesFromConfig } from '../../src/start/platforms.ts';
 
 /**
  * Optional smoke test against the real Marketing API. Runs only when the operator's credentials
@@ -26,7 +26,7 @@ const skip = configured
 
 test('live Marketing API: create, upload, status, share, delete', { skip, timeout: 120_000 }, async () => {
   const config = loadConfig(env);
-  const social = createMetaSocialAudiences(config)!;
+  const social = metaSocialAudiencesFromConfig(config)!;
   const name = `listmatch_smoke_${Date.now()}`;
   const { audienceId } = await social.createAudience({
     adAccountId: social.operatorAdAccountId,

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../config.ts';
-import { fileDropPlatformsFromConfig } from './file-drop-platforms.ts';
 import { parseRetryAfter, platformMessage } from './http-file-drop-audiences.ts';
 
 test('platformMessage reads the common JSON error shapes and object storage XML', () => {
@@ -26,23 +24,4 @@ test('parseRetryAfter takes seconds or an HTTP date', () => {
   assert.equal(parseRetryAfter('Sat, 21 Nov 2026 11:00:00 GMT', now), 0);
   assert.equal(parseRetryAfter(undefined, now), null);
   assert.equal(parseRetryAfter('soon', now), null);
-});
-
-test('the configured platforms are built from config; an unset URL leaves the platform out', () => {
-  const platforms = fileDropPlatformsFromConfig(
-    loadConfig({ MBP_URL: 'https://mbp.example', MBP_TOKEN_FILE: 'secrets/mbp_token' }),
-  );
-  assert.equal(platforms.politicaldsp, null);
-  assert.equal(platforms.mbp?.profile.platform, 'mbp');
-  assert.equal(platforms.mbp?.profile.readiness, 'poll');
-  const both = fileDropPlatformsFromConfig(
-    loadConfig({
-      POLITICALDSP_URL: 'https://dsp.example',
-      POLITICALDSP_TOKEN: 't',
-      MBP_URL: 'https://m',
-      MBP_TOKEN: 't',
-    }),
-  );
-  assert.equal(both.politicaldsp?.profile.readiness, 'external');
-  assert.equal(both.politicaldsp?.profile.hashing, 'sha256-hex');
 });

@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadConfig } from '../../config.ts';
-import {
-  adAccountDigits,
-  audienceStatusOf,
-  createMetaSocialAudiences,
-  graphVersionWarning,
-} from './meta-social-audiences.ts';
+import { adAccountDigits, audienceStatusOf, graphVersionWarning } from './meta-social-audiences.ts';
 
 test('readiness: usable, too small, unusable, flagged, or still processing', () => {
   const of = (operation: number, delivery: number, extra: Record<string, unknown> = {}) =>
@@ -53,19 +44,4 @@ test('version warning: within 90 days of the expected end of life, or after it; 
   );
   assert.match(graphVersionWarning('v24.0', released + 400 * day)!, /reached its expected end of life/);
   assert.equal(graphVersionWarning('v99.0', released), null);
-});
-
-test('from config: null until the operator sets the ad account; the token file is read at each call', () => {
-  assert.equal(createMetaSocialAudiences(loadConfig({})), null);
-  const dir = mkdtempSync(join(tmpdir(), 'listmatch-meta-'));
-  try {
-    const file = join(dir, 'token');
-    writeFileSync(file, 'first-token\n');
-    const social = createMetaSocialAudiences(
-      loadConfig({ META_AD_ACCOUNT_ID: 'act_77', META_API_VERSION: 'v24.0', META_ACCESS_TOKEN_FILE: file }),
-    );
-    assert.equal(social?.operatorAdAccountId, '77');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 });

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { Config } from '../../config.ts';
 import { PlatformError } from '../../domain/ports/platform-error.ts';
 import {
   type AddUsersResult,
@@ -385,24 +384,15 @@ export class MetaSocialAudiences implements SocialAudiences {
 }
 
 /**
- * The adapter configured by the META_* variables, or null when the operator has not set up the
- * social platform (loadConfig ensures an ad account comes with a version and exactly one token
- * source).
+ * The access token of a secret file, read at each call so that a rotated secret takes effect
+ * without a restart; a file that cannot be read, or is empty, fails the call as a fatal platform
+ * error.
  */
-export function createMetaSocialAudiences(config: Config): MetaSocialAudiences | null {
-  if (config.META_AD_ACCOUNT_ID === undefined) return null;
-  const inline = config.META_ACCESS_TOKEN;
-  const file = config.META_ACCESS_TOKEN_FILE;
-  return new MetaSocialAudiences({
-    graphUrl: config.META_GRAPH_URL,
-    apiVersion: config.META_API_VERSION!,
-    adAccountId: config.META_AD_ACCOUNT_ID,
-    accessToken: inline !== undefined ? () => inline : () => readTokenFile(file!),
-    timeoutMs: config.META_TIMEOUT_SECONDS * 1000,
-  });
-}
+export const tokenFileReader =
+  (path: string): (() => string) =>
+  () =>
+    readTokenFile(path);
 
-/** Read at each call so that a rotated secret file takes effect without a restart. */
 function readTokenFile(path: string): string {
   let token: string;
   try {

@@ -1,8 +1,18 @@
 import { resolve } from 'node:path';
-import type { Config } from '../../config.ts';
-import type { FileDropAudiences } from '../../domain/ports/file-drop-audiences.ts';
-import { type FileDropPlatform, mediaBuyingPlatform, politicalDsp } from './file-drop-profiles.ts';
-import { HttpFileDropAudiences, tokenSource } from './http-file-drop-audiences.ts';
+import {
+  type FileDropPlatform,
+  mediaBuyingPlatform,
+  politicalDsp,
+} from '../adapters/platforms/file-drop-profiles.ts';
+import { HttpFileDropAudiences, tokenSource } from '../adapters/platforms/http-file-drop-audiences.ts';
+import { MetaSocialAudiences, tokenFileReader } from '../adapters/platforms/meta-social-audiences.ts';
+import type { Config } from '../config.ts';
+import type { FileDropAudiences } from '../domain/ports/file-drop-audiences.ts';
+
+/**
+ * The ad platform adapters the config sets up (the composition root's part: the adapters
+ * themselves take their settings, never the config).
+ */
 
 /** The configured file-drop platforms; null where its URL is not set. */
 export interface FileDropPlatforms {
@@ -50,4 +60,20 @@ export function fileDropPlatformsFromConfig(config: PlatformConfig): FileDropPla
     ),
     mbp: build(mediaBuyingPlatform, config.MBP_URL, config.MBP_TOKEN, config.MBP_TOKEN_FILE),
   };
+}
+
+/**
+ * The social platform configured by the META_* variables, or null when the operator has not set
+ * it up (loadConfig ensures an ad account comes with a version and exactly one token source).
+ */
+export function metaSocialAudiencesFromConfig(config: Config): MetaSocialAudiences | null {
+  if (config.META_AD_ACCOUNT_ID === undefined) return null;
+  const inline = config.META_ACCESS_TOKEN;
+  return new MetaSocialAudiences({
+    graphUrl: config.META_GRAPH_URL,
+    apiVersion: config.META_API_VERSION!,
+    adAccountId: config.META_AD_ACCOUNT_ID,
+    accessToken: inline !== undefined ? () => inline : tokenFileReader(config.META_ACCESS_TOKEN_FILE!),
+    timeoutMs: config.META_TIMEOUT_SECONDS * 1000,
+  });
 }
