@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { clientApiScope } from './client-api-scope.ts';
 import { kindForStatus, mapErrorCode } from './error-mapping.ts';
 import type { HttpDeps } from './http-deps.ts';
 import { fileBrowserRoute } from './routes/file-browser.route.ts';
@@ -219,9 +220,11 @@ export function buildApp(
     });
   }
 
-  registerSmartmatchRoute(app, deps);
-  pollSmartmatchRoute(app, deps);
-  registerOnboardingRoute(app, deps);
+  clientApiScope(app, deps, [
+    (scope) => registerSmartmatchRoute(scope, deps),
+    (scope) => pollSmartmatchRoute(scope, deps),
+    (scope) => registerOnboardingRoute(scope, deps),
+  ]);
   if (deps.fileUrls !== null) presignedFilesRoute(app, { ...deps, fileUrls: deps.fileUrls });
   operationsRoutes(app, deps);
   fileBrowserRoute(app, deps);

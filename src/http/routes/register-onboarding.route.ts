@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { apiKeyOf } from '../client-api-scope.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { bodyDeadlineOf, hasBody, parseParams, readJsonParams } from '../request-helpers.ts';
 import { onboardingQuerySchema } from '../schemas/onboarding.schema.ts';
@@ -9,9 +10,9 @@ import { onboardingQuerySchema } from '../schemas/onboarding.schema.ts';
  * `uploaded`.
  */
 export function registerOnboardingRoute(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/service/onboarding', { config: { refusalsAnswer200: true } }, async (request) => {
-    const key = await deps.keys.authenticate(request.headers['x-api-key']);
-    await deps.rateLimits.checkOnboarding(key.id);
+  const rateLimit = async (_request: unknown, keyId: string) => await deps.rateLimits.checkOnboarding(keyId);
+  app.get('/service/onboarding', { config: { refusalsAnswer200: true, rateLimit } }, async (request) => {
+    const key = apiKeyOf(request);
     let query = request.query as Record<string, unknown>;
     if (query['platform'] === undefined && hasBody(request.raw)) {
       query = { ...(await readJsonParams(request.raw, bodyDeadlineOf(deps.config))), ...query };

@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { ContactField } from '../../domain/keys/key-types.ts';
+import { apiKeyOf } from '../client-api-scope.ts';
 import type { HttpDeps } from '../http-deps.ts';
 import { bodyDeadlineOf, hasBody, parseParams, readJsonParams } from '../request-helpers.ts';
 import { type SmartmatchQuery, smartmatchQuerySchema } from '../schemas/smartmatch.schema.ts';
 
 /** `GET /service/smartmatch`: registers a list-matching job and answers its presigned upload URL. */
 export function registerSmartmatchRoute(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/service/smartmatch', { config: { refusalsAnswer200: true } }, async (request) => {
-    const key = await deps.keys.authenticate(request.headers['x-api-key']);
-    await deps.rateLimits.checkRegistration(key.id);
+  const rateLimit = async (_request: unknown, keyId: string) =>
+    await deps.rateLimits.checkRegistration(keyId);
+  app.get('/service/smartmatch', { config: { refusalsAnswer200: true, rateLimit } }, async (request) => {
+    const key = apiKeyOf(request);
     let query = request.query as Record<string, unknown>;
     if (query['filename'] === undefined && hasBody(request.raw)) {
       query = { ...(await readJsonParams(request.raw, bodyDeadlineOf(deps.config))), ...query };
