@@ -181,6 +181,8 @@ describe('comparePerson address', () => {
     assert.equal(address('123 N Main Sx Apt 4'), L.address.typo);
   });
   it('street: same street, other house', () => assert.equal(address('125 N Main St'), L.address.street));
+  it('street: the same street mistyped, other house', () =>
+    assert.equal(address('125 N Mian St'), L.address.street));
   it('differ', () => {
     assert.equal(address('123 Elm Ave'), L.address.differ);
     assert.equal(address('9 Elm Ave'), L.address.differ);

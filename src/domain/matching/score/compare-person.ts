@@ -160,13 +160,16 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
         levels[F.address] =
           q.unitId === 0 || vUnit === 0 || q.unitId === vUnit ? L.address.exact : L.address.unit;
       } else {
-        const street = dict.street.value(vStreet);
-        const similar =
-          jaroWinkler(q.person.street, street) >= 0.88 || sameStreetWrittenApart(q.person.street, street);
-        levels[F.address] = similar ? L.address.typo : L.address.differ;
+        levels[F.address] = similarStreets(q.person.street, dict.street.value(vStreet))
+          ? L.address.typo
+          : L.address.differ;
       }
     } else {
-      levels[F.address] = q.streetId === ids.street[voter]! ? L.address.street : L.address.differ;
+      const vStreet = ids.street[voter]!;
+      levels[F.address] =
+        q.streetId === vStreet || similarStreets(q.person.street, dict.street.value(vStreet))
+          ? L.address.street
+          : L.address.differ;
     }
   }
   // ZIP; city only without a ZIP on either side, state only without both.
@@ -197,6 +200,11 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
       levels[F.distance] = distanceLevel(miles, q.radiusMiles);
     }
   }
+}
+
+/** One street with a typo, or written apart (spaces moved, a route word or suffix mistyped). */
+function similarStreets(a: string, b: string): boolean {
+  return jaroWinkler(a, b) >= 0.88 || sameStreetWrittenApart(a, b);
 }
 
 function compareFirst(q: Query, vFirst: number, voterFirst: string, index: MatchIndex): number {
