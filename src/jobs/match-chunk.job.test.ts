@@ -19,7 +19,7 @@ describe('match-chunk messages', () => {
   });
 
   it('carries the fit chunk and the job’s fit, and refuses a malformed one', () => {
-    const listFit = { m: [0.9, 0.1], matchesPerRow: 0.7, source: 'em', emIterations: 12 };
+    const listFit = { layout: 'a1b2c3d4', m: [0.9, 0.1], matchesPerRow: 0.7, source: 'em', emIterations: 12 };
     const payload = { ...common, v: 2, chunks: ['nc', 'nc.1'], chunk: 'nc.1', fitChunk: 'nc', listFit };
     assert.deepEqual(chunkPayloadSchema.parse(payload), payload);
     assert.throws(() => chunkPayloadSchema.parse({ ...payload, listFit: { ...listFit, source: 'guess' } }));

@@ -28,6 +28,7 @@ const chunkSpecV2 = z.object({
   fitChunk: z.string().min(1).optional(),
   listFit: z
     .object({
+      layout: z.string().optional(),
       m: z.array(z.number()),
       matchesPerRow: z.number(),
       source: z.enum(['em', 'prior']),

@@ -82,6 +82,11 @@ export interface MatchOptions {
  * matched shard by shard learns it once, on one shard, and every shard matches with it.
  */
 export interface ListFit {
+  /**
+   * The layout of comparison levels `m` is laid out in (LEVELS_LAYOUT); absent in fits made
+   * before layouts were named. A fit of another layout is not used.
+   */
+  layout?: string;
   m: number[];
   matchesPerRow: number;
   source: 'em' | 'prior';

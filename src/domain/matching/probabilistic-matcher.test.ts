@@ -358,4 +358,16 @@ describe('probabilistic matcher', () => {
     await Promise.all([matcher.matchBatch(first, OPTIONS), matcher.matchBatch(second, OPTIONS)]);
     assert.deepEqual(samples, [1], 'only the first batch is sampled');
   });
+
+  it('uses a list fit of its own layout of levels, and fits again on one of another or none', async () => {
+    const { voters, index } = setup();
+    const fitted = createProbabilisticMatcher(voters, index);
+    await fitted.prepare([input(1, { first_name: 'JOHN', last_name: 'OBRIEN', zip: '27601' })], OPTIONS);
+    const fit = fitted.listFit?.() ?? assert.fail('the matcher learned nothing from its sample');
+    assert.notEqual(createProbabilisticMatcher(voters, index, { listFit: fit }).model(), null);
+    const { layout: _, ...unnamed } = fit;
+    for (const listFit of [{ ...fit, layout: 'another' }, unnamed]) {
+      assert.equal(createProbabilisticMatcher(voters, index, { listFit }).model(), null, 'same m length');
+    }
+  });
 });

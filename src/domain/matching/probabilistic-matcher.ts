@@ -11,7 +11,7 @@ import { GENDER_CODE } from './index/match-index-fields.ts';
 import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
-import { explainLevels, F, FIELD_COUNT, L, MAX_LEVELS } from './score/comparison-levels.ts';
+import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
 import {
   buildModel,
   estimateWithEm,
@@ -135,8 +135,9 @@ export function createProbabilisticMatcher(
 ): ProbabilisticMatcher {
   const settings = { ...DEFAULT_MATCHER_OPTIONS, ...options };
   // A fit of another layout of the comparison levels (a chunk enqueued by an older version) is
-  // not used: this matcher fits on its own first rows instead.
-  const fitted = settings.listFit?.m.length === FIELD_COUNT * MAX_LEVELS ? settings.listFit : undefined;
+  // not used: this matcher fits on its own first rows instead. The same count of levels is no
+  // proof of the same layout (a level added to one field, none to the longest).
+  const fitted = settings.listFit?.layout === LEVELS_LAYOUT ? settings.listFit : undefined;
   let model: FellegiSunterModel | null =
     settings.model ??
     (fitted === undefined
@@ -189,6 +190,7 @@ export function createProbabilisticMatcher(
       model === null
         ? null
         : {
+            layout: LEVELS_LAYOUT,
             m: [...model.m],
             matchesPerRow: model.matchesPerRow,
             source: model.source,
