@@ -2,13 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
+import { renderTextTable } from '../../domain/reports/report-tables.ts';
 import { runNcvrEvaluation } from '../../lab/evaluation/ncvr.ts';
 import {
   oracleTable,
   type ReportContext,
   renderHtmlReport,
   renderTextReport,
-  renderTextTable,
 } from '../../lab/evaluation/report.ts';
 import { type EvaluationResult, runEvaluation } from '../../lab/evaluation/run-evaluation.ts';
 import type { CliContext } from '../cli-context.ts';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { renderTextTable } from '../../domain/reports/report-tables.ts';
 import { escapeHtml, niceMax } from '../../domain/reports/svg-charts.ts';
 import { computeMetrics, type EvaluatedRow } from './metrics.ts';
-import { formatRate, metricsTables, renderHtmlReport, renderTextReport, renderTextTable } from './report.ts';
+import { formatRate, metricsTables, renderHtmlReport, renderTextReport } from './report.ts';
 
 const rows: EvaluatedRow[] = [
   {

@@ -22,8 +22,6 @@ import {
 import type { EvaluationMetrics, QualityFigures } from './metrics.ts';
 import type { OracleFigures, OracleResult } from './oracle.ts';
 
-export { type ReportTable, renderHtmlTable, renderTextTable } from '../../domain/reports/report-tables.ts';
-
 /** What the report says about the run besides the metrics. */
 export interface ReportContext {
   title: string;
