@@ -5,16 +5,7 @@ import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
-import {
-  ASSEMBLE_LIST_JOB,
-  CHECK_AUDIENCE_JOB,
-  DELIVER_FOLDER_JOB,
-  DELIVER_WEBHOOK_JOB,
-  MATCH_LIST_JOB,
-  MBP_AUDIENCE_JOB,
-  ONBOARD_AUDIENCE_JOB,
-  SEND_NOTICE_JOB,
-} from '../domain/ports/job-catalog.ts';
+import { SINGLE_JOB_TYPES } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { Mailer } from '../domain/ports/mailer.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
@@ -50,18 +41,6 @@ export interface JobDeps {
   /** The worker's logger, once a worker runs. */
   logger: () => FastifyBaseLogger;
 }
-
-/** Job types the service enqueues: startup fails unless each has a handler (match-chunk is a family). */
-const ENQUEUED_TYPES = [
-  MATCH_LIST_JOB,
-  ASSEMBLE_LIST_JOB,
-  DELIVER_WEBHOOK_JOB,
-  SEND_NOTICE_JOB,
-  DELIVER_FOLDER_JOB,
-  ONBOARD_AUDIENCE_JOB,
-  CHECK_AUDIENCE_JOB,
-  MBP_AUDIENCE_JOB,
-];
 
 /**
  * The handler of every job type of the catalog (domain/ports/job-catalog.ts), each built from the
@@ -132,6 +111,7 @@ export function registerJobs(d: JobDeps): JobRegistry {
       }),
     )
     .register(checkAudienceJob(onboardingDeps));
-  registry.assertHandles(ENQUEUED_TYPES);
+  // Every catalogued job type must have a handler, or the process must not start.
+  registry.assertHandles(SINGLE_JOB_TYPES);
   return registry;
 }

@@ -22,8 +22,11 @@ export const DELIVER_WEBHOOK_JOB = 'deliver-webhook';
 export const DELIVER_FOLDER_JOB = 'deliver-folder';
 export const SEND_NOTICE_JOB = 'send-notice';
 
+/** A member of a family of types (`<type>.<name>`: one queue per name, one handler for all). */
+const familyType = (type: string, name: string): string => `${type}.${name}`;
+
 /** The queue of one shard's chunks. */
-export const matchChunkType = (shard: string): string => `${MATCH_CHUNK_JOB}.${shard}`;
+export const matchChunkType = (shard: string): string => familyType(MATCH_CHUNK_JOB, shard);
 
 /** The payload of the jobs that work on one client job (list or audience). */
 export interface JobRef {
@@ -87,6 +90,24 @@ export interface JobPayloads {
 
 export type JobType = keyof JobPayloads;
 
+/** Each type, a single queue or a family (`<type>.<name>`); complete by construction. */
+const TYPE_KINDS: Record<JobType, 'single' | 'family'> = {
+  [MATCH_LIST_JOB]: 'single',
+  [MATCH_CHUNK_JOB]: 'family',
+  [ASSEMBLE_LIST_JOB]: 'single',
+  [ONBOARD_AUDIENCE_JOB]: 'single',
+  [CHECK_AUDIENCE_JOB]: 'single',
+  [MBP_AUDIENCE_JOB]: 'single',
+  [DELIVER_WEBHOOK_JOB]: 'single',
+  [DELIVER_FOLDER_JOB]: 'single',
+  [SEND_NOTICE_JOB]: 'single',
+};
+
+/** The catalogued types that are one queue each: the worker must handle every one. */
+export const SINGLE_JOB_TYPES = (Object.keys(TYPE_KINDS) as JobType[]).filter(
+  (type) => TYPE_KINDS[type] === 'single',
+);
+
 /** A queue message of a catalogued type (`match-chunk` goes to its shard's queue: give `shard`). */
 export function jobMessage<T extends JobType>(
   type: T,
@@ -94,5 +115,5 @@ export function jobMessage<T extends JobType>(
   options: Omit<QueueMessage, 'type' | 'payload'> & { shard?: string } = {},
 ): QueueMessage {
   const { shard, ...rest } = options;
-  return { type: shard === undefined ? type : `${type}.${shard}`, payload, ...rest };
+  return { type: shard === undefined ? type : familyType(type, shard), payload, ...rest };
 }
