@@ -407,6 +407,9 @@ function trapPossible(tag: TrapTag, pattern: Pattern): boolean {
   return pattern === 'mixed' || TRAP_SUB_PATTERNS[tag].includes(pattern);
 }
 
+/** Bloom key of a first name, last name and dob: a person the file holds. */
+const nameDobKey = (first: string, last: string, dob: string): string =>
+  `N|${first.toUpperCase()}|${last.toUpperCase()}|${dob}`;
 const householdKey = (first: string, last: string, address1: string, zip: string): string =>
   `G|${first.toUpperCase()}|${last.toUpperCase()}|${address1.toUpperCase()}|${zip}`;
 const suffixedKey = (p: Pick<Person, 'first' | 'last' | 'suffix' | 'address1' | 'zip'>): string =>
@@ -546,7 +549,7 @@ function addToBloom(bloom: StringBloom, p: Person, kinds: ReturnType<typeof bloo
   }
   if (kinds.email && p.email !== '') bloom.add(`M|${emailKey(p.email)}`);
   if (kinds.phone) for (const phone of p.phones) bloom.add(`P|${phone}`);
-  if (kinds.nameDob) bloom.add(`N|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.dob}`);
+  if (kinds.nameDob) bloom.add(nameDobKey(p.first, p.last, p.dob));
   if (kinds.household && p.address1 !== '') {
     bloom.add(householdKey(p.first, p.last, p.address1, p.zip));
     bloom.add(suffixedKey(p));
@@ -695,7 +698,7 @@ class RowBuilder {
         const day = rng.range(1, month === 2 ? 28 : 30);
         return formatDob(year, month, day);
       },
-      (v) => `N|${first.toUpperCase()}|${last.toUpperCase()}|${v}`,
+      (v) => nameDobKey(first, last, v),
     );
   }
 
@@ -881,7 +884,7 @@ class RowBuilder {
     const asOfYear = this.#asOf.getUTCFullYear();
     if (born > asOfYear - 19 || born < asOfYear - 99) return null;
     p.dob = formatDob(born, rng.range(1, 12), rng.range(1, 28));
-    if (this.#bloom.has(`N|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.dob}`)) return null;
+    if (this.#bloom.has(nameDobKey(p.first, p.last, p.dob))) return null;
     p.email = this.#newEmail(p.first, p.last, p.dob.slice(0, 4));
     return p;
   }
@@ -893,7 +896,7 @@ class RowBuilder {
     p.first = rng.pick(v.gender === 'F' ? this.#femaleFirst : this.#maleFirst);
     if (!this.#notTheVotersName(p.first, v)) return null;
     if (this.#bloom.has(householdKey(p.first, p.last, p.address1, p.zip))) return null;
-    if (this.#bloom.has(`N|${p.first.toUpperCase()}|${p.last.toUpperCase()}|${p.dob}`)) return null;
+    if (this.#bloom.has(nameDobKey(p.first, p.last, p.dob))) return null;
     p.middle = rng.chance(0.5) && this.#middles.length > 0 ? rng.pick(this.#middles) : '';
     p.email = this.#newEmail(p.first, p.last, p.dob.slice(0, 4));
     return p;
