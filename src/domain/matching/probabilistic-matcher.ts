@@ -330,7 +330,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     anySearched = true;
     let result = searchPerson(index, person, job, 1);
     // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
-    // nothing was accepted and each name is more common in the other field of the voter file.
+    // nothing was accepted and the voter file holds either name as the other kind (mayBeSwapped).
     // The candidate-stage measurement ranks both readings (a voter under the better of its two).
     if ((job.rankOnly || result.matches.length === 0) && mayBeSwapped(index, person)) {
       const swapped = searchPerson(
@@ -363,7 +363,6 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   if (ownBest.size < 2) return { candidates: found, problems: input.problems };
   // Two people in one row: each one's best match comes first (ranks 1 and 2), then the other
   // candidates, each part best first.
-  const byScore = (a: MatchCandidate, b: MatchCandidate) => b.score - a.score || a.voter - b.voter;
   const bests = found.filter((c) => ownBest.has(c.voter)).sort(byScore);
   const others = found.filter((c) => !ownBest.has(c.voter)).sort(byScore);
   return { candidates: [...bests, ...others], problems: input.problems, bestCount: bests.length };
@@ -376,8 +375,12 @@ function bestReadings<T extends { voter: number; score: number }>(a: T[], b: T[]
     const seen = best.get(match.voter);
     if (seen === undefined || match.score > seen.score) best.set(match.voter, match);
   }
-  return [...best.values()].sort((x, y) => y.score - x.score || x.voter - y.voter).slice(0, keep);
+  return [...best.values()].sort(byScore).slice(0, keep);
 }
+
+/** Best score first; equal scores in voter-file order. */
+const byScore = (a: { voter: number; score: number }, b: { voter: number; score: number }) =>
+  b.score - a.score || a.voter - b.voter;
 
 /**
  * Id matches are exact, but the row's other fields are still compared so `sm.explain` shows
