@@ -122,20 +122,31 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
       voters,
     );
 
+    // The list through the worker's pipeline, into `path` (both runs on the same job date).
+    const asOf = options.asOf ?? new Date();
+    const runList = (
+      listMatcher: Matcher,
+      path: string,
+      maxMatches: number,
+      onProgress?: (rows: number) => void,
+    ) =>
+      matchList({
+        source: createReadStream(options.listPath, { highWaterMark: 1 << 20 }),
+        output: createWriteStream(path),
+        matcher: listMatcher,
+        voters,
+        appendedFields: [],
+        maxMatches,
+        searchRadiusMiles: null,
+        maxRowBytes: EVAL_MAX_ROW_BYTES,
+        asOf,
+        ...(onProgress === undefined ? {} : { onProgress }),
+      });
     const resultPath = join(scratch, 'result.csv');
     started = performance.now();
-    const summary = await matchList({
-      source: createReadStream(options.listPath, { highWaterMark: 1 << 20 }),
-      output: createWriteStream(resultPath),
-      matcher,
-      voters,
-      appendedFields: [],
-      maxMatches: options.maxMatches,
-      searchRadiusMiles: null,
-      maxRowBytes: EVAL_MAX_ROW_BYTES,
-      asOf: options.asOf ?? new Date(),
-      onProgress: (rows) => options.onProgress?.('match', rows),
-    });
+    const summary = await runList(matcher, resultPath, options.maxMatches, (rows) =>
+      options.onProgress?.('match', rows),
+    );
     const matchSeconds = (performance.now() - started) / 1000;
 
     started = performance.now();
@@ -149,17 +160,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
         options.matcherFactory ?? ((v) => factory.create(v, { ...options.matcherOptions, rankOnly: true }))
       )(voters);
       const rankedPath = join(scratch, 'ranked.csv');
-      await matchList({
-        source: createReadStream(options.listPath, { highWaterMark: 1 << 20 }),
-        output: createWriteStream(rankedPath),
-        matcher: ranker,
-        voters,
-        appendedFields: [],
-        maxMatches: 10,
-        searchRadiusMiles: null,
-        maxRowBytes: EVAL_MAX_ROW_BYTES,
-        asOf: options.asOf ?? new Date(),
-      });
+      await runList(ranker, rankedPath, 10);
       const accumulator = new OracleAccumulator();
       await scoreResultFile(rankedPath, truth, 10, undefined, accumulator);
       oracle = accumulator.result();
