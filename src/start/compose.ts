@@ -257,6 +257,7 @@ export async function compose(config: Config): Promise<Services> {
             {
               run: () => retention.run(),
               done: 'deleted the files of jobs past retention',
+              field: 'expired',
               failed: 'retention pass failed',
             },
             {

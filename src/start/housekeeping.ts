@@ -3,8 +3,9 @@ import type { FastifyBaseLogger } from 'fastify';
 /** One background clean-up of the worker's housekeeping pass: how many things it removed. */
 export interface Sweep {
   run(): Promise<number>;
-  /** Logged with the count when it removed something. */
+  /** Logged with the count when it removed something, under `field` (default `removed`). */
   done: string;
+  field?: 'removed' | 'expired';
   /** Logged with the error when it failed. */
   failed: string;
 }
@@ -17,7 +18,7 @@ export function runSweeps(logger: FastifyBaseLogger, sweeps: readonly Sweep[]): 
   for (const sweep of sweeps) {
     sweep.run().then(
       (removed) => {
-        if (removed > 0) logger.info({ removed }, sweep.done);
+        if (removed > 0) logger.info({ [sweep.field ?? 'removed']: removed }, sweep.done);
       },
       (error: unknown) => logger.error({ err: error }, sweep.failed),
     );
