@@ -201,24 +201,17 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
   const rowTo = Math.floor((lat + dLat + 90) / CELL_DEGREES);
   const columnFrom = Math.floor((lon - dLon + 180) / CELL_DEGREES);
   const columnTo = Math.floor((lon + dLon + 180) / CELL_DEGREES);
-  const postings = index.data.postings;
-  const data = index.data;
   const byFirst = q.location!.source === 'coordinates';
-  const bit = 1 << KEY.cellLast;
-  const within = radiusTest(lat, lon, radius);
-  const visit = (hash: number) => {
-    const [start, end] = postings.range(hash);
-    if (end - start > options.maxPostings) return;
-    for (let i = start; i < end; i++) {
-      const voter = postings.voterAt(i);
-      if (within(data.lat[voter]!, data.lon[voter]!)) out.add(voter, bit);
-    }
+  // The keys of every occupied cell first, then their postings, then the voters' coordinates:
+  // each step for all of them at once (see PackedPostings.ranges), in the order a cell-by-cell
+  // walk would add them.
+  const keys = radiusKeys;
+  keys.clear();
+  const addCell = (cell: number) => {
+    if (q.lastSound !== 0) keys.push(keyCellLast(cell, q.lastSound));
+    if (byFirst) for (const group of q.firstGroups) keys.push(keyCellFirst(cell, group));
   };
-  const visitCell = (cell: number) => {
-    if (q.lastSound !== 0) visit(keyCellLast(cell, q.lastSound));
-    if (byFirst) for (const group of q.firstGroups) visit(keyCellFirst(cell, group));
-  };
-  const { cellIds } = data;
+  const { cellIds } = index.data;
   for (let row = rowFrom; row <= rowTo; row++) {
     const first = cellAt(row, columnFrom);
     const last = cellAt(row, columnTo);
@@ -226,14 +219,63 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
       // A row's cells have consecutive ids: walk the occupied ones only (a wide radius over
       // empty country, or over a state another shard holds, spans thousands of empty cells).
       for (let i = lowerBound(cellIds, first); i < cellIds.length && cellIds[i]! <= last; i++) {
-        visitCell(cellIds[i]!);
+        addCell(cellIds[i]!);
       }
       continue;
     }
     // The range wraps around the antimeridian: cell by cell.
     for (let column = columnFrom; column <= columnTo; column++) {
       const cell = cellAt(row, column);
-      if (index.cellCount(cell) > 0) visitCell(cell);
+      if (index.cellCount(cell) > 0) addCell(cell);
     }
   }
+  const postings = index.data.postings;
+  if (radiusStarts.length < keys.size) {
+    radiusStarts = new Uint32Array(keys.values.length);
+    radiusEnds = new Uint32Array(keys.values.length);
+  }
+  postings.ranges(keys.values, keys.size, radiusStarts, radiusEnds);
+  const voters = radiusVoters;
+  voters.clear();
+  for (let k = 0; k < keys.size; k++) {
+    const start = radiusStarts[k]!;
+    const end = radiusEnds[k]!;
+    if (end - start > options.maxPostings) continue;
+    for (let i = start; i < end; i++) voters.push(postings.voterAt(i));
+  }
+  const data = index.data;
+  const within = radiusTest(lat, lon, radius);
+  const bit = 1 << KEY.cellLast;
+  for (let i = 0; i < voters.size; i++) {
+    const voter = voters.values[i]!;
+    if (within(data.lat[voter]!, data.lon[voter]!)) out.add(voter, bit);
+  }
 }
+
+/**
+ * A growing list of 32-bit values, reused from search to search (each thread has its own module
+ * instance, and a search ends before the next begins).
+ */
+class Uint32List {
+  values = new Uint32Array(256);
+  size = 0;
+
+  clear(): void {
+    this.size = 0;
+  }
+
+  push(value: number): void {
+    if (this.size === this.values.length) {
+      const bigger = new Uint32Array(this.values.length * 2);
+      bigger.set(this.values);
+      this.values = bigger;
+    }
+    this.values[this.size++] = value;
+  }
+}
+
+/** A radius search's cell keys, their posting ranges, and the voters these list. */
+const radiusKeys = new Uint32List();
+let radiusStarts = new Uint32Array(256);
+let radiusEnds = new Uint32Array(256);
+const radiusVoters = new Uint32List();

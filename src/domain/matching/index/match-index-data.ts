@@ -17,6 +17,14 @@ export interface MatchIndexData {
    * dictionary allows (8 bits for states, 16 for first names, …).
    */
   ids: Record<TextField, IdColumn>;
+  /**
+   * Sound (hash of the primary double-metaphone code) of each first and last name, by dictionary
+   * id (0 for the empty name): the blocking keys' and the scorer's "similar" level. Stored, so a
+   * matching thread computes none (computing them on first use cost a fresh list's rows about a
+   * sixth of their time).
+   */
+  firstSounds: Uint32Array;
+  lastSounds: Uint32Array;
   zip: Uint32Array;
   /** yyyymmdd, month/day 0 when unknown, 0 when no dob. */
   dob: Uint32Array;

@@ -13,8 +13,9 @@ import { StringDictionary } from './string-dictionary.ts';
  * 2: blocking keys hash city, state and house number values instead of dictionary ids.
  * 3: packed postings (16-bit hash residuals, 3-byte voters) and id columns as narrow as their
  * dictionaries allow.
+ * 4: the sounds of first and last names stored by dictionary id.
  */
-export const MATCH_INDEX_FORMAT = 3;
+export const MATCH_INDEX_FORMAT = 4;
 
 export interface MatchIndexMeta {
   format: number;
@@ -39,6 +40,8 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
     put(`dict-${field}.counts`, d.dictionaries[field].counts);
     put(`ids-${field}`, d.ids[field]);
   }
+  put('sounds-first', d.firstSounds);
+  put('sounds-last', d.lastSounds);
   put('zip', d.zip);
   put('dob', d.dob);
   put('gender', d.gender);
@@ -86,6 +89,8 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     size: meta.size,
     dictionaries,
     ids,
+    firstSounds: u32('sounds-first'),
+    lastSounds: u32('sounds-last'),
     zip: u32('zip'),
     dob: u32('dob'),
     gender: u8('gender'),
@@ -112,6 +117,8 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     expect(`ids-${field}`, ids[field].length, meta.size);
     expect(`dict-${field}.counts`, dictionaries[field].counts.length, dictionaries[field].size);
   }
+  expect('sounds-first', data.firstSounds.length, dictionaries.first.size);
+  expect('sounds-last', data.lastSounds.length, dictionaries.last.size);
   for (const [name, column] of [
     ['zip', data.zip],
     ['dob', data.dob],

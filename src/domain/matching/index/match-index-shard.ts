@@ -31,6 +31,9 @@ export interface MatchIndexShard {
   dictionaries: Record<TextField, ShardDictionary>;
   /** Per row, per text field: the shard's own dictionary id. */
   ids: Record<TextField, Uint32Array>;
+  /** Sound (soundOf) of each first and last name of the shard's dictionaries, by its id. */
+  firstSounds: Uint32Array;
+  lastSounds: Uint32Array;
   zip: Uint32Array;
   dob: Uint32Array;
   gender: Uint8Array;
@@ -76,6 +79,8 @@ export function shardBuffers(shard: MatchIndexShard): ArrayBuffer[] {
     shard.zipLatSums,
     shard.zipLonSums,
     shard.zipCounts,
+    shard.firstSounds,
+    shard.lastSounds,
   ];
   for (const dictionary of Object.values(shard.dictionaries))
     arrays.push(dictionary.counts, dictionary.firstRows);
@@ -123,6 +128,7 @@ export class MatchIndexShardBuilder {
   /** Blocking features per dictionary id, computed once per distinct value. */
   private readonly firstInitials: number[] = [0];
   private readonly firstGroupList: (readonly number[])[] = [[]];
+  private readonly firstSound: number[] = [0];
   private readonly lastSound: number[] = [0];
   private readonly streetSounds: number[] = [0];
   private readonly houseKeys: number[] = [0];
@@ -154,6 +160,7 @@ export class MatchIndexShardBuilder {
     if (first === this.firstInitials.length) {
       this.firstInitials.push(initialsOf(person.first));
       this.firstGroupList.push(firstGroupsOf(person.first));
+      this.firstSound.push(soundOf(person.first));
     }
     if (last === this.lastSound.length) this.lastSound.push(soundOf(person.last));
     if (street === this.streetSounds.length) this.streetSounds.push(streetSound(person.street));
@@ -252,6 +259,8 @@ export class MatchIndexShardBuilder {
         TextField,
         Uint32Array
       >,
+      firstSounds: Uint32Array.from(this.firstSound),
+      lastSounds: Uint32Array.from(this.lastSound),
       zip: this.zip.slice(0, n),
       dob: this.dob.slice(0, n),
       gender: this.gender.slice(0, n),

@@ -280,6 +280,9 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     assert.equal(index.firstSound(0), 0);
     assert.equal(index.lastSound(data.dictionaries.last.idOf('SMITH')), soundOf('SMITH'));
     assert.equal(index.lastSound(0), 0);
+    // Stored at build for every name (a matching thread computes none).
+    data.dictionaries.first.values.forEach((name, id) => assert.equal(index.firstSound(id), soundOf(name)));
+    data.dictionaries.last.values.forEach((name, id) => assert.equal(index.lastSound(id), soundOf(name)));
   });
 
   it('throws when voters are added out of order', () => {

@@ -1,35 +1,27 @@
 import type { NormalizedPerson } from '../normalize/person.ts';
 import type { MatchIndexData } from './match-index-data.ts';
-import { GENDER_CODE, soundOf } from './match-index-fields.ts';
+import { GENDER_CODE } from './match-index-fields.ts';
 import { MatchIndexShardBuilder } from './match-index-shard.ts';
 import { mergeMatchIndexShards } from './merge-match-index-shards.ts';
-import type { StringDictionary } from './string-dictionary.ts';
+import { QueryMemo } from './query-memo.ts';
 
 export class MatchIndex {
   readonly data: MatchIndexData;
-  /**
-   * Sound (hash of the primary double-metaphone code) per first- and last-name id, for the
-   * scorer's "similar" level: derived from the dictionaries on first use of each name in this
-   * thread (a thread that starts for a short list computes a few hundred, not every name's).
-   */
-  readonly #firstSounds: LazySounds;
-  readonly #lastSounds: LazySounds;
   /** Per first-name id, the gender nearly all its voters share (GENDER_CODE), 0 when none does. */
   #firstGenders: Uint8Array | null = null;
+  #queryMemo: QueryMemo | null = null;
 
   constructor(data: MatchIndexData) {
     this.data = data;
-    this.#firstSounds = new LazySounds(data.dictionaries.first);
-    this.#lastSounds = new LazySounds(data.dictionaries.last);
   }
 
   /** Sound of the first name with this dictionary id (0 for id 0, the empty name). */
   firstSound(id: number): number {
-    return this.#firstSounds.of(id);
+    return this.data.firstSounds[id] ?? 0;
   }
 
   lastSound(id: number): number {
-    return this.#lastSounds.of(id);
+    return this.data.lastSounds[id] ?? 0;
   }
 
   /**
@@ -42,6 +34,12 @@ export class MatchIndex {
     if (id <= 0) return 0;
     this.#firstGenders ??= firstNameGenders(this.data);
     return this.#firstGenders[id] ?? 0;
+  }
+
+  /** The memo of this thread's queries (see QueryMemo), made on first use. */
+  get queryMemo(): QueryMemo {
+    this.#queryMemo ??= new QueryMemo(this.data.dictionaries);
+    return this.#queryMemo;
   }
 
   get size(): number {
@@ -85,28 +83,6 @@ function firstNameGenders(data: MatchIndexData): Uint8Array {
     else if (m >= CLEAR_GENDER_SHARE * total) genders[id] = GENDER_CODE.M;
   }
   return genders;
-}
-
-/** Sounds of a dictionary's names, each computed the first time it is asked for. */
-class LazySounds {
-  readonly #dictionary: StringDictionary;
-  readonly #sounds: Uint32Array;
-  readonly #known: Uint8Array;
-
-  constructor(dictionary: StringDictionary) {
-    this.#dictionary = dictionary;
-    this.#sounds = new Uint32Array(dictionary.size);
-    this.#known = new Uint8Array(dictionary.size);
-  }
-
-  of(id: number): number {
-    if (id === 0) return 0;
-    if (this.#known[id] === 0) {
-      this.#sounds[id] = soundOf(this.#dictionary.value(id));
-      this.#known[id] = 1;
-    }
-    return this.#sounds[id]!;
-  }
 }
 
 function binarySearch(sorted: Uint32Array, value: number): number {

@@ -19,9 +19,13 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
 
   const dictionaries = {} as Record<TextField, StringDictionary>;
   const ids = {} as Record<TextField, IdColumn>;
+  let firstSounds: Uint32Array = new Uint32Array(0);
+  let lastSounds: Uint32Array = new Uint32Array(0);
   for (const field of TEXT_FIELDS) {
     const { dictionary, remaps } = mergeDictionaries(shards.map((s) => s.dictionaries[field]));
     dictionaries[field] = dictionary;
+    if (field === 'first') firstSounds = mergeSounds(dictionary.size, remaps, shards.map((s) => s.firstSounds));
+    if (field === 'last') lastSounds = mergeSounds(dictionary.size, remaps, shards.map((s) => s.lastSounds));
     const column = idColumnFor(dictionary.size, size);
     shards.forEach((shard, s) => {
       const local = shard.ids[field];
@@ -58,6 +62,8 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
     size,
     dictionaries,
     ids,
+    firstSounds,
+    lastSounds,
     zip,
     dob,
     gender,
@@ -127,6 +133,16 @@ function mergeDictionaries(parts: readonly ShardDictionary[]): {
     for (let i = 0; i < part.counts.length; i++) counts[remap[i]!]! += part.counts[i]!;
   });
   return { dictionary: StringDictionary.fromValues(values, counts), remaps };
+}
+
+/** Each merged name's sound, from the shard that holds it (the same name has the same sound in each). */
+function mergeSounds(size: number, remaps: readonly Uint32Array[], parts: readonly Uint32Array[]): Uint32Array {
+  const sounds = new Uint32Array(size);
+  parts.forEach((part, s) => {
+    const remap = remaps[s]!;
+    for (let i = 0; i < part.length; i++) sounds[remap[i]!] = part[i]!;
+  });
+  return sounds;
 }
 
 /** Sums per key over sorted (keys, columns) lists: the union of keys, ascending, with summed columns. */

@@ -35,7 +35,9 @@ describe('PackedPostings', () => {
       const packed = PackedPostings.fromSorted(sorted.hashes, sorted.voters, voters);
       assert.equal(packed.voterBytes, voters > 2 ** 24 ? 4 : 3);
       assert.equal(packed.size, count);
-      const probes = [...new Set([...hashes.subarray(0, 3000), 1, 2, 12345, 0x80000000, 0xfffffffe])];
+      // Keys present, and keys absent spread over every bucket (a lookup lands between entries).
+      const absent = Array.from({ length: 3000 }, (_, i) => Math.imul(i + 1, 2654435761) >>> 0);
+      const probes = [...new Set([...hashes.subarray(0, 3000), ...absent, 0, 1, 2, 12345, 0x80000000, 0xffffffff])];
       for (const hash of probes) {
         const [s1, e1] = plain.range(hash);
         const [s2, e2] = packed.range(hash);
@@ -45,6 +47,12 @@ describe('PackedPostings', () => {
         assert.deepEqual(actual, expected, `voters of ${hash}`);
         assert.equal(packed.count(hash), e1 - s1);
       }
+      // Many at once: the same ranges.
+      const batch = Uint32Array.from(probes);
+      const starts = new Uint32Array(batch.length);
+      const ends = new Uint32Array(batch.length);
+      packed.ranges(batch, batch.length, starts, ends);
+      probes.forEach((hash, k) => assert.deepEqual([starts[k], ends[k]], packed.range(hash), `ranges of ${hash}`));
     });
   }
 

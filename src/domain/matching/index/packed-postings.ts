@@ -6,7 +6,8 @@
  * gives each bucket's range, so within a bucket only the hash's low `32 - bits` bits need
  * storing (`residuals`, 16 bits each: `bits` is at least 16). Voters take 3 bytes each while the
  * file has at most 2^24 voters, 4 beyond. Buckets hold 32 to 64 entries: a lookup reads one
- * directory slot, scans a cache line or two of residuals, and reads the voters it returns.
+ * directory slot, steps through a few residuals from where its own would lie, and reads the
+ * voters it returns.
  * Lookups answer exactly what the unpacked postings answer (the same 32-bit hashes).
  */
 export class PackedPostings {
@@ -89,25 +90,65 @@ export class PackedPostings {
   range(hash: number): [number, number] {
     const h = hash >>> 0;
     const bucket = h >>> this.#shift;
-    const residual = h & this.#mask;
-    const residuals = this.residuals;
-    let low = this.directory[bucket]!;
     const limit = this.directory[bucket + 1]!;
-    let high = limit;
-    // The first entry whose residual is at least the key's: a scan for a typical bucket, a
-    // binary search for the rare large one (a common key's postings share one bucket).
-    if (high - low <= 64) {
-      while (low < high && residuals[low]! < residual) low++;
-    } else {
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (residuals[mid]! < residual) low = mid + 1;
-        else high = mid;
-      }
+    const start = this.#firstAtLeast(this.directory[bucket]!, limit, h & this.#mask);
+    return [start, this.#endOf(start, limit, h & this.#mask)];
+  }
+
+  /**
+   * The entry ranges of `count` hashes at once, into `starts` and `ends` (what `range` gives for
+   * each). Each step is taken for every hash before the next one, so the cache misses of
+   * different hashes (a directory slot, then a bucket's residuals) overlap instead of following
+   * one another: a radius search looks up dozens of map cells that are mostly empty.
+   */
+  ranges(hashes: Uint32Array, count: number, starts: Uint32Array, ends: Uint32Array): void {
+    const directory = this.directory;
+    const shift = this.#shift;
+    const mask = this.#mask;
+    for (let k = 0; k < count; k++) {
+      const bucket = hashes[k]! >>> shift;
+      starts[k] = directory[bucket]!;
+      ends[k] = directory[bucket + 1]!;
     }
-    let end = low;
+    for (let k = 0; k < count; k++) {
+      const residual = hashes[k]! & mask;
+      const start = this.#firstAtLeast(starts[k]!, ends[k]!, residual);
+      starts[k] = start;
+      ends[k] = this.#endOf(start, ends[k]!, residual);
+    }
+  }
+
+  /** The first entry of [low, high) whose residual is at least `residual` (high when none is). */
+  #firstAtLeast(low: number, high: number, residual: number): number {
+    const residuals = this.residuals;
+    // Residuals are uniform hash bits, so in a typical bucket the entry lies near its share of
+    // the bucket: start there and step (a few entries, where a scan from the bucket's start read
+    // half of it). A rare large bucket (a common key's postings share one) is searched by halves.
+    if (high - low <= 64) {
+      if (low === high) return low;
+      let i = low + Math.floor(((high - low) * residual) / (this.#mask + 1));
+      if (residuals[i]! < residual) {
+        i++;
+        while (i < high && residuals[i]! < residual) i++;
+      } else {
+        while (i > low && residuals[i - 1]! >= residual) i--;
+      }
+      return i;
+    }
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (residuals[mid]! < residual) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  /** The end of the run of `residual` that starts at `start` (before `limit`, the bucket's end). */
+  #endOf(start: number, limit: number, residual: number): number {
+    const residuals = this.residuals;
+    let end = start;
     while (end < limit && residuals[end] === residual) end++;
-    return [low, end];
+    return end;
   }
 
   /** Number of entries with this hash (the key's frequency). */

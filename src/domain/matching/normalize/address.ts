@@ -917,15 +917,42 @@ const GENERIC_STREET_WORDS: ReadonlySet<string> = new Set([
  * already agree: alone, a shared word says little.
  */
 export function sameStreetWrittenApart(a: string, b: string): boolean {
-  if (a === '' || b === '') return false;
+  return writtenApartTest(a)(b);
+}
+
+/**
+ * sameStreetWrittenApart with one street prepared once (its letters without spaces, the words
+ * that name it): a row's street is tested against each of its candidates' streets without
+ * splitting or copying either for most of them.
+ */
+export function writtenApartTest(a: string): (b: string) => boolean {
+  if (a === '') return () => false;
   const compactA = a.replaceAll(' ', '');
-  const compactB = b.replaceAll(' ', '');
-  if (compactA === compactB) return true;
-  const shorter = Math.min(compactA.length, compactB.length);
-  if (shorter >= 8 && boundedEditDistance(compactA, compactB, 2) <= 2) return true;
-  const words = new Set(a.split(' ').filter(namesTheStreet));
-  if (words.size === 0) return false;
-  for (const word of b.split(' ')) if (namesTheStreet(word) && words.has(word)) return true;
+  const words = [...new Set(a.split(' ').filter(namesTheStreet))];
+  return (b) => {
+    if (b === '') return false;
+    let spaces = 0;
+    for (let i = b.indexOf(' '); i >= 0; i = b.indexOf(' ', i + 1)) spaces++;
+    // Letters equal, or at most two edits apart: only lengths within two of each other.
+    if (Math.abs(b.length - spaces - compactA.length) <= 2) {
+      const compactB = spaces === 0 ? b : b.replaceAll(' ', '');
+      if (compactA === compactB) return true;
+      const shorter = Math.min(compactA.length, compactB.length);
+      if (shorter >= 8 && boundedEditDistance(compactA, compactB, 2) <= 2) return true;
+    }
+    for (const word of words) if (hasWord(b, word)) return true;
+    return false;
+  };
+}
+
+/** Whether `word` is one of the space-separated words of `text`. */
+function hasWord(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (end === text.length || text.charCodeAt(end) === 32)) {
+      return true;
+    }
+  }
   return false;
 }
 

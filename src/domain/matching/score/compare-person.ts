@@ -1,6 +1,7 @@
 import { boundedEditDistance, jaroWinkler } from '../compare/string-similarity.ts';
 import { keyHouseStreet, valueKey } from '../index/blocking-keys.ts';
 import type { MatchIndex } from '../index/match-index.ts';
+import type { QueryMemo } from '../index/query-memo.ts';
 import {
   CONTACT_EMAIL,
   CONTACT_PHONE,
@@ -9,7 +10,7 @@ import {
   soundOf,
   streetSound,
 } from '../index/match-index-fields.ts';
-import { sameStreetWrittenApart } from '../normalize/address.ts';
+import { writtenApartTest } from '../normalize/address.ts';
 import { isDigitTypo, packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
@@ -50,6 +51,11 @@ export interface Query {
   /** Where to search "within a radius" (coordinates, the address's, or the ZIP's centroid). */
   location: { lat: number; lon: number; source: 'coordinates' | 'address' | 'zip' } | null;
   radiusMiles: number;
+  /** The thread's memo of name and street levels, and this query's generation in it. */
+  memo: QueryMemo;
+  generation: number;
+  /** The row's street prepared for sameStreetWrittenApart, on first use. */
+  writtenApart?: (street: string) => boolean;
 }
 
 export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query {
@@ -58,11 +64,14 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
   const dob = person.dob === null ? 0 : packDate(person.dob);
   const houseId = id(d.house, person.house);
   const stateId = id(d.state, person.state);
+  const memo = index.queryMemo;
+  const firstId = id(d.first, person.first);
+  const lastId = id(d.last, person.last);
   return {
     person,
-    firstId: id(d.first, person.first),
+    firstId,
     middleId: id(d.middle, person.middle),
-    lastId: id(d.last, person.last),
+    lastId,
     suffixId: id(d.suffix, person.suffix),
     houseId,
     streetId: id(d.street, person.street),
@@ -79,8 +88,9 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
         ? keyHouseStreet(valueKey(person.house), streetSound(person.street), valueKey(person.state))
         : null,
     firstGroups: firstGroupsOf(person.first),
-    firstSound: person.first === '' ? 0 : soundOf(person.first),
-    lastSound: person.last === '' ? 0 : soundOf(person.last),
+    // A name some voter has: its stored sound.
+    firstSound: firstId > 0 ? index.firstSound(firstId) : person.first === '' ? 0 : soundOf(person.first),
+    lastSound: lastId > 0 ? index.lastSound(lastId) : person.last === '' ? 0 : soundOf(person.last),
     zip: person.zip === '' ? 0 : Number(person.zip),
     dob,
     gender: GENDER_CODE[person.gender],
@@ -88,6 +98,8 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     emailVoters: null,
     location: null,
     radiusMiles: 0,
+    memo,
+    generation: memo.begin(),
   };
 }
 
@@ -96,21 +108,31 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   const data = index.data;
   const ids = data.ids;
   const dict = data.dictionaries;
+  const { memo, generation } = q;
   levels.fill(0);
 
   // First name.
   const vFirst = ids.first[voter]!;
   if (q.firstId !== 0 && vFirst !== 0) {
-    const voterFirst = dict.first.value(vFirst);
-    levels[F.first] = compareFirst(q, vFirst, voterFirst, index);
-    if (levels[F.first] === L.first.differ && goesByMiddleName(q, ids.middle[voter]!, voterFirst, index)) {
-      levels[F.first] = L.first.middle;
+    let level = memo.first.get(vFirst, generation);
+    if (level === 0) {
+      level = compareFirst(q, vFirst, dict.first.value(vFirst), index);
+      memo.first.set(vFirst, generation, level);
     }
+    if (level === L.first.differ && goesByMiddleName(q, ids.middle[voter]!, dict.first.value(vFirst), index)) {
+      level = L.first.middle;
+    }
+    levels[F.first] = level;
   }
   // Last name.
   const vLast = ids.last[voter]!;
   if (q.lastId !== 0 && vLast !== 0) {
-    levels[F.last] = compareLast(q.person.last, q.lastId, q.lastSound, vLast, dict.last.value(vLast), index);
+    let level = memo.last.get(vLast, generation);
+    if (level === 0) {
+      level = compareLast(q.person.last, q.lastId, q.lastSound, vLast, dict.last.value(vLast), index);
+      memo.last.set(vLast, generation, level);
+    }
+    levels[F.last] = level;
   }
   // Middle name or initial.
   const vMiddle = ids.middle[voter]!;
@@ -160,16 +182,11 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
         levels[F.address] =
           q.unitId === 0 || vUnit === 0 || q.unitId === vUnit ? L.address.exact : L.address.unit;
       } else {
-        levels[F.address] = similarStreets(q.person.street, dict.street.value(vStreet))
-          ? L.address.typo
-          : L.address.differ;
+        levels[F.address] = similarStreet(q, vStreet, index) ? L.address.typo : L.address.differ;
       }
     } else {
-      const vStreet = ids.street[voter]!;
       levels[F.address] =
-        q.streetId === vStreet || similarStreets(q.person.street, dict.street.value(vStreet))
-          ? L.address.street
-          : L.address.differ;
+        q.streetId === vStreet || similarStreet(q, vStreet, index) ? L.address.street : L.address.differ;
     }
   }
   // ZIP; city only without a ZIP on either side, state only without both.
@@ -202,9 +219,19 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   }
 }
 
-/** One street with a typo, or written apart (spaces moved, a route word or suffix mistyped). */
-function similarStreets(a: string, b: string): boolean {
-  return jaroWinkler(a, b) >= 0.88 || sameStreetWrittenApart(a, b);
+/**
+ * The row's street and another voter street: one with a typo, or written apart (spaces moved, a
+ * route word or suffix mistyped). Remembered per street for the query.
+ */
+function similarStreet(q: Query, vStreet: number, index: MatchIndex): boolean {
+  const known = q.memo.street.get(vStreet, q.generation);
+  if (known !== 0) return known === 2;
+  const a = q.person.street;
+  const b = index.data.dictionaries.street.value(vStreet);
+  q.writtenApart ??= writtenApartTest(a);
+  const similar = jaroWinkler(a, b) >= 0.88 || q.writtenApart(b);
+  q.memo.street.set(vStreet, q.generation, similar ? 2 : 1);
+  return similar;
 }
 
 function compareFirst(q: Query, vFirst: number, voterFirst: string, index: MatchIndex): number {

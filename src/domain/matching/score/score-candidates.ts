@@ -42,6 +42,7 @@ export function scoreCandidates(
   const best: ScoredCandidate[] = [];
   let oddsSum = 0;
   const levels = new Uint8Array(FIELD_COUNT);
+  prefetchCandidates(index, candidates);
   for (let c = 0; c < candidates.size; c++) {
     const voter = candidates.voterAt(c);
     const sources = candidates.bitsAt(c);
@@ -92,4 +93,38 @@ function partialWeight(model: FellegiSunterModel, field: number, level: number, 
 function tfWeight(model: FellegiSunterModel, field: number, count: number, n: number): number {
   if (count <= 0) return Number.NaN;
   return Math.log2(model.m[at(field, 1)]! / (count / n));
+}
+
+/** Keeps prefetchCandidates' reads from being optimized away. */
+let prefetched = 0;
+
+/**
+ * Reads each candidate's columns once before any is compared. The reads of different candidates
+ * are independent, so the processor overlaps their cache misses (a candidate's fields lie in a
+ * dozen columns, each a miss for a voter met for the first time); comparing candidates one by
+ * one waited for each miss in turn (about a tenth of a fresh row's time).
+ */
+function prefetchCandidates(index: MatchIndex, candidates: CandidateSet): void {
+  const d = index.data;
+  const ids = d.ids;
+  let x = 0;
+  for (let c = 0; c < candidates.size; c++) {
+    const v = candidates.voterAt(c);
+    x +=
+      ids.first[v]! +
+      ids.last[v]! +
+      ids.middle[v]! +
+      ids.suffix[v]! +
+      ids.house[v]! +
+      ids.street[v]! +
+      ids.unit[v]! +
+      ids.city[v]! +
+      ids.state[v]! +
+      d.zip[v]! +
+      d.dob[v]! +
+      d.gender[v]! +
+      d.contact[v]! +
+      d.lat[v]!;
+  }
+  prefetched += x;
 }
