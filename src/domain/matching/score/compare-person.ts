@@ -245,8 +245,9 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   const qGender = index.firstNameGender(q.firstId);
   const vGender = qGender === 0 ? 0 : index.firstNameGender(vFirst);
   if (vGender !== 0 && vGender !== qGender) return L.first.differ;
-  if (isTypo(a, b)) return L.first.typo;
-  if (q.firstSound === index.firstSound(vFirst) || jaroWinkler(a, b) >= 0.8) return L.first.similar;
+  const similarity = jaroWinkler(a, b);
+  if (isTypo(a, b, similarity)) return L.first.typo;
+  if (q.firstSound === index.firstSound(vFirst) || similarity >= 0.8) return L.first.similar;
   return L.first.differ;
 }
 
@@ -274,17 +275,21 @@ function compareLast(
   index: MatchIndex,
 ): number {
   if (aId === vLast) return L.last.exact;
-  if (isTypo(a, b)) return L.last.typo;
+  const similarity = jaroWinkler(a, b);
+  if (isTypo(a, b, similarity)) return L.last.typo;
   if (sharesWord(a, b)) return L.last.part;
-  if (aSound === index.lastSound(vLast) || jaroWinkler(a, b) >= 0.8) return L.last.similar;
+  if (aSound === index.lastSound(vLast) || similarity >= 0.8) return L.last.similar;
   return L.last.differ;
 }
 
-/** One edit (substitution, insertion, deletion or transposition), or a very high Jaro-Winkler. */
-function isTypo(a: string, b: string): boolean {
+/**
+ * One edit (substitution, insertion, deletion or transposition), or a very high Jaro-Winkler
+ * (`similarity`, the caller's jaroWinkler(a, b)).
+ */
+function isTypo(a: string, b: string, similarity: number): boolean {
   if (Math.abs(a.length - b.length) > 2) return false;
-  if (Math.min(a.length, b.length) >= 4 && boundedEditDistance(a, b, 1) <= 1) return true;
-  return jaroWinkler(a, b) >= 0.94;
+  if (similarity >= 0.94) return true;
+  return Math.min(a.length, b.length) >= 4 && boundedEditDistance(a, b, 1) <= 1;
 }
 
 /** Compound surnames: "GARCIA LOPEZ" and "LOPEZ", "SMITH-JONES" and "JONES". */

@@ -1,7 +1,7 @@
 import type { CandidateSet } from '../candidates/candidate-set.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { comparePerson, type Query } from './compare-person.ts';
-import { F, FIELD_COUNT, L } from './comparison-levels.ts';
+import { F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
 import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
 
 /** One scored candidate of one input person. */
@@ -39,6 +39,17 @@ export function scoreCandidates(
   }
   const firstShare = data.dictionaries.first.count(q.firstId) / n;
   const lastShare = data.dictionaries.last.count(q.lastId) / n;
+  // The model's weights with this query's own for its names and address (term frequencies),
+  // so each candidate's weight is one lookup per compared field.
+  const weights = queryWeights;
+  weights.set(model.weight);
+  for (let level = 1; level < MAX_LEVELS; level++) {
+    if (level === 1 && !Number.isNaN(firstTf)) weights[at(F.first, level)] = firstTf;
+    else if (firstShare > 0) weights[at(F.first, level)] = partialWeight(model, F.first, level, firstShare);
+    if (level === 1 && !Number.isNaN(lastTf)) weights[at(F.last, level)] = lastTf;
+    else if (lastShare > 0) weights[at(F.last, level)] = partialWeight(model, F.last, level, lastShare);
+  }
+  if (!Number.isNaN(addressTf)) weights[at(F.address, L.address.exact)] = addressTf;
   const best: ScoredCandidate[] = [];
   let oddsSum = 0;
   const levels = new Uint8Array(FIELD_COUNT);
@@ -50,13 +61,7 @@ export function scoreCandidates(
     let weight = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const level = levels[f]!;
-      if (level === 0) continue;
-      if (level === 1 && f === F.first && !Number.isNaN(firstTf)) weight += firstTf;
-      else if (level === 1 && f === F.last && !Number.isNaN(lastTf)) weight += lastTf;
-      else if (level === L.address.exact && f === F.address && !Number.isNaN(addressTf)) weight += addressTf;
-      else if (f === F.first && firstShare > 0) weight += partialWeight(model, f, level, firstShare);
-      else if (f === F.last && lastShare > 0) weight += partialWeight(model, f, level, lastShare);
-      else weight += model.weight[at(f, level)]!;
+      if (level !== 0) weight += weights[f * MAX_LEVELS + level]!;
     }
     const odds = priorOdds * 2 ** weight;
     oddsSum += odds;
@@ -70,6 +75,9 @@ export function scoreCandidates(
   }
   return { best, oddsSum };
 }
+
+/** scoreCandidates' weight table, filled for each query (one per thread's module instance). */
+const queryWeights = new Float64Array(FIELD_COUNT * MAX_LEVELS);
 
 const isBetter = (weight: number, voter: number, than: ScoredCandidate) =>
   weight > than.weight || (weight === than.weight && voter < than.voter);
