@@ -24,7 +24,7 @@ import type { MatchIndex } from '../index/match-index.ts';
 import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fields.ts';
 import type { Query } from '../score/compare-person.ts';
 import type { CandidateSet } from './candidate-set.ts';
-import { radiusTest } from './within-radius.ts';
+import { radiusTest, reachInBand } from './within-radius.ts';
 
 /**
  * Candidate generation: the union of the voters listed under each blocking key the input row
@@ -213,9 +213,16 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
   };
   const { cellIds } = index.data;
   for (let row = rowFrom; row <= rowTo; row++) {
-    const first = cellAt(row, columnFrom);
-    const last = cellAt(row, columnTo);
-    if (last - first === columnTo - columnFrom) {
+    // The row's cells within the test's reach (a circle's, not its square's).
+    const south = row * CELL_DEGREES - 90;
+    const reach = reachInBand(lat, radius, south, south + CELL_DEGREES);
+    if (reach < 0) continue;
+    const rowColumnFrom = Math.max(columnFrom, Math.floor((lon - reach + 180) / CELL_DEGREES));
+    const rowColumnTo = Math.min(columnTo, Math.floor((lon + reach + 180) / CELL_DEGREES));
+    if (rowColumnFrom > rowColumnTo) continue;
+    const first = cellAt(row, rowColumnFrom);
+    const last = cellAt(row, rowColumnTo);
+    if (last - first === rowColumnTo - rowColumnFrom) {
       // A row's cells have consecutive ids: walk the occupied ones only (a wide radius over
       // empty country, or over a state another shard holds, spans thousands of empty cells).
       for (let i = lowerBound(cellIds, first); i < cellIds.length && cellIds[i]! <= last; i++) {
@@ -224,7 +231,7 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
       continue;
     }
     // The range wraps around the antimeridian: cell by cell.
-    for (let column = columnFrom; column <= columnTo; column++) {
+    for (let column = rowColumnFrom; column <= rowColumnTo; column++) {
       const cell = cellAt(row, column);
       if (index.cellCount(cell) > 0) addCell(cell);
     }

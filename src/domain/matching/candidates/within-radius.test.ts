@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { distanceMiles } from '../score/compare-person.ts';
-import { radiusTest } from './within-radius.ts';
+import { radiusTest, reachInBand } from './within-radius.ts';
 
 describe('radiusTest', () => {
   it('decides exactly as the great-circle distance, at every latitude, radius and bearing', () => {
@@ -35,5 +35,41 @@ describe('radiusTest', () => {
     const within = radiusTest(51.9, 179.99, 5);
     assert.equal(within(51.9, -179.99), true);
     assert.equal(within(51.9, -179.0), false);
+  });
+});
+
+describe('reachInBand', () => {
+  it('bounds every point radiusTest accepts, in the band of its latitude', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const band = 0.02;
+    let accepted = 0;
+    for (let q = 0; q < 300; q++) {
+      const lat = -74 + random() * 148;
+      const lon = -179 + random() * 358;
+      const radius = 0.5 + random() * 30;
+      const within = radiusTest(lat, lon, radius);
+      for (let p = 0; p < 300; p++) {
+        // Points around the circle's edge, where rounding would show.
+        const vLat = lat + (random() - 0.5) * 2.2 * (radius / 69);
+        const vLon = lon + (random() - 0.5) * 2.2 * (radius / (69 * Math.cos((lat * Math.PI) / 180)));
+        if (!within(vLat, vLon)) continue;
+        accepted++;
+        const south = Math.floor((vLat + 90) / band) * band - 90;
+        const reach = reachInBand(lat, radius, south, south + band);
+        assert.ok(reach >= Math.abs(vLon - lon), `(${lat}, ${lon}) r ${radius}: (${vLat}, ${vLon}) beyond ${reach}`);
+      }
+    }
+    assert.ok(accepted > 10_000);
+  });
+
+  it('leaves out bands beyond the radius, and bounds nothing where the test is exact', () => {
+    assert.equal(reachInBand(40, 1, 40.5, 40.52), -1);
+    assert.ok(reachInBand(40, 1, 39.99, 40.01) > 1 / 69);
+    assert.equal(reachInBand(80, 1, 80, 80.02), Number.POSITIVE_INFINITY);
+    assert.equal(reachInBand(40, 150, 40, 40.02), Number.POSITIVE_INFINITY);
   });
 });

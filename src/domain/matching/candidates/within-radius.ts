@@ -38,3 +38,22 @@ export function radiusTest(
     return distanceMiles(lat, lon, vLat, vLon) <= radius;
   };
 }
+
+/**
+ * How far east and west of the point (in degrees of longitude) radiusTest(lat, lon, radius) can
+ * accept a point whose latitude lies in [south, north]: the flat circle of radius × (1 + MARGIN)
+ * (beyond which it accepts nothing) cut at the band's latitude nearest the point. -1 when it
+ * accepts no point of the band; Infinity when the test is the exact distance alone (near the
+ * poles, or a radius too wide for the flat circle to bound it). A radius search reads only the
+ * map cells in reach: the corners of the square around its circle hold none it could accept.
+ */
+export function reachInBand(lat: number, radius: number, south: number, north: number): number {
+  if (Math.abs(lat) > FLAT_MAX_LATITUDE || radius > 100) return Number.POSITIVE_INFINITY;
+  // A hair wider than the test's own bound, so rounding never leaves out a cell it would accept.
+  const reach = radius * (1 + MARGIN) * (1 + 1e-6) + 1e-9;
+  const gap = lat < south ? south - lat : lat > north ? lat - north : 0;
+  const dy = gap * MILES_PER_DEGREE;
+  if (dy > reach) return -1;
+  const xScale = MILES_PER_DEGREE * Math.cos((lat * Math.PI) / 180);
+  return Math.sqrt(reach * reach - dy * dy) / xScale + 1e-9;
+}
