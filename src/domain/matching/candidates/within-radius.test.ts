@@ -60,7 +60,10 @@ describe('reachInBand', () => {
         accepted++;
         const south = Math.floor((vLat + 90) / band) * band - 90;
         const reach = reachInBand(lat, radius, south, south + band);
-        assert.ok(reach >= Math.abs(vLon - lon), `(${lat}, ${lon}) r ${radius}: (${vLat}, ${vLon}) beyond ${reach}`);
+        assert.ok(
+          reach >= Math.abs(vLon - lon),
+          `(${lat}, ${lon}) r ${radius}: (${vLat}, ${vLon}) beyond ${reach}`,
+        );
       }
     }
     assert.ok(accepted > 10_000);

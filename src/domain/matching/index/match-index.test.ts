@@ -281,8 +281,10 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     assert.equal(index.lastSound(data.dictionaries.last.idOf('SMITH')), soundOf('SMITH'));
     assert.equal(index.lastSound(0), 0);
     // Stored at build for every name (a matching thread computes none).
-    data.dictionaries.first.values.forEach((name, id) => assert.equal(index.firstSound(id), soundOf(name)));
-    data.dictionaries.last.values.forEach((name, id) => assert.equal(index.lastSound(id), soundOf(name)));
+    for (const [id, name] of data.dictionaries.first.values.entries())
+      assert.equal(index.firstSound(id), soundOf(name));
+    for (const [id, name] of data.dictionaries.last.values.entries())
+      assert.equal(index.lastSound(id), soundOf(name));
   });
 
   it('throws when voters are added out of order', () => {

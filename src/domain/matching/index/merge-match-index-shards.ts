@@ -24,8 +24,18 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
   for (const field of TEXT_FIELDS) {
     const { dictionary, remaps } = mergeDictionaries(shards.map((s) => s.dictionaries[field]));
     dictionaries[field] = dictionary;
-    if (field === 'first') firstSounds = mergeSounds(dictionary.size, remaps, shards.map((s) => s.firstSounds));
-    if (field === 'last') lastSounds = mergeSounds(dictionary.size, remaps, shards.map((s) => s.lastSounds));
+    if (field === 'first')
+      firstSounds = mergeSounds(
+        dictionary.size,
+        remaps,
+        shards.map((s) => s.firstSounds),
+      );
+    if (field === 'last')
+      lastSounds = mergeSounds(
+        dictionary.size,
+        remaps,
+        shards.map((s) => s.lastSounds),
+      );
     const column = idColumnFor(dictionary.size, size);
     shards.forEach((shard, s) => {
       const local = shard.ids[field];
@@ -136,7 +146,11 @@ function mergeDictionaries(parts: readonly ShardDictionary[]): {
 }
 
 /** Each merged name's sound, from the shard that holds it (the same name has the same sound in each). */
-function mergeSounds(size: number, remaps: readonly Uint32Array[], parts: readonly Uint32Array[]): Uint32Array {
+function mergeSounds(
+  size: number,
+  remaps: readonly Uint32Array[],
+  parts: readonly Uint32Array[],
+): Uint32Array {
   const sounds = new Uint32Array(size);
   parts.forEach((part, s) => {
     const remap = remaps[s]!;

@@ -37,7 +37,9 @@ describe('PackedPostings', () => {
       assert.equal(packed.size, count);
       // Keys present, and keys absent spread over every bucket (a lookup lands between entries).
       const absent = Array.from({ length: 3000 }, (_, i) => Math.imul(i + 1, 2654435761) >>> 0);
-      const probes = [...new Set([...hashes.subarray(0, 3000), ...absent, 0, 1, 2, 12345, 0x80000000, 0xffffffff])];
+      const probes = [
+        ...new Set([...hashes.subarray(0, 3000), ...absent, 0, 1, 2, 12345, 0x80000000, 0xffffffff]),
+      ];
       for (const hash of probes) {
         const [s1, e1] = plain.range(hash);
         const [s2, e2] = packed.range(hash);
@@ -52,7 +54,9 @@ describe('PackedPostings', () => {
       const starts = new Uint32Array(batch.length);
       const ends = new Uint32Array(batch.length);
       packed.ranges(batch, batch.length, starts, ends);
-      probes.forEach((hash, k) => assert.deepEqual([starts[k], ends[k]], packed.range(hash), `ranges of ${hash}`));
+      for (const [k, hash] of probes.entries()) {
+        assert.deepEqual([starts[k], ends[k]], packed.range(hash), `ranges of ${hash}`);
+      }
     });
   }
 

@@ -949,7 +949,10 @@ export function writtenApartTest(a: string): (b: string) => boolean {
 function hasWord(text: string, word: string): boolean {
   for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
     const end = at + word.length;
-    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (end === text.length || text.charCodeAt(end) === 32)) {
+    if (
+      (at === 0 || text.charCodeAt(at - 1) === 32) &&
+      (end === text.length || text.charCodeAt(end) === 32)
+    ) {
       return true;
     }
   }

@@ -338,7 +338,12 @@ describe('comparePerson missing values', () => {
 
 describe('comparePerson remembers a query’s name and street levels', () => {
   it('gives each of two interleaved queries its own levels', () => {
-    const smith = query({ first_name: 'Jon', last_name: 'Smyth', address1: '123 N Main Street', zip: '27601' });
+    const smith = query({
+      first_name: 'Jon',
+      last_name: 'Smyth',
+      address1: '123 N Main Street',
+      zip: '27601',
+    });
     const lopez = query({ first_name: 'Margaret', last_name: 'Lopes', address1: '9 Oak St', zip: '27601' });
     const fresh = (fields: InputFields, voter: number) => Array.from(levelsOf(query(fields), voter));
     // Each query compared again after the other wrote its own levels for the same names.
@@ -346,7 +351,10 @@ describe('comparePerson remembers a query’s name and street levels', () => {
       for (const voter of [0, 1, 2, 4]) {
         assert.deepEqual(
           Array.from(levelsOf(smith, voter)),
-          fresh({ first_name: 'Jon', last_name: 'Smyth', address1: '123 N Main Street', zip: '27601' }, voter),
+          fresh(
+            { first_name: 'Jon', last_name: 'Smyth', address1: '123 N Main Street', zip: '27601' },
+            voter,
+          ),
         );
         assert.deepEqual(
           Array.from(levelsOf(lopez, voter)),

@@ -1,7 +1,6 @@
 import { boundedEditDistance, jaroWinkler } from '../compare/string-similarity.ts';
 import { keyHouseStreet, valueKey } from '../index/blocking-keys.ts';
 import type { MatchIndex } from '../index/match-index.ts';
-import type { QueryMemo } from '../index/query-memo.ts';
 import {
   CONTACT_EMAIL,
   CONTACT_PHONE,
@@ -10,6 +9,7 @@ import {
   soundOf,
   streetSound,
 } from '../index/match-index-fields.ts';
+import type { QueryMemo } from '../index/query-memo.ts';
 import { writtenApartTest } from '../normalize/address.ts';
 import { isDigitTypo, packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
@@ -119,7 +119,10 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
       level = compareFirst(q, vFirst, dict.first.value(vFirst), index);
       memo.first.set(vFirst, generation, level);
     }
-    if (level === L.first.differ && goesByMiddleName(q, ids.middle[voter]!, dict.first.value(vFirst), index)) {
+    if (
+      level === L.first.differ &&
+      goesByMiddleName(q, ids.middle[voter]!, dict.first.value(vFirst), index)
+    ) {
       level = L.first.middle;
     }
     levels[F.first] = level;

@@ -104,7 +104,7 @@ function tfWeight(model: FellegiSunterModel, field: number, count: number, n: nu
 }
 
 /** Keeps prefetchCandidates' reads from being optimized away. */
-let prefetched = 0;
+const prefetched = { sum: 0 };
 
 /**
  * Reads each candidate's columns once before any is compared. The reads of different candidates
@@ -134,5 +134,5 @@ function prefetchCandidates(index: MatchIndex, candidates: CandidateSet): void {
       d.contact[v]! +
       d.lat[v]!;
   }
-  prefetched += x;
+  prefetched.sum += x;
 }
