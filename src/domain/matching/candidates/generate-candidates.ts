@@ -24,6 +24,7 @@ import type { MatchIndex } from '../index/match-index.ts';
 import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fields.ts';
 import type { Query } from '../score/compare-person.ts';
 import type { CandidateSet } from './candidate-set.ts';
+import { KeyBatch, Uint32List } from './key-batch.ts';
 import { radiusTest, reachInBand } from './within-radius.ts';
 
 /**
@@ -54,15 +55,10 @@ export function generateCandidates(
 ): void {
   const postings = index.data.postings;
   const p = q.person;
-  const collect = (kind: number, hash: number) => {
-    const [start, end] = postings.range(hash);
-    if (end - start > options.maxPostings) return;
-    const bit = 1 << kind;
-    for (let i = start; i < end; i++) {
-      const voter = postings.voterAt(i);
-      out.add(voter, bit);
-    }
-  };
+  // The row's keys are gathered first and looked up together (see KeyBatch).
+  const keys = blockingKeys;
+  keys.clear();
+  const collect = (kind: number, hash: number) => keys.push(hash, kind);
 
   // Phone and e-mail: a voter agrees when both independent hashes list it.
   if (p.phones.length > 0) {
@@ -121,6 +117,15 @@ export function generateCandidates(
 
   if (q.houseId > 0 && q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseKey, q.zip));
   if (q.houseStreetKey !== null) collect(KEY.houseStreet, q.houseStreetKey);
+
+  keys.lookUp(postings);
+  for (let k = 0; k < keys.size; k++) {
+    const start = keys.starts[k]!;
+    const end = keys.ends[k]!;
+    if (end - start > options.maxPostings) continue;
+    const bit = 1 << keys.kinds[k]!;
+    for (let i = start; i < end; i++) out.add(postings.voterAt(i), bit);
+  }
 
   locate(index, q, out);
   if (q.location !== null && (q.lastSound !== 0 || q.firstGroups.length > 0)) {
@@ -208,8 +213,8 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
   const keys = radiusKeys;
   keys.clear();
   const addCell = (cell: number) => {
-    if (q.lastSound !== 0) keys.push(keyCellLast(cell, q.lastSound));
-    if (byFirst) for (const group of q.firstGroups) keys.push(keyCellFirst(cell, group));
+    if (q.lastSound !== 0) keys.push(keyCellLast(cell, q.lastSound), KEY.cellLast);
+    if (byFirst) for (const group of q.firstGroups) keys.push(keyCellFirst(cell, group), KEY.cellFirst);
   };
   const { cellIds } = index.data;
   for (let row = rowFrom; row <= rowTo; row++) {
@@ -237,16 +242,12 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
     }
   }
   const postings = index.data.postings;
-  if (radiusStarts.length < keys.size) {
-    radiusStarts = new Uint32Array(keys.values.length);
-    radiusEnds = new Uint32Array(keys.values.length);
-  }
-  postings.ranges(keys.values, keys.size, radiusStarts, radiusEnds);
+  keys.lookUp(postings);
   const voters = radiusVoters;
   voters.clear();
   for (let k = 0; k < keys.size; k++) {
-    const start = radiusStarts[k]!;
-    const end = radiusEnds[k]!;
+    const start = keys.starts[k]!;
+    const end = keys.ends[k]!;
     if (end - start > options.maxPostings) continue;
     for (let i = start; i < end; i++) voters.push(postings.voterAt(i));
   }
@@ -259,30 +260,7 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
   }
 }
 
-/**
- * A growing list of 32-bit values, reused from search to search (each thread has its own module
- * instance, and a search ends before the next begins).
- */
-class Uint32List {
-  values = new Uint32Array(256);
-  size = 0;
-
-  clear(): void {
-    this.size = 0;
-  }
-
-  push(value: number): void {
-    if (this.size === this.values.length) {
-      const bigger = new Uint32Array(this.values.length * 2);
-      bigger.set(this.values);
-      this.values = bigger;
-    }
-    this.values[this.size++] = value;
-  }
-}
-
-/** A radius search's cell keys, their posting ranges, and the voters these list. */
-const radiusKeys = new Uint32List();
-let radiusStarts = new Uint32Array(256);
-let radiusEnds = new Uint32Array(256);
+/** A row's blocking keys; a radius search's cell keys and the voters their postings list. */
+const blockingKeys = new KeyBatch();
+const radiusKeys = new KeyBatch();
 const radiusVoters = new Uint32List();
