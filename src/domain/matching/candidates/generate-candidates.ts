@@ -1,5 +1,6 @@
 import {
   CELL_DEGREES,
+  CELL_KEY_WORDS,
   cellAt,
   KEY,
   keyCellFirst,
@@ -18,6 +19,7 @@ import {
   keyStateName,
   keyZipFirst,
   keyZipLast,
+  mayHoldCellKey,
 } from '../index/blocking-keys.ts';
 import { lowerBound } from '../index/lower-bound.ts';
 import type { MatchIndex } from '../index/match-index.ts';
@@ -210,13 +212,23 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
   // The keys of every occupied cell first, then their postings, then the voters' coordinates:
   // each step for all of them at once (see PackedPostings.ranges), in the order a cell-by-cell
   // walk would add them.
+  // A key the cell's filter does not hold was never posted there: not looked up.
   const keys = radiusKeys;
   keys.clear();
-  const addCell = (cell: number) => {
-    if (q.lastSound !== 0) keys.push(keyCellLast(cell, q.lastSound), KEY.cellLast);
-    if (byFirst) for (const group of q.firstGroups) keys.push(keyCellFirst(cell, group), KEY.cellFirst);
+  const { cellIds, cellKeyFilters } = index.data;
+  const addCell = (cell: number, at: number) => {
+    const filter = at * CELL_KEY_WORDS;
+    if (q.lastSound !== 0) {
+      const hash = keyCellLast(cell, q.lastSound);
+      if (mayHoldCellKey(cellKeyFilters, filter, hash)) keys.push(hash, KEY.cellLast);
+    }
+    if (byFirst) {
+      for (const group of q.firstGroups) {
+        const hash = keyCellFirst(cell, group);
+        if (mayHoldCellKey(cellKeyFilters, filter, hash)) keys.push(hash, KEY.cellFirst);
+      }
+    }
   };
-  const { cellIds } = index.data;
   for (let row = rowFrom; row <= rowTo; row++) {
     // The row's cells within the test's reach (a circle's, not its square's).
     const south = row * CELL_DEGREES - 90;
@@ -231,14 +243,15 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
       // A row's cells have consecutive ids: walk the occupied ones only (a wide radius over
       // empty country, or over a state another shard holds, spans thousands of empty cells).
       for (let i = lowerBound(cellIds, first); i < cellIds.length && cellIds[i]! <= last; i++) {
-        addCell(cellIds[i]!);
+        addCell(cellIds[i]!, i);
       }
       continue;
     }
     // The range wraps around the antimeridian: cell by cell.
     for (let column = rowColumnFrom; column <= rowColumnTo; column++) {
       const cell = cellAt(row, column);
-      if (index.cellCount(cell) > 0) addCell(cell);
+      const at = lowerBound(cellIds, cell);
+      if (at < cellIds.length && cellIds[at] === cell) addCell(cell, at);
     }
   }
   const postings = index.data.postings;

@@ -91,6 +91,24 @@ export const valueKey = (value: string): number => (value === '' ? 0 : hashPart(
 /** ZIP as an integer; 0 when missing ('00501' → 501, so no real ZIP is 0). */
 export const zipNumber = (zip: string): number => (zip === '' ? 0 : Number(zip));
 
+/**
+ * 32-bit words per map cell of its filter of the cell keys (keyCellLast, keyCellFirst) posted
+ * in it: a radius search skips the lookups of keys a cell's filter does not hold. Most cells hold
+ * a few voters, so most of a wide search's keys are absent from them (128 bits per occupied cell,
+ * under a byte per voter).
+ */
+export const CELL_KEY_WORDS = 4;
+
+/** Marks a cell key's hash in the filter of its cell (the words from `offset`). */
+export function markCellKey(filter: Uint32Array, offset: number, hash: number): void {
+  filter[offset + (hash >>> 30)]! |= 1 << ((hash >>> 25) & 31);
+}
+
+/** False when the cell's filter proves the key was never posted in the cell. */
+export function mayHoldCellKey(filter: Uint32Array, offset: number, hash: number): boolean {
+  return (filter[offset + (hash >>> 30)]! & (1 << ((hash >>> 25) & 31))) !== 0;
+}
+
 /** Map cells of 0.02° × 0.02° (about 1.4 × 1.1 miles at 40°N). */
 export const CELL_DEGREES = 0.02;
 const CELLS_PER_ROW = Math.ceil(360 / CELL_DEGREES);

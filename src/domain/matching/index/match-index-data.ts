@@ -38,6 +38,8 @@ export interface MatchIndexData {
   /** Voters per map cell: sorted cell ids and their counts. */
   cellIds: Uint32Array;
   cellCounts: Uint32Array;
+  /** Per cell, CELL_KEY_WORDS words: the filter of the cell keys posted in it (blocking-keys.ts). */
+  cellKeyFilters: Uint32Array;
   /** ZIP centroids: sorted ZIPs, mean coordinates and voter counts. */
   zipIds: Uint32Array;
   zipLat: Float32Array;

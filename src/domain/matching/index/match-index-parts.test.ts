@@ -137,7 +137,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.equal(new Set(meta.parts).size, meta.parts.length);
     for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
     // Per text field: the values, their counts and the voters' ids; the names' sounds.
-    assert.equal(meta.parts.length, TEXT_FIELDS.length * 3 + 2 + 14);
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 3 + 2 + 15);
     assert.ok(meta.parts.includes('sounds-first') && meta.parts.includes('sounds-last'));
   });
 

@@ -1,3 +1,4 @@
+import { CELL_KEY_WORDS } from './blocking-keys.ts';
 import { MatchIndex } from './match-index.ts';
 import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
@@ -14,8 +15,9 @@ import { StringDictionary } from './string-dictionary.ts';
  * 3: packed postings (16-bit hash residuals, 3-byte voters) and id columns as narrow as their
  * dictionaries allow.
  * 4: the sounds of first and last names stored by dictionary id.
+ * 5: a filter of the cell keys posted in each map cell.
  */
-export const MATCH_INDEX_FORMAT = 4;
+export const MATCH_INDEX_FORMAT = 5;
 
 export interface MatchIndexMeta {
   format: number;
@@ -53,6 +55,7 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   put('postings-directory', d.postings.directory);
   put('cell-ids', d.cellIds);
   put('cell-counts', d.cellCounts);
+  put('cell-key-filters', d.cellKeyFilters);
   put('zip-ids', d.zipIds);
   put('zip-lat', d.zipLat);
   put('zip-lon', d.zipLon);
@@ -105,6 +108,7 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     ),
     cellIds: u32('cell-ids'),
     cellCounts: u32('cell-counts'),
+    cellKeyFilters: u32('cell-key-filters'),
     zipIds: u32('zip-ids'),
     zipLat: f32('zip-lat'),
     zipLon: f32('zip-lon'),
@@ -130,6 +134,7 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     expect(name, column.length, meta.size);
   }
   expect('cell-counts', data.cellCounts.length, data.cellIds.length);
+  expect('cell-key-filters', data.cellKeyFilters.length, data.cellIds.length * CELL_KEY_WORDS);
   expect('zip-lat', data.zipLat.length, data.zipIds.length);
   expect('zip-lon', data.zipLon.length, data.zipIds.length);
   return new MatchIndex(data);

@@ -4,6 +4,7 @@ import { generateVoterRows, VOTER_COLUMNS } from '../../../lab/synthetic/synthet
 import { packDate } from '../normalize/dates.ts';
 import { normalizeVoter } from '../normalize/person.ts';
 import {
+  CELL_KEY_WORDS,
   cellOf,
   keyCellFirst,
   keyCellLast,
@@ -22,9 +23,11 @@ import {
   keyStateName,
   keyZipFirst,
   keyZipLast,
+  mayHoldCellKey,
   valueKey,
   zipNumber,
 } from './blocking-keys.ts';
+import { lowerBound } from './lower-bound.ts';
 import { MatchIndexBuilder } from './match-index.ts';
 import {
   firstGroupsOf,
@@ -45,7 +48,13 @@ describe('MatchIndexShardBuilder', () => {
       normalizeVoter(Object.fromEntries(VOTER_COLUMNS.map((c, i) => [c, row[i] ?? ''])) as never, AS_OF),
     );
     for (const [voter, person] of persons.entries()) builder.add(voter, person);
-    const postings = builder.finish().data.postings;
+    const data = builder.finish().data;
+    const postings = data.postings;
+    // A cell key is also held by its cell's filter (a radius search skips the keys it lacks).
+    const inFilter = (cell: number, hash: number) => {
+      const at = lowerBound(data.cellIds, cell);
+      return data.cellIds[at] === cell && mayHoldCellKey(data.cellKeyFilters, at * CELL_KEY_WORDS, hash);
+    };
     const lists = (hash: number, voter: number) => {
       const [start, end] = postings.range(hash);
       for (let i = start; i < end; i++) if (postings.voterAt(i) === voter) return true;
@@ -94,6 +103,8 @@ describe('MatchIndexShardBuilder', () => {
         const cell = cellOf(p.lat, p.lon);
         if (p.last !== '') expect('cellLast', keyCellLast(cell, last));
         for (const group of groups) expect('cellFirst', keyCellFirst(cell, group));
+        if (p.last !== '') assert.ok(inFilter(cell, keyCellLast(cell, last)), `voter ${voter}: cell filter`);
+        for (const group of groups) assert.ok(inFilter(cell, keyCellFirst(cell, group)));
       }
     });
     assert.equal(kinds.size, 17, `every kind of key was checked (${[...kinds].join(', ')})`);

@@ -1,6 +1,16 @@
 import { packDate } from '../normalize/dates.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
-import { cellOf, digitsValue, KEY, keyEmail, keyEmailCheck, valueKey, zipNumber } from './blocking-keys.ts';
+import {
+  CELL_KEY_WORDS,
+  cellOf,
+  digitsValue,
+  KEY,
+  keyEmail,
+  keyEmailCheck,
+  markCellKey,
+  valueKey,
+  zipNumber,
+} from './blocking-keys.ts';
 import { hash3, hash4 } from './hashing.ts';
 import { sortPostingBlocks } from './key-postings.ts';
 import {
@@ -46,6 +56,8 @@ export interface MatchIndexShard {
   /** Voters per map cell, cells ascending. */
   cellIds: Uint32Array;
   cellCounts: Uint32Array;
+  /** Per cell, CELL_KEY_WORDS words: the filter of the cell keys posted in it (markCellKey). */
+  cellKeyFilters: Uint32Array;
   /** Per ZIP (ascending): sums of coordinates in millionths of a degree, and voter counts. */
   zipIds: Uint32Array;
   zipLatSums: Float64Array;
@@ -75,6 +87,7 @@ export function shardBuffers(shard: MatchIndexShard): ArrayBuffer[] {
     shard.postingsVoters,
     shard.cellIds,
     shard.cellCounts,
+    shard.cellKeyFilters,
     shard.zipIds,
     shard.zipLatSums,
     shard.zipLonSums,
@@ -122,6 +135,7 @@ export class MatchIndexShardBuilder {
   private inBlock = 0;
   private entries = 0;
   private readonly cells = new Map<number, number>();
+  private readonly cellKeys = new Map<number, Uint32Array>();
   private readonly zips = new Map<number, [number, number, number]>();
   private size = 0;
   private lastVoter = -1;
@@ -224,8 +238,15 @@ export class MatchIndexShardBuilder {
     if (!Number.isNaN(person.lat)) {
       const cell = cellOf(person.lat, person.lon);
       this.cells.set(cell, (this.cells.get(cell) ?? 0) + 1);
-      if (last !== 0) this.post3(KEY.cellLast, cell, lastSound, voter);
-      if (first !== 0) for (const group of firstGroups) this.post3(KEY.cellFirst, cell, group, voter);
+      let filter = this.cellKeys.get(cell);
+      if (filter === undefined) {
+        filter = new Uint32Array(CELL_KEY_WORDS);
+        this.cellKeys.set(cell, filter);
+      }
+      if (last !== 0) this.postCellKey(filter, hash3(KEY.cellLast, cell, lastSound), voter);
+      if (first !== 0) {
+        for (const group of firstGroups) this.postCellKey(filter, hash3(KEY.cellFirst, cell, group), voter);
+      }
       if (zip !== 0) {
         const latMicro = Math.round(person.lat * MICRODEGREES);
         const lonMicro = Math.round(person.lon * MICRODEGREES);
@@ -271,6 +292,7 @@ export class MatchIndexShardBuilder {
       postingsVoters: sorted.voters,
       cellIds,
       cellCounts: Uint32Array.from(cellIds, (cell) => this.cells.get(cell)!),
+      cellKeyFilters: cellKeyFiltersOf(cellIds, this.cellKeys),
       zipIds,
       zipLatSums: Float64Array.from(zipSums, (s) => s[0]),
       zipLonSums: Float64Array.from(zipSums, (s) => s[1]),
@@ -281,6 +303,11 @@ export class MatchIndexShardBuilder {
   private postEmail(email: string, voter: number): void {
     this.post(keyEmail(email), voter);
     this.post(keyEmailCheck(email), voter);
+  }
+
+  private postCellKey(filter: Uint32Array, hash: number, voter: number): void {
+    markCellKey(filter, 0, hash);
+    this.post(hash, voter);
   }
 
   private post3(kind: number, a: number, b: number, voter: number): void {
@@ -403,4 +430,13 @@ class ShardDictionaryBuilder {
       this.slots[2 * slot + 1] = id + 1;
     }
   }
+}
+
+/** The cells' key filters, in the order of `cellIds`. */
+function cellKeyFiltersOf(cellIds: Uint32Array, filters: Map<number, Uint32Array>): Uint32Array {
+  const all = new Uint32Array(cellIds.length * CELL_KEY_WORDS);
+  cellIds.forEach((cell, i) => {
+    all.set(filters.get(cell)!, i * CELL_KEY_WORDS);
+  });
+  return all;
 }

@@ -1,3 +1,4 @@
+import { CELL_KEY_WORDS } from './blocking-keys.ts';
 import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import type { MatchIndexShard, ShardDictionary } from './match-index-shard.ts';
@@ -83,6 +84,7 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
     postings: mergePostings(shards, size),
     cellIds: cells.keys,
     cellCounts: Uint32Array.from(cells.sums[0]!),
+    cellKeyFilters: mergeCellKeyFilters(shards, cells.keys),
     zipIds: zips.keys,
     zipLat: Float32Array.from(zipLatSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
     zipLon: Float32Array.from(zipLonSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
@@ -157,6 +159,22 @@ function mergeSounds(
     for (let i = 0; i < part.length; i++) sounds[remap[i]!] = part[i]!;
   });
   return sounds;
+}
+
+/** The shards' cell key filters joined (OR) per cell, in the order of the merged `cellIds`. */
+function mergeCellKeyFilters(shards: readonly MatchIndexShard[], cellIds: Uint32Array): Uint32Array {
+  const merged = new Uint32Array(cellIds.length * CELL_KEY_WORDS);
+  for (const shard of shards) {
+    // Both lists of cells ascend: walk them together.
+    let at = 0;
+    for (let i = 0; i < shard.cellIds.length; i++) {
+      while (cellIds[at]! < shard.cellIds[i]!) at++;
+      for (let w = 0; w < CELL_KEY_WORDS; w++) {
+        merged[at * CELL_KEY_WORDS + w]! |= shard.cellKeyFilters[i * CELL_KEY_WORDS + w]!;
+      }
+    }
+  }
+  return merged;
 }
 
 /** Sums per key over sorted (keys, columns) lists: the union of keys, ascending, with summed columns. */
