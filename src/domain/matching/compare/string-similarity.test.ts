@@ -203,3 +203,41 @@ describe('boundedEditDistance', () => {
     assert.equal(boundedEditDistance('ABC', 'XYZ', 1e12), 3);
   });
 });
+
+describe('jaroWinkler with a floor', () => {
+  it('is the exact similarity whenever that reaches the floor, else below it', () => {
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ -0123456789';
+    const word = () => Array.from({ length: 1 + random(12) }, () => letters[random(letters.length)]).join('');
+    const names = [
+      'SMITH',
+      'SMYTH',
+      'JOHNSON',
+      'JONSON',
+      'MARTHA',
+      'MARHTA',
+      'DIXON',
+      'DICKSONX',
+      'GARCIA LOPEZ',
+    ];
+    let bounded = 0;
+    for (let k = 0; k < 20_000; k++) {
+      const a = k < 81 ? names[k % 9]! : word();
+      const b = k < 81 ? names[Math.floor(k / 9)]! : random(3) === 0 ? a.slice(1) + a[0] : word();
+      const exact = jaroWinkler(a, b);
+      for (const floor of [0.8, 0.88, 0.94]) {
+        const floored = jaroWinkler(a, b, floor);
+        if (exact >= floor) assert.equal(floored, exact, `${a} / ${b} at ${floor}`);
+        else {
+          assert.ok(floored < floor, `${a} / ${b} at ${floor}`);
+          if (floored !== exact) bounded++;
+        }
+      }
+    }
+    assert.ok(bounded > 10_000, `the bound decides some pairs (${bounded})`);
+  });
+});

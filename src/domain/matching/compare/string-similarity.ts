@@ -14,12 +14,18 @@ const flagsB = new Uint8Array(SCRATCH_CHARS);
  * Winkler's boost of a common prefix (up to 4 chars, scale 0.1) applied when Jaro > 0.7, as in
  * Winkler's definition (and jellyfish, Apache Commons Text). Equal strings → 1 (also two empty
  * ones); one empty → 0.
+ *
+ * With a `floor`, a pair that cannot reach it gives 0 instead of its similarity: a bound from the
+ * characters each string shares with the other decides most unlike pairs (SMITH, JOHNSON) without
+ * matching them character by character. A caller that only compares the result with thresholds
+ * at or above the floor decides as with the exact value.
  */
-export function jaroWinkler(a: string, b: string): number {
+export function jaroWinkler(a: string, b: string, floor = 0): number {
   if (a === b) return 1;
   const la = a.length;
   const lb = b.length;
   if (la === 0 || lb === 0) return 0;
+  if (floor > 0 && similarityBound(a, b, la, lb) < floor) return 0;
   if (la <= 31 && lb <= 31) return jaroWinklerShort(a, b, la, lb);
   const long = la > SCRATCH_CHARS || lb > SCRATCH_CHARS;
   const fa = long ? new Uint8Array(la) : flagsA;
@@ -54,6 +60,25 @@ export function jaroWinkler(a: string, b: string): number {
     k++;
   }
   return winkler(a, b, la, lb, matches, half);
+}
+
+/**
+ * An upper bound of jaroWinkler(a, b): Jaro with as many matches as characters of each string
+ * whose code (mod 32) occurs in the other, no transpositions, and the largest prefix boost when
+ * that Jaro exceeds 0.7.
+ */
+function similarityBound(a: string, b: string, la: number, lb: number): number {
+  let maskA = 0;
+  let maskB = 0;
+  for (let i = 0; i < la; i++) maskA |= 1 << (a.charCodeAt(i) & 31);
+  for (let j = 0; j < lb; j++) maskB |= 1 << (b.charCodeAt(j) & 31);
+  let inB = 0;
+  let inA = 0;
+  for (let i = 0; i < la; i++) if (maskB & (1 << (a.charCodeAt(i) & 31))) inB++;
+  for (let j = 0; j < lb; j++) if (maskA & (1 << (b.charCodeAt(j) & 31))) inA++;
+  const m = inA < inB ? inA : inB;
+  const jaro = (m / la + m / lb + 1) / 3;
+  return jaro > 0.7 ? jaro + 0.4 * (1 - jaro) : jaro;
 }
 
 /** jaroWinkler for strings of at most 31 chars: the match flags are bits of two integers. */

@@ -232,10 +232,13 @@ function similarStreet(q: Query, vStreet: number, index: MatchIndex): boolean {
   const a = q.person.street;
   const b = index.data.dictionaries.street.value(vStreet);
   q.writtenApart ??= writtenApartTest(a);
-  const similar = jaroWinkler(a, b) >= 0.88 || q.writtenApart(b);
+  const similar = jaroWinkler(a, b, 0.88) >= 0.88 || q.writtenApart(b);
   q.memo.street.set(vStreet, q.generation, similar ? 2 : 1);
   return similar;
 }
+
+/** Jaro-Winkler at which two names are 'similar' (below it, the lowest that tells the levels apart). */
+const SIMILAR_NAMES = 0.8;
 
 function compareFirst(q: Query, vFirst: number, voterFirst: string, index: MatchIndex): number {
   if (q.firstId === vFirst) return L.first.exact;
@@ -248,9 +251,9 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   const qGender = index.firstNameGender(q.firstId);
   const vGender = qGender === 0 ? 0 : index.firstNameGender(vFirst);
   if (vGender !== 0 && vGender !== qGender) return L.first.differ;
-  const similarity = jaroWinkler(a, b);
+  const similarity = jaroWinkler(a, b, SIMILAR_NAMES);
   if (isTypo(a, b, similarity)) return L.first.typo;
-  if (q.firstSound === index.firstSound(vFirst) || similarity >= 0.8) return L.first.similar;
+  if (q.firstSound === index.firstSound(vFirst) || similarity >= SIMILAR_NAMES) return L.first.similar;
   return L.first.differ;
 }
 
@@ -278,16 +281,16 @@ function compareLast(
   index: MatchIndex,
 ): number {
   if (aId === vLast) return L.last.exact;
-  const similarity = jaroWinkler(a, b);
+  const similarity = jaroWinkler(a, b, SIMILAR_NAMES);
   if (isTypo(a, b, similarity)) return L.last.typo;
   if (sharesWord(a, b)) return L.last.part;
-  if (aSound === index.lastSound(vLast) || similarity >= 0.8) return L.last.similar;
+  if (aSound === index.lastSound(vLast) || similarity >= SIMILAR_NAMES) return L.last.similar;
   return L.last.differ;
 }
 
 /**
  * One edit (substitution, insertion, deletion or transposition), or a very high Jaro-Winkler
- * (`similarity`, the caller's jaroWinkler(a, b)).
+ * (`similarity`, the caller's jaroWinkler(a, b) with a floor of at most 0.94).
  */
 function isTypo(a: string, b: string, similarity: number): boolean {
   if (Math.abs(a.length - b.length) > 2) return false;
