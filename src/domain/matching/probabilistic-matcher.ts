@@ -56,9 +56,6 @@ export const DEFAULT_MATCHER_OPTIONS: ProbabilisticMatcherOptions = {
 /** Candidates per sample row that EM learns from. */
 const EM_CANDIDATES_PER_ROW = 5;
 
-/** u depends on the voter file only: estimated once per index. */
-const randomUByIndex = new WeakMap<MatchIndex, Float64Array>();
-
 /**
  * Seeds the u of an index with the one its import estimated and stored (the same numbers). A u
  * of another layout of the comparison levels (stored by an older version) is not used: it is
@@ -66,17 +63,14 @@ const randomUByIndex = new WeakMap<MatchIndex, Float64Array>();
  */
 export function rememberRandomPairU(index: MatchIndex, u: Float64Array): boolean {
   if (u.length !== FIELD_COUNT * MAX_LEVELS) return false;
-  randomUByIndex.set(index, u);
+  index.randomPairU = u;
   return true;
 }
 
+/** u depends on the voter file only: estimated once per index (and kept on it). */
 export function randomPairU(index: MatchIndex): Float64Array {
-  let u = randomUByIndex.get(index);
-  if (u === undefined) {
-    u = estimateRandomPairU(index);
-    randomUByIndex.set(index, u);
-  }
-  return u;
+  index.randomPairU ??= estimateRandomPairU(index);
+  return index.randomPairU;
 }
 
 /**

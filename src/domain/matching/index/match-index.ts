@@ -10,6 +10,11 @@ export class MatchIndex {
   /** Per first-name id, the gender nearly all its voters share (GENDER_CODE), 0 when none does. */
   #firstGenders: Uint8Array | null = null;
   #queryMemo: QueryMemo | null = null;
+  /**
+   * The voter file's random-pair u (score/random-pair-u.ts), once known: the one its import
+   * estimated and stored, or the first estimate (see randomPairU in probabilistic-matcher.ts).
+   */
+  randomPairU: Float64Array | null = null;
 
   constructor(data: MatchIndexData) {
     this.data = data;
