@@ -122,6 +122,8 @@ class RecordFile {
    * lists sorted like the voter file.
    */
   private readonly blocks = new Map<number, Buffer>();
+  /** The cached blocks' bytes, a 4 KiB slot each, reused: reading a block allocates nothing. */
+  private slab: Buffer | null = null;
 
   constructor(path: string) {
     this.fd = openSync(path, 'r');
@@ -147,17 +149,24 @@ class RecordFile {
       this.blocks.set(index, cached);
       return cached;
     }
-    if (this.blocks.size >= CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
-    const buffer = Buffer.allocUnsafe(BLOCK_BYTES);
+    this.slab ??= Buffer.allocUnsafe(CACHED_BLOCKS * BLOCK_BYTES);
+    let slot = this.blocks.size;
+    if (slot >= CACHED_BLOCKS) {
+      // The least recently used block gives up its slot.
+      const [oldest, bytes] = this.blocks.entries().next().value!;
+      this.blocks.delete(oldest);
+      slot = (bytes.byteOffset - this.slab.byteOffset) / BLOCK_BYTES;
+    }
+    const at = slot * BLOCK_BYTES;
     let done = 0;
     // A short read only happens at the end of the file: the block is what there is.
     for (;;) {
-      const n = readSync(this.fd, buffer, done, BLOCK_BYTES - done, index * BLOCK_BYTES + done);
+      const n = readSync(this.fd, this.slab, at + done, BLOCK_BYTES - done, index * BLOCK_BYTES + done);
       if (n === 0) break;
       done += n;
       if (done === BLOCK_BYTES) break;
     }
-    const bytes = buffer.subarray(0, done);
+    const bytes = this.slab.subarray(at, at + done);
     this.blocks.set(index, bytes);
     return bytes;
   }
