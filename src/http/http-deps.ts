@@ -11,9 +11,20 @@ export interface ReadinessReport {
   checks: Record<string, boolean | string | null>;
 }
 
+/** The settings the HTTP layer reads: logging, timeouts, the public URL (not the whole Config). */
+export type HttpSettings = Pick<
+  Config,
+  | 'LOG_LEVEL'
+  | 'HTTP_REQUEST_TIMEOUT_SECONDS'
+  | 'HTTP_KEEP_ALIVE_SECONDS'
+  | 'HTTP_BODY_TIMEOUT_SECONDS'
+  | 'HTTP_BODY_MIN_BYTES_PER_SECOND'
+  | 'publicUrl'
+>;
+
 /** What the HTTP layer needs, built by the composition root. */
 export interface HttpDeps {
-  config: Config;
+  config: HttpSettings;
   keys: KeyService;
   jobs: JobService;
   rateLimits: RateLimits;

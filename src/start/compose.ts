@@ -40,6 +40,8 @@ import { localVoterStore } from './voter-stores.ts';
 
 /** Every long-lived object of one process, built from the validated config. */
 export interface Services extends HttpDeps {
+  /** The whole configuration (the HTTP layer reads only its HttpSettings). */
+  config: Config;
   /** Folders of DATA_DIR that were open to other users and were closed at start (logged as warnings). */
   privacyNotes: string[];
   /**
