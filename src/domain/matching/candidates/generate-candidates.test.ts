@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InMemoryVoterSnapshot } from '../../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
-import { CELL_DEGREES, cellOf, KEY } from '../index/blocking-keys.ts';
+import { CELL_DEGREES, cellAt, cellOf, KEY } from '../index/blocking-keys.ts';
 import { buildMatchIndex } from '../index/build-match-index.ts';
 import { type MatchIndex, MatchIndexBuilder } from '../index/match-index.ts';
 import { emptyPerson, type InputFields, normalizeInput } from '../normalize/person.ts';
@@ -397,6 +397,55 @@ describe('generateCandidates', () => {
       // One voter would need a radius far over the maximum: clamped.
       assert.equal(isolated, MAX_RADIUS_MILES);
       assert.equal(dynamicRadius(index, 0.5, 0.5), MAX_RADIUS_MILES, 'nobody around');
+    });
+
+    it('counts the 3 × 3 cells around a point as cell-by-cell counts do, across the antimeridian too', () => {
+      const spread = new MatchIndexBuilder();
+      let seed = 3;
+      const random = () => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return seed / 2 ** 32;
+      };
+      const places = [
+        [35.78, -78.64],
+        [51.5, 179.99],
+        [51.5, -179.99],
+      ] as const;
+      for (let i = 0; i < 3000; i++) {
+        const [lat, lon] = places[i % 3]!;
+        const person = emptyPerson();
+        person.last = 'SMITH';
+        person.lat = lat + (random() - 0.5) * 0.1;
+        person.lon = Math.max(-180, Math.min(179.999999, lon + (random() - 0.5) * 0.1));
+        spread.add(i, person);
+      }
+      const spreadIndex = spread.finish();
+      const cellByCell = (lat: number, lon: number) => {
+        const row = Math.floor((lat + 90) / CELL_DEGREES);
+        const column = Math.floor((lon + 180) / CELL_DEGREES);
+        let voters = 0;
+        for (let dr = -1; dr <= 1; dr++)
+          for (let dc = -1; dc <= 1; dc++) voters += spreadIndex.cellCount(cellAt(row + dr, column + dc));
+        return voters;
+      };
+      for (let k = 0; k < 300; k++) {
+        const [lat, lon] = places[k % 3]!;
+        const qLat = lat + (random() - 0.5) * 0.12;
+        const qLon = Math.max(-180, Math.min(179.999999, lon + (random() - 0.5) * 0.12));
+        const voters = cellByCell(qLat, qLon);
+        const radius = dynamicRadius(spreadIndex, qLat, qLon);
+        if (voters === 0) assert.equal(radius, MAX_RADIUS_MILES);
+        else {
+          const cellMiles = CELL_DEGREES * 69.05;
+          const area = 9 * cellMiles * cellMiles * Math.max(0.2, Math.cos((qLat * Math.PI) / 180));
+          const expected = Math.sqrt(1500 / (Math.PI * (voters / area)));
+          assert.equal(
+            radius,
+            Math.min(MAX_RADIUS_MILES, Math.max(MIN_RADIUS_MILES, expected)),
+            `${qLat}, ${qLon}`,
+          );
+        }
+      }
     });
 
     it('counts the neighbouring cells too', () => {

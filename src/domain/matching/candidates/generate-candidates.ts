@@ -190,8 +190,19 @@ export function dynamicRadius(index: MatchIndex, lat: number, lon: number): numb
   const row = Math.floor((lat + 90) / CELL_DEGREES);
   const column = Math.floor((lon + 180) / CELL_DEGREES);
   let voters = 0;
-  for (let dr = -1; dr <= 1; dr++)
-    for (let dc = -1; dc <= 1; dc++) voters += index.cellCount(cellAt(row + dr, column + dc));
+  const { cellIds, cellCounts } = index.data;
+  for (let dr = -1; dr <= 1; dr++) {
+    const west = cellAt(row + dr, column - 1);
+    const east = cellAt(row + dr, column + 1);
+    if (east - west !== 2) {
+      // Around the antimeridian: cell by cell.
+      for (let dc = -1; dc <= 1; dc++) voters += index.cellCount(cellAt(row + dr, column + dc));
+      continue;
+    }
+    // Three consecutive cell ids: one search, then the occupied ones among them.
+    for (let i = lowerBound(cellIds, west); i < cellIds.length && cellIds[i]! <= east; i++)
+      voters += cellCounts[i]!;
+  }
   const cellMiles = CELL_DEGREES * MILES_PER_DEGREE_LAT;
   const area = 9 * cellMiles * cellMiles * Math.max(0.2, Math.cos((lat * Math.PI) / 180));
   if (voters === 0) return MAX_RADIUS_MILES;
