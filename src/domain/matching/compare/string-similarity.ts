@@ -68,18 +68,31 @@ export function jaroWinkler(a: string, b: string, floor = 0): number {
  * that Jaro exceeds 0.7.
  */
 function similarityBound(a: string, b: string, la: number, lb: number): number {
-  let maskA = 0;
+  // The scorer asks about one row's name against many: a's character set is kept between calls.
+  if (a !== boundOf) {
+    let mask = 0;
+    for (let i = 0; i < la; i++) mask |= 1 << (a.charCodeAt(i) & 31);
+    boundOf = a;
+    boundMask = mask;
+  }
+  const maskA = boundMask;
   let maskB = 0;
-  for (let i = 0; i < la; i++) maskA |= 1 << (a.charCodeAt(i) & 31);
-  for (let j = 0; j < lb; j++) maskB |= 1 << (b.charCodeAt(j) & 31);
-  let inB = 0;
   let inA = 0;
+  for (let j = 0; j < lb; j++) {
+    const bit = 1 << (b.charCodeAt(j) & 31);
+    maskB |= bit;
+    if (maskA & bit) inA++;
+  }
+  let inB = 0;
   for (let i = 0; i < la; i++) if (maskB & (1 << (a.charCodeAt(i) & 31))) inB++;
-  for (let j = 0; j < lb; j++) if (maskA & (1 << (b.charCodeAt(j) & 31))) inA++;
   const m = inA < inB ? inA : inB;
   const jaro = (m / la + m / lb + 1) / 3;
   return jaro > 0.7 ? jaro + 0.4 * (1 - jaro) : jaro;
 }
+
+/** similarityBound's last first string and its character set. */
+let boundOf = '';
+let boundMask = 0;
 
 /** jaroWinkler for strings of at most 31 chars: the match flags are bits of two integers. */
 function jaroWinklerShort(a: string, b: string, la: number, lb: number): number {
