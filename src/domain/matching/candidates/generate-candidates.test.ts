@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Sfc32 } from '../../../lab/synthetic/random.ts';
 import { InMemoryVoterSnapshot } from '../../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
 import { CELL_DEGREES, cellAt, cellOf, KEY } from '../index/blocking-keys.ts';
@@ -401,11 +402,8 @@ describe('generateCandidates', () => {
 
     it('counts the 3 × 3 cells around a point as cell-by-cell counts do, across the antimeridian too', () => {
       const spread = new MatchIndexBuilder();
-      let seed = 3;
-      const random = () => {
-        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-        return seed / 2 ** 32;
-      };
+      const rng = new Sfc32(3, 4, 5);
+      const random = () => rng.float();
       const places = [
         [35.78, -78.64],
         [51.5, 179.99],

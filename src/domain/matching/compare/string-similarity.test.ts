@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Sfc32 } from '../../../lab/synthetic/random.ts';
 import { boundedEditDistance, jaroWinkler } from './string-similarity.ts';
 
 const close = (actual: number, expected: number, message?: string) =>
@@ -206,11 +207,8 @@ describe('boundedEditDistance', () => {
 
 describe('jaroWinkler with a floor', () => {
   it('is the exact similarity whenever that reaches the floor, else below it', () => {
-    let seed = 11;
-    const random = (n: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % n;
-    };
+    const rng = new Sfc32(11, 12, 13);
+    const random = (n: number) => rng.int(n);
     const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ -0123456789';
     const word = () => Array.from({ length: 1 + random(12) }, () => letters[random(letters.length)]).join('');
     const names = [
