@@ -61,7 +61,7 @@ test('read refuses traversal, hidden files, symbolic links and other keys', asyn
   const folder = join(root, 'files', KEY, 'smartmatch');
   await drop.put(OTHER, 'theirs.zip', source('secret'));
   for (const name of [
-    '../../' + OTHER + '/smartmatch/theirs.zip',
+    `../../${OTHER}/smartmatch/theirs.zip`,
     '..',
     '.in-progress.part',
     'link.zip',
@@ -73,7 +73,7 @@ test('read refuses traversal, hidden files, symbolic links and other keys', asyn
   await symlink(join(root, 'files', OTHER, 'smartmatch', 'theirs.zip'), join(folder, 'theirs-link.zip'));
   await assert.rejects(drop.read(KEY, 'theirs-link.zip'), { code: 'NOT_FOUND' });
   await assert.rejects(drop.put(KEY, '../escape.zip', source('x')), { code: 'NOT_FOUND' });
-  await assert.rejects(drop.list('../' + KEY), { code: 'INTERNAL' });
+  await assert.rejects(drop.list(`../${KEY}`), { code: 'INTERNAL' });
 });
 
 test('the sweep removes stale temporary files only: not fresh ones, not files, not other dot-files', async () => {

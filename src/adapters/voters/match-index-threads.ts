@@ -23,7 +23,6 @@ export interface BuiltMatchIndex {
  */
 export class MatchIndexThreads {
   private readonly workers: Worker[];
-  private readonly acks: Map<Worker, () => void> = new Map();
   private readonly shards: Map<Worker, (shard: MatchIndexShard) => void> = new Map();
   private next = 0;
   private inFlight = 0;
