@@ -43,7 +43,7 @@ export class MatchIndex {
 
   /** The memo of this thread's queries (see QueryMemo), made on first use. */
   get queryMemo(): QueryMemo {
-    this.#queryMemo ??= new QueryMemo(this.data.dictionaries);
+    this.#queryMemo ??= new QueryMemo();
     return this.#queryMemo;
   }
 

@@ -1,5 +1,3 @@
-import type { StringDictionary } from './string-dictionary.ts';
-
 /**
  * What one query found comparing its names and street with a voter's, by the voter's dictionary
  * id: the candidates of a row share a few surnames (those of its sound in its ZIP) and streets
@@ -8,20 +6,15 @@ import type { StringDictionary } from './string-dictionary.ts';
  *
  * An entry is tagged with the generation of the query that wrote it, and every query gets a new
  * one (`begin`): an entry of another query reads as unknown, so queries may even be interleaved
- * (at the cost of comparing again). One memo per thread, sized to the dictionaries (5 bytes a
- * value, about 2 MB for a million voters).
+ * (at the cost of comparing again). One memo per thread and voter file, of a fixed size whatever
+ * the dictionaries' (a national file's streets number millions): a value's entry is a slot of a
+ * small table, which another value may take (then the first is compared again).
  */
 export class QueryMemo {
-  readonly first: IdLevels;
-  readonly last: IdLevels;
-  readonly street: IdLevels;
+  readonly first = new IdLevels();
+  readonly last = new IdLevels();
+  readonly street = new IdLevels();
   #generation = 0;
-
-  constructor(dictionaries: { first: StringDictionary; last: StringDictionary; street: StringDictionary }) {
-    this.first = new IdLevels(dictionaries.first.size);
-    this.last = new IdLevels(dictionaries.last.size);
-    this.street = new IdLevels(dictionaries.street.size);
-  }
 
   /** A generation no entry has yet: the next query's. */
   begin(): number {
@@ -35,24 +28,26 @@ export class QueryMemo {
   }
 }
 
-/** A level (≥ 1) per dictionary id, valid for the generation that wrote it. */
+/** Slots per table: far more than the distinct values of one row's candidates (36 KiB a table). */
+const SLOTS = 4096;
+
+/** A level (≥ 1) per dictionary id, valid for the generation that wrote it, in a slot by id. */
 export class IdLevels {
-  readonly #generations: Uint32Array;
-  readonly #levels: Uint8Array;
+  readonly #ids = new Int32Array(SLOTS);
+  readonly #generations = new Uint32Array(SLOTS);
+  readonly #levels = new Uint8Array(SLOTS);
 
-  constructor(size: number) {
-    this.#generations = new Uint32Array(size);
-    this.#levels = new Uint8Array(size);
-  }
-
-  /** The level this generation stored for `id`, 0 when it stored none. */
+  /** The level this generation stored for `id`, 0 when it stored none (or another id took its slot). */
   get(id: number, generation: number): number {
-    return this.#generations[id] === generation ? this.#levels[id]! : 0;
+    const slot = id & (SLOTS - 1);
+    return this.#generations[slot] === generation && this.#ids[slot] === id ? this.#levels[slot]! : 0;
   }
 
   set(id: number, generation: number, level: number): void {
-    this.#generations[id] = generation;
-    this.#levels[id] = level;
+    const slot = id & (SLOTS - 1);
+    this.#ids[slot] = id;
+    this.#generations[slot] = generation;
+    this.#levels[slot] = level;
   }
 
   forget(): void {
