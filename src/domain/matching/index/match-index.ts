@@ -3,13 +3,12 @@ import type { MatchIndexData } from './match-index-data.ts';
 import { GENDER_CODE } from './match-index-fields.ts';
 import { MatchIndexShardBuilder } from './match-index-shard.ts';
 import { mergeMatchIndexShards } from './merge-match-index-shards.ts';
-import { QueryMemo } from './query-memo.ts';
+import { type QueryMemo, threadQueryMemo } from './query-memo.ts';
 
 export class MatchIndex {
   readonly data: MatchIndexData;
   /** Per first-name id, the gender nearly all its voters share (GENDER_CODE), 0 when none does. */
   #firstGenders: Uint8Array | null = null;
-  #queryMemo: QueryMemo | null = null;
   /**
    * The voter file's random-pair u (score/random-pair-u.ts), once known: the one its import
    * estimated and stored, or the first estimate (see randomPairU in probabilistic-matcher.ts).
@@ -41,10 +40,9 @@ export class MatchIndex {
     return this.#firstGenders[id] ?? 0;
   }
 
-  /** The memo of this thread's queries (see QueryMemo), made on first use. */
+  /** The memo of this thread's queries (see QueryMemo), one for every voter file. */
   get queryMemo(): QueryMemo {
-    this.#queryMemo ??= new QueryMemo();
-    return this.#queryMemo;
+    return threadQueryMemo;
   }
 
   get size(): number {

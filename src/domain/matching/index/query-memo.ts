@@ -1,3 +1,5 @@
+import type { StringDictionary } from './string-dictionary.ts';
+
 /**
  * What one query found comparing its names and street with a voter's, by the voter's dictionary
  * id: the candidates of a row share a few surnames (those of its sound in its ZIP) and streets
@@ -6,9 +8,12 @@
  *
  * An entry is tagged with the generation of the query that wrote it, and every query gets a new
  * one (`begin`): an entry of another query reads as unknown, so queries may even be interleaved
- * (at the cost of comparing again). One memo per thread and voter file, of a fixed size whatever
- * the dictionaries' (a national file's streets number millions): a value's entry is a slot of a
- * small table, which another value may take (then the first is compared again).
+ * (at the cost of comparing again), and one memo serves a thread's queries against every voter
+ * file it holds (a generation belongs to one query, so to one file). Its tables are as long as
+ * the largest dictionary met (5 bytes a value: about 0.5 MB for a million voters, some 25 MB for
+ * a national file), once per thread whatever the number of files or shards. (A fixed table of
+ * slots taken by hashed ids cost a tenth more time: a common name's row has thousands of
+ * candidates.)
  */
 export class QueryMemo {
   readonly first = new IdLevels();
@@ -16,8 +21,11 @@ export class QueryMemo {
   readonly street = new IdLevels();
   #generation = 0;
 
-  /** A generation no entry has yet: the next query's. */
-  begin(): number {
+  /** A generation no entry has yet: the next query's, against a file with these dictionaries. */
+  begin(dictionaries: { first: StringDictionary; last: StringDictionary; street: StringDictionary }): number {
+    this.first.reserve(dictionaries.first.size);
+    this.last.reserve(dictionaries.last.size);
+    this.street.reserve(dictionaries.street.size);
     this.#generation = (this.#generation + 1) >>> 0;
     if (this.#generation === 0) {
       // After 2^32 queries the tags would alias: forget every entry and start over.
@@ -28,29 +36,33 @@ export class QueryMemo {
   }
 }
 
-/** Slots per table: far more than the distinct values of one row's candidates (36 KiB a table). */
-const SLOTS = 4096;
-
-/** A level (≥ 1) per dictionary id, valid for the generation that wrote it, in a slot by id. */
+/** A level (≥ 1) per dictionary id, valid for the generation that wrote it. */
 export class IdLevels {
-  readonly #ids = new Int32Array(SLOTS);
-  readonly #generations = new Uint32Array(SLOTS);
-  readonly #levels = new Uint8Array(SLOTS);
+  #generations = new Uint32Array(0);
+  #levels = new Uint8Array(0);
 
-  /** The level this generation stored for `id`, 0 when it stored none (or another id took its slot). */
+  /** Room for ids below `size` (entries are dropped when the tables grow). */
+  reserve(size: number): void {
+    if (size <= this.#levels.length) return;
+    const length = Math.max(size, this.#levels.length * 2);
+    this.#generations = new Uint32Array(length);
+    this.#levels = new Uint8Array(length);
+  }
+
+  /** The level this generation stored for `id`, 0 when it stored none. */
   get(id: number, generation: number): number {
-    const slot = id & (SLOTS - 1);
-    return this.#generations[slot] === generation && this.#ids[slot] === id ? this.#levels[slot]! : 0;
+    return this.#generations[id] === generation ? this.#levels[id]! : 0;
   }
 
   set(id: number, generation: number, level: number): void {
-    const slot = id & (SLOTS - 1);
-    this.#ids[slot] = id;
-    this.#generations[slot] = generation;
-    this.#levels[slot] = level;
+    this.#generations[id] = generation;
+    this.#levels[id] = level;
   }
 
   forget(): void {
     this.#generations.fill(0);
   }
 }
+
+/** The memo of this thread's queries (each thread has its own module instance). */
+export const threadQueryMemo = new QueryMemo();

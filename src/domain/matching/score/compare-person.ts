@@ -99,7 +99,7 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     location: null,
     radiusMiles: 0,
     memo,
-    generation: memo.begin(),
+    generation: memo.begin(d),
   };
 }
 
