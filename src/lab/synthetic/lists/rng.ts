@@ -35,6 +35,9 @@ export class ListRng extends Sfc32 {
  * non-members do not occur in the voter file: a false positive only costs a retry and there are no false
  * negatives, so its size does not limit the size of the voter file.
  */
+/** Bits set per value, inside its block. */
+const PROBES = 4;
+
 export class StringBloom {
   readonly #words: Int32Array;
   readonly #blocks: number;
@@ -45,37 +48,33 @@ export class StringBloom {
   }
 
   add(value: string): void {
-    let h1 = 0x811c9dc5;
-    let h2 = 0x9747b28c;
-    for (let i = 0; i < value.length; i++) {
-      const c = value.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 0x01000193);
-      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
-    }
-    const base = Math.floor((mix32(h1) / TWO_32) * this.#blocks) * 16;
-    const probe = mix32(h2 ^ h1);
+    const { base, probe } = this.#place(value);
     const words = this.#words;
-    words[base + ((probe & 511) >>> 5)]! |= 1 << (probe & 31);
-    words[base + (((probe >>> 7) & 511) >>> 5)]! |= 1 << ((probe >>> 7) & 31);
-    words[base + (((probe >>> 14) & 511) >>> 5)]! |= 1 << ((probe >>> 14) & 31);
-    words[base + (((probe >>> 21) & 511) >>> 5)]! |= 1 << ((probe >>> 21) & 31);
+    for (let k = 0; k < PROBES; k++) {
+      const bit = (probe >>> (7 * k)) & 511;
+      words[base + (bit >>> 5)]! |= 1 << (bit & 31);
+    }
   }
 
   has(value: string): boolean {
-    let h1 = 0x811c9dc5;
-    let h2 = 0x9747b28c;
-    for (let i = 0; i < value.length; i++) {
-      const c = value.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 0x01000193);
-      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
-    }
-    const base = Math.floor((mix32(h1) / TWO_32) * this.#blocks) * 16;
-    const probe = mix32(h2 ^ h1);
+    const { base, probe } = this.#place(value);
     const words = this.#words;
-    for (let k = 0; k < 4; k++) {
+    for (let k = 0; k < PROBES; k++) {
       const bit = (probe >>> (7 * k)) & 511;
       if ((words[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false;
     }
     return true;
+  }
+
+  /** A value's 512-bit block (its first word) and the word whose 7-bit pieces pick its bits there. */
+  #place(value: string): { base: number; probe: number } {
+    let h1 = 0x811c9dc5;
+    let h2 = 0x9747b28c;
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
+    }
+    return { base: Math.floor((mix32(h1) / TWO_32) * this.#blocks) * 16, probe: mix32(h2 ^ h1) };
   }
 }
