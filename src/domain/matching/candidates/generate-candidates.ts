@@ -261,8 +261,8 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
     // The range wraps around the antimeridian: cell by cell.
     for (let column = rowColumnFrom; column <= rowColumnTo; column++) {
       const cell = cellAt(row, column);
-      const at = lowerBound(cellIds, cell);
-      if (at < cellIds.length && cellIds[at] === cell) addCell(cell, at);
+      const at = index.cellIndex(cell);
+      if (at >= 0) addCell(cell, at);
     }
   }
   const postings = index.data.postings;

@@ -27,7 +27,6 @@ import {
   valueKey,
   zipNumber,
 } from './blocking-keys.ts';
-import { lowerBound } from './lower-bound.ts';
 import { MatchIndexBuilder } from './match-index.ts';
 import {
   firstGroupsOf,
@@ -48,12 +47,12 @@ describe('MatchIndexShardBuilder', () => {
       normalizeVoter(Object.fromEntries(VOTER_COLUMNS.map((c, i) => [c, row[i] ?? ''])) as never, AS_OF),
     );
     for (const [voter, person] of persons.entries()) builder.add(voter, person);
-    const data = builder.finish().data;
-    const postings = data.postings;
+    const index = builder.finish();
+    const postings = index.data.postings;
     // A cell key is also held by its cell's filter (a radius search skips the keys it lacks).
     const inFilter = (cell: number, hash: number) => {
-      const at = lowerBound(data.cellIds, cell);
-      return data.cellIds[at] === cell && mayHoldCellKey(data.cellKeyFilters, at * CELL_KEY_WORDS, hash);
+      const at = index.cellIndex(cell);
+      return at >= 0 && mayHoldCellKey(index.data.cellKeyFilters, at * CELL_KEY_WORDS, hash);
     };
     const lists = (hash: number, voter: number) => {
       const [start, end] = postings.range(hash);

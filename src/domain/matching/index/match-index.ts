@@ -3,7 +3,6 @@ import type { MatchIndexData } from './match-index-data.ts';
 import { GENDER_CODE } from './match-index-fields.ts';
 import { MatchIndexShardBuilder } from './match-index-shard.ts';
 import { mergeMatchIndexShards } from './merge-match-index-shards.ts';
-import { type QueryMemo, threadQueryMemo } from './query-memo.ts';
 
 export class MatchIndex {
   readonly data: MatchIndexData;
@@ -40,19 +39,19 @@ export class MatchIndex {
     return this.#firstGenders[id] ?? 0;
   }
 
-  /** The memo of this thread's queries (see QueryMemo), one for every voter file. */
-  get queryMemo(): QueryMemo {
-    return threadQueryMemo;
-  }
-
   get size(): number {
     return this.data.size;
   }
 
   /** Voters in a map cell (0 when none). */
   cellCount(cell: number): number {
-    const i = binarySearch(this.data.cellIds, cell);
+    const i = this.cellIndex(cell);
     return i < 0 ? 0 : this.data.cellCounts[i]!;
+  }
+
+  /** A map cell's position in `cellIds` (and its key filter's), -1 when no voter is in it. */
+  cellIndex(cell: number): number {
+    return binarySearch(this.data.cellIds, cell);
   }
 
   /** Mean coordinates of the voters of a ZIP, or null. */

@@ -9,7 +9,7 @@ import {
   soundOf,
   streetSound,
 } from '../index/match-index-fields.ts';
-import type { QueryMemo } from '../index/query-memo.ts';
+import { type QueryMemo, threadQueryMemo } from '../index/query-memo.ts';
 import { writtenApartTest } from '../normalize/address.ts';
 import { isDigitTypo, packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
@@ -64,7 +64,7 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
   const dob = person.dob === null ? 0 : packDate(person.dob);
   const houseId = id(d.house, person.house);
   const stateId = id(d.state, person.state);
-  const memo = index.queryMemo;
+  const memo = threadQueryMemo;
   const firstId = id(d.first, person.first);
   const lastId = id(d.last, person.last);
   return {
