@@ -284,7 +284,7 @@ function searchPerson(
       job.thresholdScore,
       job.options.maxMatches,
       job.rankOnly,
-      (voter) => index.data.gender[voter] === GENDER_CODE.M,
+      (voter) => index.data.fields.gender(voter) === GENDER_CODE.M,
     ).matches,
   };
 }

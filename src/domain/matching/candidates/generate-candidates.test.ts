@@ -508,7 +508,11 @@ describe('generateCandidates', () => {
 
     it('else the coordinates of a voter at the address', () => {
       const { q, out } = candidates({ last_name: 'Johnson', address1: '12 Oak St', zip: '27601' });
-      assert.deepEqual(q.location, { lat: INDEX.data.lat[0], lon: INDEX.data.lon[0], source: 'address' });
+      assert.deepEqual(q.location, {
+        lat: INDEX.data.fields.lat(0),
+        lon: INDEX.data.fields.lon(0),
+        source: 'address',
+      });
       assertFoundBy(out, 0, 'houseZip');
     });
 

@@ -161,16 +161,16 @@ function locate(index: MatchIndex, q: Query, candidates: CandidateSet): void {
     q.location = { lat: p.lat, lon: p.lon, source: 'coordinates' };
     return;
   }
-  const data = index.data;
+  const fields = index.data.fields;
   if (q.houseId > 0 && q.streetId > 0) {
     for (let i = 0; i < candidates.size; i++) {
       const voter = candidates.voterAt(i);
       const bits = candidates.bitsAt(i);
       if (!(bits & ((1 << KEY.houseZip) | (1 << KEY.houseStreet)))) continue;
-      if (data.ids.house[voter] === q.houseId && data.ids.street[voter] === q.streetId) {
-        const lat = data.lat[voter]!;
+      if (fields.house(voter) === q.houseId && fields.street(voter) === q.streetId) {
+        const lat = fields.lat(voter);
         if (!Number.isNaN(lat)) {
-          q.location = { lat, lon: data.lon[voter]!, source: 'address' };
+          q.location = { lat, lon: fields.lon(voter), source: 'address' };
           return;
         }
       }
@@ -275,12 +275,12 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
     if (end - start > options.maxPostings) continue;
     for (let i = start; i < end; i++) voters.push(postings.voterAt(i));
   }
-  const data = index.data;
+  const fields = index.data.fields;
   const within = radiusTest(lat, lon, radius);
   const bit = 1 << KEY.cellLast;
   for (let i = 0; i < voters.size; i++) {
     const voter = voters.values[i]!;
-    if (within(data.lat[voter]!, data.lon[voter]!)) out.add(voter, bit);
+    if (within(fields.lat(voter), fields.lon(voter))) out.add(voter, bit);
   }
 }
 

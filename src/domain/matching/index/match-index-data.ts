@@ -1,9 +1,10 @@
 import type { TextField } from './match-index-fields.ts';
 import type { PackedPostings } from './packed-postings.ts';
 import type { StringDictionary } from './string-dictionary.ts';
+import type { VoterFieldTable } from './voter-field-table.ts';
 
 /**
- * Everything the matcher needs about the voter file, in columns of typed arrays (about 50 bytes
+ * Everything the matcher needs about the voter file, in typed arrays (a record of about 36 bytes
  * per voter plus about 9 bytes per blocking-key entry): the normalized fields as dictionary ids,
  * dates and coordinates, the blocking postings, and the density map of the dynamic radius.
  * Phones and e-mails live only in the postings: a candidate agrees on them when the input's
@@ -13,11 +14,6 @@ export interface MatchIndexData {
   size: number;
   dictionaries: Record<TextField, StringDictionary>;
   /**
-   * Per voter, per text field: the value's dictionary id (0 = empty), in the narrowest array its
-   * dictionary allows (8 bits for states, 16 for first names, …).
-   */
-  ids: Record<TextField, IdColumn>;
-  /**
    * Sound (hash of the primary double-metaphone code) of each first and last name, by dictionary
    * id (0 for the empty name): the blocking keys' and the scorer's "similar" level. Stored, so a
    * matching thread computes none (computing them on first use cost a fresh list's rows about a
@@ -25,15 +21,11 @@ export interface MatchIndexData {
    */
   firstSounds: Uint32Array;
   lastSounds: Uint32Array;
-  zip: Uint32Array;
-  /** yyyymmdd, month/day 0 when unknown, 0 when no dob. */
-  dob: Uint32Array;
-  gender: Uint8Array;
-  /** CONTACT_PHONE | CONTACT_EMAIL when the voter has one. */
-  contact: Uint8Array;
-  /** NaN when unknown. */
-  lat: Float32Array;
-  lon: Float32Array;
+  /**
+   * Per voter, the compared fields in one record: the text fields as dictionary ids (0 = empty),
+   * ZIP, date of birth, gender, contact flags and coordinates (voter-field-table.ts).
+   */
+  fields: VoterFieldTable;
   postings: PackedPostings;
   /** Voters per map cell: sorted cell ids and their counts. */
   cellIds: Uint32Array;
@@ -44,16 +36,4 @@ export interface MatchIndexData {
   zipIds: Uint32Array;
   zipLat: Float32Array;
   zipLon: Float32Array;
-}
-
-/** A column of dictionary ids. */
-export type IdColumn = Uint8Array | Uint16Array | Uint32Array;
-
-/** The narrowest id column for a dictionary of `size` values. */
-export function idColumnFor(size: number, voters: number): IdColumn {
-  return size <= 2 ** 8
-    ? new Uint8Array(voters)
-    : size <= 2 ** 16
-      ? new Uint16Array(voters)
-      : new Uint32Array(voters);
 }

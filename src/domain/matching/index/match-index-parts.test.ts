@@ -85,21 +85,11 @@ function assertSameIndex(actual: MatchIndex, expected: MatchIndex): void {
     for (const value of e.dictionaries[field].values) {
       assert.equal(a.dictionaries[field].idOf(value), e.dictionaries[field].idOf(value), `${field} ${value}`);
     }
-    assert.deepEqual(Array.from(a.ids[field]), Array.from(e.ids[field]), `ids ${field}`);
   }
-  const arrays = [
-    'zip',
-    'dob',
-    'gender',
-    'contact',
-    'lat',
-    'lon',
-    'cellIds',
-    'cellCounts',
-    'zipIds',
-    'zipLat',
-    'zipLon',
-  ] as const;
+  // Every voter's record, byte for byte (dictionary ids, dates, ZIPs, flags and coordinates).
+  assert.equal(a.fields.stride, e.fields.stride);
+  assert.ok(Buffer.from(a.fields.bytes).equals(Buffer.from(e.fields.bytes)), 'voter fields');
+  const arrays = ['cellIds', 'cellCounts', 'zipIds', 'zipLat', 'zipLon'] as const;
   for (const name of arrays) {
     assert.equal(a[name].constructor, e[name].constructor, name);
     // Array.from + deepEqual: NaN equals NaN, so missing coordinates compare equal.
@@ -136,8 +126,10 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.deepEqual(meta.parts, [...parts.keys()]);
     assert.equal(new Set(meta.parts).size, meta.parts.length);
     for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
-    // Per text field: the values, their counts and the voters' ids; the names' sounds.
-    assert.equal(meta.parts.length, TEXT_FIELDS.length * 3 + 2 + 15);
+    // Per text field: the values and their counts; the names' sounds; the voters' records; three
+    // parts each of postings, map cells and ZIP centroids.
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 2 + 1 + 9);
+    assert.ok(meta.parts.includes('voter-fields'));
     assert.ok(meta.parts.includes('sounds-first') && meta.parts.includes('sounds-last'));
   });
 
@@ -177,9 +169,9 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     }
     const loaded = matchIndexFromParts(meta, fromMap(shared));
     assertSameIndex(loaded, index);
-    assert.equal(loaded.data.zip.buffer, shared.get('zip')!.buffer);
+    assert.equal(loaded.data.fields.bytes.buffer, shared.get('voter-fields')!.buffer);
     assert.equal(loaded.data.postings.residuals.buffer, shared.get('postings-residuals')!.buffer);
-    assert.ok(loaded.data.lat.buffer instanceof SharedArrayBuffer);
+    assert.ok(loaded.data.cellIds.buffer instanceof SharedArrayBuffer);
   });
 
   it('loads parts at unaligned offsets of a larger buffer', () => {
@@ -235,7 +227,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
 
   it('throws when a part of 2- or 4-byte elements is cut mid-element', () => {
     const { meta, parts } = matchIndexParts(index);
-    for (const name of ['zip', 'lat', 'postings-residuals', 'postings-directory', 'dict-first.counts']) {
+    for (const name of ['postings-residuals', 'postings-directory', 'dict-first.counts']) {
       const cut = new Map(parts);
       cut.set(name, parts.get(name)!.subarray(0, parts.get(name)!.byteLength - 1));
       assert.throws(
@@ -246,32 +238,23 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     }
   });
 
-  it('throws when a text field’s ids do not cover every voter', () => {
+  it('throws when the voter records do not cover every voter, or one is cut short', () => {
     const { meta, parts } = matchIndexParts(index);
-    const cut = new Map(parts);
-    const street = parts.get('ids-street')!;
-    cut.set('ids-street', street.subarray(0, street.byteLength - street.byteLength / RECORDS.length));
-    assert.throws(() => matchIndexFromParts(meta, fromMap(cut)), /part ids-street has the wrong size/);
+    const records = parts.get('voter-fields')!;
+    const stride = records.byteLength / RECORDS.length;
+    for (const cutBy of [1, 4, stride]) {
+      const cut = new Map(parts);
+      cut.set('voter-fields', records.subarray(0, records.byteLength - cutBy));
+      assert.throws(
+        () => matchIndexFromParts(meta, fromMap(cut)),
+        /part voter-fields has the wrong size/,
+        `cut by ${cutBy}`,
+      );
+    }
     assert.throws(
       () => matchIndexFromParts({ ...meta, size: RECORDS.length + 1 }, fromMap(parts)),
       /has the wrong size/,
     );
-  });
-
-  it('throws when another per-voter column is a whole element short', {}, () => {
-    const { meta, parts } = matchIndexParts(index);
-    for (const [name, width] of [
-      ['zip', 4],
-      ['dob', 4],
-      ['lat', 4],
-      ['lon', 4],
-      ['gender', 1],
-      ['contact', 1],
-    ] as const) {
-      const cut = new Map(parts);
-      cut.set(name, parts.get(name)!.subarray(0, parts.get(name)!.byteLength - width));
-      assert.throws(() => matchIndexFromParts(meta, fromMap(cut)), /wrong size/, name);
-    }
   });
 
   it('throws when parallel parts disagree in length', {}, () => {

@@ -1,9 +1,10 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
 import { MatchIndex } from './match-index.ts';
-import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index-data.ts';
+import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
+import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
 
 /**
  * The match index as named binary parts, for an adapter to store and load (the domain does no
@@ -16,8 +17,9 @@ import { StringDictionary } from './string-dictionary.ts';
  * dictionaries allow.
  * 4: the sounds of first and last names stored by dictionary id.
  * 5: a filter of the cell keys posted in each map cell.
+ * 6: the compared fields in one record per voter (voter-fields) instead of a column per field.
  */
-export const MATCH_INDEX_FORMAT = 5;
+export const MATCH_INDEX_FORMAT = 6;
 
 export interface MatchIndexMeta {
   format: number;
@@ -40,16 +42,10 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   for (const field of TEXT_FIELDS) {
     parts.set(`dict-${field}.txt`, new TextEncoder().encode(d.dictionaries[field].values.join('\n')));
     put(`dict-${field}.counts`, d.dictionaries[field].counts);
-    put(`ids-${field}`, d.ids[field]);
   }
   put('sounds-first', d.firstSounds);
   put('sounds-last', d.lastSounds);
-  put('zip', d.zip);
-  put('dob', d.dob);
-  put('gender', d.gender);
-  put('contact', d.contact);
-  put('lat', d.lat);
-  put('lon', d.lon);
+  put('voter-fields', d.fields.bytes);
   put('postings-residuals', d.postings.residuals);
   put('postings-voters', d.postings.voterData);
   put('postings-directory', d.postings.directory);
@@ -79,27 +75,23 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   const f32 = (name: string) => view(part(name), Float32Array, name);
   const u8 = (name: string) => part(name);
   const dictionaries = {} as Record<TextField, StringDictionary>;
-  const ids = {} as Record<TextField, IdColumn>;
   for (const field of TEXT_FIELDS) {
     const text = part(`dict-${field}.txt`);
     // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
     const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
     const values = new TextDecoder().decode(bytes).split('\n');
     dictionaries[field] = StringDictionary.fromValues(values, u32(`dict-${field}.counts`));
-    ids[field] = idColumn(`ids-${field}`, dictionaries[field].size, meta.size, part);
   }
+  const sizes = Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<
+    TextField,
+    number
+  >;
   const data: MatchIndexData = {
     size: meta.size,
     dictionaries,
-    ids,
     firstSounds: u32('sounds-first'),
     lastSounds: u32('sounds-last'),
-    zip: u32('zip'),
-    dob: u32('dob'),
-    gender: u8('gender'),
-    contact: u8('contact'),
-    lat: f32('lat'),
-    lon: f32('lon'),
+    fields: voterFields(meta.size, sizes, part('voter-fields')),
     postings: packedPostings(
       meta,
       u32('postings-directory'),
@@ -118,21 +110,10 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
       throw new Error(`match index part ${name} has the wrong size (${length}, not ${wanted})`);
   };
   for (const field of TEXT_FIELDS) {
-    expect(`ids-${field}`, ids[field].length, meta.size);
     expect(`dict-${field}.counts`, dictionaries[field].counts.length, dictionaries[field].size);
   }
   expect('sounds-first', data.firstSounds.length, dictionaries.first.size);
   expect('sounds-last', data.lastSounds.length, dictionaries.last.size);
-  for (const [name, column] of [
-    ['zip', data.zip],
-    ['dob', data.dob],
-    ['gender', data.gender],
-    ['contact', data.contact],
-    ['lat', data.lat],
-    ['lon', data.lon],
-  ] as const) {
-    expect(name, column.length, meta.size);
-  }
   expect('cell-counts', data.cellCounts.length, data.cellIds.length);
   expect('cell-key-filters', data.cellKeyFilters.length, data.cellIds.length * CELL_KEY_WORDS);
   expect('zip-lat', data.zipLat.length, data.zipIds.length);
@@ -140,20 +121,16 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   return new MatchIndex(data);
 }
 
-/** A text field's id column: one id per voter, as wide as its dictionary needs (1, 2 or 4 bytes). */
-function idColumn(
-  name: string,
-  dictionarySize: number,
-  voters: number,
-  part: (name: string) => Uint8Array,
-): IdColumn {
-  const bytes = part(name);
-  const width = idColumnFor(dictionarySize, 0).BYTES_PER_ELEMENT;
-  if (bytes.byteLength !== voters * width)
-    throw new Error(
-      `match index part ${name} has the wrong size (${bytes.byteLength}, not ${voters * width})`,
-    );
-  return width === 1 ? bytes : width === 2 ? view(bytes, Uint16Array, name) : view(bytes, Uint32Array, name);
+/** The voters' records: one per voter, as long as the layout for these dictionaries. */
+function voterFields(
+  size: number,
+  dictionarySizes: Record<TextField, number>,
+  bytes: Uint8Array,
+): VoterFieldTable {
+  const wanted = size * voterFieldLayout(dictionarySizes).stride;
+  if (bytes.byteLength !== wanted)
+    throw new Error(`match index part voter-fields has the wrong size (${bytes.byteLength}, not ${wanted})`);
+  return new VoterFieldTable(size, dictionarySizes, bytes);
 }
 
 function packedPostings(

@@ -145,6 +145,9 @@ const bit = (letter: string) => 1 << (letter.charCodeAt(0) - 65);
 describe('MatchIndexBuilder / MatchIndex', () => {
   const index = build();
   const data = index.data;
+  /** One field of every voter, in voter order. */
+  const column = (name: 'first' | 'zip' | 'dob' | 'gender' | 'contact') =>
+    Array.from({ length: data.size }, (_, voter) => data.fields[name](voter));
 
   it('normalizes the fixture as the tests expect', () => {
     assert.equal(PERSONS[0]!.first, 'ROBERT');
@@ -170,13 +173,13 @@ describe('MatchIndexBuilder / MatchIndex', () => {
       assert.equal(total, RECORDS.length, `${field}: one id per record`);
       // Each record's id holds its value.
       PERSONS.forEach((person, voter) => {
-        assert.equal(dict.value(data.ids[field][voter]!), person[field], `${field} of voter ${voter}`);
+        assert.equal(dict.value(data.fields.id(field, voter)), person[field], `${field} of voter ${voter}`);
       });
     }
     const first = data.dictionaries.first;
     assert.deepEqual(first.values, ['', 'ROBERT', 'BOB', 'MARY', 'ZBIGNIEW', 'ALICE', 'BILL']);
     assert.deepEqual(Array.from(first.counts), [2, 2, 1, 2, 1, 1, 1]);
-    assert.deepEqual(Array.from(data.ids.first), [1, 2, 3, 3, 4, 0, 1, 5, 0, 6]);
+    assert.deepEqual(column('first'), [1, 2, 3, 3, 4, 0, 1, 5, 0, 6]);
     const last = data.dictionaries.last;
     assert.deepEqual(last.values, ['', 'SMITH', 'JONES', 'KOWALCZYK', 'WALKER', 'BOB']);
     assert.deepEqual(Array.from(last.counts), [1, 4, 2, 1, 1, 1]);
@@ -189,12 +192,12 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     assert.equal(data.dictionaries.unit.count(0), 9);
   });
 
-  it('zip, dob, gender and contact columns', () => {
-    assert.deepEqual(Array.from(data.zip), [27601, 27601, 27601, 27511, 27701, 27511, 0, 0, 0, 27601]);
-    assert.deepEqual(Array.from(data.dob), [19700312, 19951120, 19720000, 19851000, 0, 0, 0, 0, 0, 19600101]);
+  it('zip, dob, gender and contact of each voter', () => {
+    assert.deepEqual(column('zip'), [27601, 27601, 27601, 27511, 27701, 27511, 0, 0, 0, 27601]);
+    assert.deepEqual(column('dob'), [19700312, 19951120, 19720000, 19851000, 0, 0, 0, 0, 0, 19600101]);
     const { M, F } = GENDER_CODE;
-    assert.deepEqual(Array.from(data.gender), [M, M, F, F, M, 0, 0, 0, 0, 0]);
-    assert.deepEqual(Array.from(data.contact), [
+    assert.deepEqual(column('gender'), [M, M, F, F, M, 0, 0, 0, 0, 0]);
+    assert.deepEqual(column('contact'), [
       CONTACT_PHONE | CONTACT_EMAIL,
       CONTACT_PHONE,
       CONTACT_EMAIL,
@@ -206,15 +209,18 @@ describe('MatchIndexBuilder / MatchIndex', () => {
       0,
       0,
     ]);
-    assert.ok(data.gender instanceof Uint8Array && data.contact instanceof Uint8Array);
-    assert.equal(data.zip.length, RECORDS.length);
+    assert.equal(data.fields.size, RECORDS.length);
+    assert.equal(data.fields.bytes.byteLength, RECORDS.length * data.fields.stride);
   });
 
   it('coordinates: Float32 per voter, NaN when unknown', () => {
-    assert.equal(data.lat[0], Math.fround(35.78));
-    assert.equal(data.lon[0], Math.fround(-78.64));
+    assert.equal(data.fields.lat(0), Math.fround(35.78));
+    assert.equal(data.fields.lon(0), Math.fround(-78.64));
     for (const voter of [2, 6, 8]) {
-      assert.ok(Number.isNaN(data.lat[voter]!) && Number.isNaN(data.lon[voter]!), `voter ${voter}`);
+      assert.ok(
+        Number.isNaN(data.fields.lat(voter)) && Number.isNaN(data.fields.lon(voter)),
+        `voter ${voter}`,
+      );
     }
   });
 
@@ -322,13 +328,14 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     const big = builder.finish();
     assert.equal(big.size, count);
     for (const voter of [0, 1, 65535, 65536, count - 1]) {
-      assert.equal(big.data.zip[voter], 10000 + (voter % 90000), `zip of ${voter}`);
-      assert.equal(big.data.dob[voter], (1900 + (voter % 100)) * 10000 + 101);
-      assert.equal(big.data.gender[voter], voter % 3 === 0 ? GENDER_CODE.F : GENDER_CODE.M);
-      assert.equal(big.data.lat[voter], Math.fround(35 + (voter % 7) / 100));
-      assert.equal(big.data.ids.last[voter], voter % 2 === 0 ? 1 : 2);
+      const fields = big.data.fields;
+      assert.equal(fields.zip(voter), 10000 + (voter % 90000), `zip of ${voter}`);
+      assert.equal(fields.dob(voter), (1900 + (voter % 100)) * 10000 + 101);
+      assert.equal(fields.gender(voter), voter % 3 === 0 ? GENDER_CODE.F : GENDER_CODE.M);
+      assert.equal(fields.lat(voter), Math.fround(35 + (voter % 7) / 100));
+      assert.equal(fields.last(voter), voter % 2 === 0 ? 1 : 2);
     }
-    assert.equal(big.data.zip.length, count);
+    assert.equal(big.data.fields.size, count);
   });
 });
 

@@ -68,12 +68,11 @@ function firstNameGenders(data: MatchIndexData): Uint8Array {
   const size = data.dictionaries.first.size;
   const women = new Uint32Array(size);
   const men = new Uint32Array(size);
-  const ids = data.ids.first;
-  const gender = data.gender;
+  const fields = data.fields;
   for (let voter = 0; voter < data.size; voter++) {
-    const g = gender[voter];
-    if (g === GENDER_CODE.F) women[ids[voter]!]!++;
-    else if (g === GENDER_CODE.M) men[ids[voter]!]!++;
+    const g = fields.gender(voter);
+    if (g === GENDER_CODE.F) women[fields.first(voter)]!++;
+    else if (g === GENDER_CODE.M) men[fields.first(voter)]!++;
   }
   const genders = new Uint8Array(size);
   for (let id = 1; id < size; id++) {

@@ -1,9 +1,10 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
-import { type IdColumn, idColumnFor, type MatchIndexData } from './match-index-data.ts';
+import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import type { MatchIndexShard, ShardDictionary } from './match-index-shard.ts';
 import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
+import { VoterFieldTable } from './voter-field-table.ts';
 
 const MICRODEGREES = 1e6;
 
@@ -19,12 +20,13 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
   checkRows(shards, size);
 
   const dictionaries = {} as Record<TextField, StringDictionary>;
-  const ids = {} as Record<TextField, IdColumn>;
+  const remapsOf = {} as Record<TextField, Uint32Array[]>;
   let firstSounds: Uint32Array = new Uint32Array(0);
   let lastSounds: Uint32Array = new Uint32Array(0);
   for (const field of TEXT_FIELDS) {
     const { dictionary, remaps } = mergeDictionaries(shards.map((s) => s.dictionaries[field]));
     dictionaries[field] = dictionary;
+    remapsOf[field] = remaps;
     if (field === 'first')
       firstSounds = mergeSounds(
         dictionary.size,
@@ -37,34 +39,30 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
         remaps,
         shards.map((s) => s.lastSounds),
       );
-    const column = idColumnFor(dictionary.size, size);
-    shards.forEach((shard, s) => {
-      const local = shard.ids[field];
-      const remap = remaps[s]!;
-      const rows = shard.rows;
-      for (let r = 0; r < rows.length; r++) column[rows[r]!] = remap[local[r]!]!;
-    });
-    ids[field] = column;
   }
 
-  const zip = new Uint32Array(size);
-  const dob = new Uint32Array(size);
-  const gender = new Uint8Array(size);
-  const contact = new Uint8Array(size);
-  const lat = new Float32Array(size);
-  const lon = new Float32Array(size);
-  for (const shard of shards) {
+  const fields = new VoterFieldTable(
+    size,
+    Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<TextField, number>,
+  );
+  shards.forEach((shard, s) => {
     const rows = shard.rows;
-    for (let r = 0; r < rows.length; r++) {
-      const v = rows[r]!;
-      zip[v] = shard.zip[r]!;
-      dob[v] = shard.dob[r]!;
-      gender[v] = shard.gender[r]!;
-      contact[v] = shard.contact[r]!;
-      lat[v] = shard.lat[r]!;
-      lon[v] = shard.lon[r]!;
+    for (const field of TEXT_FIELDS) {
+      const local = shard.ids[field];
+      const remap = remapsOf[field][s]!;
+      for (let r = 0; r < rows.length; r++) fields.setId(field, rows[r]!, remap[local[r]!]!);
     }
-  }
+    for (let r = 0; r < rows.length; r++) {
+      fields.setFixed(rows[r]!, {
+        lat: shard.lat[r]!,
+        lon: shard.lon[r]!,
+        dob: shard.dob[r]!,
+        zip: shard.zip[r]!,
+        gender: shard.gender[r]!,
+        contact: shard.contact[r]!,
+      });
+    }
+  });
 
   const cells = mergeCounts(shards.map((s) => [s.cellIds, [s.cellCounts]] as const));
   const zips = mergeCounts(shards.map((s) => [s.zipIds, [s.zipCounts, s.zipLatSums, s.zipLonSums]] as const));
@@ -72,15 +70,9 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
   return {
     size,
     dictionaries,
-    ids,
     firstSounds,
     lastSounds,
-    zip,
-    dob,
-    gender,
-    contact,
-    lat,
-    lon,
+    fields,
     postings: mergePostings(shards, size),
     cellIds: cells.keys,
     cellCounts: Uint32Array.from(cells.sums[0]!),

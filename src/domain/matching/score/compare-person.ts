@@ -106,13 +106,13 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
 /** Fills `levels` (one per field, 0 = not compared) for the query against one voter. */
 export function comparePerson(index: MatchIndex, q: Query, voter: number, levels: Uint8Array): void {
   const data = index.data;
-  const ids = data.ids;
+  const fields = data.fields;
   const dict = data.dictionaries;
   const { memo, generation } = q;
   levels.fill(0);
 
   // First name.
-  const vFirst = ids.first[voter]!;
+  const vFirst = fields.first(voter);
   if (q.firstId !== 0 && vFirst !== 0) {
     let level = memo.first.get(vFirst, generation);
     if (level === 0) {
@@ -121,14 +121,14 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
     }
     if (
       level === L.first.differ &&
-      goesByMiddleName(q, ids.middle[voter]!, dict.first.value(vFirst), index)
+      goesByMiddleName(q, fields.middle(voter), dict.first.value(vFirst), index)
     ) {
       level = L.first.middle;
     }
     levels[F.first] = level;
   }
   // Last name.
-  const vLast = ids.last[voter]!;
+  const vLast = fields.last(voter);
   if (q.lastId !== 0 && vLast !== 0) {
     let level = memo.last.get(vLast, generation);
     if (level === 0) {
@@ -138,7 +138,7 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
     levels[F.last] = level;
   }
   // Middle name or initial.
-  const vMiddle = ids.middle[voter]!;
+  const vMiddle = fields.middle(voter);
   if (q.middleId !== 0 && vMiddle !== 0) {
     const a = q.person.middle;
     const b = dict.middle.value(vMiddle);
@@ -147,12 +147,12 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
     // Same initial: agreement when one side is only the initial, two different full names differ.
     else levels[F.middle] = a.length > 1 && b.length > 1 ? L.middle.differ : L.middle.initial;
   }
-  const vSuffix = ids.suffix[voter]!;
+  const vSuffix = fields.suffix(voter);
   if (q.suffixId !== 0 && vSuffix !== 0)
     levels[F.suffix] = q.suffixId === vSuffix ? L.binary.exact : L.binary.differ;
 
   // Date of birth, or the birth years an age allows.
-  const vDob = data.dob[voter]!;
+  const vDob = fields.dob(voter);
   if (vDob !== 0) {
     if (q.dob !== 0) levels[F.dob] = compareDob(q.dob, vDob);
     else if (q.person.dobTypos.length > 0) {
@@ -171,17 +171,17 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
             : L.dob.differ;
     }
   }
-  const vGender = data.gender[voter]!;
+  const vGender = fields.gender(voter);
   if (q.gender !== 0 && vGender !== 0)
     levels[F.gender] = q.gender === vGender ? L.binary.exact : L.binary.differ;
 
   // Address: house number + street (+ unit).
-  const vHouse = ids.house[voter]!;
+  const vHouse = fields.house(voter);
   if (q.houseId !== 0 && vHouse !== 0 && q.person.street !== '') {
-    const vStreet = ids.street[voter]!;
+    const vStreet = fields.street(voter);
     if (q.houseId === vHouse) {
       if (q.streetId === vStreet) {
-        const vUnit = ids.unit[voter]!;
+        const vUnit = fields.unit(voter);
         levels[F.address] =
           q.unitId === 0 || vUnit === 0 || q.unitId === vUnit ? L.address.exact : L.address.unit;
       } else {
@@ -193,18 +193,18 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
     }
   }
   // ZIP; city only without a ZIP on either side, state only without both.
-  const vZip = data.zip[voter]!;
+  const vZip = fields.zip(voter);
   const zipCompared = q.zip !== 0 && vZip !== 0;
   if (zipCompared) levels[F.zip] = q.zip === vZip ? L.binary.exact : L.binary.differ;
-  const vCity = ids.city[voter]!;
+  const vCity = fields.city(voter);
   const cityCompared = !zipCompared && q.cityId !== 0 && vCity !== 0;
   if (cityCompared) levels[F.city] = q.cityId === vCity ? L.binary.exact : L.binary.differ;
-  const vState = ids.state[voter]!;
+  const vState = fields.state(voter);
   if (!zipCompared && !cityCompared && q.stateId !== 0 && vState !== 0) {
     levels[F.state] = q.stateId === vState ? L.binary.exact : L.binary.differ;
   }
 
-  const contact = data.contact[voter]!;
+  const contact = fields.contact(voter);
   if (q.phoneVoters !== null && contact & CONTACT_PHONE) {
     levels[F.phone] = q.phoneVoters.has(voter) ? L.binary.exact : L.binary.differ;
   }
@@ -214,9 +214,9 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
 
   // Distance, for input coordinates only (a derived location repeats the address or ZIP).
   if (q.location?.source === 'coordinates' && levels[F.address] === 0) {
-    const lat = data.lat[voter]!;
+    const lat = fields.lat(voter);
     if (!Number.isNaN(lat)) {
-      const miles = distanceMiles(q.location.lat, q.location.lon, lat, data.lon[voter]!);
+      const miles = distanceMiles(q.location.lat, q.location.lon, lat, fields.lon(voter));
       levels[F.distance] = distanceLevel(miles, q.radiusMiles);
     }
   }

@@ -59,7 +59,7 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
     [F.last, shareSquares(index.data.dictionaries.last.counts.subarray(1))],
     [F.city, shareSquares(index.data.dictionaries.city.counts.subarray(1))],
     [F.state, shareSquares(index.data.dictionaries.state.counts.subarray(1))],
-    [F.zip, shareSquares(valueCounts(index.data.zip).values())],
+    [F.zip, shareSquares(zipCounts(index).values())],
   ];
   for (const [field, share] of exact) setExact(u, field, Math.max(share, 0.5 / Math.max(n, 1)));
   // A phone number or e-mail address names about one person in the whole population, not one
@@ -68,7 +68,7 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
   // posterior among themselves through the scorer's competition.
   setExact(u, F.phone, CHANCE_AGREEMENT);
   setExact(u, F.email, CHANCE_AGREEMENT);
-  setDobLevels(u, index.data.dob, n);
+  setDobLevels(u, index, n);
   // Voter pairs never compare a bare initial (voter files hold full first names), but lists
   // do: an initial agrees by chance as often as two random first letters do.
   u[at(F.first, L.first.initial)] = initialAgreement(index.data.dictionaries.first);
@@ -83,10 +83,12 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
  */
 const TYPO_NEIGHBOURS = 25;
 
-function setDobLevels(u: Float64Array, dobs: Uint32Array, n: number): void {
+function setDobLevels(u: Float64Array, index: MatchIndex, n: number): void {
   const years = new Map<number, number>();
   const dates = new Map<number, number>();
-  for (const dob of dobs) {
+  const fields = index.data.fields;
+  for (let voter = 0; voter < fields.size; voter++) {
+    const dob = fields.dob(voter);
     if (dob === 0) continue;
     const year = Math.floor(dob / 10000);
     years.set(year, (years.get(year) ?? 0) + 1);
@@ -118,16 +120,16 @@ function setDobLevels(u: Float64Array, dobs: Uint32Array, n: number): void {
  * first one (the pairs above skip distance: voters have addresses, which take precedence).
  */
 function setDistanceLevels(u: Float64Array, index: MatchIndex, next: () => number): void {
-  const { lat, lon } = index.data;
+  const fields = index.data.fields;
   const n = index.size;
   const counts = [0, 0, 0, 0, 0];
   let total = 0;
   for (let s = 0; s < SAMPLE_PAIRS && n >= 2; s++) {
     const i = Math.floor(next() * n);
     const j = Math.floor(next() * n);
-    if (i === j || Number.isNaN(lat[i]!) || Number.isNaN(lat[j]!)) continue;
-    const miles = distanceMiles(lat[i]!, lon[i]!, lat[j]!, lon[j]!);
-    const radius = dynamicRadius(index, lat[i]!, lon[i]!);
+    if (i === j || Number.isNaN(fields.lat(i)) || Number.isNaN(fields.lat(j))) continue;
+    const miles = distanceMiles(fields.lat(i), fields.lon(i), fields.lat(j), fields.lon(j));
+    const radius = dynamicRadius(index, fields.lat(i), fields.lon(i));
     counts[distanceLevel(miles, radius)]!++;
     total++;
   }
@@ -170,18 +172,23 @@ function shareSquares(counts: Iterable<number>): number {
   return sum;
 }
 
-/** How many voters hold each non-zero value. */
-function valueCounts(values: Uint32Array): Map<number, number> {
+/** How many voters hold each ZIP, in order of first appearance. */
+function zipCounts(index: MatchIndex): Map<number, number> {
   const counts = new Map<number, number>();
-  for (const v of values) if (v !== 0) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const fields = index.data.fields;
+  for (let voter = 0; voter < fields.size; voter++) {
+    const zip = fields.zip(voter);
+    if (zip !== 0) counts.set(zip, (counts.get(zip) ?? 0) + 1);
+  }
   return counts;
 }
 
 /** A voter's indexed fields as a person (phones and e-mail are not kept per voter). */
 export function voterAsPerson(index: MatchIndex, voter: number): NormalizedPerson {
   const data = index.data;
+  const fields = data.fields;
   const person = emptyPerson();
-  const text = (field: TextField) => data.dictionaries[field].value(data.ids[field][voter]!);
+  const text = (field: TextField) => data.dictionaries[field].value(fields.id(field, voter));
   person.first = text('first');
   person.middle = text('middle');
   person.last = text('last');
@@ -191,14 +198,14 @@ export function voterAsPerson(index: MatchIndex, voter: number): NormalizedPerso
   person.unit = text('unit');
   person.city = text('city');
   person.state = text('state');
-  const zip = data.zip[voter]!;
+  const zip = fields.zip(voter);
   person.zip = zip === 0 ? '' : String(zip).padStart(5, '0');
-  const dob = data.dob[voter]!;
+  const dob = fields.dob(voter);
   person.dob =
     dob === 0 ? null : { year: Math.floor(dob / 10000), month: Math.floor(dob / 100) % 100, day: dob % 100 };
-  const gender = data.gender[voter]!;
+  const gender = fields.gender(voter);
   person.gender = gender === 1 ? 'F' : gender === 2 ? 'M' : '';
-  person.lat = data.lat[voter]!;
-  person.lon = data.lon[voter]!;
+  person.lat = fields.lat(voter);
+  person.lon = fields.lon(voter);
   return person;
 }
