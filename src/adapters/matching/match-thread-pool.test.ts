@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
+import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
 import { createProbabilisticMatcher } from '../../domain/matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
@@ -45,7 +45,7 @@ function fixture(listRows = 600) {
 describe('matching on worker threads', () => {
   it('gives exactly the in-thread outcomes, in row order', async () => {
     const { voters, list } = fixture(2500);
-    const index = matchIndexOf(voters);
+    const index = buildMatchIndex(voters);
     const local = createProbabilisticMatcher(voters, index);
     const inThread = await local.matchBatch(list, OPTIONS);
     const pool = new MatchThreadPool(2);
@@ -75,7 +75,7 @@ describe('matching on worker threads', () => {
     assert.equal(rb.length, 300);
     await factory.close();
     const pool = new MatchThreadPool(1);
-    const source = pool.open(matchIndexOf(voters));
+    const source = pool.open(buildMatchIndex(voters));
     await pool.close();
     await assert.rejects(
       source.run(list, {
@@ -118,7 +118,7 @@ describe('ThreadedMatcherFactory', () => {
     const factory = new ThreadedMatcherFactory(2);
     try {
       const inThread = (rows: MatchInput[]) =>
-        createProbabilisticMatcher(voters, matchIndexOf(voters)).matchBatch(rows, OPTIONS);
+        createProbabilisticMatcher(voters, buildMatchIndex(voters)).matchBatch(rows, OPTIONS);
       const expected = await inThread(list);
       const small = factory.create(voters);
       assert.deepEqual(
@@ -145,11 +145,11 @@ describe('one pool of threads for several voter files', () => {
     const otherList: MatchInput[] = one.list.map((row) => ({ ...row }));
     const factory = new ThreadedMatcherFactory(2, { sourcesKept: 4 });
     try {
-      const expectedOne = await createProbabilisticMatcher(one.voters, matchIndexOf(one.voters)).matchBatch(
-        one.list,
-        OPTIONS,
-      );
-      const expectedOther = await createProbabilisticMatcher(other, matchIndexOf(other)).matchBatch(
+      const expectedOne = await createProbabilisticMatcher(
+        one.voters,
+        buildMatchIndex(one.voters),
+      ).matchBatch(one.list, OPTIONS);
+      const expectedOther = await createProbabilisticMatcher(other, buildMatchIndex(other)).matchBatch(
         otherList,
         OPTIONS,
       );

@@ -1,4 +1,4 @@
-import { matchIndexOf } from '../../domain/matching/index/build-match-index.ts';
+import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import {
   createProbabilisticMatcher,
@@ -29,6 +29,11 @@ export class ThreadedMatcherFactory {
   private readonly sourcesKept: number;
   private pool: MatchThreadPool | null = null;
   private readonly sources = new Map<MatchIndex, MatchSource>();
+  /**
+   * Indexes built here for snapshots stored without one (in-memory snapshots, versions imported
+   * before the index existed), kept while the snapshot lives.
+   */
+  private readonly builtIndexes = new WeakMap<VoterSnapshot, MatchIndex>();
 
   /** `sourcesKept`: voter files kept open at most (a sharded voter file: every loaded shard; see release). */
   constructor(threads: number, options: { sourcesKept?: number } = {}) {
@@ -39,15 +44,15 @@ export class ThreadedMatcherFactory {
   /** Lets the threads drop a snapshot that is no longer loaded (a voter shard let go). */
   release(voters: VoterSnapshot): void {
     if (voters.shardMap !== undefined) return;
-    const index = matchIndexOf(voters);
-    const source = this.sources.get(index);
-    if (source === undefined) return;
+    const index = voters.matchIndex ?? this.builtIndexes.get(voters);
+    const source = index === undefined ? undefined : this.sources.get(index);
+    if (index === undefined || source === undefined) return;
     this.sources.delete(index);
     source.close();
   }
 
   create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): ListMatcher {
-    const index = matchIndexOf(voters);
+    const index = this.indexOf(voters);
     if (this.threads === 0) return createProbabilisticMatcher(voters, index, options);
     const shared = voters.shared?.() ?? null;
     const inThread = inThreadRunner(index);
@@ -109,7 +114,18 @@ export class ThreadedMatcherFactory {
 
   /** The threads serving a voter snapshot, if it was opened on them (for tests and metrics). */
   sourceOf(voters: VoterSnapshot): MatchSource | undefined {
-    return this.sources.get(matchIndexOf(voters));
+    return this.sources.get(this.indexOf(voters));
+  }
+
+  /** The snapshot's stored match index, else one built from its records on first use. */
+  private indexOf(voters: VoterSnapshot): MatchIndex {
+    if (voters.matchIndex !== null) return voters.matchIndex;
+    let index = this.builtIndexes.get(voters);
+    if (index === undefined) {
+      index = buildMatchIndex(voters);
+      this.builtIndexes.set(voters, index);
+    }
+    return index;
   }
 
   /** The process's matching threads, once started (for tests and metrics). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../voters/voter-columns.ts';
-import { matchIndexOf } from './index/build-match-index.ts';
+import { buildMatchIndex } from './index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from './matcher.ts';
 import { createProbabilisticMatcher, inThreadRunner } from './probabilistic-matcher.ts';
 
@@ -87,7 +87,7 @@ const OPTIONS: MatchOptions = {
 function setup() {
   const rows = VOTERS.map((v) => COLUMNS.map((c) => v[c] ?? ''));
   const voters = new InMemoryVoterSnapshot(COLUMNS, rows);
-  return { voters, index: matchIndexOf(voters) };
+  return { voters, index: buildMatchIndex(voters) };
 }
 
 const input = (row: number, fields: MatchInput['fields']): MatchInput => ({ row, fields });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { AppError } from '../errors.ts';
 import type { AppendedField } from '../keys/key-types.ts';
 import { createDeterministicMatcher } from '../matching/deterministic-matcher.ts';
-import { matchIndexOf } from '../matching/index/build-match-index.ts';
+import { buildMatchIndex } from '../matching/index/build-match-index.ts';
 import { IDENTIFIER_COLUMNS, type Matcher } from '../matching/matcher.ts';
 import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
@@ -624,7 +624,7 @@ describe('matchList with a couple row (first_name_combined)', () => {
   );
   const options = (maxMatches: number, onBestMatch?: (id: string) => void): Options => ({
     voters: couples,
-    matcher: createProbabilisticMatcher(couples, matchIndexOf(couples)),
+    matcher: createProbabilisticMatcher(couples, buildMatchIndex(couples)),
     appendedFields: [{ source: 'party', as: 'party' }],
     maxMatches,
     ...(onBestMatch === undefined ? {} : { onBestMatch }),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, it } from 'node:test';
-import { matchIndexOf } from '../matching/index/build-match-index.ts';
+import { buildMatchIndex } from '../matching/index/build-match-index.ts';
 import type { MatchOutcome } from '../matching/matcher.ts';
 import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
@@ -107,7 +107,8 @@ const LIST = [
 const OPTIONS = { maxMatches: 2, searchRadiusMiles: null, asOf: new Date('2026-01-01T00:00:00Z') };
 const APPENDED = [{ source: 'party', as: 'party' }];
 
-const matcherFor = (snapshot: VoterSnapshot) => createProbabilisticMatcher(snapshot, matchIndexOf(snapshot));
+const matcherFor = (snapshot: VoterSnapshot) =>
+  createProbabilisticMatcher(snapshot, buildMatchIndex(snapshot));
 
 async function* linesOf(lines: string[]): AsyncGenerator<string> {
   for (const line of lines) yield line.trimEnd();
@@ -154,7 +155,7 @@ async function matchSharded(
       matcher:
         name === fitChunk
           ? fitMatcher!
-          : createProbabilisticMatcher(shard, matchIndexOf(shard), { listFit: listFit! }),
+          : createProbabilisticMatcher(shard, buildMatchIndex(shard), { listFit: listFit! }),
       appendedSources: ['party'],
       options,
       write: (line) => {

@@ -62,20 +62,3 @@ export function buildMatchIndex(voters: VoterSnapshot, asOf = new Date()): Match
   for (let i = 0; i < voters.size; i++) builder.add(i, normalize(read(voters.record(i))));
   return builder.finish();
 }
-
-const indexes = new WeakMap<VoterSnapshot, MatchIndex>();
-
-/**
- * The match index of a snapshot: the stored one, else (a version imported before the index
- * existed, or an in-memory snapshot) built from its records on first use and kept while the
- * snapshot lives.
- */
-export function matchIndexOf(voters: VoterSnapshot): MatchIndex {
-  if (voters.matchIndex !== null) return voters.matchIndex;
-  let index = indexes.get(voters);
-  if (index === undefined) {
-    index = buildMatchIndex(voters);
-    indexes.set(voters, index);
-  }
-  return index;
-}
