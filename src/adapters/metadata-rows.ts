@@ -14,30 +14,12 @@ import {
 } from '../domain/keys/key-types.ts';
 import type { OnboardingCounts } from '../domain/notices/onboarding-notices.ts';
 import type { OnboardingRun, OnboardingStage } from '../domain/ports/onboarding-store.ts';
+import type { CellDecoder, Row } from './sql/sql-runner.ts';
 
-/**
- * The metadata tables have one shape in SQLite and PostgreSQL (see migrations/); only how a
- * driver hands back a cell differs. Each backend supplies its decoder; the row mappers are shared.
+/*
+ * Row mappers of the metadata tables, shared by both dialects: the tables have one shape in SQLite
+ * and PostgreSQL (see migrations/); the runner's CellDecoder reads the cells whose driver types differ.
  */
-export type Row = Record<string, unknown>;
-
-export interface CellDecoder {
-  int(value: unknown): number;
-  nullableInt(value: unknown): number | null;
-  /** A JSON column (text in SQLite, parsed by the driver in PostgreSQL). */
-  json(value: unknown): unknown;
-  nullableJson(value: unknown): unknown;
-  bool(value: unknown): boolean;
-}
-
-/** node:sqlite: integers are numbers, JSON is text, booleans are 0/1. */
-export const sqliteCells: CellDecoder = {
-  int: (value) => value as number,
-  nullableInt: (value) => (value as number | null) ?? null,
-  json: (value) => JSON.parse(value as string),
-  nullableJson: (value) => (value ? JSON.parse(value as string) : null),
-  bool: (value) => value === 1,
-};
 
 /** The columns of onboarding_runs that `update` may set, by OnboardingRun field. */
 export const ONBOARDING_COLUMNS = {

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import type { CellDecoder } from '../metadata-rows.ts';
 
 /** The PostgreSQL schema migrations shipped with the service. */
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(
@@ -127,15 +126,6 @@ export function toNumber(value: unknown): number {
 export function toNullableNumber(value: unknown): number | null {
   return value === null || value === undefined ? null : toNumber(value);
 }
-
-/** node-postgres: BIGINT arrives as text, `json` columns arrive parsed, booleans as booleans. */
-export const pgCells: CellDecoder = {
-  int: toNumber,
-  nullableInt: toNullableNumber,
-  json: (value) => value,
-  nullableJson: (value) => value ?? null,
-  bool: (value) => value === true,
-};
 
 /**
  * The migration files of `files` in the order they apply: `NNN_name.sql`, sorted by name. Two

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { ApiKeyRecord, Entitlements, Profile } from '../../domain/keys/key-types.ts';
 import type { KeySetup, KeyStore } from '../../domain/ports/key-store.ts';
 import { keyFromRow, profileFromRow } from '../metadata-rows.ts';
-import { type PgDatabase, pgCells, type Row, runQuery, toNullableNumber } from './pg-database.ts';
+import { pgCells } from '../sql/pg-runner.ts';
+import { type PgDatabase, type Row, runQuery, toNullableNumber } from './pg-database.ts';
 
 /** A pool (one statement on its own) or a transaction's client. */
 type Queryable = pg.Pool | pg.ClientBase;

@@ -1,7 +1,8 @@
 import type { OnboardingRun, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
 import { ONBOARDING_COLUMNS, onboardingRunFromRow } from '../metadata-rows.ts';
-import { type PgDatabase, pgCells, type Row, runQuery } from './pg-database.ts';
+import { pgCells } from '../sql/pg-runner.ts';
+import { type PgDatabase, type Row, runQuery } from './pg-database.ts';
 import type { PgFollowUpEnqueuer } from './pg-follow-ups.ts';
 
 /** Onboarding progress in PostgreSQL; follow-up messages commit with each change. */

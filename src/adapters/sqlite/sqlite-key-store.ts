@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, Entitlements, Profile } from '../../domain/keys/key-types.ts';
 import type { KeySetup, KeyStore } from '../../domain/ports/key-store.ts';
-import { keyFromRow, profileFromRow, sqliteCells } from '../metadata-rows.ts';
+import { keyFromRow, profileFromRow } from '../metadata-rows.ts';
+import { sqliteCells } from '../sql/sqlite-runner.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
 type Row = Record<string, unknown>;
