@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
+import { SqlKeyStore } from '../adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
 import { SqliteJobStore } from '../adapters/sqlite/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../adapters/sqlite/sqlite-key-store.ts';
 import { SqliteOnboardingStore } from '../adapters/sqlite/sqlite-onboarding-store.ts';
 import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import type { Config } from '../config.ts';
@@ -52,10 +53,12 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
   if (config.DATABASE_URL === undefined) {
     const database = new SqliteDatabase(join(dataDir, 'listmatch.db'), SQLITE_MIGRATIONS_DIR);
     const queue = new SqliteQueue(database, { maxAttempts: config.QUEUE_MAX_ATTEMPTS });
+    // One runner on the one connection: the stores' changes and their follow-ups commit together.
+    const sql = new SqliteRunner(database, queue);
     return {
       kind: 'sqlite',
       sqlite: database,
-      keyStore: new SqliteKeyStore(database),
+      keyStore: new SqlKeyStore(sql),
       jobStore: new SqliteJobStore(database, queue),
       onboarding: new SqliteOnboardingStore(database, queue),
       queue,
@@ -76,14 +79,14 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
   const [
     { openPgDatabase, describeDatabaseUrl },
     { PgJobStore },
-    { PgKeyStore },
+    { PgRunner },
     { PgOnboardingStore },
     { PgRateLimiter },
     { createPgBossQueue },
   ] = await Promise.all([
     import('../adapters/postgres/pg-database.ts'),
     import('../adapters/postgres/pg-job-store.ts'),
-    import('../adapters/postgres/pg-key-store.ts'),
+    import('../adapters/sql/pg-runner.ts'),
     import('../adapters/postgres/pg-onboarding-store.ts'),
     import('../adapters/rate-limit/pg-rate-limiter.ts'),
     import('../adapters/queue/pg-boss-queue.ts'),
@@ -136,10 +139,11 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
   const stopPurging = rateLimiter.startPurging({
     onError: (error) => warn(`rate limit purge failed: ${(error as Error).message}`),
   });
+  const sql = new PgRunner(database, queue);
   return {
     kind: 'postgres',
     sqlite: null,
-    keyStore: new PgKeyStore(database),
+    keyStore: new SqlKeyStore(sql),
     jobStore: new PgJobStore(database, queue),
     onboarding: new PgOnboardingStore(database, queue),
     queue,

@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { FsBlobStore } from '../../src/adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../../src/adapters/queue/sqlite-queue.ts';
+import { SqlKeyStore } from '../../src/adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../src/adapters/sqlite/sqlite-database.ts';
 import { SqliteJobStore } from '../../src/adapters/sqlite/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.ts';
 import { SqliteOnboardingStore } from '../../src/adapters/sqlite/sqlite-onboarding-store.ts';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -77,7 +78,7 @@ export async function openOnboardingHarness(options: { voters?: boolean } = {}):
   if (options.voters === true) {
     await voters.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
   }
-  const keys = new KeyService(new SqliteKeyStore(database));
+  const keys = new KeyService(new SqlKeyStore(new SqliteRunner(database)));
   const keyId = (await keys.createKey({ name: 'client' })).record.id;
   const base = (id: string) => ({
     id,

@@ -1,7 +1,7 @@
 import type { Job, JobState, JobSummary } from '../../domain/jobs/job-types.ts';
 import type { JobStore } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
-import { jobFromRow } from '../metadata-rows.ts';
+import { jobFromRow } from '../sql/metadata-rows.ts';
 import { pgCells } from '../sql/pg-runner.ts';
 import { type PgDatabase, type Row, runQuery, toNumber } from './pg-database.ts';
 import type { PgFollowUpEnqueuer } from './pg-follow-ups.ts';

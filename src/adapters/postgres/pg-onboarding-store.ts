@@ -1,6 +1,6 @@
 import type { OnboardingRun, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
-import { ONBOARDING_COLUMNS, onboardingRunFromRow } from '../metadata-rows.ts';
+import { ONBOARDING_COLUMNS, onboardingRunFromRow } from '../sql/metadata-rows.ts';
 import { pgCells } from '../sql/pg-runner.ts';
 import { type PgDatabase, type Row, runQuery } from './pg-database.ts';
 import type { PgFollowUpEnqueuer } from './pg-follow-ups.ts';

@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { newId } from '../../domain/ids.ts';
 import type { Job, JobSummary, OnboardingJob, SmartmatchJob } from '../../domain/jobs/job-types.ts';
 import { SqliteQueue } from '../queue/sqlite-queue.ts';
+import { SqlKeyStore } from '../sql/sql-key-store.ts';
+import { SqliteRunner } from '../sql/sqlite-runner.ts';
 import { SqliteDatabase } from './sqlite-database.ts';
 import { SqliteJobStore } from './sqlite-job-store.ts';
-import { SqliteKeyStore } from './sqlite-key-store.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const T0 = 1_700_000_000_000;
@@ -17,7 +18,7 @@ let database: SqliteDatabase;
 let store: SqliteJobStore;
 
 async function addKey(id: string): Promise<void> {
-  await new SqliteKeyStore(database).insertKey({
+  await new SqlKeyStore(new SqliteRunner(database)).insertKey({
     id,
     name: id,
     keyHash: `hash-${id}`,

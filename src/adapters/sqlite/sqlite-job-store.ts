@@ -1,8 +1,8 @@
 import type { Job, JobState, JobSummary } from '../../domain/jobs/job-types.ts';
 import type { JobStore } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
-import { jobFromRow } from '../metadata-rows.ts';
 import type { SqliteQueue } from '../queue/sqlite-queue.ts';
+import { jobFromRow } from '../sql/metadata-rows.ts';
 import { sqliteCells } from '../sql/sqlite-runner.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 

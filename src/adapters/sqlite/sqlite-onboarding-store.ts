@@ -1,7 +1,7 @@
 import type { OnboardingRun, OnboardingStore } from '../../domain/ports/onboarding-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
-import { ONBOARDING_COLUMNS, onboardingRunFromRow } from '../metadata-rows.ts';
 import type { SqliteQueue } from '../queue/sqlite-queue.ts';
+import { ONBOARDING_COLUMNS, onboardingRunFromRow } from '../sql/metadata-rows.ts';
 import { sqliteCells } from '../sql/sqlite-runner.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 

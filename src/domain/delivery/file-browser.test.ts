@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SqlKeyStore } from '../../adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
-import { SqliteKeyStore } from '../../adapters/sqlite/sqlite-key-store.ts';
 import { KeyService } from '../keys/key-service.ts';
 import type { FileDrop } from '../ports/file-drop.ts';
 import { FileBrowser } from './file-browser.ts';
@@ -26,7 +27,7 @@ describe('FileBrowser sessions', () => {
   let browser: FileBrowser;
   beforeEach(() => {
     database = new SqliteDatabase(':memory:', MIGRATIONS);
-    keys = new KeyService(new SqliteKeyStore(database));
+    keys = new KeyService(new SqlKeyStore(new SqliteRunner(database)));
     browser = new FileBrowser({ keys, drop: noFiles, secret: randomBytes(32), sessionTtlMs: TTL });
   });
   afterEach(() => database.close());

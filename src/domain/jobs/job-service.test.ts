@@ -7,9 +7,10 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../../adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../../adapters/queue/sqlite-queue.ts';
+import { SqlKeyStore } from '../../adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
 import { SqliteJobStore } from '../../adapters/sqlite/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../../adapters/sqlite/sqlite-key-store.ts';
 import { HmacUrlSigner } from '../../adapters/urls/hmac-url-signer.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { KeyService } from '../keys/key-service.ts';
@@ -140,7 +141,7 @@ beforeEach(() => {
   database = new SqliteDatabase(':memory:', MIGRATIONS);
   const queue = new SqliteQueue(database);
   jobStore = new SqliteJobStore(database, queue);
-  keys = new KeyService(new SqliteKeyStore(database));
+  keys = new KeyService(new SqlKeyStore(new SqliteRunner(database)));
   blobs = new FsBlobStore(dataDir);
   signer = new HmacUrlSigner({
     secret: 'job-service-test-secret-0123456789',

@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../../adapters/blobs/fs-blob-store.ts';
 import { LocalFileDrop } from '../../adapters/delivery/local-file-drop.ts';
 import { SqliteQueue } from '../../adapters/queue/sqlite-queue.ts';
+import { SqlKeyStore } from '../../adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
 import { SqliteJobStore } from '../../adapters/sqlite/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../../adapters/sqlite/sqlite-key-store.ts';
 import { KeyService } from '../keys/key-service.ts';
 import type { Job, JobState } from './job-types.ts';
 import { deliveryArchiveKey } from './result-files.ts';
@@ -31,7 +32,9 @@ beforeEach(async () => {
   database = new SqliteDatabase(':memory:', MIGRATIONS);
   jobs = new SqliteJobStore(database, new SqliteQueue(database, { maxAttempts: 3 }));
   blobs = new FsBlobStore(join(root, 'blobs'));
-  keyId = (await new KeyService(new SqliteKeyStore(database)).createKey({ name: 'client' }, T0)).record.id;
+  keyId = (
+    await new KeyService(new SqlKeyStore(new SqliteRunner(database))).createKey({ name: 'client' }, T0)
+  ).record.id;
 });
 afterEach(async () => {
   database.close();

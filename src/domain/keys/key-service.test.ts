@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SqlKeyStore } from '../../adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
-import { SqliteKeyStore } from '../../adapters/sqlite/sqlite-key-store.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { hashApiKey, KeyService, WEBHOOK_SECRET_OVERLAP_MS } from './key-service.ts';
 
@@ -11,7 +12,7 @@ const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.me
 const T0 = 1_700_000_000_000;
 
 let database: SqliteDatabase;
-let store: SqliteKeyStore;
+let store: SqlKeyStore;
 let keys: KeyService;
 
 async function assertAppError(fn: () => unknown, code: ErrorCode, message: string): Promise<void> {
@@ -42,7 +43,7 @@ const wellFormedUnknownKey = () => `lm_${randomBytes(32).toString('base64url')}`
 
 beforeEach(() => {
   database = new SqliteDatabase(':memory:', MIGRATIONS);
-  store = new SqliteKeyStore(database);
+  store = new SqlKeyStore(new SqliteRunner(database));
   keys = new KeyService(store);
 });
 

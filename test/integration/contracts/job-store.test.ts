@@ -12,11 +12,12 @@ import {
   PostgresError,
 } from '../../../src/adapters/postgres/pg-database.ts';
 import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
-import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
+import { PgRunner } from '../../../src/adapters/sql/pg-runner.ts';
+import { SqlKeyStore } from '../../../src/adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
 import { SqliteJobStore } from '../../../src/adapters/sqlite/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../../../src/adapters/sqlite/sqlite-key-store.ts';
 import { type JobStoreBackend, jobStoreContract, testKey } from '../../contracts/job-store.contract.ts';
 import { openPgStoresFixture, type PgStoresFixture, REFUSED_BY_DATABASE } from '../../support/pg-stores.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
@@ -35,7 +36,7 @@ async function openSqlite(): Promise<JobStoreBackend> {
   const other = new SqliteDatabase(file, SQLITE_MIGRATIONS);
   return {
     jobs: new SqliteJobStore(database, new SqliteQueue(database)),
-    keys: new SqliteKeyStore(database),
+    keys: new SqlKeyStore(new SqliteRunner(database)),
     otherJobs: new SqliteJobStore(other, new SqliteQueue(other)),
     committedFollowUps: async () =>
       database.db
@@ -84,7 +85,7 @@ describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' 
     await fixture.reset();
     return {
       jobs: new PgJobStore(first, fixture.followUps),
-      keys: new PgKeyStore(first),
+      keys: new SqlKeyStore(new PgRunner(first)),
       otherJobs: new PgJobStore(second, fixture.followUps),
       committedFollowUps: () => fixture.committedFollowUps(),
       holdFollowUps: (ms) => {
@@ -309,7 +310,7 @@ describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' 
 
     it('keeps column values out of errors (a duplicate key hash)', async () => {
       await first.query(TRUNCATE);
-      const keys = new PgKeyStore(first);
+      const keys = new SqlKeyStore(new PgRunner(first));
       const hash = 'c0ffee'.repeat(10);
       await keys.insertKey(testKey('key_one', { keyHash: hash }));
       await assert.rejects(keys.insertKey(testKey('key_two', { keyHash: hash })), (error: unknown) => {
@@ -329,7 +330,8 @@ describe('PostgreSQL driver loading', () => {
       import { createRequire } from 'node:module';
       const { openPgDatabase } = await import('./src/adapters/postgres/pg-database.ts');
       await import('./src/adapters/postgres/pg-job-store.ts');
-      await import('./src/adapters/postgres/pg-key-store.ts');
+      await import('./src/adapters/sql/pg-runner.ts');
+      await import('./src/adapters/sql/sql-key-store.ts');
       await import('./src/adapters/postgres/pg-onboarding-store.ts');
       await import('./src/adapters/rate-limit/pg-rate-limiter.ts');
       const cache = createRequire(import.meta.url).cache;

@@ -1,9 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openPgDatabase, type PgDatabase } from '../../../src/adapters/postgres/pg-database.ts';
-import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
+import { PgRunner } from '../../../src/adapters/sql/pg-runner.ts';
+import { SqlKeyStore } from '../../../src/adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
-import { SqliteKeyStore } from '../../../src/adapters/sqlite/sqlite-key-store.ts';
 import { keyStoreContract } from '../../contracts/key-store.contract.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
 
@@ -11,7 +12,7 @@ const SQLITE_MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', im
 
 keyStoreContract('SQLite', async () => {
   const database = new SqliteDatabase(':memory:', SQLITE_MIGRATIONS);
-  return { keys: new SqliteKeyStore(database), close: async () => database.close() };
+  return { keys: new SqlKeyStore(new SqliteRunner(database)), close: async () => database.close() };
 });
 
 let postgresMissing = false;
@@ -35,6 +36,6 @@ describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' 
 
   keyStoreContract('PostgreSQL', async () => {
     await database.query('TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys');
-    return { keys: new PgKeyStore(database), close: async () => {} };
+    return { keys: new SqlKeyStore(new PgRunner(database)), close: async () => {} };
   });
 });

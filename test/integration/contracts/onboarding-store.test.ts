@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
-import { PgKeyStore } from '../../../src/adapters/postgres/pg-key-store.ts';
 import { PgOnboardingStore } from '../../../src/adapters/postgres/pg-onboarding-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
+import { PgRunner } from '../../../src/adapters/sql/pg-runner.ts';
+import { SqlKeyStore } from '../../../src/adapters/sql/sql-key-store.ts';
+import { SqliteRunner } from '../../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
 import { SqliteJobStore } from '../../../src/adapters/sqlite/sqlite-job-store.ts';
-import { SqliteKeyStore } from '../../../src/adapters/sqlite/sqlite-key-store.ts';
 import { SqliteOnboardingStore } from '../../../src/adapters/sqlite/sqlite-onboarding-store.ts';
 import { onboardingStoreContract } from '../../contracts/onboarding-store.contract.ts';
 import { openPgStoresFixture, type PgStoresFixture } from '../../support/pg-stores.ts';
@@ -28,7 +29,7 @@ onboardingStoreContract('SQLite', async () => {
     onboarding: new SqliteOnboardingStore(database, queue),
     otherOnboarding: new SqliteOnboardingStore(other, new SqliteQueue(other)),
     jobs: new SqliteJobStore(database, queue),
-    keys: new SqliteKeyStore(database),
+    keys: new SqlKeyStore(new SqliteRunner(database)),
     committedFollowUps: async () =>
       database.db
         .prepare('SELECT type, payload FROM queue ORDER BY id')
@@ -66,7 +67,7 @@ describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' 
       onboarding: new PgOnboardingStore(first, followUps),
       otherOnboarding: new PgOnboardingStore(second, followUps),
       jobs: new PgJobStore(first, followUps),
-      keys: new PgKeyStore(first),
+      keys: new SqlKeyStore(new PgRunner(first)),
       committedFollowUps: () => fixture.committedFollowUps(),
       close: async () => {},
     };

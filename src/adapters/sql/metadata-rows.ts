@@ -4,17 +4,17 @@ import type {
   JobSummary,
   OnboardingParams,
   SmartmatchParams,
-} from '../domain/jobs/job-types.ts';
+} from '../../domain/jobs/job-types.ts';
 import {
   type ApiKeyRecord,
   type ContactField,
   PROFILE_DEFAULTS,
   type Profile,
   type ProfileDelivery,
-} from '../domain/keys/key-types.ts';
-import type { OnboardingCounts } from '../domain/notices/onboarding-notices.ts';
-import type { OnboardingRun, OnboardingStage } from '../domain/ports/onboarding-store.ts';
-import type { CellDecoder, Row } from './sql/sql-runner.ts';
+} from '../../domain/keys/key-types.ts';
+import type { OnboardingCounts } from '../../domain/notices/onboarding-notices.ts';
+import type { OnboardingRun, OnboardingStage } from '../../domain/ports/onboarding-store.ts';
+import type { CellDecoder, Row } from './sql-runner.ts';
 
 /*
  * Row mappers of the metadata tables, shared by both dialects: the tables have one shape in SQLite
