@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
+import { SqlJobStore } from '../adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../adapters/sql/sql-key-store.ts';
 import { SqliteRunner } from '../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
-import { SqliteJobStore } from '../adapters/sqlite/sqlite-job-store.ts';
 import { SqliteOnboardingStore } from '../adapters/sqlite/sqlite-onboarding-store.ts';
 import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import type { Config } from '../config.ts';
@@ -59,7 +59,7 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
       kind: 'sqlite',
       sqlite: database,
       keyStore: new SqlKeyStore(sql),
-      jobStore: new SqliteJobStore(database, queue),
+      jobStore: new SqlJobStore(sql),
       onboarding: new SqliteOnboardingStore(database, queue),
       queue,
       rateLimiter: new MemoryRateLimiter(),
@@ -78,14 +78,12 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
 async function openPostgresMetadata(config: Config, url: string): Promise<MetadataBackends> {
   const [
     { openPgDatabase, describeDatabaseUrl },
-    { PgJobStore },
     { PgRunner },
     { PgOnboardingStore },
     { PgRateLimiter },
     { createPgBossQueue },
   ] = await Promise.all([
     import('../adapters/postgres/pg-database.ts'),
-    import('../adapters/postgres/pg-job-store.ts'),
     import('../adapters/sql/pg-runner.ts'),
     import('../adapters/postgres/pg-onboarding-store.ts'),
     import('../adapters/rate-limit/pg-rate-limiter.ts'),
@@ -144,7 +142,7 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
     kind: 'postgres',
     sqlite: null,
     keyStore: new SqlKeyStore(sql),
-    jobStore: new PgJobStore(database, queue),
+    jobStore: new SqlJobStore(sql),
     onboarding: new PgOnboardingStore(database, queue),
     queue,
     rateLimiter,

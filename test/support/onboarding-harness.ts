@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { FsBlobStore } from '../../src/adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../../src/adapters/queue/sqlite-queue.ts';
+import { SqlJobStore } from '../../src/adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../src/adapters/sql/sql-key-store.ts';
 import { SqliteRunner } from '../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../src/adapters/sqlite/sqlite-database.ts';
-import { SqliteJobStore } from '../../src/adapters/sqlite/sqlite-job-store.ts';
 import { SqliteOnboardingStore } from '../../src/adapters/sqlite/sqlite-onboarding-store.ts';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -41,7 +41,7 @@ export interface OnboardingHarness {
   root: string;
   database: SqliteDatabase;
   queue: SqliteQueue;
-  jobs: SqliteJobStore;
+  jobs: SqlJobStore;
   runs: SqliteOnboardingStore;
   blobs: FsBlobStore;
   voters: FsVoterStore;
@@ -71,14 +71,15 @@ export async function openOnboardingHarness(options: { voters?: boolean } = {}):
   const root = await mkdtemp(join(tmpdir(), 'listmatch-onboarding-'));
   const database = new SqliteDatabase(join(root, 'listmatch.db'), MIGRATIONS);
   const queue = new SqliteQueue(database, { maxAttempts: 5 });
-  const jobs = new SqliteJobStore(database, queue);
+  const sql = new SqliteRunner(database, queue);
+  const jobs = new SqlJobStore(sql);
   const runs = new SqliteOnboardingStore(database, queue);
   const blobs = new FsBlobStore(join(root, 'blobs'));
   const voters = new FsVoterStore({ dir: join(root, 'voters'), maxRowBytes: 64 * 1024 });
   if (options.voters === true) {
     await voters.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
   }
-  const keys = new KeyService(new SqlKeyStore(new SqliteRunner(database)));
+  const keys = new KeyService(new SqlKeyStore(sql));
   const keyId = (await keys.createKey({ name: 'client' })).record.id;
   const base = (id: string) => ({
     id,

@@ -7,10 +7,10 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../../adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../../adapters/queue/sqlite-queue.ts';
+import { SqlJobStore } from '../../adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../adapters/sql/sql-key-store.ts';
 import { SqliteRunner } from '../../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
-import { SqliteJobStore } from '../../adapters/sqlite/sqlite-job-store.ts';
 import { HmacUrlSigner } from '../../adapters/urls/hmac-url-signer.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { KeyService } from '../keys/key-service.ts';
@@ -34,7 +34,7 @@ const CSV = 'voterbase_id\nTX-000000001\nTX-000000002\n';
 let root: string;
 let dataDir: string;
 let database: SqliteDatabase;
-let jobStore: SqliteJobStore;
+let jobStore: SqlJobStore;
 let keys: KeyService;
 let blobs: FsBlobStore;
 let signer: HmacUrlSigner;
@@ -139,9 +139,9 @@ after(async () => {
 beforeEach(() => {
   dataDir = join(root, `t${++testNumber}`);
   database = new SqliteDatabase(':memory:', MIGRATIONS);
-  const queue = new SqliteQueue(database);
-  jobStore = new SqliteJobStore(database, queue);
-  keys = new KeyService(new SqlKeyStore(new SqliteRunner(database)));
+  const sql = new SqliteRunner(database, new SqliteQueue(database));
+  jobStore = new SqlJobStore(sql);
+  keys = new KeyService(new SqlKeyStore(sql));
   blobs = new FsBlobStore(dataDir);
   signer = new HmacUrlSigner({
     secret: 'job-service-test-secret-0123456789',

@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { FsBlobStore } from '../../adapters/blobs/fs-blob-store.ts';
 import { LocalFileDrop } from '../../adapters/delivery/local-file-drop.ts';
 import { SqliteQueue } from '../../adapters/queue/sqlite-queue.ts';
+import { SqlJobStore } from '../../adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../adapters/sql/sql-key-store.ts';
 import { SqliteRunner } from '../../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
-import { SqliteJobStore } from '../../adapters/sqlite/sqlite-job-store.ts';
 import { KeyService } from '../keys/key-service.ts';
 import type { Job, JobState } from './job-types.ts';
 import { deliveryArchiveKey } from './result-files.ts';
@@ -23,18 +23,17 @@ const T0 = 1_700_000_000_000;
 
 let root: string;
 let database: SqliteDatabase;
-let jobs: SqliteJobStore;
+let jobs: SqlJobStore;
 let blobs: FsBlobStore;
 let keyId: string;
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'listmatch-retention-'));
   database = new SqliteDatabase(':memory:', MIGRATIONS);
-  jobs = new SqliteJobStore(database, new SqliteQueue(database, { maxAttempts: 3 }));
+  const sql = new SqliteRunner(database, new SqliteQueue(database, { maxAttempts: 3 }));
+  jobs = new SqlJobStore(sql);
   blobs = new FsBlobStore(join(root, 'blobs'));
-  keyId = (
-    await new KeyService(new SqlKeyStore(new SqliteRunner(database))).createKey({ name: 'client' }, T0)
-  ).record.id;
+  keyId = (await new KeyService(new SqlKeyStore(sql)).createKey({ name: 'client' }, T0)).record.id;
 });
 afterEach(async () => {
   database.close();

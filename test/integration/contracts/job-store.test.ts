@@ -11,13 +11,12 @@ import {
   type PgDatabase,
   PostgresError,
 } from '../../../src/adapters/postgres/pg-database.ts';
-import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
 import { PgRunner } from '../../../src/adapters/sql/pg-runner.ts';
+import { SqlJobStore } from '../../../src/adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../../src/adapters/sql/sql-key-store.ts';
 import { SqliteRunner } from '../../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
-import { SqliteJobStore } from '../../../src/adapters/sqlite/sqlite-job-store.ts';
 import { type JobStoreBackend, jobStoreContract, testKey } from '../../contracts/job-store.contract.ts';
 import { openPgStoresFixture, type PgStoresFixture, REFUSED_BY_DATABASE } from '../../support/pg-stores.ts';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.ts';
@@ -34,10 +33,11 @@ async function openSqlite(): Promise<JobStoreBackend> {
   const file = join(dir, 'listmatch.db');
   const database = new SqliteDatabase(file, SQLITE_MIGRATIONS);
   const other = new SqliteDatabase(file, SQLITE_MIGRATIONS);
+  const sql = new SqliteRunner(database, new SqliteQueue(database));
   return {
-    jobs: new SqliteJobStore(database, new SqliteQueue(database)),
-    keys: new SqlKeyStore(new SqliteRunner(database)),
-    otherJobs: new SqliteJobStore(other, new SqliteQueue(other)),
+    jobs: new SqlJobStore(sql),
+    keys: new SqlKeyStore(sql),
+    otherJobs: new SqlJobStore(new SqliteRunner(other, new SqliteQueue(other))),
     committedFollowUps: async () =>
       database.db
         .prepare('SELECT type, payload FROM queue ORDER BY id')
@@ -83,10 +83,11 @@ describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' 
   // The stores enqueue their follow-ups with the real pg-boss queue, in their own transaction.
   jobStoreContract('PostgreSQL', async () => {
     await fixture.reset();
+    const sql = new PgRunner(first, fixture.followUps);
     return {
-      jobs: new PgJobStore(first, fixture.followUps),
-      keys: new SqlKeyStore(new PgRunner(first)),
-      otherJobs: new PgJobStore(second, fixture.followUps),
+      jobs: new SqlJobStore(sql),
+      keys: new SqlKeyStore(sql),
+      otherJobs: new SqlJobStore(new PgRunner(second, fixture.followUps)),
       committedFollowUps: () => fixture.committedFollowUps(),
       holdFollowUps: (ms) => {
         fixture.followUps.holdMs = ms;
@@ -329,8 +330,8 @@ describe('PostgreSQL driver loading', () => {
     const script = `
       import { createRequire } from 'node:module';
       const { openPgDatabase } = await import('./src/adapters/postgres/pg-database.ts');
-      await import('./src/adapters/postgres/pg-job-store.ts');
-      await import('./src/adapters/sql/pg-runner.ts');
+            await import('./src/adapters/sql/pg-runner.ts');
+      await import('./src/adapters/sql/sql-job-store.ts');
       await import('./src/adapters/sql/sql-key-store.ts');
       await import('./src/adapters/postgres/pg-onboarding-store.ts');
       await import('./src/adapters/rate-limit/pg-rate-limiter.ts');

@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PgJobStore } from '../../../src/adapters/postgres/pg-job-store.ts';
 import { PgOnboardingStore } from '../../../src/adapters/postgres/pg-onboarding-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
 import { PgRunner } from '../../../src/adapters/sql/pg-runner.ts';
+import { SqlJobStore } from '../../../src/adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../../src/adapters/sql/sql-key-store.ts';
 import { SqliteRunner } from '../../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
-import { SqliteJobStore } from '../../../src/adapters/sqlite/sqlite-job-store.ts';
 import { SqliteOnboardingStore } from '../../../src/adapters/sqlite/sqlite-onboarding-store.ts';
 import { onboardingStoreContract } from '../../contracts/onboarding-store.contract.ts';
 import { openPgStoresFixture, type PgStoresFixture } from '../../support/pg-stores.ts';
@@ -25,11 +24,12 @@ onboardingStoreContract('SQLite', async () => {
   const database = new SqliteDatabase(file, SQLITE_MIGRATIONS);
   const other = new SqliteDatabase(file, SQLITE_MIGRATIONS);
   const queue = new SqliteQueue(database);
+  const sql = new SqliteRunner(database, queue);
   return {
     onboarding: new SqliteOnboardingStore(database, queue),
     otherOnboarding: new SqliteOnboardingStore(other, new SqliteQueue(other)),
-    jobs: new SqliteJobStore(database, queue),
-    keys: new SqlKeyStore(new SqliteRunner(database)),
+    jobs: new SqlJobStore(sql),
+    keys: new SqlKeyStore(sql),
     committedFollowUps: async () =>
       database.db
         .prepare('SELECT type, payload FROM queue ORDER BY id')
@@ -63,11 +63,12 @@ describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' 
   onboardingStoreContract('PostgreSQL', async () => {
     await fixture.reset();
     const { first, second, followUps } = fixture;
+    const sql = new PgRunner(first, followUps);
     return {
       onboarding: new PgOnboardingStore(first, followUps),
       otherOnboarding: new PgOnboardingStore(second, followUps),
-      jobs: new PgJobStore(first, followUps),
-      keys: new SqlKeyStore(new PgRunner(first)),
+      jobs: new SqlJobStore(sql),
+      keys: new SqlKeyStore(sql),
       committedFollowUps: () => fixture.committedFollowUps(),
       close: async () => {},
     };

@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { newId } from '../../domain/ids.ts';
 import type { Job, JobSummary, OnboardingJob, SmartmatchJob } from '../../domain/jobs/job-types.ts';
 import { SqliteQueue } from '../queue/sqlite-queue.ts';
-import { SqlKeyStore } from '../sql/sql-key-store.ts';
-import { SqliteRunner } from '../sql/sqlite-runner.ts';
-import { SqliteDatabase } from './sqlite-database.ts';
-import { SqliteJobStore } from './sqlite-job-store.ts';
+import { SqliteDatabase } from '../sqlite/sqlite-database.ts';
+import { SqlJobStore } from './sql-job-store.ts';
+import { SqlKeyStore } from './sql-key-store.ts';
+import { SqliteRunner } from './sqlite-runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const T0 = 1_700_000_000_000;
@@ -15,10 +15,11 @@ const TTL = 3_600_000;
 const FOLLOW_UP = { type: 'match-list', payload: { v: 1, jobId: 'placeholder' } };
 
 let database: SqliteDatabase;
-let store: SqliteJobStore;
+let sql: SqliteRunner;
+let store: SqlJobStore;
 
 async function addKey(id: string): Promise<void> {
-  await new SqlKeyStore(new SqliteRunner(database)).insertKey({
+  await new SqlKeyStore(sql).insertKey({
     id,
     name: id,
     keyHash: `hash-${id}`,
@@ -95,14 +96,15 @@ const summary: JobSummary = {
 
 beforeEach(async () => {
   database = new SqliteDatabase(':memory:', MIGRATIONS);
-  store = new SqliteJobStore(database, new SqliteQueue(database));
+  sql = new SqliteRunner(database, new SqliteQueue(database));
+  store = new SqlJobStore(sql);
   await addKey('key_A');
   await addKey('key_B');
 });
 
 afterEach(() => database.close());
 
-describe('SqliteJobStore insert and read', () => {
+describe('SqlJobStore on SQLite: insert and read', () => {
   it('round-trips a smartmatch job', async () => {
     const job = smartmatchJob({
       params: { ...smartmatchJob().params, include: ['email', 'voip'], webhook: 'https://hook.example/x' },
@@ -140,7 +142,7 @@ describe('SqliteJobStore insert and read', () => {
   });
 });
 
-describe('SqliteJobStore.markUploaded', () => {
+describe('SqlJobStore on SQLite: markUploaded', () => {
   const upload = { blob: 'uploads/x/upl_1.csv', bytes: 42, at: T0 + 1_000 };
 
   it('moves registered → uploaded and enqueues the follow-up in the same call', async () => {
@@ -227,7 +229,7 @@ describe('SqliteJobStore.markUploaded', () => {
   });
 });
 
-describe('SqliteJobStore.transition', () => {
+describe('SqlJobStore on SQLite: transition', () => {
   it('moves a job only from one of the given states', async () => {
     const job = smartmatchJob({ state: 'uploaded' });
     await store.insertJob(job);
@@ -329,7 +331,7 @@ describe('SqliteJobStore.transition', () => {
   });
 });
 
-describe('SqliteJobStore.findLatestByFilename', () => {
+describe('SqlJobStore on SQLite: findLatestByFilename', () => {
   it('returns the newest of several registrations, whatever the insert order', async () => {
     const oldest = smartmatchJob({}, T0);
     const middle = smartmatchJob({}, T0 + 1_000);
@@ -355,7 +357,7 @@ describe('SqliteJobStore.findLatestByFilename', () => {
   });
 });
 
-describe('SqliteJobStore.expireUnuploaded', () => {
+describe('SqlJobStore on SQLite: expireUnuploaded', () => {
   it('expires registered jobs whose window closed before now, and only those', async () => {
     const now = T0 + TTL;
     const closed = smartmatchJob({ uploadExpiresAt: now - 1 });
@@ -381,7 +383,7 @@ describe('SqliteJobStore.expireUnuploaded', () => {
   });
 });
 
-describe('SqliteJobStore listing', () => {
+describe('SqlJobStore on SQLite: listing', () => {
   it('lists newest first with filters and counts by state', async () => {
     const a1 = smartmatchJob({}, T0);
     const a2 = smartmatchJob({ state: 'complete' }, T0 + 1);
