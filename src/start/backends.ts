@@ -5,9 +5,9 @@ import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
 import { SqlJobStore } from '../adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../adapters/sql/sql-key-store.ts';
+import { SqlOnboardingStore } from '../adapters/sql/sql-onboarding-store.ts';
 import { SqliteRunner } from '../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
-import { SqliteOnboardingStore } from '../adapters/sqlite/sqlite-onboarding-store.ts';
 import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import type { Config } from '../config.ts';
 import { incomingUploadKey } from '../domain/jobs/job-service.ts';
@@ -60,7 +60,7 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
       sqlite: database,
       keyStore: new SqlKeyStore(sql),
       jobStore: new SqlJobStore(sql),
-      onboarding: new SqliteOnboardingStore(database, queue),
+      onboarding: new SqlOnboardingStore(sql),
       queue,
       rateLimiter: new MemoryRateLimiter(),
       healthy: async () => database.healthy(),
@@ -76,19 +76,13 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
  * the transaction's own connection, so both commit together as in the embedded database.
  */
 async function openPostgresMetadata(config: Config, url: string): Promise<MetadataBackends> {
-  const [
-    { openPgDatabase, describeDatabaseUrl },
-    { PgRunner },
-    { PgOnboardingStore },
-    { PgRateLimiter },
-    { createPgBossQueue },
-  ] = await Promise.all([
-    import('../adapters/postgres/pg-database.ts'),
-    import('../adapters/sql/pg-runner.ts'),
-    import('../adapters/postgres/pg-onboarding-store.ts'),
-    import('../adapters/rate-limit/pg-rate-limiter.ts'),
-    import('../adapters/queue/pg-boss-queue.ts'),
-  ]);
+  const [{ openPgDatabase, describeDatabaseUrl }, { PgRunner }, { PgRateLimiter }, { createPgBossQueue }] =
+    await Promise.all([
+      import('../adapters/postgres/pg-database.ts'),
+      import('../adapters/sql/pg-runner.ts'),
+      import('../adapters/rate-limit/pg-rate-limiter.ts'),
+      import('../adapters/queue/pg-boss-queue.ts'),
+    ]);
   // Names the database without its password (describeDatabaseUrl), keeps the driver's error as cause.
   const failed = (what: string, error: unknown) =>
     new Error(`${what} the database at ${describeDatabaseUrl(url)} failed: ${(error as Error).message}`, {
@@ -143,7 +137,7 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
     sqlite: null,
     keyStore: new SqlKeyStore(sql),
     jobStore: new SqlJobStore(sql),
-    onboarding: new PgOnboardingStore(database, queue),
+    onboarding: new SqlOnboardingStore(sql),
     queue,
     rateLimiter,
     healthy: () => database.healthy(),

@@ -8,9 +8,9 @@ import { FsBlobStore } from '../../src/adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../../src/adapters/queue/sqlite-queue.ts';
 import { SqlJobStore } from '../../src/adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../src/adapters/sql/sql-key-store.ts';
+import { SqlOnboardingStore } from '../../src/adapters/sql/sql-onboarding-store.ts';
 import { SqliteRunner } from '../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../src/adapters/sqlite/sqlite-database.ts';
-import { SqliteOnboardingStore } from '../../src/adapters/sqlite/sqlite-onboarding-store.ts';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Job, OnboardingJob, OnboardingParams, SmartmatchJob } from '../../src/domain/jobs/job-types.ts';
@@ -42,7 +42,7 @@ export interface OnboardingHarness {
   database: SqliteDatabase;
   queue: SqliteQueue;
   jobs: SqlJobStore;
-  runs: SqliteOnboardingStore;
+  runs: SqlOnboardingStore;
   blobs: FsBlobStore;
   voters: FsVoterStore;
   /** The key store's service: the jobs' key is `keyId` (revoke it to test a revoked key). */
@@ -73,7 +73,7 @@ export async function openOnboardingHarness(options: { voters?: boolean } = {}):
   const queue = new SqliteQueue(database, { maxAttempts: 5 });
   const sql = new SqliteRunner(database, queue);
   const jobs = new SqlJobStore(sql);
-  const runs = new SqliteOnboardingStore(database, queue);
+  const runs = new SqlOnboardingStore(sql);
   const blobs = new FsBlobStore(join(root, 'blobs'));
   const voters = new FsVoterStore({ dir: join(root, 'voters'), maxRowBytes: 64 * 1024 });
   if (options.voters === true) {

@@ -330,10 +330,10 @@ describe('PostgreSQL driver loading', () => {
     const script = `
       import { createRequire } from 'node:module';
       const { openPgDatabase } = await import('./src/adapters/postgres/pg-database.ts');
-            await import('./src/adapters/sql/pg-runner.ts');
+      await import('./src/adapters/sql/pg-runner.ts');
       await import('./src/adapters/sql/sql-job-store.ts');
       await import('./src/adapters/sql/sql-key-store.ts');
-      await import('./src/adapters/postgres/pg-onboarding-store.ts');
+      await import('./src/adapters/sql/sql-onboarding-store.ts');
       await import('./src/adapters/rate-limit/pg-rate-limiter.ts');
       const cache = createRequire(import.meta.url).cache;
       const pgLoaded = () => Object.keys(cache).some((path) => path.includes('/node_modules/pg/'));

@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PgOnboardingStore } from '../../../src/adapters/postgres/pg-onboarding-store.ts';
 import { SqliteQueue } from '../../../src/adapters/queue/sqlite-queue.ts';
 import { PgRunner } from '../../../src/adapters/sql/pg-runner.ts';
 import { SqlJobStore } from '../../../src/adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../../src/adapters/sql/sql-key-store.ts';
+import { SqlOnboardingStore } from '../../../src/adapters/sql/sql-onboarding-store.ts';
 import { SqliteRunner } from '../../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.ts';
-import { SqliteOnboardingStore } from '../../../src/adapters/sqlite/sqlite-onboarding-store.ts';
 import { onboardingStoreContract } from '../../contracts/onboarding-store.contract.ts';
 import { openPgStoresFixture, type PgStoresFixture } from '../../support/pg-stores.ts';
 import { skipWithoutPostgres } from '../../support/postgres.ts';
@@ -23,11 +22,10 @@ onboardingStoreContract('SQLite', async () => {
   const file = join(dir, 'listmatch.db');
   const database = new SqliteDatabase(file, SQLITE_MIGRATIONS);
   const other = new SqliteDatabase(file, SQLITE_MIGRATIONS);
-  const queue = new SqliteQueue(database);
-  const sql = new SqliteRunner(database, queue);
+  const sql = new SqliteRunner(database, new SqliteQueue(database));
   return {
-    onboarding: new SqliteOnboardingStore(database, queue),
-    otherOnboarding: new SqliteOnboardingStore(other, new SqliteQueue(other)),
+    onboarding: new SqlOnboardingStore(sql),
+    otherOnboarding: new SqlOnboardingStore(new SqliteRunner(other, new SqliteQueue(other))),
     jobs: new SqlJobStore(sql),
     keys: new SqlKeyStore(sql),
     committedFollowUps: async () =>
@@ -65,8 +63,8 @@ describe('PostgreSQL', { skip: postgresMissing && 'PostgreSQL is not reachable' 
     const { first, second, followUps } = fixture;
     const sql = new PgRunner(first, followUps);
     return {
-      onboarding: new PgOnboardingStore(first, followUps),
-      otherOnboarding: new PgOnboardingStore(second, followUps),
+      onboarding: new SqlOnboardingStore(sql),
+      otherOnboarding: new SqlOnboardingStore(new PgRunner(second, followUps)),
       jobs: new SqlJobStore(sql),
       keys: new SqlKeyStore(sql),
       committedFollowUps: () => fixture.committedFollowUps(),
