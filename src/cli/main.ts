@@ -1,9 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { isAppError } from '../domain/errors.ts';
+import { enableModuleCompileCache } from '../start/compile-cache.ts';
 import { type CliContext, createCliContext } from './cli-context.ts';
 
 /** `listmatch`: the operator's command line. Configuration comes from the same environment as the service. */
+// The commands' modules and the matching threads load after this (see COMMANDS).
+enableModuleCompileCache();
 const context = createCliContext();
 const program = new Command('listmatch')
   .description('list matching and audience onboarding service: operator commands')

@@ -1,5 +1,9 @@
-import { ConfigError, loadConfig } from '../config.ts';
-import { startService } from './server.ts';
+import { enableModuleCompileCache } from './compile-cache.ts';
+
+enableModuleCompileCache();
+// Imported after the compile cache is on, so that it covers them.
+const { ConfigError, loadConfig } = await import('../config.ts');
+const { startService } = await import('./server.ts');
 
 /** `npm start`: the api and/or worker roles of ROLES, configured from the environment. */
 try {
