@@ -126,10 +126,11 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.deepEqual(meta.parts, [...parts.keys()]);
     assert.equal(new Set(meta.parts).size, meta.parts.length);
     for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
-    // Per text field: the values and their counts; the names' sounds; the voters' records; three
-    // parts each of postings, map cells and ZIP centroids.
-    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 2 + 1 + 9);
-    assert.ok(meta.parts.includes('voter-fields'));
+    // Per text field: the values and their counts; the names' sounds; the voters' records and
+    // their ZIP and date codes; three parts each of postings, map cells and ZIP centroids.
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 2 + 3 + 9);
+    for (const name of ['voter-fields', 'voter-zips', 'voter-dobs'])
+      assert.ok(meta.parts.includes(name), name);
     assert.ok(meta.parts.includes('sounds-first') && meta.parts.includes('sounds-last'));
   });
 
@@ -255,6 +256,21 @@ describe('matchIndexParts / matchIndexFromParts', () => {
       () => matchIndexFromParts({ ...meta, size: RECORDS.length + 1 }, fromMap(parts)),
       /has the wrong size/,
     );
+  });
+
+  it('throws when a code table of ZIPs or dates is damaged', () => {
+    const { meta, parts } = matchIndexParts(index);
+    for (const name of ['voter-zips', 'voter-dobs']) {
+      const codes = new Uint32Array(Uint8Array.from(parts.get(name)!).buffer);
+      [codes[1], codes[2]] = [codes[2]!, codes[1]!];
+      const damaged = new Map(parts);
+      damaged.set(name, new Uint8Array(codes.buffer));
+      assert.throws(
+        () => matchIndexFromParts(meta, fromMap(damaged)),
+        /voter-zips or voter-dobs is damaged/,
+        name,
+      );
+    }
   });
 
   it('throws when parallel parts disagree in length', {}, () => {

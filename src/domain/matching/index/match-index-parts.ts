@@ -18,8 +18,9 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * 4: the sounds of first and last names stored by dictionary id.
  * 5: a filter of the cell keys posted in each map cell.
  * 6: the compared fields in one record per voter (voter-fields) instead of a column per field.
+ * 7: ZIPs and dates of birth in the record by their codes in voter-zips and voter-dobs.
  */
-export const MATCH_INDEX_FORMAT = 6;
+export const MATCH_INDEX_FORMAT = 7;
 
 export interface MatchIndexMeta {
   format: number;
@@ -46,6 +47,8 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   put('sounds-first', d.firstSounds);
   put('sounds-last', d.lastSounds);
   put('voter-fields', d.fields.bytes);
+  put('voter-zips', d.fields.zips);
+  put('voter-dobs', d.fields.dobs);
   put('postings-residuals', d.postings.residuals);
   put('postings-voters', d.postings.voterData);
   put('postings-directory', d.postings.directory);
@@ -91,7 +94,12 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     dictionaries,
     firstSounds: u32('sounds-first'),
     lastSounds: u32('sounds-last'),
-    fields: voterFields(meta.size, sizes, part('voter-fields')),
+    fields: voterFields(
+      meta.size,
+      sizes,
+      { zips: u32('voter-zips'), dobs: u32('voter-dobs') },
+      part('voter-fields'),
+    ),
     postings: packedPostings(
       meta,
       u32('postings-directory'),
@@ -121,16 +129,25 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   return new MatchIndex(data);
 }
 
-/** The voters' records: one per voter, as long as the layout for these dictionaries. */
+/**
+ * The voters' records: one per voter, as long as the layout for these tables; the code tables
+ * ascending from 0 (VoterFieldTable throws otherwise).
+ */
 function voterFields(
   size: number,
   dictionarySizes: Record<TextField, number>,
+  codes: { zips: Uint32Array; dobs: Uint32Array },
   bytes: Uint8Array,
 ): VoterFieldTable {
-  const wanted = size * voterFieldLayout(dictionarySizes).stride;
+  const layout = voterFieldLayout({ ...dictionarySizes, zip: codes.zips.length, dob: codes.dobs.length });
+  const wanted = size * layout.stride;
   if (bytes.byteLength !== wanted)
     throw new Error(`match index part voter-fields has the wrong size (${bytes.byteLength}, not ${wanted})`);
-  return new VoterFieldTable(size, dictionarySizes, bytes);
+  try {
+    return new VoterFieldTable(size, dictionarySizes, codes, bytes);
+  } catch (error) {
+    throw new Error(`match index part voter-zips or voter-dobs is damaged: ${(error as Error).message}`);
+  }
 }
 
 function packedPostings(

@@ -4,7 +4,7 @@ import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import type { MatchIndexShard, ShardDictionary } from './match-index-shard.ts';
 import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
-import { VoterFieldTable } from './voter-field-table.ts';
+import { codeTable, VoterFieldTable } from './voter-field-table.ts';
 
 const MICRODEGREES = 1e6;
 
@@ -44,6 +44,10 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
   const fields = new VoterFieldTable(
     size,
     Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<TextField, number>,
+    {
+      zips: codeTable(shards.flatMap((shard) => [...new Set(shard.zip)])),
+      dobs: codeTable(shards.flatMap((shard) => [...new Set(shard.dob)])),
+    },
   );
   shards.forEach((shard, s) => {
     const rows = shard.rows;
