@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
+import type { JobService } from '../domain/client-jobs/job-service.ts';
 import type { FileBrowser } from '../domain/delivery/file-browser.ts';
-import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { RateLimits } from '../domain/keys/rate-limits.ts';
 import type { VerifyingUrlSigner } from '../domain/ports/url-signer.ts';

@@ -1,4 +1,4 @@
-import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
+import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { DELIVER_FOLDER_JOB, DELIVER_WEBHOOK_JOB, jobMessage } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';

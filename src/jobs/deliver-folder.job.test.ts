@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Job } from '../domain/jobs/job-types.ts';
+import type { Job } from '../domain/client-jobs/job-types.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';

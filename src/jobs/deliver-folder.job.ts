@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { deliveryArchiveKey, deliveryArchiveName } from '../domain/jobs/result-files.ts';
+import { deliveryArchiveKey, deliveryArchiveName } from '../domain/client-jobs/result-files.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { JobService } from '../domain/jobs/job-service.ts';
+import type { JobService } from '../domain/client-jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import { DELIVER_WEBHOOK_JOB, type JobRef } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';

@@ -1,5 +1,5 @@
+import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { isAppError } from '../domain/errors.ts';
-import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import { matchList } from '../domain/pipeline/match-list.ts';
 import {

@@ -1,4 +1,4 @@
-import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
+import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { ListFit, Matcher } from '../domain/matching/matcher.ts';

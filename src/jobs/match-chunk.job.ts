@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { AppError } from '../domain/errors.ts';
-import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
 import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import { fitList, matchChunk, shardOfChunk } from '../domain/pipeline/sharded-list.ts';

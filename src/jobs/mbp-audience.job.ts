@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
+import { mediaBuyingFileKey, mediaBuyingIdsKey } from '../domain/client-jobs/result-files.ts';
 import { isAppError } from '../domain/errors.ts';
-import type { SmartmatchJob } from '../domain/jobs/job-types.ts';
-import { mediaBuyingFileKey, mediaBuyingIdsKey } from '../domain/jobs/result-files.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';

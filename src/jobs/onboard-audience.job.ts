@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import { ONBOARD_MAX_ATTEMPTS } from '../domain/client-jobs/job-service.ts';
+import type { OnboardingJob } from '../domain/client-jobs/job-types.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { ONBOARD_MAX_ATTEMPTS } from '../domain/jobs/job-service.ts';
-import type { OnboardingJob } from '../domain/jobs/job-types.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import { type OnboardingNoticeFacts, onboardingNoticeMessage } from '../domain/notices/onboarding-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Job, SmartmatchJob } from '../domain/jobs/job-types.ts';
+import type { Job, SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { MailMessage } from '../domain/ports/mailer.ts';
 import { sendNoticeJob } from './send-notice.job.ts';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { INCOMING_PREFIX, type JobService } from '../domain/jobs/job-service.ts';
+import { INCOMING_PREFIX, type JobService } from '../domain/client-jobs/job-service.ts';
 import { type BlobStore, listPages } from '../domain/ports/blob-store.ts';
 
 /**

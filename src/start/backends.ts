@@ -10,7 +10,7 @@ import { SqliteRunner } from '../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
 import { HmacUrlSigner } from '../adapters/urls/hmac-url-signer.ts';
 import type { Config } from '../config.ts';
-import { incomingUploadKey } from '../domain/jobs/job-service.ts';
+import { incomingUploadKey } from '../domain/client-jobs/job-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { KeyStore } from '../domain/ports/key-store.ts';

@@ -11,9 +11,9 @@ import { graphVersionWarning } from '../adapters/platforms/meta-social-audiences
 import type { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
 import { BucketVoterStore } from '../adapters/voters/bucket-voter-store.ts';
 import type { Config } from '../config.ts';
+import { JobService } from '../domain/client-jobs/job-service.ts';
+import { Retention } from '../domain/client-jobs/retention.ts';
 import { FileBrowser } from '../domain/delivery/file-browser.ts';
-import { JobService } from '../domain/jobs/job-service.ts';
-import { Retention } from '../domain/jobs/retention.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import type { ApiKeyRecord } from '../domain/keys/key-types.ts';
 import { RateLimits } from '../domain/keys/rate-limits.ts';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { HttpWebhookSender } from '../adapters/webhooks/http-webhook-sender.ts';
 import type { Config } from '../config.ts';
-import type { JobService } from '../domain/jobs/job-service.ts';
+import type { JobService } from '../domain/client-jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';

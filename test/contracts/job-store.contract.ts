@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { JobSummary, OnboardingJob, SmartmatchJob } from '../../src/domain/client-jobs/job-types.ts';
 import { newId } from '../../src/domain/ids.ts';
-import type { JobSummary, OnboardingJob, SmartmatchJob } from '../../src/domain/jobs/job-types.ts';
 import type { ApiKeyRecord } from '../../src/domain/keys/key-types.ts';
 import type { JobStore } from '../../src/domain/ports/job-store.ts';
 import type { KeyStore } from '../../src/domain/ports/key-store.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { buffer } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import { deliveryArchiveKey } from '../../src/domain/jobs/result-files.ts';
+import { deliveryArchiveKey } from '../../src/domain/client-jobs/result-files.ts';
 import { MATCH_LIST_JOB } from '../../src/domain/ports/job-catalog.ts';
 import {
   register,

@@ -4,7 +4,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import type { FastifyBaseLogger } from 'fastify';
 import { mediaBuyingPlatform } from '../../src/adapters/platforms/file-drop-profiles.ts';
 import { HttpFileDropAudiences, tokenSource } from '../../src/adapters/platforms/http-file-drop-audiences.ts';
-import { mediaBuyingIdsKey } from '../../src/domain/jobs/result-files.ts';
+import { mediaBuyingIdsKey } from '../../src/domain/client-jobs/result-files.ts';
 import { MBP_AUDIENCE_JOB } from '../../src/domain/ports/job-catalog.ts';
 import { MBP_MAX_ATTEMPTS, mbpAudienceJob } from '../../src/jobs/mbp-audience.job.ts';
 import { MbpServer } from '../support/mbp-server.ts';

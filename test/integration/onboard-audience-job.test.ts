@@ -4,8 +4,8 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { politicalDsp } from '../../src/adapters/platforms/file-drop-profiles.ts';
 import { HttpFileDropAudiences, tokenSource } from '../../src/adapters/platforms/http-file-drop-audiences.ts';
 import { MetaSocialAudiences } from '../../src/adapters/platforms/meta-social-audiences.ts';
-import { ONBOARD_MAX_ATTEMPTS } from '../../src/domain/jobs/job-service.ts';
-import type { OnboardingJob } from '../../src/domain/jobs/job-types.ts';
+import { ONBOARD_MAX_ATTEMPTS } from '../../src/domain/client-jobs/job-service.ts';
+import type { OnboardingJob } from '../../src/domain/client-jobs/job-types.ts';
 import { ONBOARD_AUDIENCE_JOB } from '../../src/domain/ports/job-catalog.ts';
 import type { JobStore } from '../../src/domain/ports/job-store.ts';
 import type { QueueMessage } from '../../src/domain/ports/queue.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
-import type { Job } from '../../src/domain/jobs/job-types.ts';
+import type { Job } from '../../src/domain/client-jobs/job-types.ts';
 import { type FakeMetaGraph, startFakeMetaGraph } from '../support/fake-meta-graph.ts';
 import { MbpServer } from '../support/mbp-server.ts';
 import { PoliticalDspServer } from '../support/politicaldsp-server.ts';

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import type { JobSummary } from '../../src/domain/jobs/job-types.ts';
-import { renderSummaryHtml } from '../../src/domain/jobs/summary-report.ts';
+import type { JobSummary } from '../../src/domain/client-jobs/job-types.ts';
+import { renderSummaryHtml } from '../../src/domain/client-jobs/summary-report.ts';
 import { CHROMIUM, CHROMIUM_ARGS, skipWithoutChromium } from '../support/chromium.ts';
 
 const SUMMARY: JobSummary = {

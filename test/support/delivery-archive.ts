@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import yazl from 'yazl';
-import { deliveryArchiveKey } from '../../src/domain/jobs/result-files.ts';
+import { deliveryArchiveKey } from '../../src/domain/client-jobs/result-files.ts';
 import type { TestService } from './test-service.ts';
 
 /**

@@ -12,8 +12,13 @@ import { SqlOnboardingStore } from '../../src/adapters/sql/sql-onboarding-store.
 import { SqliteRunner } from '../../src/adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../src/adapters/sqlite/sqlite-database.ts';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
+import type {
+  Job,
+  OnboardingJob,
+  OnboardingParams,
+  SmartmatchJob,
+} from '../../src/domain/client-jobs/job-types.ts';
 import { newId } from '../../src/domain/ids.ts';
-import type { Job, OnboardingJob, OnboardingParams, SmartmatchJob } from '../../src/domain/jobs/job-types.ts';
 import { KeyService } from '../../src/domain/keys/key-service.ts';
 import type { QueueMessage } from '../../src/domain/ports/queue.ts';
 import type { JobModule } from '../../src/jobs/job-module.ts';

@@ -4,7 +4,7 @@ import type {
   JobSummary,
   OnboardingParams,
   SmartmatchParams,
-} from '../../domain/jobs/job-types.ts';
+} from '../../domain/client-jobs/job-types.ts';
 import {
   type ApiKeyRecord,
   type ContactField,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { Job, JobSummary, OnboardingJob, SmartmatchJob } from '../../domain/client-jobs/job-types.ts';
 import { newId } from '../../domain/ids.ts';
-import type { Job, JobSummary, OnboardingJob, SmartmatchJob } from '../../domain/jobs/job-types.ts';
 import { SqliteQueue } from '../queue/sqlite-queue.ts';
 import { SqliteDatabase } from '../sqlite/sqlite-database.ts';
 import { SqlJobStore } from './sql-job-store.ts';

@@ -1,4 +1,4 @@
-import type { Job, JobState, JobSummary } from '../../domain/jobs/job-types.ts';
+import type { Job, JobState, JobSummary } from '../../domain/client-jobs/job-types.ts';
 import type { JobStore } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
 import { jobFromRow } from './metadata-rows.ts';

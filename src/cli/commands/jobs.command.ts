@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type JobState, jobStates } from '../../domain/jobs/job-types.ts';
+import { type JobState, jobStates } from '../../domain/client-jobs/job-types.ts';
 import { DELIVER_FOLDER_JOB, jobMessage } from '../../domain/ports/job-catalog.ts';
 import { FOLDER_DELIVERY_MAX_ATTEMPTS } from '../../jobs/deliver-folder.job.ts';
 import type { CliContext } from '../cli-context.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
-import type { JobSummary } from '../../domain/jobs/job-types.ts';
+import type { JobSummary } from '../../domain/client-jobs/job-types.ts';
 import type { AppendedField } from '../../domain/keys/key-types.ts';
 import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
 import { LineBuffer } from '../../domain/pipeline/line-buffer.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { JobSummary, SmartmatchJob } from '../jobs/job-types.ts';
+import type { JobSummary, SmartmatchJob } from '../client-jobs/job-types.ts';
 import { SEND_NOTICE_JOB } from '../ports/job-catalog.ts';
 import { jobNotice, jobNoticeMessage, NOTICE_MAX_ATTEMPTS } from './job-notices.ts';
 import { renderNotice } from './notice.ts';

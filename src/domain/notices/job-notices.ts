@@ -1,4 +1,4 @@
-import type { SmartmatchJob } from '../jobs/job-types.ts';
+import type { SmartmatchJob } from '../client-jobs/job-types.ts';
 import { jobMessage, SEND_NOTICE_JOB } from '../ports/job-catalog.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { NoticeModel } from './notice.ts';

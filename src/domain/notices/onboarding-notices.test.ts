@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { OnboardingJob } from '../jobs/job-types.ts';
+import type { OnboardingJob } from '../client-jobs/job-types.ts';
 import { renderNotice } from './notice.ts';
 import { type OnboardingCounts, onboardingNotice, onboardingNoticeKinds } from './onboarding-notices.ts';
 

@@ -1,4 +1,4 @@
-import type { OnboardingJob } from '../jobs/job-types.ts';
+import type { OnboardingJob } from '../client-jobs/job-types.ts';
 import { jobMessage, SEND_NOTICE_JOB } from '../ports/job-catalog.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import { formatCount, NOTICE_MAX_ATTEMPTS } from './job-notices.ts';

@@ -1,6 +1,6 @@
+import type { OnboardingJob } from '../client-jobs/job-types.ts';
 import { type CsvWarning, readCsvTable } from '../csv/csv-reader.ts';
 import { AppError } from '../errors.ts';
-import type { OnboardingJob } from '../jobs/job-types.ts';
 import type { OnboardingCounts } from '../notices/onboarding-notices.ts';
 import { idKey } from '../voters/id-keys.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';

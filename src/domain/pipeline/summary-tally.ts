@@ -1,5 +1,5 @@
+import type { FormulaCells, JobSummary } from '../client-jobs/job-types.ts';
 import type { CsvWarning } from '../csv/csv-reader.ts';
-import type { FormulaCells, JobSummary } from '../jobs/job-types.ts';
 import type { ListLayout } from './list-layout.ts';
 
 const MAX_WARNING_MESSAGES = 100;

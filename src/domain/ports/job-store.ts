@@ -1,4 +1,4 @@
-import type { Job, JobState, JobSummary } from '../jobs/job-types.ts';
+import type { Job, JobState, JobSummary } from '../client-jobs/job-types.ts';
 import type { QueueMessage } from './queue.ts';
 
 /** Jobs. State changes that cause work enqueue it in the same transaction. */

@@ -31,7 +31,7 @@ export function renderTextTable(table: ReportTable): string {
   return out.join('\n');
 }
 
-/** The reports' stylesheet: the job summary's (domain/jobs/summary-report.ts) and the evaluation report's. */
+/** The reports' stylesheet: the job summary's (domain/client-jobs/summary-report.ts) and the evaluation report's. */
 export const REPORT_STYLE = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px auto; max-width: 1100px; color: #222; padding: 0 16px; }
 h1 { font-size: 22px; margin-bottom: 4px; }

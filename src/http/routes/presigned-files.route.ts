@@ -1,7 +1,7 @@
 import { type Readable, Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { UPLOAD_NAME } from '../../domain/client-jobs/job-service.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
-import { UPLOAD_NAME } from '../../domain/jobs/job-service.ts';
 import type { VerifyingUrlSigner } from '../../domain/ports/url-signer.ts';
 import { bodyWithDeadline } from '../body-deadline.ts';
 import type { HttpDeps } from '../http-deps.ts';
