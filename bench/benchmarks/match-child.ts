@@ -15,8 +15,8 @@ import {
   buildMatchIndexFromRecords,
   defaultIndexThreads,
 } from '../../src/adapters/voters/match-index-threads.ts';
+import { matchList } from '../../src/domain/list-matching/match-list.ts';
 import type { Matcher } from '../../src/domain/matching/matcher.ts';
-import { matchList } from '../../src/domain/pipeline/match-list.ts';
 import { readTruthFile, scoreResultFile } from '../../src/lab/evaluation/run-evaluation.ts';
 
 const [dataDir, listPath, truthPath, outPath] = process.argv.slice(2);

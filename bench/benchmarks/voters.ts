@@ -3,7 +3,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readCsvTable } from '../../src/domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../src/domain/csv/csv-writer.ts';
-import type { ListSummary } from '../../src/domain/pipeline/match-list.ts';
+import type { ListSummary } from '../../src/domain/list-matching/match-list.ts';
 import type { VoterImportReport } from '../../src/domain/voters/voter-snapshot.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../src/lab/synthetic/synthetic-voters.ts';
 import { log, runCli, tempDir } from '../lib/processes.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { matchList } from '../domain/pipeline/match-list.ts';
-import { chunksByShard, concatLines, mergingMatcher } from '../domain/pipeline/sharded-list.ts';
+import { matchList } from '../domain/list-matching/match-list.ts';
+import { chunksByShard, concatLines, mergingMatcher } from '../domain/list-matching/sharded-list.ts';
 import { ASSEMBLE_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';

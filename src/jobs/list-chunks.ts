@@ -1,14 +1,14 @@
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { isAppError } from '../domain/errors.ts';
-import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
-import { matchList } from '../domain/pipeline/match-list.ts';
+import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
+import { matchList } from '../domain/list-matching/match-list.ts';
 import {
   chunkName,
   DEFAULT_CHUNK_ROWS,
   fitChunkOf,
   routingMatcher,
   shardOfChunk,
-} from '../domain/pipeline/sharded-list.ts';
+} from '../domain/list-matching/sharded-list.ts';
 import type { BlobWriter } from '../domain/ports/blob-store.ts';
 import {
   ASSEMBLE_LIST_JOB,

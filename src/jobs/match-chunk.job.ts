@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { AppError } from '../domain/errors.ts';
+import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
+import { fitList, matchChunk, shardOfChunk } from '../domain/list-matching/sharded-list.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
-import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
-import { fitList, matchChunk, shardOfChunk } from '../domain/pipeline/sharded-list.ts';
 import { type ChunkSpec, MATCH_CHUNK_JOB } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';

@@ -4,11 +4,11 @@ import { ONBOARD_MAX_ATTEMPTS } from '../domain/client-jobs/job-service.ts';
 import type { OnboardingJob } from '../domain/client-jobs/job-types.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
+import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { type OnboardingNoticeFacts, onboardingNoticeMessage } from '../domain/notices/onboarding-notices.ts';
 import { type AudienceRow, audienceCsv } from '../domain/onboarding/audience-csv.ts';
 import { PLATFORM_RENDERINGS } from '../domain/onboarding/identifiers/platform-rendering.ts';
 import { patternOf, prepareAudience } from '../domain/onboarding/prepare-audience.ts';
-import { LineBuffer } from '../domain/pipeline/line-buffer.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { AudienceKey, FileDropAudiences, UploadTarget } from '../domain/ports/file-drop-audiences.ts';
 import {

@@ -13,7 +13,7 @@ import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
 import { ThreadedMatcherFactory } from '../../src/adapters/matching/threaded-matcher-factory.ts';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
-import { matchList } from '../../src/domain/pipeline/match-list.ts';
+import { matchList } from '../../src/domain/list-matching/match-list.ts';
 import type { VoterSnapshot } from '../../src/domain/voters/voter-snapshot.ts';
 import { generateContactListFromFile } from '../../src/lab/synthetic/lists/generate-list.ts';
 import { writeVotersCsv } from '../../src/lab/synthetic/synthetic-voters.ts';

@@ -1,4 +1,5 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
+import type { BlockResult, BlockSpec } from '../../domain/list-matching/match-block.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
@@ -8,7 +9,6 @@ import type {
   SampleJob,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import type { PatternCountsData } from '../../domain/matching/score/fellegi-sunter.ts';
-import type { BlockResult, BlockSpec } from '../../domain/pipeline/match-block.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import type { MatchTask } from './match-thread.worker.ts';
 

@@ -1,4 +1,5 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
+import { type BlockSpec, matchBlock } from '../../domain/list-matching/match-block.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput } from '../../domain/matching/matcher.ts';
@@ -10,7 +11,6 @@ import {
   type SampleJob,
   samplePatterns,
 } from '../../domain/matching/probabilistic-matcher.ts';
-import { type BlockSpec, matchBlock } from '../../domain/pipeline/match-block.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { serveTasks } from '../threads/task-server.ts';
 import { openSharedSnapshot } from '../voters/shared-snapshot.ts';

@@ -1,3 +1,5 @@
+import type { BlockRunner, ListMatcher } from '../../domain/list-matching/block-runner.ts';
+import { matchOptionsOf } from '../../domain/list-matching/match-block.ts';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import {
@@ -7,8 +9,6 @@ import {
   type ProbabilisticMatcher,
   type ProbabilisticMatcherOptions,
 } from '../../domain/matching/probabilistic-matcher.ts';
-import type { BlockRunner, ListMatcher } from '../../domain/pipeline/block-runner.ts';
-import { matchOptionsOf } from '../../domain/pipeline/match-block.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { type MatchSource, MatchThreadPool } from './match-thread-pool.ts';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
+import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
 import { voterContact } from '../../domain/matching/normalize/person.ts';
-import { LineBuffer } from '../../domain/pipeline/line-buffer.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
 import {
   extendBox,

@@ -6,9 +6,8 @@ import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import type { JobSummary } from '../../domain/client-jobs/job-types.ts';
 import type { AppendedField } from '../../domain/keys/key-types.ts';
-import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
-import { LineBuffer } from '../../domain/pipeline/line-buffer.ts';
-import { type ListSummary, matchList } from '../../domain/pipeline/match-list.ts';
+import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
+import { type ListSummary, matchList } from '../../domain/list-matching/match-list.ts';
 import {
   chunkName,
   chunksByShard,
@@ -19,7 +18,8 @@ import {
   matchChunk,
   mergingMatcher,
   routingMatcher,
-} from '../../domain/pipeline/sharded-list.ts';
+} from '../../domain/list-matching/sharded-list.ts';
+import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
 
 export interface ShardedMatchInput {

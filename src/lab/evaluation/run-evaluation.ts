@@ -11,9 +11,9 @@ import { performance } from 'node:perf_hooks';
 import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
 import { FsVoterStore } from '../../adapters/voters/fs-voter-store.ts';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { type ListSummary, MATCH_COLUMNS, matchList } from '../../domain/list-matching/match-list.ts';
 import type { Matcher } from '../../domain/matching/matcher.ts';
 import type { ProbabilisticMatcherOptions } from '../../domain/matching/probabilistic-matcher.ts';
-import { type ListSummary, MATCH_COLUMNS, matchList } from '../../domain/pipeline/match-list.ts';
 import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import {
   type EvaluationMetrics,
