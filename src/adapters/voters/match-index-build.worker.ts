@@ -2,34 +2,34 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { voterFieldColumns, voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import {
-  type MatchIndexShard,
-  MatchIndexShardBuilder,
-  shardBuffers,
-} from '../../domain/matching/index/match-index-shard.ts';
-import { mergeMatchIndexShards } from '../../domain/matching/index/merge-match-index-shards.ts';
+  type MatchIndexSegment,
+  MatchIndexSegmentBuilder,
+  segmentBuffers,
+} from '../../domain/matching/index/match-index-segment.ts';
+import { mergeMatchIndexSegments } from '../../domain/matching/index/merge-match-index-segments.ts';
 import { voterNormalizer } from '../../domain/matching/normalize/person.ts';
 
 /**
- * One shard builder of the match index (see match-index-threads.ts). It receives chunks of the
+ * One segment builder of the match index (see match-index-threads.ts). It receives chunks of the
  * records file's bytes (whole lines of fields joined by U+001F, exactly as written) with the
  * voter number of their first line, and answers each with an ack (the sender's flow control).
- * At the end, a shard thread sends its shard; the merging thread (one per build) receives the
- * other shards, merges them with its own and sends the index parts. Everything large moves by
+ * At the end, a segment thread sends its segment; the merging thread (one per build) receives the
+ * other segments, merges them with its own and sends the index parts. Everything large moves by
  * transfer, not copy.
  *
- * In: { chunk, firstRow } … then { finish: 'shard' } or { finish: 'merge', shards }.
- * Out: { ack: rows } … then { shard } or { meta, names, buffers }, or { error }.
+ * In: { chunk, firstRow } … then { finish: 'segment' } or { finish: 'merge', segments }.
+ * Out: { ack: rows } … then { segment } or { meta, names, buffers }, or { error }.
  */
 type Message =
   | { chunk: Uint8Array; firstRow: number }
-  | { finish: 'shard' }
-  | { finish: 'merge'; shards: MatchIndexShard[] };
+  | { finish: 'segment' }
+  | { finish: 'merge'; segments: MatchIndexSegment[] };
 
 const port = parentPort!;
 const { columns, asOf } = workerData as { columns: string[]; asOf: string };
 const read = voterFieldReader(columns);
 const fieldColumns = voterFieldColumns(columns);
-const builder = new MatchIndexShardBuilder();
+const builder = new MatchIndexSegmentBuilder();
 const normalize = voterNormalizer(new Date(asOf));
 const decoder = new TextDecoder();
 
@@ -48,12 +48,14 @@ port.on('message', (message: Message) => {
       port.postMessage({ ack: row - message.firstRow });
       return;
     }
-    const shard = builder.finish();
-    if (message.finish === 'shard') {
-      port.postMessage({ shard }, shardBuffers(shard));
+    const segment = builder.finish();
+    if (message.finish === 'segment') {
+      port.postMessage({ segment }, segmentBuffers(segment));
       return;
     }
-    const { meta, parts } = matchIndexParts({ data: mergeMatchIndexShards([shard, ...message.shards]) });
+    const { meta, parts } = matchIndexParts({
+      data: mergeMatchIndexSegments([segment, ...message.segments]),
+    });
     const names = [...parts.keys()];
     // Parts that own their whole buffer move without a copy; a view into a shared one is copied.
     const buffers = names.map((name) => {

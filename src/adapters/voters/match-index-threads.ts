@@ -2,12 +2,12 @@ import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { MatchIndexMeta } from '../../domain/matching/index/match-index-parts.ts';
-import { type MatchIndexShard, shardBuffers } from '../../domain/matching/index/match-index-shard.ts';
+import { type MatchIndexSegment, segmentBuffers } from '../../domain/matching/index/match-index-segment.ts';
 
 /** Chunks each thread may have queued before the sender waits for it. */
 const MAX_CHUNKS_IN_FLIGHT_PER_THREAD = 4;
 
-/** Shard threads of a build: every core (the import's parser shares them), at most 4. */
+/** Segment threads of a build: every core (the import's parser shares them), at most 4. */
 export const defaultIndexThreads = (): number => Math.max(1, Math.min(availableParallelism(), 4));
 
 export interface BuiltMatchIndex {
@@ -17,13 +17,13 @@ export interface BuiltMatchIndex {
 
 /**
  * Builds the match index on several threads while the caller streams the records file to it:
- * chunks of whole records go to the threads in turn, each thread builds a shard of the index
- * from its chunks, and at the end one thread merges the shards (match-index-build.worker.ts).
+ * chunks of whole records go to the threads in turn, each thread builds a segment of the index
+ * from its chunks, and at the end one thread merges the segments (match-index-build.worker.ts).
  * The index is the same whatever the number of threads.
  */
 export class MatchIndexThreads {
   private readonly workers: Worker[];
-  private readonly shards: Map<Worker, (shard: MatchIndexShard) => void> = new Map();
+  private readonly segments: Map<Worker, (segment: MatchIndexSegment) => void> = new Map();
   private next = 0;
   private inFlight = 0;
   private failure: Error | null = null;
@@ -73,17 +73,17 @@ export class MatchIndexThreads {
     if (this.failure) throw this.failure;
   }
 
-  /** Ends the input: collects the shards, merges them on the first thread, and stops the threads. */
+  /** Ends the input: collects the segments, merges them on the first thread, and stops the threads. */
   async finish(): Promise<BuiltMatchIndex> {
     try {
       const [merger, ...others] = this.workers as [Worker, ...Worker[]];
-      const shards = await Promise.race([
+      const segments = await Promise.race([
         Promise.all(
           others.map(
             (worker) =>
-              new Promise<MatchIndexShard>((resolve) => {
-                this.shards.set(worker, resolve);
-                worker.postMessage({ finish: 'shard' });
+              new Promise<MatchIndexSegment>((resolve) => {
+                this.segments.set(worker, resolve);
+                worker.postMessage({ finish: 'segment' });
               }),
           ),
         ),
@@ -92,7 +92,7 @@ export class MatchIndexThreads {
           this.result.catch(reject);
         }),
       ]);
-      merger.postMessage({ finish: 'merge', shards }, shards.flatMap(shardBuffers));
+      merger.postMessage({ finish: 'merge', segments }, segments.flatMap(segmentBuffers));
       return await this.result;
     } finally {
       await this.terminate();
@@ -108,7 +108,7 @@ export class MatchIndexThreads {
       this.inFlight--;
       this.wakeUp();
     } else if ('error' in message) this.fail(new Error(`building the match index failed: ${message.error}`));
-    else if ('shard' in message) this.shards.get(worker)?.(message.shard);
+    else if ('segment' in message) this.segments.get(worker)?.(message.segment);
     else
       this.resolveResult({
         meta: message.meta,
@@ -132,7 +132,7 @@ export class MatchIndexThreads {
 type WorkerMessage =
   | { ack: number }
   | { error: string }
-  | { shard: MatchIndexShard }
+  | { segment: MatchIndexSegment }
   | { meta: MatchIndexMeta; names: string[]; buffers: Uint8Array[] };
 
 /** Bytes read from the records file per chunk (whole lines are sent; the rest carries over). */

@@ -173,7 +173,7 @@ function planColumns(header: string[], previous: VoterSnapshot | null, maxRowByt
 
 /**
  * Threads of an import: some prepare blocks of the CSV, some build the match index from the
- * records (each builds a shard, one merges them). This thread takes the prepared blocks in order.
+ * records (each builds a segment, one merges them). This thread takes the prepared blocks in order.
  */
 export function importThreads(cores = availableParallelism()): { parse: number; index: number } {
   const index = Math.max(1, Math.min(8, Math.floor(cores / 2)));

@@ -84,7 +84,7 @@ export function keyEmailCheck(email: string): number {
 
 /**
  * A text value (house number, city, state) as a key part: its hash, 0 when empty. Values, not
- * dictionary ids, so index shards built apart agree on every key.
+ * dictionary ids, so index segments built apart agree on every key.
  */
 export const valueKey = (value: string): number => (value === '' ? 0 : hashPart(value));
 

@@ -1,8 +1,8 @@
 import type { NormalizedPerson } from '../normalize/person.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { GENDER_CODE } from './match-index-fields.ts';
-import { MatchIndexShardBuilder } from './match-index-shard.ts';
-import { mergeMatchIndexShards } from './merge-match-index-shards.ts';
+import { MatchIndexSegmentBuilder } from './match-index-segment.ts';
+import { mergeMatchIndexSegments } from './merge-match-index-segments.ts';
 
 export class MatchIndex {
   readonly data: MatchIndexData;
@@ -100,17 +100,17 @@ function binarySearch(sorted: Uint32Array, value: number): number {
 }
 
 /**
- * Builds the index on one thread from normalized voters added in record order: one shard,
- * merged alone. Large files are built by several shard builders on threads (the voter import);
+ * Builds the index on one thread from normalized voters added in record order: one segment,
+ * merged alone. Large files are built by several segment builders on threads (the voter import);
  * the merge makes both the same index.
  */
 export class MatchIndexBuilder {
-  private readonly shard = new MatchIndexShardBuilder();
+  private readonly segment = new MatchIndexSegmentBuilder();
   private size = 0;
 
   add(voter: number, person: NormalizedPerson): void {
     if (voter !== this.size) throw new RangeError(`voters must be added in order (expected ${this.size})`);
-    this.shard.add(voter, person);
+    this.segment.add(voter, person);
     this.size++;
   }
 
@@ -120,6 +120,6 @@ export class MatchIndexBuilder {
 
   /** The index's data alone (what is stored), without deriving what only matching needs. */
   finishData(): MatchIndexData {
-    return mergeMatchIndexShards([this.shard.finish()]);
+    return mergeMatchIndexSegments([this.segment.finish()]);
   }
 }

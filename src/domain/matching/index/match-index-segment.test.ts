@@ -39,7 +39,7 @@ import {
 
 const AS_OF = new Date('2026-01-01T00:00:00Z');
 
-describe('MatchIndexShardBuilder', () => {
+describe('MatchIndexSegmentBuilder', () => {
   it('files every voter under each key the query side computes for it with blocking-keys.ts', () => {
     const rows = [...generateVoterRows({ rows: 400, seed: 5 })];
     const builder = new MatchIndexBuilder();

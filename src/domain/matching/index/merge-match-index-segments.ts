@@ -1,7 +1,7 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
-import type { MatchIndexShard, ShardDictionary } from './match-index-shard.ts';
+import type { MatchIndexSegment, SegmentDictionary } from './match-index-segment.ts';
 import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 import { codeTable, VoterFieldTable } from './voter-field-table.ts';
@@ -9,35 +9,35 @@ import { codeTable, VoterFieldTable } from './voter-field-table.ts';
 const MICRODEGREES = 1e6;
 
 /**
- * Joins shards that together hold every voter 0..n-1 exactly once into the index one builder
+ * Joins segments that together hold every voter 0..n-1 exactly once into the index one builder
  * would have made from all of them in order: dictionary ids in order of first appearance in the
  * file, postings sorted by hash then voter, the same cell counts and ZIP centroids. So the index
  * (and every match) is the same whatever the number of threads that built it.
  */
-export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): MatchIndexData {
+export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]): MatchIndexData {
   let size = 0;
-  for (const shard of shards) size += shard.rows.length;
-  checkRows(shards, size);
+  for (const segment of segments) size += segment.rows.length;
+  checkRows(segments, size);
 
   const dictionaries = {} as Record<TextField, StringDictionary>;
   const remapsOf = {} as Record<TextField, Uint32Array[]>;
   let firstSounds: Uint32Array = new Uint32Array(0);
   let lastSounds: Uint32Array = new Uint32Array(0);
   for (const field of TEXT_FIELDS) {
-    const { dictionary, remaps } = mergeDictionaries(shards.map((s) => s.dictionaries[field]));
+    const { dictionary, remaps } = mergeDictionaries(segments.map((s) => s.dictionaries[field]));
     dictionaries[field] = dictionary;
     remapsOf[field] = remaps;
     if (field === 'first')
       firstSounds = mergeSounds(
         dictionary.size,
         remaps,
-        shards.map((s) => s.firstSounds),
+        segments.map((s) => s.firstSounds),
       );
     if (field === 'last')
       lastSounds = mergeSounds(
         dictionary.size,
         remaps,
-        shards.map((s) => s.lastSounds),
+        segments.map((s) => s.lastSounds),
       );
   }
 
@@ -45,31 +45,33 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
     size,
     Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<TextField, number>,
     {
-      zips: codeTable(shards.flatMap((shard) => [...new Set(shard.zip)])),
-      dobs: codeTable(shards.flatMap((shard) => [...new Set(shard.dob)])),
+      zips: codeTable(segments.flatMap((segment) => [...new Set(segment.zip)])),
+      dobs: codeTable(segments.flatMap((segment) => [...new Set(segment.dob)])),
     },
   );
-  shards.forEach((shard, s) => {
-    const rows = shard.rows;
+  segments.forEach((segment, s) => {
+    const rows = segment.rows;
     for (const field of TEXT_FIELDS) {
-      const local = shard.ids[field];
+      const local = segment.ids[field];
       const remap = remapsOf[field][s]!;
       for (let r = 0; r < rows.length; r++) fields.setId(field, rows[r]!, remap[local[r]!]!);
     }
     for (let r = 0; r < rows.length; r++) {
       fields.setFixed(rows[r]!, {
-        lat: shard.lat[r]!,
-        lon: shard.lon[r]!,
-        dob: shard.dob[r]!,
-        zip: shard.zip[r]!,
-        gender: shard.gender[r]!,
-        contact: shard.contact[r]!,
+        lat: segment.lat[r]!,
+        lon: segment.lon[r]!,
+        dob: segment.dob[r]!,
+        zip: segment.zip[r]!,
+        gender: segment.gender[r]!,
+        contact: segment.contact[r]!,
       });
     }
   });
 
-  const cells = mergeCounts(shards.map((s) => [s.cellIds, [s.cellCounts]] as const));
-  const zips = mergeCounts(shards.map((s) => [s.zipIds, [s.zipCounts, s.zipLatSums, s.zipLonSums]] as const));
+  const cells = mergeCounts(segments.map((s) => [s.cellIds, [s.cellCounts]] as const));
+  const zips = mergeCounts(
+    segments.map((s) => [s.zipIds, [s.zipCounts, s.zipLatSums, s.zipLonSums]] as const),
+  );
   const [zipCounts, zipLatSums, zipLonSums] = zips.sums as [Float64Array, Float64Array, Float64Array];
   return {
     size,
@@ -77,24 +79,26 @@ export function mergeMatchIndexShards(shards: readonly MatchIndexShard[]): Match
     firstSounds,
     lastSounds,
     fields,
-    postings: mergePostings(shards, size),
+    postings: mergePostings(segments, size),
     cellIds: cells.keys,
     cellCounts: Uint32Array.from(cells.sums[0]!),
-    cellKeyFilters: mergeCellKeyFilters(shards, cells.keys),
+    cellKeyFilters: mergeCellKeyFilters(segments, cells.keys),
     zipIds: zips.keys,
     zipLat: Float32Array.from(zipLatSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
     zipLon: Float32Array.from(zipLonSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
   };
 }
 
-/** Every voter 0..size-1 in exactly one shard, each shard's rows ascending. */
-function checkRows(shards: readonly MatchIndexShard[], size: number): void {
+/** Every voter 0..size-1 in exactly one segment, each segment's rows ascending. */
+function checkRows(segments: readonly MatchIndexSegment[], size: number): void {
   const seen = new Uint8Array(size);
-  for (const shard of shards) {
+  for (const segment of segments) {
     let previous = -1;
-    for (const row of shard.rows) {
+    for (const row of segment.rows) {
       if (row >= size || row <= previous || seen[row] !== 0)
-        throw new Error(`match index shards do not cover voters 0..${size - 1} exactly once (voter ${row})`);
+        throw new Error(
+          `match index segments do not cover voters 0..${size - 1} exactly once (voter ${row})`,
+        );
       seen[row] = 1;
       previous = row;
     }
@@ -102,11 +106,11 @@ function checkRows(shards: readonly MatchIndexShard[], size: number): void {
 }
 
 /**
- * One dictionary from the shards': values ordered by the voter where each first appears (each
- * shard's list is already in that order, so this is a k-way merge), counts summed. Returns, per
- * shard, its local id → merged id.
+ * One dictionary from the segments': values ordered by the voter where each first appears (each
+ * segment's list is already in that order, so this is a k-way merge), counts summed. Returns, per
+ * segment, its local id → merged id.
  */
-function mergeDictionaries(parts: readonly ShardDictionary[]): {
+function mergeDictionaries(parts: readonly SegmentDictionary[]): {
   dictionary: StringDictionary;
   remaps: Uint32Array[];
 } {
@@ -143,7 +147,7 @@ function mergeDictionaries(parts: readonly ShardDictionary[]): {
   return { dictionary: StringDictionary.fromValues(values, counts), remaps };
 }
 
-/** Each merged name's sound, from the shard that holds it (the same name has the same sound in each). */
+/** Each merged name's sound, from the segment that holds it (the same name has the same sound in each). */
 function mergeSounds(
   size: number,
   remaps: readonly Uint32Array[],
@@ -157,16 +161,16 @@ function mergeSounds(
   return sounds;
 }
 
-/** The shards' cell key filters joined (OR) per cell, in the order of the merged `cellIds`. */
-function mergeCellKeyFilters(shards: readonly MatchIndexShard[], cellIds: Uint32Array): Uint32Array {
+/** The segments' cell key filters joined (OR) per cell, in the order of the merged `cellIds`. */
+function mergeCellKeyFilters(segments: readonly MatchIndexSegment[], cellIds: Uint32Array): Uint32Array {
   const merged = new Uint32Array(cellIds.length * CELL_KEY_WORDS);
-  for (const shard of shards) {
+  for (const segment of segments) {
     // Both lists of cells ascend: walk them together.
     let at = 0;
-    for (let i = 0; i < shard.cellIds.length; i++) {
-      while (cellIds[at]! < shard.cellIds[i]!) at++;
+    for (let i = 0; i < segment.cellIds.length; i++) {
+      while (cellIds[at]! < segment.cellIds[i]!) at++;
       for (let w = 0; w < CELL_KEY_WORDS; w++) {
-        merged[at * CELL_KEY_WORDS + w]! |= shard.cellKeyFilters[i * CELL_KEY_WORDS + w]!;
+        merged[at * CELL_KEY_WORDS + w]! |= segment.cellKeyFilters[i * CELL_KEY_WORDS + w]!;
       }
     }
   }
@@ -196,9 +200,9 @@ function mergeCounts(parts: readonly (readonly [Uint32Array, readonly ArrayLike<
   return { keys, sums };
 }
 
-/** The shards' sorted postings merged by (hash, voter): pairwise, a two-way merge per pass. */
-function mergePostings(shards: readonly MatchIndexShard[], voterCount: number): PackedPostings {
-  let runs = shards.map((s) => ({ hashes: s.postingsHashes, voters: s.postingsVoters }));
+/** The segments' sorted postings merged by (hash, voter): pairwise, a two-way merge per pass. */
+function mergePostings(segments: readonly MatchIndexSegment[], voterCount: number): PackedPostings {
+  let runs = segments.map((s) => ({ hashes: s.postingsHashes, voters: s.postingsVoters }));
   while (runs.length > 1) {
     const next: typeof runs = [];
     for (let i = 0; i + 1 < runs.length; i += 2) next.push(mergeTwo(runs[i]!, runs[i + 1]!));

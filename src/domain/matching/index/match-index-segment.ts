@@ -30,18 +30,18 @@ import {
 /**
  * One thread's part of the match index: the voters it was given (any ascending subset of the
  * file), with dictionaries of its own and its postings already sorted. Nothing in it depends on
- * another shard: blocking keys hash values, not dictionary ids. mergeMatchIndexShards joins
- * shards into the index a single builder would have made, byte for byte.
+ * another segment: blocking keys hash values, not dictionary ids. mergeMatchIndexSegments joins
+ * segments into the index a single builder would have made, byte for byte.
  *
- * Plain arrays and typed arrays only, so a shard crosses threads by transfer.
+ * Plain arrays and typed arrays only, so a segment crosses threads by transfer.
  */
-export interface MatchIndexShard {
-  /** Voter number of each of the shard's rows, ascending. */
+export interface MatchIndexSegment {
+  /** Voter number of each of the segment's rows, ascending. */
   rows: Uint32Array;
-  dictionaries: Record<TextField, ShardDictionary>;
-  /** Per row, per text field: the shard's own dictionary id. */
+  dictionaries: Record<TextField, SegmentDictionary>;
+  /** Per row, per text field: the segment's own dictionary id. */
   ids: Record<TextField, Uint32Array>;
-  /** Sound (soundOf) of each first and last name of the shard's dictionaries, by its id. */
+  /** Sound (soundOf) of each first and last name of the segment's dictionaries, by its id. */
   firstSounds: Uint32Array;
   lastSounds: Uint32Array;
   zip: Uint32Array;
@@ -65,7 +65,7 @@ export interface MatchIndexShard {
   zipCounts: Uint32Array;
 }
 
-export interface ShardDictionary {
+export interface SegmentDictionary {
   /** Distinct values, '' first, in order of first appearance. */
   values: string[];
   counts: Uint32Array;
@@ -73,31 +73,31 @@ export interface ShardDictionary {
   firstRows: Uint32Array;
 }
 
-/** The buffers of a shard's typed arrays (each owns its buffer): what moves when it crosses threads. */
-export function shardBuffers(shard: MatchIndexShard): ArrayBuffer[] {
+/** The buffers of a segment's typed arrays (each owns its buffer): what moves when it crosses threads. */
+export function segmentBuffers(segment: MatchIndexSegment): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [
-    shard.rows,
-    shard.zip,
-    shard.dob,
-    shard.gender,
-    shard.contact,
-    shard.lat,
-    shard.lon,
-    shard.postingsHashes,
-    shard.postingsVoters,
-    shard.cellIds,
-    shard.cellCounts,
-    shard.cellKeyFilters,
-    shard.zipIds,
-    shard.zipLatSums,
-    shard.zipLonSums,
-    shard.zipCounts,
-    shard.firstSounds,
-    shard.lastSounds,
+    segment.rows,
+    segment.zip,
+    segment.dob,
+    segment.gender,
+    segment.contact,
+    segment.lat,
+    segment.lon,
+    segment.postingsHashes,
+    segment.postingsVoters,
+    segment.cellIds,
+    segment.cellCounts,
+    segment.cellKeyFilters,
+    segment.zipIds,
+    segment.zipLatSums,
+    segment.zipLonSums,
+    segment.zipCounts,
+    segment.firstSounds,
+    segment.lastSounds,
   ];
-  for (const dictionary of Object.values(shard.dictionaries))
+  for (const dictionary of Object.values(segment.dictionaries))
     arrays.push(dictionary.counts, dictionary.firstRows);
-  arrays.push(...Object.values(shard.ids));
+  arrays.push(...Object.values(segment.ids));
   const buffers = new Set<ArrayBuffer>();
   for (const array of arrays) buffers.add(array.buffer as ArrayBuffer);
   return [...buffers];
@@ -105,18 +105,18 @@ export function shardBuffers(shard: MatchIndexShard): ArrayBuffer[] {
 
 /**
  * Coordinates are summed as integers (millionths of a degree, about 0.1 m): integer sums are
- * exact, so a ZIP's centroid does not depend on how voters were split among shards.
+ * exact, so a ZIP's centroid does not depend on how voters were split among segments.
  */
 const MICRODEGREES = 1e6;
 
 /** Postings per block (8 MiB of pairs). */
 const POSTINGS_BLOCK = 1 << 20;
 
-/** Builds one shard from normalized voters added in ascending voter order. */
-export class MatchIndexShardBuilder {
+/** Builds one segment from normalized voters added in ascending voter order. */
+export class MatchIndexSegmentBuilder {
   private readonly dictionaries = Object.fromEntries(
-    TEXT_FIELDS.map((f) => [f, new ShardDictionaryBuilder()]),
-  ) as Record<TextField, ShardDictionaryBuilder>;
+    TEXT_FIELDS.map((f) => [f, new SegmentDictionaryBuilder()]),
+  ) as Record<TextField, SegmentDictionaryBuilder>;
   private ids = Object.fromEntries(TEXT_FIELDS.map((f) => [f, new Uint32Array(1 << 14)])) as Record<
     TextField,
     Uint32Array
@@ -262,8 +262,8 @@ export class MatchIndexShardBuilder {
     this.size++;
   }
 
-  /** The shard, postings sorted. The builder is spent afterwards. */
-  finish(): MatchIndexShard {
+  /** The segment, postings sorted. The builder is spent afterwards. */
+  finish(): MatchIndexSegment {
     const n = this.size;
     const sorted = sortPostingBlocks(this.blocks, this.entries);
     this.blocks.length = 0;
@@ -274,7 +274,7 @@ export class MatchIndexShardBuilder {
       rows: this.rows.slice(0, n),
       dictionaries: Object.fromEntries(TEXT_FIELDS.map((f) => [f, this.dictionaries[f].finish()])) as Record<
         TextField,
-        ShardDictionary
+        SegmentDictionary
       >,
       ids: Object.fromEntries(TEXT_FIELDS.map((f) => [f, this.ids[f].slice(0, n)])) as Record<
         TextField,
@@ -356,7 +356,7 @@ function growTo<T extends Uint32Array | Uint8Array | Float32Array>(from: T, to: 
  * this runs for nine fields of every voter. Consecutive voters often share a value (a
  * household's address, a precinct's city), so the previous value is checked first.
  */
-class ShardDictionaryBuilder {
+class SegmentDictionaryBuilder {
   /** Pairs (hash, id + 1) in open addressing; 0 marks a free pair. One cache line per probe. */
   private slots = new Uint32Array(2 << 8);
   private mask = (1 << 8) - 1;
@@ -396,7 +396,7 @@ class ShardDictionaryBuilder {
     return id;
   }
 
-  finish(): ShardDictionary {
+  finish(): SegmentDictionary {
     const n = this.values.length;
     return { values: this.values, counts: this.counts.slice(0, n), firstRows: this.firstRows.slice(0, n) };
   }
