@@ -62,11 +62,21 @@ export function fileDropPlatformsFromConfig(config: PlatformConfig): FileDropPla
   };
 }
 
+type MetaConfig = Pick<
+  Config,
+  | 'META_AD_ACCOUNT_ID'
+  | 'META_ACCESS_TOKEN'
+  | 'META_ACCESS_TOKEN_FILE'
+  | 'META_GRAPH_URL'
+  | 'META_API_VERSION'
+  | 'META_TIMEOUT_SECONDS'
+>;
+
 /**
  * The social platform configured by the META_* variables, or null when the operator has not set
  * it up (loadConfig ensures an ad account comes with a version and exactly one token source).
  */
-export function metaSocialAudiencesFromConfig(config: Config): MetaSocialAudiences | null {
+export function metaSocialAudiencesFromConfig(config: MetaConfig): MetaSocialAudiences | null {
   if (config.META_AD_ACCOUNT_ID === undefined) return null;
   const inline = config.META_ACCESS_TOKEN;
   return new MetaSocialAudiences({
