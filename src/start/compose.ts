@@ -1,11 +1,6 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createHmac } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { LocalFileDrop } from '../adapters/delivery/local-file-drop.ts';
-import { SftpFileDrop } from '../adapters/delivery/sftp-file-drop.ts';
-import { OutboxMailer } from '../adapters/mail/outbox-mailer.ts';
-import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
 import { graphVersionWarning } from '../adapters/platforms/meta-social-audiences.ts';
 import type { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
@@ -21,7 +16,6 @@ import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
 import { matchChunkType } from '../domain/ports/job-catalog.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
-import type { Mailer } from '../domain/ports/mailer.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import type { Queue } from '../domain/ports/queue.ts';
 import type { UrlSigner } from '../domain/ports/url-signer.ts';
@@ -34,8 +28,10 @@ import { UploadArrivals } from '../jobs/upload-arrivals.ts';
 import { Worker } from '../jobs/worker.ts';
 import { type MetadataBackends, openMetadata, openStorage, type StorageBackends } from './backends.ts';
 import { runSweeps } from './housekeeping.ts';
+import { createFileDrop, createMailer } from './mail-and-file-drop.ts';
 import { makeDataDirsPrivate } from './private-data-dir.ts';
 import { registerJobs } from './register-jobs.ts';
+import { signingSecret } from './signing-secret.ts';
 import { localVoterStore } from './voter-stores.ts';
 
 /** Every long-lived object of one process, built from the validated config. */
@@ -305,62 +301,3 @@ export async function compose(config: Config): Promise<Services> {
 }
 
 const DAY_MS = 24 * 3600_000;
-
-/** The mailer MAIL selects: `.eml` files in the outbox folder, or SMTP. */
-function createMailer(config: Config, dataDir: string): Mailer {
-  if (config.MAIL === 'outbox') {
-    return new OutboxMailer({
-      dir: config.MAIL_OUTBOX_DIR ?? join(dataDir, 'outbox'),
-      from: config.MAIL_FROM,
-    });
-  }
-  return new SmtpMailer({
-    ...(config.SMTP_URL === undefined ? {} : { url: config.SMTP_URL }),
-    ...(config.SMTP_HOST === undefined ? {} : { host: config.SMTP_HOST }),
-    ...(config.SMTP_PORT === undefined ? {} : { port: config.SMTP_PORT }),
-    ...(config.SMTP_USER === undefined ? {} : { user: config.SMTP_USER }),
-    ...(config.SMTP_PASSWORD === undefined ? {} : { password: config.SMTP_PASSWORD }),
-    tls: config.SMTP_TLS,
-    rejectUnauthorized: config.SMTP_TLS_REJECT_UNAUTHORIZED,
-    timeoutMs: config.SMTP_TIMEOUT_SECONDS * 1000,
-    from: config.MAIL_FROM,
-  });
-}
-
-/** The file drop of DELIVERY: the embedded local folder, or the one SFTP server. */
-function createFileDrop(config: Config, dataDir: string, log: SftpFileDropLog): FileDrop {
-  if (config.DELIVERY === 'folder') return new LocalFileDrop(join(dataDir, 'files'));
-  // loadConfig refuses DELIVERY=sftp without these.
-  return new SftpFileDrop({
-    host: config.SFTP_HOST!,
-    port: config.SFTP_PORT,
-    username: config.SFTP_USERNAME!,
-    privateKeyFile: resolve(config.SFTP_PRIVATE_KEY_FILE!),
-    root: config.SFTP_ROOT,
-    hostKeySha256: config.SFTP_HOST_KEY_SHA256!,
-    timeoutMs: config.SFTP_TIMEOUT_SECONDS * 1000,
-    log,
-  });
-}
-
-type SftpFileDropLog = NonNullable<ConstructorParameters<typeof SftpFileDrop>[0]['log']>;
-
-/** URL_SIGNING_SECRET, else a random secret generated once into DATA_DIR/secrets (mode 0600). */
-function signingSecret(config: Config, dataDir: string): string | Buffer {
-  if (config.URL_SIGNING_SECRET !== undefined) return config.URL_SIGNING_SECRET;
-  const dir = join(dataDir, 'secrets');
-  const path = join(dir, 'url-signing.key');
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    writeFileSync(path, randomBytes(32), { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return readFileSync(path);
-}
