@@ -48,6 +48,21 @@ export interface StorageBackends {
   sweepTemporary(olderThanMs: number): Promise<number>;
 }
 
+/** The metadata backends, then storage; the metadata is closed again when storage fails to open. */
+export async function openBackends(
+  config: Config,
+  dataDir: string,
+  secret: string | Buffer,
+): Promise<{ metadata: MetadataBackends; storage: StorageBackends }> {
+  const metadata = await openMetadata(config, dataDir);
+  try {
+    return { metadata, storage: await openStorage(config, dataDir, secret) };
+  } catch (error) {
+    await metadata.close().catch(() => {});
+    throw error;
+  }
+}
+
 /** SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL (drivers loaded only then). */
 export async function openMetadata(config: Config, dataDir: string): Promise<MetadataBackends> {
   if (config.DATABASE_URL === undefined) {

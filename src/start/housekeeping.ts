@@ -1,4 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Retention } from '../domain/client-jobs/retention.ts';
+import type { FileDrop } from '../domain/ports/file-drop.ts';
+import type { Mailer } from '../domain/ports/mailer.ts';
+import type { StorageBackends } from './backends.ts';
 
 /** One background clean-up of the worker's housekeeping pass: how many things it removed. */
 export interface Sweep {
@@ -8,6 +12,50 @@ export interface Sweep {
   field?: 'removed' | 'expired';
   /** Logged with the error when it failed. */
   failed: string;
+}
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * The sweeps of each housekeeping pass: files past retention (jobs' and the folders'), then the
+ * partial files of writes cut short by a crash in storage, the outbox and the file drop.
+ */
+export function housekeepingSweeps(parts: {
+  retention: Pick<Retention, 'run' | 'sweepFolders'>;
+  storage: Pick<StorageBackends, 'sweepTemporary'>;
+  mailer: Pick<Mailer, 'sweepTemporary'>;
+  drop: Pick<FileDrop, 'sweepTemporary'>;
+}): Sweep[] {
+  const { retention, storage, mailer, drop } = parts;
+  return [
+    {
+      run: () => retention.run(),
+      done: 'deleted the files of jobs past retention',
+      field: 'expired',
+      failed: 'retention pass failed',
+    },
+    {
+      run: () => retention.sweepFolders(),
+      done: 'deleted folder files past retention',
+      failed: 'folder retention sweep failed',
+    },
+    // Partial files of writes cut short by a crash; a day is far longer than any upload.
+    {
+      run: () => storage.sweepTemporary(DAY_MS),
+      done: 'removed stale temporary files',
+      failed: 'temporary file sweep failed',
+    },
+    {
+      run: () => mailer.sweepTemporary?.(DAY_MS) ?? Promise.resolve(0),
+      done: 'removed partial outbox messages',
+      failed: 'outbox sweep failed',
+    },
+    {
+      run: () => drop.sweepTemporary?.(DAY_MS) ?? Promise.resolve(0),
+      done: 'removed stale partial deliveries',
+      failed: 'partial delivery sweep failed',
+    },
+  ];
 }
 
 /**

@@ -1,4 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Config } from '../config.ts';
 
 /** Permission bits that let other users (group or world) into a file or folder. */
 const SHARED_BITS = 0o077;
@@ -37,4 +39,14 @@ export function makeDataDirsPrivate(dirs: readonly string[]): string[] {
     );
   }
   return closed;
+}
+
+/** The folders that hold personal data: DATA_DIR, and the mail outbox when MAIL=outbox sets its own. */
+export function privateDirs(config: Pick<Config, 'MAIL' | 'MAIL_OUTBOX_DIR'>, dataDir: string): string[] {
+  return [
+    dataDir,
+    ...(config.MAIL === 'outbox' && config.MAIL_OUTBOX_DIR !== undefined
+      ? [resolve(config.MAIL_OUTBOX_DIR)]
+      : []),
+  ];
 }
