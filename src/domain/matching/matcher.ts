@@ -1,7 +1,7 @@
 /**
- * The Matcher interface: the seam between the pipeline and the matching strategies. The
- * probabilistic matcher (ids first, then normalize → candidates → score → select) is the
- * service's; the deterministic id matcher is the evaluation's baseline.
+ * The Matcher interface: the seam between list matching (domain/list-matching) and the matching
+ * strategies. The probabilistic matcher (ids first, then normalize → candidates → score → select)
+ * is the service's; the deterministic id matcher is the evaluation's baseline.
  */
 
 /** Identifier columns of spec §2.6, lower-case. `matchback_id` is pass-through, not an identifier. */
