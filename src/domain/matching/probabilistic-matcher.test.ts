@@ -4,7 +4,8 @@ import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../voters/voter-columns.ts';
 import { buildMatchIndex } from './index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from './matcher.ts';
-import { createProbabilisticMatcher, inThreadRunner } from './probabilistic-matcher.ts';
+import { emptyPerson } from './normalize/person.ts';
+import { createProbabilisticMatcher, inThreadRunner, swapProbability } from './probabilistic-matcher.ts';
 
 const COLUMNS = [...CORE_VOTER_COLUMNS, 'party'];
 type Voter = Partial<Record<(typeof COLUMNS)[number], string>>;
@@ -177,8 +178,9 @@ describe('probabilistic matcher', () => {
 
   it('finds a person whose first and last names were entered the wrong way round (names=swapped)', async () => {
     const { voters, index } = setup();
-    // Five voters give name and address agreement odds of about 36 (97): a swap's 1 in 85 leaves
-    // a score of about 30, so the threshold is lowered here (on a real file the odds are millions).
+    // Five voters give name and address agreement odds of about 36 (97); the swap's probability
+    // (1 in 85, times 9: each name is in the file once, as the other kind) leaves a score of about
+    // 78 — still below the names as written. On a real file the odds are millions.
     const matcher = createProbabilisticMatcher(voters, index, { thresholdScore: 20 });
     const [swapped, straight] = await matcher.matchBatch(
       [
@@ -204,6 +206,30 @@ describe('probabilistic matcher', () => {
       'a swap is weaker evidence than the names as written',
     );
     assert.doesNotMatch(straight!.candidates[0]!.explain!, /swapped/);
+  });
+
+  it('weighs a swap by how the voter file uses each name (swapProbability)', () => {
+    const people = (first: string, last: string, count: number) =>
+      Array.from({ length: count }, () => ({ first_name: first, last_name: last }));
+    const rows = [
+      ...people('RONALD', 'SMITH', 40),
+      ...people('MARY', 'HERRERA', 40),
+      ...people('JAMES', 'THOMAS', 20),
+      ...people('THOMAS', 'JAMES', 20),
+    ].map((v, i) =>
+      COLUMNS.map((c) => (c === 'voterbase_id' ? `NC-${i}` : ((v as Record<string, string>)[c] ?? ''))),
+    );
+    const index = buildMatchIndex(new InMemoryVoterSnapshot(COLUMNS, rows));
+    const person = (first: string, last: string) => ({ ...emptyPerson(), first, last });
+    const prior = 0.01 / 0.85 / (1 + 0.01 / 0.85);
+    // HERRERA is only a surname and RONALD only a first name here, 40 times each: the odds of a
+    // swap are the prior's times 81 × 81, a probability of 0.987.
+    assert.ok(swapProbability(index, person('HERRERA', 'RONALD')) > 0.98);
+    // As written, the same names are almost surely not swapped.
+    assert.ok(swapProbability(index, person('RONALD', 'HERRERA')) < prior / 1000);
+    // Names the file uses both ways, or not at all (a typo), keep about the prior.
+    assert.ok(Math.abs(swapProbability(index, person('THOMAS', 'JAMES')) - prior) < 1e-12);
+    assert.ok(Math.abs(swapProbability(index, person('XQZ', 'QZX')) - prior) < 1e-12);
   });
 
   it('tells a household apart by first name, and flags two equally good namesakes as ambiguous', async () => {

@@ -254,11 +254,27 @@ function withIdReason(outcome: MatchOutcome, ids: MatchOutcome): MatchOutcome {
 const scratchCandidates = new CandidateSet();
 
 /**
- * How much less likely a row is to hold its person when its names agree only swapped: about one
- * row in a hundred swaps them, against the 85% that agree as written (PRIOR_M's first and last
- * exact), so every candidate's odds are scaled by that ratio.
+ * The prior odds that a row's names were entered the wrong way round: about one row in a hundred
+ * swaps them, against the 85% that agree as written (PRIOR_M's first and last exact).
  */
-const SWAP_ODDS = 0.01 / 0.85;
+const SWAP_PRIOR_ODDS = 0.01 / 0.85;
+
+/**
+ * The probability that a person's names are swapped, given the names themselves: the prior odds
+ * times how much more often the voter file holds the written first name as a last name and the
+ * written last name as a first name than as written (counts smoothed by a half, so a name the file
+ * lacks either way says nothing). HERRERA RONALD is almost surely swapped (HERRERA is a surname,
+ * RONALD a first name); THOMAS JAMES may be either; a mistyped pair the file does not hold keeps
+ * the prior. The swapped reading's candidates have their odds scaled by it.
+ */
+export function swapProbability(index: MatchIndex, person: NormalizedPerson): number {
+  const d = index.data.dictionaries;
+  const asFirst = (name: string) => d.first.count(d.first.idOf(name)) + 0.5;
+  const asLast = (name: string) => d.last.count(d.last.idOf(name)) + 0.5;
+  const ratio = (asLast(person.first) / asFirst(person.first)) * (asFirst(person.last) / asLast(person.last));
+  const odds = SWAP_PRIOR_ODDS * ratio;
+  return odds / (1 + odds);
+}
 
 /** One person's candidates, scored (their odds scaled by `oddsScale`) and selected. */
 function searchPerson(
@@ -331,7 +347,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
         index,
         { ...person, first: person.last, last: person.first },
         job,
-        SWAP_ODDS,
+        swapProbability(index, person),
       );
       const matches = swapped.matches.map((m) => ({ ...m, explain: `${m.explain} names=swapped` }));
       if (job.rankOnly) {
