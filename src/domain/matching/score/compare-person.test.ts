@@ -148,10 +148,11 @@ describe('comparePerson date of birth', () => {
     assert.equal(age('46'), L.dob.differ);
     assert.equal(age('44', 5), L.dob.year);
   });
-  it('near: year off by one with the same month and day', () => {
-    assert.equal(dob('1981-01-02'), L.dob.near);
-    assert.equal(dob('1979-01-02'), L.dob.near);
+  it('typo, not near: a full date a year apart to the day (near is an age’s level)', () => {
+    assert.equal(dob('1981-01-02'), L.dob.typo);
+    assert.equal(dob('1979-01-02'), L.dob.typo, '1980 → 1979: two digits, but a year apart to the day');
     assert.equal(dob('1981-01-03'), L.dob.differ);
+    assert.equal(dob('1978-01-02'), L.dob.differ, 'two years apart');
   });
   it('typo: a digit substituted or two neighbours swapped, also in an impossible date', () => {
     assert.equal(dob('1980-01-03'), L.dob.typo);

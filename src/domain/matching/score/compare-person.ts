@@ -309,7 +309,11 @@ function sharesWord(a: string, b: string): boolean {
 /**
  * Dates agree at the precision both sides have: 'exact' needs two full dates, two equal years
  * where either side lacks the month is 'year' (as an age is), equal year and month 'month'; two
- * full dates one digit typo apart (a digit substituted, two neighbours swapped) are 'typo'.
+ * full dates one digit typo apart (a digit substituted, two neighbours swapped), or a year apart
+ * to the day (1999-08-03 and 2000-08-03: a year mistyped across a decade), are 'typo'. 'near'
+ * is an age's: a birth year next to the two an age allows. A stranger's full date is a year
+ * apart to the day about as rarely as it is one digit off, while a year next to an age's is
+ * common; one level for both made the full dates' agreement count as little as an age's.
  */
 function compareDob(q: number, v: number): number {
   const qy = Math.floor(q / 10000);
@@ -325,7 +329,7 @@ function compareDob(q: number, v: number): number {
       if (qd === vd && full) return L.dob.exact;
       if (qd === 0 || vd === 0) return L.dob.month;
     } else if (full && qm === vd && qd === vm) return L.dob.swapped;
-  } else if (Math.abs(qy - vy) === 1 && full && qm === vm && qd === vd) return L.dob.near;
+  } else if (Math.abs(qy - vy) === 1 && full && qm === vm && qd === vd) return L.dob.typo;
   return full && isDigitTypo(q, v) ? L.dob.typo : L.dob.differ;
 }
 
