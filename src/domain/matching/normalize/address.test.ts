@@ -636,6 +636,15 @@ describe('sameStreetWrittenApart', () => {
     assert.equal(same('1 HA VEN RD', '1 HAVEN RD'), true);
     assert.equal(same('1 WHSPERING GLENCT', '1 WHISPERING GLEN CT'), true);
   });
+  it('a street named for a direction, stored abbreviated, against the same street written apart', () => {
+    assert.equal(street('102 EAST RD'), 'E RD');
+    assert.equal(same('102 EASTRD', '102 EAST RD'), true);
+    assert.equal(same('102 EAST RD', '102 EASTRD'), true);
+    assert.equal(same('7464 S NOR TH DR', '7464 S NORTH DR'), true);
+    assert.equal(same('1 NORTHWESTBLVD', '1 NORTHWEST BLVD'), true);
+    assert.equal(same('102 EASTRD', '102 WEST RD'), false);
+    assert.equal(same('7464 S NOR TH DR', '7464 S SOUTH DR'), false);
+  });
   it('a word that names the street in both: a route word mistyped, a suffix read as a unit', () => {
     assert.equal(same('9748 COUNTY ROAP 214', '9748 COUNTY ROAD 214'), true);
     assert.equal(same('639 1ST BLD', '639 1ST BLVD'), true);

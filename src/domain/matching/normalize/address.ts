@@ -927,22 +927,50 @@ export function sameStreetWrittenApart(a: string, b: string): boolean {
  */
 export function writtenApartTest(a: string): (b: string) => boolean {
   if (a === '') return () => false;
-  const compactA = a.replaceAll(' ', '');
+  const formsA = compactForms(a);
   const words = [...new Set(a.split(' ').filter(namesTheStreet))];
   return (b) => {
     if (b === '') return false;
-    let spaces = 0;
-    for (let i = b.indexOf(' '); i >= 0; i = b.indexOf(' ', i + 1)) spaces++;
-    // Letters equal, or at most two edits apart: only lengths within two of each other.
-    if (Math.abs(b.length - spaces - compactA.length) <= 2) {
-      const compactB = spaces === 0 ? b : b.replaceAll(' ', '');
+    const formsB = compactForms(b);
+    // Letters equal (a form with directionals spelled out too), or, as written, at most two
+    // edits apart: only lengths within two of each other.
+    const compactA = formsA[0]!;
+    const compactB = formsB[0]!;
+    if (Math.abs(compactB.length - compactA.length) <= 2) {
       if (compactA === compactB) return true;
       const shorter = Math.min(compactA.length, compactB.length);
       if (shorter >= 8 && boundedEditDistance(compactA, compactB, 2) <= 2) return true;
     }
+    for (let i = 0; i < formsA.length; i++) {
+      for (let j = 0; j < formsB.length; j++) if ((i > 0 || j > 0) && formsA[i] === formsB[j]) return true;
+    }
     for (const word of words) if (hasWord(b, word)) return true;
     return false;
   };
+}
+
+/** Directional words as standardized, spelled out. */
+const SPELLED_DIRECTIONALS: ReadonlyMap<string, string> = new Map(
+  [...DIRECTIONALS]
+    .filter(([word, abbreviation]) => word !== abbreviation)
+    .map(([word, abbreviation]) => [abbreviation, word]),
+);
+
+/**
+ * A standardized street's letters without spaces (first); where it has abbreviated directional
+ * words, also with them spelled out (at most four forms): a street named for a direction is stored
+ * abbreviated (`EAST RD` → `E RD`, `S NORTH DR` → `S N DR`), while the same street written apart
+ * (`EASTRD`, `S NOR TH DR`) keeps the words whole, since no directional is recognized in it.
+ */
+function compactForms(street: string): string[] {
+  if (!street.includes(' ')) return [street];
+  let forms = [''];
+  for (const word of street.split(' ')) {
+    const spelled = forms.length < 4 ? SPELLED_DIRECTIONALS.get(word) : undefined;
+    forms =
+      spelled === undefined ? forms.map((f) => f + word) : forms.flatMap((f) => [f + word, f + spelled]);
+  }
+  return forms;
 }
 
 /** Whether `word` is one of the space-separated words of `text`. */
