@@ -1,17 +1,17 @@
-import type { Job, JobState, JobSummary } from '../../domain/client-jobs/job-types.ts';
-import type { JobStore } from '../../domain/ports/job-store.ts';
+import type { Job, JobState } from '../../domain/client-jobs/job-types.ts';
+import type { JobStore, JobTransitionFields } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
 import { jobFromRow } from './metadata-rows.ts';
 import type { Row, SqlRunner, SqlValue } from './sql-runner.ts';
 
 /** The columns `transition` may write, by field. */
-const TRANSITION_COLUMNS = {
+const TRANSITION_COLUMNS: Readonly<Record<keyof JobTransitionFields, string>> = {
   error: 'error',
   summary: 'summary',
   resultBlob: 'result_blob',
   resultName: 'result_name',
   voterVersion: 'voter_version',
-} as const;
+};
 
 const EXPIRED_ERROR = 'Validation Error: no file was uploaded before the upload URL expired; register again';
 
@@ -90,13 +90,7 @@ export class SqlJobStore implements JobStore {
     id: string,
     from: readonly JobState[],
     to: JobState,
-    fields: Partial<{
-      error: string | null;
-      summary: JobSummary | null;
-      resultBlob: string | null;
-      resultName: string | null;
-      voterVersion: string | null;
-    }>,
+    fields: JobTransitionFields,
     at: number,
     followUps: readonly QueueMessage[] = [],
   ): Promise<boolean> {
@@ -105,7 +99,7 @@ export class SqlJobStore implements JobStore {
     const sets = ['state = ?', 'updated_at = ?'];
     const values: SqlValue[] = [to, at];
     for (const [field, column] of Object.entries(TRANSITION_COLUMNS) as [
-      keyof typeof TRANSITION_COLUMNS,
+      keyof JobTransitionFields,
       string,
     ][]) {
       if (!(field in fields)) continue;

@@ -1,5 +1,10 @@
-import type { Job, JobState, JobSummary } from '../client-jobs/job-types.ts';
+import type { Job, JobState } from '../client-jobs/job-types.ts';
 import type { QueueMessage } from './queue.ts';
+
+/** The fields a state change may write beside the state. */
+export type JobTransitionFields = Partial<
+  Pick<Job, 'error' | 'summary' | 'resultBlob' | 'resultName' | 'voterVersion'>
+>;
 
 /** Jobs. State changes that cause work enqueue it in the same transaction. */
 export interface JobStore {
@@ -25,13 +30,7 @@ export interface JobStore {
     id: string,
     from: readonly JobState[],
     to: JobState,
-    fields: Partial<{
-      error: string | null;
-      summary: JobSummary | null;
-      resultBlob: string | null;
-      resultName: string | null;
-      voterVersion: string | null;
-    }>,
+    fields: JobTransitionFields,
     at: number,
     followUps?: readonly QueueMessage[],
   ): Promise<boolean>;
