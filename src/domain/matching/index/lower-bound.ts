@@ -9,3 +9,9 @@ export function lowerBound(sorted: Uint32Array, value: number): number {
   }
   return low;
 }
+
+/** Position of `value` in a sorted array, -1 when it is not there. */
+export function positionOf(sorted: Uint32Array, value: number): number {
+  const at = lowerBound(sorted, value);
+  return at < sorted.length && sorted[at] === value ? at : -1;
+}

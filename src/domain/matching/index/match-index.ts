@@ -1,4 +1,5 @@
 import type { NormalizedPerson } from '../normalize/person.ts';
+import { positionOf } from './lower-bound.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { GENDER_CODE } from './match-index-fields.ts';
 import { MatchIndexSegmentBuilder } from './match-index-segment.ts';
@@ -51,12 +52,12 @@ export class MatchIndex {
 
   /** A map cell's position in `cellIds` (and its key filter's), -1 when no voter is in it. */
   cellIndex(cell: number): number {
-    return binarySearch(this.data.cellIds, cell);
+    return positionOf(this.data.cellIds, cell);
   }
 
   /** Mean coordinates of the voters of a ZIP, or null. */
   zipCentroid(zip: number): [number, number] | null {
-    const i = binarySearch(this.data.zipIds, zip);
+    const i = positionOf(this.data.zipIds, zip);
     return i < 0 ? null : [this.data.zipLat[i]!, this.data.zipLon[i]!];
   }
 }
@@ -84,19 +85,6 @@ function firstNameGenders(data: MatchIndexData): Uint8Array {
     else if (m >= CLEAR_GENDER_SHARE * total) genders[id] = GENDER_CODE.M;
   }
   return genders;
-}
-
-function binarySearch(sorted: Uint32Array, value: number): number {
-  let low = 0;
-  let high = sorted.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const v = sorted[mid]!;
-    if (v === value) return mid;
-    if (v < value) low = mid + 1;
-    else high = mid - 1;
-  }
-  return -1;
 }
 
 /**

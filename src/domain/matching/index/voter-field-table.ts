@@ -1,3 +1,4 @@
+import { positionOf } from './lower-bound.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 
 /** A field of the voter record stored as a small id: the text fields, and ZIP and date of birth by code. */
@@ -242,14 +243,7 @@ export function codeTable(values: Iterable<number>): Uint32Array {
 
 /** The position of `value` in an ascending code table. */
 function codeOf(table: Uint32Array, value: number, name: string): number {
-  let low = 0;
-  let high = table.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const v = table[mid]!;
-    if (v === value) return mid;
-    if (v < value) low = mid + 1;
-    else high = mid - 1;
-  }
-  throw new RangeError(`${name} ${value} is not in the voter field table's codes`);
+  const code = positionOf(table, value);
+  if (code < 0) throw new RangeError(`${name} ${value} is not in the voter field table's codes`);
+  return code;
 }
