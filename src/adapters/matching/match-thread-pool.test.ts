@@ -137,6 +137,36 @@ describe('ThreadedMatcherFactory', () => {
   });
 });
 
+describe('ThreadedMatcherFactory.start', () => {
+  it('starts the threads before any voter file, and the first list then runs on them', async () => {
+    const { voters, list } = fixture(1200);
+    const factory = new ThreadedMatcherFactory(2);
+    try {
+      factory.start();
+      const pool = factory.threadPool;
+      assert.ok(pool, 'threads started with no voter file yet');
+      assert.equal(pool.threads, 2);
+      factory.start();
+      assert.equal(factory.threadPool, pool, 'started once');
+      const expected = await createProbabilisticMatcher(voters, buildMatchIndex(voters)).matchBatch(
+        list,
+        OPTIONS,
+      );
+      assert.deepEqual(await factory.create(voters).matchBatch(list, OPTIONS), expected);
+      assert.equal(factory.threadPool, pool, 'the list ran on the started threads');
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('starts nothing when matching runs on the calling thread (0 threads)', async () => {
+    const factory = new ThreadedMatcherFactory(0);
+    factory.start();
+    assert.equal(factory.threadPool, null);
+    await factory.close();
+  });
+});
+
 describe('one pool of threads for several voter files', () => {
   it('matches each file on the same threads, as in-thread, and lets a released one go', async () => {
     const one = fixture(1200);

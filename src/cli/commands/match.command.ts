@@ -36,8 +36,16 @@ export function matchCommand(program: Command, context: CliContext): void {
           onEvict: (snapshot) => matchers?.release(snapshot),
         });
         matchers = new ThreadedMatcherFactory(config.MATCH_THREADS);
-        const voters = await store.current();
-        if (voters === null) throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
+        // The threads load their code while this thread loads the voter file.
+        matchers.start();
+        const voters = await store.current().catch(async (error: unknown) => {
+          await matchers.close();
+          throw error;
+        });
+        if (voters === null) {
+          await matchers.close();
+          throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
+        }
         const appendedFields = parseAppendedFields(options.append ?? '');
         const started = Date.now();
         const createMatcher = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
