@@ -21,6 +21,8 @@ export interface MatchIndexData {
    */
   firstSounds: Uint32Array;
   lastSounds: Uint32Array;
+  /** Per first-name id, the gender nearly all its voters share (first-name-genders.ts), 0 when none does. */
+  firstGenders: Uint8Array;
   /**
    * Per voter, the compared fields in one record: the text fields as dictionary ids (0 = empty),
    * ZIP, date of birth, gender, contact flags and coordinates (voter-field-table.ts).

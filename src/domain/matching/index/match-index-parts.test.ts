@@ -126,12 +126,14 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.deepEqual(meta.parts, [...parts.keys()]);
     assert.equal(new Set(meta.parts).size, meta.parts.length);
     for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
-    // Per text field: the values and their counts; the names' sounds; the voters' records and
-    // their ZIP and date codes; three parts each of postings, map cells and ZIP centroids.
-    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 2 + 3 + 9);
+    // Per text field: the values and their counts; the names' sounds and first names' genders; the
+    // voters' records and their ZIP and date codes; three parts each of postings, map cells and
+    // ZIP centroids.
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 3 + 3 + 9);
     for (const name of ['voter-fields', 'voter-zips', 'voter-dobs'])
       assert.ok(meta.parts.includes(name), name);
     assert.ok(meta.parts.includes('sounds-first') && meta.parts.includes('sounds-last'));
+    assert.ok(meta.parts.includes('first-genders'));
   });
 
   it('round trips every typed array and dictionary', () => {

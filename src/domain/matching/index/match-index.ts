@@ -1,14 +1,11 @@
 import type { NormalizedPerson } from '../normalize/person.ts';
 import { positionOf } from './lower-bound.ts';
 import type { MatchIndexData } from './match-index-data.ts';
-import { GENDER_CODE } from './match-index-fields.ts';
 import { MatchIndexSegmentBuilder } from './match-index-segment.ts';
 import { mergeMatchIndexSegments } from './merge-match-index-segments.ts';
 
 export class MatchIndex {
   readonly data: MatchIndexData;
-  /** Per first-name id, the gender nearly all its voters share (GENDER_CODE), 0 when none does. */
-  #firstGenders: Uint8Array | null = null;
   /**
    * The voter file's random-pair u (score/random-pair-u.ts), once known: the one its import
    * estimated and stored, or the first estimate (see randomPairU in probabilistic-matcher.ts).
@@ -32,12 +29,10 @@ export class MatchIndex {
    * The gender (GENDER_CODE) that at least 95% of the voters with this first name are filed
    * under, when at least 5 are: MICHAEL and MICHELLE, DANIEL and DANIELLE read alike but are
    * a man's and a woman's names. 0 when the file says nothing clear (no gender column, a rare or
-   * unisex name). Counted over the whole file once per thread, on first use.
+   * unisex name). Counted when the index is built (first-name-genders.ts).
    */
   firstNameGender(id: number): number {
-    if (id <= 0) return 0;
-    this.#firstGenders ??= firstNameGenders(this.data);
-    return this.#firstGenders[id] ?? 0;
+    return id <= 0 ? 0 : (this.data.firstGenders[id] ?? 0);
   }
 
   get size(): number {
@@ -60,31 +55,6 @@ export class MatchIndex {
     const i = positionOf(this.data.zipIds, zip);
     return i < 0 ? null : [this.data.zipLat[i]!, this.data.zipLon[i]!];
   }
-}
-
-const CLEAR_GENDER_SHARE = 0.95;
-const CLEAR_GENDER_VOTERS = 5;
-
-function firstNameGenders(data: MatchIndexData): Uint8Array {
-  const size = data.dictionaries.first.size;
-  const women = new Uint32Array(size);
-  const men = new Uint32Array(size);
-  const fields = data.fields;
-  for (let voter = 0; voter < data.size; voter++) {
-    const g = fields.gender(voter);
-    if (g === GENDER_CODE.F) women[fields.first(voter)]!++;
-    else if (g === GENDER_CODE.M) men[fields.first(voter)]!++;
-  }
-  const genders = new Uint8Array(size);
-  for (let id = 1; id < size; id++) {
-    const w = women[id]!;
-    const m = men[id]!;
-    const total = w + m;
-    if (total < CLEAR_GENDER_VOTERS) continue;
-    if (w >= CLEAR_GENDER_SHARE * total) genders[id] = GENDER_CODE.F;
-    else if (m >= CLEAR_GENDER_SHARE * total) genders[id] = GENDER_CODE.M;
-  }
-  return genders;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
+import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import type { MatchIndexSegment, SegmentDictionary } from './match-index-segment.ts';
@@ -49,6 +50,7 @@ export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]):
       dobs: codeTable(segments.flatMap((segment) => [...new Set(segment.dob)])),
     },
   );
+  const genders = new FirstNameGenderCount(dictionaries.first.size);
   segments.forEach((segment, s) => {
     const rows = segment.rows;
     for (const field of TEXT_FIELDS) {
@@ -56,6 +58,9 @@ export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]):
       const remap = remapsOf[field][s]!;
       for (let r = 0; r < rows.length; r++) fields.setId(field, rows[r]!, remap[local[r]!]!);
     }
+    const firstIds = segment.ids.first;
+    const firstRemap = remapsOf.first[s]!;
+    for (let r = 0; r < rows.length; r++) genders.add(firstRemap[firstIds[r]!]!, segment.gender[r]!);
     for (let r = 0; r < rows.length; r++) {
       fields.setFixed(rows[r]!, {
         lat: segment.lat[r]!,
@@ -78,6 +83,7 @@ export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]):
     dictionaries,
     firstSounds,
     lastSounds,
+    firstGenders: genders.genders(),
     fields,
     postings: mergePostings(segments, size),
     cellIds: cells.keys,
