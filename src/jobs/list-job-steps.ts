@@ -1,7 +1,8 @@
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
-import type { ListFit, Matcher } from '../domain/matching/matcher.ts';
+import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
+import type { ListFit } from '../domain/matching/matcher.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
@@ -27,7 +28,10 @@ export interface MatchListDeps {
    * The job's matcher; `thresholdScore` is the profile's, when it sets one; `listFit`: what the
    * job learned on another shard (a sharded list fits once), so this matcher does not fit.
    */
-  createMatcher: (voters: VoterSnapshot, options: { thresholdScore?: number; listFit?: ListFit }) => Matcher;
+  createMatcher: (
+    voters: VoterSnapshot,
+    options: { thresholdScore?: number; listFit?: ListFit },
+  ) => ListMatcher;
   /** The service's MATCH_THRESHOLD, for a profile that sets none (reported in the summary). */
   defaultMatchThreshold: number;
   maxRowBytes: number;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { AppError } from '../domain/errors.ts';
+import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { fitList, matchChunk, shardOfChunk } from '../domain/list-matching/sharded-list.ts';
-import type { Matcher } from '../domain/matching/matcher.ts';
 import { type ChunkSpec, MATCH_CHUNK_JOB } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
@@ -128,7 +128,7 @@ async function matchShard(
     asOf: new Date(job.createdAt),
   };
   const { chunk: _chunk, ...spec } = payload;
-  let matcher: Matcher;
+  let matcher: ListMatcher;
   if (payload.listFit !== undefined) {
     matcher = deps.createMatcher(snapshot, { thresholdScore: payload.threshold, listFit: payload.listFit });
   } else {

@@ -160,6 +160,18 @@ describe('a sharded voter file', () => {
       assert.ok(expected.length > 1000);
       assert.equal(actual.toString('utf8'), expected.toString('utf8'));
       assert.ok(actual.equals(expected), 'byte for byte');
+      // With two or more threads the chunks' batches run whole on them (read, match, write their
+      // lines there); on the job's thread alone, or beside one thread, the same bytes.
+      for (const threads of ['0', '2', '3']) {
+        const again = join(dir, `cli-${threads}.csv`);
+        ok(
+          listmatch(
+            ['match', join(dir, 'list.csv'), '--out', again, '--max-matches', '2', '--append', 'party,email'],
+            { DATA_DIR: service.dataDir, VOTER_SHARD_MAX_ROWS: '6000', MATCH_THREADS: threads },
+          ),
+        );
+        assert.ok((await readFile(again)).equals(expected), `the same bytes on ${threads} threads`);
+      }
 
       // The same list on the same file unsharded: the per-state model keeps its quality.
       const plain = join(dir, 'plain');

@@ -98,8 +98,8 @@ export class MatchThreadPool {
 
 /**
  * One voter file opened on a pool's threads: matches whole blocks of a list (parse → match →
- * format) when the threads hold the voter snapshot too, or chunks of a batch of rows (one
- * contiguous chunk per thread, reassembled in row order).
+ * format) or batches of a sharded list's chunk when the threads hold the voter snapshot too, or
+ * chunks of a batch of rows (one contiguous chunk per thread, reassembled in row order).
  */
 export class MatchSource implements PersonMatchRunner {
   private readonly owner: MatchThreadPool;
@@ -181,6 +181,20 @@ export class MatchSource implements PersonMatchRunner {
     return (await this.pool.run({ kind: 'block', source: this.source, block, spec, job }, [
       block.bytes.buffer as ArrayBuffer,
     ])) as BlockResult;
+  }
+
+  /**
+   * One batch of a sharded list's chunk lines, matched on the least busy thread: the chunk's
+   * output lines for it (sharded-list.ts matchChunkBatch).
+   */
+  async runChunkBatch(
+    lines: readonly string[],
+    columns: readonly number[],
+    job: PersonMatchJob,
+  ): Promise<string> {
+    if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
+    this.check();
+    return (await this.pool.run({ kind: 'chunk', source: this.source, lines, columns, job })) as string;
   }
 
   /** Lets the threads drop this voter file (a shard let go, a version replaced). */

@@ -1,5 +1,6 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import { type BlockSpec, matchBlock } from '../../domain/list-matching/match-block.ts';
+import { matchChunkBatch } from '../../domain/list-matching/sharded-list.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput } from '../../domain/matching/matcher.ts';
@@ -24,6 +25,8 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  * - `match` / `sample`: chunks of rows, with their outcomes in order or the sample's pattern counts;
  * - `block`: a whole block of a list, parsed, matched (ids, then the probabilistic strategies
  *   with the job's fitted model) and formatted here (match-block.ts);
+ * - `chunk`: a batch of a sharded list's chunk lines, matched the same way, answered with the
+ *   chunk's output lines (sharded-list.ts);
  * and `close` lets a voter file go.
  *
  * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
@@ -45,7 +48,14 @@ export type MatchTask =
   | { kind: 'close'; source: number }
   | { kind: 'match'; source: number; rows: MatchInput[]; job: PersonMatchJob }
   | { kind: 'sample'; source: number; rows: readonly MatchInput[]; job: SampleJob }
-  | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob };
+  | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob }
+  | {
+      kind: 'chunk';
+      source: number;
+      lines: readonly string[];
+      columns: readonly number[];
+      job: PersonMatchJob;
+    };
 
 serveTasks<MatchTask, unknown>(answer);
 
@@ -79,19 +89,27 @@ async function answer(task: MatchTask): Promise<unknown> {
       return samplePatterns(index, task.rows, { ...task.job, options }).toData();
     case 'block': {
       if (voters === null) throw new Error('this matching thread was started without the voter file');
-      const { job } = task;
-      const matcher = createProbabilisticMatcher(
-        voters,
-        index,
-        {
-          thresholdScore: job.thresholdScore,
-          rankOnly: job.rankOnly ?? false,
-          candidates: job.candidates,
-          model: job.model,
-        },
-        inThreadRunner(index),
-      );
-      return await matchBlock(task.block, task.spec, matcher, voters);
+      return await matchBlock(task.block, task.spec, jobMatcher(index, voters, task.job), voters);
+    }
+    case 'chunk': {
+      if (voters === null) throw new Error('this matching thread was started without the voter file');
+      const matcher = jobMatcher(index, voters, task.job);
+      return await matchChunkBatch(task.lines, task.columns, matcher, voters, options);
     }
   }
+}
+
+/** The job's matcher on this thread: ids, then the probabilistic strategies with its fitted model. */
+function jobMatcher(index: MatchIndex, voters: VoterSnapshot, job: PersonMatchJob) {
+  return createProbabilisticMatcher(
+    voters,
+    index,
+    {
+      thresholdScore: job.thresholdScore,
+      rankOnly: job.rankOnly ?? false,
+      candidates: job.candidates,
+      model: job.model,
+    },
+    inThreadRunner(index),
+  );
 }

@@ -1,4 +1,4 @@
-import type { BlockRunner, ListMatcher } from '../../domain/list-matching/block-runner.ts';
+import type { BlockRunner, ChunkBatchRunner, ListMatcher } from '../../domain/list-matching/block-runner.ts';
 import { matchOptionsOf } from '../../domain/list-matching/match-block.ts';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
@@ -90,7 +90,13 @@ export class ThreadedMatcherFactory {
       ...runner,
       sample: (rows, job) => threads().sampleWarming(rows, job),
     });
-    return { ...matcher, blocks: threadBlocks(fitting, this.threads, threads) };
+    return {
+      ...matcher,
+      blocks: threadBlocks(fitting, this.threads, threads),
+      // With one thread, the calling thread's share of a chunk (reading values, writing lines)
+      // runs beside it; with more, the calling thread would be the bottleneck.
+      ...(this.threads >= 2 ? { chunkBatches: threadChunkBatches(matcher, this.threads, threads) } : {}),
+    };
   }
 
   /** The pool of threads, started if there is none or the last one broke. */
@@ -170,5 +176,20 @@ function threadBlocks(
     parallelism,
     prepare: (sample, options) => matcher.prepare(sample(), options),
     run: (block, spec) => threads().runBlock(block, spec, matcher.jobFor(matchOptionsOf(spec))),
+  };
+}
+
+/**
+ * Batches of a sharded list's chunk on the threads (parse → match → the chunk's output lines
+ * there), with the model `matcher` was given or fitted on the job's sample (fitList).
+ */
+function threadChunkBatches(
+  matcher: ProbabilisticMatcher,
+  parallelism: number,
+  threads: () => MatchSource,
+): ChunkBatchRunner {
+  return {
+    parallelism,
+    run: (lines, columns, options) => threads().runChunkBatch(lines, columns, matcher.jobFor(options)),
   };
 }

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import type { JobSummary } from '../../domain/client-jobs/job-types.ts';
 import type { AppendedField } from '../../domain/keys/key-types.ts';
+import type { ListMatcher } from '../../domain/list-matching/block-runner.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { type ListSummary, matchList } from '../../domain/list-matching/match-list.ts';
 import {
@@ -19,7 +20,7 @@ import {
   mergingMatcher,
   routingMatcher,
 } from '../../domain/list-matching/sharded-list.ts';
-import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
+import type { ListFit } from '../../domain/matching/matcher.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
 
 export interface ShardedMatchInput {
@@ -28,7 +29,7 @@ export interface ShardedMatchInput {
   whole: VoterSnapshot;
   voters: VoterStore;
   /** A shard's matcher: to be fitted (null), or with the job's fit. */
-  createMatcher: (shard: VoterSnapshot, listFit: ListFit | null) => Matcher;
+  createMatcher: (shard: VoterSnapshot, listFit: ListFit | null) => ListMatcher;
   appendedFields: AppendedField[];
   maxMatches: number;
   maxRowBytes: number;
@@ -83,7 +84,7 @@ export async function matchShardedLocally(
     // The job's model, fitted once on the fit chunk's shard (fitChunkOf), as the service does.
     const fitChunk = fitChunkOf(chunks);
     let listFit: ListFit | null = null;
-    let fitMatcher: Matcher | null = null;
+    let fitMatcher: ListMatcher | null = null;
     if (fitChunk !== null) {
       const shard = await openShard(chunks.find((chunk) => chunk.name === fitChunk)!.shard);
       fitMatcher = input.createMatcher(shard, null);

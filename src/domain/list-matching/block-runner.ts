@@ -19,10 +19,28 @@ export interface BlockRunner {
   run(block: CsvBlock, spec: BlockSpec): Promise<BlockResult>;
 }
 
+/**
+ * Runs batches of a sharded list's chunk (its input lines → its output lines, see
+ * sharded-list.ts) on worker threads that each hold the shard: the chunk's reader then only
+ * cuts the lines into batches and writes the answers in order.
+ */
+export interface ChunkBatchRunner {
+  /** Batches it works on at once. */
+  readonly parallelism: number;
+  /**
+   * One batch of input lines, matched with the matcher's model (fitted or given before the first
+   * batch): the output lines, each ending in a newline. `columns`: the shard's columns whose
+   * values each candidate carries.
+   */
+  run(lines: readonly string[], columns: readonly number[], options: MatchOptions): Promise<string>;
+}
+
 /** A matcher that can also run whole blocks elsewhere (on worker threads). */
 export interface ListMatcher extends Matcher {
   /** Absent: blocks run on the calling thread through `matchBatch`. */
   readonly blocks?: BlockRunner;
+  /** Absent: a sharded list's chunks are matched through `matchBatch` (sharded-list.ts). */
+  readonly chunkBatches?: ChunkBatchRunner;
 }
 
 /**

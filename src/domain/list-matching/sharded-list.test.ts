@@ -158,8 +158,9 @@ async function matchSharded(
           : createProbabilisticMatcher(shard, buildMatchIndex(shard), { listFit: listFit! }),
       appendedSources: ['party'],
       options,
-      write: (line) => {
-        out.push(line);
+      // One or more lines a call, each ending in a newline.
+      write: (lines) => {
+        out.push(...lines.split(/(?<=\n)/));
       },
     });
     outputs.set(name, out);

@@ -10,12 +10,20 @@ import { normalizeInput } from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
 import { routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import type { ChunkBatchRunner, ListMatcher } from './block-runner.ts';
 import { SAMPLE_ROWS } from './match-list.ts';
 
 /** Rows matched per batch in a chunk (after the sample, which is prepared on its own). */
 export const CHUNK_BATCH_ROWS = 2000;
 /** Batches of a chunk on the matching threads at once, while this thread writes the oldest. */
 const CHUNK_BATCHES_IN_FLIGHT = 4;
+/**
+ * Rows per batch when whole batches run on the threads (ChunkBatchRunner): smaller, so that a
+ * chunk of a few thousand rows (a small state's part of a list) still keeps every thread busy.
+ */
+const THREAD_BATCH_ROWS = 500;
+/** Batches in flight per thread of a ChunkBatchRunner. */
+const THREAD_BATCHES_PER_THREAD = 2;
 
 /**
  * Default rows per chunk: a shard's part of a list is cut into chunks of at most this many
@@ -176,13 +184,16 @@ export interface MatchChunkInput {
   /** The chunk's lines as the split step wrote them. */
   lines: AsyncIterable<string>;
   shard: VoterSnapshot;
-  /** Prepared: fitted on the job's sample (fitList), or created with its ListFit. */
-  matcher: Matcher;
+  /**
+   * Prepared: fitted on the job's sample (fitList), or created with its ListFit. With
+   * `chunkBatches`, whole batches run on its threads.
+   */
+  matcher: ListMatcher;
   /** Voter columns appended to the result, by source name (absent from the shard: ''). */
   appendedSources: readonly string[];
   options: MatchOptions;
-  /** Receives each output line; waits when the writer is behind. */
-  write: (line: string) => void | Promise<void>;
+  /** Receives the output lines, a batch's at a time, each ending in a newline; waits when the writer is behind. */
+  write: (lines: string) => void | Promise<void>;
   onProgress?: (rows: number) => void;
 }
 
@@ -226,53 +237,71 @@ export async function fitList(
 
 /** The match step: one chunk against its shard, batch by batch. Returns the rows matched. */
 export async function matchChunk(input: MatchChunkInput): Promise<number> {
-  const { shard } = input;
-  const columns = [
-    shard.columnIndex('voterbase_id'),
-    ...input.appendedSources.map((source) => shard.columnIndex(source)),
-    shard.columnIndex('state'),
-  ];
-  // Several batches in flight: the threads match the next ones while this thread writes the
-  // last one's lines (one batch at a time left the threads idle half of the time).
+  const columns = chunkColumns(input.shard, input.appendedSources);
+  const runner = input.matcher.chunkBatches;
+  if (runner !== undefined) return await matchChunkOn(runner, columns, input);
   const inFlight: { batch: MatchInput[]; outcomes: Promise<MatchOutcome[]> }[] = [];
   let rows = 0;
   const writeOldest = async () => {
-    const { batch, outcomes: pending } = inFlight.shift()!;
-    const outcomes = await pending;
-    for (let i = 0; i < batch.length; i++) {
-      const outcome = outcomes[i]!;
-      const line: ChunkOutcome = {
-        r: batch[i]!.row,
-        c: outcome.candidates.map((c) => [
-          c.score,
-          c.method,
-          c.explain ?? '',
-          shard.fields(c.voter, columns),
-        ]),
-      };
-      if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
-      if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
-      if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
-      await input.write(`${JSON.stringify(line)}\n`);
-    }
+    const { batch, outcomes } = inFlight.shift()!;
+    await input.write(chunkOutputLines(batch, await outcomes, input.shard, columns));
     rows += batch.length;
     input.onProgress?.(rows);
   };
   const send = (batch: MatchInput[]) => {
     const outcomes = Promise.resolve(input.matcher.matchBatch(batch, input.options));
-    // Awaited in order by writeOldest; a failure before then must not count as unhandled.
+    // Awaited in order by writeOldest; a failure before its turn must not go unhandled meanwhile.
     outcomes.catch(() => {});
     inFlight.push({ batch, outcomes });
   };
   try {
-    let batch: MatchInput[] = [];
+    let batch: string[] = [];
     for await (const text of input.lines) {
-      const row = JSON.parse(text) as ChunkRow;
-      batch.push({ row: row.r, fields: row.f });
+      batch.push(text);
       if (batch.length < CHUNK_BATCH_ROWS) continue;
-      send(batch);
+      send(chunkInputRows(batch));
       batch = [];
       if (inFlight.length >= CHUNK_BATCHES_IN_FLIGHT) await writeOldest();
+    }
+    if (batch.length > 0) send(chunkInputRows(batch));
+    while (inFlight.length > 0) await writeOldest();
+  } finally {
+    inFlight.length = 0;
+  }
+  return rows;
+}
+
+/**
+ * A chunk whose batches run whole on the matching threads (parse, match, read the candidates'
+ * values, write the lines there): this thread only reads lines and writes answers, in order.
+ */
+async function matchChunkOn(
+  runner: ChunkBatchRunner,
+  columns: readonly number[],
+  input: MatchChunkInput,
+): Promise<number> {
+  const inFlight: { rows: number; lines: Promise<string> }[] = [];
+  let rows = 0;
+  const writeOldest = async () => {
+    const oldest = inFlight.shift()!;
+    await input.write(await oldest.lines);
+    rows += oldest.rows;
+    input.onProgress?.(rows);
+  };
+  const send = (batch: string[]) => {
+    const lines = runner.run(batch, columns, input.options);
+    lines.catch(() => {});
+    inFlight.push({ rows: batch.length, lines });
+  };
+  const room = Math.max(1, runner.parallelism) * THREAD_BATCHES_PER_THREAD;
+  try {
+    let batch: string[] = [];
+    for await (const text of input.lines) {
+      batch.push(text);
+      if (batch.length < THREAD_BATCH_ROWS) continue;
+      send(batch);
+      batch = [];
+      if (inFlight.length >= room) await writeOldest();
     }
     if (batch.length > 0) send(batch);
     while (inFlight.length > 0) await writeOldest();
@@ -280,6 +309,60 @@ export async function matchChunk(input: MatchChunkInput): Promise<number> {
     inFlight.length = 0;
   }
   return rows;
+}
+
+/**
+ * One batch of a chunk matched where it runs (a matching thread of a ChunkBatchRunner): the
+ * same lines matchChunk writes for it on the calling thread.
+ */
+export async function matchChunkBatch(
+  lines: readonly string[],
+  columns: readonly number[],
+  matcher: Matcher,
+  shard: VoterSnapshot,
+  options: MatchOptions,
+): Promise<string> {
+  const rows = chunkInputRows(lines);
+  return chunkOutputLines(rows, await matcher.matchBatch(rows, options), shard, columns);
+}
+
+/** The shard's columns whose values each candidate carries: voterbase_id, the appended, the state. */
+function chunkColumns(shard: VoterSnapshot, appendedSources: readonly string[]): number[] {
+  return [
+    shard.columnIndex('voterbase_id'),
+    ...appendedSources.map((source) => shard.columnIndex(source)),
+    shard.columnIndex('state'),
+  ];
+}
+
+/** The rows of a chunk's input lines. */
+function chunkInputRows(lines: readonly string[]): MatchInput[] {
+  return lines.map((text) => {
+    const row = JSON.parse(text) as ChunkRow;
+    return { row: row.r, fields: row.f };
+  });
+}
+
+/** A chunk's output lines for rows and their outcomes, each ending in a newline. */
+function chunkOutputLines(
+  rows: readonly MatchInput[],
+  outcomes: readonly MatchOutcome[],
+  shard: VoterSnapshot,
+  columns: readonly number[],
+): string {
+  let text = '';
+  for (let i = 0; i < rows.length; i++) {
+    const outcome = outcomes[i]!;
+    const line: ChunkOutcome = {
+      r: rows[i]!.row,
+      c: outcome.candidates.map((c) => [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]),
+    };
+    if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
+    if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
+    if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
+    text += `${JSON.stringify(line)}\n`;
+  }
+  return text;
 }
 
 /**
