@@ -46,10 +46,13 @@ export async function splitList(
 ): Promise<void> {
   const writers: BlobWriter[] = [];
   const buffers: LineBuffer[] = [];
+  const directory = voters.shardDirectory ?? null;
+  const threads = deps.routeBlocks?.(map, directory);
   try {
     const router = routingMatcher(map, {
-      directory: voters.shardDirectory ?? null,
+      directory,
       chunkRows: deps.chunkRows ?? DEFAULT_CHUNK_ROWS,
+      ...(threads === undefined ? {} : { threads }),
       openChunk: async (shard, n) => {
         const writer = await deps.blobs.openWriter(
           chunkInputKey(job.id, chunkName(map.shards[shard]!.id, n)),
@@ -91,6 +94,8 @@ export async function splitList(
   } catch (error) {
     for (const writer of writers) await writer.abort().catch(() => {});
     throw error;
+  } finally {
+    threads?.close();
   }
 }
 

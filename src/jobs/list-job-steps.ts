@@ -2,10 +2,13 @@ import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
+import type { ClosableRouteBlockRunner } from '../domain/list-matching/route-rows.ts';
 import type { ListFit } from '../domain/matching/matcher.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
+import type { ShardDirectory } from '../domain/voters/shard-directory.ts';
+import type { ShardMap } from '../domain/voters/shard-map.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
 import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
 
@@ -40,6 +43,11 @@ export interface MatchListDeps {
   onRows?: (rows: number) => void;
   /** Rows per chunk of a list split across voter shards (default DEFAULT_CHUNK_ROWS). */
   chunkRows?: number;
+  /**
+   * Splits a list across the shards on the matching threads (undefined: on the job's thread);
+   * closed when the split is done.
+   */
+  routeBlocks?: (map: ShardMap, directory: ShardDirectory | null) => ClosableRouteBlockRunner | undefined;
 }
 
 export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {

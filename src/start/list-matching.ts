@@ -77,6 +77,7 @@ export function listMatchingDeps(
     defaultMatchThreshold: config.MATCH_THRESHOLD,
     maxRowBytes: config.MAX_ROW_BYTES,
     chunkRows: config.SHARD_CHUNK_ROWS,
+    routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
     onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
     onRows: (rows) => metrics.rowsMatched.inc(rows),
   };

@@ -1,5 +1,6 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { BlockResult, BlockSpec } from '../../domain/list-matching/match-block.ts';
+import type { RoutedBlock } from '../../domain/list-matching/route-rows.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
@@ -9,6 +10,8 @@ import type {
   SampleJob,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import type { PatternCountsData } from '../../domain/matching/score/fellegi-sunter.ts';
+import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
+import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import type { MatchTask } from './match-thread.worker.ts';
 
@@ -84,6 +87,20 @@ export class MatchThreadPool {
         .catch(() => {});
     }
     return new MatchSource(this, this.pool, source, snapshot !== null);
+  }
+
+  /**
+   * Gives every thread a sharded voter file's map and directory, to split lists across its shards
+   * (RouterSource). The directory's arrays are shared memory (ShardDirectory.fromBytes), so the
+   * threads read the very same arrays; any other arrays are copied to each thread.
+   */
+  openRouter(map: ShardMap, directory: ShardDirectory | null): RouterSource {
+    const router = this.nextSource++;
+    const shared = directory === null ? null : { hashes: directory.hashes, shards: directory.shards };
+    for (let i = 0; i < this.pool.threads; i++) {
+      this.pool.runOn(i, { kind: 'open-router', router, map, directory: shared }).catch(() => {});
+    }
+    return new RouterSource(this.pool, router);
   }
 
   /** Test hook and last resort: ends one thread as a crash would. */
@@ -234,4 +251,37 @@ function toShared(part: Uint8Array): Uint8Array {
   const shared = new Uint8Array(new SharedArrayBuffer(part.byteLength));
   shared.set(part);
   return shared;
+}
+
+/** A sharded voter file's map and directory opened on a pool's threads: splits blocks of lists. */
+export class RouterSource {
+  private readonly pool: TaskPool<MatchTask, unknown>;
+  private readonly router: number;
+  private closed = false;
+
+  constructor(pool: TaskPool<MatchTask, unknown>, router: number) {
+    this.pool = pool;
+    this.router = router;
+  }
+
+  get threads(): number {
+    return this.pool.threads;
+  }
+
+  /** One block routed on the least busy thread; its bytes are moved there. */
+  async routeBlock(block: CsvBlock, spec: BlockSpec): Promise<RoutedBlock> {
+    if (this.closed) throw new Error('the matching threads let this shard map go');
+    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    return (await this.pool.run({ kind: 'route', router: this.router, block, spec }, [
+      block.bytes.buffer as ArrayBuffer,
+    ])) as RoutedBlock;
+  }
+
+  close(): void {
+    if (this.closed || this.pool.isClosed || this.pool.failed) return;
+    this.closed = true;
+    for (let i = 0; i < this.pool.threads; i++) {
+      this.pool.runOn(i, { kind: 'close-router', router: this.router }).catch(() => {});
+    }
+  }
 }

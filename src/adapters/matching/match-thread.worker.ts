@@ -1,5 +1,6 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import { type BlockSpec, matchBlock } from '../../domain/list-matching/match-block.ts';
+import { routeBlock } from '../../domain/list-matching/route-rows.ts';
 import { matchChunkBatch } from '../../domain/list-matching/sharded-list.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
@@ -12,6 +13,8 @@ import {
   type SampleJob,
   samplePatterns,
 } from '../../domain/matching/probabilistic-matcher.ts';
+import { ShardDirectory } from '../../domain/voters/shard-directory.ts';
+import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { serveTasks } from '../threads/task-server.ts';
 import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
@@ -27,6 +30,8 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  *   with the job's fitted model) and formatted here (match-block.ts);
  * - `chunk`: a batch of a sharded list's chunk lines, matched the same way, answered with the
  *   chunk's output lines (sharded-list.ts);
+ * - `route`: a whole block of a list split across the shards of a sharded voter file, whose map
+ *   and directory (in shared memory) `open-router` gave it (route-rows.ts);
  * and `close` lets a voter file go.
  *
  * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
@@ -36,6 +41,10 @@ interface OpenSource {
   voters: VoterSnapshot | null;
 }
 const sources = new Map<number, OpenSource>();
+/** A shard directory's arrays, in shared memory. */
+type SharedDirectory = { hashes: Uint32Array; shards: Uint16Array };
+/** Shard maps and directories of the sharded voter files whose lists this thread splits. */
+const routers = new Map<number, { map: ShardMap; directory: ShardDirectory | null }>();
 
 export type MatchTask =
   | {
@@ -55,7 +64,15 @@ export type MatchTask =
       lines: readonly string[];
       columns: readonly number[];
       job: PersonMatchJob;
-    };
+    }
+  | {
+      kind: 'open-router';
+      router: number;
+      map: ShardMap;
+      directory: SharedDirectory | null;
+    }
+  | { kind: 'close-router'; router: number }
+  | { kind: 'route'; router: number; block: CsvBlock; spec: BlockSpec };
 
 serveTasks<MatchTask, unknown>(answer);
 
@@ -77,6 +94,18 @@ function sourceOf(id: number): OpenSource {
 
 async function answer(task: MatchTask): Promise<unknown> {
   if (task.kind === 'open') return open(task);
+  if (task.kind === 'open-router') {
+    const { hashes, shards } = task.directory ?? {};
+    const directory =
+      hashes === undefined || shards === undefined ? null : new ShardDirectory(hashes, shards);
+    return void routers.set(task.router, { map: task.map, directory });
+  }
+  if (task.kind === 'close-router') return routers.delete(task.router);
+  if (task.kind === 'route') {
+    const router = routers.get(task.router);
+    if (router === undefined) throw new Error(`shard map ${task.router} is not open on this matching thread`);
+    return await routeBlock(task.block, task.spec, router.map, router.directory);
+  }
   // Its records file is closed when the snapshot is collected (snapshot-files.ts).
   if (task.kind === 'close') return sources.delete(task.source);
   const { index, voters } = sourceOf(task.source);

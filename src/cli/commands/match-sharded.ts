@@ -9,6 +9,7 @@ import type { AppendedField } from '../../domain/keys/key-types.ts';
 import type { ListMatcher } from '../../domain/list-matching/block-runner.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { type ListSummary, matchList } from '../../domain/list-matching/match-list.ts';
+import type { ClosableRouteBlockRunner } from '../../domain/list-matching/route-rows.ts';
 import {
   chunkName,
   chunksByShard,
@@ -21,6 +22,8 @@ import {
   routingMatcher,
 } from '../../domain/list-matching/sharded-list.ts';
 import type { ListFit } from '../../domain/matching/matcher.ts';
+import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
+import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
 
 export interface ShardedMatchInput {
@@ -36,6 +39,8 @@ export interface ShardedMatchInput {
   asOf: Date;
   /** Rows per chunk (the service's SHARD_CHUNK_ROWS), so the result is the service's. */
   chunkRows?: number;
+  /** Splits the list on the matching threads (undefined: on this thread). */
+  routeBlocks?: (map: ShardMap, directory: ShardDirectory | null) => ClosableRouteBlockRunner | undefined;
 }
 
 /**
@@ -59,9 +64,12 @@ export async function matchShardedLocally(
     const rowsFile = (chunk: string) => join(dir, `${chunk}.rows.jsonl`);
     const matchesFile = (chunk: string) => join(dir, `${chunk}.matches.jsonl`);
     const buffers: LineBuffer[] = [];
+    const directory = input.whole.shardDirectory ?? null;
+    const threads = input.routeBlocks?.(map, directory);
     const router = routingMatcher(map, {
-      directory: input.whole.shardDirectory ?? null,
+      directory,
       chunkRows: input.chunkRows ?? DEFAULT_CHUNK_ROWS,
+      ...(threads === undefined ? {} : { threads }),
       openChunk: async (shard, n) => {
         const buffer = new LineBuffer(createWriteStream(rowsFile(chunkName(map.shards[shard]!.id, n))));
         buffers.push(buffer);
@@ -72,7 +80,7 @@ export async function matchShardedLocally(
       ...common,
       source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
       matcher: router,
-    });
+    }).finally(() => threads?.close());
     for (const buffer of buffers) await buffer.end();
     const { chunks } = router.result();
     const options = { maxMatches: input.maxMatches, searchRadiusMiles: null, asOf: input.asOf };

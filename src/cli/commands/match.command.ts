@@ -76,6 +76,7 @@ export function matchCommand(program: Command, context: CliContext): void {
               voters: store,
               createMatcher,
               chunkRows: config.SHARD_CHUNK_ROWS,
+              routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
             })
         ).finally(() => matchers.close());
         const seconds = (Date.now() - started) / 1000;

@@ -11,6 +11,7 @@ import type { ShardMap } from '../voters/shard-map.ts';
 import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { matchList } from './match-list.ts';
+import { type RouteBlockRunner, routeBlock } from './route-rows.ts';
 import {
   chunkName,
   chunksByShard,
@@ -123,11 +124,13 @@ async function matchSharded(
   options = OPTIONS,
   chunkRows = 1000,
   directory: ShardDirectory | null = null,
+  threads?: RouteBlockRunner,
 ): Promise<{ result: string; chunks: string[][]; names: string[] }> {
   const written = new Map<string, string[]>();
   const router = routingMatcher(MAP, {
     directory,
     chunkRows,
+    ...(threads === undefined ? {} : { threads }),
     sampleRows: SAMPLE,
     openChunk: async (shard, n) => {
       const lines: string[] = [];
@@ -183,6 +186,28 @@ async function matchSharded(
 }
 
 describe('a list matched against a sharded voter file', () => {
+  it('splits the same on threads that route whole blocks, whichever block finishes first', async () => {
+    // Several blocks of 64 KiB, the earlier ones finishing later.
+    const rows = LIST.trimEnd().split('\n');
+    const long = [rows[0], ...Array.from({ length: 4000 }, (_, i) => rows[1 + (i % (rows.length - 1))])].join(
+      '\n',
+    );
+    const alone = await matchSharded(`${long}\n`, OPTIONS, 1000);
+    let started = 0;
+    const threads: RouteBlockRunner = {
+      parallelism: 4,
+      run: async (block, spec) => {
+        const delay = 20 - 5 * (started++ % 4);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        return await routeBlock(block, spec, MAP, null);
+      },
+    };
+    const routed = await matchSharded(`${long}\n`, OPTIONS, 1000, null, threads);
+    assert.ok(started > 1, `${started} blocks`);
+    assert.deepEqual(routed.chunks, alone.chunks);
+    assert.equal(routed.result, alone.result);
+  });
+
   it('routes each row to the shards of its state, and a row without one to every shard', async () => {
     const { chunks } = await matchSharded(LIST);
     const rowsOf = (lines: string[]) => lines.map((line) => (JSON.parse(line) as { r: number }).r);

@@ -6,12 +6,12 @@
  * The embedded service runs the same three steps through its own queue, so both give the same bytes.
  */
 import type { ListFit, Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
-import { normalizeInput } from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
-import { routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
+import type { ShardMap } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
-import type { ChunkBatchRunner, ListMatcher } from './block-runner.ts';
+import type { BlockRunner, ChunkBatchRunner, ListMatcher } from './block-runner.ts';
 import { SAMPLE_ROWS } from './match-list.ts';
+import { type ChunkRow, type RouteBlockRunner, type RoutedRow, routeInput } from './route-rows.ts';
 
 /** Rows matched per batch in a chunk (after the sample, which is prepared on its own). */
 export const CHUNK_BATCH_ROWS = 2000;
@@ -57,12 +57,6 @@ export async function* concatLines(
   for (const open of sources) yield* open();
 }
 
-/** A chunk's input line: the row number and the identifier cells the header provided. */
-interface ChunkRow {
-  r: number;
-  f: MatchInput['fields'];
-}
-
 /**
  * A chunk's output line: one per input row, candidates best first, each with the voter values the
  * assembled result needs (voterbase_id, the appended fields, then the voter's state).
@@ -91,6 +85,8 @@ export interface RoutingOptions {
   sampleRows?: number;
   /** Opens the sink of chunk `n` of shard `shard` (an index into the map). */
   openChunk(shard: number, n: number): Promise<ChunkSink>;
+  /** Routes whole blocks on the matching threads; absent: rows are routed on the calling thread. */
+  threads?: RouteBlockRunner;
 }
 
 /** What the split did: its chunks in map order, then chunk order, and how rows were routed. */
@@ -111,7 +107,7 @@ export interface RoutingResult {
 export function routingMatcher(
   map: ShardMap,
   options: RoutingOptions,
-): Matcher & { result(): RoutingResult } {
+): ListMatcher & { result(): RoutingResult } {
   const chunkRows = Math.max(options.chunkRows, options.sampleRows ?? SAMPLE_ROWS);
   const open: ({ sink: ChunkSink; rows: number; index: number } | null)[] = map.shards.map(() => null);
   const chunks: RoutingResult['chunks'] = [];
@@ -132,6 +128,24 @@ export function routingMatcher(
     chunks[current.index]!.rows++;
     return current.sink;
   };
+  /** Writes routed rows to their chunks, in input order (callers take turns through `previous`). */
+  const take = async (routed: readonly RoutedRow[]) => {
+    for (const { line, shards, everywhere } of routed) {
+      counts.rows++;
+      counts.shardRows += shards.length;
+      if (everywhere) counts.everywhere++;
+      for (const shard of shards) (await chunkFor(shard)).write(line);
+    }
+    for (const sink of sinks) await sink.ready();
+  };
+  // matchList asks for the next batch (or block) before the last one is done: they take turns,
+  // so every chunk holds its rows in input order.
+  const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
+    const turn = previous.then(step);
+    previous = turn.catch(() => {});
+    return turn;
+  };
+  const threads = options.threads;
   return {
     name: 'routing',
     result: () => ({
@@ -139,45 +153,31 @@ export function routingMatcher(
       chunks: [...chunks].sort((a, b) => a.shard - b.shard),
       ...counts,
     }),
-    matchBatch(rows, matchOptions) {
-      // matchList asks for the next batch before the last one is done: batches take turns, so
-      // every chunk holds its rows in input order.
-      const turn = previous.then(() => route(rows, matchOptions));
-      previous = turn.catch(() => {});
-      return turn;
-    },
+    matchBatch: (rows, matchOptions) =>
+      inTurn(async () => {
+        await take(rows.map((row) => routeInput(row, matchOptions.asOf, map, options.directory)));
+        return rows.map(() => ({ candidates: [] }));
+      }),
+    ...(threads === undefined
+      ? {}
+      : {
+          blocks: {
+            parallelism: threads.parallelism,
+            // The split fits nothing.
+            prepare: async () => {},
+            run: (block, spec) => {
+              const running = threads.run(block, spec);
+              running.catch(() => {});
+              // Routed side by side, written in the order matchList hands the blocks out.
+              return inTurn(async () => {
+                const { result, routed } = await running;
+                await take(routed);
+                return result;
+              });
+            },
+          } satisfies BlockRunner,
+        }),
   };
-
-  async function route(rows: readonly MatchInput[], matchOptions: MatchOptions): Promise<MatchOutcome[]> {
-    for (const row of rows) {
-      const line = `${JSON.stringify({ r: row.row, f: row.fields } satisfies ChunkRow)}\n`;
-      const persons = normalizeInput(row.fields, matchOptions.asOf).persons;
-      const destination = routeRow(
-        map,
-        {
-          // The normalized values: a state and ZIP written inside the address count too.
-          state: persons.find((p) => p.state !== '')?.state ?? row.fields.state,
-          zip: persons.find((p) => p.zip !== '')?.zip ?? row.fields.zip,
-          voterbaseId: row.fields.voterbase_id,
-          latitude: row.fields.latitude,
-          longitude: row.fields.longitude,
-          phones: persons.flatMap((p) => p.phones),
-          emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
-          ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
-          searchableAnywhere: persons.some(
-            (p) => p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null,
-          ),
-        },
-        options.directory,
-      );
-      counts.rows++;
-      counts.shardRows += destination.shards.length;
-      if (destination.everywhere) counts.everywhere++;
-      for (const shard of destination.shards) (await chunkFor(shard)).write(line);
-    }
-    for (const sink of sinks) await sink.ready();
-    return rows.map(() => ({ candidates: [] }));
-  }
 }
 
 export interface MatchChunkInput {

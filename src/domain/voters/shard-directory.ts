@@ -71,8 +71,9 @@ export class ShardDirectory {
     }
     const count = view.getUint32(8, true);
     if (bytes.length !== 12 + count * 6) throw new Error('the shard directory file is truncated');
-    const hashes = new Uint32Array(count);
-    const shards = new Uint16Array(count);
+    // In shared memory, so that the matching threads that split lists read these very arrays.
+    const hashes = new Uint32Array(new SharedArrayBuffer(count * 4));
+    const shards = new Uint16Array(new SharedArrayBuffer(count * 2));
     for (let i = 0; i < count; i++) hashes[i] = view.getUint32(12 + i * 4, true);
     const at = 12 + count * 4;
     for (let i = 0; i < count; i++) shards[i] = view.getUint16(at + i * 2, true);
