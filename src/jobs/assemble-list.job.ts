@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { matchList } from '../domain/list-matching/match-list.ts';
-import { chunksByShard, concatLines, mergingMatcher } from '../domain/list-matching/sharded-list.ts';
+import { mergingMatcher } from '../domain/list-matching/merge-chunks.ts';
+import { chunksByShard, concatLines } from '../domain/list-matching/sharded-list.ts';
 import { ASSEMBLE_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
@@ -47,7 +48,7 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
             matchList({
               ...sinks,
               ...listOptions(deps, job, spec.appended),
-              matcher: mergingMatcher(streams),
+              matcher: mergingMatcher(streams, deps.assembleBlocks?.()),
               voters,
               onProgress: () => {
                 if (context.signal.aborted) throw context.signal.reason;

@@ -2,6 +2,7 @@ import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
+import type { AssembleBlockRunner } from '../domain/list-matching/merge-chunks.ts';
 import type { ClosableRouteBlockRunner } from '../domain/list-matching/route-rows.ts';
 import type { ListFit } from '../domain/matching/matcher.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
@@ -48,6 +49,8 @@ export interface MatchListDeps {
    * closed when the split is done.
    */
   routeBlocks?: (map: ShardMap, directory: ShardDirectory | null) => ClosableRouteBlockRunner | undefined;
+  /** Merges and formats a sharded list's assembly on the matching threads (undefined: on the job's thread). */
+  assembleBlocks?: () => AssembleBlockRunner | undefined;
 }
 
 export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {

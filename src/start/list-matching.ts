@@ -78,6 +78,7 @@ export function listMatchingDeps(
     maxRowBytes: config.MAX_ROW_BYTES,
     chunkRows: config.SHARD_CHUNK_ROWS,
     routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
+    assembleBlocks: () => matchers.assembleBlocks(),
     onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
     onRows: (rows) => metrics.rowsMatched.inc(rows),
   };

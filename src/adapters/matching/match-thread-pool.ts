@@ -1,5 +1,6 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { BlockResult, BlockSpec } from '../../domain/list-matching/match-block.ts';
+import type { BlockOutcomeLines } from '../../domain/list-matching/merge-chunks.ts';
 import type { RoutedBlock } from '../../domain/list-matching/route-rows.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
@@ -101,6 +102,17 @@ export class MatchThreadPool {
       this.pool.runOn(i, { kind: 'open-router', router, map, directory: shared }).catch(() => {});
     }
     return new RouterSource(this.pool, router);
+  }
+
+  /**
+   * One block of a list matched against a sharded voter file, assembled on the least busy thread
+   * from its rows' chunk lines (merge-chunks.ts); its bytes are moved there.
+   */
+  async assembleBlock(block: CsvBlock, spec: BlockSpec, lines: BlockOutcomeLines): Promise<BlockResult> {
+    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    return (await this.pool.run({ kind: 'assemble', block, spec, lines }, [
+      block.bytes.buffer as ArrayBuffer,
+    ])) as BlockResult;
   }
 
   /** Test hook and last resort: ends one thread as a crash would. */

@@ -1,5 +1,6 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import { type BlockSpec, matchBlock } from '../../domain/list-matching/match-block.ts';
+import { assembleBlock, type BlockOutcomeLines } from '../../domain/list-matching/merge-chunks.ts';
 import { routeBlock } from '../../domain/list-matching/route-rows.ts';
 import { matchChunkBatch } from '../../domain/list-matching/sharded-list.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
@@ -32,6 +33,8 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  *   chunk's output lines (sharded-list.ts);
  * - `route`: a whole block of a list split across the shards of a sharded voter file, whose map
  *   and directory (in shared memory) `open-router` gave it (route-rows.ts);
+ * - `assemble`: a whole block of a list matched against a sharded voter file, its rows' outcomes
+ *   merged from the chunks' lines and formatted (merge-chunks.ts; no voter file needed);
  * and `close` lets a voter file go.
  *
  * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
@@ -72,7 +75,8 @@ export type MatchTask =
       directory: SharedDirectory | null;
     }
   | { kind: 'close-router'; router: number }
-  | { kind: 'route'; router: number; block: CsvBlock; spec: BlockSpec };
+  | { kind: 'route'; router: number; block: CsvBlock; spec: BlockSpec }
+  | { kind: 'assemble'; block: CsvBlock; spec: BlockSpec; lines: BlockOutcomeLines };
 
 serveTasks<MatchTask, unknown>(answer);
 
@@ -101,6 +105,7 @@ async function answer(task: MatchTask): Promise<unknown> {
     return void routers.set(task.router, { map: task.map, directory });
   }
   if (task.kind === 'close-router') return routers.delete(task.router);
+  if (task.kind === 'assemble') return await assembleBlock(task.block, task.spec, task.lines);
   if (task.kind === 'route') {
     const router = routers.get(task.router);
     if (router === undefined) throw new Error(`shard map ${task.router} is not open on this matching thread`);

@@ -1,5 +1,6 @@
 import type { BlockRunner, ChunkBatchRunner, ListMatcher } from '../../domain/list-matching/block-runner.ts';
 import { matchOptionsOf } from '../../domain/list-matching/match-block.ts';
+import type { AssembleBlockRunner } from '../../domain/list-matching/merge-chunks.ts';
 import type { ClosableRouteBlockRunner } from '../../domain/list-matching/route-rows.ts';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
@@ -19,12 +20,13 @@ import { type MatchSource, MatchThreadPool } from './match-thread-pool.ts';
 const MIN_ROWS_FOR_THREADS = 1000;
 
 /**
- * Threads from which a list's split runs on them. Routing a block there costs about twice the CPU
- * of routing it on the job's thread (each thread compiles the normalization code, and the routed
- * lines are copied back), so 2 threads split in the job's thread's time (measured, 2-core VM:
- * 100k rows, 10 shards) for twice the CPU; from 4 the split takes half of it or less.
+ * Threads from which a sharded list's two passes over the upload (the split and the assembly)
+ * run on them. A block of either costs about twice the CPU there (each thread compiles the code
+ * the job's thread already runs hot, and the lines are copied both ways), so with 2 threads a
+ * pass takes the job's thread's time (measured, 2-core VM: 100k rows, 10 shards) for twice the
+ * CPU; from 4 it takes half of it or less.
  */
-const MIN_THREADS_TO_ROUTE = 4;
+const MIN_THREADS_FOR_LIST_PASSES = 4;
 
 /** Voter files kept open on the threads: the current one and the one before (a resumed job may use it). */
 const SOURCES_KEPT = 2;
@@ -112,17 +114,28 @@ export class ThreadedMatcherFactory {
 
   /**
    * Splits lists across the shards of a sharded voter file on the threads (parse, route and write
-   * the chunk lines there), when there are MIN_THREADS_TO_ROUTE or more. `close` when the split is
-   * done.
+   * the chunk lines there), when there are MIN_THREADS_FOR_LIST_PASSES or more. `close` when the
+   * split is done.
    */
   routeBlocks(map: ShardMap, directory: ShardDirectory | null): ClosableRouteBlockRunner | undefined {
-    if (this.threads < MIN_THREADS_TO_ROUTE) return undefined;
+    if (this.threads < MIN_THREADS_FOR_LIST_PASSES) return undefined;
     const router = this.livePool().openRouter(map, directory);
     return {
       parallelism: this.threads,
       run: (block, spec) => router.routeBlock(block, spec),
       close: () => router.close(),
     };
+  }
+
+  /**
+   * Merges and formats the blocks of a sharded list's assembly on the threads (no voter file
+   * needed there), when there are MIN_THREADS_FOR_LIST_PASSES or more: the job's thread then only
+   * reads the chunks' lines.
+   */
+  assembleBlocks(): AssembleBlockRunner | undefined {
+    if (this.threads < MIN_THREADS_FOR_LIST_PASSES) return undefined;
+    const pool = this.livePool();
+    return { parallelism: this.threads, run: (block, spec, lines) => pool.assembleBlock(block, spec, lines) };
   }
 
   /** The pool of threads, started if there is none or the last one broke. */

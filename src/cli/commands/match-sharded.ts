@@ -9,6 +9,7 @@ import type { AppendedField } from '../../domain/keys/key-types.ts';
 import type { ListMatcher } from '../../domain/list-matching/block-runner.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { type ListSummary, matchList } from '../../domain/list-matching/match-list.ts';
+import { type AssembleBlockRunner, mergingMatcher } from '../../domain/list-matching/merge-chunks.ts';
 import type { ClosableRouteBlockRunner } from '../../domain/list-matching/route-rows.ts';
 import {
   chunkName,
@@ -18,7 +19,6 @@ import {
   fitChunkOf,
   fitList,
   matchChunk,
-  mergingMatcher,
   routingMatcher,
 } from '../../domain/list-matching/sharded-list.ts';
 import type { ListFit } from '../../domain/matching/matcher.ts';
@@ -39,6 +39,8 @@ export interface ShardedMatchInput {
   asOf: Date;
   /** Rows per chunk (the service's SHARD_CHUNK_ROWS), so the result is the service's. */
   chunkRows?: number;
+  /** Merges and formats the assembly's blocks on the matching threads (undefined: on this thread). */
+  assembleBlocks?: () => AssembleBlockRunner | undefined;
   /** Splits the list on the matching threads (undefined: on this thread). */
   routeBlocks?: (map: ShardMap, directory: ShardDirectory | null) => ClosableRouteBlockRunner | undefined;
 }
@@ -127,7 +129,7 @@ export async function matchShardedLocally(
       ...common,
       source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
       output: input.output,
-      matcher: mergingMatcher(streams),
+      matcher: mergingMatcher(streams, input.assembleBlocks?.()),
     });
     const { rows, shardRows, everywhere } = router.result();
     return { ...summary, shardRouting: { rows, shardRows, everywhere, shards: map.shards.length } };

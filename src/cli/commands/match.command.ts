@@ -77,6 +77,7 @@ export function matchCommand(program: Command, context: CliContext): void {
               createMatcher,
               chunkRows: config.SHARD_CHUNK_ROWS,
               routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
+              assembleBlocks: () => matchers.assembleBlocks(),
             })
         ).finally(() => matchers.close());
         const seconds = (Date.now() - started) / 1000;

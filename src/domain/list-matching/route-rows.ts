@@ -3,6 +3,7 @@ import type { Matcher, MatchInput } from '../matching/matcher.ts';
 import { normalizeInput } from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
 import { routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
+import type { ChunkRow } from './chunk-lines.ts';
 import { type BlockResult, type BlockSpec, matchBlock } from './match-block.ts';
 
 /**
@@ -16,12 +17,6 @@ export interface RoutedRow {
   shards: readonly number[];
   /** Nothing placed it: it goes to every shard. */
   everywhere: boolean;
-}
-
-/** A chunk's input line: the row number and the identifier cells the header provided. */
-export interface ChunkRow {
-  r: number;
-  f: MatchInput['fields'];
 }
 
 export function routeInput(

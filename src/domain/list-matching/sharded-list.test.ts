@@ -11,6 +11,7 @@ import type { ShardMap } from '../voters/shard-map.ts';
 import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { matchList } from './match-list.ts';
+import { type AssembleBlockRunner, assembleBlock, mergeOutcomes, mergingMatcher } from './merge-chunks.ts';
 import { type RouteBlockRunner, routeBlock } from './route-rows.ts';
 import {
   chunkName,
@@ -19,8 +20,6 @@ import {
   fitChunkOf,
   fitList,
   matchChunk,
-  mergeOutcomes,
-  mergingMatcher,
   routingMatcher,
   shardOfChunk,
 } from './sharded-list.ts';
@@ -125,6 +124,7 @@ async function matchSharded(
   chunkRows = 1000,
   directory: ShardDirectory | null = null,
   threads?: RouteBlockRunner,
+  assemble?: AssembleBlockRunner,
 ): Promise<{ result: string; chunks: string[][]; names: string[] }> {
   const written = new Map<string, string[]>();
   const router = routingMatcher(MAP, {
@@ -177,6 +177,7 @@ async function matchSharded(
     output,
     matcher: mergingMatcher(
       groups.map((group) => concatLines(group.map((name) => () => linesOf(outputs.get(name)!)))),
+      assemble,
     ),
   });
   const chunks = MAP.shards.map((shard) =>
@@ -186,7 +187,7 @@ async function matchSharded(
 }
 
 describe('a list matched against a sharded voter file', () => {
-  it('splits the same on threads that route whole blocks, whichever block finishes first', async () => {
+  it('splits and assembles the same on threads that take whole blocks, whichever finishes first', async () => {
     // Several blocks of 64 KiB, the earlier ones finishing later.
     const rows = LIST.trimEnd().split('\n');
     const long = [rows[0], ...Array.from({ length: 4000 }, (_, i) => rows[1 + (i % (rows.length - 1))])].join(
@@ -202,8 +203,18 @@ describe('a list matched against a sharded voter file', () => {
         return await routeBlock(block, spec, MAP, null);
       },
     };
-    const routed = await matchSharded(`${long}\n`, OPTIONS, 1000, null, threads);
+    let assembled = 0;
+    const assemble: AssembleBlockRunner = {
+      parallelism: 4,
+      run: async (block, spec, lines) => {
+        const delay = 20 - 5 * (assembled++ % 4);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        return await assembleBlock(block, spec, lines);
+      },
+    };
+    const routed = await matchSharded(`${long}\n`, OPTIONS, 1000, null, threads, assemble);
     assert.ok(started > 1, `${started} blocks`);
+    assert.equal(assembled, started);
     assert.deepEqual(routed.chunks, alone.chunks);
     assert.equal(routed.result, alone.result);
   });

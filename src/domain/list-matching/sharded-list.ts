@@ -10,8 +10,9 @@ import type { ShardDirectory } from '../voters/shard-directory.ts';
 import type { ShardMap } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import type { BlockRunner, ChunkBatchRunner, ListMatcher } from './block-runner.ts';
+import type { ChunkOutcome, ChunkRow } from './chunk-lines.ts';
 import { SAMPLE_ROWS } from './match-list.ts';
-import { type ChunkRow, type RouteBlockRunner, type RoutedRow, routeInput } from './route-rows.ts';
+import { type RouteBlockRunner, type RoutedRow, routeInput } from './route-rows.ts';
 
 /** Rows matched per batch in a chunk (after the sample, which is prepared on its own). */
 export const CHUNK_BATCH_ROWS = 2000;
@@ -55,19 +56,6 @@ export async function* concatLines(
   sources: readonly (() => AsyncIterable<string>)[],
 ): AsyncGenerator<string> {
   for (const open of sources) yield* open();
-}
-
-/**
- * A chunk's output line: one per input row, candidates best first, each with the voter values the
- * assembled result needs (voterbase_id, the appended fields, then the voter's state).
- */
-interface ChunkOutcome {
-  r: number;
-  /** [score, method, explain, values]. */
-  c: [number, string, string, string[]][];
-  u?: string;
-  p?: string[];
-  b?: number;
 }
 
 /** Where the split writes one chunk (a LineBuffer over a blob or a file). */
@@ -363,92 +351,4 @@ function chunkOutputLines(
     text += `${JSON.stringify(line)}\n`;
   }
   return text;
-}
-
-/**
- * The assemble step's matcher: reads the chunks' outcomes (each in row order) alongside the
- * upload and merges each row's. Its candidates carry their voter values, so no shard is loaded.
- */
-export function mergingMatcher(outcomes: AsyncIterator<string>[]): Matcher {
-  const heads: (ChunkOutcome | null | undefined)[] = outcomes.map(() => undefined);
-  const peek = async (i: number): Promise<ChunkOutcome | null> => {
-    if (heads[i] === undefined) {
-      const next = await outcomes[i]!.next();
-      heads[i] = next.done ? null : (JSON.parse(next.value) as ChunkOutcome);
-    }
-    return heads[i]!;
-  };
-  // matchList asks for the next batch before the last one is done: batches take turns on the streams.
-  let previous: Promise<unknown> = Promise.resolve();
-  return {
-    name: 'merged',
-    matchBatch(rows, options) {
-      const turn = previous.then(() => merge(rows, options));
-      previous = turn.catch(() => {});
-      return turn;
-    },
-  };
-
-  async function merge(rows: readonly MatchInput[], options: MatchOptions): Promise<MatchOutcome[]> {
-    const merged: MatchOutcome[] = [];
-    for (const row of rows) {
-      const found: MatchOutcome[] = [];
-      for (let i = 0; i < outcomes.length; i++) {
-        const head = await peek(i);
-        if (head === null || head.r !== row.row) continue;
-        heads[i] = undefined;
-        found.push({
-          candidates: head.c.map(([score, method, explain, values]) => ({
-            voter: -1,
-            score,
-            method,
-            ...(explain === '' ? {} : { explain }),
-            values,
-          })),
-          ...(head.u === undefined ? {} : { unmatchedReason: head.u }),
-          ...(head.p === undefined ? {} : { problems: head.p }),
-          ...(head.b === undefined ? {} : { bestCount: head.b }),
-        });
-      }
-      if (found.length === 0) throw new Error(`no chunk holds the outcome of row ${row.row}`);
-      merged.push(mergeOutcomes(found, options.maxMatches));
-    }
-    return merged;
-  }
-}
-
-/** Unmatched reasons from most to least telling, when a row's shards disagree. */
-const REASON_ORDER = ['below_threshold', 'no_candidates', 'name_only'];
-
-/**
- * One row's outcome from its shards' (in shard order). One shard: as it is. Several: candidates
- * of every shard by score (ties: shard order, then rank), the best `maxMatches`; no candidate
- * anywhere: the most telling reason. Input problems are the row's, the same from every shard,
- * plus any a shard added (an id whose record disagrees on the name).
- */
-export function mergeOutcomes(outcomes: readonly MatchOutcome[], maxMatches: number): MatchOutcome {
-  if (outcomes.length === 1) return outcomes[0]!;
-  const problems = [...new Set(outcomes.flatMap((o) => o.problems ?? []))];
-  const withProblems = problems.length === 0 ? {} : { problems };
-  const matched = outcomes.filter((o) => o.candidates.length > 0);
-  if (matched.length === 1) {
-    const { problems: _ignored, ...rest } = matched[0]!;
-    return { ...rest, ...withProblems };
-  }
-  if (matched.length === 0) {
-    const reasons = outcomes.map((o) => o.unmatchedReason ?? 'no_match');
-    const rank = (reason: string) => {
-      const at = REASON_ORDER.indexOf(reason);
-      return at === -1 ? REASON_ORDER.length : at;
-    };
-    const reason = reasons.reduce((best, next) => (rank(next) < rank(best) ? next : best));
-    return { candidates: [], unmatchedReason: reason, ...withProblems };
-  }
-  const candidates = matched
-    .flatMap((o) => o.candidates)
-    .map((candidate, order) => ({ candidate, order }))
-    .sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order)
-    .slice(0, maxMatches)
-    .map(({ candidate }) => candidate);
-  return { candidates, ...withProblems };
 }

@@ -1,0 +1,58 @@
+import type { MatchInput, MatchOutcome } from '../matching/matcher.ts';
+
+/**
+ * The lines a sharded list's chunks are made of (JSON, one per row, in row order): what the split
+ * writes for each row it routes to a shard, and what matching the chunk writes for each of them.
+ */
+
+/** A chunk's input line: the row number and the identifier cells the header provided. */
+export interface ChunkRow {
+  r: number;
+  f: MatchInput['fields'];
+}
+
+/**
+ * A chunk's output line: one per input row, candidates best first, each with the voter values the
+ * assembled result needs (voterbase_id, the appended fields, then the voter's state).
+ */
+export interface ChunkOutcome {
+  r: number;
+  /** [score, method, explain, values]. */
+  c: [number, string, string, string[]][];
+  u?: string;
+  p?: string[];
+  b?: number;
+}
+
+/** The outcome an output line holds (its candidates carry their voter values; no voter index). */
+export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
+  return {
+    candidates: line.c.map(([score, method, explain, values]) => ({
+      voter: -1,
+      score,
+      method,
+      ...(explain === '' ? {} : { explain }),
+      values,
+    })),
+    ...(line.u === undefined ? {} : { unmatchedReason: line.u }),
+    ...(line.p === undefined ? {} : { problems: line.p }),
+    ...(line.b === undefined ? {} : { bestCount: line.b }),
+  };
+}
+
+const ROW_PREFIX = '{"r":';
+
+/**
+ * The row number of an output line, read from its start (JSON.stringify writes `r` first) without
+ * parsing the rest; NaN for a line of another shape.
+ */
+export function rowOfLine(text: string): number {
+  if (!text.startsWith(ROW_PREFIX)) return Number.NaN;
+  let row = 0;
+  for (let i = ROW_PREFIX.length; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return i === ROW_PREFIX.length ? Number.NaN : row;
+    row = row * 10 + digit;
+  }
+  return Number.NaN;
+}
