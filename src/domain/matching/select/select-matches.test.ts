@@ -247,6 +247,19 @@ describe('isCorroborated', () => {
     no({ ...NAMES_ONLY, zip: L.binary.differ }, 'zip differ');
   });
 
+  it('a ZIP alone does not carry a surname that only sounds alike; a typo of it, or a date, does', () => {
+    const soundAlike = { ...NAMES_ONLY, last: L.last.similar };
+    no({ ...soundAlike, zip: L.binary.exact }, 'sound-alike surname in the same ZIP: another family');
+    yes({ ...NAMES_ONLY, last: L.last.typo, zip: L.binary.exact }, 'a typo of the surname in the same ZIP');
+    yes(
+      { ...NAMES_ONLY, first: L.first.similar, zip: L.binary.exact },
+      'a sound-alike first name in the ZIP',
+    );
+    yes({ ...soundAlike, zip: L.binary.exact, dob: L.dob.exact }, 'with a date of birth');
+    yes({ ...soundAlike, zip: L.binary.exact, distance: L.distance.near }, 'within half a mile');
+    yes({ ...soundAlike, distance: L.distance.close }, 'close by, without a ZIP');
+  });
+
   it('city or state alone are not enough', () => {
     no({ ...NAMES_ONLY, city: L.binary.exact }, 'city');
     no({ ...NAMES_ONLY, state: L.binary.exact }, 'state');
