@@ -17,7 +17,8 @@ const TIME = '/usr/bin/time';
  * matching threads (as many as the machine has cores): rows per second, the speed-up over one
  * thread, peak resident memory of the process, and that every thread count wrote the same bytes.
  * Each run is the CLI from spawn to exit, as an operator runs it (its own timer, in the output,
- * starts once the voter file is loaded).
+ * starts once the voter file is loaded). Then the same list against the voters imported as shards
+ * by state (shardedComparison).
  */
 export async function matchThreadsBenchmark(
   recorder: Recorder,
@@ -80,4 +81,60 @@ export async function matchThreadsBenchmark(
     new Set(results.map((r) => r.digest)).size === 1,
   );
   recorder.raw['threads'] = results;
+  await shardedComparison(recorder, fixture, list, results);
+}
+
+/** One shard per state: every state of the generated file is well under this. */
+const SHARD_MAX_ROWS = '10000000';
+
+/**
+ * The same list against the same voters imported as shards by state (VOTER_SHARD_MAX_ROWS),
+ * `listmatch match` on 2 and 8 threads and on the most threads of the table: rows/s, the ratio to the
+ * unsharded file on as many threads (issue 17: one worker sharded vs unsharded), and that both
+ * thread counts wrote the same bytes.
+ */
+async function shardedComparison(
+  recorder: Recorder,
+  fixture: VoterFixture,
+  list: string,
+  unsharded: readonly { threads: number; rowsPerSecond: number }[],
+): Promise<void> {
+  const dataDir = join(fixture.root, 'data-sharded');
+  const env = { VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS };
+  log('match-threads: importing the voters as shards by state');
+  const imported = await runCli(['voters', 'import', fixture.voterCsv, '--replace'], {
+    dataDir,
+    timeoutMs: CLI_TIMEOUT_MS,
+    env,
+  });
+  recorder.metric('import 1M voters as shards by state (spawn to exit)', imported.ms / 1000, 's', {
+    digits: 1,
+  });
+  const most = unsharded.at(-1)!.threads;
+  const counts = [...new Set([2, 8, most])].filter((n) => n >= 2 && n <= most);
+  const digests: string[] = [];
+  for (const threads of counts) {
+    const out = join(fixture.root, `sharded-${threads}.csv`);
+    log(`match-threads: listmatch match on the sharded file, ${threads} thread(s)`);
+    const run = await runCli(['match', list, '--out', out], {
+      dataDir,
+      timeoutMs: CLI_TIMEOUT_MS,
+      env: { ...env, MATCH_THREADS: String(threads) },
+    });
+    const rowsPerSecond = Number(/\(([\d.]+) rows\/s\)/.exec(run.stderr)?.[1] ?? Number.NaN);
+    const plain = unsharded.find((r) => r.threads === threads)?.rowsPerSecond ?? Number.NaN;
+    recorder.metric(
+      `match, 1M voters as shards by state, 100k mixed list, ${threads} thread(s): rows/s (CLI's own timer)`,
+      rowsPerSecond,
+      'rows/s',
+      { note: `${formatNumber(rowsPerSecond / plain, 2)}× the unsharded file on as many threads` },
+    );
+    digests.push(createHash('sha256').update(readFileSync(out)).digest('hex'));
+  }
+  recorder.check(
+    'match, sharded: the same bytes on every thread count',
+    digests.map((d, i) => `${counts[i]}:${d.slice(0, 12)}`).join(' '),
+    'one digest',
+    new Set(digests).size === 1,
+  );
 }
