@@ -82,11 +82,13 @@ export class MatchThreadPool {
     const source = this.nextSource++;
     // Each thread takes its tasks in order: the ones for this source come after its opening.
     // A failed opening fails those tasks ("not open on this thread").
-    for (let i = 0; i < this.pool.threads; i++) {
-      this.pool
-        .runOn(i, { kind: 'open', source, meta: meta satisfies MatchIndexMeta, parts: shared, snapshot })
-        .catch(() => {});
-    }
+    onEveryThread(this.pool, {
+      kind: 'open',
+      source,
+      meta: meta satisfies MatchIndexMeta,
+      parts: shared,
+      snapshot,
+    });
     return new MatchSource(this, this.pool, source, snapshot !== null);
   }
 
@@ -98,9 +100,7 @@ export class MatchThreadPool {
   openRouter(map: ShardMap, directory: ShardDirectory | null): RouterSource {
     const router = this.nextSource++;
     const shared = directory === null ? null : { hashes: directory.hashes, shards: directory.shards };
-    for (let i = 0; i < this.pool.threads; i++) {
-      this.pool.runOn(i, { kind: 'open-router', router, map, directory: shared }).catch(() => {});
-    }
+    onEveryThread(this.pool, { kind: 'open-router', router, map, directory: shared });
     return new RouterSource(this.pool, router);
   }
 
@@ -109,7 +109,7 @@ export class MatchThreadPool {
    * from its rows' chunk lines (merge-chunks.ts); its bytes are moved there.
    */
   async assembleBlock(block: CsvBlock, spec: BlockSpec, lines: BlockOutcomeLines): Promise<BlockResult> {
-    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    checkUsable(this.pool);
     return (await this.pool.run({ kind: 'assemble', block, spec, lines }, [
       block.bytes.buffer as ArrayBuffer,
     ])) as BlockResult;
@@ -230,15 +230,12 @@ export class MatchSource implements PersonMatchRunner {
   close(): void {
     if (this.closed || this.pool.isClosed || this.pool.failed) return;
     this.closed = true;
-    for (let i = 0; i < this.pool.threads; i++) {
-      this.pool.runOn(i, { kind: 'close', source: this.source }).catch(() => {});
-    }
+    onEveryThread(this.pool, { kind: 'close', source: this.source });
   }
 
   private check(): void {
     if (this.closed) throw new Error('the matching threads let this voter file go');
-    if (this.pool.isClosed) throw new Error('the matching threads are closed');
-    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    checkUsable(this.pool);
   }
 
   /** One contiguous chunk of rows per thread; the results in chunk order. */
@@ -283,7 +280,7 @@ export class RouterSource {
   /** One block routed on the least busy thread; its bytes are moved there. */
   async routeBlock(block: CsvBlock, spec: BlockSpec): Promise<RoutedBlock> {
     if (this.closed) throw new Error('the matching threads let this shard map go');
-    if (this.pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
+    checkUsable(this.pool);
     return (await this.pool.run({ kind: 'route', router: this.router, block, spec }, [
       block.bytes.buffer as ArrayBuffer,
     ])) as RoutedBlock;
@@ -292,8 +289,20 @@ export class RouterSource {
   close(): void {
     if (this.closed || this.pool.isClosed || this.pool.failed) return;
     this.closed = true;
-    for (let i = 0; i < this.pool.threads; i++) {
-      this.pool.runOn(i, { kind: 'close-router', router: this.router }).catch(() => {});
-    }
+    onEveryThread(this.pool, { kind: 'close-router', router: this.router });
   }
+}
+
+/**
+ * Sends a task to every thread without waiting: each takes its tasks in order, so what comes
+ * after it on a thread finds it done; a task that fails there fails the later ones that need it.
+ */
+function onEveryThread(pool: TaskPool<MatchTask, unknown>, task: MatchTask): void {
+  for (let i = 0; i < pool.threads; i++) pool.runOn(i, task).catch(() => {});
+}
+
+/** Throws when the pool cannot take work: closed, or one of its threads died. */
+function checkUsable(pool: TaskPool<MatchTask, unknown>): void {
+  if (pool.isClosed) throw new Error('the matching threads are closed');
+  if (pool.failed) throw new Error('a matching thread died; the job is retried on new threads');
 }

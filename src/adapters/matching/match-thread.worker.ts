@@ -99,9 +99,8 @@ function sourceOf(id: number): OpenSource {
 async function answer(task: MatchTask): Promise<unknown> {
   if (task.kind === 'open') return open(task);
   if (task.kind === 'open-router') {
-    const { hashes, shards } = task.directory ?? {};
-    const directory =
-      hashes === undefined || shards === undefined ? null : new ShardDirectory(hashes, shards);
+    const shared = task.directory;
+    const directory = shared === null ? null : new ShardDirectory(shared.hashes, shared.shards);
     return void routers.set(task.router, { map: task.map, directory });
   }
   if (task.kind === 'close-router') return routers.delete(task.router);

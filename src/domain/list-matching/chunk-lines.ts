@@ -24,6 +24,12 @@ export interface ChunkOutcome {
   b?: number;
 }
 
+/** The row an input line holds. */
+export function inputOfLine(text: string): MatchInput {
+  const line = JSON.parse(text) as ChunkRow;
+  return { row: line.r, fields: line.f };
+}
+
 /** The outcome an output line holds (its candidates carry their voter values; no voter index). */
 export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
   return {

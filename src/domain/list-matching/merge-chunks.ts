@@ -9,6 +9,7 @@ import type { CsvBlock } from '../csv/csv-blocks.ts';
 import type { Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
 import type { BlockRunner, ListMatcher } from './block-runner.ts';
 import { type ChunkOutcome, outcomeOfLine, rowOfLine } from './chunk-lines.ts';
+import { inTurns } from './in-turn.ts';
 import { type BlockResult, type BlockSpec, matchBlock } from './match-block.ts';
 
 /** Per chunk stream (in stream order), the output lines of a block's rows. */
@@ -38,14 +39,8 @@ export function mergingMatcher(
     }
     return heads[i]!;
   };
-  // matchList asks for the next batch (or block) before the last one is done: they take turns on
-  // the streams.
-  let previous: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
-    const turn = previous.then(step);
-    previous = turn.catch(() => {});
-    return turn;
-  };
+  // Batches and blocks take turns on the streams.
+  const inTurn = inTurns();
   /** Each stream's lines of the rows before `end`. */
   const linesBefore = async (end: number): Promise<BlockOutcomeLines> => {
     const lines: BlockOutcomeLines = [];

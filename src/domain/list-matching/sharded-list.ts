@@ -9,8 +9,9 @@ import type { ListFit, Matcher, MatchInput, MatchOptions, MatchOutcome } from '.
 import type { ShardDirectory } from '../voters/shard-directory.ts';
 import type { ShardMap } from '../voters/shard-map.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
-import type { BlockRunner, ChunkBatchRunner, ListMatcher } from './block-runner.ts';
-import type { ChunkOutcome, ChunkRow } from './chunk-lines.ts';
+import type { BlockRunner, ListMatcher } from './block-runner.ts';
+import { type ChunkOutcome, inputOfLine } from './chunk-lines.ts';
+import { inTurns } from './in-turn.ts';
 import { SAMPLE_ROWS } from './match-list.ts';
 import { type RouteBlockRunner, type RoutedRow, routeInput } from './route-rows.ts';
 
@@ -101,7 +102,6 @@ export function routingMatcher(
   const chunks: RoutingResult['chunks'] = [];
   const sinks: ChunkSink[] = [];
   const counts = { rows: 0, shardRows: 0, everywhere: 0 };
-  let previous: Promise<unknown> = Promise.resolve();
   const chunkFor = async (shard: number) => {
     let current = open[shard]!;
     if (current === null || current.rows >= chunkRows) {
@@ -116,7 +116,7 @@ export function routingMatcher(
     chunks[current.index]!.rows++;
     return current.sink;
   };
-  /** Writes routed rows to their chunks, in input order (callers take turns through `previous`). */
+  /** Writes routed rows to their chunks, in input order (callers take turns: inTurn). */
   const take = async (routed: readonly RoutedRow[]) => {
     for (const { line, shards, everywhere } of routed) {
       counts.rows++;
@@ -126,13 +126,8 @@ export function routingMatcher(
     }
     for (const sink of sinks) await sink.ready();
   };
-  // matchList asks for the next batch (or block) before the last one is done: they take turns,
-  // so every chunk holds its rows in input order.
-  const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
-    const turn = previous.then(step);
-    previous = turn.catch(() => {});
-    return turn;
-  };
+  // Batches and blocks take turns, so every chunk holds its rows in input order.
+  const inTurn = inTurns();
   const threads = options.threads;
   return {
     name: 'routing',
@@ -213,8 +208,7 @@ export async function fitList(
 ): Promise<ListFit> {
   const sample: MatchInput[] = [];
   for await (const text of sampleLines) {
-    const row = JSON.parse(text) as ChunkRow;
-    sample.push({ row: row.r, fields: row.f });
+    sample.push(inputOfLine(text));
     if (sample.length >= sampleRows) break;
   }
   await matcher.prepare?.(sample, options);
@@ -223,51 +217,29 @@ export async function fitList(
   return fit;
 }
 
-/** The match step: one chunk against its shard, batch by batch. Returns the rows matched. */
+/**
+ * The match step: one chunk against its shard, batch by batch, several in flight, the output
+ * lines written in order. With the matcher's `chunkBatches`, whole batches run on its threads
+ * (parse, match, read the candidates' values, write the lines there) and this thread only reads
+ * lines and writes answers; otherwise they run here (matchChunkBatch), the matcher's own
+ * matching wherever it runs it. Returns the rows matched.
+ */
 export async function matchChunk(input: MatchChunkInput): Promise<number> {
   const columns = chunkColumns(input.shard, input.appendedSources);
-  const runner = input.matcher.chunkBatches;
-  if (runner !== undefined) return await matchChunkOn(runner, columns, input);
-  const inFlight: { batch: MatchInput[]; outcomes: Promise<MatchOutcome[]> }[] = [];
-  let rows = 0;
-  const writeOldest = async () => {
-    const { batch, outcomes } = inFlight.shift()!;
-    await input.write(chunkOutputLines(batch, await outcomes, input.shard, columns));
-    rows += batch.length;
-    input.onProgress?.(rows);
-  };
-  const send = (batch: MatchInput[]) => {
-    const outcomes = Promise.resolve(input.matcher.matchBatch(batch, input.options));
-    // Awaited in order by writeOldest; a failure before its turn must not go unhandled meanwhile.
-    outcomes.catch(() => {});
-    inFlight.push({ batch, outcomes });
-  };
-  try {
-    let batch: string[] = [];
-    for await (const text of input.lines) {
-      batch.push(text);
-      if (batch.length < CHUNK_BATCH_ROWS) continue;
-      send(chunkInputRows(batch));
-      batch = [];
-      if (inFlight.length >= CHUNK_BATCHES_IN_FLIGHT) await writeOldest();
-    }
-    if (batch.length > 0) send(chunkInputRows(batch));
-    while (inFlight.length > 0) await writeOldest();
-  } finally {
-    inFlight.length = 0;
-  }
-  return rows;
-}
-
-/**
- * A chunk whose batches run whole on the matching threads (parse, match, read the candidates'
- * values, write the lines there): this thread only reads lines and writes answers, in order.
- */
-async function matchChunkOn(
-  runner: ChunkBatchRunner,
-  columns: readonly number[],
-  input: MatchChunkInput,
-): Promise<number> {
+  const threads = input.matcher.chunkBatches;
+  const { runner, batchRows, room } =
+    threads === undefined
+      ? {
+          runner: (lines: readonly string[]) =>
+            matchChunkBatch(lines, columns, input.matcher, input.shard, input.options),
+          batchRows: CHUNK_BATCH_ROWS,
+          room: CHUNK_BATCHES_IN_FLIGHT,
+        }
+      : {
+          runner: (lines: readonly string[]) => threads.run(lines, columns, input.options),
+          batchRows: THREAD_BATCH_ROWS,
+          room: Math.max(1, threads.parallelism) * THREAD_BATCHES_PER_THREAD,
+        };
   const inFlight: { rows: number; lines: Promise<string> }[] = [];
   let rows = 0;
   const writeOldest = async () => {
@@ -277,16 +249,16 @@ async function matchChunkOn(
     input.onProgress?.(rows);
   };
   const send = (batch: string[]) => {
-    const lines = runner.run(batch, columns, input.options);
+    const lines = runner(batch);
+    // Awaited in order by writeOldest; a failure before its turn must not go unhandled meanwhile.
     lines.catch(() => {});
     inFlight.push({ rows: batch.length, lines });
   };
-  const room = Math.max(1, runner.parallelism) * THREAD_BATCHES_PER_THREAD;
   try {
     let batch: string[] = [];
     for await (const text of input.lines) {
       batch.push(text);
-      if (batch.length < THREAD_BATCH_ROWS) continue;
+      if (batch.length < batchRows) continue;
       send(batch);
       batch = [];
       if (inFlight.length >= room) await writeOldest();
@@ -300,8 +272,8 @@ async function matchChunkOn(
 }
 
 /**
- * One batch of a chunk matched where it runs (a matching thread of a ChunkBatchRunner): the
- * same lines matchChunk writes for it on the calling thread.
+ * One batch of a chunk matched where it runs (this thread, or a matching thread of a
+ * ChunkBatchRunner): its output lines.
  */
 export async function matchChunkBatch(
   lines: readonly string[],
@@ -325,10 +297,7 @@ function chunkColumns(shard: VoterSnapshot, appendedSources: readonly string[]):
 
 /** The rows of a chunk's input lines. */
 function chunkInputRows(lines: readonly string[]): MatchInput[] {
-  return lines.map((text) => {
-    const row = JSON.parse(text) as ChunkRow;
-    return { row: row.r, fields: row.f };
-  });
+  return lines.map(inputOfLine);
 }
 
 /** A chunk's output lines for rows and their outcomes, each ending in a newline. */
