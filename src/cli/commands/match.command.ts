@@ -35,51 +35,52 @@ export function matchCommand(program: Command, context: CliContext): void {
           // A shard let go is let go by the matching threads too.
           onEvict: (snapshot) => matchers?.release(snapshot),
         });
-        matchers = new ThreadedMatcherFactory(config.MATCH_THREADS);
+        const threads = new ThreadedMatcherFactory(config.MATCH_THREADS);
+        matchers = threads;
         // The threads load their code while this thread loads the voter file.
-        matchers.start();
-        const voters = await store.current().catch(async (error: unknown) => {
-          await matchers.close();
-          throw error;
-        });
-        if (voters === null) {
-          await matchers.close();
-          throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
-        }
-        const appendedFields = parseAppendedFields(options.append ?? '');
-        const started = Date.now();
-        const createMatcher = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
-          matchers.create(snapshot, {
-            thresholdScore: config.MATCH_THRESHOLD,
-            ...(listFit === null ? {} : { listFit }),
-          });
-        const common = {
-          appendedFields,
-          maxMatches,
-          maxRowBytes: config.MAX_ROW_BYTES,
-          asOf: new Date(),
+        threads.start();
+        let started = Date.now();
+        const matchFile = async () => {
+          const voters = await store.current();
+          if (voters === null)
+            throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
+          const appendedFields = parseAppendedFields(options.append ?? '');
+          // The CLI's timer starts once the voter file is loaded.
+          started = Date.now();
+          const createMatcher = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
+            threads.create(snapshot, {
+              thresholdScore: config.MATCH_THRESHOLD,
+              ...(listFit === null ? {} : { listFit }),
+            });
+          const common = {
+            appendedFields,
+            maxMatches,
+            maxRowBytes: config.MAX_ROW_BYTES,
+            asOf: new Date(),
+          };
+          return voters.shardMap === undefined
+            ? matchList({
+                ...common,
+                source: createReadStream(file, { highWaterMark: 1 << 20 }),
+                output: createWriteStream(options.out),
+                matcher: createMatcher(voters),
+                voters,
+                searchRadiusMiles: null,
+              })
+            : matchShardedLocally({
+                ...common,
+                file,
+                output: createWriteStream(options.out),
+                whole: voters,
+                voters: store,
+                createMatcher,
+                chunkRows: config.SHARD_CHUNK_ROWS,
+                routeBlocks: (map, directory) => threads.routeBlocks(map, directory),
+                assembleBlocks: () => threads.assembleBlocks(),
+              });
         };
-        const summary = await (voters.shardMap === undefined
-          ? matchList({
-              ...common,
-              source: createReadStream(file, { highWaterMark: 1 << 20 }),
-              output: createWriteStream(options.out),
-              matcher: createMatcher(voters),
-              voters,
-              searchRadiusMiles: null,
-            })
-          : matchShardedLocally({
-              ...common,
-              file,
-              output: createWriteStream(options.out),
-              whole: voters,
-              voters: store,
-              createMatcher,
-              chunkRows: config.SHARD_CHUNK_ROWS,
-              routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
-              assembleBlocks: () => matchers.assembleBlocks(),
-            })
-        ).finally(() => matchers.close());
+        // The threads are closed however it ends (no voter file, a bad --append, a bad list).
+        const summary = await matchFile().finally(() => threads.close());
         const seconds = (Date.now() - started) / 1000;
         if (options.summary) await writeFile(options.summary, `${JSON.stringify(summary, null, 2)}\n`);
         const routing = 'shardRouting' in summary ? summary.shardRouting : undefined;
