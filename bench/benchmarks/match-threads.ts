@@ -46,14 +46,13 @@ export async function matchThreadsBenchmark(
       env: { MATCH_THREADS: String(threads) },
       ...(measuresRss ? { wrapper: [TIME, '-f', 'maxrss-kb=%M'] } : {}),
     });
-    const inner = /\(([\d.]+) rows\/s\)/.exec(run.stderr);
     const rss = /maxrss-kb=(\d+)/.exec(run.stderr);
     results.push({
       threads,
-      rowsPerSecond: Number(inner?.[1] ?? Number.NaN),
+      rowsPerSecond: cliRowsPerSecond(run.stderr),
       wallMs: run.ms,
       rssMb: rss === null ? null : Number(rss[1]) / 1024,
-      digest: createHash('sha256').update(readFileSync(out)).digest('hex'),
+      digest: digestOf(out),
     });
   }
   const one = results[0]!;
@@ -121,7 +120,7 @@ async function shardedComparison(
       timeoutMs: CLI_TIMEOUT_MS,
       env: { ...env, MATCH_THREADS: String(threads) },
     });
-    const rowsPerSecond = Number(/\(([\d.]+) rows\/s\)/.exec(run.stderr)?.[1] ?? Number.NaN);
+    const rowsPerSecond = cliRowsPerSecond(run.stderr);
     const plain = unsharded.find((r) => r.threads === threads)?.rowsPerSecond ?? Number.NaN;
     recorder.metric(
       `match, 1M voters as shards by state, 100k mixed list, ${threads} thread(s): rows/s (CLI's own timer)`,
@@ -129,7 +128,7 @@ async function shardedComparison(
       'rows/s',
       { note: `${formatNumber(rowsPerSecond / plain, 2)}× the unsharded file on as many threads` },
     );
-    digests.push(createHash('sha256').update(readFileSync(out)).digest('hex'));
+    digests.push(digestOf(out));
   }
   recorder.check(
     'match, sharded: the same bytes on every thread count',
@@ -138,3 +137,8 @@ async function shardedComparison(
     new Set(digests).size === 1,
   );
 }
+
+/** The rows per second `listmatch match` printed (its own timer), NaN when it printed none. */
+const cliRowsPerSecond = (stderr: string) => Number(/\(([\d.]+) rows\/s\)/.exec(stderr)?.[1] ?? Number.NaN);
+
+const digestOf = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
