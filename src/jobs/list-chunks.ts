@@ -5,7 +5,6 @@ import { matchList } from '../domain/list-matching/match-list.ts';
 import {
   chunkName,
   DEFAULT_CHUNK_ROWS,
-  fitChunkOf,
   routingMatcher,
   shardOfChunk,
 } from '../domain/list-matching/sharded-list.ts';
@@ -73,8 +72,7 @@ export async function splitList(
       await buffers[i]!.end();
       await writers[i]!.commit();
     }
-    const { chunks, rows, shardRows, everywhere } = router.result();
-    const fitChunk = fitChunkOf(chunks);
+    const { chunks, rows, shardRows, everywhere, fitChunk } = router.result();
     const spec: ChunkSpec = {
       v: 2,
       jobId: job.id,

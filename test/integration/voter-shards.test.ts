@@ -25,9 +25,10 @@ function listmatch(args: string[], env: Record<string, string> = {}) {
   return run;
 }
 
+/** What the command printed, standard output then standard error, once it succeeded. */
 function ok(run: ReturnType<typeof listmatch>): string {
   assert.equal(run.status, 0, run.stderr);
-  return run.stdout;
+  return run.stdout + run.stderr;
 }
 
 describe('a sharded voter file', () => {
@@ -148,7 +149,7 @@ describe('a sharded voter file', () => {
         );
       }
 
-      // The CLI runs the same three steps on the same DATA_DIR.
+      // The CLI, holding every shard, matches the list in one pass on the same DATA_DIR.
       const cli = join(dir, 'cli.csv');
       ok(
         listmatch(
@@ -160,18 +161,33 @@ describe('a sharded voter file', () => {
       assert.ok(expected.length > 1000);
       assert.equal(actual.toString('utf8'), expected.toString('utf8'));
       assert.ok(actual.equals(expected), 'byte for byte');
-      // With two or more threads the chunks' batches run whole on them (read, match, write their
-      // lines there), with four or more the split too; on the job's thread alone, or beside one
-      // thread, the same bytes.
-      for (const threads of ['0', '2', '4']) {
-        const again = join(dir, `cli-${threads}.csv`);
-        ok(
+      // On the job's thread alone, or with whole blocks on two or four threads: the same bytes. With
+      // a voter cache too small for every shard at once, the CLI runs the service's three steps
+      // (split, chunks a shard at a time, assembly): the chunks' batches run whole on two or more
+      // threads, from four the split and the assembly too. The same bytes again.
+      for (const [threads, cache] of [
+        ['0', ''],
+        ['2', ''],
+        ['4', ''],
+        ['1', '1'],
+        ['2', '1'],
+        ['4', '1'],
+      ] as const) {
+        const again = join(dir, `cli-${threads}-${cache}.csv`);
+        const run = ok(
           listmatch(
             ['match', join(dir, 'list.csv'), '--out', again, '--max-matches', '2', '--append', 'party,email'],
-            { DATA_DIR: service.dataDir, VOTER_SHARD_MAX_ROWS: '6000', MATCH_THREADS: threads },
+            {
+              DATA_DIR: service.dataDir,
+              VOTER_SHARD_MAX_ROWS: '6000',
+              MATCH_THREADS: threads,
+              ...(cache === '' ? {} : { VOTER_CACHE_MB: cache }),
+            },
           ),
         );
-        assert.ok((await readFile(again)).equals(expected), `the same bytes on ${threads} threads`);
+        const how = cache === '' ? 'in one pass' : 'in three steps';
+        assert.match(run, cache === '' ? /matched in one pass/ : /split, matched a shard at a time/);
+        assert.ok((await readFile(again)).equals(expected), `the same bytes on ${threads} threads, ${how}`);
       }
 
       // The same list on the same file unsharded: the per-state model keeps its quality.

@@ -2,6 +2,7 @@ import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { BlockResult, BlockSpec } from '../../domain/list-matching/match-block.ts';
 import type { BlockOutcomeLines } from '../../domain/list-matching/merge-chunks.ts';
 import type { RoutedBlock } from '../../domain/list-matching/route-rows.ts';
+import type { ShardedBlock } from '../../domain/list-matching/sharded-in-one-pass.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
@@ -14,7 +15,7 @@ import type { PatternCountsData } from '../../domain/matching/score/fellegi-sunt
 import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import { TaskPool } from '../threads/task-pool.ts';
-import type { MatchTask } from './match-thread.worker.ts';
+import type { MatchTask, ShardJob } from './match-thread.worker.ts';
 
 /**
  * A matching thread's own heap: it holds the decoded dictionaries and caches of each voter file
@@ -115,6 +116,25 @@ export class MatchThreadPool {
     ])) as BlockResult;
   }
 
+  /**
+   * One block of a list matched in one pass against every shard of a sharded voter file, on the
+   * least busy thread (sharded-in-one-pass.ts): its rows routed with `router`'s map, each matched
+   * in the shards it is routed to (`shards[i]`: shard i's open voter file with the job's model),
+   * merged and formatted. Its bytes are moved there.
+   */
+  async runShardedBlock(
+    router: RouterSource,
+    shards: readonly { source: MatchSource; job: PersonMatchJob; columns: readonly number[] }[],
+    block: CsvBlock,
+    spec: BlockSpec,
+  ): Promise<ShardedBlock> {
+    checkUsable(this.pool);
+    const jobs: ShardJob[] = shards.map(({ source, job, columns }) => ({ source: source.id, job, columns }));
+    return (await this.pool.run({ kind: 'sharded-block', router: router.id, shards: jobs, block, spec }, [
+      block.bytes.buffer as ArrayBuffer,
+    ])) as ShardedBlock;
+  }
+
   /** Test hook and last resort: ends one thread as a crash would. */
   async terminateOne(): Promise<void> {
     await this.pool.terminateOne();
@@ -152,6 +172,12 @@ export class MatchSource implements PersonMatchRunner {
 
   get threads(): number {
     return this.pool.threads;
+  }
+
+  /** Its number on the threads (tasks name it). */
+  get id(): number {
+    if (this.closed) throw new Error('the matching threads let this voter file go');
+    return this.source;
   }
 
   /** Its pool's thread died: make a new pool. */
@@ -275,6 +301,12 @@ export class RouterSource {
 
   get threads(): number {
     return this.pool.threads;
+  }
+
+  /** Its number on the threads (tasks name it). */
+  get id(): number {
+    if (this.closed) throw new Error('the matching threads let this shard map go');
+    return this.router;
   }
 
   /** One block routed on the least busy thread; its bytes are moved there. */

@@ -1,11 +1,13 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import { type BlockSpec, matchBlock } from '../../domain/list-matching/match-block.ts';
 import { assembleBlock, type BlockOutcomeLines } from '../../domain/list-matching/merge-chunks.ts';
-import { routeBlock } from '../../domain/list-matching/route-rows.ts';
+import { routeBlock, routeNormalized } from '../../domain/list-matching/route-rows.ts';
+import { matchShardedBlock, type ShardAtHand } from '../../domain/list-matching/sharded-in-one-pass.ts';
 import { matchChunkBatch } from '../../domain/list-matching/sharded-list.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput } from '../../domain/matching/matcher.ts';
+import type { NormalizedInput } from '../../domain/matching/normalize/person.ts';
 import {
   createProbabilisticMatcher,
   inThreadRunner,
@@ -35,6 +37,9 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  *   and directory (in shared memory) `open-router` gave it (route-rows.ts);
  * - `assemble`: a whole block of a list matched against a sharded voter file, its rows' outcomes
  *   merged from the chunks' lines and formatted (merge-chunks.ts; no voter file needed);
+ * - `sharded-block`: a whole block of a list matched against every shard of a sharded voter file
+ *   in one pass (each row routed by an `open-router` map, matched in the open shards it is routed
+ *   to, merged and formatted: sharded-in-one-pass.ts);
  * and `close` lets a voter file go.
  *
  * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
@@ -76,7 +81,22 @@ export type MatchTask =
     }
   | { kind: 'close-router'; router: number }
   | { kind: 'route'; router: number; block: CsvBlock; spec: BlockSpec }
-  | { kind: 'assemble'; block: CsvBlock; spec: BlockSpec; lines: BlockOutcomeLines };
+  | { kind: 'assemble'; block: CsvBlock; spec: BlockSpec; lines: BlockOutcomeLines }
+  | {
+      kind: 'sharded-block';
+      router: number;
+      /** Per shard of the map, in map order: its open voter file, the job, the columns candidates carry. */
+      shards: readonly ShardJob[];
+      block: CsvBlock;
+      spec: BlockSpec;
+    };
+
+/** A shard of a sharded-block task: its open voter file and the job's matching there. */
+export interface ShardJob {
+  source: number;
+  job: PersonMatchJob;
+  columns: readonly number[];
+}
 
 serveTasks<MatchTask, unknown>(answer);
 
@@ -88,6 +108,32 @@ function open(task: Extract<MatchTask, { kind: 'open' }>): void {
   });
   const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
   sources.set(task.source, { index, voters });
+}
+
+function routerOf(id: number) {
+  const router = routers.get(id);
+  if (router === undefined) throw new Error(`shard map ${id} is not open on this matching thread`);
+  return router;
+}
+
+/** A block matched against every shard in one pass; each shard's matcher made when a row needs it. */
+async function shardedBlock(task: Extract<MatchTask, { kind: 'sharded-block' }>) {
+  const { map, directory } = routerOf(task.router);
+  const hands = new Map<number, ShardAtHand>();
+  const shardAt = (shard: number): ShardAtHand => {
+    let hand = hands.get(shard);
+    if (hand === undefined) {
+      const { source, job, columns } = task.shards[shard]!;
+      const { index, voters } = sourceOf(source);
+      if (voters === null) throw new Error('this matching thread was started without the voter file');
+      hand = { voters, matcher: jobMatcher(index, voters, job), columns };
+      hands.set(shard, hand);
+    }
+    return hand;
+  };
+  const route = (row: MatchInput, normalized: NormalizedInput) =>
+    routeNormalized(row, normalized, map, directory);
+  return await matchShardedBlock(task.block, task.spec, route, shardAt);
 }
 
 function sourceOf(id: number): OpenSource {
@@ -106,10 +152,10 @@ async function answer(task: MatchTask): Promise<unknown> {
   if (task.kind === 'close-router') return routers.delete(task.router);
   if (task.kind === 'assemble') return await assembleBlock(task.block, task.spec, task.lines);
   if (task.kind === 'route') {
-    const router = routers.get(task.router);
-    if (router === undefined) throw new Error(`shard map ${task.router} is not open on this matching thread`);
+    const router = routerOf(task.router);
     return await routeBlock(task.block, task.spec, router.map, router.directory);
   }
+  if (task.kind === 'sharded-block') return await shardedBlock(task);
   // Its records file is closed when the snapshot is collected (snapshot-files.ts).
   if (task.kind === 'close') return sources.delete(task.source);
   const { index, voters } = sourceOf(task.source);

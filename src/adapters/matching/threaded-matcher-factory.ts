@@ -2,6 +2,7 @@ import type { BlockRunner, ChunkBatchRunner, ListMatcher } from '../../domain/li
 import { matchOptionsOf } from '../../domain/list-matching/match-block.ts';
 import type { AssembleBlockRunner } from '../../domain/list-matching/merge-chunks.ts';
 import type { ClosableRouteBlockRunner } from '../../domain/list-matching/route-rows.ts';
+import type { ShardedBlockRunner } from '../../domain/list-matching/sharded-in-one-pass.ts';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import {
@@ -47,6 +48,11 @@ export class ThreadedMatcherFactory {
    * before the index existed), kept while the snapshot lives.
    */
   private readonly builtIndexes = new WeakMap<VoterSnapshot, MatchIndex>();
+  /** What each matcher made by create() matches with on the threads (for shardedBlocks). */
+  private readonly onThreads = new WeakMap<
+    ListMatcher,
+    { matcher: ProbabilisticMatcher; threads: () => MatchSource }
+  >();
 
   /** `sourcesKept`: voter files kept open at most (a sharded voter file: every loaded shard; see release). */
   constructor(threads: number, options: { sourcesKept?: number } = {}) {
@@ -103,12 +109,61 @@ export class ThreadedMatcherFactory {
       ...runner,
       sample: (rows, job) => threads().sampleWarming(rows, job),
     });
-    return {
+    const listMatcher: ListMatcher = {
       ...matcher,
       blocks: threadBlocks(fitting, this.threads, threads),
       // With one thread, the calling thread's share of a chunk (reading values, writing lines)
       // runs beside it; with more, the calling thread would be the bottleneck.
       ...(this.threads >= 2 ? { chunkBatches: threadChunkBatches(matcher, this.threads, threads) } : {}),
+    };
+    this.onThreads.set(listMatcher, { matcher, threads });
+    return listMatcher;
+  }
+
+  /**
+   * Opens a voter file on the threads now, ahead of its first matcher (each thread decodes its
+   * dictionaries meanwhile). Without threads, or for a snapshot they cannot hold, nothing.
+   */
+  open(voters: VoterSnapshot): void {
+    const shared = voters.shared?.() ?? null;
+    if (this.threads === 0 || shared === null) return;
+    this.sourceFor(this.indexOf(voters), shared);
+  }
+
+  /** Whether `count` voter files (the shards of a sharded one) stay open on the threads together. */
+  keepsOpen(count: number): boolean {
+    return count <= this.sourcesKept;
+  }
+
+  /**
+   * Runs a sharded list's one pass (sharded-in-one-pass.ts) on the threads: every block parsed,
+   * routed with the map and directory, matched in its rows' shards, merged and formatted there.
+   * `shards[i]`: shard i's matcher as create() made it (fitted, or given the job's fit) and the
+   * columns its candidates carry. Undefined without threads, or when a shard's matcher does not
+   * run on them. `close` when the list is done.
+   */
+  shardedBlocks(
+    map: ShardMap,
+    directory: ShardDirectory | null,
+    shards: readonly { matcher: ListMatcher; columns: readonly number[] }[],
+  ): (ShardedBlockRunner & { close(): void }) | undefined {
+    if (this.threads === 0 || !this.keepsOpen(shards.length)) return undefined;
+    const parts = shards.map(({ matcher }) => this.onThreads.get(matcher));
+    if (parts.some((part) => part === undefined)) return undefined;
+    const pool = this.livePool();
+    const router = pool.openRouter(map, directory);
+    return {
+      parallelism: this.threads,
+      run: (block, spec) => {
+        const options = matchOptionsOf(spec);
+        const jobs = parts.map((part, i) => ({
+          source: part!.threads(),
+          job: part!.matcher.jobFor(options),
+          columns: shards[i]!.columns,
+        }));
+        return pool.runShardedBlock(router, jobs, block, spec);
+      },
+      close: () => router.close(),
     };
   }
 

@@ -163,7 +163,14 @@ export class FsVoterStore implements VoterStore {
   /** Stats of one version on this machine (a shard's, for publishing it). */
   async statsOf(version: string): Promise<VoterStats | null> {
     const meta = await readMeta(this.versionDir(version));
-    return meta && { version, rows: meta.rows, columns: meta.columns, importedAt: meta.importedAt };
+    if (meta === null) return null;
+    const stats: VoterStats = {
+      version,
+      rows: meta.rows,
+      columns: meta.columns,
+      importedAt: meta.importedAt,
+    };
+    return meta.shards === undefined ? stats : { ...stats, shards: meta.shards.shards.length };
   }
 
   async stats(): Promise<VoterStats | null> {

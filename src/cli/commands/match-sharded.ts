@@ -11,17 +11,26 @@ import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { type ListSummary, matchList } from '../../domain/list-matching/match-list.ts';
 import { type AssembleBlockRunner, mergingMatcher } from '../../domain/list-matching/merge-chunks.ts';
 import type { ClosableRouteBlockRunner } from '../../domain/list-matching/route-rows.ts';
+import { routeNormalized } from '../../domain/list-matching/route-rows.ts';
 import {
+  type ShardAtHand,
+  type ShardedBlockRunner,
+  sampleOfShards,
+  shardedListMatcher,
+} from '../../domain/list-matching/sharded-in-one-pass.ts';
+import {
+  chunkColumns,
   chunkName,
   chunksByShard,
   concatLines,
   DEFAULT_CHUNK_ROWS,
-  fitChunkOf,
   fitList,
+  fitListOn,
   matchChunk,
   routingMatcher,
 } from '../../domain/list-matching/sharded-list.ts';
-import type { ListFit } from '../../domain/matching/matcher.ts';
+import type { ListFit, MatchInput } from '../../domain/matching/matcher.ts';
+import type { NormalizedInput } from '../../domain/matching/normalize/person.ts';
 import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
@@ -43,15 +52,106 @@ export interface ShardedMatchInput {
   assembleBlocks?: () => AssembleBlockRunner | undefined;
   /** Splits the list on the matching threads (undefined: on this thread). */
   routeBlocks?: (map: ShardMap, directory: ShardDirectory | null) => ClosableRouteBlockRunner | undefined;
+  /**
+   * Every shard of the map, loaded (loadEveryShard), when this process holds them all at once:
+   * the list is then matched in one pass. Absent: the service's three steps, a shard at a time.
+   */
+  loadedShards?: readonly VoterSnapshot[];
+  /** Runs the one pass's blocks on the matching threads (undefined: on this thread). */
+  shardedBlocks?: (
+    map: ShardMap,
+    directory: ShardDirectory | null,
+    shards: readonly { matcher: ListMatcher; columns: readonly number[] }[],
+  ) => (ShardedBlockRunner & { close(): void }) | undefined;
+}
+
+type ShardedSummary = ListSummary & { shardRouting: JobSummary['shardRouting'] };
+
+/**
+ * `listmatch match` on a sharded voter file, with the service's result byte for byte: in one pass
+ * when this process holds every shard (sharded-in-one-pass.ts), else the service's three steps
+ * (split, chunks per shard, assemble) in this process with local files.
+ */
+export async function matchShardedLocally(input: ShardedMatchInput): Promise<ShardedSummary> {
+  return input.loadedShards === undefined
+    ? await matchInChunks(input)
+    : await matchInOnePass(input, input.loadedShards);
+}
+
+/** The one pass: the fit shard's sample read first, every shard opened, then the list once. */
+async function matchInOnePass(
+  input: ShardedMatchInput,
+  snapshots: readonly VoterSnapshot[],
+): Promise<ShardedSummary> {
+  const map = input.whole.shardMap!;
+  const directory = input.whole.shardDirectory ?? null;
+  const route = (row: MatchInput, normalized: NormalizedInput) =>
+    routeNormalized(row, normalized, map, directory);
+  const common = {
+    voters: input.whole,
+    appendedFields: input.appendedFields,
+    maxMatches: input.maxMatches,
+    searchRadiusMiles: null,
+    maxRowBytes: input.maxRowBytes,
+    asOf: input.asOf,
+  };
+  const options = { maxMatches: input.maxMatches, searchRadiusMiles: null, asOf: input.asOf };
+  const { fitShard, sample } = await sampleOfShards({
+    ...common,
+    source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
+    route,
+    shards: map.shards.length,
+  });
+  // A list without data rows matches nowhere: nothing is fitted.
+  let shards: { voters: VoterSnapshot; matcher: ListMatcher; columns: number[] }[] = [];
+  if (fitShard !== null) {
+    // The job's model, fitted on the fit shard's sample, as the service's fit chunk fits it.
+    const fitMatcher = input.createMatcher(snapshots[fitShard]!, null);
+    const listFit = await fitListOn(fitMatcher, sample, options);
+    const sources = input.appendedFields.map((field) => field.source);
+    shards = snapshots.map((voters, i) => ({
+      voters,
+      matcher: i === fitShard ? fitMatcher : input.createMatcher(voters, listFit),
+      columns: chunkColumns(voters, sources),
+    }));
+  }
+  const shardAt = (shard: number): ShardAtHand => {
+    const hand = shards[shard];
+    if (hand === undefined) throw new Error(`shard ${shard} of the voter file is not open`);
+    return hand;
+  };
+  const threads = shards.length === 0 ? undefined : input.shardedBlocks?.(map, directory, shards);
+  const matcher = shardedListMatcher(route, shardAt, threads);
+  const summary = await matchList({
+    ...common,
+    source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
+    output: input.output,
+    matcher,
+  }).finally(() => threads?.close());
+  return { ...summary, shardRouting: { ...matcher.routing(), shards: map.shards.length } };
 }
 
 /**
- * `listmatch match` on a sharded voter file: the service's three steps (split, chunks per shard,
- * assemble) in this process with local files, so the result is the service's, byte for byte.
+ * Loads every shard of the map, for the one pass; `onLoaded` opens each on the matching threads
+ * meanwhile (their dictionaries decoded there).
  */
-export async function matchShardedLocally(
-  input: ShardedMatchInput,
-): Promise<ListSummary & { shardRouting: JobSummary['shardRouting'] }> {
+export async function loadEveryShard(
+  voters: VoterStore,
+  map: ShardMap,
+  onLoaded?: (shard: VoterSnapshot) => void,
+): Promise<VoterSnapshot[]> {
+  const snapshots: VoterSnapshot[] = [];
+  for (const shard of map.shards) {
+    const snapshot = await voters.open(shard.version);
+    if (snapshot === null) throw new Error(`shard ${shard.id} of the voter file is missing`);
+    onLoaded?.(snapshot);
+    snapshots.push(snapshot);
+  }
+  return snapshots;
+}
+
+/** The service's three steps in this process, through local chunk files. */
+async function matchInChunks(input: ShardedMatchInput): Promise<ShardedSummary> {
   const map = input.whole.shardMap!;
   const dir = await mkdtemp(join(tmpdir(), 'listmatch-chunks-'));
   const common = {
@@ -91,8 +191,8 @@ export async function matchShardedLocally(
       if (snapshot === null) throw new Error(`shard ${map.shards[shard]!.id} of the voter file is missing`);
       return snapshot;
     };
-    // The job's model, fitted once on the fit chunk's shard (fitChunkOf), as the service does.
-    const fitChunk = fitChunkOf(chunks);
+    // The job's model, fitted once on the fit chunk's shard (FitShard), as the service does.
+    const { fitChunk } = router.result();
     let listFit: ListFit | null = null;
     let fitMatcher: ListMatcher | null = null;
     if (fitChunk !== null) {

@@ -7,7 +7,7 @@ import type { ListFit } from '../../domain/matching/matcher.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import type { CliContext } from '../cli-context.ts';
 import { parseAppendedFields } from '../output.ts';
-import { matchShardedLocally } from './match-sharded.ts';
+import { loadEveryShard, matchShardedLocally } from './match-sharded.ts';
 
 /** `listmatch match FILE --out OUT`: the worker's pipeline on a local file, without HTTP. */
 export function matchCommand(program: Command, context: CliContext): void {
@@ -35,16 +35,34 @@ export function matchCommand(program: Command, context: CliContext): void {
           // A shard let go is let go by the matching threads too.
           onEvict: (snapshot) => matchers?.release(snapshot),
         });
-        const threads = new ThreadedMatcherFactory(config.MATCH_THREADS);
+        // A sharded voter file's shards stay open on the threads together (one pass over the list).
+        const shards = (await store.stats())?.shards;
+        const threads = new ThreadedMatcherFactory(config.MATCH_THREADS, {
+          ...(shards === undefined ? {} : { sourcesKept: shards }),
+        });
         matchers = threads;
         // The threads load their code while this thread loads the voter file.
         threads.start();
         let started = Date.now();
+        /** A sharded file's shards all held: the list matched in one pass, not in three steps. */
+        let onePass = false;
         const matchFile = async () => {
           const voters = await store.current();
           if (voters === null)
             throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
           const appendedFields = parseAppendedFields(options.append ?? '');
+          // A sharded file whose shards this process can hold together: all loaded (and opened on
+          // the threads) now, as the unsharded file is, and the list matched in one pass.
+          const map = voters.shardMap;
+          const loadedShards =
+            map !== undefined &&
+            threads.keepsOpen(map.shards.length) &&
+            (config.VOTER_CACHE_MB === undefined ||
+              map.shards.reduce((bytes, shard) => bytes + shard.memoryBytes, 0) <=
+                config.VOTER_CACHE_MB * 1024 * 1024)
+              ? await loadEveryShard(store, map, (shard) => threads.open(shard))
+              : undefined;
+          onePass = loadedShards !== undefined;
           // The CLI's timer starts once the voter file is loaded.
           started = Date.now();
           const createMatcher = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
@@ -77,6 +95,9 @@ export function matchCommand(program: Command, context: CliContext): void {
                 chunkRows: config.SHARD_CHUNK_ROWS,
                 routeBlocks: (map, directory) => threads.routeBlocks(map, directory),
                 assembleBlocks: () => threads.assembleBlocks(),
+                ...(loadedShards === undefined ? {} : { loadedShards }),
+                shardedBlocks: (map, directory, shardMatchers) =>
+                  threads.shardedBlocks(map, directory, shardMatchers),
               });
         };
         // The threads are closed however it ends (no voter file, a bad --append, a bad list).
@@ -87,7 +108,10 @@ export function matchCommand(program: Command, context: CliContext): void {
         if (routing !== undefined && routing.rows > 0) {
           console.error(
             `${routing.shards} shards: ${(routing.shardRows / routing.rows).toFixed(2)} shard-matches per row, ` +
-              `${routing.everywhere} rows placed by nothing (matched in every shard)`,
+              `${routing.everywhere} rows placed by nothing (matched in every shard); ` +
+              (onePass
+                ? 'every shard held: matched in one pass'
+                : 'split, matched a shard at a time and assembled (the voter cache or the threads hold fewer than every shard)'),
           );
         }
         console.error(

@@ -60,7 +60,7 @@ export function votersCommands(program: Command, context: CliContext): void {
       else if (stats === null) console.log('no voter file imported yet (listmatch voters import FILE.csv)');
       else
         console.log(
-          `voter file ${stats.version}: ${stats.rows} rows, imported ${stats.importedAt}\ncolumns: ${stats.columns.join(', ')}`,
+          `voter file ${stats.version}: ${stats.rows} rows${stats.shards === undefined ? '' : ` in ${stats.shards} shards`}, imported ${stats.importedAt}\ncolumns: ${stats.columns.join(', ')}`,
         );
     });
 }

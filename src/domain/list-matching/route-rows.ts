@@ -1,8 +1,8 @@
 import type { CsvBlock } from '../csv/csv-blocks.ts';
 import type { Matcher, MatchInput } from '../matching/matcher.ts';
-import { normalizeInput } from '../matching/normalize/person.ts';
+import { type NormalizedInput, normalizeInput } from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
-import { routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
+import { type Route, routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
 import type { ChunkRow } from './chunk-lines.ts';
 import { type BlockResult, type BlockSpec, matchBlock } from './match-block.ts';
 
@@ -26,8 +26,23 @@ export function routeInput(
   directory: ShardDirectory | null,
 ): RoutedRow {
   const line = `${JSON.stringify({ r: row.row, f: row.fields } satisfies ChunkRow)}\n`;
-  const persons = normalizeInput(row.fields, asOf).persons;
-  const destination = routeRow(
+  return { line, ...routeOf(row, asOf, map, directory) };
+}
+
+/** The shards routeRow picks for a row, from its normalized values (in map order). */
+export function routeOf(row: MatchInput, asOf: Date, map: ShardMap, directory: ShardDirectory | null): Route {
+  return routeNormalized(row, normalizeInput(row.fields, asOf), map, directory);
+}
+
+/** routeOf, for a row already normalized. */
+export function routeNormalized(
+  row: MatchInput,
+  normalized: NormalizedInput,
+  map: ShardMap,
+  directory: ShardDirectory | null,
+): Route {
+  const persons = normalized.persons;
+  return routeRow(
     map,
     {
       // The normalized values: a state and ZIP written inside the address count too.
@@ -45,7 +60,6 @@ export function routeInput(
     },
     directory,
   );
-  return { line, shards: destination.shards, everywhere: destination.everywhere };
 }
 
 /** A block of the list through the split: its counts and warnings as any block's, and its rows' routes. */

@@ -2,189 +2,24 @@ import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, it } from 'node:test';
-import { buildMatchIndex } from '../matching/index/build-match-index.ts';
+import {
+  APPENDED,
+  LIST,
+  linesOf,
+  MAP,
+  matcherFor,
+  matchSharded,
+  NC,
+  OPTIONS,
+  VA,
+} from '../../../test/support/sharded-lists.ts';
 import type { MatchOutcome } from '../matching/matcher.ts';
-import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
-import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
-import { type ShardDirectory, ShardDirectoryBuilder } from '../voters/shard-directory.ts';
-import type { ShardMap } from '../voters/shard-map.ts';
-import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
+import { ShardDirectoryBuilder } from '../voters/shard-directory.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { matchList } from './match-list.ts';
 import { type AssembleBlockRunner, assembleBlock, mergeOutcomes, mergingMatcher } from './merge-chunks.ts';
 import { type RouteBlockRunner, routeBlock } from './route-rows.ts';
-import {
-  chunkName,
-  chunksByShard,
-  concatLines,
-  fitChunkOf,
-  fitList,
-  matchChunk,
-  routingMatcher,
-  shardOfChunk,
-} from './sharded-list.ts';
-
-/** Rows of each shard's sample in these tests (the service's is SAMPLE_ROWS). */
-const SAMPLE = 3;
-
-const COLUMNS = [
-  'voterbase_id',
-  'state',
-  'first_name',
-  'last_name',
-  'address1',
-  'city',
-  'zip',
-  'dob',
-  'email',
-  'party',
-];
-const NC = new InMemoryVoterSnapshot(
-  COLUMNS,
-  [
-    [
-      'NC-1',
-      'NC',
-      'MARGARET',
-      'SMITH',
-      '12 OAK ST',
-      'RALEIGH',
-      '27601',
-      '19610412',
-      'peggy@example.com',
-      'DEM',
-    ],
-    ['NC-2', 'NC', 'ROBERT', 'JONES', '40 ELM ST', 'DURHAM', '27701', '19700101', '', 'REP'],
-    ['NC-3', 'NC', 'ROBERTA', 'JONES', '40 ELM ST', 'DURHAM', '27701', '19720505', '', 'UNA'],
-  ],
-  'v1-a-nc',
-);
-const VA = new InMemoryVoterSnapshot(
-  COLUMNS,
-  [
-    ['VA-1', 'VA', 'MARGARET', 'SMITH', '9 PINE RD', 'RICHMOND', '23220', '19610412', '', 'IND'],
-    ['VA-2', 'VA', 'ALAN', 'BROWN', '1 MAIN ST', 'NORFOLK', '23510', '19800303', 'alan@example.com', 'DEM'],
-  ],
-  'v1-a-va',
-);
-const SHARDS: Record<string, VoterSnapshot> = { 'v1-a-nc': NC, 'v1-a-va': VA };
-const MAP: ShardMap = {
-  shards: [
-    {
-      id: 'nc',
-      state: 'NC',
-      zip3From: '',
-      zip3To: '',
-      rows: 3,
-      version: 'v1-a-nc',
-      memoryBytes: 0,
-      box: [35.77, -78.9, 36.0, -78.63],
-    },
-    {
-      id: 'va',
-      state: 'VA',
-      zip3From: '',
-      zip3To: '',
-      rows: 2,
-      version: 'v1-a-va',
-      memoryBytes: 0,
-      box: [36.85, -77.44, 37.54, -76.28],
-    },
-  ],
-  zip3States: { '276': ['NC'], '277': ['NC'], '232': ['VA'], '235': ['VA'] },
-};
-const WHOLE = new ShardedVoterSnapshot(
-  { version: 'v1-a', columns: COLUMNS, rows: 5, shards: MAP },
-  async (v) => SHARDS[v] ?? null,
-);
-const LIST = [
-  'matchback_id,first_name,last_name,address1,city,state,zip,email',
-  'a,Margaret,Smith,12 Oak St,Raleigh,NC,27601,', // NC only
-  'b,Robert,Jones,40 Elm St,Durham,,27701,', // NC by its ZIP
-  'c,Alan,Brown,,,,,alan@example.com', // no state: every shard
-  'd,Margaret,Smith,9 Pine Rd,Richmond,VA,23220,', // VA only
-].join('\n');
-const OPTIONS = { maxMatches: 2, searchRadiusMiles: null, asOf: new Date('2026-01-01T00:00:00Z') };
-const APPENDED = [{ source: 'party', as: 'party' }];
-
-const matcherFor = (snapshot: VoterSnapshot) =>
-  createProbabilisticMatcher(snapshot, buildMatchIndex(snapshot));
-
-async function* linesOf(lines: string[]): AsyncGenerator<string> {
-  for (const line of lines) yield line.trimEnd();
-}
-
-/**
- * The three steps in memory: split (chunks of `chunkRows`), the job's model fitted on the fit
- * chunk's first 3 rows, each chunk against its shard, assemble. `chunks` gives each shard's rows, its chunks one after the other.
- */
-async function matchSharded(
-  csv: string,
-  options = OPTIONS,
-  chunkRows = 1000,
-  directory: ShardDirectory | null = null,
-  threads?: RouteBlockRunner,
-  assemble?: AssembleBlockRunner,
-): Promise<{ result: string; chunks: string[][]; names: string[] }> {
-  const written = new Map<string, string[]>();
-  const router = routingMatcher(MAP, {
-    directory,
-    chunkRows,
-    ...(threads === undefined ? {} : { threads }),
-    sampleRows: SAMPLE,
-    openChunk: async (shard, n) => {
-      const lines: string[] = [];
-      written.set(chunkName(MAP.shards[shard]!.id, n), lines);
-      return { write: (line: string) => lines.push(line), ready: async () => {} };
-    },
-  });
-  const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...options };
-  await matchList({ ...common, source: Readable.from([Buffer.from(csv)]), matcher: router });
-  const routed = router.result().chunks;
-  const names = routed.map((chunk) => chunk.name);
-  const shardOf = (name: string) => SHARDS[MAP.shards.find((s) => s.id === shardOfChunk(name))!.version]!;
-  // The job's model: fitted once, on the fit chunk's first SAMPLE rows, as the service does.
-  const fitChunk = fitChunkOf(routed);
-  const fitMatcher = fitChunk === null ? null : matcherFor(shardOf(fitChunk));
-  const listFit =
-    fitChunk === null ? null : await fitList(fitMatcher!, linesOf(written.get(fitChunk)!), options, SAMPLE);
-  const outputs = new Map<string, string[]>();
-  for (const name of names) {
-    const shard = shardOf(name);
-    const out: string[] = [];
-    await matchChunk({
-      lines: linesOf(written.get(name)!),
-      shard,
-      matcher:
-        name === fitChunk
-          ? fitMatcher!
-          : createProbabilisticMatcher(shard, buildMatchIndex(shard), { listFit: listFit! }),
-      appendedSources: ['party'],
-      options,
-      // One or more lines a call, each ending in a newline.
-      write: (lines) => {
-        out.push(...lines.split(/(?<=\n)/));
-      },
-    });
-    outputs.set(name, out);
-  }
-  const output = new PassThrough();
-  const result = text(output);
-  const groups = chunksByShard(names);
-  await matchList({
-    ...common,
-    source: Readable.from([Buffer.from(csv)]),
-    output,
-    matcher: mergingMatcher(
-      groups.map((group) => concatLines(group.map((name) => () => linesOf(outputs.get(name)!)))),
-      assemble,
-    ),
-  });
-  const chunks = MAP.shards.map((shard) =>
-    names.filter((name) => shardOfChunk(name) === shard.id).flatMap((name) => written.get(name)!),
-  );
-  return { result: await result, chunks, names };
-}
+import { FitShard } from './sharded-list.ts';
 
 describe('a list matched against a sharded voter file', () => {
   it('splits and assembles the same on threads that take whole blocks, whichever finishes first', async () => {
@@ -396,15 +231,29 @@ describe('mergeOutcomes', () => {
     assert.equal(routed.result, everywhere.result, 'the same match, from one shard instead of two');
   });
 
-  it('fits the job’s model on the first chunk of the shard with the most rows (map order on a tie)', () => {
-    assert.equal(fitChunkOf([]), null);
-    const chunks = [
-      { shard: 0, name: 'ga', rows: 5 },
-      { shard: 1, name: 'nc', rows: 4 },
-      { shard: 1, name: 'nc.1', rows: 4 },
-      { shard: 2, name: 'oh', rows: 8 },
-    ];
-    assert.equal(fitChunkOf(chunks), 'nc');
-    assert.equal(fitChunkOf(chunks.slice(0, 2).concat([{ shard: 2, name: 'oh', rows: 5 }])), 'ga');
+  it('fits the job’s model on the first shard whose part fills the sample, else the one with the most rows', () => {
+    assert.equal(new FitShard(3, 2).shard, null);
+    const filled = new FitShard(3, 2);
+    assert.equal(filled.add([2]), false);
+    assert.equal(filled.add([1]), false);
+    assert.equal(filled.shard, 1, 'a tie: map order');
+    // Shard 1 then shard 2 reach the sample's two rows; 0 ends with the most rows.
+    assert.equal(filled.add([1, 2]), true);
+    assert.equal(filled.add([0]), true);
+    filled.add([0]);
+    filled.add([0]);
+    assert.equal(filled.shard, 1, 'the first to fill it, whatever comes after');
+    const short = new FitShard(3, 10);
+    for (const shards of [[0], [2], [2], [0, 1], [2]]) assert.equal(short.add(shards), false);
+    assert.equal(short.shard, 2, 'none filled it: the most rows');
+  });
+
+  it('fits on the chunk of the shard that filled the sample first, not the biggest part', async () => {
+    // VA's part reaches 3 rows first; NC's ends longer.
+    const rows = ['matchback_id,first_name,last_name,address1,city,state,zip'];
+    for (let i = 0; i < 3; i++) rows.push(`v${i},Alan,Brown,1 Main St,Norfolk,VA,23510`);
+    for (let i = 0; i < 5; i++) rows.push(`n${i},Margaret,Smith,12 Oak St,Raleigh,NC,27601`);
+    const { fitChunk } = await matchSharded(rows.join('\n'));
+    assert.equal(fitChunk, 'va');
   });
 });

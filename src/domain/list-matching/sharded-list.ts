@@ -30,7 +30,7 @@ const THREAD_BATCHES_PER_THREAD = 2;
 /**
  * Default rows per chunk: a shard's part of a list is cut into chunks of at most this many
  * rows, so that several workers share one big state. Never below SAMPLE_ROWS: the job's model is
- * fitted on the first SAMPLE_ROWS rows of one shard's part (fitChunkOf), which must lie in that
+ * fitted on the first SAMPLE_ROWS rows of one shard's part (FitShard), which must lie in that
  * shard's first chunk for the result not to depend on how the list was cut.
  */
 export const DEFAULT_CHUNK_ROWS = 50_000;
@@ -87,6 +87,8 @@ export interface RoutingResult {
   shardRows: number;
   /** Rows nothing placed (no state, ZIP, coordinates or directory hit): sent to every shard. */
   everywhere: number;
+  /** The chunk the job's model is fitted on (FitShard): its shard's first; null without rows. */
+  fitChunk: string | null;
 }
 
 /**
@@ -102,6 +104,7 @@ export function routingMatcher(
   const chunks: RoutingResult['chunks'] = [];
   const sinks: ChunkSink[] = [];
   const counts = { rows: 0, shardRows: 0, everywhere: 0 };
+  const fitShard = new FitShard(map.shards.length, options.sampleRows ?? SAMPLE_ROWS);
   const chunkFor = async (shard: number) => {
     let current = open[shard]!;
     if (current === null || current.rows >= chunkRows) {
@@ -122,6 +125,7 @@ export function routingMatcher(
       counts.rows++;
       counts.shardRows += shards.length;
       if (everywhere) counts.everywhere++;
+      fitShard.add(shards);
       for (const shard of shards) (await chunkFor(shard)).write(line);
     }
     for (const sink of sinks) await sink.ready();
@@ -131,11 +135,15 @@ export function routingMatcher(
   const threads = options.threads;
   return {
     name: 'routing',
-    result: () => ({
-      // Map order, then chunk order: the order the assembly reads them in.
-      chunks: [...chunks].sort((a, b) => a.shard - b.shard),
-      ...counts,
-    }),
+    result: () => {
+      const fit = fitShard.shard;
+      return {
+        // Map order, then chunk order: the order the assembly reads them in.
+        chunks: [...chunks].sort((a, b) => a.shard - b.shard),
+        ...counts,
+        fitChunk: fit === null ? null : chunkName(map.shards[fit]!.id, 0),
+      };
+    },
     matchBatch: (rows, matchOptions) =>
       inTurn(async () => {
         await take(rows.map((row) => routeInput(row, matchOptions.asOf, map, options.directory)));
@@ -181,23 +189,45 @@ export interface MatchChunkInput {
 }
 
 /**
- * The chunk the job's model is fitted on: the first chunk of the shard that got the most rows
- * (the first such shard in map order), whose first SAMPLE_ROWS rows are the sample. One fit per
- * job, whichever worker runs it: every chunk matches with it (with its own shard's u), so the
- * result does not depend on how the list was cut or where the chunks ran.
+ * The shard whose part of a list the job's model is fitted on (its first SAMPLE_ROWS rows are the
+ * sample): the first shard whose part reaches the sample's rows, counting rows in input order, so
+ * that it is known as soon as they are read; when no part does, the shard with the most rows (the
+ * first such in map order). One fit per job, whichever worker runs it: every chunk matches with
+ * it (with its own shard's u), so the result does not depend on how the list was cut or where the
+ * chunks ran.
  */
-export function fitChunkOf(chunks: RoutingResult['chunks']): string | null {
-  const rows = new Map<number, number>();
-  for (const chunk of chunks) rows.set(chunk.shard, (rows.get(chunk.shard) ?? 0) + chunk.rows);
-  let best: RoutingResult['chunks'][number] | null = null;
-  for (const chunk of chunks) {
-    if (best === null || rows.get(chunk.shard)! > rows.get(best.shard)!) best = chunk;
+export class FitShard {
+  readonly #rows: number[];
+  readonly #sampleRows: number;
+  #first: number | null = null;
+
+  constructor(shards: number, sampleRows = SAMPLE_ROWS) {
+    this.#rows = new Array<number>(shards).fill(0);
+    this.#sampleRows = sampleRows;
   }
-  return best === null ? null : chunkName(shardOfChunk(best.name), 0);
+
+  /** Counts a row sent to `shards` (in map order); true once some shard's part holds the sample. */
+  add(shards: readonly number[]): boolean {
+    for (const shard of shards) {
+      const rows = ++this.#rows[shard]!;
+      if (rows === this.#sampleRows && this.#first === null) this.#first = shard;
+    }
+    return this.#first !== null;
+  }
+
+  /** The fit shard of the rows counted so far; null before any. */
+  get shard(): number | null {
+    if (this.#first !== null) return this.#first;
+    let best: number | null = null;
+    this.#rows.forEach((rows, shard) => {
+      if (rows > 0 && (best === null || rows > this.#rows[best]!)) best = shard;
+    });
+    return best;
+  }
 }
 
 /**
- * Fits `matcher` on the first `sampleRows` rows of the fit chunk (fitChunkOf) and returns what
+ * Fits `matcher` on the first `sampleRows` rows of the fit chunk (FitShard) and returns what
  * it learned about the list, for the other chunks' matchers.
  */
 export async function fitList(
@@ -211,6 +241,15 @@ export async function fitList(
     sample.push(inputOfLine(text));
     if (sample.length >= sampleRows) break;
   }
+  return await fitListOn(matcher, sample, options);
+}
+
+/** Fits `matcher` on the sample's rows and returns what it learned about the list. */
+export async function fitListOn(
+  matcher: Matcher,
+  sample: readonly MatchInput[],
+  options: MatchOptions,
+): Promise<ListFit> {
   await matcher.prepare?.(sample, options);
   const fit = matcher.listFit?.() ?? null;
   if (fit === null) throw new Error('the matcher of a sharded list learned nothing from its sample');
@@ -287,7 +326,7 @@ export async function matchChunkBatch(
 }
 
 /** The shard's columns whose values each candidate carries: voterbase_id, the appended, the state. */
-function chunkColumns(shard: VoterSnapshot, appendedSources: readonly string[]): number[] {
+export function chunkColumns(shard: VoterSnapshot, appendedSources: readonly string[]): number[] {
   return [
     shard.columnIndex('voterbase_id'),
     ...appendedSources.map((source) => shard.columnIndex(source)),
@@ -309,15 +348,24 @@ function chunkOutputLines(
 ): string {
   let text = '';
   for (let i = 0; i < rows.length; i++) {
-    const outcome = outcomes[i]!;
-    const line: ChunkOutcome = {
-      r: rows[i]!.row,
-      c: outcome.candidates.map((c) => [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]),
-    };
-    if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
-    if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
-    if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
-    text += `${JSON.stringify(line)}\n`;
+    text += `${JSON.stringify(chunkOutcomeOf(rows[i]!.row, outcomes[i]!, shard, columns))}\n`;
   }
   return text;
+}
+
+/** What a chunk's output line holds for a row's outcome in a shard: its candidates with their values. */
+export function chunkOutcomeOf(
+  row: number,
+  outcome: MatchOutcome,
+  shard: VoterSnapshot,
+  columns: readonly number[],
+): ChunkOutcome {
+  const line: ChunkOutcome = {
+    r: row,
+    c: outcome.candidates.map((c) => [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]),
+  };
+  if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
+  if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
+  if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
+  return line;
 }

@@ -4,6 +4,8 @@
  * is the service's; the deterministic id matcher is the evaluation's baseline.
  */
 
+import type { NormalizedInput } from './normalize/person.ts';
+
 /** Identifier columns of spec §2.6, lower-case. `matchback_id` is pass-through, not an identifier. */
 export const IDENTIFIER_COLUMNS = [
   'voterbase_id',
@@ -36,6 +38,11 @@ export interface MatchInput {
   /** 1-based data row number (sm.input_row). */
   row: number;
   fields: Partial<Record<IdentifierColumn, string>>;
+  /**
+   * `fields` normalized at the job's reference date, when the caller already did so (a sharded
+   * list routes each row on its normalized values): the matcher uses it instead of again.
+   */
+  normalized?: NormalizedInput;
 }
 
 export interface MatchCandidate {

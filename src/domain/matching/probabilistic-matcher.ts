@@ -205,7 +205,7 @@ export function createProbabilisticMatcher(
         const ids = matchIds(voters, row, matchOptions.maxMatches);
         idOutcomes[i] = ids;
         if (ids.candidates.length > 0) {
-          const input = normalizeInput(row.fields, matchOptions.asOf);
+          const input = row.normalized ?? normalizeInput(row.fields, matchOptions.asOf);
           outcomes[i] = checkIdMatches(index, ids, input.persons[0]!, input.problems);
         } else {
           rest.push(row);
@@ -320,7 +320,7 @@ function mayBeSwapped(index: MatchIndex, person: NormalizedPerson): boolean {
 /** The probabilistic strategies for one row (no id matched it). */
 export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatchJob): MatchOutcome {
   const { options } = job;
-  const input = normalizeInput(row.fields, options.asOf);
+  const input = row.normalized ?? normalizeInput(row.fields, options.asOf);
   const searchable = input.persons.filter(hasSearchableValue);
   if (searchable.length === 0) {
     const reason =
@@ -441,7 +441,7 @@ export function samplePatterns(
   const counts = new PatternCounts();
   const prior = buildModel(priorM(), job.u, 0.5, 'prior');
   for (const row of sample) {
-    const input = normalizeInput(row.fields, job.options.asOf);
+    const input = row.normalized ?? normalizeInput(row.fields, job.options.asOf);
     for (const person of input.persons) {
       if (!hasSearchableValue(person) || !canCorroborate(person)) continue;
       const q: Query = prepareQuery(index, person);

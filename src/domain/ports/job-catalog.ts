@@ -48,7 +48,7 @@ export interface ChunkSpec {
   /** How the split routed the rows (reported in the summary). */
   routing?: { rows: number; shardRows: number; everywhere: number };
   /**
-   * The chunk the job's model is fitted on (fitChunkOf): the split enqueues it alone; it fits,
+   * The chunk the job's model is fitted on (FitShard): the split enqueues it alone; it fits,
    * then enqueues the other chunks with `listFit`. Absent in messages of the first format (each
    * chunk fitted on its own rows).
    */

@@ -56,6 +56,8 @@ export interface VoterStats {
   rows: number;
   columns: string[];
   importedAt: string;
+  /** A sharded version's shards (VOTER_SHARD_MAX_ROWS); absent for one snapshot. */
+  shards?: number;
 }
 
 /** The imported voter file: versions on local disk, switched atomically. */
