@@ -43,7 +43,7 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
           replaced: false,
           ...(spec.routing === undefined
             ? {}
-            : { shardRouting: { ...spec.routing, shards: voters.shardMap?.shards.length ?? 0 } }),
+            : { shardRouting: () => ({ ...spec.routing!, shards: voters.shardMap?.shards.length ?? 0 }) }),
           run: (sinks) =>
             matchList({
               ...sinks,

@@ -4,6 +4,7 @@ import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
 import type { AssembleBlockRunner } from '../domain/list-matching/merge-chunks.ts';
 import type { ClosableRouteBlockRunner } from '../domain/list-matching/route-rows.ts';
+import type { OnePassInput } from '../domain/list-matching/sharded-in-one-pass.ts';
 import type { ListFit } from '../domain/matching/matcher.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
@@ -51,6 +52,17 @@ export interface MatchListDeps {
   routeBlocks?: (map: ShardMap, directory: ShardDirectory | null) => ClosableRouteBlockRunner | undefined;
   /** Merges and formats a sharded list's assembly on the matching threads (undefined: on the job's thread). */
   assembleBlocks?: () => AssembleBlockRunner | undefined;
+  /**
+   * Whether this worker holds every shard of a sharded voter file at once (the voter cache and
+   * the matching threads allow it): it then matches a list against them in one pass
+   * (sharded-in-one-pass.ts) rather than splitting it into chunks for whichever workers hold
+   * the shards. Absent: always split.
+   */
+  holdsEveryShard?: (map: ShardMap) => boolean;
+  /** Opens a loaded shard on the matching threads ahead of its first matcher. */
+  openOnThreads?: (shard: VoterSnapshot) => void;
+  /** Runs the one pass's blocks on the matching threads (undefined: on the job's thread). */
+  shardedBlocks?: OnePassInput['threads'];
 }
 
 export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {

@@ -9,8 +9,14 @@ import { renderSummaryHtml, type SummaryReportJob } from '../domain/client-jobs/
 import { AppError, isAppError } from '../domain/errors.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { type ListSummary, type MatchListInput, matchList } from '../domain/list-matching/match-list.ts';
+import {
+  loadEveryShard,
+  prepareOnePass,
+  type ShardRouting,
+} from '../domain/list-matching/sharded-in-one-pass.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
 import { type JobRef, MATCH_LIST_JOB } from '../domain/ports/job-catalog.ts';
+import type { ShardMap } from '../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { completionFollowUps } from './completion-follow-ups.ts';
 import { exponentialBackoff, type JobModule, jobRefSchema } from './job-module.ts';
@@ -85,27 +91,79 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   );
   deps.onTransition?.('processing');
   const plan = await planJob(deps, job);
-  if (voters.shardMap !== undefined) {
-    await splitList(deps, job, voters, voters.shardMap, plan, started.getTime());
+  const replaced = job.voterVersion !== null && pinned === null;
+  let reportedRows = 0;
+  const onProgress = (rows: number) => {
+    if (signal.aborted) throw signal.reason;
+    // matchList reports a running total for this job; the metric counts increments.
+    deps.onRows?.(rows - reportedRows);
+    reportedRows = rows;
+  };
+  const map = voters.shardMap;
+  if (map !== undefined && deps.holdsEveryShard?.(map) !== true) {
+    // Workers that hold part of the file share the list: split, chunks per shard, assembly.
+    await splitList(deps, job, voters, map, plan, started.getTime());
     return;
   }
-  let reportedRows = 0;
+  if (map !== undefined) {
+    await matchInOnePass(deps, job, voters, map, plan, { started, replaced, onProgress });
+    return;
+  }
   await writeResults(deps, job, voters, plan, {
     started,
-    replaced: job.voterVersion !== null && pinned === null,
+    replaced,
     run: (sinks) =>
       matchList({
         ...sinks,
         ...listOptions(deps, job, plan.appendedFields),
         matcher: deps.createMatcher(voters, { thresholdScore: plan.matchThreshold }),
         voters,
-        onProgress: (rows) => {
-          if (signal.aborted) throw signal.reason;
-          // matchList reports a running total for this job; the metric counts increments.
-          deps.onRows?.(rows - reportedRows);
-          reportedRows = rows;
-        },
+        onProgress,
       }),
+  });
+}
+
+/**
+ * A list against a sharded voter file whose every shard this worker holds: matched here in one
+ * pass (sharded-in-one-pass.ts), as an unsharded job is, with the bytes the three steps give.
+ */
+async function matchInOnePass(
+  deps: MatchListDeps,
+  job: SmartmatchJob,
+  voters: VoterSnapshot,
+  map: ShardMap,
+  plan: JobPlan,
+  options: { started: Date; replaced: boolean; onProgress: (rows: number) => void },
+): Promise<void> {
+  const shards = await loadEveryShard(deps.voters, map, deps.openOnThreads);
+  const settings = listOptions(deps, job, plan.appendedFields);
+  let routing: ShardRouting | null = null;
+  await writeResults(deps, job, voters, plan, {
+    started: options.started,
+    replaced: options.replaced,
+    run: async (sinks) => {
+      const matcher = await prepareOnePass({
+        whole: voters,
+        shards,
+        createMatcher: (shard, listFit) =>
+          deps.createMatcher(shard, {
+            thresholdScore: plan.matchThreshold,
+            ...(listFit === null ? {} : { listFit }),
+          }),
+        sampleSource: await deps.blobs.read(job.uploadBlob!),
+        appendedFields: plan.appendedFields,
+        options: settings,
+        maxRowBytes: deps.maxRowBytes,
+        ...(deps.shardedBlocks === undefined ? {} : { threads: deps.shardedBlocks }),
+      });
+      try {
+        return await matchList({ ...sinks, ...settings, matcher, voters, onProgress: options.onProgress });
+      } finally {
+        matcher.close();
+        routing = matcher.routing();
+      }
+    },
+    shardRouting: () => ({ ...routing!, shards: map.shards.length }),
   });
 }
 
@@ -125,7 +183,8 @@ export async function writeResults(
     started: Date;
     replaced: boolean;
     run: (sinks: ResultSinks) => Promise<ListSummary>;
-    shardRouting?: JobSummary['shardRouting'];
+    /** How a sharded list's rows were routed, asked once `run` is done. */
+    shardRouting?: () => JobSummary['shardRouting'];
   },
 ): Promise<void> {
   // The client's filename names the downloads only; storage keys are built from the job id.
@@ -163,7 +222,7 @@ export async function writeResults(
     }
     summary = {
       ...listSummary,
-      ...(options.shardRouting === undefined ? {} : { shardRouting: options.shardRouting }),
+      ...(options.shardRouting === undefined ? {} : { shardRouting: options.shardRouting() }),
       voterFileVersion: voters.version,
       matchThreshold: plan.matchThreshold,
       startedAt: options.started.toISOString(),

@@ -5,11 +5,12 @@ import type { Config } from '../config.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
+import { everyShardFits } from '../domain/voters/shard-map.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { MatchListDeps } from '../jobs/list-job-steps.ts';
 import type { StorageBackends } from './backends.ts';
-import { localVoterStore } from './voter-stores.ts';
+import { localVoterStore, voterCacheBytes } from './voter-stores.ts';
 
 /** The voter file and the threads that match lists against it. */
 export interface VoterMatching {
@@ -53,7 +54,7 @@ function createMatchers(
 
 /** What the list-matching job handlers (match-list, match-chunk, assemble-list) are built from. */
 export function listMatchingDeps(
-  config: Pick<Config, 'MATCH_THRESHOLD' | 'MAX_ROW_BYTES' | 'SHARD_CHUNK_ROWS'>,
+  config: Pick<Config, 'MATCH_THRESHOLD' | 'MAX_ROW_BYTES' | 'SHARD_CHUNK_ROWS' | 'VOTER_CACHE_MB'>,
   parts: {
     jobStore: JobStore;
     blobs: BlobStore;
@@ -79,6 +80,10 @@ export function listMatchingDeps(
     chunkRows: config.SHARD_CHUNK_ROWS,
     routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
     assembleBlocks: () => matchers.assembleBlocks(),
+    holdsEveryShard: (map) =>
+      matchers.keepsOpen(map.shards.length) && everyShardFits(map, voterCacheBytes(config)),
+    openOnThreads: (shard) => matchers.open(shard),
+    shardedBlocks: (map, directory, shards) => matchers.shardedBlocks(map, directory, shards),
     onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
     onRows: (rows) => metrics.rowsMatched.inc(rows),
   };

@@ -15,7 +15,12 @@ export function localVoterStore(
     dir: join(dataDir, 'voters'),
     maxRowBytes: config.MAX_ROW_BYTES,
     shardMaxRows: config.VOTER_SHARD_MAX_ROWS ?? null,
-    ...(config.VOTER_CACHE_MB === undefined ? {} : { cacheBytes: config.VOTER_CACHE_MB * 1024 * 1024 }),
+    ...(config.VOTER_CACHE_MB === undefined ? {} : { cacheBytes: voterCacheBytes(config)! }),
     ...hooks,
   });
+}
+
+/** The memory a process gives to loaded voter shards (VOTER_CACHE_MB), in bytes; undefined: no limit. */
+export function voterCacheBytes(config: Pick<Config, 'VOTER_CACHE_MB'>): number | undefined {
+  return config.VOTER_CACHE_MB === undefined ? undefined : config.VOTER_CACHE_MB * 1024 * 1024;
 }

@@ -107,9 +107,10 @@ describe('a sharded voter file', () => {
     );
   });
 
-  test('a job is split, matched per shard and assembled: the CLI result byte for byte, the unsharded quality', async () => {
+  test('a job is split, matched per shard and assembled, or matched in one pass by a worker holding every shard: the CLI result byte for byte, the unsharded quality', async () => {
+    // A voter cache smaller than the file: the worker splits the list, as workers holding part of it do.
     const service = await startTestService(
-      { VOTER_SHARD_MAX_ROWS: '6000', RATE_LIMIT_POLL_SECONDS: '0', MATCH_THREADS: '1' },
+      { VOTER_SHARD_MAX_ROWS: '6000', RATE_LIMIT_POLL_SECONDS: '0', MATCH_THREADS: '1', VOTER_CACHE_MB: '1' },
       { voters: false },
     );
     try {
@@ -188,6 +189,38 @@ describe('a sharded voter file', () => {
         const how = cache === '' ? 'in one pass' : 'in three steps';
         assert.match(run, cache === '' ? /matched in one pass/ : /split, matched a shard at a time/);
         assert.ok((await readFile(again)).equals(expected), `the same bytes on ${threads} threads, ${how}`);
+      }
+
+      // A worker that holds every shard matches the job in one pass: no chunk, the same bytes.
+      const holding = await startTestService(
+        { VOTER_SHARD_MAX_ROWS: '6000', RATE_LIMIT_POLL_SECONDS: '0', MATCH_THREADS: '2' },
+        { voters: false },
+      );
+      try {
+        await holding.running.services.voters.importFile(join(dir, 'voters.csv'), { replace: true });
+        const { key: holdingKey } = await holding.createKey();
+        const holdingUrl = await register(
+          holding,
+          holdingKey,
+          'filename=whole&include_email=True&max_matches=2&format=csv',
+        );
+        assert.equal((await upload(holdingUrl, await readFile(join(dir, 'list.csv')))).status, 200);
+        const done = await waitForResult(holding, holdingKey, 'whole', 120_000);
+        assert.equal(done.error, null);
+        const onePass = Buffer.from(await (await fetch(done.url)).arrayBuffer());
+        assert.ok(onePass.equals(expected), 'the one pass: byte for byte');
+        const types = (
+          holding.running.services
+            .database!.db.prepare('SELECT DISTINCT type FROM queue ORDER BY type')
+            .all() as { type: string }[]
+        ).map((row) => row.type);
+        assert.ok(types.includes('match-list'), types.join(' '));
+        assert.ok(
+          !types.some((type) => type.startsWith('match-chunk.') || type === 'assemble-list'),
+          types.join(' '),
+        );
+      } finally {
+        await holding.stop();
       }
 
       // The same list on the same file unsharded: the per-state model keeps its quality.

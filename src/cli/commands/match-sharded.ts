@@ -11,26 +11,17 @@ import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { type ListSummary, matchList } from '../../domain/list-matching/match-list.ts';
 import { type AssembleBlockRunner, mergingMatcher } from '../../domain/list-matching/merge-chunks.ts';
 import type { ClosableRouteBlockRunner } from '../../domain/list-matching/route-rows.ts';
-import { routeNormalized } from '../../domain/list-matching/route-rows.ts';
+import { prepareOnePass, type ShardedBlockRunner } from '../../domain/list-matching/sharded-in-one-pass.ts';
 import {
-  type ShardAtHand,
-  type ShardedBlockRunner,
-  sampleOfShards,
-  shardedListMatcher,
-} from '../../domain/list-matching/sharded-in-one-pass.ts';
-import {
-  chunkColumns,
   chunkName,
   chunksByShard,
   concatLines,
   DEFAULT_CHUNK_ROWS,
   fitList,
-  fitListOn,
   matchChunk,
   routingMatcher,
 } from '../../domain/list-matching/sharded-list.ts';
-import type { ListFit, MatchInput } from '../../domain/matching/matcher.ts';
-import type { NormalizedInput } from '../../domain/matching/normalize/person.ts';
+import type { ListFit } from '../../domain/matching/matcher.ts';
 import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot, VoterStore } from '../../domain/voters/voter-snapshot.ts';
@@ -78,76 +69,32 @@ export async function matchShardedLocally(input: ShardedMatchInput): Promise<Sha
     : await matchInOnePass(input, input.loadedShards);
 }
 
-/** The one pass: the fit shard's sample read first, every shard opened, then the list once. */
+/** The one pass (sharded-in-one-pass.ts): the sample read first, then the list once. */
 async function matchInOnePass(
   input: ShardedMatchInput,
-  snapshots: readonly VoterSnapshot[],
+  shards: readonly VoterSnapshot[],
 ): Promise<ShardedSummary> {
-  const map = input.whole.shardMap!;
-  const directory = input.whole.shardDirectory ?? null;
-  const route = (row: MatchInput, normalized: NormalizedInput) =>
-    routeNormalized(row, normalized, map, directory);
-  const common = {
+  const options = { maxMatches: input.maxMatches, searchRadiusMiles: null, asOf: input.asOf };
+  const matcher = await prepareOnePass({
+    whole: input.whole,
+    shards,
+    createMatcher: input.createMatcher,
+    sampleSource: createReadStream(input.file, { highWaterMark: 1 << 20 }),
+    appendedFields: input.appendedFields,
+    options,
+    maxRowBytes: input.maxRowBytes,
+    ...(input.shardedBlocks === undefined ? {} : { threads: input.shardedBlocks }),
+  });
+  const summary = await matchList({
+    ...options,
     voters: input.whole,
     appendedFields: input.appendedFields,
-    maxMatches: input.maxMatches,
-    searchRadiusMiles: null,
     maxRowBytes: input.maxRowBytes,
-    asOf: input.asOf,
-  };
-  const options = { maxMatches: input.maxMatches, searchRadiusMiles: null, asOf: input.asOf };
-  const { fitShard, sample } = await sampleOfShards({
-    ...common,
-    source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
-    route,
-    shards: map.shards.length,
-  });
-  // A list without data rows matches nowhere: nothing is fitted.
-  let shards: { voters: VoterSnapshot; matcher: ListMatcher; columns: number[] }[] = [];
-  if (fitShard !== null) {
-    // The job's model, fitted on the fit shard's sample, as the service's fit chunk fits it.
-    const fitMatcher = input.createMatcher(snapshots[fitShard]!, null);
-    const listFit = await fitListOn(fitMatcher, sample, options);
-    const sources = input.appendedFields.map((field) => field.source);
-    shards = snapshots.map((voters, i) => ({
-      voters,
-      matcher: i === fitShard ? fitMatcher : input.createMatcher(voters, listFit),
-      columns: chunkColumns(voters, sources),
-    }));
-  }
-  const shardAt = (shard: number): ShardAtHand => {
-    const hand = shards[shard];
-    if (hand === undefined) throw new Error(`shard ${shard} of the voter file is not open`);
-    return hand;
-  };
-  const threads = shards.length === 0 ? undefined : input.shardedBlocks?.(map, directory, shards);
-  const matcher = shardedListMatcher(route, shardAt, threads);
-  const summary = await matchList({
-    ...common,
     source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
     output: input.output,
     matcher,
-  }).finally(() => threads?.close());
-  return { ...summary, shardRouting: { ...matcher.routing(), shards: map.shards.length } };
-}
-
-/**
- * Loads every shard of the map, for the one pass; `onLoaded` opens each on the matching threads
- * meanwhile (their dictionaries decoded there).
- */
-export async function loadEveryShard(
-  voters: VoterStore,
-  map: ShardMap,
-  onLoaded?: (shard: VoterSnapshot) => void,
-): Promise<VoterSnapshot[]> {
-  const snapshots: VoterSnapshot[] = [];
-  for (const shard of map.shards) {
-    const snapshot = await voters.open(shard.version);
-    if (snapshot === null) throw new Error(`shard ${shard.id} of the voter file is missing`);
-    onLoaded?.(snapshot);
-    snapshots.push(snapshot);
-  }
-  return snapshots;
+  }).finally(() => matcher.close());
+  return { ...summary, shardRouting: { ...matcher.routing(), shards: input.whole.shardMap!.shards.length } };
 }
 
 /** The service's three steps in this process, through local chunk files. */

@@ -3,11 +3,14 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
 import { matchList } from '../../domain/list-matching/match-list.ts';
+import { loadEveryShard } from '../../domain/list-matching/sharded-in-one-pass.ts';
 import type { ListFit } from '../../domain/matching/matcher.ts';
+import { everyShardFits } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
+import { voterCacheBytes } from '../../start/voter-stores.ts';
 import type { CliContext } from '../cli-context.ts';
 import { parseAppendedFields } from '../output.ts';
-import { loadEveryShard, matchShardedLocally } from './match-sharded.ts';
+import { matchShardedLocally } from './match-sharded.ts';
 
 /** `listmatch match FILE --out OUT`: the worker's pipeline on a local file, without HTTP. */
 export function matchCommand(program: Command, context: CliContext): void {
@@ -57,9 +60,7 @@ export function matchCommand(program: Command, context: CliContext): void {
           const loadedShards =
             map !== undefined &&
             threads.keepsOpen(map.shards.length) &&
-            (config.VOTER_CACHE_MB === undefined ||
-              map.shards.reduce((bytes, shard) => bytes + shard.memoryBytes, 0) <=
-                config.VOTER_CACHE_MB * 1024 * 1024)
+            everyShardFits(map, voterCacheBytes(config))
               ? await loadEveryShard(store, map, (shard) => threads.open(shard))
               : undefined;
           onePass = loadedShards !== undefined;

@@ -15,81 +15,90 @@ import {
   WHOLE,
 } from '../../../test/support/sharded-lists.ts';
 import { buildMatchIndex } from '../matching/index/build-match-index.ts';
-import type { MatchInput } from '../matching/matcher.ts';
-import type { NormalizedInput } from '../matching/normalize/person.ts';
 import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../voters/shard-directory.ts';
+import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { matchList } from './match-list.ts';
 import { routeNormalized } from './route-rows.ts';
 import {
   matchShardedBlock,
+  prepareOnePass,
   type ShardAtHand,
   type ShardedBlockRunner,
   type ShardRouting,
   sampleOfShards,
-  shardedListMatcher,
 } from './sharded-in-one-pass.ts';
-import { chunkColumns, fitListOn } from './sharded-list.ts';
 
 const SNAPSHOTS = [NC, VA];
 
 /**
- * The one pass as `listmatch match` runs it: the sample read first (the routed rows counted),
- * the job's model fitted on it, then the list once, here or on `threads` made from the shards.
+ * The one pass as `listmatch match` runs it (prepareOnePass, then matchList), here or on
+ * `threadsFrom` (made from the shards as the matching threads would hold them).
  */
 async function matchInOnePass(
   csv: string,
   options = OPTIONS,
   directory: ShardDirectory | null = null,
-  threadsFrom?: (shardAt: (shard: number) => ShardAtHand) => ShardedBlockRunner,
-): Promise<{ result: string; routing: ShardRouting; sampled: number; fitShard: number | null }> {
-  let sampled = 0;
-  const route = (row: MatchInput, normalized: NormalizedInput) => {
-    sampled++;
-    return routeNormalized(row, normalized, MAP, directory);
-  };
-  const { fitShard, sample } = await sampleOfShards({
-    source: Readable.from([Buffer.from(csv)]),
-    voters: WHOLE,
+  threadsFrom?: (hands: readonly ShardAtHand[]) => ShardedBlockRunner,
+): Promise<{ result: string; routing: ShardRouting }> {
+  const whole = directory === null ? WHOLE : withDirectory(directory);
+  const matcher = await prepareOnePass({
+    whole,
+    shards: SNAPSHOTS,
+    createMatcher: (shard, listFit) =>
+      listFit === null
+        ? matcherFor(shard)
+        : createProbabilisticMatcher(shard, buildMatchIndex(shard), { listFit }),
+    sampleSource: Readable.from([Buffer.from(csv)]),
     appendedFields: APPENDED,
+    options,
     maxRowBytes: 1 << 20,
-    asOf: options.asOf,
-    route,
-    shards: MAP.shards.length,
     sampleRows: SAMPLE,
+    ...(threadsFrom === undefined
+      ? {}
+      : { threads: (_map, _directory, hands) => ({ ...threadsFrom(hands), close: () => {} }) }),
   });
-  const routedBeforeMatching = sampled;
-  let hands: ShardAtHand[] = [];
-  if (fitShard !== null) {
-    const fitMatcher = matcherFor(SNAPSHOTS[fitShard]!);
-    const listFit = await fitListOn(fitMatcher, sample, options);
-    hands = SNAPSHOTS.map((voters, i) => ({
-      voters,
-      matcher:
-        i === fitShard
-          ? fitMatcher
-          : createProbabilisticMatcher(voters, buildMatchIndex(voters), { listFit }),
-      columns: chunkColumns(voters, ['party']),
-    }));
-  }
-  const shardAt = (shard: number) => hands[shard]!;
-  const matcher = shardedListMatcher(
-    (row, normalized) => routeNormalized(row, normalized, MAP, directory),
-    shardAt,
-    threadsFrom?.(shardAt),
-  );
   const output = new PassThrough();
   const result = text(output);
   await matchList({
-    voters: WHOLE,
+    voters: whole,
     appendedFields: APPENDED,
     maxRowBytes: 1 << 20,
     ...options,
     source: Readable.from([Buffer.from(csv)]),
     output,
     matcher,
+  }).finally(() => matcher.close());
+  return { result: await result, routing: matcher.routing() };
+}
+
+/** The two-shard file with a directory (phones and e-mails → shard). */
+function withDirectory(directory: ShardDirectory): VoterSnapshot {
+  return new ShardedVoterSnapshot(
+    { version: 'v1-a', columns: WHOLE.columns, rows: WHOLE.size, shards: MAP },
+    async (version) => SNAPSHOTS.find((s) => s.version === version) ?? null,
+    directory,
+  );
+}
+
+/** The sample pass alone: the fit shard, and the rows routed before it stopped. */
+async function sampleOf(csv: string) {
+  let routed = 0;
+  const sampled = await sampleOfShards({
+    source: Readable.from([Buffer.from(csv)]),
+    voters: WHOLE,
+    appendedFields: APPENDED,
+    maxRowBytes: 1 << 20,
+    asOf: OPTIONS.asOf,
+    route: (row, normalized) => {
+      routed++;
+      return routeNormalized(row, normalized, MAP, null);
+    },
+    shards: MAP.shards.length,
+    sampleRows: SAMPLE,
   });
-  return { result: await result, routing: matcher.routing(), sampled: routedBeforeMatching, fitShard };
+  return { ...sampled, routed };
 }
 
 /** A list of `rows` rows cycling through LIST's, several blocks of 64 KiB long when big. */
@@ -118,22 +127,27 @@ describe('a sharded list matched in one pass', () => {
     for (let i = 0; i < 3; i++) rows.push(`v${i},Alan,Brown,1 Main St,Norfolk,VA,23510`);
     for (let i = 1; i < 6; i++) rows.push(`n${i},Margaret,Smith,12 Oak St,Raleigh,NC,27601`);
     const list = rows.join('\n');
-    const once = await matchInOnePass(list);
-    assert.equal(once.fitShard, 1, 'VA filled its three rows first');
-    assert.equal(once.sampled, 4, 'the sample pass stopped at the row that filled it');
+    const sampled = await sampleOf(list);
+    assert.equal(sampled.fitShard, 1, 'VA filled its three rows first');
+    assert.equal(sampled.routed, 4, 'the sample pass stopped at the row that filled it');
+    assert.deepEqual(
+      sampled.sample.map((row) => row.row),
+      [2, 3, 4],
+    );
     const steps = await matchSharded(list);
     assert.equal(steps.fitChunk, 'va');
-    assert.equal(once.result, steps.result);
+    assert.equal((await matchInOnePass(list)).result, steps.result);
   });
 
   it('matches a long list the same, and the same when whole blocks run elsewhere, whichever finishes first', async () => {
     const list = longList(4000);
     const steps = await matchSharded(list, OPTIONS, 1000);
     const here = await matchInOnePass(list);
-    assert.ok(here.sampled < 4000, `${here.sampled} rows read before matching`);
+    const sampled = await sampleOf(list);
+    assert.ok(sampled.routed < 100, `${sampled.routed} rows read before matching`);
     assert.equal(here.result, steps.result);
     let started = 0;
-    const threaded = await matchInOnePass(list, OPTIONS, null, (shardAt) => ({
+    const threaded = await matchInOnePass(list, OPTIONS, null, (hands) => ({
       parallelism: 4,
       run: async (block, spec) => {
         const delay = 20 - 5 * (started++ % 4);
@@ -142,7 +156,7 @@ describe('a sharded list matched in one pass', () => {
           block,
           spec,
           (row, normalized) => routeNormalized(row, normalized, MAP, null),
-          shardAt,
+          (shard) => hands[shard]!,
         );
       },
     }));
@@ -164,8 +178,8 @@ describe('a sharded list matched in one pass', () => {
 
   it('writes the header alone for a list without data rows, fitting nothing', async () => {
     const header = LIST.split('\n')[0]!;
+    assert.equal((await sampleOf(`${header}\n`)).fitShard, null);
     const once = await matchInOnePass(`${header}\n`);
-    assert.equal(once.fitShard, null);
     assert.equal(once.result, (await matchSharded(`${header}\n`)).result);
     assert.deepEqual(once.routing, { rows: 0, shardRows: 0, everywhere: 0 });
   });

@@ -8,16 +8,18 @@
  */
 import type { CsvBlock } from '../csv/csv-blocks.ts';
 import type { AppendedField } from '../keys/key-types.ts';
-import type { Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
+import type { ListFit, Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
 import { type NormalizedInput, normalizeInput } from '../matching/normalize/person.ts';
-import type { Route } from '../voters/shard-map.ts';
-import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import type { ShardDirectory } from '../voters/shard-directory.ts';
+import type { Route, ShardMap } from '../voters/shard-map.ts';
+import type { VoterSnapshot, VoterStore } from '../voters/voter-snapshot.ts';
 import type { BlockRunner, ListMatcher } from './block-runner.ts';
 import { outcomeOfLine } from './chunk-lines.ts';
 import { type BlockResult, type BlockSpec, matchBlock } from './match-block.ts';
 import { matchList, SAMPLE_ROWS } from './match-list.ts';
 import { mergeOutcomes } from './merge-chunks.ts';
-import { chunkOutcomeOf, FitShard } from './sharded-list.ts';
+import { routeNormalized } from './route-rows.ts';
+import { chunkColumns, chunkOutcomeOf, FitShard, fitListOn } from './sharded-list.ts';
 
 /** One shard as a row is matched in it. */
 export interface ShardAtHand {
@@ -209,4 +211,94 @@ export async function sampleOfShards(
   }
   const fitShard = fit.shard;
   return { fitShard, sample: fitShard === null ? [] : rowsOf[fitShard]! };
+}
+
+/**
+ * Loads every shard of a sharded voter file, for the one pass; `onLoaded` is told of each (to open
+ * it on the matching threads meanwhile).
+ */
+export async function loadEveryShard(
+  voters: VoterStore,
+  map: ShardMap,
+  onLoaded?: (shard: VoterSnapshot) => void,
+): Promise<VoterSnapshot[]> {
+  const snapshots: VoterSnapshot[] = [];
+  for (const shard of map.shards) {
+    const snapshot = await voters.open(shard.version);
+    if (snapshot === null) throw new Error(`shard ${shard.id} of the voter file is missing`);
+    onLoaded?.(snapshot);
+    snapshots.push(snapshot);
+  }
+  return snapshots;
+}
+
+/** What the one pass needs besides the list it then matches (matchList with its matcher). */
+export interface OnePassInput {
+  /** The sharded voter file: its map and directory. */
+  whole: VoterSnapshot;
+  /** Its shards, loaded, in map order (loadEveryShard). */
+  shards: readonly VoterSnapshot[];
+  /** A shard's matcher: to be fitted (null), or with the job's fit. */
+  createMatcher: (shard: VoterSnapshot, listFit: ListFit | null) => ListMatcher;
+  /** The list, read for the sample up to the row that fills it. */
+  sampleSource: AsyncIterable<Uint8Array>;
+  appendedFields: readonly AppendedField[];
+  options: MatchOptions;
+  maxRowBytes: number;
+  /** Rows of the sample (SAMPLE_ROWS; fewer in tests). */
+  sampleRows?: number;
+  /**
+   * Runs whole blocks on the matching threads, given every shard with its matcher (undefined:
+   * on the calling thread).
+   */
+  threads?: (
+    map: ShardMap,
+    directory: ShardDirectory | null,
+    shards: readonly (ShardAtHand & { matcher: ListMatcher })[],
+  ) => (ShardedBlockRunner & { close(): void }) | undefined;
+}
+
+/** The one pass's matcher for matchList; `close` when the list is done, whatever happened. */
+export type OnePassMatcher = ListMatcher & { routing(): ShardRouting; close(): void };
+
+/**
+ * Prepares the one pass: the sample read (sampleOfShards), the job's model fitted on the fit
+ * shard as the service's fit chunk fits it, every shard's matcher made with it. The list is then
+ * matched by matchList with the returned matcher, from its first row.
+ */
+export async function prepareOnePass(input: OnePassInput): Promise<OnePassMatcher> {
+  const map = input.whole.shardMap;
+  if (map === undefined) throw new Error('the one pass needs a sharded voter file');
+  const directory = input.whole.shardDirectory ?? null;
+  const route = (row: MatchInput, normalized: NormalizedInput) =>
+    routeNormalized(row, normalized, map, directory);
+  const { fitShard, sample } = await sampleOfShards({
+    source: input.sampleSource,
+    voters: input.whole,
+    appendedFields: input.appendedFields,
+    maxRowBytes: input.maxRowBytes,
+    asOf: input.options.asOf,
+    route,
+    shards: map.shards.length,
+    ...(input.sampleRows === undefined ? {} : { sampleRows: input.sampleRows }),
+  });
+  // A list without data rows matches nowhere: nothing is fitted.
+  let hands: (ShardAtHand & { matcher: ListMatcher })[] = [];
+  if (fitShard !== null) {
+    const fitMatcher = input.createMatcher(input.shards[fitShard]!, null);
+    const listFit = await fitListOn(fitMatcher, sample, input.options);
+    const sources = input.appendedFields.map((field) => field.source);
+    hands = input.shards.map((voters, i) => ({
+      voters,
+      matcher: i === fitShard ? fitMatcher : input.createMatcher(voters, listFit),
+      columns: chunkColumns(voters, sources),
+    }));
+  }
+  const shardAt = (shard: number): ShardAtHand => {
+    const hand = hands[shard];
+    if (hand === undefined) throw new Error(`shard ${shard} of the voter file is not open`);
+    return hand;
+  };
+  const threads = hands.length === 0 ? undefined : input.threads?.(map, directory, hands);
+  return { ...shardedListMatcher(route, shardAt, threads), close: () => threads?.close() };
 }

@@ -250,3 +250,12 @@ export function routeRow(
   if (found.size === 0) return { shards: map.shards.map((_, i) => i), everywhere: true };
   return { shards: [...found].sort((a, b) => a - b), everywhere: false };
 }
+
+/**
+ * Whether every shard of the map, loaded at once, stays within a voter cache of `cacheBytes`
+ * (VOTER_CACHE_MB; undefined: no limit), by the shards' estimated memory.
+ */
+export function everyShardFits(map: ShardMap, cacheBytes: number | undefined): boolean {
+  if (cacheBytes === undefined) return true;
+  return map.shards.reduce((bytes, shard) => bytes + shard.memoryBytes, 0) <= cacheBytes;
+}
