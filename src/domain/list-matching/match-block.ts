@@ -150,8 +150,10 @@ class BlockLines {
   /** Writes one line to the every-rank CSV and to the best or the additional one. */
   #line(fields: string[], isBest: boolean): void {
     const { layout, outputs } = this.#spec;
-    const line = formatCsvRow(fields, layout.neutralize);
     this.tally.outputRows++;
+    // A pass that writes nothing (a sharded list's split or sample) formats nothing.
+    if (!outputs.every && !outputs.split) return;
+    const line = formatCsvRow(fields, layout.neutralize);
     if (outputs.every) this.#every.push(line);
     if (outputs.split) (isBest ? this.#best : this.#additional).push(line);
   }

@@ -1,6 +1,11 @@
 import type { CsvBlock } from '../csv/csv-blocks.ts';
 import type { Matcher, MatchInput } from '../matching/matcher.ts';
-import { type NormalizedInput, normalizeInput } from '../matching/normalize/person.ts';
+import {
+  type NormalizedInput,
+  placeOf,
+  placeOfNormalized,
+  type RowPlace,
+} from '../matching/normalize/person.ts';
 import type { ShardDirectory } from '../voters/shard-directory.ts';
 import { type Route, routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
 import type { ChunkRow } from './chunk-lines.ts';
@@ -29,34 +34,43 @@ export function routeInput(
   return { line, ...routeOf(row, asOf, map, directory) };
 }
 
-/** The shards routeRow picks for a row, from its normalized values (in map order). */
+/**
+ * The shards routeRow picks for a row (in map order), from its normalized state, ZIP, phones and
+ * e-mail address (placeOf: without normalizing its names or parsing its street).
+ */
 export function routeOf(row: MatchInput, asOf: Date, map: ShardMap, directory: ShardDirectory | null): Route {
-  return routeNormalized(row, normalizeInput(row.fields, asOf), map, directory);
+  return routePlaced(row, placeOf(row.fields, asOf), map, directory);
 }
 
-/** routeOf, for a row already normalized. */
+/** routeOf, for a row already normalized (the same shards). */
 export function routeNormalized(
   row: MatchInput,
   normalized: NormalizedInput,
   map: ShardMap,
   directory: ShardDirectory | null,
 ): Route {
-  const persons = normalized.persons;
+  return routePlaced(row, placeOfNormalized(normalized), map, directory);
+}
+
+function routePlaced(
+  row: MatchInput,
+  place: RowPlace,
+  map: ShardMap,
+  directory: ShardDirectory | null,
+): Route {
   return routeRow(
     map,
     {
       // The normalized values: a state and ZIP written inside the address count too.
-      state: persons.find((p) => p.state !== '')?.state ?? row.fields.state,
-      zip: persons.find((p) => p.zip !== '')?.zip ?? row.fields.zip,
+      state: place.state || row.fields.state,
+      zip: place.zip || row.fields.zip,
       voterbaseId: row.fields.voterbase_id,
       latitude: row.fields.latitude,
       longitude: row.fields.longitude,
-      phones: persons.flatMap((p) => p.phones),
-      emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
+      phones: place.phones,
+      emails: place.emails,
       ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
-      searchableAnywhere: persons.some(
-        (p) => p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null,
-      ),
+      searchableAnywhere: place.dated,
     },
     directory,
   );

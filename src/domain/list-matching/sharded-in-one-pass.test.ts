@@ -20,7 +20,7 @@ import { type ShardDirectory, ShardDirectoryBuilder } from '../voters/shard-dire
 import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { matchList } from './match-list.ts';
-import { routeNormalized } from './route-rows.ts';
+import { routeNormalized, routeOf } from './route-rows.ts';
 import {
   matchShardedBlock,
   prepareOnePass,
@@ -91,9 +91,9 @@ async function sampleOf(csv: string) {
     appendedFields: APPENDED,
     maxRowBytes: 1 << 20,
     asOf: OPTIONS.asOf,
-    route: (row, normalized) => {
+    route: (row) => {
       routed++;
-      return routeNormalized(row, normalized, MAP, null);
+      return routeOf(row, OPTIONS.asOf, MAP, null);
     },
     shards: MAP.shards.length,
     sampleRows: SAMPLE,

@@ -18,7 +18,7 @@ import { outcomeOfLine } from './chunk-lines.ts';
 import { type BlockResult, type BlockSpec, matchBlock } from './match-block.ts';
 import { matchList, SAMPLE_ROWS } from './match-list.ts';
 import { mergeOutcomes } from './merge-chunks.ts';
-import { routeNormalized } from './route-rows.ts';
+import { routeNormalized, routeOf } from './route-rows.ts';
 import { chunkColumns, chunkOutcomeOf, FitShard, fitListOn } from './sharded-list.ts';
 
 /** One shard as a row is matched in it. */
@@ -159,7 +159,8 @@ export interface ShardSampleInput {
   appendedFields: readonly AppendedField[];
   maxRowBytes: number;
   asOf: Date;
-  route: (row: MatchInput, normalized: NormalizedInput) => Route;
+  /** A row's shards, from its raw cells (routeOf). */
+  route: (row: MatchInput) => Route;
   shards: number;
   sampleRows?: number;
 }
@@ -183,7 +184,7 @@ export async function sampleOfShards(
       for (const row of rows) {
         // Blocks already handed out after the one that completed the sample.
         if (complete) break;
-        const { shards } = input.route(row, normalizeInput(row.fields, input.asOf));
+        const { shards } = input.route(row);
         for (const shard of shards) {
           const own = rowsOf[shard]!;
           if (own.length < sampleRows) own.push(row);
@@ -270,15 +271,13 @@ export async function prepareOnePass(input: OnePassInput): Promise<OnePassMatche
   const map = input.whole.shardMap;
   if (map === undefined) throw new Error('the one pass needs a sharded voter file');
   const directory = input.whole.shardDirectory ?? null;
-  const route = (row: MatchInput, normalized: NormalizedInput) =>
-    routeNormalized(row, normalized, map, directory);
   const { fitShard, sample } = await sampleOfShards({
     source: input.sampleSource,
     voters: input.whole,
     appendedFields: input.appendedFields,
     maxRowBytes: input.maxRowBytes,
     asOf: input.options.asOf,
-    route,
+    route: (row) => routeOf(row, input.options.asOf, map, directory),
     shards: map.shards.length,
     ...(input.sampleRows === undefined ? {} : { sampleRows: input.sampleRows }),
   });
@@ -300,5 +299,8 @@ export async function prepareOnePass(input: OnePassInput): Promise<OnePassMatche
     return hand;
   };
   const threads = hands.length === 0 ? undefined : input.threads?.(map, directory, hands);
+  // The list's rows are normalized anyway to be matched: routed from that.
+  const route = (row: MatchInput, normalized: NormalizedInput) =>
+    routeNormalized(row, normalized, map, directory);
   return { ...shardedListMatcher(route, shardAt, threads), close: () => threads?.close() };
 }

@@ -8,6 +8,8 @@ import {
   type NormalizedPerson,
   normalizeInput,
   normalizeVoter,
+  placeOf,
+  placeOfNormalized,
   splitOneLineAddress,
   type VoterFields,
 } from './person.ts';
@@ -450,5 +452,67 @@ describe('addressParts', () => {
 
   it('a street and a PO box in one address give the street (the residence)', {}, () => {
     assert.deepEqual(parts('123 Main St', 'PO Box 45'), { house: '123', street: 'MAIN ST', unit: '' });
+  });
+});
+
+describe('placeOf (what routes a row among voter shards)', () => {
+  // Values of every kind the routing reads, well-formed, odd and broken.
+  const VALUES: Record<string, string[]> = {
+    state: ['NC', 'north carolina', ' nc ', 'XX', '', 'N.C.', 'Virginia'],
+    zip: ['27601', '27601-1234', '2760', '', 'ABCDE', ' 23220 '],
+    address1: [
+      '12 Oak St',
+      '12 Oak St, Raleigh NC 27601',
+      '9 Pine Rd, Apt 4, Richmond, VA 23220',
+      '',
+      'PO Box 5, Durham, N.C.',
+    ],
+    city: ['Raleigh', '', 'Richmond'],
+    dob: ['1961-04-12', '19399222', '13/45/1990', '', '04/12/1961', '1961', 'x'],
+    age: ['45', 'abc', '', '130'],
+    phone: ['(919) 834-2211', '555', '', '+1 804 786 4100'],
+    email: ['Peggy@Example.com', 'bad', '', ' a.b@c.org '],
+    first_name_combined: ['', '', '', 'John & Mary', 'Robert'],
+    first_name: ['Margaret', '', 'Bob'],
+    last_name: ['Smith', '', 'Jones'],
+    full_name: ['', 'Margaret Smith', 'JONES, ROBERT'],
+  };
+  const columns = Object.keys(VALUES);
+
+  it('gives what the whole normalization gives, for every mix of values', () => {
+    let rows = 0;
+    for (let i = 0; i < 3000; i++) {
+      const fields: InputFields = {};
+      columns.forEach((column, k) => {
+        const values = VALUES[column]!;
+        // A different stride per column, so that the rows mix the values in many ways.
+        const value = values[(i * (2 * k + 3) + Math.floor(i / (k + 1))) % values.length]!;
+        if (value !== '' || i % 2 === 0) fields[column] = value;
+      });
+      assert.deepEqual(
+        placeOf(fields, AS_OF),
+        placeOfNormalized(normalizeInput(fields, AS_OF)),
+        JSON.stringify(fields),
+      );
+      rows++;
+    }
+    assert.equal(rows, 3000);
+  });
+
+  it('reads the state and ZIP of a one-line address, the dates and the contact data', () => {
+    assert.deepEqual(
+      placeOf(
+        { address1: '12 Oak St, Raleigh NC 27601', dob: '19399222', phone: '919-834-2211', email: 'A@B.com' },
+        AS_OF,
+      ),
+      { state: 'NC', zip: '27601', phones: ['9198342211'], emails: ['a@b.com'], dated: true },
+    );
+    assert.deepEqual(placeOf({ first_name: 'Ann', state: 'XX', age: 'old' }, AS_OF), {
+      state: '',
+      zip: '',
+      phones: [],
+      emails: [],
+      dated: false,
+    });
   });
 });

@@ -186,12 +186,7 @@ const MAX_CELL_CHARS = 500;
 /** An input row, normalized; never throws, whatever the cells hold. */
 export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput {
   const problems: string[] = [];
-  const cell = (name: string): string => {
-    const value = fields[name];
-    if (value === undefined) return '';
-    const cut = value.length > MAX_CELL_CHARS ? value.slice(0, MAX_CELL_CHARS) : value;
-    return cut.trim();
-  };
+  const cell = (name: string): string => cellOf(fields, name);
   const person = emptyPerson();
 
   // Names: parsed components win; full_name fills what they lack.
@@ -234,18 +229,7 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
     if (value !== '' && /[0-9]/.test(value) && cleanName(value) === '') problems.push(`invalid_${column}`);
   }
 
-  // Address: a one-line address ("12 OAK ST, RALEIGH NC 27601") gives its city, state and ZIP.
-  let address1 = cell('address1');
-  let city = cell('city');
-  let state = cell('state');
-  let zip = cell('zip');
-  if (address1.includes(',') && city === '') {
-    const split = splitOneLineAddress(address1);
-    address1 = split.street;
-    city = split.city;
-    state = state || split.state;
-    zip = zip || split.zip;
-  }
+  const { address1, city, state, zip } = addressCells(cell);
   if (address1 !== '') {
     const parts = addressParts(parseAddress(address1, cell('address2')));
     person.house = parts.house;
@@ -262,20 +246,11 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
     if (person.zip === '') problems.push('invalid_zip');
   }
 
-  const dob = cell('dob');
-  if (dob !== '') {
-    person.dob = parseDob(dob, asOf);
-    if (person.dob === null) {
-      problems.push('invalid_dob');
-      const digits = invalidDateDigits(dob);
-      if (digits !== null) person.dobTypos = dateTypoVariants(digits, asOf);
-    }
-  }
-  const age = cell('age');
-  if (age !== '' && person.dob === null) {
-    person.birthYears = birthYearsFromAge(age, asOf);
-    if (person.birthYears === null) problems.push('invalid_age');
-  }
+  const dates = dateValues(cell('dob'), cell('age'), asOf);
+  person.dob = dates.dob;
+  person.dobTypos = dates.dobTypos;
+  person.birthYears = dates.birthYears;
+  problems.push(...dates.problems);
   person.gender = normalizeGender(cell('gender'));
   const phone = cell('phone');
   if (phone !== '') {
@@ -312,6 +287,100 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   }
   if (combinedFirsts.length === 1 && person.first === '') person.first = combinedFirsts[0]!;
   return { persons: [person], problems };
+}
+
+/** A cell's value as the normalization reads it: cut to MAX_CELL_CHARS and trimmed ('' when absent). */
+function cellOf(fields: InputFields, name: string): string {
+  const value = fields[name];
+  if (value === undefined) return '';
+  const cut = value.length > MAX_CELL_CHARS ? value.slice(0, MAX_CELL_CHARS) : value;
+  return cut.trim();
+}
+
+/** The address cells; a one-line address ("12 OAK ST, RALEIGH NC 27601") gives its city, state and ZIP. */
+function addressCells(cell: (name: string) => string) {
+  let address1 = cell('address1');
+  let city = cell('city');
+  let state = cell('state');
+  let zip = cell('zip');
+  if (address1.includes(',') && city === '') {
+    const split = splitOneLineAddress(address1);
+    address1 = split.street;
+    city = split.city;
+    state = state || split.state;
+    zip = zip || split.zip;
+  }
+  return { address1, city, state, zip };
+}
+
+/** The birth date (or, for an invalid one, its typo readings) and, without a date, the age's birth years. */
+function dateValues(dobCell: string, ageCell: string, asOf: Date) {
+  const problems: string[] = [];
+  let dob: NormalizedPerson['dob'] = null;
+  let dobTypos: NormalizedPerson['dobTypos'] = [];
+  let birthYears: NormalizedPerson['birthYears'] = null;
+  if (dobCell !== '') {
+    dob = parseDob(dobCell, asOf);
+    if (dob === null) {
+      problems.push('invalid_dob');
+      const digits = invalidDateDigits(dobCell);
+      if (digits !== null) dobTypos = dateTypoVariants(digits, asOf);
+    }
+  }
+  if (ageCell !== '' && dob === null) {
+    birthYears = birthYearsFromAge(ageCell, asOf);
+    if (birthYears === null) problems.push('invalid_age');
+  }
+  return { dob, dobTypos, birthYears, problems };
+}
+
+/**
+ * What places a row among the shards of a sharded voter file (route-rows.ts): the values the
+ * normalization gives for them.
+ */
+export interface RowPlace {
+  /** Normalized state and ZIP, from their cells or a one-line address ('' when absent or unusable). */
+  state: string;
+  zip: string;
+  phones: string[];
+  emails: string[];
+  /** A birth date, a mistyped one or an age: the row could find a voter anywhere. */
+  dated: boolean;
+}
+
+/** The place of a normalized row. */
+export function placeOfNormalized(input: NormalizedInput): RowPlace {
+  const persons = input.persons;
+  return {
+    state: persons.find((p) => p.state !== '')?.state ?? '',
+    zip: persons.find((p) => p.zip !== '')?.zip ?? '',
+    phones: persons.flatMap((p) => p.phones),
+    emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
+    dated: persons.some((p) => p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null),
+  };
+}
+
+/**
+ * placeOfNormalized(normalizeInput(fields, asOf)), without normalizing the names or parsing the
+ * street (most of the normalization's cost): to route a row before, or without, matching it.
+ */
+export function placeOf(fields: InputFields, asOf: Date): RowPlace {
+  // Two people in one row: what each carries depends on the names, so the whole normalization decides.
+  if (cellOf(fields, 'first_name_combined') !== '') return placeOfNormalized(normalizeInput(fields, asOf));
+  const cell = (name: string): string => cellOf(fields, name);
+  const { state, zip } = addressCells(cell);
+  const phone = cell('phone');
+  const phones = phone === '' ? null : normalizePhone(phone);
+  const email = cell('email');
+  const emails = email === '' ? '' : (normalizeEmail(email) ?? '');
+  const dates = dateValues(cell('dob'), cell('age'), asOf);
+  return {
+    state: state === '' ? '' : (normalizeStateCode(state) ?? ''),
+    zip: zip === '' ? '' : (normalizeZip(zip) ?? ''),
+    phones: phones === null ? [] : [phones],
+    emails: emails === '' ? [] : [emails],
+    dated: dates.dob !== null || dates.dobTypos.length > 0 || dates.birthYears !== null,
+  };
 }
 
 /** "12 OAK ST APT 4, RALEIGH NC 27601" → street, city, state, ZIP. */
