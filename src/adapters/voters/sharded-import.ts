@@ -1,5 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
@@ -29,6 +30,8 @@ export interface ShardedImportInput {
   maxRows: number;
   maxRowBytes: number;
   onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
+  /** Shards built at once (default: concurrentBuilds()). */
+  concurrentBuilds?: number;
   /** Builds one shard's snapshot from its CSV into `buildDir` (the unsharded import, reused). */
   buildShard(input: { path: string; totalBytes: number; version: string }): Promise<{
     report: BuildReport;
@@ -60,8 +63,6 @@ const neutral = (n: number) => new Array<boolean>(n).fill(false);
 export async function importSharded(input: ShardedImportInput): Promise<ShardedImportResult> {
   const plan = await countShards(input);
   const split = await splitShards(input, plan);
-  const buildDirs: string[] = [];
-  const shards: ShardMap['shards'] = [];
   const total: BuildReport = {
     version: input.version,
     rowsRead: split.rowsRead,
@@ -74,17 +75,42 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
     columns: [],
   };
   const reportLines = [...split.reportLines];
-  for (let i = 0; i < plan.shards.length; i++) {
-    const planned = plan.shards[i]!;
-    const version = `${input.version}-${planned.id}`;
-    const path = split.files[i]!;
-    const { report, buildDir } = await input.buildShard({
-      path,
-      totalBytes: (await stat(path)).size,
-      version,
-    });
-    await rm(path, { force: true });
-    buildDirs.push(buildDir);
+  const built = await inParallel(
+    plan.shards.map((planned) => planned.rows),
+    input.concurrentBuilds ?? concurrentBuilds(),
+    async (i) => {
+      const planned = plan.shards[i]!;
+      const version = `${input.version}-${planned.id}`;
+      const path = split.files[i]!;
+      const { report, buildDir } = await input.buildShard({
+        path,
+        totalBytes: (await stat(path)).size,
+        version,
+      });
+      await rm(path, { force: true });
+      // The shard's own report names lines of its CSV (line 1 the header): back to the file's lines.
+      const lines = split.lines[i]!;
+      const shardReport = (await readFile(join(buildDir, 'import-report.csv'), 'utf8')).split('\n').slice(1);
+      const mapped: string[] = [];
+      for (const entry of shardReport) {
+        if (entry === '') continue;
+        const comma = entry.indexOf(',');
+        const original = lines.at(Number(entry.slice(0, comma)) - 2) ?? 0;
+        mapped.push(`${original}${entry.slice(comma)}`);
+      }
+      await writeFile(join(buildDir, 'import-report.csv'), `${['line,problem', ...mapped].join('\n')}\n`);
+      const shard: ShardMap['shards'][number] = {
+        ...planned,
+        rows: report.imported,
+        version,
+        memoryBytes: await memoryBytes(buildDir),
+        box: split.boxes[i]!,
+      };
+      return { report, buildDir, mapped, shard };
+    },
+  );
+  // Added up in map order, whichever shard was built first.
+  for (const { report, mapped } of built) {
     total.imported += report.imported;
     total.columns = report.columns;
     for (const [reason, count] of Object.entries(report.rejectedByReason)) {
@@ -93,36 +119,73 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
     for (const [kind, count] of Object.entries(report.warningsByKind)) {
       total.warningsByKind[kind] = (total.warningsByKind[kind] ?? 0) + count;
     }
-    // The shard's own report names lines of its CSV (line 1 the header): back to the file's lines.
-    const lines = split.lines[i]!;
-    const shardReport = (await readFile(join(buildDir, 'import-report.csv'), 'utf8')).split('\n').slice(1);
-    const mapped = ['line,problem'];
-    for (const entry of shardReport) {
-      if (entry === '') continue;
-      const comma = entry.indexOf(',');
-      const original = lines.at(Number(entry.slice(0, comma)) - 2) ?? 0;
-      mapped.push(`${original}${entry.slice(comma)}`);
-      reportLines.push(`${original}${entry.slice(comma)}`);
-    }
-    await writeFile(join(buildDir, 'import-report.csv'), `${mapped.join('\n')}\n`);
-    shards.push({
-      ...planned,
-      rows: report.imported,
-      version,
-      memoryBytes: await memoryBytes(buildDir),
-      box: split.boxes[i]!,
-    });
+    reportLines.push(...mapped);
   }
   total.rejected = Object.values(total.rejectedByReason).reduce((a, b) => a + b, 0);
   total.warnings = Object.values(total.warningsByKind).reduce((a, b) => a + b, 0);
   reportLines.sort((a, b) => Number(a.slice(0, a.indexOf(','))) - Number(b.slice(0, b.indexOf(','))));
   return {
     report: total,
-    map: { shards, zip3States: plan.zip3States },
-    buildDirs,
+    map: { shards: built.map((b) => b.shard), zip3States: plan.zip3States },
+    buildDirs: built.map((b) => b.buildDir),
     reportLines,
     directory: split.directory,
   };
+}
+
+/**
+ * Shards built at once by default: one per four cores (each build runs its own parse and index
+ * threads, and its last step, merging the index, runs on one of them), one below eight cores.
+ */
+export function concurrentBuilds(cores = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / 4));
+}
+
+/**
+ * Runs `build` for every shard (by index), at most `most` at once, the biggest first, and never more
+ * rows at once than the biggest shard has (a build's memory grows with its rows: the import's peak
+ * stays one biggest shard's, as when they are built one by one). The results in shard order.
+ */
+export async function inParallel<T>(
+  rows: readonly number[],
+  most: number,
+  build: (shard: number) => Promise<T>,
+): Promise<T[]> {
+  const results = new Array<T>(rows.length);
+  const budget = Math.max(0, ...rows);
+  const waiting = rows.map((_, i) => i).sort((a, b) => rows[b]! - rows[a]! || a - b);
+  const running = new Map<number, Promise<void>>();
+  let runningRows = 0;
+  let failure: { error: unknown } | null = null;
+  while (waiting.length > 0 && failure === null) {
+    const next = waiting[0]!;
+    if (running.size > 0 && (running.size >= most || runningRows + rows[next]! > budget)) {
+      await Promise.race(running.values());
+      continue;
+    }
+    waiting.shift();
+    runningRows += rows[next]!;
+    running.set(
+      next,
+      build(next)
+        .then(
+          (result) => {
+            results[next] = result;
+          },
+          (error: unknown) => {
+            failure ??= { error };
+          },
+        )
+        .finally(() => {
+          running.delete(next);
+          runningRows -= rows[next]!;
+        }),
+    );
+  }
+  // The others finish (or fail) before the import gives up: none is left writing.
+  await Promise.all(running.values());
+  if (failure !== null) throw (failure as { error: unknown }).error;
+  return results;
 }
 
 interface RoutingColumns {

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { concurrentBuilds, importSharded, inParallel } from './sharded-import.ts';
+import { buildSnapshot } from './snapshot-builder.ts';
+
+describe('inParallel (shards built at once)', () => {
+  /** Runs builds that take `ms[i]` milliseconds, recording what ran together. */
+  async function run(rows: number[], most: number, ms: number[]) {
+    const started: number[] = [];
+    let now = 0;
+    let peak = 0;
+    let peakRows = 0;
+    let runningRows = 0;
+    const results = await inParallel(rows, most, async (i) => {
+      started.push(i);
+      now++;
+      runningRows += rows[i]!;
+      peak = Math.max(peak, now);
+      peakRows = Math.max(peakRows, runningRows);
+      await new Promise((resolve) => setTimeout(resolve, ms[i]));
+      now--;
+      runningRows -= rows[i]!;
+      return `shard ${i}`;
+    });
+    return { results, started, peak, peakRows };
+  }
+
+  it('gives the results in shard order, the biggest started first, at most `most` at once', async () => {
+    const { results, started, peak } = await run([10, 40, 20, 30], 2, [5, 20, 5, 15]);
+    assert.deepEqual(results, ['shard 0', 'shard 1', 'shard 2', 'shard 3']);
+    assert.deepEqual(started.slice(0, 1), [1]);
+    assert.ok(peak <= 2, `${peak} at once`);
+  });
+
+  it('never runs more rows at once than the biggest shard has', async () => {
+    const { peakRows, peak } = await run([100, 60, 50, 40, 10], 8, [20, 10, 10, 10, 10]);
+    assert.ok(peakRows <= 100, `${peakRows} rows at once`);
+    assert.ok(peak >= 2, 'the small ones share the budget');
+  });
+
+  it('runs one at a time when asked, and waits for the running ones before reporting a failure', async () => {
+    const one = await run([5, 5, 5], 1, [1, 1, 1]);
+    assert.equal(one.peak, 1);
+    // Shard 1 (the biggest) alone, then 0, 2 and 3 together; 0 fails while 2 and 3 still run.
+    const finished: number[] = [];
+    await assert.rejects(
+      inParallel([4, 10, 3, 3], 3, async (i) => {
+        await new Promise((resolve) => setTimeout(resolve, i === 0 ? 1 : 20));
+        if (i === 0) throw new Error('shard 0 broke');
+        finished.push(i);
+      }),
+      /shard 0 broke/,
+    );
+    assert.deepEqual(finished, [1, 2, 3], 'the builds already running finished before the import failed');
+  });
+
+  it('builds one shard at a time below eight cores, one more per four cores above', () => {
+    assert.deepEqual(
+      [1, 2, 4, 7, 8, 16, 64].map((cores) => concurrentBuilds(cores)),
+      [1, 1, 1, 1, 2, 4, 16],
+    );
+  });
+});
+
+describe('a voter file imported as shards, several built at once', () => {
+  let dir: string;
+  const STATES = ['NC', 'VA', 'OH', 'GA'];
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'listmatch-sharded-import-'));
+    const header = 'voterbase_id,state,first_name,last_name,address1,city,zip,dob,email,wireless_phone,party';
+    const lines = [header];
+    for (let i = 0; i < 400; i++) {
+      const state = STATES[i % (i % 7 === 0 ? 2 : 4)]!;
+      const n = String(i).padStart(6, '0');
+      lines.push(
+        `${state}-${n},${state},ANN${i % 13},SMITH${i % 17},${i} OAK ST,CITY${i % 5},${27000 + (i % 40)},19${50 + (i % 40)}0412,a${i}@example.com,91955${String(10000 + i).slice(-5)},DEM`,
+      );
+    }
+    // A rejected line and a corrected one: the report names their lines in the whole file.
+    lines.push('NC-000001,NC,ANN,SMITH,1 OAK ST,CITY,27001,19500412,,,DEM');
+    lines.push('VA-999999,VA,BOB,,2 ELM ST,CITY,2700,99999999,,,REP');
+    await writeFile(join(dir, 'voters.csv'), `${lines.join('\n')}\n`);
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function importWith(concurrent: number) {
+    const work = join(dir, `work-${concurrent}`);
+    await mkdir(work, { recursive: true });
+    const path = join(dir, 'voters.csv');
+    const result = await importSharded({
+      path,
+      totalBytes: (await stat(path)).size,
+      workDir: work,
+      version: 'v1-test',
+      maxRows: 1000,
+      maxRowBytes: 1 << 20,
+      onProgress: undefined,
+      concurrentBuilds: concurrent,
+      buildShard: async (shard) => {
+        const buildDir = join(work, `build-${shard.version}`);
+        await mkdir(buildDir, { recursive: true });
+        const report = await buildSnapshot({
+          ...shard,
+          buildDir,
+          previous: null,
+          maxRowBytes: 1 << 20,
+          onProgress: undefined,
+        });
+        return { report, buildDir };
+      },
+    });
+    const files: Record<string, string> = {};
+    for (const buildDir of result.buildDirs) {
+      for (const name of (await readdir(buildDir, { recursive: true })).sort()) {
+        const file = join(buildDir, name);
+        if ((await stat(file)).isDirectory()) continue;
+        const bytes = await readFile(file);
+        // The build's time is the only thing allowed to differ.
+        const text =
+          name === 'meta.json'
+            ? bytes.toString('utf8').replace(/"importedAt": "[^"]+"/, '')
+            : bytes.toString('base64');
+        files[`${buildDir.slice(work.length)}/${name}`] = text;
+      }
+    }
+    return { result, files };
+  }
+
+  it('gives the same shards, map, report and directory as building them one by one', async () => {
+    const one = await importWith(1);
+    const three = await importWith(3);
+    assert.deepEqual(
+      one.result.map.shards.map((s) => s.id),
+      ['ga', 'nc', 'oh', 'va'],
+    );
+    assert.ok(Object.keys(one.files).length > 20, `${Object.keys(one.files).length} files`);
+    assert.deepEqual(three.files, one.files);
+    assert.deepEqual(three.result.map, one.result.map);
+    assert.deepEqual(three.result.report, one.result.report);
+    assert.deepEqual(three.result.reportLines, one.result.reportLines);
+    assert.ok(one.result.reportLines.length >= 1, one.result.reportLines.join(' | '));
+    assert.deepEqual(
+      Buffer.from(three.result.directory.toBytes()),
+      Buffer.from(one.result.directory.toBytes()),
+    );
+  });
+});
