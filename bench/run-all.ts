@@ -1,31 +1,23 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateBenchmark } from './benchmarks/generate.ts';
-import { pollBenchmark, registerBenchmark } from './benchmarks/http-load.ts';
-import { matchThreadsBenchmark } from './benchmarks/match-threads.ts';
-import { match10mBenchmark, match20mBenchmark, matchBenchmark } from './benchmarks/matching.ts';
-import { onboardingJobBenchmark } from './benchmarks/onboarding-job.ts';
-import { onboardingNormalizeBenchmark } from './benchmarks/onboarding-normalize.ts';
 import { type BenchOptions, benchOptions, DEFAULT_RUNS, PROFILE_DIR } from './benchmarks/options.ts';
-import { rateLimitBenchmark } from './benchmarks/rate-limit.ts';
-import { pollPgBenchmark, registerPgBenchmark, scaleOutBenchmark } from './benchmarks/scale-out.ts';
-import { uploadBenchmark } from './benchmarks/upload.ts';
-import { voterShardsBenchmark } from './benchmarks/voter-shards.ts';
-import { importBenchmark, pipelineBenchmark, VoterFixture } from './benchmarks/voters.ts';
+import type { VoterFixture } from './benchmarks/voters.ts';
 import { formatProfile, summarizeProfile } from './lib/cpuprofile-summary.ts';
 import { log, ROOT } from './lib/processes.ts';
 import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './lib/report.ts';
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match-threads|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out|shards …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match-threads|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out|shards|national …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
  * bench/out/latest.json. upload, import, pipeline and onboarding-normalize (in process) repeat
  * their measured step `--runs` times (default 3) and report the median; poll and register are one
  * 10 s autocannon run each; rate-limit, register-pg and poll-pg need PostgreSQL (TEST_DATABASE_URL, else the local server);
- * scale-out and shards need it and the S3 test server (.ci/swift.sh).
+ * scale-out and shards need it and the S3 test server (.ci/swift.sh). Each benchmark's module is
+ * loaded only when it runs, so that one needing none of the development packages (national) runs
+ * where only the production ones are installed.
  * `--cpu-prof` runs the service and CLI children under `node --cpu-prof` and summarizes the
  * profiles (bench/out/profiles). Exits 1 when a benchmark fails or a correctness check does not
  * hold; a missed performance target exits 1 only with `--strict`.
@@ -48,6 +40,7 @@ const BENCHMARKS = [
   'poll-pg',
   'scale-out',
   'shards',
+  'national',
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const OUT_DIR = join(ROOT, 'bench', 'out');
@@ -116,55 +109,69 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
   try {
     switch (name) {
       case 'poll':
-        await pollBenchmark(recorder, options);
+        await (await import('./benchmarks/http-load.ts')).pollBenchmark(recorder, options);
         break;
       case 'register':
-        await registerBenchmark(recorder, options);
+        await (await import('./benchmarks/http-load.ts')).registerBenchmark(recorder, options);
         break;
       case 'upload':
-        await uploadBenchmark(recorder, options);
+        await (await import('./benchmarks/upload.ts')).uploadBenchmark(recorder, options);
         break;
       case 'generate':
-        await generateBenchmark(recorder, options);
+        await (await import('./benchmarks/generate.ts')).generateBenchmark(recorder, options);
         break;
       case 'import':
-        await importBenchmark(recorder, options, await fixture());
+        await (await import('./benchmarks/voters.ts')).importBenchmark(recorder, options, await fixture());
         break;
       case 'pipeline':
-        await pipelineBenchmark(recorder, options, await fixture());
+        await (await import('./benchmarks/voters.ts')).pipelineBenchmark(recorder, options, await fixture());
         break;
       case 'match':
-        await matchBenchmark(recorder, options, await fixture());
+        await (await import('./benchmarks/matching.ts')).matchBenchmark(recorder, options, await fixture());
         break;
       case 'match-threads':
-        await matchThreadsBenchmark(recorder, options, await fixture());
+        await (await import('./benchmarks/match-threads.ts')).matchThreadsBenchmark(
+          recorder,
+          options,
+          await fixture(),
+        );
         break;
       case 'match10m':
-        await match10mBenchmark(recorder, options);
+        await (await import('./benchmarks/matching.ts')).match10mBenchmark(recorder, options);
         break;
       case 'match20m':
-        await match20mBenchmark(recorder, options);
+        await (await import('./benchmarks/matching.ts')).match20mBenchmark(recorder, options);
         break;
       case 'onboarding-normalize':
-        await onboardingNormalizeBenchmark(recorder, options);
+        await (await import('./benchmarks/onboarding-normalize.ts')).onboardingNormalizeBenchmark(
+          recorder,
+          options,
+        );
         break;
       case 'onboarding-job':
-        await onboardingJobBenchmark(recorder, options, await fixture());
+        await (await import('./benchmarks/onboarding-job.ts')).onboardingJobBenchmark(
+          recorder,
+          options,
+          await fixture(),
+        );
         break;
       case 'rate-limit':
-        await rateLimitBenchmark(recorder, options);
+        await (await import('./benchmarks/rate-limit.ts')).rateLimitBenchmark(recorder, options);
         break;
       case 'register-pg':
-        await registerPgBenchmark(recorder, options);
+        await (await import('./benchmarks/scale-out.ts')).registerPgBenchmark(recorder, options);
         break;
       case 'poll-pg':
-        await pollPgBenchmark(recorder, options);
+        await (await import('./benchmarks/scale-out.ts')).pollPgBenchmark(recorder, options);
         break;
       case 'scale-out':
-        await scaleOutBenchmark(recorder, options);
+        await (await import('./benchmarks/scale-out.ts')).scaleOutBenchmark(recorder, options);
+        break;
+      case 'national':
+        await (await import('./benchmarks/national.ts')).nationalBenchmark(recorder, options);
         break;
       case 'shards':
-        await voterShardsBenchmark(recorder, options);
+        await (await import('./benchmarks/voter-shards.ts')).voterShardsBenchmark(recorder, options);
         break;
     }
   } catch (error) {
@@ -198,7 +205,13 @@ const outcomes: BenchmarkOutcome[] = [];
 let fixture: VoterFixture | null = null;
 try {
   for (const name of selected) {
-    outcomes.push(await run(name, options, async () => (fixture ??= await VoterFixture.create())));
+    outcomes.push(
+      await run(
+        name,
+        options,
+        async () => (fixture ??= await (await import('./benchmarks/voters.ts')).VoterFixture.create()),
+      ),
+    );
   }
 } finally {
   await (fixture as VoterFixture | null)?.remove();

@@ -1,0 +1,327 @@
+/**
+ * `national` (issue 17, items 4-5): a national voter file imported as shards by state and one
+ * national `mixed` list matched by 1, 2 and 4 worker processes, on the embedded backends (one
+ * DATA_DIR, its SQLite queue and files, shared by an api process and the workers), each worker
+ * with `cores / workers` matching threads. Sized for a 16-core, 128 GiB machine by environment:
+ *
+ * - NATIONAL_VOTERS (default 2,000,000), NATIONAL_LIST_ROWS (default 100,000): the issue asks for
+ *   50,000,000 and 1,000,000;
+ * - NATIONAL_WORKERS (default `1,2`): worker counts to run, one after the other;
+ * - NATIONAL_DIR: where the files and the DATA_DIR stay between runs (default: a temporary folder,
+ *   removed at the end), and NATIONAL_STEPS (default `generate,import,match`): which steps run, so
+ *   that the generated and imported file can be matched by a later run;
+ * - NATIONAL_SHARD_MAX_ROWS (default 30,000,000: every state whole).
+ *
+ * The file is generated one state per process at once (`generate voters --states XX`, a seed per
+ * state; ids are state-prefixed, so they do not collide), each state's rows in proportion to its
+ * registered voters; the list likewise from each state's part (its rows' `matchback_id` prefixed
+ * with the state), then both are concatenated. One worker holds every shard and matches the list in
+ * one pass; several are each given memory for their share of the shards (VOTER_CACHE_MB), so the
+ * list is split into chunks that they share.
+ */
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { STATES } from '../../src/lab/synthetic/voters/places.ts';
+import { rankOneQuality } from '../../test/support/match-quality.ts';
+import {
+  createApiKey,
+  getJson,
+  log,
+  runCli,
+  type ServiceProcess,
+  sampleRss,
+  startService,
+  tempDir,
+} from '../lib/processes.ts';
+import { formatNumber, type Recorder } from '../lib/report.ts';
+import type { BenchOptions } from './options.ts';
+
+const TIMEOUT_MS = 60 * 60 * 1000;
+
+interface NationalSettings {
+  voters: number;
+  listRows: number;
+  workers: number[];
+  steps: Set<string>;
+  shardMaxRows: number;
+}
+
+function settings(env: NodeJS.ProcessEnv = process.env): NationalSettings {
+  const count = (name: string, fallback: number) => {
+    const value = Number(env[name] ?? fallback);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+    return value;
+  };
+  return {
+    voters: count('NATIONAL_VOTERS', 2_000_000),
+    listRows: count('NATIONAL_LIST_ROWS', 100_000),
+    workers: (env['NATIONAL_WORKERS'] ?? '1,2').split(',').map((w) => {
+      const n = Number(w);
+      if (!Number.isInteger(n) || n < 1) throw new Error('NATIONAL_WORKERS: worker counts, e.g. 1,2,4');
+      return n;
+    }),
+    steps: new Set((env['NATIONAL_STEPS'] ?? 'generate,import,match').split(',')),
+    shardMaxRows: count('NATIONAL_SHARD_MAX_ROWS', 30_000_000),
+  };
+}
+
+/** Each state's share of `total` rows, by its registered voters (the shares add up to `total`). */
+export function stateRows(total: number): { code: string; rows: number }[] {
+  const weight = STATES.reduce((sum, s) => sum + s.weight, 0);
+  const shares = STATES.map((s) => ({ code: s.code, rows: Math.floor((total * s.weight) / weight) }));
+  shares[0]!.rows += total - shares.reduce((sum, s) => sum + s.rows, 0);
+  return shares;
+}
+
+export async function nationalBenchmark(recorder: Recorder, _options: BenchOptions): Promise<void> {
+  const set = settings();
+  const temporary = process.env['NATIONAL_DIR'] === undefined ? await tempDir('national') : null;
+  const dir = process.env['NATIONAL_DIR'] ?? temporary!.path;
+  await mkdir(dir, { recursive: true });
+  const dataDir = join(dir, 'data');
+  const cores = availableParallelism();
+  try {
+    if (set.steps.has('generate')) await generate(recorder, dir, set, cores);
+    if (set.steps.has('import')) await importShards(recorder, dir, dataDir, set);
+    if (set.steps.has('match')) {
+      const digests = new Map<number, string>();
+      for (const workers of set.workers) {
+        digests.set(workers, await matchWith(recorder, dir, dataDir, workers, cores));
+      }
+      const distinct = new Set(digests.values());
+      recorder.check(
+        'the same result bytes whatever the workers',
+        distinct.size === 1 ? 'identical' : 'different',
+        'identical',
+        distinct.size === 1,
+        [...digests].map(([workers, digest]) => `${workers}: ${digest}`).join(', '),
+      );
+    }
+  } finally {
+    await temporary?.remove();
+  }
+}
+
+/** The national file and list, one process per state at once, then concatenated. */
+async function generate(recorder: Recorder, dir: string, set: NationalSettings, cores: number) {
+  const parts = join(dir, 'parts');
+  await mkdir(parts, { recursive: true });
+  const voterShares = stateRows(set.voters);
+  const listShares = stateRows(set.listRows);
+  log(
+    `national: generating ${formatNumber(set.voters)} voters in ${voterShares.length} states, ${cores} at once`,
+  );
+  let started = performance.now();
+  await inBatches(voterShares, cores, (share, i) =>
+    runCli(
+      [
+        ...['generate', 'voters', '--rows', String(share.rows), '--states', share.code],
+        ...['--seed', String(1000 + i), '--out', join(parts, `${share.code}.csv`)],
+      ],
+      { dataDir: dir, timeoutMs: TIMEOUT_MS },
+    ),
+  );
+  const votersSeconds = (performance.now() - started) / 1000;
+  started = performance.now();
+  await inBatches(listShares, cores, (share, i) =>
+    runCli(
+      [
+        ...['generate', 'list', '--from', join(parts, `${share.code}.csv`), '--rows', String(share.rows)],
+        ...['--match-rate', '0.7', '--pattern', 'mixed', '--seed', String(2000 + i)],
+        ...[
+          '--out',
+          join(parts, `${share.code}.list.csv`),
+          '--truth',
+          join(parts, `${share.code}.truth.csv`),
+        ],
+      ],
+      { dataDir: dir, timeoutMs: TIMEOUT_MS },
+    ),
+  );
+  const listSeconds = (performance.now() - started) / 1000;
+  started = performance.now();
+  await concatenate(
+    voterShares.map((s) => join(parts, `${s.code}.csv`)),
+    join(dir, 'voters.csv'),
+    () => (line) => line,
+  );
+  for (const [suffix, out] of [
+    ['list.csv', 'list.csv'],
+    ['truth.csv', 'truth.csv'],
+  ] as const) {
+    await concatenate(
+      listShares.map((s) => join(parts, `${s.code}.${suffix}`)),
+      join(dir, out),
+      // matchback_id is the first column, never quoted: prefixed with the state, unique again.
+      (path) => {
+        const state = path.slice(path.lastIndexOf('/') + 1, path.lastIndexOf('/') + 3);
+        return (line) => `${state}-${line}`;
+      },
+    );
+  }
+  await rm(parts, { recursive: true, force: true });
+  const concatSeconds = (performance.now() - started) / 1000;
+  recorder.metric('generate national voters, one process per state', set.voters / votersSeconds, 'rows/s', {
+    note: `${formatNumber(set.voters)} voters in ${formatNumber(votersSeconds, 1)} s (${voterShares.length} states, ${cores} processes at once); list of ${formatNumber(set.listRows)} rows ${formatNumber(listSeconds, 1)} s; concatenation ${formatNumber(concatSeconds, 1)} s`,
+  });
+}
+
+/** Runs `task` over `items`, `most` at once. */
+async function inBatches<T>(
+  items: readonly T[],
+  most: number,
+  task: (item: T, index: number) => Promise<unknown>,
+) {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(most, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await task(items[i]!, i);
+    }
+  });
+  await Promise.all(runners);
+}
+
+/** The files one after the other under the first one's header; `rewrite(path)` maps each data line. */
+async function concatenate(
+  paths: readonly string[],
+  out: string,
+  rewrite: (path: string) => (line: string) => string,
+): Promise<void> {
+  const output = createWriteStream(out);
+  let header: string | null = null;
+  for (const path of paths) {
+    const map = rewrite(path);
+    let first = true;
+    let chunk = '';
+    for await (const line of createInterface({
+      input: createReadStream(path),
+      crlfDelay: Number.POSITIVE_INFINITY,
+    })) {
+      if (first) {
+        first = false;
+        if (header === null) {
+          header = line;
+          chunk += `${line}\n`;
+        } else if (line !== header) throw new Error(`${path} has another header`);
+        continue;
+      }
+      if (line === '') continue;
+      chunk += `${map(line)}\n`;
+      if (chunk.length >= 1 << 20) {
+        if (!output.write(chunk)) await once(output, 'drain');
+        chunk = '';
+      }
+    }
+    if (chunk !== '' && !output.write(chunk)) await once(output, 'drain');
+  }
+  output.end();
+  await once(output, 'finish');
+}
+
+/** `listmatch voters import` as shards by state, timed, its peak memory read when /usr/bin/time exists. */
+async function importShards(recorder: Recorder, dir: string, dataDir: string, set: NationalSettings) {
+  await rm(dataDir, { recursive: true, force: true });
+  const voters = join(dir, 'voters.csv');
+  const bytes = (await stat(voters)).size;
+  log(`national: importing ${formatNumber(bytes / 1e9, 1)} GB as shards`);
+  const timed = existsSync('/usr/bin/time');
+  const run = await runCli(['voters', 'import', voters, '--replace', '--json'], {
+    dataDir,
+    timeoutMs: TIMEOUT_MS,
+    env: { VOTER_SHARD_MAX_ROWS: String(set.shardMaxRows) },
+    ...(timed ? { wrapper: ['/usr/bin/time', '-f', 'peak-rss-kb %M'] } : {}),
+  });
+  const peak = /peak-rss-kb (\d+)/.exec(run.stderr)?.[1];
+  const report = JSON.parse(run.stdout) as { imported: number; rejected: number };
+  recorder.metric('import national file as shards', report.imported / (run.ms / 1000), 'rows/s', {
+    note: `${formatNumber(report.imported)} imported, ${formatNumber(report.rejected)} rejected in ${formatNumber(run.ms / 1000, 1)} s${peak === undefined ? '' : `; peak RSS ${formatNumber(Number(peak) / 1024 / 1024, 1)} GB`}`,
+  });
+}
+
+/** The list matched by `workers` worker processes beside one api process on the same DATA_DIR. */
+/** Matches the list with `workers` workers; returns the result's digest. */
+async function matchWith(
+  recorder: Recorder,
+  dir: string,
+  dataDir: string,
+  workers: number,
+  cores: number,
+): Promise<string> {
+  const threads = Math.max(1, Math.floor(cores / workers));
+  const meta = await shardMemory(dataDir);
+  // One worker holds every shard; several hold their share each, and share the list's chunks.
+  const cacheMb = workers === 1 ? null : Math.ceil(((meta.totalBytes / workers) * 1.1) / (1024 * 1024));
+  const env: Record<string, string> = {
+    MATCH_THREADS: String(threads),
+    NODE_OPTIONS: `--v8-pool-size=${threads}`,
+    QUEUE_POLL_MS: '50',
+  };
+  const api = await startService({ dataDir, env: { ...env, ROLES: 'api' } });
+  const started: ServiceProcess[] = [];
+  try {
+    const key = await createApiKey(dataDir);
+    for (let n = 0; n < workers; n++) {
+      started.push(
+        await startService({
+          dataDir,
+          env: {
+            ...env,
+            ROLES: 'worker',
+            ...(cacheMb === null ? {} : { VOTER_CACHE_MB: String(cacheMb) }),
+          },
+        }),
+      );
+    }
+    const list = await readFile(join(dir, 'list.csv'));
+    const rss = started.map((worker) => sampleRss(worker.pid, 500));
+    log(
+      `national: ${workers} worker(s) × ${threads} threads${cacheMb === null ? '' : `, VOTER_CACHE_MB=${cacheMb}`}`,
+    );
+    const t0 = performance.now();
+    const result = await matchOnce(api.url, key, `national_${workers}`, list);
+    const seconds = (performance.now() - t0) / 1000;
+    const peaks = rss.map((sampler) => Math.max(...sampler.stop().map((s) => s.bytes)));
+    const rows = list.toString('utf8').split('\n').length - 2;
+    const quality = rankOneQuality(result.toString('utf8'), await readFile(join(dir, 'truth.csv'), 'utf8'));
+    recorder.metric(`national list, ${workers} worker(s)`, rows / seconds, 'rows/s', {
+      note: `${formatNumber(rows)} rows in ${formatNumber(seconds, 1)} s, upload to result, the shards loaded by the job (${meta.shards} shards, ${formatNumber(meta.totalBytes / 1e9, 1)} GB); ${threads} threads each; peak RSS ${peaks.map((b) => `${formatNumber(b / 1e9, 1)} GB`).join(', ')}; precision ${formatNumber(quality.precision, 4)}, recall ${formatNumber(quality.recall, 4)}`,
+    });
+    return createHash('sha256').update(result).digest('hex').slice(0, 12);
+  } finally {
+    await Promise.all(started.map((worker) => worker.stop()));
+    await api.stop();
+  }
+}
+
+/** The current sharded version's shards and their estimated memory. */
+async function shardMemory(dataDir: string): Promise<{ shards: number; totalBytes: number }> {
+  const version = (await readFile(join(dataDir, 'voters', 'CURRENT'), 'utf8')).trim();
+  const meta = JSON.parse(await readFile(join(dataDir, 'voters', version, 'meta.json'), 'utf8')) as {
+    shards?: { shards: { memoryBytes: number }[] };
+  };
+  const shards = meta.shards?.shards ?? [];
+  if (shards.length === 0) throw new Error('the national file was not imported as shards');
+  return { shards: shards.length, totalBytes: shards.reduce((sum, s) => sum + s.memoryBytes, 0) };
+}
+
+/** Registers the list, uploads it, waits for it and downloads the result. */
+async function matchOnce(base: string, key: string, filename: string, body: Buffer): Promise<Buffer> {
+  const registered = await getJson(`${base}/service/smartmatch?filename=${filename}&format=csv`, key);
+  const upload = await fetch(registered.url ?? '', { method: 'PUT', body });
+  await upload.arrayBuffer();
+  if (upload.status !== 200) throw new Error(`upload answered ${upload.status}`);
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const answer = await getJson(`${base}/service/smartmatch/poll?filename=${filename}`, key);
+    if (answer.error) throw new Error(`${filename} failed: ${answer.error}`);
+    if (answer.url) return Buffer.from(await (await fetch(answer.url)).arrayBuffer());
+    if (Date.now() > deadline) throw new Error(`${filename} did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
