@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OracleAccumulator, oracleVerdict } from './oracle.ts';
+import { OracleAccumulator, oracleVerdict, profilesAtPrecision } from './oracle.ts';
 
 const c = (voterbaseId: string, explain: string) => ({ voterbaseId, explain });
 
@@ -85,7 +85,13 @@ describe('OracleAccumulator', () => {
     oracle.add(truth(['V'], ['typo_first']), []);
     oracle.add(truth([], ['near_twin']), [c('W', 'first=exact')]);
     const result = oracle.result();
-    assert.deepEqual(result.overall, { members: 3, ambiguous: 1, notFound: 1, ceiling: 1 / 3 });
+    assert.deepEqual(result.overall, {
+      members: 3,
+      ambiguous: 1,
+      notFound: 1,
+      ceiling: 1 / 3,
+      ceilingAtPrecision: 1 / 3,
+    });
     assert.deepEqual(
       result.byErrorTag.map((t) => [t.tag, t.members, t.ceiling]),
       [
@@ -97,5 +103,45 @@ describe('OracleAccumulator', () => {
       result.byPattern.map((p) => [p.pattern, p.members]),
       [['name_dob', 3]],
     );
+  });
+
+  it('leaves out of the ceiling at precision the members that look like the list’s non-members', () => {
+    const oracle = new OracleAccumulator();
+    const truth = (ids: string[], errors: string[]) => ({ voterbaseIds: ids, pattern: 'name_zip', errors });
+    // Name and city only: as many near-twins as members show that profile.
+    for (let i = 0; i < 3; i++) {
+      oracle.add(truth([`C${i}`], ['city_state_instead_of_zip']), [
+        c(`C${i}`, 'first=exact last=exact city=exact'),
+      ]);
+      oracle.add(truth([], ['near_twin']), [c(`T${i}`, 'first=exact last=exact city=exact')]);
+    }
+    // Name and ZIP: no non-member shows it.
+    for (let i = 0; i < 5; i++) {
+      oracle.add(truth([`Z${i}`], []), [c(`Z${i}`, 'first=exact last=exact zip=exact')]);
+    }
+    const result = oracle.result();
+    assert.equal(result.overall.ceiling, 1);
+    assert.equal(result.overall.ceilingAtPrecision, 5 / 8);
+    assert.deepEqual(
+      result.byErrorTag.map((t) => [t.tag, t.ceiling, t.ceilingAtPrecision]),
+      [
+        ['(none)', 1, 1],
+        ['city_state_instead_of_zip', 1, 0],
+      ],
+    );
+  });
+});
+
+describe('profilesAtPrecision', () => {
+  it('takes the profiles whose rows are right at least as often as the precision asks', () => {
+    const classes = new Map([
+      ['a', { members: 995, nonMembers: 5 }],
+      ['b', { members: 10, nonMembers: 0 }],
+      ['c', { members: 50, nonMembers: 5 }],
+      ['d', { members: 0, nonMembers: 7 }],
+    ]);
+    assert.deepEqual([...profilesAtPrecision(classes, 0.995)].sort(), ['a', 'b']);
+    assert.deepEqual([...profilesAtPrecision(classes, 0.9)].sort(), ['a', 'b', 'c']);
+    assert.deepEqual([...profilesAtPrecision(new Map([['d', { members: 0, nonMembers: 1 }]]))], []);
   });
 });

@@ -81,6 +81,15 @@ export interface OracleFigures {
   notFound: number;
   /** (members − ambiguous − notFound) / members; null without members. */
   ceiling: number | null;
+  /**
+   * The share of members a matcher deciding by the agreement profile alone (which field agrees at
+   * which level, as `sm.explain` names it) could accept while its precision stays at
+   * CEILING_PRECISION, the non-member rows whose best candidate shows the same profile counted
+   * against it (profilesAtPrecision); null without members. Below `ceiling` where rows look like
+   * non-members of the list (a near-twin sharing the name and city of a voter, with the city and
+   * not the ZIP written).
+   */
+  ceilingAtPrecision: number | null;
 }
 
 export interface OracleResult {
@@ -89,20 +98,59 @@ export interface OracleResult {
   byErrorTag: ({ tag: string } & OracleFigures)[];
 }
 
+/** The precision the precision-bound ceiling keeps (the issue's target for every pattern). */
+export const CEILING_PRECISION = 0.995;
+
 class OracleCounts {
   members = 0;
   ambiguous = 0;
   notFound = 0;
+  accepted = 0;
   add(verdict: OracleVerdict): void {
     this.members++;
     if (verdict === 'ambiguous') this.ambiguous++;
     if (verdict === 'not_found') this.notFound++;
   }
   figures(): OracleFigures {
-    const { members, ambiguous, notFound } = this;
+    const { members, ambiguous, notFound, accepted } = this;
     const ceiling = members === 0 ? null : (members - ambiguous - notFound) / members;
-    return { members, ambiguous, notFound, ceiling };
+    return {
+      members,
+      ambiguous,
+      notFound,
+      ceiling,
+      ceilingAtPrecision: members === 0 ? null : accepted / members,
+    };
   }
+}
+
+/** Members and non-members that show one agreement profile. */
+export interface ProfileClass {
+  members: number;
+  nonMembers: number;
+}
+
+/**
+ * The profiles a matcher deciding by profile alone would accept while keeping its precision at
+ * `precision` on any list: those whose rows are right that often or more (members ÷ rows of the
+ * profile). One profile's purity does not pay for another's: the list's mix of patterns is not
+ * the matcher's to know, and the precision target holds for every pattern's list.
+ */
+export function profilesAtPrecision(
+  classes: ReadonlyMap<string, ProfileClass>,
+  precision = CEILING_PRECISION,
+): Set<string> {
+  const accepted = new Set<string>();
+  for (const [key, c] of classes) {
+    if (c.members > 0 && c.members / (c.members + c.nonMembers) >= precision) accepted.add(key);
+  }
+  return accepted;
+}
+
+/** A candidate's agreement profile: each field's level rank, in field order (names read swapped apart). */
+function profileOf(explain: string): string {
+  const ranks = ranksOf(explain);
+  return [NAMES, ...RANKS.keys()].map((field) => `${field}:${ranks.get(field) ?? '-'}`).join(' ');
 }
 
 export class OracleAccumulator {
@@ -110,18 +158,41 @@ export class OracleAccumulator {
   private readonly patterns = new Map<string, OracleCounts>();
   private readonly tags = new Map<string, OracleCounts>();
 
-  /** One list row: members only (a non-member has no person to tell apart). */
+  /** Identifiable members by the profile their voter shows, with their groups; non-members by their best candidate's. */
+  private readonly classes = new Map<string, ProfileClass & { groups: OracleCounts[][] }>();
+
+  /**
+   * One list row. A member is told apart from the other voters (oracleVerdict); a non-member row
+   * has no person to find, but its best candidate's profile counts against accepting that profile.
+   */
   add(truth: TruthEntry, candidates: readonly OracleCandidate[]): void {
-    if (truth.voterbaseIds.length === 0) return;
-    const verdict = oracleVerdict(truth.voterbaseIds, candidates);
-    this.overall.add(verdict);
-    this.group(this.patterns, truth.pattern).add(verdict);
-    for (const tag of truth.errors.length === 0 ? [NO_ERRORS_TAG] : new Set(truth.errors)) {
-      this.group(this.tags, tag).add(verdict);
+    if (truth.voterbaseIds.length === 0) {
+      const best = candidates[0];
+      if (best !== undefined) this.classOf(profileOf(best.explain ?? '')).nonMembers++;
+      return;
     }
+    const verdict = oracleVerdict(truth.voterbaseIds, candidates);
+    const groups = [this.overall, this.group(this.patterns, truth.pattern)];
+    for (const tag of truth.errors.length === 0 ? [NO_ERRORS_TAG] : new Set(truth.errors)) {
+      groups.push(this.group(this.tags, tag));
+    }
+    for (const group of groups) group.add(verdict);
+    if (verdict !== 'identifiable') return;
+    // The true voter's best reading (as written before swapped), the one that identifies it.
+    const own = candidates
+      .filter((c) => truth.voterbaseIds.includes(c.voterbaseId))
+      .map((c) => profileOf(c.explain ?? ''))
+      .sort((a, b) => Number(a.includes(`${NAMES}:1`)) - Number(b.includes(`${NAMES}:1`)))[0]!;
+    const c = this.classOf(own);
+    c.members++;
+    c.groups.push(groups);
   }
 
   result(): OracleResult {
+    for (const key of profilesAtPrecision(this.classes)) {
+      for (const groups of this.classes.get(key)!.groups) for (const group of groups) group.accepted++;
+    }
+    this.classes.clear();
     const sorted = <T>(map: Map<string, OracleCounts>, key: (name: string) => T) =>
       [...map]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -131,6 +202,15 @@ export class OracleAccumulator {
       byPattern: sorted(this.patterns, (pattern) => ({ pattern })),
       byErrorTag: sorted(this.tags, (tag) => ({ tag })),
     };
+  }
+
+  private classOf(profile: string) {
+    let c = this.classes.get(profile);
+    if (c === undefined) {
+      c = { members: 0, nonMembers: 0, groups: [] };
+      this.classes.set(profile, c);
+    }
+    return c;
   }
 
   private group(map: Map<string, OracleCounts>, name: string): OracleCounts {

@@ -20,7 +20,7 @@ import {
   overlaidHistogram,
 } from '../../domain/reports/svg-charts.ts';
 import type { EvaluationMetrics, QualityFigures } from './metrics.ts';
-import type { OracleFigures, OracleResult } from './oracle.ts';
+import { CEILING_PRECISION, type OracleFigures, type OracleResult } from './oracle.ts';
 
 /** What the report says about the run besides the metrics. */
 export interface ReportContext {
@@ -292,15 +292,29 @@ export function oracleTable(metrics: EvaluationMetrics, oracle: OracleResult): R
     recall == null || figures.ceiling === null || figures.ceiling === 0
       ? 'n/a'
       : (recall / figures.ceiling).toFixed(4),
+    formatRate(figures.ceilingAtPrecision),
+    recall == null || figures.ceilingAtPrecision === null || figures.ceilingAtPrecision === 0
+      ? 'n/a'
+      : (recall / figures.ceilingAtPrecision).toFixed(4),
   ];
   return {
     title: 'Oracle ceiling per error tag (members only)',
-    headers: ['error tag', 'members', 'ambiguous', 'not found', 'ceiling', 'recall', 'recall ÷ ceiling'],
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    headers: [
+      'error tag',
+      'members',
+      'ambiguous',
+      'not found',
+      'ceiling',
+      'recall',
+      'recall ÷ ceiling',
+      `ceiling at precision ${CEILING_PRECISION}`,
+      'recall ÷ it',
+    ],
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     rows: [
       row('overall', oracle.overall, metrics.overall.recall),
       ...oracle.byErrorTag.map((t) => row(t.tag, t, recallOf.get(t.tag))),
     ],
-    note: "ambiguous: another voter agrees with the row at least as well as the true voter on every field (candidate stage, up to 10 per row); not found: the candidate search missed the voter (the candidate stage's miss, outside the ceiling); ceiling = (members − ambiguous − not found) / members: what selection could reach.",
+    note: "ambiguous: another voter agrees with the row at least as well as the true voter on every field (candidate stage, up to 10 per row); not found: the candidate search missed the voter (the candidate stage's miss, outside the ceiling); ceiling = (members − ambiguous − not found) / members: what selection could reach. Ceiling at precision: the share of members a matcher deciding by the agreement profile (each field's level) could accept with its precision kept, the list's non-member rows whose best candidate shows the same profile counted against it.",
   };
 }
