@@ -30,8 +30,8 @@ import { STATES } from '../../src/lab/synthetic/voters/places.ts';
 import { rankOneQuality } from '../../test/support/match-quality.ts';
 import {
   createApiKey,
-  getJson,
   log,
+  matchListOnce,
   runCli,
   type ServiceProcess,
   sampleRss,
@@ -284,7 +284,10 @@ async function matchWith(
       `national: ${workers} worker(s) × ${threads} threads${cacheMb === null ? '' : `, VOTER_CACHE_MB=${cacheMb}`}`,
     );
     const t0 = performance.now();
-    const result = await matchOnce(api.url, key, `national_${workers}`, list);
+    const result = await matchListOnce(api.url, key, `national_${workers}`, list, {
+      timeoutMs: TIMEOUT_MS,
+      pollMs: 200,
+    });
     const seconds = (performance.now() - t0) / 1000;
     const peaks = rss.map((sampler) => Math.max(...sampler.stop().map((s) => s.bytes)));
     const rows = list.toString('utf8').split('\n').length - 2;
@@ -308,20 +311,4 @@ async function shardMemory(dataDir: string): Promise<{ shards: number; totalByte
   const shards = meta.shards?.shards ?? [];
   if (shards.length === 0) throw new Error('the national file was not imported as shards');
   return { shards: shards.length, totalBytes: shards.reduce((sum, s) => sum + s.memoryBytes, 0) };
-}
-
-/** Registers the list, uploads it, waits for it and downloads the result. */
-async function matchOnce(base: string, key: string, filename: string, body: Buffer): Promise<Buffer> {
-  const registered = await getJson(`${base}/service/smartmatch?filename=${filename}&format=csv`, key);
-  const upload = await fetch(registered.url ?? '', { method: 'PUT', body });
-  await upload.arrayBuffer();
-  if (upload.status !== 200) throw new Error(`upload answered ${upload.status}`);
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
-    const answer = await getJson(`${base}/service/smartmatch/poll?filename=${filename}`, key);
-    if (answer.error) throw new Error(`${filename} failed: ${answer.error}`);
-    if (answer.url) return Buffer.from(await (await fetch(answer.url)).arrayBuffer());
-    if (Date.now() > deadline) throw new Error(`${filename} did not finish`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

@@ -16,8 +16,8 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/postgr
 import { createTestBucket, TEST_S3, type TestBucket } from '../../test/support/s3-server.ts';
 import {
   createApiKey,
-  getJson,
   log,
+  matchListOnce,
   runCli,
   type ServiceProcess,
   sampleRss,
@@ -104,7 +104,11 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
         // Not measured: each fresh worker loads what its first jobs need, starts its matching
         // threads and compiles its code on a whole list (a list of a few thousand rows left the
         // first measured lists of the one pass 15% slower than the later ones).
-        await Promise.all(workers.map((_, n) => matchOnce(api!.url, key, `${label}_warmup_${n}`, list)));
+        await Promise.all(
+          workers.map((_, n) =>
+            matchListOnce(api!.url, key, `${label}_warmup_${n}`, list, { timeoutMs: TIMEOUT_MS }),
+          ),
+        );
         log(
           `shards: ${label}, ${JOBS} lists of ${formatNumber(LIST_ROWS)} rows, ${workers.length} worker(s)`,
         );
@@ -112,7 +116,9 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
         const cpuBefore = cpuTimes();
         const started = Date.now();
         const results = await Promise.all(
-          Array.from({ length: JOBS }, (_, i) => matchOnce(api!.url, key, `${label}_${i}`, list)),
+          Array.from({ length: JOBS }, (_, i) =>
+            matchListOnce(api!.url, key, `${label}_${i}`, list, { timeoutMs: TIMEOUT_MS }),
+          ),
         );
         const seconds = (Date.now() - started) / 1000;
         const cpuBusy = busyShare(cpuBefore, cpuTimes());
@@ -254,25 +260,6 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
     await database?.drop().catch(() => {});
     await bucket?.drop().catch(() => {});
     await dir.remove();
-  }
-}
-
-/** Registers a list, uploads it into the bucket, waits for it and downloads the result. */
-async function matchOnce(base: string, key: string, filename: string, body: Buffer): Promise<Buffer> {
-  const registered = await getJson(`${base}/service/smartmatch?filename=${filename}&format=csv`, key);
-  const upload = await fetch(registered.url ?? '', { method: 'PUT', body });
-  await upload.arrayBuffer();
-  if (upload.status !== 200) throw new Error(`upload answered ${upload.status}`);
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
-    const answer = await getJson(`${base}/service/smartmatch/poll?filename=${filename}`, key);
-    if (answer.error) throw new Error(`${filename} failed: ${answer.error}`);
-    if (answer.url) {
-      const response = await fetch(answer.url);
-      return Buffer.from(await response.arrayBuffer());
-    }
-    if (Date.now() > deadline) throw new Error(`${filename} did not finish`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

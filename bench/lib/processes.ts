@@ -311,3 +311,28 @@ export function sampleRss(pid: number, intervalMs = 100) {
     },
   };
 }
+
+/**
+ * Registers a list-matching job, uploads `body` to its URL, polls every `pollMs` until the result
+ * is ready and downloads it; throws on a failed job, a refused upload or after `timeoutMs`.
+ */
+export async function matchListOnce(
+  base: string,
+  key: string,
+  filename: string,
+  body: Buffer,
+  options: { timeoutMs: number; pollMs?: number },
+): Promise<Buffer> {
+  const registered = await getJson(`${base}/service/smartmatch?filename=${filename}&format=csv`, key);
+  const upload = await fetch(registered.url ?? '', { method: 'PUT', body });
+  await upload.arrayBuffer();
+  if (upload.status !== 200) throw new Error(`upload answered ${upload.status}`);
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const answer = await getJson(`${base}/service/smartmatch/poll?filename=${filename}`, key);
+    if (answer.error) throw new Error(`${filename} failed: ${answer.error}`);
+    if (answer.url) return Buffer.from(await (await fetch(answer.url)).arrayBuffer());
+    if (Date.now() > deadline) throw new Error(`${filename} did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+  }
+}
