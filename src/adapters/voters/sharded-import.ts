@@ -2,23 +2,20 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { type CsvBlock, cutCsvBlocks } from '../../domain/csv/csv-blocks.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
-import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
-import { voterContact } from '../../domain/matching/normalize/person.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
 import {
   extendBox,
   planShards,
-  recordShardKey,
   ShardCounts,
   type ShardMap,
   type ShardPlan,
-  shardOfRecord,
-  statelessIds,
 } from '../../domain/voters/shard-map.ts';
+import { TaskPool } from '../threads/task-pool.ts';
+import { type BlockCounts, headerColumns, type SplitBlock, type SplitPlan } from './shard-split-blocks.ts';
 import type { BuildReport } from './snapshot-builder.ts';
 
 export interface ShardedImportInput {
@@ -188,63 +185,43 @@ export async function inParallel<T>(
   return results;
 }
 
-interface RoutingColumns {
-  state: number;
-  zip: number;
-  latitude: number;
-  longitude: number;
-  /** The phone columns, the e-mail column and the ids that may name no state, for the directory (-1: absent). */
-  wireless: number;
-  landline: number;
-  voip: number;
-  email: number;
-  voterbaseId: number;
-  exactTrack: number;
-}
-
-/** The columns a record's shard is read from, checked as the unsharded import checks the header. */
-function headerColumns(header: string[]): RoutingColumns {
-  const names = header.map((name) => name.trim().toLowerCase());
-  if (!names.includes('voterbase_id')) {
-    throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
-  }
-  return {
-    state: names.indexOf('state'),
-    zip: names.indexOf('zip'),
-    latitude: names.indexOf('latitude'),
-    longitude: names.indexOf('longitude'),
-    wireless: names.indexOf('wireless_phone'),
-    landline: names.indexOf('landline_phone'),
-    voip: names.indexOf('voip_phone'),
-    email: names.indexOf('email'),
-    voterbaseId: names.indexOf('voterbase_id'),
-    exactTrack: names.indexOf('exact_track'),
-  };
-}
-
-const cell = (fields: string[], at: number) => (at === -1 ? '' : (fields[at] ?? '').trim());
-
 async function countShards(input: ShardedImportInput): Promise<ShardPlan> {
   const counts = new ShardCounts();
-  const ragged = new Set<number>();
-  let columns: RoutingColumns | null = null;
-  for await (const part of readCsvTable(createReadStream(input.path, { highWaterMark: 1 << 20 }), {
-    maxRowBytes: input.maxRowBytes,
-    onWarning: (warning) => {
-      if (warning.kind === 'ragged_row') ragged.add(warning.line);
-    },
-  })) {
-    if (part.kind === 'header') {
-      columns = headerColumns(part.header);
-      continue;
+  let threads: TaskPool<CsvBlock, BlockCounts> | null = null;
+  const inFlight: Promise<BlockCounts>[] = [];
+  const take = async () => {
+    for (const [state, zip3, records] of await inFlight.shift()!) counts.add(state, zip3, records);
+  };
+  let header = false;
+  try {
+    const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
+    for await (const event of cutCsvBlocks(source, {
+      maxRowBytes: input.maxRowBytes,
+      blockBytes: SPLIT_BLOCK_BYTES,
+    })) {
+      if (event.kind === 'header') {
+        header = true;
+        const count: SplitPlan = {
+          plan: null,
+          columns: headerColumns(event.header),
+          width: event.header.length,
+          maxRowBytes: input.maxRowBytes,
+        };
+        threads = new TaskPool(new URL('./shard-split.worker.ts', import.meta.url), splitThreads(), {
+          workerData: count,
+        });
+      } else if (event.kind === 'block') {
+        const running = threads!.run(event.block, [event.block.bytes.buffer as ArrayBuffer]);
+        running.catch(() => {});
+        inFlight.push(running);
+        while (inFlight.length > 4 * threads!.threads) await take();
+      }
     }
-    for (const row of part.rows) {
-      if (ragged.delete(row.line)) continue;
-      const key = recordShardKey(cell(row.fields, columns!.state), cell(row.fields, columns!.zip));
-      counts.add(key.state, key.zip3);
-    }
+    while (inFlight.length > 0) await take();
+  } finally {
+    await threads?.close();
   }
-  if (columns === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+  if (!header) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
   return planShards(counts, input.maxRows);
 }
 
@@ -258,16 +235,6 @@ interface SplitResult {
   rejectedByReason: Record<string, number>;
   reportLines: string[];
   directory: ShardDirectory;
-}
-
-/** A record's normalized phones and e-mail, as the match index reads them (voterContact). */
-function contactOf(fields: string[], columns: RoutingColumns): { phones: string[]; email: string } {
-  return voterContact({
-    wireless_phone: cell(fields, columns.wireless),
-    landline_phone: cell(fields, columns.landline),
-    voip_phone: cell(fields, columns.voip),
-    email: cell(fields, columns.email),
-  });
 }
 
 async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<SplitResult> {
@@ -284,62 +251,81 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
     rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + 1;
     reportLines.push(`${line},${reason}`);
   };
-  const ragged = new Set<number>();
   let rowsRead = 0;
-  let columns: RoutingColumns | null = null;
   const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
   let bytesRead = 0;
   source.on('data', (chunk) => {
     bytesRead += chunk.length;
     input.onProgress?.(bytesRead, input.totalBytes);
   });
-  try {
-    for await (const part of readCsvTable(source, {
-      maxRowBytes: input.maxRowBytes,
-      onWarning: (warning) => {
-        if (warning.kind === 'ragged_row') ragged.add(warning.line);
-        else if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
-      },
-    })) {
-      if (part.kind === 'header') {
-        columns = headerColumns(part.header);
-        const header = formatCsvRow(part.header, neutral(part.header.length));
-        for (const writer of writers) writer.write(header);
-        continue;
+  // Threads split blocks side by side (parse, shard, format, hash the contacts); this thread
+  // takes them in order and appends each shard's part to its file.
+  let threads: TaskPool<CsvBlock, SplitBlock> | null = null;
+  const inFlight: Promise<SplitBlock>[] = [];
+  const take = async () => {
+    const block = await inFlight.shift()!;
+    rowsRead += block.records;
+    for (const [line, reason] of block.rejected) reject(line, reason);
+    for (const part of block.parts) {
+      const shard = part.shard;
+      writers[shard]!.write(part.text);
+      let own = lines[shard]!;
+      if (counts[shard]! + part.lines.length > own.length) {
+        const grown = new Uint32Array(Math.max(own.length * 2, counts[shard]! + part.lines.length));
+        grown.set(own);
+        own = grown;
+        lines[shard] = own;
       }
-      for (const row of part.rows) {
-        rowsRead++;
-        if (ragged.delete(row.line)) {
-          reject(row.line, 'wrong_field_count');
-          continue;
-        }
-        const key = recordShardKey(cell(row.fields, columns!.state), cell(row.fields, columns!.zip));
-        const shard = shardOfRecord(plan, key.state, key.zip3);
-        if (counts[shard]! === lines[shard]!.length) {
-          const grown = new Uint32Array(lines[shard]!.length * 2);
-          grown.set(lines[shard]!);
-          lines[shard] = grown;
-        }
-        lines[shard]![counts[shard]!++] = row.line;
-        const point = normalizeLatLong(
-          cell(row.fields, columns!.latitude),
-          cell(row.fields, columns!.longitude),
+      own.set(part.lines, counts[shard]!);
+      counts[shard]! += part.lines.length;
+      if (part.box !== null) {
+        boxes[shard] = extendBox(
+          extendBox(boxes[shard]!, part.box[0], part.box[1]),
+          part.box[2],
+          part.box[3],
         );
-        if (point !== null) boxes[shard] = extendBox(boxes[shard]!, point[0], point[1]);
-        const contact = contactOf(row.fields, columns!);
-        const ids = statelessIds(
-          cell(row.fields, columns!.voterbaseId),
-          cell(row.fields, columns!.exactTrack),
-        );
-        directory.add(shard, contact.phones, contact.email, ids);
-        writers[shard]!.write(formatCsvRow(row.fields, neutral(row.fields.length)));
       }
-      await Promise.all(writers.map((writer) => writer.ready()));
+      directory.addHashes(shard, part.hashes);
     }
+    await Promise.all(writers.map((writer) => writer.ready()));
+  };
+  try {
+    for await (const event of cutCsvBlocks(source, {
+      maxRowBytes: input.maxRowBytes,
+      blockBytes: SPLIT_BLOCK_BYTES,
+    })) {
+      if (event.kind === 'header') {
+        for (const warning of event.warnings)
+          if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
+        const split: SplitPlan = {
+          plan,
+          columns: headerColumns(event.header),
+          width: event.header.length,
+          maxRowBytes: input.maxRowBytes,
+        };
+        const header = formatCsvRow(event.header, neutral(event.header.length));
+        for (const writer of writers) writer.write(header);
+        threads = new TaskPool(new URL('./shard-split.worker.ts', import.meta.url), splitThreads(), {
+          workerData: split,
+        });
+      } else if (event.kind === 'block') {
+        const running = threads!.run(event.block, [event.block.bytes.buffer as ArrayBuffer]);
+        running.catch(() => {});
+        inFlight.push(running);
+        while (inFlight.length > 4 * threads!.threads) await take();
+      } else {
+        while (inFlight.length > 0) await take();
+        for (const warning of event.warnings)
+          if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
+      }
+    }
+    while (inFlight.length > 0) await take();
     await Promise.all(writers.map((writer) => writer.end()));
   } catch (error) {
     for (const stream of streams) stream.destroy();
     throw error;
+  } finally {
+    await threads?.close();
   }
   return {
     files,
@@ -350,6 +336,14 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
     reportLines,
     directory: directory.build(),
   };
+}
+
+/** Blocks of the voter CSV handed to the split's threads: about 1,000 voter rows. */
+const SPLIT_BLOCK_BYTES = 256 * 1024;
+
+/** Threads of the split pass: all cores but the one that writes the shards' files. */
+function splitThreads(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
 }
 
 /** What a loaded snapshot keeps in memory: its files but the records (read from disk per lookup). */

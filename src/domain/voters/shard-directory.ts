@@ -88,6 +88,18 @@ const phoneHash = (phone: string) => hashString(`p${phone}`) >>> 0;
 const emailHash = (email: string) => hashString(`e${email}`) >>> 0;
 const idHash = (index: string, key: string) => hashString(`i${index}|${key}`) >>> 0;
 
+/** The directory's hashes of a record's phones, e-mail and ids (what ShardDirectoryBuilder.add files). */
+export function directoryHashes(
+  phones: readonly string[],
+  email: string,
+  ids: readonly { index: string; key: string }[] = [],
+): number[] {
+  const hashes = phones.map(phoneHash);
+  if (email !== '') hashes.push(emailHash(email));
+  for (const id of ids) hashes.push(idHash(id.index, id.key));
+  return hashes;
+}
+
 /** Collects a sharded import's entries, record by record; `build` sorts them and drops repeats. */
 export class ShardDirectoryBuilder {
   #hashes = new Uint32Array(1 << 16);
@@ -104,9 +116,12 @@ export class ShardDirectoryBuilder {
     email: string,
     ids: readonly { index: string; key: string }[] = [],
   ): void {
-    for (const phone of phones) this.#push(phoneHash(phone), shard);
-    if (email !== '') this.#push(emailHash(email), shard);
-    for (const id of ids) this.#push(idHash(id.index, id.key), shard);
+    for (const hash of directoryHashes(phones, email, ids)) this.#push(hash, shard);
+  }
+
+  /** Records of shard `shard` whose hashes (directoryHashes) were computed elsewhere. */
+  addHashes(shard: number, hashes: ArrayLike<number>): void {
+    for (let i = 0; i < hashes.length; i++) this.#push(hashes[i]!, shard);
   }
 
   #push(hash: number, shard: number): void {

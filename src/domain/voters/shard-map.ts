@@ -44,13 +44,13 @@ export class ShardCounts {
   /** state → zip3 ('' when none) → records. */
   readonly byState = new Map<string, Map<string, number>>();
 
-  add(state: string, zip3: string): void {
+  add(state: string, zip3: string, records = 1): void {
     let zips = this.byState.get(state);
     if (zips === undefined) {
       zips = new Map();
       this.byState.set(state, zips);
     }
-    zips.set(zip3, (zips.get(zip3) ?? 0) + 1);
+    zips.set(zip3, (zips.get(zip3) ?? 0) + records);
   }
 }
 

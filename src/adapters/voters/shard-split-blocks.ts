@@ -1,0 +1,172 @@
+import { type CsvBlock, parseBlock } from '../../domain/csv/csv-blocks.ts';
+import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
+import { AppError } from '../../domain/errors.ts';
+import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
+import { voterContact } from '../../domain/matching/normalize/person.ts';
+import { directoryHashes } from '../../domain/voters/shard-directory.ts';
+import {
+  extendBox,
+  recordShardKey,
+  type ShardPlan,
+  shardOfRecord,
+  statelessIds,
+} from '../../domain/voters/shard-map.ts';
+
+/**
+ * The split pass of a sharded voter import, one block of the voter CSV at a time (on the
+ * import's threads: shard-split.worker.ts): each record's shard, its line in the shard's CSV, the
+ * shard's area and the directory's hashes of its phones, e-mail and ids. The import thread takes
+ * the blocks in order and appends each shard's part to its file.
+ */
+
+/** The columns a record's shard is read from, checked as the unsharded import checks the header. */
+export interface RoutingColumns {
+  state: number;
+  zip: number;
+  latitude: number;
+  longitude: number;
+  /** The phone columns, the e-mail column and the ids that may name no state, for the directory (-1: absent). */
+  wireless: number;
+  landline: number;
+  voip: number;
+  email: number;
+  voterbaseId: number;
+  exactTrack: number;
+}
+
+export function headerColumns(header: readonly string[]): RoutingColumns {
+  const names = header.map((name) => name.trim().toLowerCase());
+  if (!names.includes('voterbase_id')) {
+    throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
+  }
+  return {
+    state: names.indexOf('state'),
+    zip: names.indexOf('zip'),
+    latitude: names.indexOf('latitude'),
+    longitude: names.indexOf('longitude'),
+    wireless: names.indexOf('wireless_phone'),
+    landline: names.indexOf('landline_phone'),
+    voip: names.indexOf('voip_phone'),
+    email: names.indexOf('email'),
+    voterbaseId: names.indexOf('voterbase_id'),
+    exactTrack: names.indexOf('exact_track'),
+  };
+}
+
+export const cell = (fields: readonly string[], at: number) => (at === -1 ? '' : (fields[at] ?? '').trim());
+
+/** What every block of one import is counted (plan null) or split with (the threads' workerData). */
+export interface SplitPlan {
+  plan: ShardPlan | null;
+  columns: RoutingColumns;
+  /** Fields of the header. */
+  width: number;
+  maxRowBytes: number;
+}
+
+/** One shard's part of a block. */
+export interface ShardPart {
+  shard: number;
+  /** Its records as CSV lines, each ending in a newline. */
+  text: string;
+  /** The voter file's line of each record, in order. */
+  lines: Uint32Array;
+  box: [number, number, number, number] | null;
+  /** Directory hashes of its records' phones, e-mail addresses and ids (directoryHashes). */
+  hashes: Uint32Array;
+}
+
+export interface SplitBlock {
+  /** Records read (rejected ones included). */
+  records: number;
+  /** Rows rejected, in order: [line, reason] (a wrong field count, or a row too long before it). */
+  rejected: [number, string][];
+  parts: ShardPart[];
+}
+
+const neutral = (n: number) => new Array<boolean>(n).fill(false);
+
+/** Splits one block (see the file's comment). */
+export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
+  const rejected: [number, string][] = [];
+  for (const warning of block.leadingWarnings) {
+    if (warning.kind === 'row_too_long') rejected.push([warning.line, 'row_too_long']);
+  }
+  const parsed = parseBlock(block, split.width, split.maxRowBytes);
+  const ragged = new Set<number>();
+  const tooLong: [number, string][] = [];
+  for (const warning of parsed.warnings) {
+    if (warning.kind === 'ragged_row') ragged.add(warning.line);
+    else if (warning.kind === 'row_too_long') tooLong.push([warning.line, 'row_too_long']);
+  }
+  const parts = new Map<
+    number,
+    { text: string[]; lines: number[]; box: ShardPart['box']; hashes: number[] }
+  >();
+  const { columns } = split;
+  const plan = split.plan;
+  if (plan === null) throw new Error('a block is split only once the shards are planned');
+  // Voter cells are written as they came: nothing is neutralized against spreadsheet formulas.
+  const asTheyCame = neutral(split.width);
+  for (const row of parsed.rows) {
+    if (ragged.has(row.line)) {
+      rejected.push([row.line, 'wrong_field_count']);
+      continue;
+    }
+    const key = recordShardKey(cell(row.fields, columns.state), cell(row.fields, columns.zip));
+    const shard = shardOfRecord(plan, key.state, key.zip3);
+    let part = parts.get(shard);
+    if (part === undefined) {
+      part = { text: [], lines: [], box: null, hashes: [] };
+      parts.set(shard, part);
+    }
+    part.lines.push(row.line);
+    const point = normalizeLatLong(cell(row.fields, columns.latitude), cell(row.fields, columns.longitude));
+    if (point !== null) part.box = extendBox(part.box, point[0], point[1]);
+    const contact = voterContact({
+      wireless_phone: cell(row.fields, columns.wireless),
+      landline_phone: cell(row.fields, columns.landline),
+      voip_phone: cell(row.fields, columns.voip),
+      email: cell(row.fields, columns.email),
+    });
+    const ids = statelessIds(cell(row.fields, columns.voterbaseId), cell(row.fields, columns.exactTrack));
+    for (const hash of directoryHashes(contact.phones, contact.email, ids)) part.hashes.push(hash);
+    part.text.push(formatCsvRow(row.fields, asTheyCame));
+  }
+  rejected.push(...tooLong);
+  rejected.sort((a, b) => a[0] - b[0]);
+  return {
+    records: parsed.rows.length,
+    rejected,
+    parts: [...parts].map(([shard, part]) => ({
+      shard,
+      text: part.text.join(''),
+      lines: Uint32Array.from(part.lines),
+      box: part.box,
+      hashes: Uint32Array.from(part.hashes),
+    })),
+  };
+}
+
+/** Records of a block per state and ZIP3 (the plan's counting pass): [state, zip3, records]. */
+export type BlockCounts = [string, string, number][];
+
+/** Counts one block's records per state and ZIP3; rows with a wrong field count are not counted. */
+export function countBlock(
+  block: CsvBlock,
+  split: Pick<SplitPlan, 'columns' | 'width' | 'maxRowBytes'>,
+): BlockCounts {
+  const parsed = parseBlock(block, split.width, split.maxRowBytes);
+  const ragged = new Set<number>();
+  for (const warning of parsed.warnings) if (warning.kind === 'ragged_row') ragged.add(warning.line);
+  const counts = new Map<string, [string, string, number]>();
+  for (const row of parsed.rows) {
+    if (ragged.has(row.line)) continue;
+    const key = recordShardKey(cell(row.fields, split.columns.state), cell(row.fields, split.columns.zip));
+    const name = `${key.state}|${key.zip3}`;
+    const counted = counts.get(name);
+    if (counted === undefined) counts.set(name, [key.state, key.zip3, 1]);
+    else counted[2]++;
+  }
+  return [...counts.values()];
+}
