@@ -48,7 +48,7 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
             matchList({
               ...sinks,
               ...listOptions(deps, job, spec.appended),
-              matcher: mergingMatcher(streams, deps.assembleBlocks?.()),
+              matcher: mergingMatcher(streams, spec.threshold, deps.assembleBlocks?.()),
               voters,
               onProgress: () => {
                 if (context.signal.aborted) throw context.signal.reason;

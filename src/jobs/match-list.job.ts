@@ -153,6 +153,7 @@ async function matchInOnePass(
         sampleSource: await deps.blobs.read(job.uploadBlob!),
         appendedFields: plan.appendedFields,
         options: settings,
+        thresholdScore: plan.matchThreshold,
         maxRowBytes: deps.maxRowBytes,
         ...(deps.shardedBlocks === undefined ? {} : { threads: deps.shardedBlocks }),
       });

@@ -18,7 +18,10 @@ import {
   shardOfChunk,
 } from '../../src/domain/list-matching/sharded-list.ts';
 import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
-import { createProbabilisticMatcher } from '../../src/domain/matching/probabilistic-matcher.ts';
+import {
+  createProbabilisticMatcher,
+  DEFAULT_THRESHOLD_SCORE,
+} from '../../src/domain/matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../../src/domain/voters/in-memory-voter-snapshot.ts';
 import type { ShardDirectory } from '../../src/domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../src/domain/voters/shard-map.ts';
@@ -177,6 +180,7 @@ export async function matchSharded(
     output,
     matcher: mergingMatcher(
       groups.map((group) => concatLines(group.map((name) => () => linesOf(outputs.get(name)!)))),
+      DEFAULT_THRESHOLD_SCORE,
       assemble,
     ),
   });

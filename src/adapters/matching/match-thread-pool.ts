@@ -109,9 +109,14 @@ export class MatchThreadPool {
    * One block of a list matched against a sharded voter file, assembled on the least busy thread
    * from its rows' chunk lines (merge-chunks.ts); its bytes are moved there.
    */
-  async assembleBlock(block: CsvBlock, spec: BlockSpec, lines: BlockOutcomeLines): Promise<BlockResult> {
+  async assembleBlock(
+    block: CsvBlock,
+    spec: BlockSpec,
+    lines: BlockOutcomeLines,
+    thresholdScore: number,
+  ): Promise<BlockResult> {
     checkUsable(this.pool);
-    return (await this.pool.run({ kind: 'assemble', block, spec, lines }, [
+    return (await this.pool.run({ kind: 'assemble', block, spec, lines, thresholdScore }, [
       block.bytes.buffer as ArrayBuffer,
     ])) as BlockResult;
   }

@@ -81,7 +81,7 @@ export type MatchTask =
     }
   | { kind: 'close-router'; router: number }
   | { kind: 'route'; router: number; block: CsvBlock; spec: BlockSpec }
-  | { kind: 'assemble'; block: CsvBlock; spec: BlockSpec; lines: BlockOutcomeLines }
+  | { kind: 'assemble'; block: CsvBlock; spec: BlockSpec; lines: BlockOutcomeLines; thresholdScore: number }
   | {
       kind: 'sharded-block';
       router: number;
@@ -133,7 +133,9 @@ async function shardedBlock(task: Extract<MatchTask, { kind: 'sharded-block' }>)
   };
   const route = (row: MatchInput, normalized: NormalizedInput) =>
     routeNormalized(row, normalized, map, directory);
-  return await matchShardedBlock(task.block, task.spec, route, shardAt);
+  // Every shard's job has the job's threshold.
+  const thresholdScore = task.shards[0]?.job.thresholdScore ?? 0;
+  return await matchShardedBlock(task.block, task.spec, route, shardAt, thresholdScore);
 }
 
 function sourceOf(id: number): OpenSource {
@@ -150,7 +152,9 @@ async function answer(task: MatchTask): Promise<unknown> {
     return void routers.set(task.router, { map: task.map, directory });
   }
   if (task.kind === 'close-router') return routers.delete(task.router);
-  if (task.kind === 'assemble') return await assembleBlock(task.block, task.spec, task.lines);
+  if (task.kind === 'assemble') {
+    return await assembleBlock(task.block, task.spec, task.lines, task.thresholdScore);
+  }
   if (task.kind === 'route') {
     const router = routerOf(task.router);
     return await routeBlock(task.block, task.spec, router.map, router.directory);

@@ -190,7 +190,10 @@ export class ThreadedMatcherFactory {
   assembleBlocks(): AssembleBlockRunner | undefined {
     if (this.threads < MIN_THREADS_FOR_LIST_PASSES) return undefined;
     const pool = this.livePool();
-    return { parallelism: this.threads, run: (block, spec, lines) => pool.assembleBlock(block, spec, lines) };
+    return {
+      parallelism: this.threads,
+      run: (block, spec, lines, thresholdScore) => pool.assembleBlock(block, spec, lines, thresholdScore),
+    };
   }
 
   /** The pool of threads, started if there is none or the last one broke. */

@@ -35,6 +35,8 @@ export interface ShardedMatchInput {
   createMatcher: (shard: VoterSnapshot, listFit: ListFit | null) => ListMatcher;
   appendedFields: AppendedField[];
   maxMatches: number;
+  /** The acceptance threshold (MATCH_THRESHOLD): the shards' candidates, weighed together, are held to it again. */
+  thresholdScore: number;
   maxRowBytes: number;
   asOf: Date;
   /** Rows per chunk (the service's SHARD_CHUNK_ROWS), so the result is the service's. */
@@ -82,6 +84,7 @@ async function matchInOnePass(
     sampleSource: createReadStream(input.file, { highWaterMark: 1 << 20 }),
     appendedFields: input.appendedFields,
     options,
+    thresholdScore: input.thresholdScore,
     maxRowBytes: input.maxRowBytes,
     ...(input.shardedBlocks === undefined ? {} : { threads: input.shardedBlocks }),
   });
@@ -176,7 +179,7 @@ async function matchInChunks(input: ShardedMatchInput): Promise<ShardedSummary> 
       ...common,
       source: createReadStream(input.file, { highWaterMark: 1 << 20 }),
       output: input.output,
-      matcher: mergingMatcher(streams, input.assembleBlocks?.()),
+      matcher: mergingMatcher(streams, input.thresholdScore, input.assembleBlocks?.()),
     });
     const { rows, shardRows, everywhere } = router.result();
     return { ...summary, shardRouting: { rows, shardRows, everywhere, shards: map.shards.length } };

@@ -93,6 +93,7 @@ export function matchCommand(program: Command, context: CliContext): void {
                 whole: voters,
                 voters: store,
                 createMatcher,
+                thresholdScore: config.MATCH_THRESHOLD,
                 chunkRows: config.SHARD_CHUNK_ROWS,
                 routeBlocks: (map, directory) => threads.routeBlocks(map, directory),
                 assembleBlocks: () => threads.assembleBlocks(),

@@ -17,11 +17,13 @@ export interface ChunkRow {
  */
 export interface ChunkOutcome {
   r: number;
-  /** [score, method, explain, values]. */
-  c: [number, string, string, string[]][];
+  /** [score, method, explain, values], and the candidate's odds when the outcome has `o`. */
+  c: ([number, string, string, string[]] | [number, string, string, string[], number])[];
   u?: string;
   p?: string[];
   b?: number;
+  /** The outcome's oddsSum (MatchOutcome), for weighing its candidates against other shards'. */
+  o?: number;
 }
 
 /** The row an input line holds. */
@@ -33,16 +35,18 @@ export function inputOfLine(text: string): MatchInput {
 /** The outcome an output line holds (its candidates carry their voter values; no voter index). */
 export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
   return {
-    candidates: line.c.map(([score, method, explain, values]) => ({
+    candidates: line.c.map(([score, method, explain, values, odds]) => ({
       voter: -1,
       score,
       method,
       ...(explain === '' ? {} : { explain }),
       values,
+      ...(odds === undefined ? {} : { odds }),
     })),
     ...(line.u === undefined ? {} : { unmatchedReason: line.u }),
     ...(line.p === undefined ? {} : { problems: line.p }),
     ...(line.b === undefined ? {} : { bestCount: line.b }),
+    ...(line.o === undefined ? {} : { oddsSum: line.o }),
   };
 }
 

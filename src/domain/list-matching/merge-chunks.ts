@@ -6,7 +6,8 @@
  * thread then only hands each block the chunk lines of its rows.
  */
 import type { CsvBlock } from '../csv/csv-blocks.ts';
-import type { Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
+import type { MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from '../matching/matcher.ts';
+import { MAX_PROBABILISTIC_SCORE } from '../matching/select/select-matches.ts';
 import type { BlockRunner, ListMatcher } from './block-runner.ts';
 import { type ChunkOutcome, outcomeOfLine, rowOfLine } from './chunk-lines.ts';
 import { inTurns } from './in-turn.ts';
@@ -19,7 +20,12 @@ export type BlockOutcomeLines = string[][];
 export interface AssembleBlockRunner {
   /** Blocks it works on at once. */
   readonly parallelism: number;
-  run(block: CsvBlock, spec: BlockSpec, lines: BlockOutcomeLines): Promise<BlockResult>;
+  run(
+    block: CsvBlock,
+    spec: BlockSpec,
+    lines: BlockOutcomeLines,
+    thresholdScore: number,
+  ): Promise<BlockResult>;
 }
 
 /**
@@ -29,6 +35,7 @@ export interface AssembleBlockRunner {
  */
 export function mergingMatcher(
   outcomes: AsyncIterator<string>[],
+  thresholdScore: number,
   threads?: AssembleBlockRunner,
 ): ListMatcher {
   const heads: (string | null | undefined)[] = outcomes.map(() => undefined);
@@ -59,7 +66,7 @@ export function mergingMatcher(
     matchBatch: (rows, options) =>
       inTurn(async () => {
         const end = rows.length === 0 ? 0 : rows[rows.length - 1]!.row + 1;
-        return mergeRows(rows, await linesBefore(end), options);
+        return mergeRows(rows, await linesBefore(end), options, thresholdScore);
       }),
     ...(threads === undefined
       ? {}
@@ -70,7 +77,7 @@ export function mergingMatcher(
             prepare: async () => {},
             run: async (block, spec) => {
               const lines = await inTurn(() => linesBefore(block.firstRow + block.records));
-              return await threads.run(block, spec, lines);
+              return await threads.run(block, spec, lines, thresholdScore);
             },
           } satisfies BlockRunner,
         }),
@@ -85,10 +92,11 @@ export async function assembleBlock(
   block: CsvBlock,
   spec: BlockSpec,
   lines: BlockOutcomeLines,
+  thresholdScore: number,
 ): Promise<BlockResult> {
   const merger: Matcher = {
     name: 'merged',
-    matchBatch: async (rows, options) => mergeRows(rows, lines, options),
+    matchBatch: async (rows, options) => mergeRows(rows, lines, options, thresholdScore),
   };
   return await matchBlock(block, spec, merger, null);
 }
@@ -98,6 +106,7 @@ function mergeRows(
   rows: readonly MatchInput[],
   lines: BlockOutcomeLines,
   options: MatchOptions,
+  thresholdScore: number,
 ): MatchOutcome[] {
   const at = lines.map(() => 0);
   return rows.map((row) => {
@@ -110,7 +119,7 @@ function mergeRows(
       found.push(outcomeOfLine(JSON.parse(text) as ChunkOutcome));
     }
     if (found.length === 0) throw new Error(`no chunk holds the outcome of row ${row.row}`);
-    return mergeOutcomes(found, options.maxMatches);
+    return mergeOutcomes(found, options.maxMatches, thresholdScore);
   });
 }
 
@@ -118,15 +127,23 @@ function mergeRows(
 const REASON_ORDER = ['below_threshold', 'no_candidates', 'name_only'];
 
 /**
- * One row's outcome from its shards' (in shard order). One shard: as it is. Several: candidates
- * of every shard by score (ties: shard order, then rank), the best `maxMatches`; no candidate
- * anywhere: the most telling reason. Input problems are the row's, the same from every shard,
- * plus any a shard added (an id whose record disagrees on the name).
+ * One row's outcome from its shards' (in shard order). One shard: as it is. Several, for a
+ * one-person row the probabilistic strategies matched (each outcome's oddsSum): weighed together
+ * as one voter file would weigh them (weighOutcomes). Otherwise candidates of every shard by
+ * score (ties: shard order, then rank), the best `maxMatches`; no candidate anywhere: the most
+ * telling reason. Input problems are the row's, the same from every shard, plus any a shard
+ * added (an id whose record disagrees on the name).
  */
-export function mergeOutcomes(outcomes: readonly MatchOutcome[], maxMatches: number): MatchOutcome {
+export function mergeOutcomes(
+  outcomes: readonly MatchOutcome[],
+  maxMatches: number,
+  thresholdScore = 0,
+): MatchOutcome {
   if (outcomes.length === 1) return outcomes[0]!;
   const problems = [...new Set(outcomes.flatMap((o) => o.problems ?? []))];
   const withProblems = problems.length === 0 ? {} : { problems };
+  const weighed = weighOutcomes(outcomes, maxMatches, thresholdScore);
+  if (weighed !== null) return { ...weighed, ...withProblems };
   const matched = outcomes.filter((o) => o.candidates.length > 0);
   if (matched.length === 1) {
     const { problems: _ignored, ...rest } = matched[0]!;
@@ -148,4 +165,59 @@ export function mergeOutcomes(outcomes: readonly MatchOutcome[], maxMatches: num
     .slice(0, maxMatches)
     .map(({ candidate }) => candidate);
   return { candidates, ...withProblems };
+}
+
+const AMBIGUOUS = ' ambiguous';
+
+/**
+ * Several shards' outcomes of a one-person row weighed as one voter file would weigh its
+ * candidates (select-matches.ts): each score recomputed over the odds of every shard's
+ * candidates, 100 × odds ÷ (1 + Σ oddsSum), at most 99; the threshold applied again; the best
+ * flagged ambiguous when its shard flagged it or another candidate has at least half its odds.
+ * One shard with candidates gets its own scores back. Null when an outcome cannot be weighed (an
+ * id match, a couple row, names matched swapped, lines of the first format): then scores are
+ * compared as each shard gave them.
+ */
+function weighOutcomes(
+  outcomes: readonly MatchOutcome[],
+  maxMatches: number,
+  thresholdScore: number,
+): Omit<MatchOutcome, 'problems'> | null {
+  let total = 0;
+  const all: { candidate: MatchCandidate; odds: number; flagged: boolean; order: number }[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.bestCount !== undefined) return null;
+    if (outcome.oddsSum === undefined) {
+      if (outcome.candidates.length > 0) return null;
+      continue;
+    }
+    total += outcome.oddsSum;
+    for (const candidate of outcome.candidates) {
+      if (candidate.odds === undefined) return null;
+      const explain = candidate.explain ?? '';
+      all.push({
+        candidate,
+        odds: candidate.odds,
+        flagged: explain.endsWith(AMBIGUOUS),
+        order: all.length,
+      });
+    }
+  }
+  if (total === 0) return null;
+  all.sort((a, b) => b.odds - a.odds || a.order - b.order);
+  const top = all[0];
+  const ambiguous =
+    top !== undefined && (top.flagged || (all[1] !== undefined && all[1].odds * 2 >= top.odds));
+  const candidates: MatchCandidate[] = [];
+  for (const { candidate, odds } of all) {
+    if (candidates.length >= maxMatches) break;
+    const score = Math.min(MAX_PROBABILISTIC_SCORE, (100 * odds) / (1 + total));
+    if (score < thresholdScore) break;
+    let explain = candidate.explain ?? '';
+    if (explain.endsWith(AMBIGUOUS)) explain = explain.slice(0, -AMBIGUOUS.length);
+    if (candidates.length === 0 && ambiguous) explain = `${explain}${AMBIGUOUS}`;
+    const { explain: _old, ...rest } = candidate;
+    candidates.push({ ...rest, score, ...(explain === '' ? {} : { explain }) });
+  }
+  return candidates.length === 0 ? { candidates, unmatchedReason: 'below_threshold' } : { candidates };
 }

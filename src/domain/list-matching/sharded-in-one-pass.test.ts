@@ -15,7 +15,7 @@ import {
   WHOLE,
 } from '../../../test/support/sharded-lists.ts';
 import { buildMatchIndex } from '../matching/index/build-match-index.ts';
-import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
+import { createProbabilisticMatcher, DEFAULT_THRESHOLD_SCORE } from '../matching/probabilistic-matcher.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../voters/shard-directory.ts';
 import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
@@ -53,6 +53,7 @@ async function matchInOnePass(
     sampleSource: Readable.from([Buffer.from(csv)]),
     appendedFields: APPENDED,
     options,
+    thresholdScore: DEFAULT_THRESHOLD_SCORE,
     maxRowBytes: 1 << 20,
     sampleRows: SAMPLE,
     ...(threadsFrom === undefined
@@ -157,6 +158,7 @@ describe('a sharded list matched in one pass', () => {
           spec,
           (row, normalized) => routeNormalized(row, normalized, MAP, null),
           (shard) => hands[shard]!,
+          DEFAULT_THRESHOLD_SCORE,
         );
       },
     }));

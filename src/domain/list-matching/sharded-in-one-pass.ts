@@ -58,6 +58,7 @@ export async function matchRoutedRows(
   route: (row: MatchInput, normalized: NormalizedInput) => Route,
   shardAt: (shard: number) => ShardAtHand,
   routing: ShardRouting,
+  thresholdScore: number,
 ): Promise<MatchOutcome[]> {
   const rowsOf = new Map<number, number[]>();
   const inputs = rows.map((row) => {
@@ -92,7 +93,7 @@ export async function matchRoutedRows(
   }
   return found.map((outcomes, i) => {
     if (outcomes.length === 0) throw new Error(`row ${rows[i]!.row} was routed to no shard`);
-    return mergeOutcomes(outcomes, options.maxMatches);
+    return mergeOutcomes(outcomes, options.maxMatches, thresholdScore);
   });
 }
 
@@ -102,11 +103,12 @@ export async function matchShardedBlock(
   spec: BlockSpec,
   route: (row: MatchInput, normalized: NormalizedInput) => Route,
   shardAt: (shard: number) => ShardAtHand,
+  thresholdScore: number,
 ): Promise<ShardedBlock> {
   const routing = noRouting();
   const matcher: Matcher = {
     name: 'sharded',
-    matchBatch: (rows, options) => matchRoutedRows(rows, options, route, shardAt, routing),
+    matchBatch: (rows, options) => matchRoutedRows(rows, options, route, shardAt, routing, thresholdScore),
   };
   return { result: await matchBlock(block, spec, matcher, null), routing };
 }
@@ -124,13 +126,14 @@ export interface ShardedBlockRunner {
 export function shardedListMatcher(
   route: (row: MatchInput, normalized: NormalizedInput) => Route,
   shardAt: (shard: number) => ShardAtHand,
+  thresholdScore: number,
   threads?: ShardedBlockRunner,
 ): ListMatcher & { routing(): ShardRouting } {
   const routing = noRouting();
   return {
     name: 'sharded',
     routing: () => ({ ...routing }),
-    matchBatch: (rows, options) => matchRoutedRows(rows, options, route, shardAt, routing),
+    matchBatch: (rows, options) => matchRoutedRows(rows, options, route, shardAt, routing, thresholdScore),
     ...(threads === undefined
       ? {}
       : {
@@ -245,6 +248,8 @@ export interface OnePassInput {
   sampleSource: AsyncIterable<Uint8Array>;
   appendedFields: readonly AppendedField[];
   options: MatchOptions;
+  /** The job's threshold: the shards' candidates, weighed together, are held to it again (mergeOutcomes). */
+  thresholdScore: number;
   maxRowBytes: number;
   /** Rows of the sample (SAMPLE_ROWS; fewer in tests). */
   sampleRows?: number;
@@ -302,5 +307,8 @@ export async function prepareOnePass(input: OnePassInput): Promise<OnePassMatche
   // The list's rows are normalized anyway to be matched: routed from that.
   const route = (row: MatchInput, normalized: NormalizedInput) =>
     routeNormalized(row, normalized, map, directory);
-  return { ...shardedListMatcher(route, shardAt, threads), close: () => threads?.close() };
+  return {
+    ...shardedListMatcher(route, shardAt, input.thresholdScore, threads),
+    close: () => threads?.close(),
+  };
 }

@@ -41,10 +41,10 @@ describe('a list matched against a sharded voter file', () => {
     let assembled = 0;
     const assemble: AssembleBlockRunner = {
       parallelism: 4,
-      run: async (block, spec, lines) => {
+      run: async (block, spec, lines, thresholdScore) => {
         const delay = 20 - 5 * (assembled++ % 4);
         await new Promise((resolve) => setTimeout(resolve, delay));
-        return await assembleBlock(block, spec, lines);
+        return await assembleBlock(block, spec, lines, thresholdScore);
       },
     };
     const routed = await matchSharded(`${long}\n`, OPTIONS, 1000, null, threads, assemble);
@@ -148,7 +148,7 @@ describe('a list matched against a sharded voter file', () => {
   });
 
   it('reports a row whose outcome no chunk holds instead of writing a wrong line', async () => {
-    const merging = mergingMatcher([linesOf(['{"r":2,"c":[]}'])]);
+    const merging = mergingMatcher([linesOf(['{"r":2,"c":[]}'])], 50);
     await assert.rejects(
       Promise.resolve(merging.matchBatch([{ row: 1, fields: {} }], OPTIONS)),
       /no chunk holds the outcome of row 1/,
@@ -189,6 +189,68 @@ describe('mergeOutcomes', () => {
     assert.deepEqual(
       merged.candidates.map((c) => c.voter),
       [4, 1, 3],
+    );
+  });
+
+  it('weighs one person’s candidates of several shards together, as one voter file would', () => {
+    const weighed = (voter: number, odds: number, explain = 'email=exact') => ({
+      voter,
+      score: Math.min(99, (100 * odds) / (1 + odds)),
+      method: 'email',
+      explain,
+      odds,
+    });
+    // The same e-mail address in two states: each shard alone says 99; together they split.
+    const twoStates = [
+      { candidates: [weighed(1, 99)], oddsSum: 99 },
+      { candidates: [weighed(2, 99)], oddsSum: 99 },
+    ];
+    assert.deepEqual(mergeOutcomes(twoStates, 1, 50), { candidates: [], unmatchedReason: 'below_threshold' });
+    const both = mergeOutcomes(twoStates, 2, 0);
+    assert.deepEqual(
+      both.candidates.map((c) => [c.voter, Number(c.score.toFixed(2)), c.explain]),
+      [
+        [1, 49.75, 'email=exact ambiguous'],
+        [2, 49.75, 'email=exact'],
+      ],
+    );
+    // Candidates below the threshold in the other shard still take their share.
+    const diluted = mergeOutcomes(
+      [
+        { candidates: [weighed(1, 300)], oddsSum: 300 },
+        { candidates: [], unmatchedReason: 'below_threshold', oddsSum: 400 },
+      ],
+      1,
+      50,
+    );
+    assert.deepEqual(diluted, { candidates: [], unmatchedReason: 'below_threshold' });
+    // One shard with candidates, the others with none: its own scores and flags, to the bit.
+    const alone = { candidates: [weighed(1, 40, 'first=exact ambiguous'), weighed(2, 30)], oddsSum: 75 };
+    const kept = mergeOutcomes([alone, { candidates: [], unmatchedReason: 'no_candidates' }], 2, 0);
+    assert.deepEqual(
+      kept.candidates.map((c) => [c.voter, c.score, c.explain]),
+      [
+        [1, (100 * 40) / 76, 'first=exact ambiguous'],
+        [2, (100 * 30) / 76, 'email=exact'],
+      ],
+    );
+  });
+
+  it('compares the shards’ scores as given when an outcome cannot be weighed (an id match, a couple row)', () => {
+    const merged = mergeOutcomes(
+      [
+        { candidates: [{ voter: 1, score: 100, method: 'voterbase_id' }] },
+        { candidates: [{ voter: 2, score: 99, method: 'email', odds: 99 }], oddsSum: 99 },
+      ],
+      2,
+      50,
+    );
+    assert.deepEqual(
+      merged.candidates.map((c) => [c.voter, c.score]),
+      [
+        [1, 100],
+        [2, 99],
+      ],
     );
   });
 

@@ -360,12 +360,18 @@ export function chunkOutcomeOf(
   shard: VoterSnapshot,
   columns: readonly number[],
 ): ChunkOutcome {
+  const weighed = outcome.oddsSum !== undefined && outcome.candidates.every((c) => c.odds !== undefined);
   const line: ChunkOutcome = {
     r: row,
-    c: outcome.candidates.map((c) => [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]),
+    c: outcome.candidates.map((c) =>
+      weighed
+        ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns), c.odds!]
+        : [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)],
+    ),
   };
   if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
   if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
   if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
+  if (weighed) line.o = outcome.oddsSum!;
   return line;
 }

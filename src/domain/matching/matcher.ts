@@ -59,6 +59,8 @@ export interface MatchCandidate {
    * when the candidate was matched elsewhere (a shard's chunk) and `voter` indexes no snapshot here.
    */
   values?: string[];
+  /** Its posterior odds, when the outcome has `oddsSum` (see there). */
+  odds?: number;
 }
 
 /** Per row: candidates best first (at most maxMatches), or a reason when there are none. */
@@ -74,6 +76,13 @@ export interface MatchOutcome {
    * otherwise. The delivery's `_best` file keeps those; later ranks are additional matches.
    */
   bestCount?: number;
+  /**
+   * For a one-person row the probabilistic strategies searched (its names as written): the sum of
+   * the odds of every candidate found in this voter file, corroborated or not, by which each
+   * candidate's score was normalized (score = 100 × odds ÷ (1 + oddsSum)); its candidates carry
+   * their `odds`. A sharded list's merge weighs candidates of several shards together with it.
+   */
+  oddsSum?: number;
 }
 
 export interface MatchOptions {

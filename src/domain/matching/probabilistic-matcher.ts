@@ -282,27 +282,25 @@ function searchPerson(
   person: NormalizedPerson,
   job: PersonMatchJob,
   oddsScale: number,
-): { candidates: boolean; matches: ReturnType<typeof selectMatches>['matches'] } {
+): { candidates: boolean; matches: ReturnType<typeof selectMatches>['matches']; oddsSum: number } {
   const q = prepareQuery(index, person);
   const candidates = scratchCandidates;
   candidates.clear();
   generateCandidates(index, q, job.candidates, candidates);
-  if (candidates.size === 0) return { candidates: false, matches: [] };
+  if (candidates.size === 0) return { candidates: false, matches: [], oddsSum: 0 };
   const scored = scoreCandidates(index, job.model, q, candidates, Math.max(job.options.maxMatches, 2));
   if (oddsScale !== 1) {
     for (const candidate of scored.best) candidate.odds *= oddsScale;
     scored.oddsSum *= oddsScale;
   }
-  return {
-    candidates: true,
-    matches: selectMatches(
-      scored,
-      job.thresholdScore,
-      job.options.maxMatches,
-      job.rankOnly,
-      (voter) => index.data.fields.gender(voter) === GENDER_CODE.M,
-    ).matches,
-  };
+  const selected = selectMatches(
+    scored,
+    job.thresholdScore,
+    job.options.maxMatches,
+    job.rankOnly,
+    (voter) => index.data.fields.gender(voter) === GENDER_CODE.M,
+  );
+  return { candidates: true, matches: selected.matches, oddsSum: selected.oddsSum };
 }
 
 /**
@@ -332,6 +330,8 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   const ownBest = new Set<number>();
   let anyCandidates = false;
   let anySearched = false;
+  /** The one person's odds sum, while its names as written are what was matched (MatchOutcome.oddsSum). */
+  let oddsSum: number | undefined;
   for (const person of searchable) {
     // No value of the row could corroborate a name (see isCorroborated): searching would only
     // find namesakes to refuse, which for a common name in a big state costs thousands of
@@ -339,6 +339,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     if (!job.rankOnly && !canCorroborate(person)) continue;
     anySearched = true;
     let result = searchPerson(index, person, job, 1);
+    if (searchable.length === 1 && !job.rankOnly) oddsSum = result.oddsSum;
     // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
     // nothing was accepted and the voter file holds either name as the other kind (mayBeSwapped).
     // The candidate-stage measurement ranks both readings (a voter under the better of its two).
@@ -354,8 +355,13 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
         result = {
           candidates: result.candidates || swapped.candidates,
           matches: bestReadings(result.matches, matches, options.maxMatches),
+          oddsSum: result.oddsSum + swapped.oddsSum,
         };
-      } else if (matches.length > 0) result = { candidates: true, matches };
+      } else if (matches.length > 0) {
+        result = { candidates: true, matches, oddsSum: swapped.oddsSum };
+        // Matched swapped: its odds carry the swap's prior, not comparable across voter files.
+        oddsSum = undefined;
+      }
     }
     if (!result.candidates) continue;
     anyCandidates = true;
@@ -363,14 +369,21 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     if (matches.length > 0) ownBest.add(matches[0]!.voter);
     for (const match of matches) {
       if (found.some((c) => c.voter === match.voter)) continue;
-      found.push({ voter: match.voter, score: match.score, method: match.method, explain: match.explain });
+      found.push({
+        voter: match.voter,
+        score: match.score,
+        method: match.method,
+        explain: match.explain,
+        odds: match.odds,
+      });
     }
   }
+  const weighed = oddsSum === undefined || oddsSum === 0 ? {} : { oddsSum };
   if (found.length === 0) {
     const reason = anyCandidates ? 'below_threshold' : anySearched ? 'no_candidates' : 'name_only';
-    return { candidates: [], unmatchedReason: reason, problems: input.problems };
+    return { candidates: [], unmatchedReason: reason, problems: input.problems, ...weighed };
   }
-  if (ownBest.size < 2) return { candidates: found, problems: input.problems };
+  if (ownBest.size < 2) return { candidates: found, problems: input.problems, ...weighed };
   // Two people in one row: each one's best match comes first (ranks 1 and 2), then the other
   // candidates, each part best first.
   const bests = found.filter((c) => ownBest.has(c.voter)).sort(byScore);

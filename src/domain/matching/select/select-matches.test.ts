@@ -101,7 +101,7 @@ describe('selectMatches', () => {
 
     result = selectMatches(scored([candidate(1, 10, NAME_DOB)]), 0, 2);
     assert.equal(result.ambiguous, false);
-    assert.deepEqual(selectMatches(scored([]), 0, 2), { matches: [], ambiguous: false });
+    assert.deepEqual(selectMatches(scored([]), 0, 2), { matches: [], ambiguous: false, oddsSum: 0 });
   });
 
   it('reports ambiguity even when the second candidate is not returned', () => {

@@ -8,6 +8,8 @@ export interface SelectedMatch {
   score: number;
   method: string;
   explain: string;
+  /** The candidate's posterior odds: score = 100 × odds ÷ (1 + the person's odds sum), at most 99. */
+  odds: number;
 }
 
 /** 100 is an id match's; evidence short of an id never claims certainty. */
@@ -28,7 +30,7 @@ export function selectMatches(
   maxMatches: number,
   rankOnly = false,
   isMale: (voter: number) => boolean = () => false,
-): { matches: SelectedMatch[]; ambiguous: boolean } {
+): { matches: SelectedMatch[]; ambiguous: boolean; oddsSum: number } {
   // Another member of the row's household is not the person, whatever the model's odds (see
   // isAnotherPerson): it neither matches nor takes posterior away from who may be.
   const best: ScoredCandidate[] = [];
@@ -53,9 +55,10 @@ export function selectMatches(
       score,
       method: methodOf(candidate),
       explain: ambiguous && matches.length === 0 ? `${explain} ambiguous` : explain,
+      odds: candidate.odds,
     });
   }
-  return { matches, ambiguous };
+  return { matches, ambiguous, oddsSum };
 }
 
 /**
