@@ -3,6 +3,7 @@ import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { type CsvBlock, cutCsvBlocks } from '../../domain/csv/csv-blocks.ts';
+import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
@@ -187,42 +188,71 @@ export async function inParallel<T>(
 
 async function countShards(input: ShardedImportInput): Promise<ShardPlan> {
   const counts = new ShardCounts();
-  let threads: TaskPool<CsvBlock, BlockCounts> | null = null;
-  const inFlight: Promise<BlockCounts>[] = [];
-  const take = async () => {
-    for (const [state, zip3, records] of await inFlight.shift()!) counts.add(state, zip3, records);
-  };
-  let header = false;
+  const header = await overBlocks<BlockCounts>(
+    input,
+    createReadStream(input.path, { highWaterMark: 1 << 20 }),
+    null,
+    {
+      take: (answer) => {
+        for (const [state, zip3, records] of answer) counts.add(state, zip3, records);
+      },
+    },
+  );
+  if (header === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+  return planShards(counts, input.maxRows);
+}
+
+/**
+ * One pass over the voter file in blocks, each counted (`plan` null) or split on the threads of
+ * shard-split.worker.ts, started once the header is read; the answers go to `take` in the file's
+ * order. Returns the header (null for a file without one).
+ */
+async function overBlocks<Answer>(
+  input: ShardedImportInput,
+  source: NodeJS.ReadableStream & AsyncIterable<Uint8Array>,
+  plan: ShardPlan | null,
+  steps: {
+    onHeader?: (header: string[], warnings: CsvWarning[]) => void;
+    take: (answer: Answer) => void | Promise<void>;
+    onEnd?: (warnings: CsvWarning[]) => void;
+  },
+): Promise<string[] | null> {
+  let threads: TaskPool<CsvBlock, Answer> | null = null;
+  let header: string[] | null = null;
+  const inFlight: Promise<Answer>[] = [];
+  const take = async () => steps.take(await inFlight.shift()!);
   try {
-    const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
     for await (const event of cutCsvBlocks(source, {
       maxRowBytes: input.maxRowBytes,
       blockBytes: SPLIT_BLOCK_BYTES,
     })) {
       if (event.kind === 'header') {
-        header = true;
-        const count: SplitPlan = {
-          plan: null,
+        header = event.header;
+        const split: SplitPlan = {
+          plan,
           columns: headerColumns(event.header),
           width: event.header.length,
           maxRowBytes: input.maxRowBytes,
         };
+        steps.onHeader?.(event.header, event.warnings);
         threads = new TaskPool(new URL('./shard-split.worker.ts', import.meta.url), splitThreads(), {
-          workerData: count,
+          workerData: split,
         });
       } else if (event.kind === 'block') {
         const running = threads!.run(event.block, [event.block.bytes.buffer as ArrayBuffer]);
         running.catch(() => {});
         inFlight.push(running);
         while (inFlight.length > 4 * threads!.threads) await take();
+      } else {
+        while (inFlight.length > 0) await take();
+        steps.onEnd?.(event.warnings);
       }
     }
     while (inFlight.length > 0) await take();
   } finally {
     await threads?.close();
   }
-  if (!header) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
-  return planShards(counts, input.maxRows);
+  return header;
 }
 
 interface SplitResult {
@@ -258,74 +288,50 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
     bytesRead += chunk.length;
     input.onProgress?.(bytesRead, input.totalBytes);
   });
-  // Threads split blocks side by side (parse, shard, format, hash the contacts); this thread
-  // takes them in order and appends each shard's part to its file.
-  let threads: TaskPool<CsvBlock, SplitBlock> | null = null;
-  const inFlight: Promise<SplitBlock>[] = [];
-  const take = async () => {
-    const block = await inFlight.shift()!;
-    rowsRead += block.records;
-    for (const [line, reason] of block.rejected) reject(line, reason);
-    for (const part of block.parts) {
-      const shard = part.shard;
-      writers[shard]!.write(part.text);
-      let own = lines[shard]!;
-      if (counts[shard]! + part.lines.length > own.length) {
-        const grown = new Uint32Array(Math.max(own.length * 2, counts[shard]! + part.lines.length));
-        grown.set(own);
-        own = grown;
-        lines[shard] = own;
-      }
-      own.set(part.lines, counts[shard]!);
-      counts[shard]! += part.lines.length;
-      if (part.box !== null) {
-        boxes[shard] = extendBox(
-          extendBox(boxes[shard]!, part.box[0], part.box[1]),
-          part.box[2],
-          part.box[3],
-        );
-      }
-      directory.addHashes(shard, part.hashes);
-    }
-    await Promise.all(writers.map((writer) => writer.ready()));
+  const tooLong = (warnings: CsvWarning[]) => {
+    for (const warning of warnings) if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
   };
   try {
-    for await (const event of cutCsvBlocks(source, {
-      maxRowBytes: input.maxRowBytes,
-      blockBytes: SPLIT_BLOCK_BYTES,
-    })) {
-      if (event.kind === 'header') {
-        for (const warning of event.warnings)
-          if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
-        const split: SplitPlan = {
-          plan,
-          columns: headerColumns(event.header),
-          width: event.header.length,
-          maxRowBytes: input.maxRowBytes,
-        };
-        const header = formatCsvRow(event.header, neutral(event.header.length));
-        for (const writer of writers) writer.write(header);
-        threads = new TaskPool(new URL('./shard-split.worker.ts', import.meta.url), splitThreads(), {
-          workerData: split,
-        });
-      } else if (event.kind === 'block') {
-        const running = threads!.run(event.block, [event.block.bytes.buffer as ArrayBuffer]);
-        running.catch(() => {});
-        inFlight.push(running);
-        while (inFlight.length > 4 * threads!.threads) await take();
-      } else {
-        while (inFlight.length > 0) await take();
-        for (const warning of event.warnings)
-          if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
-      }
-    }
-    while (inFlight.length > 0) await take();
+    // Threads split blocks side by side (parse, shard, format, hash the contacts); this thread
+    // takes them in order and appends each shard's part to its file.
+    await overBlocks<SplitBlock>(input, source, plan, {
+      onHeader: (header, warnings) => {
+        tooLong(warnings);
+        const line = formatCsvRow(header, neutral(header.length));
+        for (const writer of writers) writer.write(line);
+      },
+      take: async (block) => {
+        rowsRead += block.records;
+        for (const [line, reason] of block.rejected) reject(line, reason);
+        for (const part of block.parts) {
+          const shard = part.shard;
+          writers[shard]!.write(part.text);
+          let own = lines[shard]!;
+          if (counts[shard]! + part.lines.length > own.length) {
+            const grown = new Uint32Array(Math.max(own.length * 2, counts[shard]! + part.lines.length));
+            grown.set(own);
+            own = grown;
+            lines[shard] = own;
+          }
+          own.set(part.lines, counts[shard]!);
+          counts[shard]! += part.lines.length;
+          if (part.box !== null) {
+            boxes[shard] = extendBox(
+              extendBox(boxes[shard]!, part.box[0], part.box[1]),
+              part.box[2],
+              part.box[3],
+            );
+          }
+          directory.addHashes(shard, part.hashes);
+        }
+        await Promise.all(writers.map((writer) => writer.ready()));
+      },
+      onEnd: tooLong,
+    });
     await Promise.all(writers.map((writer) => writer.end()));
   } catch (error) {
     for (const stream of streams) stream.destroy();
     throw error;
-  } finally {
-    await threads?.close();
   }
   return {
     files,
