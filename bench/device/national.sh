@@ -3,8 +3,8 @@
 #   run(command="bash bench/device/national.sh STEPS", carry=[".device-run"], timeout_s=600)):
 # unpacks Node and the production node_modules, then runs `node bench/run-all.ts national` with
 # the national sizes (NATIONAL_VOTERS, NATIONAL_LIST_ROWS, NATIONAL_WORKERS may be overridden).
-# STEPS: `generate,import` in a first call and `match` in a second (the files stay in
-# /tmp/national while the machine is warm), or all three at once for smaller sizes.
+# STEPS: `generate`, `import` and `match` in three calls (the files stay in /tmp/national while
+# the machine is warm; a call may run 10 minutes), or several at once for smaller sizes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steps="${1:-generate,import,match}"
