@@ -5,7 +5,6 @@ import type { Config } from '../config.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
-import { everyShardFits } from '../domain/voters/shard-map.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { MatchListDeps } from '../jobs/list-job-steps.ts';
@@ -80,8 +79,7 @@ export function listMatchingDeps(
     chunkRows: config.SHARD_CHUNK_ROWS,
     routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
     assembleBlocks: () => matchers.assembleBlocks(),
-    holdsEveryShard: (map) =>
-      matchers.keepsOpen(map.shards.length) && everyShardFits(map, voterCacheBytes(config)),
+    holdsEveryShard: (map) => matchers.holdsEveryShard(map, voterCacheBytes(config)),
     openOnThreads: (shard) => matchers.open(shard),
     shardedBlocks: (map, directory, shards) => matchers.shardedBlocks(map, directory, shards),
     onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),

@@ -13,7 +13,7 @@ import {
   type ProbabilisticMatcherOptions,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
-import type { ShardMap } from '../../domain/voters/shard-map.ts';
+import { everyShardFits, type ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { type MatchSource, MatchThreadPool } from './match-thread-pool.ts';
 
@@ -133,6 +133,15 @@ export class ThreadedMatcherFactory {
   /** Whether `count` voter files (the shards of a sharded one) stay open on the threads together. */
   keepsOpen(count: number): boolean {
     return count <= this.sourcesKept;
+  }
+
+  /**
+   * Whether this process can hold every shard of `map` at once, loaded within a voter cache of
+   * `cacheBytes` (VOTER_CACHE_MB; undefined: no limit) and open on these threads together: then
+   * a list is matched against them in one pass (sharded-in-one-pass.ts).
+   */
+  holdsEveryShard(map: ShardMap, cacheBytes: number | undefined): boolean {
+    return this.keepsOpen(map.shards.length) && everyShardFits(map, cacheBytes);
   }
 
   /**

@@ -84,7 +84,16 @@ export interface SplitBlock {
   parts: ShardPart[];
 }
 
-const neutral = (n: number) => new Array<boolean>(n).fill(false);
+/**
+ * A line of a shard's CSV (the header's too): the voter cells as they came, nothing neutralized
+ * against spreadsheet formulas (the shard's build reads them back as the voter file had them).
+ */
+export function voterLine(fields: readonly string[]): string {
+  return formatCsvRow(fields, NEUTRALIZE_NONE);
+}
+
+/** No field neutralized (formatCsvRow neutralizes a field only where this holds `true`). */
+const NEUTRALIZE_NONE: readonly boolean[] = [];
 
 /** Splits one block (see the file's comment). */
 export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
@@ -106,8 +115,6 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
   const { columns } = split;
   const plan = split.plan;
   if (plan === null) throw new Error('a block is split only once the shards are planned');
-  // Voter cells are written as they came: nothing is neutralized against spreadsheet formulas.
-  const asTheyCame = neutral(split.width);
   for (const row of parsed.rows) {
     if (ragged.has(row.line)) {
       rejected.push([row.line, 'wrong_field_count']);
@@ -131,7 +138,7 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
     });
     const ids = statelessIds(cell(row.fields, columns.voterbaseId), cell(row.fields, columns.exactTrack));
     for (const hash of directoryHashes(contact.phones, contact.email, ids)) part.hashes.push(hash);
-    part.text.push(formatCsvRow(row.fields, asTheyCame));
+    part.text.push(voterLine(row.fields));
   }
   rejected.push(...tooLong);
   rejected.sort((a, b) => a[0] - b[0]);

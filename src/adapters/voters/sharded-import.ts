@@ -4,7 +4,6 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { type CsvBlock, cutCsvBlocks } from '../../domain/csv/csv-blocks.ts';
 import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
-import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 import { AppError } from '../../domain/errors.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
@@ -16,7 +15,13 @@ import {
   type ShardPlan,
 } from '../../domain/voters/shard-map.ts';
 import { TaskPool } from '../threads/task-pool.ts';
-import { type BlockCounts, headerColumns, type SplitBlock, type SplitPlan } from './shard-split-blocks.ts';
+import {
+  type BlockCounts,
+  headerColumns,
+  type SplitBlock,
+  type SplitPlan,
+  voterLine,
+} from './shard-split-blocks.ts';
 import type { BuildReport } from './snapshot-builder.ts';
 
 export interface ShardedImportInput {
@@ -50,8 +55,6 @@ export interface ShardedImportResult {
 
 /** The file of a sharded version's ShardDirectory, in the version's folder beside meta.json. */
 export const SHARD_DIRECTORY_FILE = 'shard-directory.bin';
-
-const neutral = (n: number) => new Array<boolean>(n).fill(false);
 
 /**
  * Imports a voter file as shards: a pass counts records per state and ZIP3 and plans the shards;
@@ -297,7 +300,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
     await overBlocks<SplitBlock>(input, source, plan, {
       onHeader: (header, warnings) => {
         tooLong(warnings);
-        const line = formatCsvRow(header, neutral(header.length));
+        const line = voterLine(header);
         for (const writer of writers) writer.write(line);
       },
       take: async (block) => {

@@ -5,7 +5,6 @@ import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher
 import { matchList } from '../../domain/list-matching/match-list.ts';
 import { loadEveryShard } from '../../domain/list-matching/sharded-in-one-pass.ts';
 import type { ListFit } from '../../domain/matching/matcher.ts';
-import { everyShardFits } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { voterCacheBytes } from '../../start/voter-stores.ts';
 import type { CliContext } from '../cli-context.ts';
@@ -58,9 +57,7 @@ export function matchCommand(program: Command, context: CliContext): void {
           // the threads) now, as the unsharded file is, and the list matched in one pass.
           const map = voters.shardMap;
           const loadedShards =
-            map !== undefined &&
-            threads.keepsOpen(map.shards.length) &&
-            everyShardFits(map, voterCacheBytes(config))
+            map !== undefined && threads.holdsEveryShard(map, voterCacheBytes(config))
               ? await loadEveryShard(store, map, (shard) => threads.open(shard))
               : undefined;
           onePass = loadedShards !== undefined;
