@@ -77,6 +77,33 @@ describe('comparePerson first name', () => {
   });
 });
 
+describe('comparePerson first name: two established names spelled alike', () => {
+  // Five voters each make LISA and LINDA names the file knows; LISSA is no one's.
+  const names = ['LISA', 'LINDA', 'JOANNE'];
+  const voters = names.flatMap((first) =>
+    Array.from({ length: 5 }, (_, i) => row({ first_name: first, last_name: `KOWALSKI${i}` })),
+  );
+  voters.push(row({ first_name: 'JUANA', last_name: 'KOWALSKI' }));
+  const named = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, voters), AS_OF);
+  const firstLevel = (first: string, voter: number) => {
+    const { persons } = normalizeInput({ first_name: first }, AS_OF);
+    const levels = new Uint8Array(FIELD_COUNT);
+    comparePerson(named, prepareQuery(named, persons[0]!), voter, levels);
+    return levels[F.first];
+  };
+
+  it('differ when both names are held by many voters and do not sound alike (LISA, LINDA)', () => {
+    assert.equal(firstLevel('LINDA', 0), L.first.differ);
+    assert.equal(firstLevel('LISA', 5), L.first.differ);
+  });
+  it('similar when the row’s name is no established one (a misspelling)', () => {
+    assert.equal(firstLevel('LIDNA', 0), L.first.similar);
+  });
+  it('similar when they sound alike, however many voters hold them (JOANNE, JUANA)', () => {
+    assert.equal(firstLevel('JOANNE', 15), L.first.similar);
+  });
+});
+
 describe('comparePerson first name: a man’s and a woman’s name that read alike', () => {
   const people = [
     ...Array.from({ length: 6 }, () => row({ first_name: 'Michael', gender: 'M' })),

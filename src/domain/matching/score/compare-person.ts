@@ -253,8 +253,27 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   if (vGender !== 0 && vGender !== qGender) return L.first.differ;
   const similarity = jaroWinkler(a, b, SIMILAR_NAMES);
   if (isTypo(a, b, similarity)) return L.first.typo;
-  if (q.firstSound === index.firstSound(vFirst) || similarity >= SIMILAR_NAMES) return L.first.similar;
-  return L.first.differ;
+  if (q.firstSound === index.firstSound(vFirst)) return L.first.similar;
+  if (similarity < SIMILAR_NAMES) return L.first.differ;
+  // Spelled alike but sounding different: a misspelling when the row's name is not one the
+  // voter file knows, two people when both are names many voters have (LISA and LINDA, MARY
+  // and MARLENE: sisters, twins, namesakes), as alike in spelling as names go.
+  return isEstablishedFirstName(q.firstId, index) && isEstablishedFirstName(vFirst, index)
+    ? L.first.differ
+    : L.first.similar;
+}
+
+/**
+ * Share of the voters, and the least count, that make a first name an established one (a name
+ * people are given, not a mistyping of one): 1 in 20,000 voters, at least 5.
+ */
+const ESTABLISHED_NAME_SHARE = 1 / 20_000;
+const ESTABLISHED_NAME_MIN = 5;
+
+function isEstablishedFirstName(id: number, index: MatchIndex): boolean {
+  if (id <= 0) return false;
+  const count = index.data.dictionaries.first.count(id);
+  return count >= ESTABLISHED_NAME_MIN && count >= index.size * ESTABLISHED_NAME_SHARE;
 }
 
 /**

@@ -227,6 +227,14 @@ describe('isCorroborated', () => {
   it('address exact, unit or typo; not street or differ', () => {
     yes({ ...NAMES_ONLY, address: L.address.exact }, 'address exact');
     yes({ ...NAMES_ONLY, address: L.address.unit }, 'address unit');
+    no(
+      { ...NAMES_ONLY, last: L.last.differ, address: L.address.unit },
+      'another unit of the building under another surname: a neighbour',
+    );
+    yes(
+      { ...NAMES_ONLY, last: L.last.differ, address: L.address.unit, dob: L.dob.exact },
+      'with a date of birth that agrees',
+    );
     yes({ ...NAMES_ONLY, address: L.address.typo }, 'address typo');
     no({ ...NAMES_ONLY, address: L.address.street }, 'address street');
     no({ ...NAMES_ONLY, address: L.address.differ }, 'address differ');
