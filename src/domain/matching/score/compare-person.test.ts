@@ -72,7 +72,13 @@ describe('comparePerson first name', () => {
   it('middle: the row gives the voter’s middle name as its first, or the voter’s first as its middle', () => {
     assert.equal(level({ first_name: 'Ann' }, 0, F.first), L.first.middle);
     assert.equal(level({ first_name: 'Annie' }, 0, F.first), L.first.middle, 'a nickname of the middle name');
-    assert.equal(level({ first_name: 'Jim', middle_name: 'John' }, 0, F.first), L.first.middle);
+    assert.equal(level({ first_name: 'Alan', middle_name: 'Bartholomew' }, 2, F.first), L.first.middle);
+    assert.equal(level({ first_name: 'Alan', middle_name: 'Bartholomew' }, 2, F.middle), L.middle.initial);
+    assert.equal(level({ first_name: 'Ann', middle_name: 'J' }, 0, F.middle), L.middle.initial, 'crosswise');
+  });
+  it('differ when the other given names disagree crosswise: someone sharing one name', () => {
+    assert.equal(level({ first_name: 'Jim', middle_name: 'John' }, 0, F.first), L.first.differ);
+    assert.equal(level({ first_name: 'Ann', middle_name: 'Mark' }, 0, F.first), L.first.differ);
     assert.equal(level({ first_name: 'A' }, 2, F.first), L.first.differ, 'a middle initial is no name');
   });
 });

@@ -119,12 +119,6 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
       level = compareFirst(q, vFirst, dict.first.value(vFirst), index);
       memo.first.set(vFirst, generation, level);
     }
-    if (
-      level === L.first.differ &&
-      goesByMiddleName(q, fields.middle(voter), dict.first.value(vFirst), index)
-    ) {
-      level = L.first.middle;
-    }
     levels[F.first] = level;
   }
   // Last name.
@@ -139,13 +133,25 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   }
   // Middle name or initial.
   const vMiddle = fields.middle(voter);
-  if (q.middleId !== 0 && vMiddle !== 0) {
-    const a = q.person.middle;
-    const b = dict.middle.value(vMiddle);
-    if (a === b) levels[F.middle] = a.length > 1 ? L.middle.exact : L.middle.initial;
-    else if (a.charCodeAt(0) !== b.charCodeAt(0)) levels[F.middle] = L.middle.differ;
-    // Same initial: agreement when one side is only the initial, two different full names differ.
-    else levels[F.middle] = a.length > 1 && b.length > 1 ? L.middle.differ : L.middle.initial;
+  const voterMiddle = vMiddle === 0 ? '' : dict.middle.value(vMiddle);
+  if (q.middleId !== 0 && vMiddle !== 0) levels[F.middle] = middleLevel(q.person.middle, voterMiddle);
+  // A first name that disagrees may be the one a person goes by: the voter's middle name, or the
+  // row's middle name is the voter's first. Then the other two given names are compared crosswise
+  // (ROBERT J and JAMES ROBERT agree); when they disagree (HANNAH WILLIAM and WILLIAM JOHN) the
+  // row's names are someone else's who shares one of them.
+  if (levels[F.first] === L.first.differ && vFirst !== 0) {
+    const voterFirst = dict.first.value(vFirst);
+    const crossed = goesByMiddleName(q, voterMiddle, voterFirst);
+    const other =
+      crossed === 'voter-middle'
+        ? middleLevel(q.person.middle, voterFirst)
+        : crossed === 'row-middle'
+          ? middleLevel(q.person.first, voterMiddle)
+          : L.middle.differ;
+    if (other !== L.middle.differ) {
+      levels[F.first] = L.first.middle;
+      levels[F.middle] = other;
+    }
   }
   const vSuffix = fields.suffix(voter);
   if (q.suffixId !== 0 && vSuffix !== 0)
@@ -277,18 +283,34 @@ function isEstablishedFirstName(id: number, index: MatchIndex): boolean {
 }
 
 /**
- * Whether the row's first name is the voter's (full) middle name, or the row's middle name the
- * voter's first: the same person under the name they go by.
+ * Whether the row's first name is the voter's (full) middle name ('voter-middle'), or the row's
+ * middle name the voter's first ('row-middle'): the same person under the name they go by.
  */
-function goesByMiddleName(q: Query, vMiddle: number, voterFirst: string, index: MatchIndex): boolean {
-  if (vMiddle !== 0) {
-    const middle = index.data.dictionaries.middle.value(vMiddle);
-    if (middle.length > 1 && (middle === q.person.first || areNicknameEquivalent(middle, q.person.first))) {
-      return true;
-    }
+function goesByMiddleName(
+  q: Query,
+  voterMiddle: string,
+  voterFirst: string,
+): 'voter-middle' | 'row-middle' | null {
+  const first = q.person.first;
+  if (voterMiddle.length > 1 && (voterMiddle === first || areNicknameEquivalent(voterMiddle, first))) {
+    return 'voter-middle';
   }
   const rowMiddle = q.person.middle;
-  return rowMiddle.length > 1 && (rowMiddle === voterFirst || areNicknameEquivalent(rowMiddle, voterFirst));
+  if (rowMiddle.length > 1 && (rowMiddle === voterFirst || areNicknameEquivalent(rowMiddle, voterFirst))) {
+    return 'row-middle';
+  }
+  return null;
+}
+
+/**
+ * Two middle names (or initials): exact, initial when one side is only the other's initial,
+ * differ otherwise (two different full names with the same initial too); 0 when a side has none.
+ */
+function middleLevel(a: string, b: string): number {
+  if (a === '' || b === '') return 0;
+  if (a === b) return a.length > 1 ? L.middle.exact : L.middle.initial;
+  if (a.charCodeAt(0) !== b.charCodeAt(0)) return L.middle.differ;
+  return a.length > 1 && b.length > 1 ? L.middle.differ : L.middle.initial;
 }
 
 function compareLast(
