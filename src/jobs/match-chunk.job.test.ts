@@ -19,9 +19,21 @@ describe('match-chunk messages', () => {
   });
 
   it('carries the fit chunk and the job’s fit, and refuses a malformed one', () => {
-    const listFit = { layout: 'a1b2c3d4', m: [0.9, 0.1], matchesPerRow: 0.7, source: 'em', emIterations: 12 };
+    const listFit = {
+      layout: 'a1b2c3d4',
+      m: [0.9, 0.1],
+      priorMatchOdds: 0.7,
+      source: 'em',
+      emIterations: 12,
+    };
     const payload = { ...common, v: 2, chunks: ['nc', 'nc.1'], chunk: 'nc.1', fitChunk: 'nc', listFit };
     assert.deepEqual(chunkPayloadSchema.parse(payload), payload);
+    const { priorMatchOdds, ...earlier } = listFit;
+    assert.deepEqual(
+      chunkPayloadSchema.parse({ ...payload, listFit: { ...earlier, matchesPerRow: priorMatchOdds } }),
+      payload,
+      'a fit enqueued by an earlier version names the prior odds matchesPerRow',
+    );
     assert.throws(() => chunkPayloadSchema.parse({ ...payload, listFit: { ...listFit, source: 'guess' } }));
     assert.throws(() => chunkPayloadSchema.parse({ ...payload, chunk: '' }));
     assert.throws(() => chunkPayloadSchema.parse({ ...payload, v: 3 }));

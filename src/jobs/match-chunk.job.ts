@@ -17,6 +17,16 @@ import {
 } from './list-chunks.ts';
 import { failJob, type MatchListDeps, REVOKED_BEFORE_MATCHING } from './list-job-steps.ts';
 
+/**
+ * A fit enqueued by an earlier version names its prior odds `matchesPerRow` (the same number:
+ * the scores' prior odds per voter are it over the file's size).
+ */
+const fromMatchesPerRow = (value: unknown) => {
+  if (typeof value !== 'object' || value === null || !('matchesPerRow' in value)) return value;
+  const { matchesPerRow, ...rest } = value as { matchesPerRow: unknown };
+  return { priorMatchOdds: matchesPerRow, ...rest };
+};
+
 const chunkSpecV2 = z.object({
   v: z.literal(2),
   jobId: z.string().startsWith('job_'),
@@ -27,13 +37,16 @@ const chunkSpecV2 = z.object({
     .optional(),
   fitChunk: z.string().min(1).optional(),
   listFit: z
-    .object({
-      layout: z.string().optional(),
-      m: z.array(z.number()),
-      matchesPerRow: z.number(),
-      source: z.enum(['em', 'prior']),
-      emIterations: z.number(),
-    })
+    .preprocess(
+      fromMatchesPerRow,
+      z.object({
+        layout: z.string().optional(),
+        m: z.array(z.number()),
+        priorMatchOdds: z.number(),
+        source: z.enum(['em', 'prior']),
+        emIterations: z.number(),
+      }),
+    )
     .optional(),
   appended: z.array(z.object({ source: z.string(), as: z.string() })),
   threshold: z.number(),

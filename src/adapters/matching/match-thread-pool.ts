@@ -210,6 +210,16 @@ export class MatchSource implements PersonMatchRunner {
     return { rows: parts.reduce((n, p) => n + p.rows, 0), patterns: parts.flatMap((p) => p.patterns) };
   }
 
+  async likelihoodRatios(rows: readonly MatchInput[], job: PersonMatchJob): Promise<number[]> {
+    const parts = await this.split<number[]>(rows, (chunk) => ({
+      kind: 'likelihood-ratios',
+      source: this.source,
+      rows: chunk,
+      job,
+    }));
+    return parts.flat();
+  }
+
   /**
    * The sample's pattern counts. A thread's first real work (the candidate search and scoring the
    * sample runs through) is slow until its code is compiled, which matters for a list only a few

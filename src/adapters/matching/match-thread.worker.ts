@@ -14,6 +14,7 @@ import {
   matchPersons,
   type PersonMatchJob,
   type SampleJob,
+  sampleLikelihoodRatios,
   samplePatterns,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import { ShardDirectory } from '../../domain/voters/shard-directory.ts';
@@ -65,6 +66,7 @@ export type MatchTask =
   | { kind: 'close'; source: number }
   | { kind: 'match'; source: number; rows: MatchInput[]; job: PersonMatchJob }
   | { kind: 'sample'; source: number; rows: readonly MatchInput[]; job: SampleJob }
+  | { kind: 'likelihood-ratios'; source: number; rows: readonly MatchInput[]; job: PersonMatchJob }
   | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob }
   | {
       kind: 'chunk';
@@ -170,6 +172,8 @@ async function answer(task: MatchTask): Promise<unknown> {
       return task.rows.map((row) => matchPersons(index, row, { ...task.job, options }));
     case 'sample':
       return samplePatterns(index, task.rows, { ...task.job, options }).toData();
+    case 'likelihood-ratios':
+      return sampleLikelihoodRatios(index, task.rows, { ...task.job, options });
     case 'block': {
       if (voters === null) throw new Error('this matching thread was started without the voter file');
       return await matchBlock(task.block, task.spec, jobMatcher(index, voters, task.job), voters);

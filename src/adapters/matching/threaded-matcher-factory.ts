@@ -98,6 +98,8 @@ export class ThreadedMatcherFactory {
     const runner: PersonMatchRunner = {
       run: (rows, job) => (onThreads(rows) ? threads().run(rows, job) : inThread.run(rows, job)),
       sample: (rows, job) => (onThreads(rows) ? threads().sample(rows, job) : inThread.sample(rows, job)),
+      likelihoodRatios: (rows, job) =>
+        onThreads(rows) ? threads().likelihoodRatios(rows, job) : inThread.likelihoodRatios(rows, job),
     };
     const matcher = createProbabilisticMatcher(voters, index, options, runner);
     if (shared === null) return matcher;

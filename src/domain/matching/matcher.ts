@@ -94,8 +94,9 @@ export interface MatchOptions {
 
 /**
  * What a matcher that learns from a list (EM) learned: the list's agreement rates m (one per
- * field level, see fellegi-sunter.ts) and its match rate, apart from any voter file's u. A list
- * matched shard by shard learns it once, on one shard, and every shard matches with it.
+ * field level, see fellegi-sunter.ts) and its match rate (as prior odds), apart from any voter
+ * file's u. A list matched shard by shard learns it once, on one shard, and every shard matches
+ * with it.
  */
 export interface ListFit {
   /**
@@ -104,7 +105,8 @@ export interface ListFit {
    */
   layout?: string;
   m: number[];
-  matchesPerRow: number;
+  /** FellegiSunterModel.priorMatchOdds. */
+  priorMatchOdds: number;
   source: 'em' | 'prior';
   emIterations: number;
 }

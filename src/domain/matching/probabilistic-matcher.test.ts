@@ -369,6 +369,7 @@ describe('probabilistic matcher', () => {
     const samples: number[] = [];
     const runner = {
       run: local.run,
+      likelihoodRatios: local.likelihoodRatios,
       sample: async (rows: readonly MatchInput[], job: Parameters<typeof local.sample>[1]) => {
         samples.push(rows.length);
         await new Promise((resolve) => setTimeout(resolve, 10));

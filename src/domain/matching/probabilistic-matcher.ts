@@ -14,6 +14,7 @@ import { comparePerson, prepareQuery, type Query } from './score/compare-person.
 import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
 import {
   buildModel,
+  estimateMatchOdds,
   estimateWithEm,
   type FellegiSunterModel,
   PatternCounts,
@@ -81,6 +82,8 @@ export interface PersonMatchRunner {
   run(rows: readonly MatchInput[], job: PersonMatchJob): MatchOutcome[] | Promise<MatchOutcome[]>;
   /** The comparison patterns of a sample's best candidates (EM's input), counted where the rows are matched. */
   sample(rows: readonly MatchInput[], job: SampleJob): PatternCountsData | Promise<PatternCountsData>;
+  /** Each sample person's likelihood ratio of being in the voter file (sampleLikelihoodRatios). */
+  likelihoodRatios(rows: readonly MatchInput[], job: PersonMatchJob): number[] | Promise<number[]>;
 }
 
 /** What counting a sample needs besides the index: plain data. */
@@ -104,6 +107,7 @@ export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
   return {
     run: (rows, job) => rows.map((row) => matchPersons(index, row, job)),
     sample: (rows, job) => samplePatterns(index, rows, job).toData(),
+    likelihoodRatios: (rows, job) => sampleLikelihoodRatios(index, rows, job),
   };
 }
 
@@ -139,7 +143,7 @@ export function createProbabilisticMatcher(
       : buildModel(
           Float64Array.from(fitted.m),
           randomPairU(index),
-          fitted.matchesPerRow,
+          fitted.priorMatchOdds,
           fitted.source,
           fitted.emIterations,
         ));
@@ -157,7 +161,16 @@ export function createProbabilisticMatcher(
     const u = randomPairU(index);
     const counts = new PatternCounts();
     counts.merge(await runner.sample(sample, { ...job, u }));
-    model = estimateWithEm(counts, u);
+    const fitted = estimateWithEm(counts, u);
+    // The list's match rate, among the rows the probabilistic strategies score (an id that
+    // matched decides its row without them).
+    const scored = sample.filter((row) => matchIds(voters, row, 1).candidates.length === 0);
+    const ratios = await runner.likelihoodRatios(scored, {
+      ...job,
+      model: fitted,
+      thresholdScore: settings.thresholdScore,
+    });
+    model = buildModel(fitted.m, u, estimateMatchOdds(ratios), fitted.source, fitted.emIterations);
     return model;
   };
   const fitOn = (sample: readonly MatchInput[], matchOptions: MatchOptions) => {
@@ -186,7 +199,7 @@ export function createProbabilisticMatcher(
         : {
             layout: LEVELS_LAYOUT,
             m: [...model.m],
-            matchesPerRow: model.matchesPerRow,
+            priorMatchOdds: model.priorMatchOdds,
             source: model.source,
             emIterations: model.emIterations,
           },
@@ -440,6 +453,28 @@ const ID_NAME_MISMATCH_SCORES = { one: 60, both: 20 };
 
 const hasAnyValue = (row: MatchInput) =>
   Object.values(row.fields).some((v) => v !== undefined && v.trim() !== '');
+
+/**
+ * Each sample person's likelihood ratio of "in the voter file" over "not in it": the sum of its
+ * candidates' odds at even prior odds (the model's priorMatchOdds is 1 when EM returns it), other
+ * members of its household left out as scoring leaves them out. Persons the strategies would not
+ * search (nothing to corroborate a name) are left out. What estimateMatchOdds weighs.
+ */
+export function sampleLikelihoodRatios(
+  index: MatchIndex,
+  sample: readonly MatchInput[],
+  job: PersonMatchJob,
+): number[] {
+  const ratios: number[] = [];
+  for (const row of sample) {
+    const input = row.normalized ?? normalizeInput(row.fields, job.options.asOf);
+    for (const person of input.persons) {
+      if (!hasSearchableValue(person) || !canCorroborate(person)) continue;
+      ratios.push(searchPerson(index, person, job, 1).oddsSum);
+    }
+  }
+  return ratios;
+}
 
 /**
  * The comparison patterns EM learns from: each sample row's few most plausible candidates under

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
-import { at, buildModel, estimateWithEm, PatternCounts, priorM } from './fellegi-sunter.ts';
+import {
+  at,
+  buildModel,
+  estimateMatchOdds,
+  estimateWithEm,
+  PatternCounts,
+  priorM,
+} from './fellegi-sunter.ts';
 
 /** mulberry32: a small seeded PRNG, so the synthetic lists are the same on every run. */
 function prng(seed: number): () => number {
@@ -105,7 +112,7 @@ describe('priorM and buildModel', () => {
     const model = buildModel(m, u, 0.7, 'em', 12);
     assert.equal(model.m, m);
     assert.equal(model.u, u);
-    assert.equal(model.matchesPerRow, 0.7);
+    assert.equal(model.priorMatchOdds, 0.7);
     assert.equal(model.source, 'em');
     assert.equal(model.emIterations, 12);
     assert.equal(model.weight[at(F.first, L.first.exact)], Math.log2(0.85 / 0.02));
@@ -148,16 +155,15 @@ describe('estimateWithEm', () => {
         assert.ok(Math.abs(got - expected) <= 0.05, `field ${field} level ${i + 1}: m ${got} vs ${expected}`);
       });
     }
-    assert.ok(Math.abs(model.matchesPerRow - 0.8) <= 0.1, `matchesPerRow ${model.matchesPerRow}`);
+    assert.equal(model.priorMatchOdds, 1, 'even odds: the rows’ match rate is estimated apart');
     // Scoring uses the voter file's u, not the pair-space u EM estimated alongside.
     assert.deepEqual(model.u, randomPairU());
     assert.equal(model.weight[at(F.first, 1)], Math.log2(model.m[at(F.first, 1)]! / 0.02));
   });
 
-  it('one true match per row gives matchesPerRow near 1', () => {
+  it('one true match per row', () => {
     const model = estimateWithEm(synthesize(TRUTH, 3000, 1, 4, 7), randomPairU());
     assert.equal(model.source, 'em');
-    assert.ok(model.matchesPerRow >= 0.9 && model.matchesPerRow <= 1, `matchesPerRow ${model.matchesPerRow}`);
     assert.ok(Math.abs(model.m[at(F.first, 1)]! - 0.9) <= 0.05);
   });
 
@@ -169,7 +175,7 @@ describe('estimateWithEm', () => {
     assert.equal(model.source, 'prior');
     assert.deepEqual(model.m, priorM());
     assert.equal(model.u, u);
-    assert.equal(model.matchesPerRow, 0.5);
+    assert.equal(model.priorMatchOdds, 1);
 
     const noRows = synthesize(TRUTH, 3000, 0.8, 4, 1);
     noRows.rows = 0;
@@ -213,5 +219,38 @@ describe('estimateWithEm', () => {
     const a = estimateWithEm(synthesize(TRUTH, 3000, 0.8, 4, 9), randomPairU());
     const b = estimateWithEm(synthesize(TRUTH, 3000, 0.8, 4, 9), randomPairU());
     assert.deepEqual(a, b);
+  });
+});
+
+describe('estimateMatchOdds', () => {
+  // Rows whose likelihood ratio says plainly which they are: members far above 1, strangers far below.
+  const rows = (members: number, strangers: number) => [
+    ...Array.from({ length: members }, (_, i) => 1e4 * (1 + (i % 7))),
+    ...Array.from({ length: strangers }, (_, i) => 1e-4 * (1 + (i % 5))),
+  ];
+
+  it('a list of 20% voters: prior odds near 0.25 (the 50 pseudo-rows at even odds pull a little up)', () => {
+    const odds = estimateMatchOdds(rows(1000, 4000));
+    const share = odds / (1 + odds);
+    assert.ok(Math.abs(share - 0.2) < 0.01, `share ${share}`);
+  });
+
+  it('a list mostly of voters never raises the odds above even', () => {
+    assert.equal(estimateMatchOdds(rows(4000, 1000)), 1);
+  });
+
+  it('no rows, or a few, say little: even odds, or near them', () => {
+    assert.equal(estimateMatchOdds([]), 1);
+    const odds = estimateMatchOdds(rows(0, 10));
+    assert.ok(odds > 0.5 && odds < 1, `odds ${odds}`);
+  });
+
+  it('uncertain rows count by their posterior: a list of ratio-1 rows is at even odds', () => {
+    assert.ok(Math.abs(estimateMatchOdds(Array.from({ length: 1000 }, () => 1)) - 1) < 1e-3);
+  });
+
+  it('an infinite ratio (a row sure to be a member) counts as one member', () => {
+    const odds = estimateMatchOdds([...rows(0, 950), Number.POSITIVE_INFINITY]);
+    assert.ok(Number.isFinite(odds) && odds > 0 && odds < 0.1, `odds ${odds}`);
   });
 });

@@ -12,8 +12,11 @@ export interface FellegiSunterModel {
   u: Float64Array;
   /** log2(m/u), same layout. */
   weight: Float64Array;
-  /** Expected true matches per input row (0..1): the prior of the posterior score. */
-  matchesPerRow: number;
+  /**
+   * Prior odds that a row's person is in the voter file: the list's match rate π over 1 − π
+   * (estimateMatchOdds), at most 1. The prior of the posterior score.
+   */
+  priorMatchOdds: number;
   /** How m was obtained: 'em' (estimated from this list) or 'prior' (too little data). */
   source: 'em' | 'prior';
   emIterations: number;
@@ -31,13 +34,13 @@ export function priorM(): Float64Array {
 export function buildModel(
   m: Float64Array,
   u: Float64Array,
-  matchesPerRow: number,
+  priorMatchOdds: number,
   source: FellegiSunterModel['source'],
   emIterations = 0,
 ): FellegiSunterModel {
   const weight = new Float64Array(m.length);
   for (let i = 0; i < m.length; i++) weight[i] = m[i]! > 0 && u[i]! > 0 ? Math.log2(m[i]! / u[i]!) : 0;
-  return { m, u, weight, matchesPerRow, source, emIterations };
+  return { m, u, weight, priorMatchOdds, source, emIterations };
 }
 
 /**
@@ -94,7 +97,7 @@ export function estimateWithEm(
 ): FellegiSunterModel {
   const prior = priorM();
   if (counts.pairs < MIN_PAIRS_FOR_EM || counts.rows === 0) {
-    return buildModel(prior, randomU, 0.5, 'prior');
+    return buildModel(prior, randomU, 1, 'prior');
   }
   // In key order: the sums below then do not depend on which thread counted which pattern first.
   const patterns = [...counts.patterns.entries()]
@@ -140,7 +143,7 @@ export function estimateWithEm(
   const exactFirst = at(0, 1);
   const exactLast = at(1, 1);
   if (m[exactFirst]! + m[exactLast]! < ub[exactFirst]! + ub[exactLast]!) {
-    return buildModel(prior, randomU, 0.5, 'prior');
+    return buildModel(prior, randomU, 1, 'prior');
   }
   // A field whose "match" class agrees less often than it disagrees was not identified by this
   // list (too few pairs compare it, or its agreement is confounded): keep its prior.
@@ -150,8 +153,41 @@ export function estimateWithEm(
     if (m[at(f, 1)]! < IDENTIFIED_RATIO * m[at(f, last)]!)
       for (let l = 1; l <= last; l++) m[at(f, l)] = prior[at(f, l)]!;
   }
-  const matchesPerRow = Math.min(1, Math.max(0.02, (lambda * counts.pairs) / counts.rows));
-  return buildModel(m, randomU, matchesPerRow, 'em', iterations);
+  // The pairs' match share says little of the rows' (a household's pairs join the match class):
+  // the rows' own match rate is estimated with the fitted m (estimateMatchOdds).
+  return buildModel(m, randomU, 1, 'em', iterations);
+}
+
+/** Pseudo-rows at even odds mixed into the match rate (a short list's few rows say little). */
+const MATCH_RATE_PRIOR_ROWS = 50;
+
+/**
+ * The prior odds that a row is in the voter file, from each sample person's likelihood ratio of
+ * "in the file" over "not in it" (its candidates' odds summed at even prior odds, Σ LR / n):
+ * the list's match rate π by EM over the rows (π ← mean of π·L / (π·L + 1 − π)), with
+ * MATCH_RATE_PRIOR_ROWS pseudo-rows at ½, as odds π / (1 − π), at most 1. A list mostly of
+ * strangers (a prospect list) lowers every score: at even odds a namesake's evidence would be
+ * over-trusted there. A list mostly of voters does not raise a score above what its evidence
+ * says at even odds: the scores stay conservative where the model's independence of fields is
+ * least true (people who share a name and a birth year, a household).
+ */
+export function estimateMatchOdds(likelihoodRatios: readonly number[]): number {
+  const n = likelihoodRatios.length;
+  if (n === 0) return 1;
+  let share = 0.5;
+  for (let iteration = 0; iteration < 200; iteration++) {
+    const odds = share / (1 - share);
+    let members = 0.5 * MATCH_RATE_PRIOR_ROWS;
+    for (const ratio of likelihoodRatios) {
+      const weighed = odds * ratio;
+      members += Number.isFinite(weighed) ? weighed / (1 + weighed) : 1;
+    }
+    const next = Math.min(0.99, Math.max(0.01, members / (n + MATCH_RATE_PRIOR_ROWS)));
+    const done = Math.abs(next - share) < 1e-6;
+    share = next;
+    if (done) break;
+  }
+  return Math.min(1, share / (1 - share));
 }
 
 /**

@@ -29,7 +29,7 @@ export function scoreCandidates(
   keep: number,
 ): { best: ScoredCandidate[]; oddsSum: number } {
   const n = Math.max(1, index.size);
-  const priorOdds = model.matchesPerRow / n;
+  const priorOdds = model.priorMatchOdds / n;
   const data = index.data;
   const firstTf = tfWeight(model, F.first, data.dictionaries.first.count(q.firstId), n);
   const lastTf = tfWeight(model, F.last, data.dictionaries.last.count(q.lastId), n);
