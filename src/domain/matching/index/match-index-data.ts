@@ -24,6 +24,11 @@ export interface MatchIndexData {
   /** Per first-name id, the gender nearly all its voters share (first-name-genders.ts), 0 when none does. */
   firstGenders: Uint8Array;
   /**
+   * Per first-name id, how much more often two voters with the name share a birth year than two
+   * of the file's voters do (first-name-cohorts.ts), 1 when nothing says so.
+   */
+  firstCohorts: Float32Array;
+  /**
    * Per voter, the compared fields in one record: the text fields as dictionary ids (0 = empty),
    * ZIP, date of birth, gender, contact flags and coordinates (voter-field-table.ts).
    */

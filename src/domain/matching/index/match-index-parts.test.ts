@@ -107,6 +107,7 @@ function assertSameIndex(actual: MatchIndex, expected: MatchIndex): void {
     );
   assert.deepEqual(sounds(actual, 'first'), sounds(expected, 'first'));
   assert.deepEqual(sounds(actual, 'last'), sounds(expected, 'last'));
+  assert.deepEqual(Array.from(a.firstCohorts), Array.from(e.firstCohorts), 'first-name cohorts');
 }
 
 /** The adapters' loader: a part not in the map is an error. */
@@ -126,14 +127,16 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.deepEqual(meta.parts, [...parts.keys()]);
     assert.equal(new Set(meta.parts).size, meta.parts.length);
     for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
-    // Per text field: the values and their counts; the names' sounds and first names' genders; the
+    // Per text field: the values and their counts; the names' sounds, first names' genders and
+    // birth-year cohorts; the
     // voters' records and their ZIP and date codes; three parts each of postings, map cells and
     // ZIP centroids.
-    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 3 + 3 + 9);
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 4 + 3 + 9);
     for (const name of ['voter-fields', 'voter-zips', 'voter-dobs'])
       assert.ok(meta.parts.includes(name), name);
     assert.ok(meta.parts.includes('sounds-first') && meta.parts.includes('sounds-last'));
     assert.ok(meta.parts.includes('first-genders'));
+    assert.ok(meta.parts.includes('first-cohorts'));
   });
 
   it('round trips every typed array and dictionary', () => {

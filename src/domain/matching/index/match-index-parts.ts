@@ -20,8 +20,9 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * 6: the compared fields in one record per voter (voter-fields) instead of a column per field.
  * 7: ZIPs and dates of birth in the record by their codes in voter-zips and voter-dobs.
  * 8: the clear gender of each first name stored by dictionary id (first-genders).
+ * 9: how much each first name's voters share birth years, by dictionary id (first-cohorts).
  */
-export const MATCH_INDEX_FORMAT = 8;
+export const MATCH_INDEX_FORMAT = 9;
 
 export interface MatchIndexMeta {
   format: number;
@@ -48,6 +49,7 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   put('sounds-first', d.firstSounds);
   put('sounds-last', d.lastSounds);
   put('first-genders', d.firstGenders);
+  put('first-cohorts', d.firstCohorts);
   put('voter-fields', d.fields.bytes);
   put('voter-zips', d.fields.zips);
   put('voter-dobs', d.fields.dobs);
@@ -97,6 +99,7 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     firstSounds: u32('sounds-first'),
     lastSounds: u32('sounds-last'),
     firstGenders: u8('first-genders'),
+    firstCohorts: f32('first-cohorts'),
     fields: voterFields(
       meta.size,
       sizes,
@@ -126,6 +129,7 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   expect('sounds-first', data.firstSounds.length, dictionaries.first.size);
   expect('sounds-last', data.lastSounds.length, dictionaries.last.size);
   expect('first-genders', data.firstGenders.length, dictionaries.first.size);
+  expect('first-cohorts', data.firstCohorts.length, dictionaries.first.size);
   expect('cell-counts', data.cellCounts.length, data.cellIds.length);
   expect('cell-key-filters', data.cellKeyFilters.length, data.cellIds.length * CELL_KEY_WORDS);
   expect('zip-lat', data.zipLat.length, data.zipIds.length);

@@ -35,6 +35,14 @@ export class MatchIndex {
     return id <= 0 ? 0 : (this.data.firstGenders[id] ?? 0);
   }
 
+  /**
+   * How much more often two voters with this first name share a birth year than two of the
+   * file's voters (first-name-cohorts.ts): 1 for id 0, a name no voter has, or one without dates.
+   */
+  firstNameCohort(id: number): number {
+    return id <= 0 ? 1 : (this.data.firstCohorts[id] ?? 1);
+  }
+
   get size(): number {
     return this.data.size;
   }

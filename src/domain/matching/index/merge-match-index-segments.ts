@@ -1,4 +1,5 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
+import { FirstNameCohortCount } from './first-name-cohorts.ts';
 import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
@@ -51,6 +52,7 @@ export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]):
     },
   );
   const genders = new FirstNameGenderCount(dictionaries.first.size);
+  const cohorts = new FirstNameCohortCount(dictionaries.first.size);
   segments.forEach((segment, s) => {
     const rows = segment.rows;
     for (const field of TEXT_FIELDS) {
@@ -60,7 +62,10 @@ export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]):
     }
     const firstIds = segment.ids.first;
     const firstRemap = remapsOf.first[s]!;
-    for (let r = 0; r < rows.length; r++) genders.add(firstRemap[firstIds[r]!]!, segment.gender[r]!);
+    for (let r = 0; r < rows.length; r++) {
+      genders.add(firstRemap[firstIds[r]!]!, segment.gender[r]!);
+      cohorts.add(firstRemap[firstIds[r]!]!, segment.dob[r]!);
+    }
     for (let r = 0; r < rows.length; r++) {
       fields.setFixed(rows[r]!, {
         lat: segment.lat[r]!,
@@ -84,6 +89,7 @@ export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]):
     firstSounds,
     lastSounds,
     firstGenders: genders.genders(),
+    firstCohorts: cohorts.concentrations(),
     fields,
     postings: mergePostings(segments, size),
     cellIds: cells.keys,

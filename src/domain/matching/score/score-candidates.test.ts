@@ -258,3 +258,42 @@ describe('scoreCandidates on a very common first name', () => {
     assert.ok(best[0]!.weight >= best[1]!.weight);
   });
 });
+
+describe('scoreCandidates: a first name’s birth-year cohort', () => {
+  // Two files alike but for when the other forty ALMAs were born: all in the candidate's year, or
+  // over forty years. The name is as common in both, so only the cohort can tell them apart.
+  const fileWith = (otherYears: (i: number) => number) => {
+    const voters = [
+      row({ first_name: 'ALMA', last_name: 'QUINTERO', state: 'NC', zip: '27601', dob: '19600101' }),
+    ];
+    for (let i = 0; i < 40; i++) {
+      voters.push(
+        row({ first_name: 'ALMA', last_name: `DOE${i}`, state: 'NC', dob: `${otherYears(i)}0601` }),
+      );
+      voters.push(row({ first_name: `NAME${i}`, last_name: `ROE${i}`, state: 'NC', dob: `${1930 + i}0601` }));
+    }
+    return buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, voters), AS_OF);
+  };
+  const weightOfFirst = (file: ReturnType<typeof buildMatchIndex>, u: Float64Array) => {
+    const { persons } = normalizeInput(
+      { first_name: 'ALMA', last_name: 'QUINTERO', age: '64', state: 'NC' },
+      AS_OF,
+    );
+    const candidates = new CandidateSet();
+    candidates.add(0, 1);
+    const fitted = buildModel(priorM(), u, 1, 'prior');
+    return scoreCandidates(file, fitted, prepareQuery(file, persons[0]!), candidates, 1).best[0]!.weight;
+  };
+
+  it('a name shared by the voters of one year makes the year weigh less by its concentration', () => {
+    const spread = fileWith((i) => 1930 + i);
+    const together = fileWith(() => 1960);
+    const alma = (file: ReturnType<typeof buildMatchIndex>) =>
+      file.firstNameCohort(file.data.dictionaries.first.idOf('ALMA'));
+    assert.ok(alma(together) > 3 * alma(spread), `${alma(together)} vs ${alma(spread)}`);
+    // One u for both (a file's u of a date agreement follows its own years).
+    const u = estimateRandomPairU(spread);
+    const lost = weightOfFirst(spread, u) - weightOfFirst(together, u);
+    assert.ok(Math.abs(lost - Math.log2(alma(together) / alma(spread))) < 1e-6, `weight lost ${lost}`);
+  });
+});

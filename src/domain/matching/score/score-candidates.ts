@@ -50,6 +50,10 @@ export function scoreCandidates(
     else if (lastShare > 0) weights[at(F.last, level)] = partialWeight(model, F.last, level, lastShare);
   }
   if (!Number.isNaN(addressTf)) weights[at(F.address, L.address.exact)] = addressTf;
+  // The row's first name and a date that agree are not independent evidence: people named alike
+  // are born in the same decades (first-name-cohorts.ts). u of a date's agreement among voters
+  // with the name is the file's times the name's cohort concentration.
+  const cohortBits = Math.log2(index.firstNameCohort(q.firstId));
   const best: ScoredCandidate[] = [];
   let oddsSum = 0;
   const levels = new Uint8Array(FIELD_COUNT);
@@ -63,6 +67,7 @@ export function scoreCandidates(
       const level = levels[f]!;
       if (level !== 0) weight += weights[f * MAX_LEVELS + level]!;
     }
+    if (levels[F.first] === L.first.exact && datesAgree(levels[F.dob]!)) weight -= cohortBits;
     const odds = priorOdds * 2 ** weight;
     oddsSum += odds;
     if (best.length < keep || isBetter(weight, voter, best[best.length - 1]!)) {
@@ -75,6 +80,9 @@ export function scoreCandidates(
   }
   return { best, oddsSum };
 }
+
+/** A date level that agrees at all (to the day, a typo or swap of it, the month, the year or next to it). */
+const datesAgree = (level: number) => level !== 0 && level !== L.dob.differ;
 
 /** scoreCandidates' weight table, filled for each query (one per thread's module instance). */
 const queryWeights = new Float64Array(FIELD_COUNT * MAX_LEVELS);
