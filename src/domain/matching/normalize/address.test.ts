@@ -230,6 +230,16 @@ describe('parseAddress: street-name rules', () => {
     assert.deepEqual(fields('10 SAINT JAMES'), { houseNumber: '10', streetName: 'ST JAMES' });
   });
 
+  it('MLK is Martin Luther King, as the voter file spells it out', () => {
+    const spelledOut = fields('12 MARTIN LUTHER KING JR BLVD');
+    assert.deepEqual(fields('12 MLK JR BLVD'), spelledOut);
+    assert.deepEqual(spelledOut, {
+      houseNumber: '12',
+      streetName: 'MARTIN LUTHER KING JR',
+      streetSuffix: 'BLVD',
+    });
+  });
+
   it('a suffix word is never the only name word', () => {
     assert.deepEqual(fields('100 PARK'), { houseNumber: '100', streetName: 'PARK' });
     assert.deepEqual(fields('100 PARK AVE'), { houseNumber: '100', streetName: 'PARK', streetSuffix: 'AVE' });

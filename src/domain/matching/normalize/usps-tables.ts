@@ -354,6 +354,8 @@ export const ORDINAL_TENS_WORDS: ReadonlyMap<string, string> = new Map([
  *   'AVENUE OF THE AMERICAS', where the word is the name rather than the suffix.
  * - HIGHWAY → HWY, ROUTE → RTE for route names ('HIGHWAY 10', 'OLD ROUTE 9'); TOWNSHIP → TWP.
  * - Ordinal words → digits: 'FIRST ST' ⇄ '1ST ST'.
+ * - MLK → MARTIN LUTHER KING: the one street name that a whole country's lists abbreviate to its
+ *   initials ('MLK JR BLVD').
  */
 export const NAME_WORDS: ReadonlyMap<string, string> = new Map([
   ['SAINT', 'ST'],
@@ -376,6 +378,7 @@ export const NAME_WORDS: ReadonlyMap<string, string> = new Map([
   ['ROUTE', 'RTE'],
   ['RT', 'RTE'],
   ['TOWNSHIP', 'TWP'],
+  ['MLK', 'MARTIN LUTHER KING'],
   ...ORDINAL_UNIT_WORDS,
   ['TENTH', '10TH'],
   ['ELEVENTH', '11TH'],
