@@ -470,7 +470,8 @@ export function sampleLikelihoodRatios(
     const input = row.normalized ?? normalizeInput(row.fields, job.options.asOf);
     for (const person of input.persons) {
       if (!hasSearchableValue(person) || !canCorroborate(person)) continue;
-      ratios.push(searchPerson(index, person, job, 1).oddsSum);
+      // Not below 0: the household's odds taken off the sum may leave a rounding error.
+      ratios.push(Math.max(0, searchPerson(index, person, job, 1).oddsSum));
     }
   }
   return ratios;
