@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
-import { createProbabilisticMatcher } from '../../domain/matching/probabilistic-matcher.ts';
+import { createProbabilisticMatcher, inThreadRunner } from '../../domain/matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
 import { MatchThreadPool } from './match-thread-pool.ts';
@@ -57,6 +57,22 @@ describe('matching on worker threads', () => {
       assert.equal(local.model()!.source, 'em');
       assert.deepEqual(remote.model(), local.model());
       assert.ok(inThread.filter((o) => o.candidates.length > 0).length > 2000, 'most rows match');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('gives the in-thread likelihood ratios of a sample (the list’s match rate), in order', async () => {
+    const { voters, list } = fixture(1200);
+    const index = buildMatchIndex(voters);
+    const local = createProbabilisticMatcher(voters, index);
+    await local.matchBatch(list, OPTIONS);
+    const job = local.jobFor(OPTIONS);
+    const expected = await inThreadRunner(index).likelihoodRatios(list, job);
+    assert.equal(expected.length, list.length, 'one person per row, each searchable');
+    const pool = new MatchThreadPool(2);
+    try {
+      assert.deepEqual(await pool.open(index).likelihoodRatios(list, job), expected);
     } finally {
       await pool.close();
     }

@@ -191,13 +191,7 @@ export class MatchSource implements PersonMatchRunner {
   }
 
   async run(rows: readonly MatchInput[], job: PersonMatchJob): Promise<MatchOutcome[]> {
-    const parts = await this.split<MatchOutcome[]>(rows, (chunk) => ({
-      kind: 'match',
-      source: this.source,
-      rows: chunk,
-      job,
-    }));
-    return parts.flat();
+    return await this.perRow<MatchOutcome>('match', rows, job);
   }
 
   async sample(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
@@ -211,12 +205,16 @@ export class MatchSource implements PersonMatchRunner {
   }
 
   async likelihoodRatios(rows: readonly MatchInput[], job: PersonMatchJob): Promise<number[]> {
-    const parts = await this.split<number[]>(rows, (chunk) => ({
-      kind: 'likelihood-ratios',
-      source: this.source,
-      rows: chunk,
-      job,
-    }));
+    return await this.perRow<number>('likelihood-ratios', rows, job);
+  }
+
+  /** A task whose answer is a list (one per row or person) shared out and put back in order. */
+  private async perRow<T>(
+    kind: 'match' | 'likelihood-ratios',
+    rows: readonly MatchInput[],
+    job: PersonMatchJob,
+  ): Promise<T[]> {
+    const parts = await this.split<T[]>(rows, (chunk) => ({ kind, source: this.source, rows: chunk, job }));
     return parts.flat();
   }
 
