@@ -2,7 +2,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { type CsvBlock, cutCsvBlocks } from '../../domain/csv/csv-blocks.ts';
 import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
@@ -14,6 +13,7 @@ import {
   type ShardMap,
   type ShardPlan,
 } from '../../domain/voters/shard-map.ts';
+import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import {
   type BlockCounts,
@@ -220,42 +220,24 @@ async function overBlocks<Answer>(
     onEnd?: (warnings: CsvWarning[]) => void;
   },
 ): Promise<string[] | null> {
-  let threads: TaskPool<CsvBlock, Answer> | null = null;
-  let header: string[] | null = null;
-  const inFlight: Promise<Answer>[] = [];
-  const take = async () => steps.take(await inFlight.shift()!);
-  try {
-    for await (const event of cutCsvBlocks(source, {
-      maxRowBytes: input.maxRowBytes,
-      blockBytes: SPLIT_BLOCK_BYTES,
-    })) {
-      if (event.kind === 'header') {
-        header = event.header;
+  return await answerCsvBlocksInOrder<Answer>(
+    source,
+    { maxRowBytes: input.maxRowBytes, blockBytes: SPLIT_BLOCK_BYTES },
+    {
+      ...steps,
+      threads: (header) => {
         const split: SplitPlan = {
           plan,
-          columns: headerColumns(event.header),
-          width: event.header.length,
+          columns: headerColumns(header),
+          width: header.length,
           maxRowBytes: input.maxRowBytes,
         };
-        steps.onHeader?.(event.header, event.warnings);
-        threads = new TaskPool(new URL('./shard-split.worker.ts', import.meta.url), splitThreads(), {
+        return new TaskPool(new URL('./shard-split.worker.ts', import.meta.url), splitThreads(), {
           workerData: split,
         });
-      } else if (event.kind === 'block') {
-        const running = threads!.run(event.block, [event.block.bytes.buffer as ArrayBuffer]);
-        running.catch(() => {});
-        inFlight.push(running);
-        while (inFlight.length > 4 * threads!.threads) await take();
-      } else {
-        while (inFlight.length > 0) await take();
-        steps.onEnd?.(event.warnings);
-      }
-    }
-    while (inFlight.length > 0) await take();
-  } finally {
-    await threads?.close();
-  }
-  return header;
+      },
+    },
+  );
 }
 
 interface SplitResult {

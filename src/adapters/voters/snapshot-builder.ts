@@ -5,7 +5,6 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { type CsvBlock, cutCsvBlocks } from '../../domain/csv/csv-blocks.ts';
 import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
 import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
@@ -17,6 +16,7 @@ import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.t
 import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
 import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { syncDirectory } from '../blobs/fs-blob-store.ts';
+import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import { buildMatchIndexFromRecords, MatchIndexThreads } from './match-index-threads.ts';
 import {
@@ -82,49 +82,39 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
   });
   // Threads prepare blocks side by side (parse, clean, check, hash the ids); this thread takes
   // them in order, rejects duplicates and writes the records, which the index threads read.
-  let threads: TaskPool<CsvBlock, PreparedVoterBlock> | null = null;
-  const inFlight: Promise<PreparedVoterBlock>[] = [];
   let reserved = false;
-  const take = async () => {
-    const block = await inFlight.shift()!;
-    rowsRead += block.rowsRead;
-    for (const [line, reason, rejected] of block.report) note(line, reason, rejected);
-    for (const line of builder.addBlock(block)) note(line, 'duplicate_voterbase_id', true);
-    if (!reserved && block.lines.length > 0) {
-      // Size the id tables once from the first rows' size, instead of doubling ~11 times.
-      reserved = true;
-      const bytesPerRow = Math.max(1, block.text.length / block.lines.length);
-      builder.reserve(carriedOver + Math.ceil((input.totalBytes / bytesPerRow) * 1.05));
-    }
-    await builder.waitForDrain();
-  };
-  try {
-    for await (const event of cutCsvBlocks(source, {
-      maxRowBytes: input.maxRowBytes,
-      blockBytes: IMPORT_BLOCK_BYTES,
-    })) {
-      if (event.kind === 'header') {
-        for (const warning of event.warnings) noteWarning(warning);
-        const plan = planColumns(event.header, input.previous, input.maxRowBytes);
+  await answerCsvBlocksInOrder<PreparedVoterBlock>(
+    source,
+    { maxRowBytes: input.maxRowBytes, blockBytes: IMPORT_BLOCK_BYTES },
+    {
+      threads: (header) => {
+        const plan = planColumns(header, input.previous, input.maxRowBytes);
         builder.setColumns(plan.columns);
-        threads = new TaskPool(new URL('./voter-block.worker.ts', import.meta.url), importThreads().parse, {
+        return new TaskPool(new URL('./voter-block.worker.ts', import.meta.url), importThreads().parse, {
           workerData: plan,
         });
+      },
+      onHeader: async (_header, warnings) => {
+        for (const warning of warnings) noteWarning(warning);
         if (input.previous !== null) carriedOver = await builder.carryOver(input.previous);
-      } else if (event.kind === 'block') {
-        const running = threads!.run(event.block, [event.block.bytes.buffer as ArrayBuffer]);
-        running.catch(() => {});
-        inFlight.push(running);
-        while (inFlight.length > 4 * threads!.threads) await take();
-      } else {
-        while (inFlight.length > 0) await take();
-        for (const warning of event.warnings) noteWarning(warning);
-      }
-    }
-    while (inFlight.length > 0) await take();
-  } finally {
-    await threads?.close();
-  }
+      },
+      take: async (block) => {
+        rowsRead += block.rowsRead;
+        for (const [line, reason, rejected] of block.report) note(line, reason, rejected);
+        for (const line of builder.addBlock(block)) note(line, 'duplicate_voterbase_id', true);
+        if (!reserved && block.lines.length > 0) {
+          // Size the id tables once from the first rows' size, instead of doubling ~11 times.
+          reserved = true;
+          const bytesPerRow = Math.max(1, block.text.length / block.lines.length);
+          builder.reserve(carriedOver + Math.ceil((input.totalBytes / bytesPerRow) * 1.05));
+        }
+        await builder.waitForDrain();
+      },
+      onEnd: (warnings) => {
+        for (const warning of warnings) noteWarning(warning);
+      },
+    },
+  );
   if (builder.columns.length === 0) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
   await writeFile(join(input.buildDir, 'import-report.csv'), `${reportLines.join('\n')}\n`);
   const meta = await builder.finish(input.version);
