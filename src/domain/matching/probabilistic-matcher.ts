@@ -472,15 +472,23 @@ export function sampleLikelihoodRatios(
   job: PersonMatchJob,
 ): number[] {
   const ratios: number[] = [];
-  for (const row of sample) {
-    const input = row.normalized ?? normalizeInput(row.fields, job.options.asOf);
-    for (const person of input.persons) {
-      if (!hasSearchableValue(person) || !canCorroborate(person)) continue;
-      // Not below 0: the household's odds taken off the sum may leave a rounding error.
-      ratios.push(Math.max(0, searchPerson(index, person, job, 1).oddsSum));
-    }
+  for (const person of personsToSearch(sample, job.options.asOf)) {
+    // Not below 0: the household's odds taken off the sum may leave a rounding error.
+    ratios.push(Math.max(0, searchPerson(index, person, job, 1).oddsSum));
   }
   return ratios;
+}
+
+/**
+ * The persons of a sample's rows that the strategies search (a searchable value and one that
+ * could corroborate a name): what EM and the match rate both learn from.
+ */
+function* personsToSearch(sample: readonly MatchInput[], asOf: Date): Generator<NormalizedPerson> {
+  for (const row of sample) {
+    const input = row.normalized ?? normalizeInput(row.fields, asOf);
+    for (const person of input.persons)
+      if (hasSearchableValue(person) && canCorroborate(person)) yield person;
+  }
 }
 
 /**
@@ -495,19 +503,15 @@ export function samplePatterns(
 ): PatternCounts {
   const counts = new PatternCounts();
   const prior = buildModel(priorM(), job.u, 0.5, 'prior');
-  for (const row of sample) {
-    const input = row.normalized ?? normalizeInput(row.fields, job.options.asOf);
-    for (const person of input.persons) {
-      if (!hasSearchableValue(person) || !canCorroborate(person)) continue;
-      const q: Query = prepareQuery(index, person);
-      const candidates = scratchCandidates;
-      candidates.clear();
-      generateCandidates(index, q, job.candidates, candidates);
-      if (candidates.size === 0) continue;
-      counts.rows++;
-      for (const candidate of scoreCandidates(index, prior, q, candidates, EM_CANDIDATES_PER_ROW).best) {
-        counts.add(candidate.levels);
-      }
+  for (const person of personsToSearch(sample, job.options.asOf)) {
+    const q: Query = prepareQuery(index, person);
+    const candidates = scratchCandidates;
+    candidates.clear();
+    generateCandidates(index, q, job.candidates, candidates);
+    if (candidates.size === 0) continue;
+    counts.rows++;
+    for (const candidate of scoreCandidates(index, prior, q, candidates, EM_CANDIDATES_PER_ROW).best) {
+      counts.add(candidate.levels);
     }
   }
   return counts;

@@ -133,14 +133,16 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   }
   // Middle name or initial.
   const vMiddle = fields.middle(voter);
-  const voterMiddle = vMiddle === 0 ? '' : dict.middle.value(vMiddle);
-  if (q.middleId !== 0 && vMiddle !== 0) levels[F.middle] = middleLevel(q.person.middle, voterMiddle);
+  if (q.middleId !== 0 && vMiddle !== 0) {
+    levels[F.middle] = middleLevel(q.person.middle, dict.middle.value(vMiddle));
+  }
   // A first name that disagrees may be the one a person goes by: the voter's middle name, or the
   // row's middle name is the voter's first. Then the other two given names are compared crosswise
   // (ROBERT J and JAMES ROBERT agree); when they disagree (HANNAH WILLIAM and WILLIAM JOHN) the
   // row's names are someone else's who shares one of them.
   if (levels[F.first] === L.first.differ && vFirst !== 0) {
     const voterFirst = dict.first.value(vFirst);
+    const voterMiddle = vMiddle === 0 ? '' : dict.middle.value(vMiddle);
     const crossed = goesByMiddleName(q, voterMiddle, voterFirst);
     const other =
       crossed === 'voter-middle'
