@@ -18,6 +18,7 @@ import {
   shardOfChunk,
 } from '../../src/domain/list-matching/sharded-list.ts';
 import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
+import type { ListFit } from '../../src/domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
   DEFAULT_THRESHOLD_SCORE,
@@ -129,7 +130,13 @@ export async function matchSharded(
   directory: ShardDirectory | null = null,
   threads?: RouteBlockRunner,
   assemble?: AssembleBlockRunner,
-): Promise<{ result: string; chunks: string[][]; names: string[]; fitChunk: string | null }> {
+): Promise<{
+  result: string;
+  chunks: string[][];
+  names: string[];
+  fitChunk: string | null;
+  listFit: ListFit | null;
+}> {
   const written = new Map<string, string[]>();
   const router = routingMatcher(MAP, {
     directory,
@@ -187,5 +194,5 @@ export async function matchSharded(
   const chunks = MAP.shards.map((shard) =>
     names.filter((name) => shardOfChunk(name) === shard.id).flatMap((name) => written.get(name)!),
   );
-  return { result: await result, chunks, names, fitChunk };
+  return { result: await result, chunks, names, fitChunk, listFit };
 }

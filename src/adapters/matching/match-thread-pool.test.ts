@@ -68,11 +68,11 @@ describe('matching on worker threads', () => {
     const local = createProbabilisticMatcher(voters, index);
     await local.matchBatch(list, OPTIONS);
     const job = local.jobFor(OPTIONS);
-    const expected = await inThreadRunner(index).likelihoodRatios(list, job);
+    const expected = await inThreadRunner(index).sampleEvidence(list, job);
     assert.equal(expected.length, list.length, 'one person per row, each searchable');
     const pool = new MatchThreadPool(2);
     try {
-      assert.deepEqual(await pool.open(index).likelihoodRatios(list, job), expected);
+      assert.deepEqual(await pool.open(index).sampleEvidence(list, job), expected);
     } finally {
       await pool.close();
     }

@@ -6,12 +6,8 @@ import type { ShardedBlock } from '../../domain/list-matching/sharded-in-one-pas
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
-import type {
-  PersonMatchJob,
-  PersonMatchRunner,
-  SampleJob,
-} from '../../domain/matching/probabilistic-matcher.ts';
-import type { PatternCountsData } from '../../domain/matching/score/fellegi-sunter.ts';
+import type { PersonMatchJob, PersonMatchRunner } from '../../domain/matching/probabilistic-matcher.ts';
+import type { PersonEvidence } from '../../domain/matching/score/fellegi-sunter.ts';
 import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import { TaskPool } from '../threads/task-pool.ts';
@@ -34,7 +30,7 @@ const threadHeapLimits = (sourcesKept: number) => ({
 
 /** Rows below which a batch is matched on one thread: splitting costs more than it saves. */
 const MIN_ROWS_PER_THREAD = 64;
-/** Rows of candidate search and scoring that compile a thread's matching code (see sampleWarming). */
+/** Rows of candidate search and scoring that compile a thread's matching code (see sampleEvidenceWarming). */
 const WARM_UP_ROWS = 250;
 
 /**
@@ -48,7 +44,7 @@ const WARM_UP_ROWS = 250;
 export class MatchThreadPool {
   private readonly pool: TaskPool<MatchTask, unknown>;
   private nextSource = 1;
-  /** Whether a sample has warmed every thread up (see MatchSource.sampleWarming). */
+  /** Whether a sample has warmed every thread up (see MatchSource.sampleEvidenceWarming). */
   warmed = false;
 
   /** `sourcesKept`: voter files a thread may hold at once, which sizes its heap limit. */
@@ -194,23 +190,13 @@ export class MatchSource implements PersonMatchRunner {
     return await this.perRow<MatchOutcome>('match', rows, job);
   }
 
-  async sample(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
-    const parts = await this.split<PatternCountsData>(rows, (chunk) => ({
-      kind: 'sample',
-      source: this.source,
-      rows: chunk,
-      job,
-    }));
-    return { rows: parts.reduce((n, p) => n + p.rows, 0), patterns: parts.flatMap((p) => p.patterns) };
-  }
-
-  async likelihoodRatios(rows: readonly MatchInput[], job: PersonMatchJob): Promise<number[]> {
-    return await this.perRow<number>('likelihood-ratios', rows, job);
+  async sampleEvidence(rows: readonly MatchInput[], job: PersonMatchJob): Promise<PersonEvidence[]> {
+    return await this.perRow<PersonEvidence>('sample-evidence', rows, job);
   }
 
   /** A task whose answer is a list (one per row or person) shared out and put back in order. */
   private async perRow<T>(
-    kind: 'match' | 'likelihood-ratios',
+    kind: 'match' | 'sample-evidence',
     rows: readonly MatchInput[],
     job: PersonMatchJob,
   ): Promise<T[]> {
@@ -219,24 +205,24 @@ export class MatchSource implements PersonMatchRunner {
   }
 
   /**
-   * The sample's pattern counts. A thread's first real work (the candidate search and scoring the
-   * sample runs through) is slow until its code is compiled, which matters for a list only a few
-   * times longer than the threads are many. So the pool's first sample, when too small to give
-   * every thread WARM_UP_ROWS of its own, is counted by every thread on the whole of it (the counts
-   * are the same on every thread; the first's are returned). Other samples are shared out as
-   * `sample` does.
+   * The sample's evidence (sampleEvidence). A thread's first real work (the candidate search and
+   * scoring the sample runs through) is slow until its code is compiled, which matters for a list
+   * only a few times longer than the threads are many. So the pool's first sample, when too small
+   * to give every thread WARM_UP_ROWS of its own, is weighed by every thread on the whole of it
+   * (the answers are the same on every thread; the first's are returned). Other samples are
+   * shared out as `sampleEvidence` does.
    */
-  async sampleWarming(rows: readonly MatchInput[], job: SampleJob): Promise<PatternCountsData> {
+  async sampleEvidenceWarming(rows: readonly MatchInput[], job: PersonMatchJob): Promise<PersonEvidence[]> {
     const shares = this.owner.warmed || rows.length >= WARM_UP_ROWS * this.threads;
     this.owner.warmed = true;
-    if (shares) return await this.sample(rows, job);
+    if (shares) return await this.sampleEvidence(rows, job);
     this.check();
-    const counts = await Promise.all(
+    const answers = await Promise.all(
       Array.from({ length: this.threads }, (_, i) =>
-        this.pool.runOn(i, { kind: 'sample', source: this.source, rows, job }),
+        this.pool.runOn(i, { kind: 'sample-evidence', source: this.source, rows, job }),
       ),
     );
-    return counts[0] as PatternCountsData;
+    return answers[0] as PersonEvidence[];
   }
 
   /**

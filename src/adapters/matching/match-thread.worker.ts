@@ -13,9 +13,7 @@ import {
   inThreadRunner,
   matchPersons,
   type PersonMatchJob,
-  type SampleJob,
-  sampleLikelihoodRatios,
-  samplePatterns,
+  samplePersonEvidence,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
@@ -65,8 +63,7 @@ export type MatchTask =
     }
   | { kind: 'close'; source: number }
   | { kind: 'match'; source: number; rows: MatchInput[]; job: PersonMatchJob }
-  | { kind: 'sample'; source: number; rows: readonly MatchInput[]; job: SampleJob }
-  | { kind: 'likelihood-ratios'; source: number; rows: readonly MatchInput[]; job: PersonMatchJob }
+  | { kind: 'sample-evidence'; source: number; rows: readonly MatchInput[]; job: PersonMatchJob }
   | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob }
   | {
       kind: 'chunk';
@@ -170,10 +167,8 @@ async function answer(task: MatchTask): Promise<unknown> {
   switch (task.kind) {
     case 'match':
       return task.rows.map((row) => matchPersons(index, row, { ...task.job, options }));
-    case 'sample':
-      return samplePatterns(index, task.rows, { ...task.job, options }).toData();
-    case 'likelihood-ratios':
-      return sampleLikelihoodRatios(index, task.rows, { ...task.job, options });
+    case 'sample-evidence':
+      return samplePersonEvidence(index, task.rows, { ...task.job, options });
     case 'block': {
       if (voters === null) throw new Error('this matching thread was started without the voter file');
       return await matchBlock(task.block, task.spec, jobMatcher(index, voters, task.job), voters);

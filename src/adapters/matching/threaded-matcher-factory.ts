@@ -97,9 +97,8 @@ export class ThreadedMatcherFactory {
     };
     const runner: PersonMatchRunner = {
       run: (rows, job) => (onThreads(rows) ? threads().run(rows, job) : inThread.run(rows, job)),
-      sample: (rows, job) => (onThreads(rows) ? threads().sample(rows, job) : inThread.sample(rows, job)),
-      likelihoodRatios: (rows, job) =>
-        onThreads(rows) ? threads().likelihoodRatios(rows, job) : inThread.likelihoodRatios(rows, job),
+      sampleEvidence: (rows, job) =>
+        onThreads(rows) ? threads().sampleEvidence(rows, job) : inThread.sampleEvidence(rows, job),
     };
     const matcher = createProbabilisticMatcher(voters, index, options, runner);
     if (shared === null) return matcher;
@@ -109,7 +108,7 @@ export class ThreadedMatcherFactory {
     // The pool's first sample warms every thread up for the blocks to come.
     const fitting = createProbabilisticMatcher(voters, index, options, {
       ...runner,
-      sample: (rows, job) => threads().sampleWarming(rows, job),
+      sampleEvidence: (rows, job) => threads().sampleEvidenceWarming(rows, job),
     });
     const listMatcher: ListMatcher = {
       ...matcher,

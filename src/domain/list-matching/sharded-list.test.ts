@@ -13,7 +13,9 @@ import {
   OPTIONS,
   VA,
 } from '../../../test/support/sharded-lists.ts';
+import { buildMatchIndex } from '../matching/index/build-match-index.ts';
 import type { MatchOutcome } from '../matching/matcher.ts';
+import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { ShardDirectoryBuilder } from '../voters/shard-directory.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { matchList } from './match-list.ts';
@@ -78,15 +80,16 @@ describe('a list matched against a sharded voter file', () => {
   });
 
   it('writes the same bytes as matching each routed row against its one shard alone', async () => {
-    const { result } = await matchSharded(LIST);
+    const { result, listFit } = await matchSharded(LIST);
     const header = LIST.split('\n')[0]!;
+    // Alone, with the job's model (m and match rate fitted once on the job's sample).
     const alone = async (snapshot: VoterSnapshot, rows: string[]) => {
       const output = new PassThrough();
       const out = text(output);
       await matchList({
         source: Readable.from([Buffer.from([header, ...rows].join('\n'))]),
         output,
-        matcher: matcherFor(snapshot),
+        matcher: createProbabilisticMatcher(snapshot, buildMatchIndex(snapshot), { listFit: listFit! }),
         voters: snapshot,
         appendedFields: APPENDED,
         maxRowBytes: 1 << 20,

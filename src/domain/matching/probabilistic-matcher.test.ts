@@ -369,11 +369,13 @@ describe('probabilistic matcher', () => {
     const samples: number[] = [];
     const runner = {
       run: local.run,
-      likelihoodRatios: local.likelihoodRatios,
-      sample: async (rows: readonly MatchInput[], job: Parameters<typeof local.sample>[1]) => {
+      sampleEvidence: async (
+        rows: readonly MatchInput[],
+        job: Parameters<typeof local.sampleEvidence>[1],
+      ) => {
         samples.push(rows.length);
         await new Promise((resolve) => setTimeout(resolve, 10));
-        return local.sample(rows, job);
+        return local.sampleEvidence(rows, job);
       },
     };
     const matcher = createProbabilisticMatcher(voters, index, {}, runner);

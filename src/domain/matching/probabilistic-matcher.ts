@@ -10,20 +10,19 @@ import type { MatchIndex } from './index/match-index.ts';
 import { GENDER_CODE } from './index/match-index-fields.ts';
 import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
-import { comparePerson, prepareQuery, type Query } from './score/compare-person.ts';
+import { comparePerson, prepareQuery } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
 import {
   buildModel,
-  estimateMatchOdds,
-  estimateWithEm,
+  type CandidateEvidence,
+  estimateFromPersons,
   type FellegiSunterModel,
-  PatternCounts,
-  type PatternCountsData,
+  type PersonEvidence,
   priorM,
 } from './score/fellegi-sunter.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
 import { scoreCandidates } from './score/score-candidates.ts';
-import { selectMatches } from './select/select-matches.ts';
+import { isAnotherPerson, isCorroborated, selectMatches } from './select/select-matches.ts';
 
 export interface ProbabilisticMatcherOptions {
   /** Lowest score (0-100) accepted as a match. */
@@ -31,8 +30,9 @@ export interface ProbabilisticMatcherOptions {
   /** Return the best candidates whatever their score or evidence (measures the candidate stage). */
   rankOnly?: boolean;
   /**
-   * Most rows of the list's sample (given to `prepare`, else its first batch) used to estimate m
-   * by EM (the pipeline's sample holds at most as many, fewer for a wide or short list).
+   * Most rows of the list's sample (given to `prepare`, else its first batch) that m and the
+   * match rate are fitted on (the pipeline's sample holds up to 5,000, fewer for a wide or short
+   * list). Each costs a row's matching.
    */
   emSampleRows: number;
   candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
@@ -50,15 +50,9 @@ export const DEFAULT_THRESHOLD_SCORE = 50;
 
 export const DEFAULT_MATCHER_OPTIONS: ProbabilisticMatcherOptions = {
   thresholdScore: DEFAULT_THRESHOLD_SCORE,
-  emSampleRows: 5000,
+  emSampleRows: 2000,
   candidates: { maxPostings: DEFAULT_CANDIDATE_OPTIONS.maxPostings },
 };
-
-/** Rows of the sample whose persons the list's match rate is estimated on (estimateMatchOdds). */
-const MATCH_RATE_SAMPLE_ROWS = 1000;
-
-/** Candidates per sample row that EM learns from. */
-const EM_CANDIDATES_PER_ROW = 5;
 
 /**
  * Seeds the u of an index with the one its import estimated and stored (the same numbers). A u
@@ -83,18 +77,11 @@ export function randomPairU(index: MatchIndex): Float64Array {
  */
 export interface PersonMatchRunner {
   run(rows: readonly MatchInput[], job: PersonMatchJob): MatchOutcome[] | Promise<MatchOutcome[]>;
-  /** The comparison patterns of a sample's best candidates (EM's input), counted where the rows are matched. */
-  sample(rows: readonly MatchInput[], job: SampleJob): PatternCountsData | Promise<PatternCountsData>;
-  /** Each sample person's likelihood ratio of being in the voter file (sampleLikelihoodRatios). */
-  likelihoodRatios(rows: readonly MatchInput[], job: PersonMatchJob): number[] | Promise<number[]>;
-}
-
-/** What counting a sample needs besides the index: plain data. */
-export interface SampleJob {
-  options: MatchOptions;
-  candidates: CandidateOptions;
-  /** The voter file's random-pair u (the prior model that ranks each row's candidates). */
-  u: Float64Array;
+  /** What each sample person tells the fit (samplePersonEvidence), in the rows' order. */
+  sampleEvidence(
+    rows: readonly MatchInput[],
+    job: PersonMatchJob,
+  ): PersonEvidence[] | Promise<PersonEvidence[]>;
 }
 
 /** Everything a runner needs besides the index: plain data, so it can cross to a worker thread. */
@@ -109,8 +96,7 @@ export interface PersonMatchJob {
 export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
   return {
     run: (rows, job) => rows.map((row) => matchPersons(index, row, job)),
-    sample: (rows, job) => samplePatterns(index, rows, job).toData(),
-    likelihoodRatios: (rows, job) => sampleLikelihoodRatios(index, rows, job),
+    sampleEvidence: (rows, job) => samplePersonEvidence(index, rows, job),
   };
 }
 
@@ -159,31 +145,23 @@ export function createProbabilisticMatcher(
   });
   const fit = async (
     sample: readonly MatchInput[],
-    job: Omit<SampleJob, 'u'>,
+    matchOptions: MatchOptions,
   ): Promise<FellegiSunterModel> => {
     const u = randomPairU(index);
-    const counts = new PatternCounts();
-    counts.merge(await runner.sample(sample, { ...job, u }));
-    const fitted = estimateWithEm(counts, u);
-    // The list's match rate, among the rows the probabilistic strategies score (an id that
-    // matched decides its row without them), on the sample's first rows: a thousand tell a rate
-    // within a few points, and each costs a row's matching.
-    const scored = sample
-      .slice(0, MATCH_RATE_SAMPLE_ROWS)
-      .filter((row) => matchIds(voters, row, 1).candidates.length === 0);
-    const ratios = await runner.likelihoodRatios(scored, {
-      ...job,
-      model: fitted,
+    // The rows the probabilistic strategies score: an id that matched decides its row without them.
+    const scored = sample.filter((row) => matchIds(voters, row, 1).candidates.length === 0);
+    const evidence = await runner.sampleEvidence(scored, {
+      model: buildModel(priorM(), u, 1, 'prior'),
+      options: matchOptions,
+      candidates: candidatesFor(matchOptions),
       thresholdScore: settings.thresholdScore,
     });
-    model = buildModel(fitted.m, u, estimateMatchOdds(ratios), fitted.source, fitted.emIterations);
+    const fitted = estimateFromPersons(evidence);
+    model = buildModel(fitted.m, u, fitted.matchOdds, fitted.source, fitted.iterations);
     return model;
   };
   const fitOn = (sample: readonly MatchInput[], matchOptions: MatchOptions) => {
-    fitting ??= fit(sample.slice(0, settings.emSampleRows), {
-      options: matchOptions,
-      candidates: candidatesFor(matchOptions),
-    });
+    fitting ??= fit(sample.slice(0, settings.emSampleRows), matchOptions);
     return fitting;
   };
   const jobFor = (matchOptions: MatchOptions): PersonMatchJob => {
@@ -461,22 +439,71 @@ const hasAnyValue = (row: MatchInput) =>
   Object.values(row.fields).some((v) => v !== undefined && v.trim() !== '');
 
 /**
- * Each sample person's likelihood ratio of "in the voter file" over "not in it": the sum of its
- * candidates' odds at even prior odds (the model's priorMatchOdds is 1 when EM returns it), other
- * members of its household left out as scoring leaves them out. Persons the strategies would not
- * search (nothing to corroborate a name) are left out. What estimateMatchOdds weighs.
+ * What each sample person tells the fit (estimateFromPersons): its best candidates under the
+ * job's model at even prior odds, each with its comparison levels and the part of its weight
+ * that m does not set (term frequencies, the name's cohort, the file's size), and the odds of
+ * its other candidates. Other members of its household are left out, as scoring leaves them out.
  */
-export function sampleLikelihoodRatios(
+export function samplePersonEvidence(
   index: MatchIndex,
   sample: readonly MatchInput[],
   job: PersonMatchJob,
-): number[] {
-  const ratios: number[] = [];
+): PersonEvidence[] {
+  const evidence: PersonEvidence[] = [];
+  const model = job.model.priorMatchOdds === 1 ? job.model : { ...job.model, priorMatchOdds: 1 };
+  const fileBits = Math.log2(Math.max(1, index.size));
   for (const person of personsToSearch(sample, job.options.asOf)) {
-    // Not below 0: the household's odds taken off the sum may leave a rounding error.
-    ratios.push(Math.max(0, searchPerson(index, person, job, 1).oddsSum));
+    const q = prepareQuery(index, person);
+    const candidates = scratchCandidates;
+    candidates.clear();
+    generateCandidates(index, q, job.candidates, candidates);
+    const scored = scoreCandidates(index, model, q, candidates, EVIDENCE_CANDIDATES_PER_PERSON);
+    let rest = scored.oddsSum;
+    const kept: CandidateEvidence[] = [];
+    for (const candidate of scored.best) {
+      rest -= candidate.odds;
+      const male = index.data.fields.gender(candidate.voter) === GENDER_CODE.M;
+      if (isAnotherPerson(candidate.levels, male)) continue;
+      let mBits = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const level = candidate.levels[f]!;
+        if (level !== 0) mBits += Math.log2(model.m[f * MAX_LEVELS + level]!);
+      }
+      // A man's surname that differs is never his (isAnotherPerson), so the surname's levels are
+      // learnt from women and voters of no recorded gender, whose surnames change on marriage.
+      const teaches = male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS;
+      kept.push({
+        levels: Array.from(candidate.levels),
+        otherBits: mBits - candidate.weight + fileBits,
+        teaches,
+        identifies: identifiedWithout(candidate.levels) & teaches,
+      });
+    }
+    // Not below 0: the sum less its best terms may leave a rounding error.
+    evidence.push({ rest: Math.max(0, rest), candidates: kept });
   }
-  return ratios;
+  return evidence;
+}
+
+/** Candidates per sample person whose levels the fit weighs (the others count as odds only). */
+const EVIDENCE_CANDIDATES_PER_PERSON = 5;
+
+const ALL_FIELDS = (1 << FIELD_COUNT) - 1;
+
+/**
+ * The compared fields (a bit each) without which the rest of a candidate's agreement still
+ * corroborates a name match (isCorroborated): the fields whose disagreement it can teach.
+ */
+function identifiedWithout(levels: Uint8Array): number {
+  let mask = 0;
+  const without = levels.slice();
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    if (levels[f] === 0) continue;
+    without[f] = 0;
+    if (isCorroborated(without)) mask |= 1 << f;
+    without[f] = levels[f]!;
+  }
+  return mask;
 }
 
 /**
@@ -489,30 +516,4 @@ function* personsToSearch(sample: readonly MatchInput[], asOf: Date): Generator<
     for (const person of input.persons)
       if (hasSearchableValue(person) && canCorroborate(person)) yield person;
   }
-}
-
-/**
- * The comparison patterns EM learns from: each sample row's few most plausible candidates under
- * the prior model (the hundreds of namesakes a common name blocks on would otherwise outvote the
- * pairs that carry the signal). Rows that could never be matched (a name alone) are left out.
- */
-export function samplePatterns(
-  index: MatchIndex,
-  sample: readonly MatchInput[],
-  job: SampleJob,
-): PatternCounts {
-  const counts = new PatternCounts();
-  const prior = buildModel(priorM(), job.u, 0.5, 'prior');
-  for (const person of personsToSearch(sample, job.options.asOf)) {
-    const q: Query = prepareQuery(index, person);
-    const candidates = scratchCandidates;
-    candidates.clear();
-    generateCandidates(index, q, job.candidates, candidates);
-    if (candidates.size === 0) continue;
-    counts.rows++;
-    for (const candidate of scoreCandidates(index, prior, q, candidates, EM_CANDIDATES_PER_ROW).best) {
-      counts.add(candidate.levels);
-    }
-  }
-  return counts;
 }

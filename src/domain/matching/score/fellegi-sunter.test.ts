@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
+import { F, FIELD_COUNT, FIELDS, L, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
 import {
   at,
   buildModel,
-  estimateMatchOdds,
-  estimateWithEm,
-  PatternCounts,
+  type CandidateEvidence,
+  estimateFromPersons,
+  type PersonEvidence,
   priorM,
 } from './fellegi-sunter.ts';
 
@@ -35,28 +35,40 @@ function draw(p: readonly number[], random: () => number): number {
 /** Per field (by index): m and u over its levels; fields not listed are never compared. */
 type Truth = Record<number, { m: readonly number[]; u: readonly number[] }>;
 
-/** Synthetic candidate pairs: per row a true match with probability `matchShare`, plus `others` non-matches. */
+const ALL_FIELDS = (1 << FIELD_COUNT) - 1;
+
+/**
+ * Synthetic sample persons, each with `candidates` candidates: a member (probability
+ * `matchShare`) has its own voter among them (levels drawn from m) and the rest drawn from u;
+ * a stranger has all of them drawn from u. A candidate's odds at even prior odds are then
+ * (1 / candidates) × Π m/u, so its otherBits are Σ log2 u + log2(candidates).
+ */
 function synthesize(
   truth: Truth,
-  rows: number,
+  persons: number,
   matchShare: number,
-  others: number,
+  candidates: number,
   seed: number,
-): PatternCounts {
+  shape: (candidate: CandidateEvidence, own: boolean) => void = () => {},
+): PersonEvidence[] {
   const random = prng(seed);
-  const counts = new PatternCounts();
-  const levels = new Uint8Array(FIELD_COUNT);
-  const pair = (side: 'm' | 'u') => {
-    levels.fill(0);
-    for (const [field, dist] of Object.entries(truth)) levels[Number(field)] = draw(dist[side], random);
-    counts.add(levels);
+  const candidate = (side: 'm' | 'u'): CandidateEvidence => {
+    const levels = new Array<number>(FIELD_COUNT).fill(0);
+    let otherBits = Math.log2(candidates);
+    for (const [field, dist] of Object.entries(truth)) {
+      const level = draw(dist[side], random);
+      levels[Number(field)] = level;
+      otherBits += Math.log2(dist.u[level - 1]!);
+    }
+    const made = { levels, otherBits, teaches: ALL_FIELDS, identifies: ALL_FIELDS };
+    shape(made, side === 'm');
+    return made;
   };
-  for (let r = 0; r < rows; r++) {
-    if (random() < matchShare) pair('m');
-    for (let i = 0; i < others; i++) pair('u');
-  }
-  counts.rows = rows;
-  return counts;
+  return Array.from({ length: persons }, () => {
+    const member = random() < matchShare;
+    const list = Array.from({ length: candidates }, (_, i) => candidate(member && i === 0 ? 'm' : 'u'));
+    return { rest: 0, candidates: list };
+  });
 }
 
 /** A random-pair u for every field: agreement rare, mostly 'differ' (the voter file's u). */
@@ -124,133 +136,91 @@ describe('priorM and buildModel', () => {
   });
 });
 
-describe('PatternCounts', () => {
-  it('counts pairs by distinct pattern and copies the levels it keeps', () => {
-    const counts = new PatternCounts();
-    const levels = new Uint8Array(FIELD_COUNT);
-    levels[F.first] = 1;
-    counts.add(levels);
-    counts.add(levels);
-    levels[F.first] = 6;
-    counts.add(levels);
-    assert.equal(counts.pairs, 3);
-    assert.equal(counts.patterns.size, 2);
-    const counted = [...counts.patterns.values()].map((p) => [p.levels[F.first], p.count]);
-    assert.deepEqual(counted, [
-      [1, 2],
-      [6, 1],
-    ]);
-  });
-});
+describe('estimateFromPersons', () => {
+  const share = (odds: number) => odds / (1 + odds);
 
-describe('estimateWithEm', () => {
-  it('recovers m of each level and the matches per row from synthetic pairs', () => {
-    const counts = synthesize(TRUTH, 3000, 0.8, 4, 42);
-    const model = estimateWithEm(counts, randomPairU());
-    assert.equal(model.source, 'em');
-    assert.ok(model.emIterations > 0);
-    for (const [field, { m }] of Object.entries(TRUTH)) {
-      m.forEach((expected, i) => {
-        const got = model.m[at(Number(field), i + 1)]!;
-        assert.ok(Math.abs(got - expected) <= 0.05, `field ${field} level ${i + 1}: m ${got} vs ${expected}`);
-      });
+  it('recovers m of each level and the list’s match rate from synthetic persons', () => {
+    for (const matchShare of [0.7, 0.2]) {
+      const fit = estimateFromPersons(synthesize(TRUTH, 4000, matchShare, 4, 42));
+      assert.equal(fit.source, 'em');
+      assert.ok(fit.iterations > 0);
+      assert.ok(Math.abs(share(fit.matchOdds) - matchShare) < 0.03, `share ${share(fit.matchOdds)}`);
+      for (const [field, { m }] of Object.entries(TRUTH)) {
+        m.forEach((expected, i) => {
+          const got = fit.m[at(Number(field), i + 1)]!;
+          assert.ok(
+            Math.abs(got - expected) <= 0.03,
+            `field ${field} level ${i + 1}: m ${got} vs ${expected}`,
+          );
+        });
+      }
     }
-    assert.equal(model.priorMatchOdds, 1, 'even odds: the rows’ match rate is estimated apart');
-    // Scoring uses the voter file's u, not the pair-space u EM estimated alongside.
-    assert.deepEqual(model.u, randomPairU());
-    assert.equal(model.weight[at(F.first, 1)], Math.log2(model.m[at(F.first, 1)]! / 0.02));
   });
 
-  it('one true match per row', () => {
-    const model = estimateWithEm(synthesize(TRUTH, 3000, 1, 4, 7), randomPairU());
-    assert.equal(model.source, 'em');
-    assert.ok(Math.abs(model.m[at(F.first, 1)]! - 0.9) <= 0.05);
+  it('a household member beside the person does not teach that first names differ', () => {
+    // Every person is a member, and its voter comes with a relative: same surname, another first name (what EM over
+    // pairs put into its "match" class, saying a first name differs in nearly half of all matches).
+    const persons = synthesize(TRUTH, 3000, 1, 4, 5);
+    for (const person of persons) {
+      const own = person.candidates[0]!;
+      if (own.levels[F.last] !== L.last.exact) continue;
+      const relative = { ...own, levels: [...own.levels] };
+      relative.levels[F.first] = L.first.differ;
+      const u = TRUTH[F.first]!.u;
+      relative.otherBits += Math.log2(u[L.first.differ - 1]! / u[own.levels[F.first]! - 1]!);
+      person.candidates.push(relative);
+    }
+    const fit = estimateFromPersons(persons);
+    const differ = fit.m[at(F.first, L.first.differ)]!;
+    assert.ok(Math.abs(differ - 0.015) < 0.02, `m(first=differ) ${differ}`);
   });
 
-  it('fewer than 2000 pairs (or no rows) keep the prior', () => {
-    const u = randomPairU();
-    const few = synthesize(TRUTH, 390, 0.8, 4, 1); // about 1,900 pairs
-    assert.ok(few.pairs < 2000);
-    const model = estimateWithEm(few, u);
-    assert.equal(model.source, 'prior');
-    assert.deepEqual(model.m, priorM());
-    assert.equal(model.u, u);
-    assert.equal(model.priorMatchOdds, 1);
-
-    const noRows = synthesize(TRUTH, 3000, 0.8, 4, 1);
-    noRows.rows = 0;
-    assert.equal(estimateWithEm(noRows, u).source, 'prior');
-  });
-
-  it('a field whose EM m inverts (exact < differ) falls back to its prior, the others keep EM', () => {
-    // Gender of true matches agrees only 20% of the time (a badly coded column).
-    const truth: Truth = { ...TRUTH, [F.gender]: { m: [0.2, 0.8], u: [0.5, 0.5] } };
-    const model = estimateWithEm(synthesize(truth, 3000, 0.8, 4, 3), randomPairU());
-    assert.equal(model.source, 'em');
+  it('a field no candidate identifies the person without keeps its prior disagreement, and learns how it agrees', () => {
+    // The birth date of true matches differs 30% of the time, but only namesakes could show it.
+    const truth: Truth = { ...TRUTH, [F.dob]: { m: [0.49, 0, 0, 0.21, 0, 0, 0.3], u: TRUTH[F.dob]!.u } };
+    const fit = estimateFromPersons(
+      synthesize(truth, 4000, 0.7, 4, 3, (c) => {
+        c.identifies &= ~(1 << F.dob);
+      }),
+    );
     const prior = priorM();
-    assert.equal(model.m[at(F.gender, 1)], prior[at(F.gender, 1)]);
-    assert.equal(model.m[at(F.gender, 2)], prior[at(F.gender, 2)]);
-    // The identified fields are still estimated (not the prior).
-    assert.notEqual(model.m[at(F.first, 1)], prior[at(F.first, 1)]);
-    assert.ok(Math.abs(model.m[at(F.first, 1)]! - 0.9) <= 0.05);
-    // Fields no pair compared keep their prior too (no data, only the pseudo-pairs).
-    assert.ok(Math.abs(model.m[at(F.address, 1)]! - prior[at(F.address, 1)]!) < 1e-12);
+    const differ = L.dob.differ;
+    assert.ok(Math.abs(fit.m[at(F.dob, differ)]! - prior[at(F.dob, differ)]!) < 1e-12);
+    const exact = fit.m[at(F.dob, L.dob.exact)]!;
+    const year = fit.m[at(F.dob, L.dob.year)]!;
+    assert.ok(Math.abs(exact / (exact + year) - 0.7) < 0.05, `exact ${exact}, year ${year}`);
   });
 
-  it('a field whose "match" class disagrees nearly as often as it agrees keeps its prior (households)', () => {
-    // First names of the "match" class agree exactly 50% of the time and differ 45%: what EM
-    // finds when spouses and children, sharing surname and address, fill the class.
-    const truth: Truth = {
-      ...TRUTH,
-      [F.first]: {
-        m: [0.5, 0.02, 0.01, 0.01, 0.01, 0.005, 0.445],
-        u: [0.15, 0.02, 0.03, 0.01, 0.085, 0.005, 0.7],
-      },
-    };
-    const model = estimateWithEm(synthesize(truth, 3000, 0.8, 4, 5), randomPairU());
-    assert.equal(model.source, 'em');
+  it('a field no candidate teaches keeps its prior', () => {
+    const fit = estimateFromPersons(
+      synthesize(TRUTH, 3000, 0.7, 4, 8, (c) => {
+        c.teaches &= ~(1 << F.last);
+      }),
+    );
     const prior = priorM();
-    assert.equal(model.m[at(F.first, L.first.differ)], prior[at(F.first, L.first.differ)]);
-    assert.equal(model.m[at(F.first, L.first.exact)], prior[at(F.first, L.first.exact)]);
-    assert.notEqual(model.m[at(F.last, L.last.exact)], prior[at(F.last, L.last.exact)]);
+    for (let l = 1; l <= LEVEL_COUNTS[F.last]!; l++) {
+      assert.ok(Math.abs(fit.m[at(F.last, l)]! - prior[at(F.last, l)]!) < 1e-12, `last level ${l}`);
+    }
+    assert.ok(Math.abs(fit.m[at(F.first, L.first.exact)]! - 0.9) < 0.03, 'the other fields still learn');
+  });
+
+  it('fewer than 100 persons keep the prior m and still tell the match rate; none: even odds', () => {
+    const few = estimateFromPersons(synthesize(TRUTH, 80, 0.9, 4, 1));
+    assert.equal(few.source, 'prior');
+    assert.deepEqual(few.m, priorM());
+    assert.ok(few.matchOdds > 1, `odds ${few.matchOdds}`);
+    const none = estimateFromPersons([]);
+    assert.equal(none.source, 'prior');
+    assert.equal(none.matchOdds, 1);
+  });
+
+  it('every field’s last level is its disagreement (what the fit learns only from identified candidates)', () => {
+    for (const field of FIELDS) assert.ok(['differ', 'far'].includes(field.levels.at(-1)!), field.name);
   });
 
   it('is deterministic', () => {
-    const a = estimateWithEm(synthesize(TRUTH, 3000, 0.8, 4, 9), randomPairU());
-    const b = estimateWithEm(synthesize(TRUTH, 3000, 0.8, 4, 9), randomPairU());
+    const a = estimateFromPersons(synthesize(TRUTH, 2000, 0.7, 4, 9));
+    const b = estimateFromPersons(synthesize(TRUTH, 2000, 0.7, 4, 9));
     assert.deepEqual(a, b);
-  });
-});
-
-describe('estimateMatchOdds', () => {
-  // Rows whose likelihood ratio says plainly which they are: members far above 1, strangers far below.
-  const rows = (members: number, strangers: number) => [
-    ...Array.from({ length: members }, (_, i) => 1e4 * (1 + (i % 7))),
-    ...Array.from({ length: strangers }, (_, i) => 1e-4 * (1 + (i % 5))),
-  ];
-
-  it('a list of 20% voters: prior odds near 0.25 (the 50 pseudo-rows at even odds pull a little up)', () => {
-    const odds = estimateMatchOdds(rows(1000, 4000));
-    const share = odds / (1 + odds);
-    assert.ok(Math.abs(share - 0.2) < 0.01, `share ${share}`);
-  });
-
-  it('a list mostly of voters never raises the odds above even', () => {
-    assert.equal(estimateMatchOdds(rows(4000, 1000)), 1);
-  });
-
-  it('no rows, or a few, say little: even odds, or near them', () => {
-    assert.equal(estimateMatchOdds([]), 1);
-    const odds = estimateMatchOdds(rows(0, 10));
-    assert.ok(odds > 0.5 && odds < 1, `odds ${odds}`);
-  });
-
-  it('uncertain rows count by their posterior: a list of ratio-1 rows is at even odds', () => {
-    assert.ok(Math.abs(estimateMatchOdds(Array.from({ length: 1000 }, () => 1)) - 1) < 1e-3);
-  });
-
-  it('an infinite ratio (a row sure to be a member) counts as one member', () => {
-    const odds = estimateMatchOdds([...rows(0, 950), Number.POSITIVE_INFINITY]);
-    assert.ok(Number.isFinite(odds) && odds > 0 && odds < 0.1, `odds ${odds}`);
   });
 });

@@ -1,4 +1,4 @@
-import { FIELD_COUNT, FIELDS, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
+import { FIELD_COUNT, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
 
 /**
  * Fellegi-Sunter model: per field and agreement level, m = P(level | same person) and
@@ -14,10 +14,10 @@ export interface FellegiSunterModel {
   weight: Float64Array;
   /**
    * Prior odds that a row's person is in the voter file: the list's match rate π over 1 − π
-   * (estimateMatchOdds), at most 1. The prior of the posterior score.
+   * (estimateFromPersons). The prior of the posterior score.
    */
   priorMatchOdds: number;
-  /** How m was obtained: 'em' (estimated from this list) or 'prior' (too little data). */
+  /** How m was obtained: 'em' (estimated from this list) or 'prior' (too few persons to learn from). */
   source: 'em' | 'prior';
   emIterations: number;
 }
@@ -43,179 +43,126 @@ export function buildModel(
   return { m, u, weight, priorMatchOdds, source, emIterations };
 }
 
-/**
- * Comparison vectors of candidate pairs, counted by distinct pattern (a list's pairs fall into a
- * few thousand patterns, so EM iterates over patterns, not pairs).
- */
-export class PatternCounts {
-  readonly patterns = new Map<string, { levels: Uint8Array; count: number }>();
-  pairs = 0;
-  rows = 0;
-
-  add(levels: Uint8Array, count = 1): void {
-    const key = String.fromCharCode(...levels);
-    const found = this.patterns.get(key);
-    if (found) found.count += count;
-    else this.patterns.set(key, { levels: levels.slice(), count });
-    this.pairs += count;
-  }
-
-  /** Plain data, to cross between threads. */
-  toData(): PatternCountsData {
-    return {
-      rows: this.rows,
-      patterns: [...this.patterns.values()].map(({ levels, count }) => [Array.from(levels), count]),
-    };
-  }
-
-  /** Adds counts gathered elsewhere (another thread's share of the sample). */
-  merge(data: PatternCountsData): void {
-    this.rows += data.rows;
-    for (const [levels, count] of data.patterns) this.add(Uint8Array.from(levels), count);
-  }
+/** One sample person, as the fit weighs it (samplePersonEvidence). */
+export interface PersonEvidence {
+  /** Odds at even prior odds of its candidates not listed. */
+  rest: number;
+  /** Its best candidates (another member of its household left out, as scoring leaves them out). */
+  candidates: CandidateEvidence[];
 }
 
-export interface PatternCountsData {
-  rows: number;
-  patterns: [number[], number][];
+export interface CandidateEvidence {
+  /** Comparison level per field (0: not compared). */
+  levels: number[];
+  /** The bits of the weight that m does not set: the odds at even prior odds are 2^(Σ log2 m − otherBits). */
+  otherBits: number;
+  /** Fields (a bit each) whose level this candidate teaches. */
+  teaches: number;
+  /**
+   * Fields (a bit each) whose disagreement it teaches: those the rest of its agreement would
+   * still identify the person without. A candidate that only its birth date corroborates cannot
+   * tell a mistyped date from a namesake's, so it teaches how the date agrees, not how often.
+   */
+  identifies: number;
 }
 
-/** Pairs needed before EM's m estimates are trusted over the priors. */
-const MIN_PAIRS_FOR_EM = 2000;
-/** Pseudo-pairs of the prior mixed into each m estimate (keeps rare levels sane). */
-const PRIOR_STRENGTH = 500;
-
-/**
- * Expectation-maximization over the candidate pairs of a list sample: estimates m per level
- * and the share of pairs that are matches, with pair-space u estimated alongside (and then
- * discarded: scoring uses the voter file's random-pair u, which is what the prior odds assume).
- */
-export function estimateWithEm(
-  counts: PatternCounts,
-  randomU: Float64Array,
-  maxIterations = 40,
-): FellegiSunterModel {
-  const prior = priorM();
-  if (counts.pairs < MIN_PAIRS_FOR_EM || counts.rows === 0) {
-    return buildModel(prior, randomU, 1, 'prior');
-  }
-  // In key order: the sums below then do not depend on which thread counted which pattern first.
-  const patterns = [...counts.patterns.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, pattern]) => pattern);
-  let m: Float64Array = prior.slice();
-  // The first E-step scores pairs with the voter file's random-pair u: blocked pairs agree far
-  // more often than random ones, and starting from their own level mix instead can make EM
-  // settle on "no pair is a match".
-  let ub: Float64Array = randomU;
-  let lambda = Math.min(0.5, counts.rows / counts.pairs);
-  let iterations = 0;
-  for (; iterations < maxIterations; iterations++) {
-    const mSum = new Float64Array(m.length);
-    const uSum = new Float64Array(m.length);
-    let matchMass = 0;
-    for (const { levels, count } of patterns) {
-      let logRatio = Math.log(lambda / (1 - lambda));
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const l = levels[f]!;
-        if (l === 0) continue;
-        logRatio += Math.log(m[at(f, l)]! / ub[at(f, l)]!);
-      }
-      const p = 1 / (1 + Math.exp(-Math.max(-50, Math.min(50, logRatio))));
-      matchMass += p * count;
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const l = levels[f]!;
-        if (l === 0) continue;
-        mSum[at(f, l)]! += p * count;
-        uSum[at(f, l)]! += (1 - p) * count;
-      }
-    }
-    const nextLambda = Math.min(0.99, Math.max(1e-4, matchMass / counts.pairs));
-    const nextM = normalizeWithPrior(mSum, prior, PRIOR_STRENGTH);
-    const nextU = normalizeWithPrior(uSum, uniform(), 1);
-    const delta = maxDelta(m, nextM) + Math.abs(nextLambda - lambda);
-    m = nextM;
-    ub = nextU;
-    lambda = nextLambda;
-    if (delta < 1e-4) break;
-  }
-  // Label switching guard: the "match" class must agree on names more than the other one.
-  const exactFirst = at(0, 1);
-  const exactLast = at(1, 1);
-  if (m[exactFirst]! + m[exactLast]! < ub[exactFirst]! + ub[exactLast]!) {
-    return buildModel(prior, randomU, 1, 'prior');
-  }
-  // A field whose "match" class agrees less often than it disagrees was not identified by this
-  // list (too few pairs compare it, or its agreement is confounded): keep its prior.
-  for (let f = 0; f < FIELD_COUNT; f++) {
-    const last = LEVEL_COUNTS[f]!;
-    if (FIELDS[f]!.levels[last - 1] !== 'differ' && FIELDS[f]!.levels[last - 1] !== 'far') continue;
-    if (m[at(f, 1)]! < IDENTIFIED_RATIO * m[at(f, last)]!)
-      for (let l = 1; l <= last; l++) m[at(f, l)] = prior[at(f, l)]!;
-  }
-  // The pairs' match share says little of the rows' (a household's pairs join the match class):
-  // the rows' own match rate is estimated with the fitted m (estimateMatchOdds).
-  return buildModel(m, randomU, 1, 'em', iterations);
-}
-
+/** Persons needed before the fit's m is trusted over the priors (fewer still give the match rate). */
+const MIN_PERSONS_FOR_EM = 100;
+/** Pseudo-persons of the prior in each m estimate (a field few persons compare keeps its prior). */
+const PRIOR_STRENGTH = 50;
 /** Pseudo-rows at even odds mixed into the match rate (a short list's few rows say little). */
 const MATCH_RATE_PRIOR_ROWS = 50;
 
 /**
- * The prior odds that a row is in the voter file, from each sample person's likelihood ratio of
- * "in the file" over "not in it" (its candidates' odds summed at even prior odds, Σ LR / n):
- * the list's match rate π by EM over the rows (π ← mean of π·L / (π·L + 1 − π)), with
- * MATCH_RATE_PRIOR_ROWS pseudo-rows at ½, as odds π / (1 − π), at most 1. A list mostly of
- * strangers (a prospect list) lowers every score: at even odds a namesake's evidence would be
- * over-trusted there. A list mostly of voters does not raise a score above what its evidence
- * says at even odds: the scores stay conservative where the model's independence of fields is
- * least true (people who share a name and a birth year, a household).
+ * m and the list's match rate, fitted together by EM over the sample's persons, as scoring reads
+ * them: a person is at most one voter, so a candidate is the person with probability odds ÷ (1 +
+ * the person's odds sum), and the person is in the file with probability Σ odds ÷ (1 + Σ odds).
+ * Each candidate's levels are counted by that probability. A household member who shares surname
+ * and address shares the mass with the person, instead of joining a "match" class of pairs as in
+ * EM over pairs (which then said a first name differs in nearly half of all matches). The match
+ * rate π, as odds π / (1 − π), is the prior of every score: a list mostly of strangers (a
+ * prospect list) lowers every score, a list mostly of voters raises them.
  */
-export function estimateMatchOdds(likelihoodRatios: readonly number[]): number {
-  const n = likelihoodRatios.length;
-  if (n === 0) return 1;
+export function estimateFromPersons(
+  persons: readonly PersonEvidence[],
+  maxIterations = 100,
+): { m: Float64Array; matchOdds: number; source: FellegiSunterModel['source']; iterations: number } {
+  const prior = priorM();
+  const learnsM = persons.length >= MIN_PERSONS_FOR_EM;
+  let m = prior;
   let share = 0.5;
-  for (let iteration = 0; iteration < 200; iteration++) {
+  let iterations = 0;
+  const logM = new Float64Array(m.length);
+  for (; iterations < maxIterations && persons.length > 0; iterations++) {
+    for (let i = 0; i < m.length; i++) logM[i] = m[i]! > 0 ? Math.log2(m[i]!) : 0;
     const odds = share / (1 - share);
+    const counts = new LevelCounts();
     let members = 0.5 * MATCH_RATE_PRIOR_ROWS;
-    for (const ratio of likelihoodRatios) {
-      const weighed = odds * ratio;
-      members += Number.isFinite(weighed) ? weighed / (1 + weighed) : 1;
+    for (const person of persons) {
+      const each = person.candidates.map((candidate) => {
+        let bits = -candidate.otherBits;
+        candidate.levels.forEach((level, f) => {
+          if (level !== 0) bits += logM[at(f, level)]!;
+        });
+        return 2 ** Math.min(1000, bits);
+      });
+      const total = each.reduce((sum, x) => sum + x, person.rest);
+      const denominator = 1 + odds * total;
+      members += (odds * total) / denominator;
+      person.candidates.forEach((candidate, j) => {
+        counts.add(candidate, (odds * each[j]!) / denominator);
+      });
     }
-    const next = Math.min(0.99, Math.max(0.01, members / (n + MATCH_RATE_PRIOR_ROWS)));
-    const done = Math.abs(next - share) < 1e-6;
-    share = next;
-    if (done) break;
+    const next = learnsM ? counts.m(prior) : prior;
+    const nextShare = Math.min(0.99, Math.max(0.01, members / (persons.length + MATCH_RATE_PRIOR_ROWS)));
+    const delta = maxDelta(m, next) + Math.abs(nextShare - share);
+    m = next;
+    share = nextShare;
+    if (delta < 1e-5) break;
   }
-  return Math.min(1, share / (1 - share));
+  return { m, matchOdds: share / (1 - share), source: learnsM ? 'em' : 'prior', iterations };
 }
 
-/**
- * A field is identified when its "match" class agrees exactly at least this many times as often
- * as it disagrees: a first name said to differ in nearly half of all matches (EM's answer on a
- * list full of couples and household members, whose shared surname and address pull them into
- * the "match" class) is the latent classes mixing households with persons, not a list's error rate.
- */
-const IDENTIFIED_RATIO = 2;
+/** A field's last level: its disagreement ('differ', or 'far' for a distance). */
+const disagrees = (field: number, level: number) => level === LEVEL_COUNTS[field];
 
-function uniform(): Float64Array {
-  const u = new Float64Array(FIELD_COUNT * MAX_LEVELS);
-  for (let f = 0; f < FIELD_COUNT; f++)
-    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) u[at(f, l)] = 1 / LEVEL_COUNTS[f]!;
-  return u;
-}
+/** Each level's expected count among the persons' own voters, as the fit's M-step needs them. */
+class LevelCounts {
+  /** By candidates that identify the person without the field: every level, disagreement too. */
+  readonly identified = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+  /** By the others: the agreeing levels only. */
+  readonly agreeing = new Float64Array(FIELD_COUNT * MAX_LEVELS);
 
-/** Per field: (sum + strength × prior) / (total + strength), so no level is ever 0. */
-function normalizeWithPrior(sums: Float64Array, prior: Float64Array, strength: number): Float64Array {
-  const out = new Float64Array(sums.length);
-  for (let f = 0; f < FIELD_COUNT; f++) {
-    let total = 0;
-    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) total += sums[at(f, l)]!;
-    for (let l = 1; l <= LEVEL_COUNTS[f]!; l++) {
-      out[at(f, l)] = (sums[at(f, l)]! + strength * prior[at(f, l)]!) / (total + strength);
-    }
+  add(candidate: CandidateEvidence, probability: number): void {
+    candidate.levels.forEach((level, f) => {
+      if (level === 0 || (candidate.teaches & (1 << f)) === 0) return;
+      if (candidate.identifies & (1 << f)) this.identified[at(f, level)]! += probability;
+      else if (!disagrees(f, level)) this.agreeing[at(f, level)]! += probability;
+    });
   }
-  return out;
+
+  /**
+   * m per field: how often it disagrees from the candidates that identify the person without it,
+   * how the rest splits among the agreeing levels from all, each with the prior's pseudo-persons.
+   */
+  m(prior: Float64Array): Float64Array {
+    const m = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const last = LEVEL_COUNTS[f]!;
+      let identifiedTotal = 0;
+      for (let l = 1; l <= last; l++) identifiedTotal += this.identified[at(f, l)]!;
+      const differ =
+        (this.identified[at(f, last)]! + PRIOR_STRENGTH * prior[at(f, last)]!) /
+        (identifiedTotal + PRIOR_STRENGTH);
+      const agree = (l: number) =>
+        this.identified[at(f, l)]! + this.agreeing[at(f, l)]! + PRIOR_STRENGTH * prior[at(f, l)]!;
+      let agreeTotal = 0;
+      for (let l = 1; l < last; l++) agreeTotal += agree(l);
+      for (let l = 1; l < last; l++) m[at(f, l)] = ((1 - differ) * agree(l)) / agreeTotal;
+      m[at(f, last)] = differ;
+    }
+    return m;
+  }
 }
 
 function maxDelta(a: Float64Array, b: Float64Array): number {
