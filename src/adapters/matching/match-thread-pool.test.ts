@@ -62,7 +62,7 @@ describe('matching on worker threads', () => {
     }
   });
 
-  it('gives the in-thread likelihood ratios of a sample (the list’s match rate), in order', async () => {
+  it('gives the in-thread evidence of a sample’s persons (what the fit weighs), in order', async () => {
     const { voters, list } = fixture(1200);
     const index = buildMatchIndex(voters);
     const local = createProbabilisticMatcher(voters, index);

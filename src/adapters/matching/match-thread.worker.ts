@@ -27,7 +27,8 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  * columns; only the dictionaries' strings are decoded here) and, when it was given the voter
  * snapshot, the snapshot too (records through its own file handle, ids and offsets in shared
  * memory). It answers, for an open voter file:
- * - `match` / `sample`: chunks of rows, with their outcomes in order or the sample's pattern counts;
+ * - `match` / `sample-evidence`: chunks of rows, with their outcomes in order or what each sample
+ *   person tells the fit (samplePersonEvidence);
  * - `block`: a whole block of a list, parsed, matched (ids, then the probabilistic strategies
  *   with the job's fitted model) and formatted here (match-block.ts);
  * - `chunk`: a batch of a sharded list's chunk lines, matched the same way, answered with the

@@ -35,7 +35,8 @@ const RAGGED_ROWS_ALLOWED = 1000;
  */
 const IN_FLIGHT_PER_WORKER = 4;
 /**
- * The matcher's sample (what EM fits m on): the first SAMPLE_ROWS data rows of the blocks that
+ * The matcher's sample (what its model is fitted on: up to 2,000 of these rows that no id
+ * matched, see emSampleRows): the first SAMPLE_ROWS data rows of the blocks that
  * start in the first SAMPLE_WINDOW_BYTES of the file. Defined on the file's bytes, so it is the
  * same whatever the source's chunks and the threads; the window bounds what is held for it when
  * rows are wide. A few thousand rows fit m well; 64 KiB of a list (a few hundred rows) fit it

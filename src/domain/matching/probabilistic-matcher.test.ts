@@ -2,10 +2,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../voters/voter-columns.ts';
+import { CandidateSet } from './candidates/candidate-set.ts';
+import { DEFAULT_CANDIDATE_OPTIONS, generateCandidates } from './candidates/generate-candidates.ts';
 import { buildMatchIndex } from './index/build-match-index.ts';
+import { GENDER_CODE } from './index/match-index-fields.ts';
 import type { MatchInput, MatchOptions } from './matcher.ts';
-import { emptyPerson } from './normalize/person.ts';
-import { createProbabilisticMatcher, inThreadRunner, swapProbability } from './probabilistic-matcher.ts';
+import { emptyPerson, normalizeInput } from './normalize/person.ts';
+import {
+  createProbabilisticMatcher,
+  inThreadRunner,
+  randomPairU,
+  samplePersonEvidence,
+  swapProbability,
+} from './probabilistic-matcher.ts';
+import { prepareQuery } from './score/compare-person.ts';
+import { F, FIELD_COUNT, L } from './score/comparison-levels.ts';
+import { at, buildModel, priorM } from './score/fellegi-sunter.ts';
+import { scoreCandidates } from './score/score-candidates.ts';
+import { isAnotherPerson } from './select/select-matches.ts';
 
 const COLUMNS = [...CORE_VOTER_COLUMNS, 'party'];
 type Voter = Partial<Record<(typeof COLUMNS)[number], string>>;
@@ -386,6 +400,46 @@ describe('probabilistic matcher', () => {
     ];
     await Promise.all([matcher.matchBatch(first, OPTIONS), matcher.matchBatch(second, OPTIONS)]);
     assert.deepEqual(samples, [1], 'only the first batch is sampled');
+  });
+
+  it('gives the fit each candidate’s odds as scoring computes them (samplePersonEvidence)', () => {
+    const { index } = setup();
+    const rows = [
+      input(1, { first_name: 'MARY', last_name: 'SMITH', zip: '27511', dob: '19900704' }),
+      input(2, { first_name: 'MARGARET', last_name: 'OBRIEN', address1: '12 OAK ST', zip: '27601' }),
+      input(3, { first_name: 'ZBIGNIEW', last_name: 'KOWALCZYK', dob: '19551120', state: 'NC' }),
+    ];
+    // A model away from the prior, so that m's part of each weight is not the prior's.
+    const m = priorM();
+    m[at(F.last, L.last.exact)] = 0.7;
+    const model = buildModel(m, randomPairU(index), 1, 'em');
+    const job = { model, options: OPTIONS, candidates: DEFAULT_CANDIDATE_OPTIONS, thresholdScore: 50 };
+    const evidence = samplePersonEvidence(index, rows, job);
+    assert.equal(evidence.length, 3);
+    let compared = 0;
+    rows.forEach((row, i) => {
+      const q = prepareQuery(index, normalizeInput(row.fields, OPTIONS.asOf).persons[0]!);
+      const candidates = new CandidateSet();
+      generateCandidates(index, q, job.candidates, candidates);
+      const scored = scoreCandidates(index, model, q, candidates, 5);
+      const own = scored.best.filter(
+        (c) => !isAnotherPerson(c.levels, index.data.fields.gender(c.voter) === GENDER_CODE.M),
+      );
+      const person = evidence[i]!;
+      assert.equal(person.candidates.length, own.length);
+      person.candidates.forEach((candidate, j) => {
+        let bits = -candidate.otherBits;
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const level = candidate.levels[f]!;
+          if (level !== 0) bits += Math.log2(m[at(f, level)]!);
+        }
+        assert.ok(Math.abs(bits - Math.log2(own[j]!.odds)) < 1e-9, `row ${i} candidate ${j}`);
+        compared++;
+      });
+      const listed = scored.best.reduce((sum, c) => sum + c.odds, 0);
+      assert.ok(Math.abs(person.rest - Math.max(0, scored.oddsSum - listed)) <= 1e-12 * scored.oddsSum);
+    });
+    assert.ok(compared >= 3, `${compared} candidates compared`);
   });
 
   it('uses a list fit of its own layout of levels, and fits again on one of another or none', async () => {

@@ -31,8 +31,8 @@ export interface ProbabilisticMatcherOptions {
   rankOnly?: boolean;
   /**
    * Most rows of the list's sample (given to `prepare`, else its first batch) that m and the
-   * match rate are fitted on (the pipeline's sample holds up to 5,000, fewer for a wide or short
-   * list). Each costs a row's matching.
+   * match rate are fitted on, of those no id matched (the pipeline's sample holds up to 5,000,
+   * fewer for a wide or short list). Each costs a row's matching.
    */
   emSampleRows: number;
   candidates: Omit<CandidateOptions, 'searchRadiusMiles'>;
@@ -110,9 +110,9 @@ export type ProbabilisticMatcher = Matcher & {
 
 /**
  * The matcher of one job: ids first (exact), then normalization → candidates → Fellegi-Sunter
- * scoring → selection. m is estimated by EM from the candidate pairs of the list's sample (given
- * to `prepare`, else the first batch's rows), so the model fits each list's own error rates; the
- * rest of the job reuses it.
+ * scoring → selection. m and the list's match rate are fitted by EM over the persons of the
+ * list's sample (given to `prepare`, else the first batch's rows; estimateFromPersons), so the
+ * model fits each list's own error rates; the rest of the job reuses it.
  */
 export function createProbabilisticMatcher(
   voters: VoterSnapshot,
@@ -148,8 +148,13 @@ export function createProbabilisticMatcher(
     matchOptions: MatchOptions,
   ): Promise<FellegiSunterModel> => {
     const u = randomPairU(index);
-    // The rows the probabilistic strategies score: an id that matched decides its row without them.
-    const scored = sample.filter((row) => matchIds(voters, row, 1).candidates.length === 0);
+    // The rows the probabilistic strategies score (an id that matched decides its row without
+    // them): the first emSampleRows of them, so a list mostly of ids still gives enough persons.
+    const scored: MatchInput[] = [];
+    for (const row of sample) {
+      if (scored.length >= settings.emSampleRows) break;
+      if (matchIds(voters, row, 1).candidates.length === 0) scored.push(row);
+    }
     const evidence = await runner.sampleEvidence(scored, {
       model: buildModel(priorM(), u, 1, 'prior'),
       options: matchOptions,
@@ -161,7 +166,7 @@ export function createProbabilisticMatcher(
     return model;
   };
   const fitOn = (sample: readonly MatchInput[], matchOptions: MatchOptions) => {
-    fitting ??= fit(sample.slice(0, settings.emSampleRows), matchOptions);
+    fitting ??= fit(sample, matchOptions);
     return fitting;
   };
   const jobFor = (matchOptions: MatchOptions): PersonMatchJob => {
@@ -479,8 +484,12 @@ export function samplePersonEvidence(
         identifies: identifiedWithout(candidate.levels) & teaches,
       });
     }
-    // Not below 0: the sum less its best terms may leave a rounding error.
-    evidence.push({ rest: Math.max(0, rest), candidates: kept });
+    // Not below 0: the sum less its best terms may leave a rounding error; past a double's
+    // range the sum says only that the others weigh more than anything.
+    evidence.push({
+      rest: Number.isNaN(rest) ? Number.POSITIVE_INFINITY : Math.max(0, rest),
+      candidates: kept,
+    });
   }
   return evidence;
 }

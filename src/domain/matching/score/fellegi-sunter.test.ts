@@ -82,21 +82,6 @@ function randomPairU(): Float64Array {
   return u;
 }
 
-// Close to the priors (EM mixes 500 prior pseudo-pairs into m), different from them still.
-const TRUTH: Truth = {
-  [F.first]: {
-    m: [0.9, 0.04, 0.02, 0.01, 0.01, 0.005, 0.015],
-    u: [0.15, 0.02, 0.03, 0.01, 0.085, 0.005, 0.7],
-  },
-  [F.last]: { m: [0.88, 0.05, 0.02, 0.02, 0.03], u: [0.3, 0.03, 0.02, 0.05, 0.6] },
-  [F.dob]: {
-    m: [0.65, 0.02, 0.03, 0.25, 0.03, 0.01, 0.01],
-    u: [0.01, 0.005, 0.02, 0.1, 0.05, 0.005, 0.81],
-  },
-  [F.zip]: { m: [0.85, 0.15], u: [0.5, 0.5] },
-  [F.gender]: { m: [0.98, 0.02], u: [0.5, 0.5] },
-};
-
 describe('priorM and buildModel', () => {
   it('priorM lays PRIOR_M out at(field, level) = field * MAX_LEVELS + level, level 0 unused', () => {
     const m = priorM();
@@ -136,48 +121,98 @@ describe('priorM and buildModel', () => {
   });
 });
 
+/**
+ * m far from the priors (PRIOR_M), so that a fit that stays near them fails: per field, the
+ * exact level lower or higher by 0.1-0.2 and some rarer level several times the prior's.
+ */
+const FIT_TRUTH: Truth = {
+  [F.first]: {
+    m: [0.7, 0.15, 0.03, 0.02, 0.02, 0.03, 0.05],
+    u: [0.15, 0.02, 0.03, 0.01, 0.085, 0.005, 0.7],
+  },
+  [F.last]: { m: [0.7, 0.12, 0.02, 0.02, 0.14], u: [0.3, 0.03, 0.02, 0.05, 0.6] },
+  [F.dob]: {
+    m: [0.8, 0.01, 0.01, 0.1, 0.04, 0.02, 0.02],
+    u: [0.01, 0.005, 0.02, 0.1, 0.05, 0.005, 0.81],
+  },
+  [F.zip]: { m: [0.7, 0.3], u: [0.5, 0.5] },
+  [F.gender]: { m: [0.9, 0.1], u: [0.5, 0.5] },
+};
+
+/**
+ * Each level of `truth` within a quarter of its distance from the prior, or 0.015 (a rare level
+ * that weighs little either way, like a date that differs, is known only to about that).
+ */
+function assertLearnt(m: Float64Array, truth: Truth, fields = Object.keys(truth).map(Number)): void {
+  const prior = priorM();
+  for (const field of fields) {
+    truth[field]!.m.forEach((expected, i) => {
+      const got = m[at(field, i + 1)]!;
+      const tolerance = Math.max(0.015, Math.abs(expected - prior[at(field, i + 1)]!) / 4);
+      assert.ok(
+        Math.abs(got - expected) <= tolerance,
+        `field ${field} level ${i + 1}: m ${got} vs ${expected}`,
+      );
+    });
+  }
+}
+
 describe('estimateFromPersons', () => {
   const share = (odds: number) => odds / (1 + odds);
 
   it('recovers m of each level and the list’s match rate from synthetic persons', () => {
     for (const matchShare of [0.7, 0.2]) {
-      const fit = estimateFromPersons(synthesize(TRUTH, 4000, matchShare, 4, 42));
+      const fit = estimateFromPersons(synthesize(FIT_TRUTH, 12000, matchShare, 4, 42));
       assert.equal(fit.source, 'em');
-      assert.ok(fit.iterations > 0);
+      assert.ok(fit.iterations > 1);
       assert.ok(Math.abs(share(fit.matchOdds) - matchShare) < 0.03, `share ${share(fit.matchOdds)}`);
-      for (const [field, { m }] of Object.entries(TRUTH)) {
-        m.forEach((expected, i) => {
-          const got = fit.m[at(Number(field), i + 1)]!;
-          assert.ok(
-            Math.abs(got - expected) <= 0.03,
-            `field ${field} level ${i + 1}: m ${got} vs ${expected}`,
-          );
-        });
-      }
+      assertLearnt(fit.m, FIT_TRUTH);
     }
   });
 
   it('a household member beside the person does not teach that first names differ', () => {
-    // Every person is a member, and its voter comes with a relative: same surname, another first name (what EM over
-    // pairs put into its "match" class, saying a first name differs in nearly half of all matches).
-    const persons = synthesize(TRUTH, 3000, 1, 4, 5);
+    // Every person is a member, and its voter comes with a relative: same surname, another
+    // first name (what EM over pairs put into its "match" class, saying a first name differs in
+    // nearly half of all matches).
+    const persons = synthesize(FIT_TRUTH, 3000, 1, 4, 5);
+    let relatives = 0;
     for (const person of persons) {
       const own = person.candidates[0]!;
       if (own.levels[F.last] !== L.last.exact) continue;
       const relative = { ...own, levels: [...own.levels] };
       relative.levels[F.first] = L.first.differ;
-      const u = TRUTH[F.first]!.u;
+      const u = FIT_TRUTH[F.first]!.u;
       relative.otherBits += Math.log2(u[L.first.differ - 1]! / u[own.levels[F.first]! - 1]!);
       person.candidates.push(relative);
+      relatives++;
     }
+    assert.ok(relatives > 1500, `${relatives} relatives`);
     const fit = estimateFromPersons(persons);
     const differ = fit.m[at(F.first, L.first.differ)]!;
-    assert.ok(Math.abs(differ - 0.015) < 0.02, `m(first=differ) ${differ}`);
+    assert.ok(Math.abs(differ - 0.05) < 0.015, `m(first=differ) ${differ}, true 0.05, prior 0.02`);
+  });
+
+  it('counts the odds of the candidates not listed (rest): a person they make likely is a member', () => {
+    // No candidate listed, but odds of a million among the others: members all, though no level says so.
+    const persons = Array.from({ length: 300 }, () => ({ rest: 1e6, candidates: [] }));
+    assert.ok(share(estimateFromPersons(persons).matchOdds) > 0.8);
+    const strangers = Array.from({ length: 300 }, () => ({ rest: 1e-6, candidates: [] }));
+    assert.ok(share(estimateFromPersons(strangers).matchOdds) < 0.1);
+    // Odds past a double's range count as a sure member, never as NaN.
+    const huge = estimateFromPersons([
+      ...synthesize(FIT_TRUTH, 200, 0.5, 4, 2),
+      { rest: Number.POSITIVE_INFINITY, candidates: [] },
+      { rest: 1e308, candidates: synthesize(FIT_TRUTH, 1, 1, 4, 3)[0]!.candidates },
+    ]);
+    assert.ok(Number.isFinite(huge.matchOdds) && huge.m.every(Number.isFinite));
   });
 
   it('a field no candidate identifies the person without keeps its prior disagreement, and learns how it agrees', () => {
     // The birth date of true matches differs 30% of the time, but only namesakes could show it.
-    const truth: Truth = { ...TRUTH, [F.dob]: { m: [0.49, 0, 0, 0.21, 0, 0, 0.3], u: TRUTH[F.dob]!.u } };
+    const truth: Truth = {
+      ...FIT_TRUTH,
+      [F.dob]: { m: [0.21, 0, 0, 0.49, 0, 0, 0.3], u: FIT_TRUTH[F.dob]!.u },
+    };
     const fit = estimateFromPersons(
       synthesize(truth, 4000, 0.7, 4, 3, (c) => {
         c.identifies &= ~(1 << F.dob);
@@ -188,27 +223,43 @@ describe('estimateFromPersons', () => {
     assert.ok(Math.abs(fit.m[at(F.dob, differ)]! - prior[at(F.dob, differ)]!) < 1e-12);
     const exact = fit.m[at(F.dob, L.dob.exact)]!;
     const year = fit.m[at(F.dob, L.dob.year)]!;
-    assert.ok(Math.abs(exact / (exact + year) - 0.7) < 0.05, `exact ${exact}, year ${year}`);
+    // The prior's split is 0.6 : 0.3.
+    assert.ok(Math.abs(exact / (exact + year) - 0.3) < 0.05, `exact ${exact}, year ${year}`);
   });
 
-  it('a field no candidate teaches keeps its prior', () => {
+  it('a field no candidate teaches keeps its prior, and one few persons compare stays near it', () => {
     const fit = estimateFromPersons(
-      synthesize(TRUTH, 3000, 0.7, 4, 8, (c) => {
+      synthesize(FIT_TRUTH, 6000, 0.7, 4, 8, (c, own) => {
         c.teaches &= ~(1 << F.last);
+        // Gender compared for 1 in 100 candidates (1 in 100 of the persons' own voters).
+        if (own ? c.otherBits % 1 < 0.99 : true) c.levels[F.gender] = 0;
       }),
     );
     const prior = priorM();
     for (let l = 1; l <= LEVEL_COUNTS[F.last]!; l++) {
       assert.ok(Math.abs(fit.m[at(F.last, l)]! - prior[at(F.last, l)]!) < 1e-12, `last level ${l}`);
     }
-    assert.ok(Math.abs(fit.m[at(F.first, L.first.exact)]! - 0.9) < 0.03, 'the other fields still learn');
+    const gender = fit.m[at(F.gender, 1)]!;
+    assert.ok(
+      Math.abs(gender - 0.97) < Math.abs(0.9 - 0.97) / 2,
+      `m(gender=exact) ${gender}: the prior's 0.97 holds`,
+    );
+    // The other fields still learn (if only roughly: the surname's prior is wrong for this list).
+    const first = fit.m[at(F.first, L.first.exact)]!;
+    assert.ok(Math.abs(first - 0.7) < Math.abs(0.85 - 0.7) / 2, `m(first=exact) ${first}`);
   });
 
-  it('fewer than 100 persons keep the prior m and still tell the match rate; none: even odds', () => {
-    const few = estimateFromPersons(synthesize(TRUTH, 80, 0.9, 4, 1));
+  it('fewer than 100 persons with candidates keep the prior m and still tell the match rate; none: even odds', () => {
+    const few = estimateFromPersons([
+      ...synthesize(FIT_TRUTH, 99, 0.9, 4, 1),
+      ...Array.from({ length: 500 }, () => ({ rest: 0, candidates: [] })),
+    ]);
     assert.equal(few.source, 'prior');
     assert.deepEqual(few.m, priorM());
-    assert.ok(few.matchOdds > 1, `odds ${few.matchOdds}`);
+    const enough = estimateFromPersons(synthesize(FIT_TRUTH, 150, 0.9, 4, 1));
+    assert.equal(enough.source, 'em');
+    assert.notDeepEqual(enough.m, priorM());
+    assert.ok(enough.matchOdds > 1, `odds ${enough.matchOdds}`);
     const none = estimateFromPersons([]);
     assert.equal(none.source, 'prior');
     assert.equal(none.matchOdds, 1);
@@ -216,11 +267,5 @@ describe('estimateFromPersons', () => {
 
   it('every field’s last level is its disagreement (what the fit learns only from identified candidates)', () => {
     for (const field of FIELDS) assert.ok(['differ', 'far'].includes(field.levels.at(-1)!), field.name);
-  });
-
-  it('is deterministic', () => {
-    const a = estimateFromPersons(synthesize(TRUTH, 2000, 0.7, 4, 9));
-    const b = estimateFromPersons(synthesize(TRUTH, 2000, 0.7, 4, 9));
-    assert.deepEqual(a, b);
   });
 });

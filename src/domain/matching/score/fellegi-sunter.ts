@@ -81,19 +81,21 @@ const MATCH_RATE_PRIOR_ROWS = 50;
  * and address shares the mass with the person, instead of joining a "match" class of pairs as in
  * EM over pairs (which then said a first name differs in nearly half of all matches). The match
  * rate π, as odds π / (1 − π), is the prior of every score: a list mostly of strangers (a
- * prospect list) lowers every score, a list mostly of voters raises them.
+ * prospect list) lowers every score, a list mostly of voters raises them (π is kept within
+ * 0.01-0.99, odds 1/99 to 99). m is learnt once MIN_PERSONS_FOR_EM persons have candidates.
  */
 export function estimateFromPersons(
   persons: readonly PersonEvidence[],
   maxIterations = 100,
 ): { m: Float64Array; matchOdds: number; source: FellegiSunterModel['source']; iterations: number } {
   const prior = priorM();
-  const learnsM = persons.length >= MIN_PERSONS_FOR_EM;
+  const learnsM = persons.filter((person) => person.candidates.length > 0).length >= MIN_PERSONS_FOR_EM;
   let m = prior;
   let share = 0.5;
   let iterations = 0;
   const logM = new Float64Array(m.length);
-  for (; iterations < maxIterations && persons.length > 0; iterations++) {
+  while (iterations < maxIterations && persons.length > 0) {
+    iterations++;
     for (let i = 0; i < m.length; i++) logM[i] = m[i]! > 0 ? Math.log2(m[i]!) : 0;
     const odds = share / (1 - share);
     const counts = new LevelCounts();
@@ -106,11 +108,15 @@ export function estimateFromPersons(
         });
         return 2 ** Math.min(1000, bits);
       });
-      const total = each.reduce((sum, x) => sum + x, person.rest);
-      const denominator = 1 + odds * total;
-      members += (odds * total) / denominator;
+      const sum = each.reduce((total, x) => total + x, person.rest);
+      const total = odds * sum;
+      // Odds past a double's range: the person is surely in the file, as whichever candidate's
+      // odds make up the sum (none listed, when the unlisted ones are past it).
+      const finite = Number.isFinite(total);
+      members += finite ? total / (1 + total) : 1;
       person.candidates.forEach((candidate, j) => {
-        counts.add(candidate, (odds * each[j]!) / denominator);
+        const p = finite ? (odds * each[j]!) / (1 + total) : Number.isFinite(sum) ? each[j]! / sum : 0;
+        counts.add(candidate, p);
       });
     }
     const next = learnsM ? counts.m(prior) : prior;
