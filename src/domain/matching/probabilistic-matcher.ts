@@ -13,6 +13,7 @@ import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
 import {
+  at,
   buildModel,
   type CandidateEvidence,
   estimateFromPersons,
@@ -285,25 +286,34 @@ function searchPerson(
   job: PersonMatchJob,
   oddsScale: number,
 ): { candidates: boolean; matches: ReturnType<typeof selectMatches>['matches']; oddsSum: number } {
-  const q = prepareQuery(index, person);
-  const candidates = scratchCandidates;
-  candidates.clear();
-  generateCandidates(index, q, job.candidates, candidates);
-  if (candidates.size === 0) return { candidates: false, matches: [], oddsSum: 0 };
-  const scored = scoreCandidates(index, job.model, q, candidates, Math.max(job.options.maxMatches, 2));
+  const scored = scoredCandidatesOf(index, person, job, Math.max(job.options.maxMatches, 2));
+  if (scored.best.length === 0) return { candidates: false, matches: [], oddsSum: 0 };
   if (oddsScale !== 1) {
     for (const candidate of scored.best) candidate.odds *= oddsScale;
     scored.oddsSum *= oddsScale;
   }
-  const selected = selectMatches(
-    scored,
-    job.thresholdScore,
-    job.options.maxMatches,
-    job.rankOnly,
-    (voter) => index.data.fields.gender(voter) === GENDER_CODE.M,
+  const selected = selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly, (voter) =>
+    isMaleVoter(index, voter),
   );
   return { candidates: true, matches: selected.matches, oddsSum: selected.oddsSum };
 }
+
+/** One person's candidates, scored with the job's model, the best `keep` of them kept. */
+function scoredCandidatesOf(
+  index: MatchIndex,
+  person: NormalizedPerson,
+  job: PersonMatchJob,
+  keep: number,
+): ReturnType<typeof scoreCandidates> {
+  const q = prepareQuery(index, person);
+  const candidates = scratchCandidates;
+  candidates.clear();
+  generateCandidates(index, q, job.candidates, candidates);
+  if (candidates.size === 0) return { best: [], oddsSum: 0 };
+  return scoreCandidates(index, job.model, q, candidates, keep);
+}
+
+const isMaleVoter = (index: MatchIndex, voter: number) => index.data.fields.gender(voter) === GENDER_CODE.M;
 
 /**
  * Whether a person's names may have been entered the wrong way round (SMITH JOHN): the voter
@@ -456,23 +466,20 @@ export function samplePersonEvidence(
 ): PersonEvidence[] {
   const evidence: PersonEvidence[] = [];
   const model = job.model.priorMatchOdds === 1 ? job.model : { ...job.model, priorMatchOdds: 1 };
+  const evenJob = { ...job, model };
   const fileBits = Math.log2(Math.max(1, index.size));
   for (const person of personsToSearch(sample, job.options.asOf)) {
-    const q = prepareQuery(index, person);
-    const candidates = scratchCandidates;
-    candidates.clear();
-    generateCandidates(index, q, job.candidates, candidates);
-    const scored = scoreCandidates(index, model, q, candidates, EVIDENCE_CANDIDATES_PER_PERSON);
+    const scored = scoredCandidatesOf(index, person, evenJob, EVIDENCE_CANDIDATES_PER_PERSON);
     let rest = scored.oddsSum;
     const kept: CandidateEvidence[] = [];
     for (const candidate of scored.best) {
       rest -= candidate.odds;
-      const male = index.data.fields.gender(candidate.voter) === GENDER_CODE.M;
+      const male = isMaleVoter(index, candidate.voter);
       if (isAnotherPerson(candidate.levels, male)) continue;
       let mBits = 0;
       for (let f = 0; f < FIELD_COUNT; f++) {
         const level = candidate.levels[f]!;
-        if (level !== 0) mBits += Math.log2(model.m[f * MAX_LEVELS + level]!);
+        if (level !== 0) mBits += Math.log2(model.m[at(f, level)]!);
       }
       // A man's surname that differs is never his (isAnotherPerson), so the surname's levels are
       // learnt from women and voters of no recorded gender, whose surnames change on marriage.
