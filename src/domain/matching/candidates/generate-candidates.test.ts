@@ -168,6 +168,17 @@ describe('generateCandidates', () => {
       assert.ok(!out.has(4) && !out.has(5), 'other first names of the ZIP');
     });
 
+    it('a ZIP with two neighbouring digits swapped: zipLast in the ZIP the file has', () => {
+      // Voter 2 lives in 27609; 27069 and 27690 are one swap away, and no voter's ZIP.
+      for (const zip of ['27069', '27690']) {
+        const { out } = candidates({ first_name: 'Alice', last_name: 'Walker', zip });
+        assertFoundBy(out, 2, 'zipLast');
+        assert.ok(!has(out, 2, KEY.zipFirst), 'the first name is not searched in the swapped ZIP');
+      }
+      const { out } = candidates({ first_name: 'Alice', last_name: 'Walker', zip: '27608' });
+      assert.ok(!out.has(2), 'one digit changed is not a swap');
+    });
+
     it('the ZIP rules out the name + city keys', () => {
       const { out } = candidates({
         first_name: 'Robert',

@@ -1,3 +1,4 @@
+import { zipTranspositions } from '../compare/zip-transposition.ts';
 import {
   CELL_DEGREES,
   CELL_KEY_WORDS,
@@ -76,6 +77,12 @@ export function generateCandidates(
   if (q.zip !== 0) {
     if (q.lastSound !== 0) collect(KEY.zipLast, keyZipLast(q.zip, q.lastSound));
     for (const group of q.firstGroups) collect(KEY.zipFirst, keyZipFirst(q.zip, group));
+    // A ZIP no voter has: the surname in the ZIPs two swapped digits away that the file has
+    // (27601 for 27061). A mistyped ZIP, with nothing else local, would otherwise find no one.
+    if (q.lastSound !== 0 && !q.zipKnown) {
+      for (const zip of zipTranspositions(q.zip))
+        if (index.hasZip(zip)) collect(KEY.zipLast, keyZipLast(zip, q.lastSound));
+    }
   } else if (q.cityId > 0 && q.stateId > 0 && q.lastSound !== 0) {
     collect(KEY.cityLast, keyCityLast(q.cityKey, q.stateKey, q.lastSound));
     for (const group of q.firstGroups) collect(KEY.cityFirst, keyCityFirst(q.cityKey, q.stateKey, group));

@@ -240,6 +240,11 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     assert.deepEqual(Array.from(data.zipIds), [27511, 27601, 27701]);
   });
 
+  it('hasZip: the ZIPs some voter lives in, whether or not located', () => {
+    for (const zip of [27511, 27601, 27701]) assert.equal(index.hasZip(zip), true, `${zip}`);
+    for (const zip of [27612, 0, -1, 100_000]) assert.equal(index.hasZip(zip), false, `${zip}`);
+  });
+
   it('cellCount counts the voters with coordinates in each map cell', () => {
     assert.equal(index.cellCount(cellOf(35.78, -78.64)), 2, 'voters 0 and 4');
     assert.equal(index.cellCount(cellOf(35.7801, -78.6399)), 2, 'same cell');

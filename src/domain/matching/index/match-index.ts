@@ -58,11 +58,33 @@ export class MatchIndex {
     return positionOf(this.data.cellIds, cell);
   }
 
+  /** Whether some voter lives in this ZIP (located or not). */
+  hasZip(zip: number): boolean {
+    if (zip <= 0 || zip >= ZIP_COUNT) return false;
+    this.#zips ??= zipsOf(this.data);
+    return this.#zips[zip] === 1;
+  }
+
+  /** One byte per 5-digit ZIP, 1 where some voter lives: built on first use (one pass over the voters). */
+  #zips: Uint8Array | null = null;
+
   /** Mean coordinates of the voters of a ZIP, or null. */
   zipCentroid(zip: number): [number, number] | null {
     const i = positionOf(this.data.zipIds, zip);
     return i < 0 ? null : [this.data.zipLat[i]!, this.data.zipLon[i]!];
   }
+}
+
+const ZIP_COUNT = 100_000;
+
+function zipsOf(data: MatchIndexData): Uint8Array {
+  const zips = new Uint8Array(ZIP_COUNT);
+  const fields = data.fields;
+  for (let voter = 0; voter < fields.size; voter++) {
+    const zip = fields.zip(voter);
+    if (zip > 0 && zip < ZIP_COUNT) zips[zip] = 1;
+  }
+  return zips;
 }
 
 /**

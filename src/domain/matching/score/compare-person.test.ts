@@ -227,10 +227,34 @@ describe('comparePerson address', () => {
 describe('comparePerson ZIP, city and state precedence', () => {
   it('ZIP when both sides have one; then neither city nor state', () => {
     const lv = levelsOf(query({ zip: '27601', city: 'Durham', state: 'SC' }), 0);
-    assert.equal(lv[F.zip], L.binary.exact);
+    assert.equal(lv[F.zip], L.zip.exact);
     assert.equal(lv[F.city], 0);
     assert.equal(lv[F.state], 0);
-    assert.equal(level({ zip: '27603' }, 0, F.zip), L.binary.differ);
+    assert.equal(level({ zip: '27603' }, 0, F.zip), L.zip.differ);
+  });
+  it('transposed: the ZIPs two neighbouring digits swapped, nothing else', () => {
+    // Voter 0's ZIP is 27601.
+    for (const zip of ['72601', '26701', '27061', '27610'])
+      assert.equal(level({ zip }, 0, F.zip), L.zip.transposed, zip);
+    for (const zip of ['27602', '72610', '10672', '27106', '27601'])
+      assert.notEqual(level({ zip }, 0, F.zip), L.zip.transposed, zip);
+  });
+  it('not transposed when some voter lives in the row’s ZIP: it may be the person’s', () => {
+    const two = buildMatchIndex(
+      new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, [
+        row({ first_name: 'ANN', last_name: 'LEE', zip: '27601' }),
+        row({ first_name: 'BO', last_name: 'LEE', zip: '27610' }),
+      ]),
+      AS_OF,
+    );
+    const q = prepareQuery(
+      two,
+      normalizeInput({ first_name: 'Ann', last_name: 'Lee', zip: '27610' }, AS_OF).persons[0]!,
+    );
+    assert.equal(q.zipKnown, true);
+    const levels = new Uint8Array(FIELD_COUNT);
+    comparePerson(two, q, 0, levels);
+    assert.equal(levels[F.zip], L.zip.differ);
   });
   it('city when a side lacks the ZIP; then not the state', () => {
     let lv = levelsOf(query({ city: 'Raleigh', state: 'SC' }), 0);

@@ -1,4 +1,5 @@
 import { boundedEditDistance, jaroWinkler } from '../compare/string-similarity.ts';
+import { isZipTransposition } from '../compare/zip-transposition.ts';
 import { keyHouseStreet, valueKey } from '../index/blocking-keys.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import {
@@ -37,6 +38,13 @@ export interface Query {
   firstSound: number;
   lastSound: number;
   zip: number;
+  /**
+   * Whether some voter lives in the row's ZIP. A ZIP no voter has is likely mistyped, and only
+   * then do two of its digits swapped count as agreement (zip=transposed): a ZIP the file has
+   * may be the person's, and a namesake's neighbouring ZIP across town (27610 for 27601) would
+   * read as a typo of it.
+   */
+  zipKnown: boolean;
   /** yyyymmdd (month/day 0 when unknown), 0 when none. */
   dob: number;
   gender: number;
@@ -62,6 +70,7 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
   const d = index.data.dictionaries;
   const id = (dict: (typeof d)['first'], value: string) => (value === '' ? 0 : dict.idOf(value));
   const dob = person.dob === null ? 0 : packDate(person.dob);
+  const zip = person.zip === '' ? 0 : Number(person.zip);
   const houseId = id(d.house, person.house);
   const stateId = id(d.state, person.state);
   const memo = threadQueryMemo;
@@ -91,7 +100,8 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     // A name some voter has: its stored sound.
     firstSound: firstId > 0 ? index.firstSound(firstId) : person.first === '' ? 0 : soundOf(person.first),
     lastSound: lastId > 0 ? index.lastSound(lastId) : person.last === '' ? 0 : soundOf(person.last),
-    zip: person.zip === '' ? 0 : Number(person.zip),
+    zip,
+    zipKnown: zip !== 0 && index.hasZip(zip),
     dob,
     gender: GENDER_CODE[person.gender],
     phoneVoters: null,
@@ -203,7 +213,14 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   // ZIP; city only without a ZIP on either side, state only without both.
   const vZip = fields.zip(voter);
   const zipCompared = q.zip !== 0 && vZip !== 0;
-  if (zipCompared) levels[F.zip] = q.zip === vZip ? L.binary.exact : L.binary.differ;
+  if (zipCompared) {
+    levels[F.zip] =
+      q.zip === vZip
+        ? L.zip.exact
+        : !q.zipKnown && isZipTransposition(q.zip, vZip)
+          ? L.zip.transposed
+          : L.zip.differ;
+  }
   const vCity = fields.city(voter);
   const cityCompared = !zipCompared && q.cityId !== 0 && vCity !== 0;
   if (cityCompared) levels[F.city] = q.cityId === vCity ? L.binary.exact : L.binary.differ;

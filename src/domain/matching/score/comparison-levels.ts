@@ -11,7 +11,7 @@ export const FIELDS = [
   { name: 'dob', levels: ['exact', 'swapped', 'month', 'year', 'near', 'typo', 'differ'] },
   { name: 'gender', levels: ['exact', 'differ'] },
   { name: 'address', levels: ['exact', 'unit', 'typo', 'street', 'differ'] },
-  { name: 'zip', levels: ['exact', 'differ'] },
+  { name: 'zip', levels: ['exact', 'transposed', 'differ'] },
   { name: 'city', levels: ['exact', 'differ'] },
   { name: 'state', levels: ['exact', 'differ'] },
   { name: 'phone', levels: ['exact', 'differ'] },
@@ -65,6 +65,8 @@ export const L = {
   dob: { exact: 1, swapped: 2, month: 3, year: 4, near: 5, typo: 6, differ: 7 },
   gender: { exact: 1, differ: 2 },
   address: { exact: 1, unit: 2, typo: 3, street: 4, differ: 5 },
+  // transposed: two neighbouring digits swapped (27610 for 27601), a common keying slip.
+  zip: { exact: 1, transposed: 2, differ: 3 },
   binary: { exact: 1, differ: 2 },
   distance: { near: 1, close: 2, radius: 3, far: 4 },
 } as const;
@@ -84,7 +86,7 @@ export const PRIOR_M: readonly (readonly number[])[] = [
   [0, 0.6, 0.02, 0.02, 0.3, 0.03, 0.015, 0.015],
   [0, 0.97, 0.03],
   [0, 0.8, 0.03, 0.04, 0.03, 0.1],
-  [0, 0.88, 0.12],
+  [0, 0.88, 0.01, 0.11],
   [0, 0.88, 0.12],
   [0, 0.95, 0.05],
   [0, 0.75, 0.25],

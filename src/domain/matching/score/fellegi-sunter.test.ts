@@ -113,8 +113,8 @@ describe('priorM and buildModel', () => {
     assert.equal(model.source, 'em');
     assert.equal(model.emIterations, 12);
     assert.equal(model.weight[at(F.first, L.first.exact)], Math.log2(0.85 / 0.02));
-    assert.equal(model.weight[at(F.zip, L.binary.differ)], Math.log2(0.12 / 0.98));
-    assert.ok(model.weight[at(F.zip, L.binary.differ)]! < 0);
+    assert.equal(model.weight[at(F.zip, L.zip.differ)], Math.log2(0.11 / 0.96));
+    assert.ok(model.weight[at(F.zip, L.zip.differ)]! < 0);
     assert.equal(model.weight[at(F.suffix, L.binary.exact)], 0);
     assert.equal(model.weight[at(F.first, 0)], 0);
     assert.equal(buildModel(m, u, 0.5, 'prior').emIterations, 0);
@@ -135,7 +135,7 @@ const FIT_TRUTH: Truth = {
     m: [0.8, 0.01, 0.01, 0.1, 0.04, 0.02, 0.02],
     u: [0.01, 0.005, 0.02, 0.1, 0.05, 0.005, 0.81],
   },
-  [F.zip]: { m: [0.7, 0.3], u: [0.5, 0.5] },
+  [F.zip]: { m: [0.7, 0.06, 0.24], u: [0.5, 0.01, 0.49] },
   [F.gender]: { m: [0.9, 0.1], u: [0.5, 0.5] },
 };
 

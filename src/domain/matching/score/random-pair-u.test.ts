@@ -101,7 +101,7 @@ describe('estimateRandomPairU', () => {
   it('u of exact first, last, zip, city and state is Σ p² of the value frequencies', () => {
     close(u[at(F.first, L.first.exact)]!, sumOfSquares(ROWS.map((r) => r.first_name!)), 'first');
     close(u[at(F.last, L.last.exact)]!, sumOfSquares(ROWS.map((r) => r.last_name!)), 'last');
-    close(u[at(F.zip, L.binary.exact)]!, sumOfSquares(ROWS.map((r) => r.zip!)), 'zip');
+    close(u[at(F.zip, L.zip.exact)]!, sumOfSquares(ROWS.map((r) => r.zip!)), 'zip');
     close(u[at(F.city, L.binary.exact)]!, sumOfSquares(ROWS.map((r) => r.city!)), 'city');
     close(u[at(F.state, L.binary.exact)]!, sumOfSquares(ROWS.map((r) => r.state!)), 'state');
   });
@@ -156,6 +156,28 @@ describe('estimateRandomPairU', () => {
   it('is deterministic: the same voter file gives the same u', () => {
     assert.deepEqual(estimateRandomPairU(index), u);
     assert.deepEqual(estimateRandomPairU(buildMatchIndex(snapshot(), AS_OF)), u);
+  });
+
+  it('u of a ZIP two neighbouring digits away is Σ p(z) · p(z′) over the swaps z′ of z', () => {
+    // 27601 (half the voters) and 27610 (a quarter) are one swap apart; 99999 has no swap.
+    const zips = ['27601', '27601', '27610', '99999'];
+    const su = estimateRandomPairU(
+      buildMatchIndex(
+        new InMemoryVoterSnapshot(
+          CORE_VOTER_COLUMNS,
+          zips.map((zip, i) => {
+            const fields: Record<string, string> = { first_name: `A${i}`, last_name: 'B', state: 'NC', zip };
+            return CORE_VOTER_COLUMNS.map((c) => fields[c] ?? '');
+          }),
+        ),
+        AS_OF,
+      ),
+    );
+    close(su[at(F.zip, L.zip.transposed)]!, 2 * 0.5 * 0.25, 'transposed');
+    close(su[at(F.zip, L.zip.exact)]!, 0.5 ** 2 + 2 * 0.25 ** 2, 'exact');
+    close(su[at(F.zip, L.zip.differ)]!, 1 - 0.25 - 0.375, 'differ');
+    // The fixture's ZIPs are no swap of one another: the floor, half a voter pair's chance.
+    close(u[at(F.zip, L.zip.transposed)]!, 0.5 / ROWS.length, 'no swaps');
   });
 
   it('gives u in (0, 1] for an empty voter file', () => {

@@ -1,4 +1,5 @@
 import { dynamicRadius } from '../candidates/generate-candidates.ts';
+import { zipTranspositions } from '../compare/zip-transposition.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import type { TextField } from '../index/match-index-fields.ts';
 import type { StringDictionary } from '../index/string-dictionary.ts';
@@ -53,15 +54,17 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
     }
   }
   // Exact agreement from frequencies: random pairs see a ZIP or a surname agree too rarely.
+  const zips = zipCounts(index);
   const exact: [number, number][] = [
     // Dictionary id 0 is the empty value: not a value two voters can agree on.
     [F.first, shareSquares(index.data.dictionaries.first.counts.subarray(1))],
     [F.last, shareSquares(index.data.dictionaries.last.counts.subarray(1))],
     [F.city, shareSquares(index.data.dictionaries.city.counts.subarray(1))],
     [F.state, shareSquares(index.data.dictionaries.state.counts.subarray(1))],
-    [F.zip, shareSquares(zipCounts(index).values())],
+    [F.zip, shareSquares(zips.values())],
   ];
   for (const [field, share] of exact) setExact(u, field, Math.max(share, 0.5 / Math.max(n, 1)));
+  setZipTransposed(u, zips, n);
   // A phone number or e-mail address names about one person in the whole population, not one
   // in the voter file: the chance that a stranger's equals a given voter's is that of a
   // recycled number or a shared inbox. Voters who share one (a household landline) split the
@@ -143,6 +146,29 @@ function initialAgreement(first: StringDictionary): number {
     byInitial.set(c, (byInitial.get(c) ?? 0) + first.count(id));
   }
   return byInitial.size === 0 ? 1 / 26 : shareSquares(byInitial.values());
+}
+
+/**
+ * u of a ZIP two neighbouring digits away, from the ZIPs' shares (Σ p(z) · Σ p(z') over z's
+ * transpositions z'): random pairs seldom see one, and a city's consecutive ZIPs (27601, 27610)
+ * make it likelier than chance. The disagreement keeps the rest.
+ */
+function setZipTransposed(u: Float64Array, counts: Map<number, number>, n: number): void {
+  let total = 0;
+  for (const count of counts.values()) total += count;
+  let transposed = 0;
+  if (total > 0) {
+    for (const [zip, count] of counts) {
+      let near = 0;
+      for (const other of zipTranspositions(zip)) near += counts.get(other) ?? 0;
+      transposed += (count / total) * (near / total);
+    }
+  }
+  // At most half of what the exact agreement leaves (a file of a few ZIPs), so differing still costs.
+  const rest = 1 - u[at(F.zip, L.zip.exact)]!;
+  const value = Math.min(rest / 2, Math.max(transposed, 0.5 / Math.max(n, 1)));
+  u[at(F.zip, L.zip.transposed)] = value;
+  u[at(F.zip, L.zip.differ)] = rest - value;
 }
 
 /** Sets u of level 1 and rescales the other levels to keep the field's sum at 1. */

@@ -153,7 +153,7 @@ describe('scoreCandidates', () => {
       model.weight[at(F.first, L.first.nickname)]! +
       Math.log2(model.m[at(F.last, L.last.exact)]! * n) +
       model.weight[at(F.dob, L.dob.exact)]! +
-      model.weight[at(F.zip, L.binary.differ)]!;
+      model.weight[at(F.zip, L.zip.differ)]!;
     assert.ok(Math.abs(c.weight - expected) < 1e-9, `${c.weight} vs ${expected}`);
   });
 

@@ -138,7 +138,7 @@ describe('isAnotherHouseholdMember', () => {
     last: L.last.exact,
     dob: L.dob.differ,
     address: L.address.exact,
-    zip: L.binary.exact,
+    zip: L.zip.exact,
     phone: L.binary.exact,
     email: L.binary.exact,
   };
@@ -241,30 +241,39 @@ describe('isCorroborated', () => {
   });
 
   it('ZIP exact only when no address was compared', () => {
-    yes({ ...NAMES_ONLY, zip: L.binary.exact }, 'zip without address');
-    no({ ...NAMES_ONLY, zip: L.binary.exact, address: L.address.differ }, 'zip with a differing address');
+    yes({ ...NAMES_ONLY, zip: L.zip.exact }, 'zip without address');
+    no({ ...NAMES_ONLY, zip: L.zip.exact, address: L.address.differ }, 'zip with a differing address');
     yes(
-      { ...NAMES_ONLY, zip: L.binary.exact, address: L.address.street },
+      { ...NAMES_ONLY, zip: L.zip.exact, address: L.address.street },
       'the same name on the same street and ZIP, another house number',
     );
     no(
-      { ...NAMES_ONLY, last: L.last.differ, zip: L.binary.exact, address: L.address.street },
+      { ...NAMES_ONLY, last: L.last.differ, zip: L.zip.exact, address: L.address.street },
       'the same first name on the same street is a neighbour',
     );
     no({ ...NAMES_ONLY, address: L.address.street }, 'the same street in another ZIP');
-    no({ ...NAMES_ONLY, zip: L.binary.differ }, 'zip differ');
+    no({ ...NAMES_ONLY, zip: L.zip.differ }, 'zip differ');
+  });
+
+  it('a ZIP with two neighbouring digits swapped only under the same name', () => {
+    yes({ ...NAMES_ONLY, zip: L.zip.transposed }, 'the same name, the ZIP mistyped');
+    yes({ ...NAMES_ONLY, first: L.first.nickname, zip: L.zip.transposed }, 'a nickname');
+    no({ ...NAMES_ONLY, last: L.last.differ, zip: L.zip.transposed }, 'another surname');
+    no({ ...NAMES_ONLY, last: L.last.similar, zip: L.zip.transposed }, 'a surname that sounds alike');
+    no({ ...NAMES_ONLY, first: L.first.differ, zip: L.zip.transposed }, 'another first name');
+    no(
+      { ...NAMES_ONLY, zip: L.zip.transposed, address: L.address.street },
+      'the same street in the ZIP mistyped: the house number is the only thing left',
+    );
   });
 
   it('a ZIP alone does not carry a surname that only sounds alike; a typo of it, or a date, does', () => {
     const soundAlike = { ...NAMES_ONLY, last: L.last.similar };
-    no({ ...soundAlike, zip: L.binary.exact }, 'sound-alike surname in the same ZIP: another family');
-    yes({ ...NAMES_ONLY, last: L.last.typo, zip: L.binary.exact }, 'a typo of the surname in the same ZIP');
-    yes(
-      { ...NAMES_ONLY, first: L.first.similar, zip: L.binary.exact },
-      'a sound-alike first name in the ZIP',
-    );
-    yes({ ...soundAlike, zip: L.binary.exact, dob: L.dob.exact }, 'with a date of birth');
-    yes({ ...soundAlike, zip: L.binary.exact, distance: L.distance.near }, 'within half a mile');
+    no({ ...soundAlike, zip: L.zip.exact }, 'sound-alike surname in the same ZIP: another family');
+    yes({ ...NAMES_ONLY, last: L.last.typo, zip: L.zip.exact }, 'a typo of the surname in the same ZIP');
+    yes({ ...NAMES_ONLY, first: L.first.similar, zip: L.zip.exact }, 'a sound-alike first name in the ZIP');
+    yes({ ...soundAlike, zip: L.zip.exact, dob: L.dob.exact }, 'with a date of birth');
+    yes({ ...soundAlike, zip: L.zip.exact, distance: L.distance.near }, 'within half a mile');
     yes({ ...soundAlike, distance: L.distance.close }, 'close by, without a ZIP');
   });
 
@@ -296,7 +305,7 @@ describe('methodOf', () => {
     dob: L.dob.exact,
     email: L.binary.exact,
     phone: L.binary.exact,
-    zip: L.binary.exact,
+    zip: L.zip.exact,
     city: L.binary.exact,
     distance: L.distance.near,
   };
@@ -324,9 +333,9 @@ describe('methodOf', () => {
     assert.equal(method({ ...NAMES_ONLY, address: L.address.typo }), 'name_address');
     assert.equal(method({ ...NAMES_ONLY, address: L.address.street, dob: L.dob.year }), 'name_dob');
     assert.equal(method({ ...NAMES_ONLY, dob: L.dob.near }), 'name_dob');
-    assert.equal(method({ ...NAMES_ONLY, dob: L.dob.differ, zip: L.binary.exact }), 'name_zip');
+    assert.equal(method({ ...NAMES_ONLY, dob: L.dob.differ, zip: L.zip.exact }), 'name_zip');
     assert.equal(method({ ...NAMES_ONLY, email: L.binary.differ, phone: L.binary.differ }), 'name_other');
-    assert.equal(method({ ...NAMES_ONLY, zip: L.binary.differ, city: L.binary.exact }), 'name_city');
+    assert.equal(method({ ...NAMES_ONLY, zip: L.zip.differ, city: L.binary.exact }), 'name_city');
   });
 
   it('name_proximity for any distance level or a candidate found by map cell + surname', () => {

@@ -66,7 +66,8 @@ export function selectMatches(
  * person. Any of dob or age, phone, e-mail, or the street address suffices (another unit of the
  * same building only under the same surname: with both the unit and the surname different it is
  * a neighbour's; none of 5 such matches on the synthetic held-out lists was right). Without an address,
- * the ZIP or (with coordinates) a distance under half a mile does (the radius finds candidates,
+ * the ZIP (or, under the same name, the ZIP with two neighbouring digits swapped) or (with
+ * coordinates) a distance under half a mile does (the radius finds candidates,
  * but a namesake a few miles off is not evidence); a city alone does not, and
  * when the row's address disagrees, neither ZIP nor distance counts (a same-name neighbour
  * across town is exactly what they cannot tell apart), unless only the house number does.
@@ -85,9 +86,11 @@ export function isCorroborated(lv: Uint8Array): boolean {
   if (address === L.address.unit) return lv[F.last] !== L.last.differ;
   // The same street in the same ZIP with another house number, under the same name: a house
   // number mistyped (or a move along the street); a namesake on the same street is rare.
-  if (address === L.address.street) return lv[F.zip] === L.binary.exact && sameName(lv);
+  if (address === L.address.street) return lv[F.zip] === L.zip.exact && sameName(lv);
   if (address !== 0) return false;
-  if (lv[F.zip] === L.binary.exact && lv[F.last] !== L.last.similar) return true;
+  if (lv[F.zip] === L.zip.exact && lv[F.last] !== L.last.similar) return true;
+  // A ZIP with two digits swapped, under the same name: the row's ZIP mistyped.
+  if (lv[F.zip] === L.zip.transposed && sameName(lv)) return true;
   const distance = lv[F.distance]!;
   return distance === L.distance.near || distance === L.distance.close;
 }
@@ -147,7 +150,7 @@ export function methodOf(candidate: ScoredCandidate): string {
     return 'name_dob';
   if (agrees(F.email, L.binary.exact)) return 'email';
   if (agrees(F.phone, L.binary.exact)) return 'phone';
-  if (agrees(F.zip, L.binary.exact)) return 'name_zip';
+  if (agrees(F.zip, L.zip.exact, L.zip.transposed)) return 'name_zip';
   if (agrees(F.city, L.binary.exact)) return 'name_city';
   if (lv[F.distance] !== 0 || candidate.sources & (1 << KEY.cellLast)) return 'name_proximity';
   return 'name_other';
