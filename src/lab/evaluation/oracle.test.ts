@@ -20,8 +20,8 @@ describe('oracleVerdict', () => {
       oracleVerdict(
         ['V'],
         [
-          c('V', 'first=exact last=exact dob=year state=exact'),
-          c('W', 'first=exact last=exact dob=year state=exact'),
+          c('V', 'first=exact last=exact age=year state=exact'),
+          c('W', 'first=exact last=exact age=year state=exact'),
         ],
       ),
       'ambiguous',

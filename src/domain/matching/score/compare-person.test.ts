@@ -163,23 +163,31 @@ describe('comparePerson middle name and suffix', () => {
 
 describe('comparePerson date of birth', () => {
   const dob = (value: string, voter = 0) => level({ dob: value }, voter, F.dob);
-  const age = (value: string, voter = 0) => level({ age: value }, voter, F.dob);
+  const age = (value: string, voter = 0) => level({ age: value }, voter, F.age);
+  const yearOf = (value: string, voter = 0) => level({ dob: value }, voter, F.age);
   it('exact', () => assert.equal(dob('1980-01-02'), L.dob.exact));
   it('swapped month and day', () => assert.equal(dob('1980-02-01'), L.dob.swapped));
   it('month: same year and month, one side without a day', () => assert.equal(dob('1980-01'), L.dob.month));
-  it('year: a year-only date on either side', () => {
-    assert.equal(dob('1980'), L.dob.year);
-    assert.equal(dob('1980-07-04', 5), L.dob.year);
-    assert.equal(dob('1981-07-04', 5), L.dob.differ);
+  it('differ: the same year, another month and day (both full dates), not age', () => {
+    assert.equal(dob('1980-07-04'), L.dob.differ);
+    assert.equal(level({ dob: '1980-07-04' }, 0, F.age), 0);
   });
-  it('year / near / differ from an age (birthYears)', () => {
+  it('a year-only date on either side is compared as age: year, near (a year off), differ', () => {
+    assert.equal(yearOf('1980'), L.age.year);
+    assert.equal(dob('1980'), 0, 'not dob');
+    assert.equal(yearOf('1980-07-04', 5), L.age.year, 'voter 5 has 1980 only');
+    assert.equal(yearOf('1981-07-04', 5), L.age.near);
+    assert.equal(yearOf('1982-07-04', 5), L.age.differ);
+  });
+  it('age: year / near / differ from the years an age allows (birthYears)', () => {
     // As of 2024-06-01, 44 allows 1979-1980, 43 allows 1980-1981, 45 allows 1978-1979.
-    assert.equal(age('44'), L.dob.year);
-    assert.equal(age('43'), L.dob.year);
-    assert.equal(age('45'), L.dob.near);
-    assert.equal(age('42'), L.dob.near);
-    assert.equal(age('46'), L.dob.differ);
-    assert.equal(age('44', 5), L.dob.year);
+    assert.equal(age('44'), L.age.year);
+    assert.equal(age('43'), L.age.year);
+    assert.equal(age('45'), L.age.near);
+    assert.equal(age('42'), L.age.near);
+    assert.equal(age('46'), L.age.differ);
+    assert.equal(age('44', 5), L.age.year);
+    assert.equal(level({ age: '44' }, 0, F.dob), 0, 'not dob');
   });
   it('typo, not near: a full date a year apart to the day (near is an age’s level)', () => {
     assert.equal(dob('1981-01-02'), L.dob.typo);

@@ -169,24 +169,21 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   if (q.suffixId !== 0 && vSuffix !== 0)
     levels[F.suffix] = q.suffixId === vSuffix ? L.binary.exact : L.binary.differ;
 
-  // Date of birth, or the birth years an age allows.
+  // Date of birth; a birth year (an age, a year-only date on either side) as age.
   const vDob = fields.dob(voter);
   if (vDob !== 0) {
-    if (q.dob !== 0) levels[F.dob] = compareDob(q.dob, vDob);
-    else if (q.person.dobTypos.length > 0) {
+    if (q.dob !== 0) {
+      if (Math.floor(q.dob / 100) % 100 === 0 || Math.floor(vDob / 100) % 100 === 0) {
+        const year = Math.floor(vDob / 10000);
+        levels[F.age] = ageLevel(year, Math.floor(q.dob / 10000), Math.floor(q.dob / 10000));
+      } else levels[F.dob] = compareDob(q.dob, vDob);
+    } else if (q.person.dobTypos.length > 0) {
       // An impossible date (a digit typo): the dates it may have been typed from, against a full
       // date of the voter's.
       if (vDob % 100 !== 0 && Math.floor(vDob / 100) % 100 !== 0)
         levels[F.dob] = q.person.dobTypos.includes(vDob) ? L.dob.typo : L.dob.differ;
     } else if (q.person.birthYears !== null) {
-      const year = Math.floor(vDob / 10000);
-      const [y1, y2] = q.person.birthYears;
-      levels[F.dob] =
-        year === y1 || year === y2
-          ? L.dob.year
-          : year === y1 - 1 || year === y2 + 1
-            ? L.dob.near
-            : L.dob.differ;
+      levels[F.age] = ageLevel(Math.floor(vDob / 10000), q.person.birthYears[0], q.person.birthYears[1]);
     }
   }
   const vGender = fields.gender(voter);
@@ -375,6 +372,16 @@ function sharesWord(a: string, b: string): boolean {
  * apart to the day about as rarely as it is one digit off, while a year next to an age's is
  * common; one level for both made the full dates' agreement count as little as an age's.
  */
+/**
+ * A voter's birth year against the years a row allows (`from`-`to`: an age's two, a year-only
+ * date's one): one of them, one year outside them, or another.
+ */
+function ageLevel(year: number, from: number, to: number): number {
+  if (year >= from && year <= to) return L.age.year;
+  return year === from - 1 || year === to + 1 ? L.age.near : L.age.differ;
+}
+
+/** Two dates with a month on both sides (a year-only one is compared as age). */
 function compareDob(q: number, v: number): number {
   const qy = Math.floor(q / 10000);
   const qm = Math.floor(q / 100) % 100;
@@ -384,7 +391,6 @@ function compareDob(q: number, v: number): number {
   const vd = v % 100;
   const full = qm !== 0 && qd !== 0 && vm !== 0 && vd !== 0;
   if (qy === vy) {
-    if (qm === 0 || vm === 0) return L.dob.year;
     if (qm === vm) {
       if (qd === vd && full) return L.dob.exact;
       if (qd === 0 || vd === 0) return L.dob.month;

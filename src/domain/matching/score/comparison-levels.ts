@@ -1,14 +1,18 @@
 /**
  * The compared fields and their agreement levels. Level 0 of every field means "not compared"
  * (a side lacks the value): it contributes nothing to the score, so a missing field is neutral.
- * Level names appear in `sm.explain` (`first=nickname last=exact dob=year zip=exact`).
+ * Level names appear in `sm.explain` (`first=nickname last=exact age=year zip=exact`).
  */
 export const FIELDS = [
   { name: 'first', levels: ['exact', 'nickname', 'typo', 'initial', 'similar', 'middle', 'differ'] },
   { name: 'last', levels: ['exact', 'typo', 'part', 'similar', 'differ'] },
   { name: 'middle', levels: ['exact', 'initial', 'differ'] },
   { name: 'suffix', levels: ['exact', 'differ'] },
-  { name: 'dob', levels: ['exact', 'swapped', 'month', 'year', 'near', 'typo', 'differ'] },
+  { name: 'dob', levels: ['exact', 'swapped', 'month', 'typo', 'differ'] },
+  // A birth year against a date, where one side gives no more than the year: an age (two years),
+  // a year-only date, or a voter file of birth years. A field of its own, not a level of dob: such
+  // a row agrees at 'year' nine times in ten, and a full date never does.
+  { name: 'age', levels: ['year', 'near', 'differ'] },
   { name: 'gender', levels: ['exact', 'differ'] },
   { name: 'address', levels: ['exact', 'unit', 'typo', 'street', 'differ'] },
   { name: 'zip', levels: ['exact', 'transposed', 'differ'] },
@@ -45,14 +49,15 @@ export const F = {
   middle: 2,
   suffix: 3,
   dob: 4,
-  gender: 5,
-  address: 6,
-  zip: 7,
-  city: 8,
-  state: 9,
-  phone: 10,
-  email: 11,
-  distance: 12,
+  age: 5,
+  gender: 6,
+  address: 7,
+  zip: 8,
+  city: 9,
+  state: 10,
+  phone: 11,
+  email: 12,
+  distance: 13,
 } as const;
 
 /** Levels by name, 1-based (0 = not compared). */
@@ -62,7 +67,10 @@ export const L = {
   last: { exact: 1, typo: 2, part: 3, similar: 4, differ: 5 },
   middle: { exact: 1, initial: 2, differ: 3 },
   suffix: { exact: 1, differ: 2 },
-  dob: { exact: 1, swapped: 2, month: 3, year: 4, near: 5, typo: 6, differ: 7 },
+  // month: the same year and month, a day missing on one side.
+  dob: { exact: 1, swapped: 2, month: 3, typo: 4, differ: 5 },
+  // year: one of the years the row allows; near: one year outside them (an age off by one).
+  age: { year: 1, near: 2, differ: 3 },
   gender: { exact: 1, differ: 2 },
   address: { exact: 1, unit: 2, typo: 3, street: 4, differ: 5 },
   // transposed: two neighbouring digits swapped (27610 for 27601), a common keying slip.
@@ -81,9 +89,11 @@ export const PRIOR_M: readonly (readonly number[])[] = [
   [0, 0.85, 0.04, 0.02, 0.02, 0.07],
   [0, 0.6, 0.3, 0.1],
   [0, 0.95, 0.05],
-  // dob: 'year' is also the agreement of an age or a year-only date, common in lists; 'typo' is
-  // one digit substituted or two neighbours swapped (also an impossible date's digits).
-  [0, 0.6, 0.02, 0.02, 0.3, 0.03, 0.015, 0.015],
+  // dob (full dates on both sides): 'typo' is one digit substituted or two neighbours swapped
+  // (also an impossible date's digits).
+  [0, 0.9, 0.02, 0.01, 0.035, 0.035],
+  // age: an age is a year off about one time in ten (a birthday since the list was made).
+  [0, 0.85, 0.1, 0.05],
   [0, 0.97, 0.03],
   [0, 0.8, 0.03, 0.04, 0.03, 0.1],
   [0, 0.88, 0.01, 0.11],

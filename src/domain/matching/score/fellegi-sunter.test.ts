@@ -86,7 +86,7 @@ describe('priorM and buildModel', () => {
   it('priorM lays PRIOR_M out at(field, level) = field * MAX_LEVELS + level, level 0 unused', () => {
     const m = priorM();
     assert.equal(m.length, FIELD_COUNT * MAX_LEVELS);
-    assert.equal(at(F.dob, L.dob.year), F.dob * MAX_LEVELS + L.dob.year);
+    assert.equal(at(F.dob, L.dob.typo), F.dob * MAX_LEVELS + L.dob.typo);
     for (let f = 0; f < FIELD_COUNT; f++) {
       assert.equal(m[at(f, 0)], 0);
       let sum = 0;
@@ -131,10 +131,7 @@ const FIT_TRUTH: Truth = {
     u: [0.15, 0.02, 0.03, 0.01, 0.085, 0.005, 0.7],
   },
   [F.last]: { m: [0.7, 0.12, 0.02, 0.02, 0.14], u: [0.3, 0.03, 0.02, 0.05, 0.6] },
-  [F.dob]: {
-    m: [0.8, 0.01, 0.01, 0.1, 0.04, 0.02, 0.02],
-    u: [0.01, 0.005, 0.02, 0.1, 0.05, 0.005, 0.81],
-  },
+  [F.dob]: { m: [0.75, 0.01, 0.05, 0.11, 0.08], u: [0.01, 0.005, 0.02, 0.005, 0.96] },
   [F.zip]: { m: [0.7, 0.06, 0.24], u: [0.5, 0.01, 0.49] },
   [F.gender]: { m: [0.9, 0.1], u: [0.5, 0.5] },
 };
@@ -168,6 +165,15 @@ describe('estimateFromPersons', () => {
       assert.ok(Math.abs(share(fit.matchOdds) - matchShare) < 0.03, `share ${share(fit.matchOdds)}`);
       assertLearnt(fit.m, FIT_TRUTH);
     }
+  });
+
+  it('recovers m of age from rows that give an age (or a birth year) instead of a date', () => {
+    // A row compares one or the other, never both.
+    const { [F.dob]: _, ...rest } = FIT_TRUTH;
+    const truth: Truth = { ...rest, [F.age]: { m: [0.7, 0.2, 0.1], u: [0.05, 0.05, 0.9] } };
+    const fit = estimateFromPersons(synthesize(truth, 12000, 0.7, 4, 11));
+    assert.ok(Math.abs(share(fit.matchOdds) - 0.7) < 0.03, `share ${share(fit.matchOdds)}`);
+    assertLearnt(fit.m, truth);
   });
 
   it('a household member beside the person does not teach that first names differ', () => {
@@ -211,7 +217,7 @@ describe('estimateFromPersons', () => {
     // The birth date of true matches differs 30% of the time, but only namesakes could show it.
     const truth: Truth = {
       ...FIT_TRUTH,
-      [F.dob]: { m: [0.21, 0, 0, 0.49, 0, 0, 0.3], u: FIT_TRUTH[F.dob]!.u },
+      [F.dob]: { m: [0.21, 0, 0, 0.49, 0.3], u: FIT_TRUTH[F.dob]!.u },
     };
     const fit = estimateFromPersons(
       synthesize(truth, 4000, 0.7, 4, 3, (c) => {
@@ -222,9 +228,9 @@ describe('estimateFromPersons', () => {
     const differ = L.dob.differ;
     assert.ok(Math.abs(fit.m[at(F.dob, differ)]! - prior[at(F.dob, differ)]!) < 1e-12);
     const exact = fit.m[at(F.dob, L.dob.exact)]!;
-    const year = fit.m[at(F.dob, L.dob.year)]!;
-    // The prior's split is 0.6 : 0.3.
-    assert.ok(Math.abs(exact / (exact + year) - 0.3) < 0.05, `exact ${exact}, year ${year}`);
+    const typo = fit.m[at(F.dob, L.dob.typo)]!;
+    // The prior's split is 0.9 : 0.035.
+    assert.ok(Math.abs(exact / (exact + typo) - 0.3) < 0.05, `exact ${exact}, typo ${typo}`);
   });
 
   it('a field no candidate teaches keeps its prior, and one few persons compare stays near it', () => {

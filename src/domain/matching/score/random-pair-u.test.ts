@@ -128,12 +128,13 @@ describe('estimateRandomPairU', () => {
     }
   });
 
-  it('dob: year u is twice Σ p² of birth years, exact is Σ p² of full dates, month a twelfth of the year share', () => {
+  it('dob: exact u is Σ p² of full dates, month a twelfth of the birth years’ Σ p²; age’s year and near twice it', () => {
     const years = ROWS.map((r) => r.dob!.slice(0, 4));
     const dates = ROWS.map((r) => (r.dob!.length === 8 ? r.dob! : ''));
     const yearSq = sumOfSquares(years);
-    close(u[at(F.dob, L.dob.year)]!, 2 * yearSq, 'dob year');
-    close(u[at(F.dob, L.dob.near)]!, 2 * yearSq, 'dob near');
+    close(u[at(F.age, L.age.year)]!, 2 * yearSq, 'age year');
+    close(u[at(F.age, L.age.near)]!, 2 * yearSq, 'age near');
+    close(u[at(F.age, L.age.differ)]!, 1 - 4 * yearSq, 'age differ');
     close(u[at(F.dob, L.dob.month)]!, Math.max(yearSq / 12, 0.5 / ROWS.length), 'dob month');
     close(u[at(F.dob, L.dob.exact)]!, Math.max(sumOfSquares(dates), 0.5 / ROWS.length), 'dob exact');
     assert.ok(u[at(F.dob, L.dob.differ)]! >= 0.5);

@@ -80,9 +80,10 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
 }
 
 /**
- * Date-of-birth levels from the distribution of dates and years: random pairs of voters show
- * a year-only agreement (an age, a YYYY date) only when the file lacks full dates, yet lists
- * send ages all the time. An age allows two birth years, so 'year' and 'near' count two.
+ * Date-of-birth and age levels from the distribution of dates and years: random pairs of voters
+ * show a year-only agreement (an age, a YYYY date) only when the file lacks full dates, yet
+ * lists send ages all the time. An age allows two birth years, so age's 'year' and 'near' count
+ * two (a year-only date's one: a little less evidence than it carries).
  */
 const TYPO_NEIGHBOURS = 25;
 
@@ -104,8 +105,6 @@ function setDobLevels(u: Float64Array, index: MatchIndex, n: number): void {
     [L.dob.exact, dateSq],
     [L.dob.swapped, dateSq],
     [L.dob.month, yearSq / 12],
-    [L.dob.year, 2 * yearSq],
-    [L.dob.near, 2 * yearSq],
     // A date has about 25 valid dates one digit typo away (other days, months, years and
     // decades), each about as likely for a stranger as the date itself.
     [L.dob.typo, Math.min(0.25, TYPO_NEIGHBOURS * dateSq)],
@@ -116,6 +115,10 @@ function setDobLevels(u: Float64Array, index: MatchIndex, n: number): void {
     agree += Math.max(share, floor);
   }
   u[at(F.dob, L.dob.differ)] = Math.max(0.5, 1 - agree);
+  const year = Math.max(2 * yearSq, floor);
+  u[at(F.age, L.age.year)] = year;
+  u[at(F.age, L.age.near)] = year;
+  u[at(F.age, L.age.differ)] = Math.max(0.5, 1 - 2 * year);
 }
 
 /**

@@ -163,8 +163,10 @@ describe('isAnotherHouseholdMember', () => {
     const member = (values: Levels) => isAnotherHouseholdMember(levels({ ...HOUSEHOLD, ...values }));
     assert.equal(member({ dob: 0 }), true, 'no date: a spouse or a sibling');
     assert.equal(member({ dob: L.dob.exact }), true, 'the same date to the day: a twin');
-    assert.equal(member({ dob: L.dob.year }), false, 'the same birth year or age: the first name replaced');
-    assert.equal(member({ dob: L.dob.near }), false);
+    assert.equal(member({ dob: L.dob.month }), false, 'the same birth month: the first name replaced');
+    assert.equal(member({ age: L.age.year }), false, 'an age');
+    assert.equal(member({ age: L.age.near }), false, 'an age a year off');
+    assert.equal(member({ age: L.age.differ }), true, 'an age far off');
     for (const first of [
       L.first.nickname,
       L.first.typo,
@@ -184,7 +186,7 @@ describe('isAnotherHouseholdMember', () => {
       );
     assert.equal(suffix({}), true, 'no date');
     assert.equal(suffix({ dob: L.dob.differ }), true);
-    assert.equal(suffix({ dob: L.dob.year }), true, 'an age or a year alone does not settle it');
+    assert.equal(suffix({ age: L.age.year }), true, 'nor an age');
     assert.equal(suffix({ dob: L.dob.exact }), false, 'the same date: a suffix mistyped');
     assert.equal(isAnotherHouseholdMember(levels({ ...NAMES_ONLY, suffix: L.suffix.exact })), false);
   });
@@ -213,9 +215,12 @@ describe('isCorroborated', () => {
   const no = (values: Levels, why: string) => assert.equal(isCorroborated(levels(values)), false, why);
 
   it('dob or age agreement at any level but differ', () => {
-    for (const level of [L.dob.exact, L.dob.swapped, L.dob.month, L.dob.year, L.dob.near])
+    for (const level of [L.dob.exact, L.dob.swapped, L.dob.month, L.dob.typo])
       yes({ ...NAMES_ONLY, dob: level }, `dob level ${level}`);
     no({ ...NAMES_ONLY, dob: L.dob.differ }, 'dob differ');
+    yes({ ...NAMES_ONLY, age: L.age.year }, 'age year');
+    yes({ ...NAMES_ONLY, age: L.age.near }, 'age near');
+    no({ ...NAMES_ONLY, age: L.age.differ }, 'age differ');
   });
 
   it('phone or e-mail exact', () => {
@@ -331,8 +336,9 @@ describe('methodOf', () => {
   it('counts only agreeing levels', () => {
     assert.equal(method({ ...NAMES_ONLY, address: L.address.unit }), 'name_address');
     assert.equal(method({ ...NAMES_ONLY, address: L.address.typo }), 'name_address');
-    assert.equal(method({ ...NAMES_ONLY, address: L.address.street, dob: L.dob.year }), 'name_dob');
-    assert.equal(method({ ...NAMES_ONLY, dob: L.dob.near }), 'name_dob');
+    assert.equal(method({ ...NAMES_ONLY, address: L.address.street, age: L.age.year }), 'name_dob');
+    assert.equal(method({ ...NAMES_ONLY, age: L.age.near }), 'name_dob');
+    assert.equal(method({ ...NAMES_ONLY, age: L.age.differ, zip: L.zip.exact }), 'name_zip');
     assert.equal(method({ ...NAMES_ONLY, dob: L.dob.differ, zip: L.zip.exact }), 'name_zip');
     assert.equal(method({ ...NAMES_ONLY, email: L.binary.differ, phone: L.binary.differ }), 'name_other');
     assert.equal(method({ ...NAMES_ONLY, zip: L.zip.differ, city: L.binary.exact }), 'name_city');

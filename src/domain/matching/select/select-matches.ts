@@ -79,6 +79,8 @@ export function selectMatches(
 export function isCorroborated(lv: Uint8Array): boolean {
   const dob = lv[F.dob]!;
   if (dob !== 0 && dob !== L.dob.differ) return true;
+  const age = lv[F.age]!;
+  if (age !== 0 && age !== L.age.differ) return true;
   if (lv[F.phone] === L.binary.exact || lv[F.email] === L.binary.exact) return true;
   const address = lv[F.address]!;
   if (address === L.address.exact || address === L.address.typo) return true;
@@ -134,7 +136,8 @@ export function isAnotherPerson(lv: Uint8Array, male: boolean): boolean {
  */
 export function isAnotherHouseholdMember(lv: Uint8Array): boolean {
   const dob = lv[F.dob];
-  if (lv[F.first] === L.first.differ && !(dob === L.dob.year || dob === L.dob.near || dob === L.dob.month)) {
+  const yearOnly = dob === L.dob.month || lv[F.age] === L.age.year || lv[F.age] === L.age.near;
+  if (lv[F.first] === L.first.differ && !yearOnly) {
     return true;
   }
   if (lv[F.suffix] !== L.suffix.differ) return false;
@@ -146,7 +149,10 @@ export function methodOf(candidate: ScoredCandidate): string {
   const lv = candidate.levels;
   const agrees = (field: number, ...levels: number[]) => levels.includes(lv[field]!);
   if (agrees(F.address, L.address.exact, L.address.unit, L.address.typo)) return 'name_address';
-  if (agrees(F.dob, L.dob.exact, L.dob.swapped, L.dob.month, L.dob.year, L.dob.near, L.dob.typo))
+  if (
+    agrees(F.dob, L.dob.exact, L.dob.swapped, L.dob.month, L.dob.typo) ||
+    agrees(F.age, L.age.year, L.age.near)
+  )
     return 'name_dob';
   if (agrees(F.email, L.binary.exact)) return 'email';
   if (agrees(F.phone, L.binary.exact)) return 'phone';
