@@ -266,10 +266,15 @@ describe('isCorroborated', () => {
     no({ ...NAMES_ONLY, last: L.last.differ, zip: L.zip.transposed }, 'another surname');
     no({ ...NAMES_ONLY, last: L.last.similar, zip: L.zip.transposed }, 'a surname that sounds alike');
     no({ ...NAMES_ONLY, first: L.first.differ, zip: L.zip.transposed }, 'another first name');
-    no(
+    yes(
       { ...NAMES_ONLY, zip: L.zip.transposed, address: L.address.street },
-      'the same street in the ZIP mistyped: the house number is the only thing left',
+      'the same street, the house number and the ZIP mistyped',
     );
+    no(
+      { ...NAMES_ONLY, last: L.last.differ, zip: L.zip.transposed, address: L.address.street },
+      'the same first name on that street is a neighbour',
+    );
+    no({ ...NAMES_ONLY, zip: L.zip.transposed, address: L.address.differ }, 'another street');
   });
 
   it('a ZIP alone does not carry a surname that only sounds alike; a typo of it, or a date, does', () => {

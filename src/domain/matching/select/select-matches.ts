@@ -86,9 +86,13 @@ export function isCorroborated(lv: Uint8Array): boolean {
   if (address === L.address.exact || address === L.address.typo) return true;
   // Another unit of the building under another surname is another household's door.
   if (address === L.address.unit) return lv[F.last] !== L.last.differ;
-  // The same street in the same ZIP with another house number, under the same name: a house
-  // number mistyped (or a move along the street); a namesake on the same street is rare.
-  if (address === L.address.street) return lv[F.zip] === L.zip.exact && sameName(lv);
+  // The same street in the same ZIP (or the row's ZIP with two digits swapped) with another house
+  // number, under the same name: a house number mistyped (or a move along the street); a
+  // namesake on the same street is rare.
+  if (address === L.address.street) {
+    const zip = lv[F.zip];
+    return (zip === L.zip.exact || zip === L.zip.transposed) && sameName(lv);
+  }
   if (address !== 0) return false;
   if (lv[F.zip] === L.zip.exact && lv[F.last] !== L.last.similar) return true;
   // A ZIP with two digits swapped, under the same name: the row's ZIP mistyped.
