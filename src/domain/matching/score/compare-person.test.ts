@@ -189,7 +189,7 @@ describe('comparePerson date of birth', () => {
     assert.equal(age('44', 5), L.age.year);
     assert.equal(level({ age: '44' }, 0, F.dob), 0, 'not dob');
   });
-  it('typo, not near: a full date a year apart to the day (near is an age’s level)', () => {
+  it('typo: a full date a year apart to the day (a year off is age’s near, for a birth year)', () => {
     assert.equal(dob('1981-01-02'), L.dob.typo);
     assert.equal(dob('1979-01-02'), L.dob.typo, '1980 → 1979: two digits, but a year apart to the day');
     assert.equal(dob('1981-01-03'), L.dob.differ);

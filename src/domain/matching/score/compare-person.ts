@@ -174,8 +174,8 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   if (vDob !== 0) {
     if (q.dob !== 0) {
       if (Math.floor(q.dob / 100) % 100 === 0 || Math.floor(vDob / 100) % 100 === 0) {
-        const year = Math.floor(vDob / 10000);
-        levels[F.age] = ageLevel(year, Math.floor(q.dob / 10000), Math.floor(q.dob / 10000));
+        const rowYear = Math.floor(q.dob / 10000);
+        levels[F.age] = ageLevel(Math.floor(vDob / 10000), rowYear, rowYear);
       } else levels[F.dob] = compareDob(q.dob, vDob);
     } else if (q.person.dobTypos.length > 0) {
       // An impossible date (a digit typo): the dates it may have been typed from, against a full
@@ -364,15 +364,6 @@ function sharesWord(a: string, b: string): boolean {
 }
 
 /**
- * Dates agree at the precision both sides have: 'exact' needs two full dates, two equal years
- * where either side lacks the month is 'year' (as an age is), equal year and month 'month'; two
- * full dates one digit typo apart (a digit substituted, two neighbours swapped), or a year apart
- * to the day (1999-08-03 and 2000-08-03: a year mistyped across a decade), are 'typo'. 'near'
- * is an age's: a birth year next to the two an age allows. A stranger's full date is a year
- * apart to the day about as rarely as it is one digit off, while a year next to an age's is
- * common; one level for both made the full dates' agreement count as little as an age's.
- */
-/**
  * A voter's birth year against the years a row allows (`from`-`to`: an age's two, a year-only
  * date's one): one of them, one year outside them, or another.
  */
@@ -381,7 +372,15 @@ function ageLevel(year: number, from: number, to: number): number {
   return year === from - 1 || year === to + 1 ? L.age.near : L.age.differ;
 }
 
-/** Two dates with a month on both sides (a year-only one is compared as age). */
+/**
+ * Two dates with a month on both sides (a year-only one is compared as age, ageLevel): 'exact'
+ * needs two full dates, equal year and month with a day missing is 'month'; two full dates one
+ * digit typo apart (a digit substituted, two neighbours swapped), or a year apart to the day
+ * (1999-08-03 and 2000-08-03: a year mistyped across a decade), are 'typo'. A stranger's full
+ * date is a year apart to the day about as rarely as it is one digit off, while a year next to
+ * an age's is common; one level for both made the full dates' agreement count as little as an
+ * age's.
+ */
 function compareDob(q: number, v: number): number {
   const qy = Math.floor(q / 10000);
   const qm = Math.floor(q / 100) % 100;
