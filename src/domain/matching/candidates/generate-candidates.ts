@@ -1,4 +1,3 @@
-import { zipTranspositions } from '../compare/zip-transposition.ts';
 import {
   CELL_DEGREES,
   CELL_KEY_WORDS,
@@ -79,10 +78,7 @@ export function generateCandidates(
     for (const group of q.firstGroups) collect(KEY.zipFirst, keyZipFirst(q.zip, group));
     // A ZIP no voter has: the surname in the ZIPs two swapped digits away that the file has
     // (27601 for 27061). A mistyped ZIP, with nothing else local, would otherwise find no one.
-    if (q.lastSound !== 0 && !q.zipKnown) {
-      for (const zip of zipTranspositions(q.zip))
-        if (index.hasZip(zip)) collect(KEY.zipLast, keyZipLast(zip, q.lastSound));
-    }
+    if (q.lastSound !== 0) for (const zip of q.zipTypos) collect(KEY.zipLast, keyZipLast(zip, q.lastSound));
   } else if (q.cityId > 0 && q.stateId > 0 && q.lastSound !== 0) {
     collect(KEY.cityLast, keyCityLast(q.cityKey, q.stateKey, q.lastSound));
     for (const group of q.firstGroups) collect(KEY.cityFirst, keyCityFirst(q.cityKey, q.stateKey, group));

@@ -1,5 +1,5 @@
 import { boundedEditDistance, jaroWinkler } from '../compare/string-similarity.ts';
-import { isZipTransposition } from '../compare/zip-transposition.ts';
+import { zipTranspositions } from '../compare/zip-transposition.ts';
 import { keyHouseStreet, valueKey } from '../index/blocking-keys.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import {
@@ -39,12 +39,12 @@ export interface Query {
   lastSound: number;
   zip: number;
   /**
-   * Whether some voter lives in the row's ZIP. A ZIP no voter has is likely mistyped, and only
-   * then do two of its digits swapped count as agreement (zip=transposed): a ZIP the file has
-   * may be the person's, and a namesake's neighbouring ZIP across town (27610 for 27601) would
-   * read as a typo of it.
+   * For a ZIP no voter lives in, likely mistyped: the ZIPs two swapped neighbouring digits away
+   * that voters do live in (searched by surname, and agreeing as zip=transposed); empty for a
+   * ZIP the file has, which may be the person's (a namesake's neighbouring ZIP across town,
+   * 27610 for 27601, would read as a typo of it).
    */
-  zipKnown: boolean;
+  zipTypos: readonly number[];
   /** yyyymmdd (month/day 0 when unknown), 0 when none. */
   dob: number;
   gender: number;
@@ -65,6 +65,8 @@ export interface Query {
   /** The row's street prepared for sameStreetWrittenApart, on first use. */
   writtenApart?: (street: string) => boolean;
 }
+
+const NO_ZIPS: readonly number[] = [];
 
 export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query {
   const d = index.data.dictionaries;
@@ -101,7 +103,8 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     firstSound: firstId > 0 ? index.firstSound(firstId) : person.first === '' ? 0 : soundOf(person.first),
     lastSound: lastId > 0 ? index.lastSound(lastId) : person.last === '' ? 0 : soundOf(person.last),
     zip,
-    zipKnown: zip !== 0 && index.hasZip(zip),
+    zipTypos:
+      zip === 0 || index.hasZip(zip) ? NO_ZIPS : zipTranspositions(zip).filter((z) => index.hasZip(z)),
     dob,
     gender: GENDER_CODE[person.gender],
     phoneVoters: null,
@@ -212,11 +215,7 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   const zipCompared = q.zip !== 0 && vZip !== 0;
   if (zipCompared) {
     levels[F.zip] =
-      q.zip === vZip
-        ? L.zip.exact
-        : !q.zipKnown && isZipTransposition(q.zip, vZip)
-          ? L.zip.transposed
-          : L.zip.differ;
+      q.zip === vZip ? L.zip.exact : q.zipTypos.includes(vZip) ? L.zip.transposed : L.zip.differ;
   }
   const vCity = fields.city(voter);
   const cityCompared = !zipCompared && q.cityId !== 0 && vCity !== 0;
