@@ -104,6 +104,16 @@ export const PRIOR_M: readonly (readonly number[])[] = [
   [0, 0.6, 0.2, 0.1, 0.1],
 ];
 
+/**
+ * Whether the birth date or age agrees at all: to the day, a typo or swap of it, the month, one
+ * of the years an age allows or next to them.
+ */
+export function dateAgrees(levels: Uint8Array): boolean {
+  const dob = levels[F.dob]!;
+  const age = levels[F.age]!;
+  return (dob !== 0 && dob !== L.dob.differ) || (age !== 0 && age !== L.age.differ);
+}
+
 /** `first=nickname last=exact …` for the compared fields of one comparison vector. */
 export function explainLevels(levels: Uint8Array): string {
   const parts: string[] = [];

@@ -1,7 +1,7 @@
 import type { CandidateSet } from '../candidates/candidate-set.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { comparePerson, type Query } from './compare-person.ts';
-import { F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
+import { dateAgrees, F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
 import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
 
 /** One scored candidate of one input person. */
@@ -67,7 +67,7 @@ export function scoreCandidates(
       const level = levels[f]!;
       if (level !== 0) weight += weights[f * MAX_LEVELS + level]!;
     }
-    if (levels[F.first] === L.first.exact && datesAgree(levels)) weight -= cohortBits;
+    if (levels[F.first] === L.first.exact && dateAgrees(levels)) weight -= cohortBits;
     const odds = priorOdds * 2 ** weight;
     oddsSum += odds;
     if (best.length < keep || isBetter(weight, voter, best[best.length - 1]!)) {
@@ -80,11 +80,6 @@ export function scoreCandidates(
   }
   return { best, oddsSum };
 }
-
-/** A date or age that agrees at all (to the day, a typo or swap of it, the month, the year or next to it). */
-const datesAgree = (levels: Uint8Array) =>
-  (levels[F.dob] !== 0 && levels[F.dob] !== L.dob.differ) ||
-  (levels[F.age] !== 0 && levels[F.age] !== L.age.differ);
 
 /** scoreCandidates' weight table, filled for each query (one per thread's module instance). */
 const queryWeights = new Float64Array(FIELD_COUNT * MAX_LEVELS);

@@ -1,5 +1,5 @@
 import { KEY } from '../index/blocking-keys.ts';
-import { explainLevels, F, L } from '../score/comparison-levels.ts';
+import { dateAgrees, explainLevels, F, L } from '../score/comparison-levels.ts';
 import type { ScoredCandidate } from '../score/score-candidates.ts';
 
 /** A selected match: score 0-100 (calibrated posterior), the strategy and the agreement. */
@@ -77,10 +77,7 @@ export function selectMatches(
  * wrong). Within half a mile it still counts (there it was right about as often as wrong).
  */
 export function isCorroborated(lv: Uint8Array): boolean {
-  const dob = lv[F.dob]!;
-  if (dob !== 0 && dob !== L.dob.differ) return true;
-  const age = lv[F.age]!;
-  if (age !== 0 && age !== L.age.differ) return true;
+  if (dateAgrees(lv)) return true;
   if (lv[F.phone] === L.binary.exact || lv[F.email] === L.binary.exact) return true;
   const address = lv[F.address]!;
   if (address === L.address.exact || address === L.address.typo) return true;
@@ -153,11 +150,7 @@ export function methodOf(candidate: ScoredCandidate): string {
   const lv = candidate.levels;
   const agrees = (field: number, ...levels: number[]) => levels.includes(lv[field]!);
   if (agrees(F.address, L.address.exact, L.address.unit, L.address.typo)) return 'name_address';
-  if (
-    agrees(F.dob, L.dob.exact, L.dob.swapped, L.dob.month, L.dob.typo) ||
-    agrees(F.age, L.age.year, L.age.near)
-  )
-    return 'name_dob';
+  if (dateAgrees(lv)) return 'name_dob';
   if (agrees(F.email, L.binary.exact)) return 'email';
   if (agrees(F.phone, L.binary.exact)) return 'phone';
   if (agrees(F.zip, L.zip.exact, L.zip.transposed)) return 'name_zip';
