@@ -17,9 +17,9 @@ import {
 } from './probabilistic-matcher.ts';
 import { prepareQuery } from './score/compare-person.ts';
 import { F, FIELD_COUNT, L } from './score/comparison-levels.ts';
-import { at, buildModel, priorM } from './score/fellegi-sunter.ts';
+import { at, buildModel, estimateFromPersons, priorM } from './score/fellegi-sunter.ts';
 import { scoreCandidates } from './score/score-candidates.ts';
-import { isAnotherPerson } from './select/select-matches.ts';
+import { isAnotherPerson, isCorroborated } from './select/select-matches.ts';
 
 const COLUMNS = [...CORE_VOTER_COLUMNS, 'party'];
 type Voter = Partial<Record<(typeof COLUMNS)[number], string>>;
@@ -423,7 +423,9 @@ describe('probabilistic matcher', () => {
       generateCandidates(index, q, job.candidates, candidates);
       const scored = scoreCandidates(index, model, q, candidates, 5);
       const own = scored.best.filter(
-        (c) => !isAnotherPerson(c.levels, index.data.fields.gender(c.voter) === GENDER_CODE.M),
+        (c) =>
+          !isAnotherPerson(c.levels, index.data.fields.gender(c.voter) === GENDER_CODE.M) &&
+          isCorroborated(c.levels),
       );
       const person = evidence[i]!;
       assert.equal(person.candidates.length, own.length);
@@ -440,6 +442,31 @@ describe('probabilistic matcher', () => {
       assert.ok(Math.abs(person.rest - Math.max(0, scored.oddsSum - listed)) <= 1e-12 * scored.oddsSum);
     });
     assert.ok(compared >= 3, `${compared} candidates compared`);
+  });
+
+  it('leaves out of the fit a namesake that selection would not accept (the match rate is not a prospect list’s namesakes)', () => {
+    const { index } = setup();
+    const job = {
+      model: buildModel(priorM(), randomPairU(index), 1, 'prior'),
+      options: OPTIONS,
+      candidates: DEFAULT_CANDIDATE_OPTIONS,
+      thresholdScore: 50,
+    };
+    const rows = [
+      input(1, { first_name: 'ZBIGNIEW', last_name: 'KOWALCZYK', dob: '19551120', state: 'NC' }),
+      // The same rare name and state, born 30 years later: the name finds the voter, nothing
+      // corroborates him.
+      input(2, { first_name: 'ZBIGNIEW', last_name: 'KOWALCZYK', dob: '19850310', state: 'NC' }),
+    ];
+    const [voter, namesake] = samplePersonEvidence(index, rows, job);
+    assert.equal(voter!.candidates.length, 1, 'the voter is the candidate of his own row');
+    assert.deepEqual(namesake!.candidates, [], 'the namesake row has no candidate the fit weighs');
+    assert.ok(
+      namesake!.rest < 1e-6,
+      `the namesake's odds are not counted as unlisted ones (${namesake!.rest})`,
+    );
+    const fitted = estimateFromPersons([voter!, namesake!]);
+    assert.ok(fitted.matchOdds < 1.2, `one of two rows is a member, fitted odds ${fitted.matchOdds}`);
   });
 
   it('uses a list fit of its own layout of levels, and fits again on one of another or none', async () => {
