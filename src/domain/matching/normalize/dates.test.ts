@@ -65,8 +65,52 @@ describe('parseDob', () => {
     assert.equal(parseDob('15/01/1980', AS_OF), null);
   });
 
-  it('refuses two-digit years', () => {
-    for (const value of ['01/15/80', '1/5/80', '800115', '80'])
+  it('reads a two-digit year as the latest century that leaves the person of voting age', () => {
+    assert.deepEqual(parseDob('01/15/80', AS_OF), date(1980, 1, 15));
+    assert.deepEqual(parseDob('1/5/59', AS_OF), date(1959, 1, 5));
+    // 2009 leaves a 17-year-old on 2026-06-15; 2010 a 16-year-old, so 1910.
+    assert.deepEqual(parseDob('3/4/09', AS_OF), date(2009, 3, 4));
+    assert.deepEqual(parseDob('3/4/10', AS_OF), date(1910, 3, 4));
+    assert.deepEqual(parseDob('12-JUL-26', AS_OF), date(1926, 7, 12));
+    // Without separators six digits are YYYYMM, and two digits are no date.
+    for (const value of ['800115', '80', '1/5/8', '1/5/198']) assert.equal(parseDob(value, AS_OF), null, value);
+  });
+
+  it('MMDDYYYY where the digits are no YYYYMMDD (a spreadsheet’s 07/12/1959 without slashes)', () => {
+    assert.deepEqual(parseDob('07121959', AS_OF), date(1959, 7, 12));
+    assert.deepEqual(parseDob(' 12311980 ', AS_OF), date(1980, 12, 31));
+    // A year-first reading always wins: no month starts 18, 19 or 20.
+    assert.deepEqual(parseDob('19591207', AS_OF), date(1959, 12, 7));
+    for (const value of ['13121959', '00121959', '07001959', '02301980', '07122030'])
+      assert.equal(parseDob(value, AS_OF), null, value);
+  });
+
+  it('dates with the month’s name, day or month first', () => {
+    for (const value of [
+      '12-JUL-1959',
+      '12-Jul-59',
+      '12 July 1959',
+      '12/jul/1959',
+      'Jul 12, 1959',
+      'July 12 1959',
+      'JUL. 12, 1959',
+    ])
+      assert.deepEqual(parseDob(value, AS_OF), date(1959, 7, 12), value);
+    assert.deepEqual(parseDob('Sept 3 1980', AS_OF), date(1980, 9, 3));
+    assert.deepEqual(parseDob('JUL 1959', AS_OF), date(1959, 7, 0));
+    for (const value of [
+      'Jul',
+      '12 Jul',
+      '1959 JUL',
+      'Foo 12 1959',
+      'Juli 12 1959',
+      '30 FEB 1980',
+      '0 JUL 1980',
+      '12 JUL 1980 1',
+      'JUL 123 1980',
+      '12 JUL 2059',
+      'Jul 12th, 1959',
+    ])
       assert.equal(parseDob(value, AS_OF), null, value);
   });
 

@@ -64,10 +64,13 @@ function checked(year: number, month: number, day: number, asOf: Date): PartialD
 /**
  * Date of birth → PartialDate or null. Forms: YYYYMMDD (the spec's, 00 for an unknown month or
  * day), YYYYMM, YYYY, YYYY-MM-DD / YYYY/MM/DD / YYYY-MM (1- or 2-digit parts, a trailing time
- * 'T…' or ' 00:00:00' as spreadsheets write it is ignored), and U.S. MM/DD/YYYY / M/D/YYYY (also
- * with '-' or '.'). Day-first dates are not guessed: a first part > 12 is refused, not swapped.
- * Two-digit years are ambiguous (1920 or 2020) and refused. Impossible dates, years < 1880 and
- * dates after asOf → null. Never throws.
+ * 'T…' or ' 00:00:00' as spreadsheets write it is ignored), U.S. MM/DD/YYYY / M/D/YYYY (also
+ * with '-' or '.') and MMDDYYYY where it is no YYYYMMDD (a year starts 18, 19 or 20, a month
+ * never does), and dates with the month's name (monthNameDate: `12-JUL-1959`, `Jul 12, 1959`).
+ * Day-first numeric dates are not guessed: a first part > 12 is refused, not swapped. A two-digit
+ * year (`7/12/59`, `12-JUL-59`) is the latest of 19YY and 20YY that is MIN_AGE or more years
+ * before asOf: a birth date, and lists are of people old enough to vote. Impossible dates, years
+ * < 1880 and dates after asOf → null. Never throws.
  */
 export function parseDob(value: string, asOf: Date): PartialDate | null {
   let length = value.length;
@@ -76,12 +79,18 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
     const year = digitsAt(value, 0, 4);
     const month = digitsAt(value, 4, 6);
     const day = digitsAt(value, 6, 8);
-    if (year >= 0 && month >= 0 && day >= 0) return checked(year, month, day, asOf);
+    if (year >= 0 && month >= 0 && day >= 0) return eightDigits(year * 10000 + month * 100 + day, asOf);
   }
   if (length > MAX_DOB_CHARS) return null;
   let start = 0;
   while (start < length && value.charCodeAt(start) <= 32) start++;
   while (length > start && value.charCodeAt(length - 1) <= 32) length--;
+  // Three letters in a row: a month's name (a 'T' or 'Z' of an ISO time is one).
+  for (let i = start, run = 0; i < length; i++) {
+    const c = value.charCodeAt(i) | 32;
+    run = c >= 97 && c <= 122 ? run + 1 : 0;
+    if (run === 3) return monthNameDate(value.slice(start, length), asOf);
+  }
   // Split into at most three runs of digits separated by one of '-', '/', '.'.
   let separator = 0;
   const parts = [0, 0, 0];
@@ -109,7 +118,7 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
   const [p0, p1, p2] = parts as [number, number, number];
   const [w0, w1, w2] = widths as [number, number, number];
   if (count === 1) {
-    if (w0 === 8) return checked(Math.floor(p0 / 10000), Math.floor(p0 / 100) % 100, p0 % 100, asOf);
+    if (w0 === 8) return eightDigits(p0, asOf);
     if (w0 === 6) return checked(Math.floor(p0 / 100), p0 % 100, 0, asOf);
     if (w0 === 4) return checked(p0, 0, 0, asOf);
     return null;
@@ -122,9 +131,79 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
     if (p1 === 0 || (count === 3 && p2 === 0)) return null;
     return checked(p0, p1, count === 3 ? p2 : 0, asOf);
   }
-  // Month first: M/D/YYYY.
-  if (count !== 3 || w0 > 2 || w1 > 2 || w2 !== 4 || p0 === 0 || p1 === 0) return null;
-  return checked(p2, p0, p1, asOf);
+  // Month first: M/D/YYYY or M/D/YY.
+  if (count !== 3 || w0 > 2 || w1 > 2 || (w2 !== 4 && w2 !== 2) || p0 === 0 || p1 === 0) return null;
+  return checked(w2 === 2 ? centuryOf(p2, asOf) : p2, p0, p1, asOf);
+}
+
+/** A birth date's least age in years (a voter's): what a two-digit year is read by. */
+const MIN_AGE = 17;
+
+/** 19YY or 20YY: the latest at least MIN_AGE years before asOf. */
+function centuryOf(yy: number, asOf: Date): number {
+  const recent = 2000 + yy;
+  return recent <= asOf.getUTCFullYear() - MIN_AGE ? recent : 1900 + yy;
+}
+
+/**
+ * Eight digits: YYYYMMDD, else MMDDYYYY. The two cannot be confused: a year of a birth date
+ * starts 18, 19 or 20, a month 0 or 1 (so the second reading is tried below year 1300 only).
+ */
+function eightDigits(n: number, asOf: Date): PartialDate | null {
+  const year = Math.floor(n / 10000);
+  const yearFirst = checked(year, Math.floor(n / 100) % 100, n % 100, asOf);
+  if (yearFirst !== null || year >= 1300) return yearFirst;
+  // 07/12/1959 without its slashes. Zeros are not unknown parts here: the form has none.
+  const month = Math.floor(year / 100);
+  const day = year % 100;
+  return month === 0 || day === 0 ? null : checked(n % 10000, month, day, asOf);
+}
+
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const MONTH_NAMES = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+];
+
+/** 1-12 for a month's name, its three-letter abbreviation, or SEPT; 0 for any other word. */
+function monthOf(word: string): number {
+  const upper = word.toUpperCase();
+  if (upper.length === 3) return MONTHS.indexOf(upper) + 1;
+  if (upper === 'SEPT') return 9;
+  return MONTH_NAMES.indexOf(upper) + 1;
+}
+
+/**
+ * A date with its month's name, as databases and spreadsheets export them: day first
+ * (`12-JUL-1959`, `12-Jul-59`, `12 July 1959`) or month first (`Jul 12, 1959`, `July 12 1959`),
+ * or a month and year (`JUL 1959`). Parts are separated by spaces, '-', '/', '.' or a comma; a
+ * two-digit year as in parseDob. Anything else → null.
+ */
+function monthNameDate(value: string, asOf: Date): PartialDate | null {
+  const parts = value.split(/[\s,./-]+/).filter((part) => part !== '');
+  if (parts.length < 2 || parts.length > 3) return null;
+  const at = parts.findIndex((part) => monthOf(part) > 0);
+  if (at < 0 || at === parts.length - 1) return null;
+  const numbers = parts.filter((_, i) => i !== at);
+  if (!numbers.every((part) => /^\d{1,4}$/.test(part))) return null;
+  const month = monthOf(parts[at]!);
+  const yearPart = numbers.at(-1)!;
+  if (yearPart.length !== 4 && yearPart.length !== 2) return null;
+  const year = yearPart.length === 2 ? centuryOf(Number(yearPart), asOf) : Number(yearPart);
+  if (numbers.length === 1) return checked(year, month, 0, asOf);
+  const dayPart = numbers[0]!;
+  if (dayPart.length > 2 || Number(dayPart) === 0) return null;
+  return checked(year, month, Number(dayPart), asOf);
 }
 
 /**
