@@ -73,7 +73,8 @@ describe('parseDob', () => {
     assert.deepEqual(parseDob('3/4/10', AS_OF), date(1910, 3, 4));
     assert.deepEqual(parseDob('12-JUL-26', AS_OF), date(1926, 7, 12));
     // Without separators six digits are YYYYMM, and two digits are no date.
-    for (const value of ['800115', '80', '1/5/8', '1/5/198']) assert.equal(parseDob(value, AS_OF), null, value);
+    for (const value of ['800115', '80', '1/5/8', '1/5/198'])
+      assert.equal(parseDob(value, AS_OF), null, value);
   });
 
   it('MMDDYYYY where the digits are no YYYYMMDD (a spreadsheet’s 07/12/1959 without slashes)', () => {

@@ -10,7 +10,6 @@ import {
   normalizeVoter,
   placeOf,
   placeOfNormalized,
-  splitOneLineAddress,
   type VoterFields,
 } from './person.ts';
 
@@ -144,58 +143,20 @@ describe('normalizeInput address', () => {
     assert.deepEqual([withCity.house, withCity.unit, withCity.city], ['12', '4', 'CARY']);
   });
 
+  it('a whole address in address1 without commas gives its city, state and ZIP', {}, () => {
+    const p = one({ address1: '8420 5th Ct Lot 29 Philadelphia PA 19144' });
+    assert.deepEqual(
+      [p.house, p.street, p.unit, p.city, p.state, p.zip],
+      ['8420', '5TH CT', '29', 'PHILADELPHIA', 'PA', '19144'],
+    );
+    // The city cell given: address1 is the street as written, whatever it ends with.
+    const q = one({ address1: '12 Elm Ct', city: 'Durham', zip: '27701' });
+    assert.deepEqual([q.street, q.city, q.state], ['ELM CT', 'DURHAM', '']);
+  });
+
   it('a comma before the unit is not a city ("123 Main St, Apt 4" without city or ZIP)', {}, () => {
     const p = one({ address1: '123 Main St, Apt 4', state: 'NC' });
     assert.deepEqual([p.house, p.street, p.unit, p.city, p.state], ['123', 'MAIN ST', '4', '', 'NC']);
-  });
-
-  it('splitOneLineAddress', () => {
-    assert.deepEqual(splitOneLineAddress('12 OAK ST APT 4, RALEIGH NC 27601'), {
-      street: '12 OAK ST APT 4',
-      city: 'RALEIGH',
-      state: 'NC',
-      zip: '27601',
-    });
-    assert.deepEqual(splitOneLineAddress('12 Oak St, Winston Salem, NC 27101-1234'), {
-      street: '12 Oak St',
-      city: 'Winston Salem',
-      state: 'NC',
-      zip: '27101-1234',
-    });
-    assert.deepEqual(splitOneLineAddress('12 OAK ST, RALEIGH'), {
-      street: '12 OAK ST',
-      city: 'RALEIGH',
-      state: '',
-      zip: '',
-    });
-    assert.deepEqual(splitOneLineAddress('12 OAK ST, 27601'), {
-      street: '12 OAK ST',
-      city: '',
-      state: '',
-      zip: '27601',
-    });
-    assert.deepEqual(splitOneLineAddress('12 OAK ST,'), {
-      street: '12 OAK ST',
-      city: '',
-      state: '',
-      zip: '',
-    });
-    // Two letters that are no state stay in the city.
-    assert.deepEqual(splitOneLineAddress('12 OAK ST, RALEIGH XQ'), {
-      street: '12 OAK ST',
-      city: 'RALEIGH XQ',
-      state: '',
-      zip: '',
-    });
-  });
-
-  it('splitOneLineAddress reads a dotted state abbreviation ("N.C.")', {}, () => {
-    assert.deepEqual(splitOneLineAddress('PO Box 12, Raleigh, N.C. 27601'), {
-      street: 'PO Box 12',
-      city: 'Raleigh',
-      state: 'NC',
-      zip: '27601',
-    });
   });
 });
 

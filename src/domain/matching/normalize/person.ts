@@ -21,6 +21,7 @@ import {
   parseDob,
 } from './dates.ts';
 import { cleanName, normalizePersonName, parseFullName, splitCombinedFirstNames } from './names.ts';
+import { splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
 
 /**
  * One person in the form both sides of a comparison share: a voter record at index build and an
@@ -303,12 +304,14 @@ function addressCells(cell: (name: string) => string) {
   let city = cell('city');
   let state = cell('state');
   let zip = cell('zip');
-  if (address1.includes(',') && city === '') {
-    const split = splitOneLineAddress(address1);
-    address1 = split.street;
-    city = split.city;
-    state = state || split.state;
-    zip = zip || split.zip;
+  if (city === '') {
+    const split = address1.includes(',') ? splitOneLineAddress(address1) : splitUnpunctuatedAddress(address1);
+    if (split !== null) {
+      address1 = split.street;
+      city = split.city;
+      state = state || split.state;
+      zip = zip || split.zip;
+    }
   }
   return { address1, city, state, zip };
 }
@@ -382,42 +385,3 @@ export function placeOf(fields: InputFields, asOf: Date): RowPlace {
     dated: dates.dob !== null || dates.dobTypos.length > 0 || dates.birthYears !== null,
   };
 }
-
-/** "12 OAK ST APT 4, RALEIGH NC 27601" → street, city, state, ZIP. */
-export function splitOneLineAddress(value: string): {
-  street: string;
-  city: string;
-  state: string;
-  zip: string;
-} {
-  const parts = value.split(',').map((p) => p.trim());
-  let street = parts[0] ?? '';
-  let index = 1;
-  // "123 Main St, Apt 4": a part that starts with a unit designator belongs to the street.
-  while (index < parts.length && UNIT_START.test(parts[index]!)) street = `${street} ${parts[index++]}`;
-  // Periods go without a space so "N.C." reads as NC; commas separate words.
-  let rest = parts
-    .slice(index)
-    .join(' ')
-    .replace(/\./g, '')
-    .trim()
-    .split(/\s+/)
-    .filter((w) => w !== '');
-  let zip = '';
-  let state = '';
-  const last = rest.at(-1) ?? '';
-  if (/^\d{5}(-?\d{4})?$/.test(last)) {
-    zip = last;
-    rest = rest.slice(0, -1);
-  }
-  const maybeState = rest.at(-1) ?? '';
-  if (/^[A-Za-z]{2}$/.test(maybeState) && normalizeStateCode(maybeState) !== null) {
-    state = maybeState;
-    rest = rest.slice(0, -1);
-  }
-  return { street, city: rest.join(' '), state, zip };
-}
-
-/** Secondary unit designators (USPS Publication 28 C2) that can follow a comma. */
-const UNIT_START =
-  /^(#|APT|APARTMENT|UNIT|STE|SUITE|BLDG|BUILDING|FL|FLOOR|RM|ROOM|LOT|TRLR|SPC|SPACE|DEPT)\b/i;

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
+
+describe('one-line addresses', () => {
+  it('splitOneLineAddress', () => {
+    assert.deepEqual(splitOneLineAddress('12 OAK ST APT 4, RALEIGH NC 27601'), {
+      street: '12 OAK ST APT 4',
+      city: 'RALEIGH',
+      state: 'NC',
+      zip: '27601',
+    });
+    assert.deepEqual(splitOneLineAddress('12 Oak St, Winston Salem, NC 27101-1234'), {
+      street: '12 Oak St',
+      city: 'Winston Salem',
+      state: 'NC',
+      zip: '27101-1234',
+    });
+    assert.deepEqual(splitOneLineAddress('12 OAK ST, RALEIGH'), {
+      street: '12 OAK ST',
+      city: 'RALEIGH',
+      state: '',
+      zip: '',
+    });
+    assert.deepEqual(splitOneLineAddress('12 OAK ST, 27601'), {
+      street: '12 OAK ST',
+      city: '',
+      state: '',
+      zip: '27601',
+    });
+    assert.deepEqual(splitOneLineAddress('12 OAK ST,'), {
+      street: '12 OAK ST',
+      city: '',
+      state: '',
+      zip: '',
+    });
+    // Two letters that are no state stay in the city.
+    assert.deepEqual(splitOneLineAddress('12 OAK ST, RALEIGH XQ'), {
+      street: '12 OAK ST',
+      city: 'RALEIGH XQ',
+      state: '',
+      zip: '',
+    });
+  });
+
+  it('splitOneLineAddress reads a dotted state abbreviation ("N.C.")', {}, () => {
+    assert.deepEqual(splitOneLineAddress('PO Box 12, Raleigh, N.C. 27601'), {
+      street: 'PO Box 12',
+      city: 'Raleigh',
+      state: 'NC',
+      zip: '27601',
+    });
+  });
+  it('splitUnpunctuatedAddress: the street ends at its suffix, a post-directional and a unit', () => {
+    const split = (value: string) => {
+      const s = splitUnpunctuatedAddress(value);
+      return s === null ? null : [s.street, s.city, s.state, s.zip];
+    };
+    assert.deepEqual(split('8420 5th Ct Lot 29 Philadelphia PA 19144'), [
+      '8420 5th Ct Lot 29',
+      'Philadelphia',
+      'PA',
+      '19144',
+    ]);
+    assert.deepEqual(split('12 OAK ST RALEIGH NC 27601-1234'), ['12 OAK ST', 'RALEIGH', 'NC', '27601-1234']);
+    assert.deepEqual(split('12 PARK AVE NEW YORK NY 10016'), ['12 PARK AVE', 'NEW YORK', 'NY', '10016']);
+    assert.deepEqual(split('45 COURT ST BROOKLYN NY 11201'), ['45 COURT ST', 'BROOKLYN', 'NY', '11201']);
+    assert.deepEqual(split('9 VALLEY VIEW DR SPRING HILL FL 34606'), [
+      '9 VALLEY VIEW DR',
+      'SPRING HILL',
+      'FL',
+      '34606',
+    ]);
+    assert.deepEqual(split('55 N MAIN ST SW SALT LAKE CITY UT 84101'), [
+      '55 N MAIN ST SW',
+      'SALT LAKE CITY',
+      'UT',
+      '84101',
+    ]);
+    assert.deepEqual(split('1 MAIN ST WEST PALM BEACH FL 33401'), [
+      '1 MAIN ST',
+      'WEST PALM BEACH',
+      'FL',
+      '33401',
+    ]);
+    assert.deepEqual(split('7 ELM ST # 4 DURHAM NC 27701'), ['7 ELM ST # 4', 'DURHAM', 'NC', '27701']);
+    assert.deepEqual(split('7 ELM ST REAR DURHAM NC 27701'), ['7 ELM ST REAR', 'DURHAM', 'NC', '27701']);
+    assert.deepEqual(split('PO BOX 12 RALEIGH NC 27601'), ['PO BOX 12', 'RALEIGH', 'NC', '27601']);
+  });
+
+  it('splitUnpunctuatedAddress: without a suffix the city stays unknown; without a state and ZIP, no split', () => {
+    const split = (value: string) => {
+      const s = splitUnpunctuatedAddress(value);
+      return s === null ? null : [s.street, s.city, s.state, s.zip];
+    };
+    assert.deepEqual(split('100 BROADWAY NEW YORK NY 10001'), ['100 BROADWAY NEW YORK', '', 'NY', '10001']);
+    // Digits after the suffix are no city (a highway's number).
+    assert.deepEqual(split('100 OLD HWY 64 W CARY NC 27511'), ['100 OLD HWY 64 W CARY', '', 'NC', '27511']);
+    for (const value of [
+      '12 ELM CT',
+      '12 OAK ST RALEIGH NC',
+      '12 OAK ST RALEIGH XQ 27601',
+      'RALEIGH NC 27601',
+      '',
+    ]) {
+      assert.equal(splitUnpunctuatedAddress(value), null, value);
+    }
+  });
+});

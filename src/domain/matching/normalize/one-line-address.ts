@@ -1,0 +1,124 @@
+import { normalizeStateCode } from './contact.ts';
+import { DIRECTIONALS, RANGELESS_UNITS, STREET_SUFFIXES, UNIT_DESIGNATORS } from './usps-tables.ts';
+
+/**
+ * A whole address written in address1, city, state and ZIP left empty: the street goes on in
+ * address1, the rest becomes the row's city, state and ZIP.
+ */
+
+/** A street, city, state and ZIP read from one line. */
+export interface OneLineAddress {
+  street: string;
+  city: string;
+  state: string;
+  zip: string;
+}
+
+/** "12 OAK ST APT 4, RALEIGH NC 27601" → street, city, state, ZIP. */
+export function splitOneLineAddress(value: string): OneLineAddress {
+  const parts = value.split(',').map((p) => p.trim());
+  let street = parts[0] ?? '';
+  let index = 1;
+  // "123 Main St, Apt 4": a part that starts with a unit designator belongs to the street.
+  while (index < parts.length && UNIT_START.test(parts[index]!)) street = `${street} ${parts[index++]}`;
+  // Periods go without a space so "N.C." reads as NC; commas separate words.
+  let rest = parts
+    .slice(index)
+    .join(' ')
+    .replace(/\./g, '')
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
+  let zip = '';
+  let state = '';
+  const last = rest.at(-1) ?? '';
+  if (/^\d{5}(-?\d{4})?$/.test(last)) {
+    zip = last;
+    rest = rest.slice(0, -1);
+  }
+  const maybeState = rest.at(-1) ?? '';
+  if (/^[A-Za-z]{2}$/.test(maybeState) && normalizeStateCode(maybeState) !== null) {
+    state = maybeState;
+    rest = rest.slice(0, -1);
+  }
+  return { street, city: rest.join(' '), state, zip };
+}
+
+/** Secondary unit designators (USPS Publication 28 C2) that can follow a comma. */
+const UNIT_START =
+  /^(#|APT|APARTMENT|UNIT|STE|SUITE|BLDG|BUILDING|FL|FLOOR|RM|ROOM|LOT|TRLR|SPC|SPACE|DEPT)\b/i;
+
+/** The street types most streets have: where a run of suffix words (VALLEY VIEW DR) ends a street. */
+const COMMON_STREET_TYPES: ReadonlySet<string> = new Set([
+  'ST',
+  'AVE',
+  'RD',
+  'DR',
+  'LN',
+  'CT',
+  'BLVD',
+  'WAY',
+  'PL',
+  'CIR',
+  'TER',
+  'TRL',
+  'PKWY',
+  'HWY',
+  'LOOP',
+  'SQ',
+]);
+
+const ZIP = /^\d{5}(-?\d{4})?$/;
+
+/**
+ * "8420 5TH CT LOT 29 PHILADELPHIA PA 19144", with no comma to say where the street ends: a line
+ * that ends with a state's two letters and a ZIP gives them, and the city is what follows the
+ * street. The street ends at its suffix (from the third word on, after a house number and a
+ * name; in a run of them the last common street type), with a
+ * post-directional (N, SW) and a unit (LOT 29, #4, REAR) after it, or at a box's number (PO BOX 12). Without a suffix there, or with
+ * digits after it, the city stays unknown and the line before the state is the street. Null for
+ * a line that does not end with a state and a ZIP: a street alone (12 ELM CT ends with a state's
+ * letters, so the ZIP is required).
+ */
+export function splitUnpunctuatedAddress(value: string): OneLineAddress | null {
+  const words = value.replace(/\./g, '').trim().split(/\s+/);
+  if (words.length < 5) return null;
+  const zip = words.at(-1)!;
+  const state = words.at(-2)!;
+  if (!ZIP.test(zip) || !/^[A-Za-z]{2}$/.test(state) || normalizeStateCode(state) === null) return null;
+  const line = words.slice(0, -2).map((word) => word.toUpperCase());
+  let end = streetEnd(line);
+  const city = end < 0 ? [] : line.slice(end);
+  if (end < 0 || city.length === 0 || city.some((word) => /\d/.test(word))) end = line.length;
+  const original = words.slice(0, -2);
+  return {
+    street: original.slice(0, end).join(' '),
+    city: original.slice(end).join(' '),
+    state,
+    zip,
+  };
+}
+
+/** Where the street of a line of upper-cased words ends (the index after it); -1 when unknown. */
+function streetEnd(line: readonly string[]): number {
+  // A PO box or a rural route's box: the street ends with the box's number.
+  const box = line.indexOf('BOX');
+  if (box >= 0 && box <= 3 && /^\d+$/.test(line[box + 1] ?? '')) return box + 2;
+  // The first run of suffix words from the third word on; in it, the last common street type
+  // (VALLEY VIEW DR SPRING HILL: DR), else its first word (LAKE DR MOUNT PLEASANT: DR).
+  let from = 2;
+  while (from < line.length && !STREET_SUFFIXES.has(line[from]!)) from++;
+  if (from >= line.length) return -1;
+  let at = from;
+  for (let i = from; i < line.length && STREET_SUFFIXES.has(line[i]!); i++) {
+    if (COMMON_STREET_TYPES.has(STREET_SUFFIXES.get(line[i]!)!)) at = i;
+  }
+  let end = at + 1;
+  const next = line[end] ?? '';
+  // Abbreviated only: WEST or NORTH after a street begins as many cities' names as it ends streets.
+  if (next.length <= 2 && DIRECTIONALS.has(next)) end++;
+  const unit = line[end] ?? '';
+  if (unit.startsWith('#')) end += unit.length > 1 ? 1 : 2;
+  else if (UNIT_DESIGNATORS.has(unit)) end += RANGELESS_UNITS.has(UNIT_DESIGNATORS.get(unit)!) ? 1 : 2;
+  return Math.min(end, line.length);
+}
