@@ -35,6 +35,7 @@ const VOTERS = new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, [
   row({ first_name: 'Mary', city: 'Durham', state: 'NC', dob: '1980' }), // 5: no ZIP, year-only dob
   row({ first_name: 'Mary', state: 'NC' }), // 6: state only
   row({ first_name: 'Mary', latitude: '35', longitude: '-80' }), // 7: located, no address
+  row({ first_name: 'Rosa Maria', last_name: 'Doe' }), // 8: a first and middle name filed as one
 ]);
 const index = buildMatchIndex(VOTERS, AS_OF);
 
@@ -76,6 +77,20 @@ describe('comparePerson first name', () => {
     assert.equal(level({ first_name: 'Alan', middle_name: 'Bartholomew' }, 2, F.middle), L.middle.initial);
     assert.equal(level({ first_name: 'Ann', middle_name: 'J' }, 0, F.middle), L.middle.initial, 'crosswise');
   });
+  it('exact, with the middle name, when one side writes first and middle names as one first name', () => {
+    const both = (fields: InputFields, voter: number) => {
+      const levels = levelsOf(query(fields), voter);
+      return [levels[F.first], levels[F.middle]];
+    };
+    assert.deepEqual(both({ first_name: 'John Ann' }, 0), [L.first.exact, L.middle.exact]);
+    assert.deepEqual(both({ first_name: 'Rosa', middle_name: 'Maria' }, 8), [L.first.exact, L.middle.exact]);
+    // Another second word is not the middle name; with a middle name of its own the row's first is
+    // compared as written.
+    assert.notEqual(both({ first_name: 'John Anne' }, 0)[0], L.first.exact);
+    assert.notEqual(both({ first_name: 'Rosa', middle_name: 'Marta' }, 8)[0], L.first.exact);
+    assert.notEqual(both({ first_name: 'John Ann', middle_name: 'Q' }, 0)[0], L.first.exact);
+  });
+
   it('differ when the other given names disagree crosswise: someone sharing one name', () => {
     assert.equal(level({ first_name: 'Jim', middle_name: 'John' }, 0, F.first), L.first.differ);
     assert.equal(level({ first_name: 'Ann', middle_name: 'Mark' }, 0, F.first), L.first.differ);

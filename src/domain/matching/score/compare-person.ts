@@ -168,6 +168,21 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
       levels[F.middle] = other;
     }
   }
+  // First and middle names written together in one first name (MICHAEL BRIAN for MICHAEL B.
+  // BRIAN, or a voter filed as MARY ANN for a row's MARY and ANN): both agree.
+  if (levels[F.first] !== L.first.exact && vFirst !== 0 && (q.middleId === 0) !== (vMiddle === 0)) {
+    const voterFirst = dict.first.value(vFirst);
+    const together =
+      q.middleId === 0
+        ? q.person.first.length > voterFirst.length + 1 &&
+          q.person.first === `${voterFirst} ${dict.middle.value(vMiddle)}`
+        : voterFirst.length > q.person.first.length + 1 &&
+          voterFirst === `${q.person.first} ${q.person.middle}`;
+    if (together) {
+      levels[F.first] = L.first.exact;
+      levels[F.middle] = L.middle.exact;
+    }
+  }
   const vSuffix = fields.suffix(voter);
   if (q.suffixId !== 0 && vSuffix !== 0)
     levels[F.suffix] = q.suffixId === vSuffix ? L.binary.exact : L.binary.differ;
