@@ -46,6 +46,9 @@ export const ERROR_RATES = {
   dob_invalid: 0.02,
   dob_year_only: 0.02,
   age_off_by_one: 0.1,
+  dob_format: 0.1,
+  first_middle_joined: 0.03,
+  one_line_no_commas: 0.5,
   // Non-members: share of them that are near-twins of a real voter (the rest are invented people).
   near_twin: 0.5,
   // Non-members that are precision traps: a relative of a real voter who is not in the file
@@ -112,6 +115,12 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
     'name_dob rows with a dob left, not swapped or moved a year: one digit of month or day changed so the date does not exist',
   dob_year_only: 'name_dob rows with a dob left, unchanged by the above: only its year (YYYY)',
   age_off_by_one: 'name_dob rows that give an age instead of the dob: the age one more or one less',
+  dob_format:
+    'name_dob rows whose dob is a full date as the voter file has it: written 07/12/1959, 7/12/59, 12-JUL-59, Jul 12, 1959 or 07121959 (one of the five at random)',
+  first_middle_joined:
+    'name rows (not a couple, middle name not used as first) whose middle name has ≥ 2 characters: first and middle name in first_name (MICHAEL BRIAN), no middle',
+  one_line_no_commas:
+    'one_line_address rows: the line without its comma ("12 OAK ST APT 4 RALEIGH NC 27601")',
   near_twin:
     'non-members: same first name, last name and city as a real voter; other dob/address/phone/email/ids',
   trap_jr_sr:
@@ -334,6 +343,42 @@ export function parseDob(dob: string): [number, number, number] | null {
 
 export function formatDob(y: number, m: number, d: number): string {
   return `${String(y).padStart(4, '0')}${String(m).padStart(2, '0')}${String(d).padStart(2, '0')}`;
+}
+
+const MONTH_ABBREVIATIONS = [
+  'JAN',
+  'FEB',
+  'MAR',
+  'APR',
+  'MAY',
+  'JUN',
+  'JUL',
+  'AUG',
+  'SEP',
+  'OCT',
+  'NOV',
+  'DEC',
+];
+
+/** A YYYYMMDD date in one of the shapes spreadsheets and databases export (dob_format). */
+export function writeDobAs(rng: ListRng, dob: string): string {
+  const [y, m, d] = parseDob(dob)!;
+  const mm = String(m).padStart(2, '0');
+  const dd = String(d).padStart(2, '0');
+  const yy = String(y % 100).padStart(2, '0');
+  const month = MONTH_ABBREVIATIONS[m - 1]!;
+  switch (rng.int(5)) {
+    case 0:
+      return `${mm}/${dd}/${y}`;
+    case 1:
+      return `${m}/${d}/${yy}`;
+    case 2:
+      return `${dd}-${month}-${yy}`;
+    case 3:
+      return `${month.charAt(0)}${month.slice(1).toLowerCase()} ${d}, ${y}`;
+    default:
+      return `${mm}${dd}${y}`;
+  }
 }
 
 export function dobSwapEligible(dob: string): boolean {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { readCsvTable } from '../../../domain/csv/csv-reader.ts';
+import { packDate, parseDob as parseDobAnyShape } from '../../../domain/matching/normalize/dates.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../synthetic-voters.ts';
 import {
   ageOn,
@@ -324,10 +325,29 @@ describe('generateContactList', () => {
           bump('case_lower');
         }
         if (pattern === 'name_address' && tags.has('one_line_address')) {
-          assert.match(cells.address1!, /, .+ [A-Z]{2} \d{5}$/);
+          if (tags.has('one_line_no_commas')) {
+            assert.match(cells.address1!, /^[^,]+ [A-Z]{2} \d{5}$/i);
+            bump('one_line_no_commas');
+          } else assert.match(cells.address1!, /, .+ [A-Z]{2} \d{5}$/i);
           assert.equal(cells.city, '');
           assert.equal(cells.zip, '');
           bump('one_line_address');
+        }
+        if (
+          tags.has('first_middle_joined') &&
+          !['typo_first', 'nickname', 'names_swapped', 'full_name'].some((t) => tags.has(t))
+        ) {
+          assert.equal(upper(cells.first_name), `${v.first_name} ${v.middle_name}`);
+          assert.equal(cells.middle_name ?? '', '');
+          bump('first_middle_joined');
+        }
+        if (pattern === 'name_dob' && tags.has('dob_format')) {
+          // The matcher reads every shape back to the voter's date.
+          const read = parseDobAnyShape(cells.dob!, new Date(Date.UTC(2026, 0, 1)));
+          assert.ok(read !== null, cells.dob);
+          assert.equal(packDate(read), Number(v.dob), cells.dob);
+          assert.notEqual(cells.dob, v.dob);
+          bump('dob_format');
         }
         if (pattern === 'name_address' && tags.has('mover') && !tags.has('one_line_address')) {
           assert.notEqual(cells.zip, v.zip);
@@ -499,6 +519,9 @@ describe('generateContactList', () => {
       'dob_invalid',
       'dob_year_only',
       'age_off_by_one',
+      'one_line_no_commas',
+      'first_middle_joined',
+      'dob_format',
     ]) {
       assert.ok((checked.get(tag) ?? 0) >= 5, `${tag} checked only ${checked.get(tag) ?? 0} times`);
     }
@@ -514,8 +537,10 @@ describe('generateContactList', () => {
       'mover',
       'names_swapped',
       'middle_as_first',
+      'first_middle_joined',
       'typo_city',
       'zip_transposed',
+      'one_line_no_commas',
     ];
     let checked = 0;
     let sameCity = 0;
@@ -591,12 +616,14 @@ describe('generateContactList', () => {
           'full_name',
           'names_swapped',
           'middle_as_first',
+          'first_middle_joined',
           'case_lower',
           'case_title',
           'dob_swap',
           'dob_year',
           'dob_invalid',
           'dob_year_only',
+          'dob_format',
           'age_instead_of_dob',
           'dob_missing',
         ].some((t) => tags.has(t));

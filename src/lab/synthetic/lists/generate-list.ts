@@ -47,6 +47,7 @@ import {
   typoEligible,
   unitOtherLine,
   unitOtherLineEligible,
+  writeDobAs,
   zipTransposedEligible,
 } from './error-model.ts';
 import { ListRng, StringBloom } from './rng.ts';
@@ -949,9 +950,10 @@ class RowBuilder {
     if ((sub === 'name_address' || sub === 'name_zip') && member && p.mateId !== '') {
       couple = this.#roll('first_name_combined', tags);
     }
-    if (hasNames && !couple && p.middle.length >= 2 && this.#roll('middle_as_first', tags)) {
-      p.first = p.middle;
-      p.middle = '';
+    if (hasNames && !couple && p.middle.length >= 2) {
+      if (this.#roll('middle_as_first', tags)) p.first = p.middle;
+      else if (this.#roll('first_middle_joined', tags)) p.first = `${p.first} ${p.middle}`;
+      if (tags.includes('middle_as_first') || tags.includes('first_middle_joined')) p.middle = '';
     }
     if (hasFirst && !couple) {
       if (hasNickname(p.first) && this.#roll('nickname', tags)) p.first = nicknameSwap(rng, p.first);
@@ -1016,7 +1018,8 @@ class RowBuilder {
         }
         if (this.#roll('one_line_address', tags)) {
           const line = p.address2 === '' ? p.address1 : `${p.address1} ${p.address2}`;
-          cells.address1 = `${line}, ${p.city} ${p.state} ${p.zip}`.replace(/\s+/g, ' ').trim();
+          const comma = this.#roll('one_line_no_commas', tags) ? '' : ',';
+          cells.address1 = `${line}${comma} ${p.city} ${p.state} ${p.zip}`.replace(/\s+/g, ' ').trim();
         } else {
           cells.address1 = p.address1;
           cells.address2 = p.address2;
@@ -1060,6 +1063,7 @@ class RowBuilder {
             dob = '';
           }
         }
+        if (dob === p.dob && dob !== '' && this.#roll('dob_format', tags)) dob = writeDobAs(rng, dob);
         cells.dob = dob;
         cells.state = p.state;
         break;
