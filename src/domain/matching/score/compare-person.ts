@@ -169,18 +169,21 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
     }
   }
   // First and middle names written together in one first name (MICHAEL BRIAN for MICHAEL B.
-  // BRIAN, or a voter filed as MARY ANN for a row's MARY and ANN): both agree.
-  if (levels[F.first] !== L.first.exact && vFirst !== 0 && (q.middleId === 0) !== (vMiddle === 0)) {
-    const voterFirst = dict.first.value(vFirst);
-    const together =
-      q.middleId === 0
-        ? q.person.first.length > voterFirst.length + 1 &&
-          q.person.first === `${voterFirst} ${dict.middle.value(vMiddle)}`
-        : voterFirst.length > q.person.first.length + 1 &&
+  // BRIAN, or a voter filed as MARY ANN for a row's MARY and ANN): both agree. The row's side is
+  // looked at only when its first name has a space, the voter's only when the row has a middle.
+  if (levels[F.first] !== L.first.exact && vFirst !== 0) {
+    const rowJoined = q.middleId === 0 && vMiddle !== 0 && q.person.first.includes(' ');
+    const voterJoined = q.middleId !== 0 && vMiddle === 0;
+    if (rowJoined || voterJoined) {
+      const voterFirst = dict.first.value(vFirst);
+      const together = rowJoined
+        ? q.person.first === `${voterFirst} ${dict.middle.value(vMiddle)}`
+        : voterFirst.length === q.person.first.length + 1 + q.person.middle.length &&
           voterFirst === `${q.person.first} ${q.person.middle}`;
-    if (together) {
-      levels[F.first] = L.first.exact;
-      levels[F.middle] = L.middle.exact;
+      if (together) {
+        levels[F.first] = L.first.exact;
+        levels[F.middle] = L.middle.exact;
+      }
     }
   }
   const vSuffix = fields.suffix(voter);
