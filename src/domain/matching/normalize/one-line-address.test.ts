@@ -2,6 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
 
+/** The split as [street, city, state, zip], or null. */
+const split = (value: string) => {
+  const s = splitUnpunctuatedAddress(value);
+  return s === null ? null : [s.street, s.city, s.state, s.zip];
+};
+
 describe('one-line addresses', () => {
   it('splitOneLineAddress', () => {
     assert.deepEqual(splitOneLineAddress('12 OAK ST APT 4, RALEIGH NC 27601'), {
@@ -52,10 +58,6 @@ describe('one-line addresses', () => {
     });
   });
   it('splitUnpunctuatedAddress: the street ends at its suffix, a post-directional and a unit', () => {
-    const split = (value: string) => {
-      const s = splitUnpunctuatedAddress(value);
-      return s === null ? null : [s.street, s.city, s.state, s.zip];
-    };
     assert.deepEqual(split('8420 5th Ct Lot 29 Philadelphia PA 19144'), [
       '8420 5th Ct Lot 29',
       'Philadelphia',
@@ -89,10 +91,6 @@ describe('one-line addresses', () => {
   });
 
   it('splitUnpunctuatedAddress: without a suffix the city stays unknown; without a state and ZIP, no split', () => {
-    const split = (value: string) => {
-      const s = splitUnpunctuatedAddress(value);
-      return s === null ? null : [s.street, s.city, s.state, s.zip];
-    };
     assert.deepEqual(split('100 BROADWAY NEW YORK NY 10001'), ['100 BROADWAY NEW YORK', '', 'NY', '10001']);
     // Digits after the suffix are no city (a highway's number).
     assert.deepEqual(split('100 OLD HWY 64 W CARY NC 27511'), ['100 OLD HWY 64 W CARY', '', 'NC', '27511']);
