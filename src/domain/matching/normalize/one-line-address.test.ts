@@ -90,6 +90,19 @@ describe('one-line addresses', () => {
     assert.deepEqual(split('PO BOX 12 RALEIGH NC 27601'), ['PO BOX 12', 'RALEIGH', 'NC', '27601']);
   });
 
+  it('splitUnpunctuatedAddress: hostile and huge lines are refused or split, never thrown on', () => {
+    for (const value of [
+      '\u0000 ST NC 27601',
+      '😀 😀 😀 😀 NC 27601',
+      ' '.repeat(10_000),
+      'ST '.repeat(50_000),
+    ]) {
+      assert.doesNotThrow(() => splitUnpunctuatedAddress(value));
+    }
+    const long = `1 ${'OAK '.repeat(20_000)}ST RALEIGH NC 27601`;
+    assert.deepEqual(split(long)?.slice(1), ['RALEIGH', 'NC', '27601']);
+  });
+
   it('splitUnpunctuatedAddress: without a suffix the city stays unknown; without a state and ZIP, no split', () => {
     assert.deepEqual(split('100 BROADWAY NEW YORK NY 10001'), ['100 BROADWAY NEW YORK', '', 'NY', '10001']);
     // Digits after the suffix are no city (a highway's number).

@@ -149,9 +149,12 @@ describe('normalizeInput address', () => {
       [p.house, p.street, p.unit, p.city, p.state, p.zip],
       ['8420', '5TH CT', '29', 'PHILADELPHIA', 'PA', '19144'],
     );
-    // The city cell given: address1 is the street as written, whatever it ends with.
+    // A street alone is the street as written, whatever it ends with (CT is also a state).
     const q = one({ address1: '12 Elm Ct', city: 'Durham', zip: '27701' });
     assert.deepEqual([q.street, q.city, q.state], ['ELM CT', 'DURHAM', '']);
+    // A whole address beside a city cell: the cell's city stands.
+    const r = one({ address1: '12 Elm St Durham NC 27701', city: 'Durham' });
+    assert.deepEqual([r.street, r.city, r.state, r.zip], ['ELM ST', 'DURHAM', 'NC', '27701']);
   });
 
   it('a comma before the unit is not a city ("123 Main St, Apt 4" without city or ZIP)', {}, () => {

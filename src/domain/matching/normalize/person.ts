@@ -304,14 +304,17 @@ function addressCells(cell: (name: string) => string) {
   let city = cell('city');
   let state = cell('state');
   let zip = cell('zip');
-  if (city === '') {
-    const split = address1.includes(',') ? splitOneLineAddress(address1) : splitUnpunctuatedAddress(address1);
-    if (split !== null) {
-      address1 = split.street;
-      city = split.city;
-      state = state || split.state;
-      zip = zip || split.zip;
-    }
+  // With commas only when the city cell is empty ('123 Main St, Apt 4' beside a city is a street
+  // and its unit); without, a line that ends with a state and a ZIP is a whole address wherever
+  // the city cell stands, and that cell keeps its value.
+  const comma = address1.includes(',');
+  const split =
+    comma && city === '' ? splitOneLineAddress(address1) : comma ? null : splitUnpunctuatedAddress(address1);
+  if (split !== null) {
+    address1 = split.street;
+    city = city || split.city;
+    state = state || split.state;
+    zip = zip || split.zip;
   }
   return { address1, city, state, zip };
 }
