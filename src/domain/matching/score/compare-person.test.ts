@@ -77,6 +77,9 @@ describe('comparePerson first name', () => {
     assert.equal(level({ first_name: 'Alan', middle_name: 'Bartholomew' }, 2, F.middle), L.middle.initial);
     assert.equal(level({ first_name: 'Ann', middle_name: 'J' }, 0, F.middle), L.middle.initial, 'crosswise');
   });
+  it('exact when only a space differs (ROSAMARIA for ROSA MARIA)', () => {
+    assert.equal(level({ first_name: 'Rosamaria' }, 8, F.first), L.first.exact);
+  });
   it('exact, with the middle name, when one side writes first and middle names as one first name', () => {
     const both = (fields: InputFields, voter: number) => {
       const levels = levelsOf(query(fields), voter);
@@ -151,6 +154,11 @@ describe('comparePerson first name: a man’s and a woman’s name that read ali
 describe('comparePerson last name', () => {
   it('exact', () => assert.equal(level({ last_name: 'SMITH' }, 0, F.last), L.last.exact));
   it('typo', () => assert.equal(level({ last_name: 'Smyth' }, 0, F.last), L.last.typo));
+  it('exact when only the spaces between its parts differ (GARCIALOPEZ for GARCIA LOPEZ)', () => {
+    assert.equal(level({ last_name: 'GarciaLopez' }, 2, F.last), L.last.exact);
+    assert.equal(level({ last_name: 'Garcia Lopez' }, 2, F.last), L.last.exact);
+    assert.notEqual(level({ last_name: 'Garcia Lopes' }, 2, F.last), L.last.exact);
+  });
   it('part of a compound surname, either way round', () => {
     assert.equal(level({ last_name: 'Lopez' }, 2, F.last), L.last.part);
     assert.equal(level({ last_name: 'Garcia Lopez' }, 1, F.last), L.last.part);
