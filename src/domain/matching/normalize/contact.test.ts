@@ -99,6 +99,13 @@ describe('normalizePhone', () => {
 });
 
 describe('normalizeEmail', () => {
+  it('a provider mistyped by one keystroke, only when asked (a list row, not the voter file)', () => {
+    assert.equal(normalizeEmail('Jane.Doe@GMIAL.com', { fixProviderTypo: true }), 'janedoe@gmail.com');
+    assert.equal(normalizeEmail('jdoe+news@hotmial.com', { fixProviderTypo: true }), 'jdoe@hotmail.com');
+    assert.equal(normalizeEmail('jane.doe@gmial.com'), 'jane.doe@gmial.com');
+    assert.equal(normalizeEmail('jane.doe@ymail.com', { fixProviderTypo: true }), 'jane.doe@ymail.com');
+  });
+
   it('lower-cases and strips wrappers and spaces', () => {
     assert.equal(normalizeEmail('John.Smith@Example.COM'), 'john.smith@example.com');
     assert.equal(normalizeEmail('  <john@example.com>  '), 'john@example.com');

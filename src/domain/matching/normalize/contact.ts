@@ -2,6 +2,7 @@
  * Phone, e-mail, ZIP, state, gender and coordinates: charCode scans, no regex, never throws.
  * Each returns null (or '') for a value that cannot be a real one, so it never matches wrongly.
  */
+import { providerOfTypo } from './email-domain-typos.ts';
 
 /** Longer than this is not a phone number, however it is punctuated. */
 const MAX_PHONE_CHARS = 40;
@@ -231,9 +232,11 @@ function unwrap(value: string): string | null {
  * is plausible). Quoted local parts, IP-literal domains and non-ASCII (internationalized)
  * addresses are refused: contact lists and voter files do not hold them, and a refused value is
  * neutral rather than a mismatch. Gmail: dots and '+tag' dropped from the local part,
- * googlemail.com → gmail.com; the other SPECIAL_DOMAINS: '+tag' dropped.
+ * googlemail.com → gmail.com; the other SPECIAL_DOMAINS: '+tag' dropped. With fixProviderTypo (a
+ * list's rows, not the voter file), a big provider's domain mistyped by one keystroke is that
+ * provider's (providerOfTypo: gmial.com → gmail.com).
  */
-export function normalizeEmail(value: string): string | null {
+export function normalizeEmail(value: string, options: { fixProviderTypo?: boolean } = {}): string | null {
   let s = value;
   // Most cells are already a bare lower-case address: one validating pass, no copy.
   let at = plausibleAt(s);
@@ -244,6 +247,10 @@ export function normalizeEmail(value: string): string | null {
     s = unwrapped;
     at = plausibleAt(s);
     if (at < 0) return null;
+  }
+  if (options.fixProviderTypo === true) {
+    const provider = providerOfTypo(s.slice(at + 1));
+    if (provider !== null) s = s.slice(0, at + 1) + provider;
   }
   const kind = specialKind(s, at);
   if (kind === undefined) return s;

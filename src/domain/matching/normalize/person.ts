@@ -261,7 +261,7 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   }
   const email = cell('email');
   if (email !== '') {
-    person.email = normalizeEmail(email) ?? '';
+    person.email = normalizeEmail(email, { fixProviderTypo: true }) ?? '';
     if (person.email === '') problems.push('invalid_email');
   }
   const lat = cell('latitude');
@@ -378,7 +378,7 @@ export function placeOf(fields: InputFields, asOf: Date): RowPlace {
   const phone = cell('phone');
   const phones = phone === '' ? null : normalizePhone(phone);
   const email = cell('email');
-  const emails = email === '' ? '' : (normalizeEmail(email) ?? '');
+  const emails = email === '' ? '' : (normalizeEmail(email, { fixProviderTypo: true }) ?? '');
   const dates = dateValues(cell('dob'), cell('age'), asOf);
   return {
     state: state === '' ? '' : (normalizeStateCode(state) ?? ''),
