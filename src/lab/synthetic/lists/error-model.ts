@@ -49,6 +49,7 @@ export const ERROR_RATES = {
   dob_format: 0.1,
   first_middle_joined: 0.03,
   one_line_no_commas: 0.5,
+  email_domain_typo: 0.03,
   // Non-members: share of them that are near-twins of a real voter (the rest are invented people).
   near_twin: 0.5,
   // Non-members that are precision traps: a relative of a real voter who is not in the file
@@ -121,6 +122,8 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
     'name rows (not a couple, middle name not used as first) whose middle name has ≥ 2 characters: first and middle name in first_name (MICHAEL BRIAN), no middle',
   one_line_no_commas:
     'one_line_address rows: the line without its comma ("12 OAK ST APT 4 RALEIGH NC 27601")',
+  email_domain_typo:
+    'email rows at gmail.com, yahoo.com, hotmail.com, outlook.com, aol.com, icloud.com or comcast.net: one keystroke off in the domain (gmial.com, yahoo.con), never another real domain',
   near_twin:
     'non-members: same first name, last name and city as a real voter; other dob/address/phone/email/ids',
   trap_jr_sr:
@@ -307,6 +310,55 @@ export function emailCase(rng: ListRng, email: string): string {
   if (rng.chance(0.5)) return email.toUpperCase();
   const at = email.lastIndexOf('@');
   return titleCase(email.slice(0, at).replace(/[._]/g, (m) => `${m} `)).replace(/ /g, '') + email.slice(at);
+}
+
+const TYPO_PROVIDERS = new Set([
+  'gmail.com',
+  'yahoo.com',
+  'hotmail.com',
+  'outlook.com',
+  'aol.com',
+  'icloud.com',
+  'comcast.net',
+]);
+/** Real domains a keystroke from a provider: a typo must not make one. */
+const REAL_NEIGHBOURS = new Set(['ymail.com', 'mail.com', 'email.com', 'aim.com', 'ao.com', 'sol.com']);
+
+export function emailDomainTypoEligible(email: string): boolean {
+  return email.lastIndexOf('@') > 0 && TYPO_PROVIDERS.has(domainOf(email));
+}
+
+/**
+ * One keystroke off in the domain, as people mistype their own address: two neighbouring letters
+ * swapped, a letter dropped or doubled, or the TLD mistyped (con, co, cm; ner). Never the
+ * provider itself or another real domain.
+ */
+export function emailDomainTypo(rng: ListRng, email: string): string {
+  const at = email.lastIndexOf('@');
+  const domain = domainOf(email);
+  const dot = domain.indexOf('.');
+  const label = domain.slice(0, dot);
+  const tld = domain.slice(dot + 1);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    let typo: string;
+    const i = 1 + rng.int(label.length - 1);
+    switch (rng.int(4)) {
+      case 0:
+        typo = `${label.slice(0, i - 1)}${label[i]}${label[i - 1]}${label.slice(i + 1)}.${tld}`;
+        break;
+      case 1:
+        typo = `${label.slice(0, i)}${label.slice(i + 1)}.${tld}`;
+        break;
+      case 2:
+        typo = `${label.slice(0, i)}${label[i]}${label.slice(i)}.${tld}`;
+        break;
+      default:
+        typo = `${label}.${rng.pick(tld === 'net' ? ['ner', 'nte', 'ne'] : ['con', 'co', 'cm', 'comm'])}`;
+    }
+    if (typo !== domain && !REAL_NEIGHBOURS.has(typo) && !TYPO_PROVIDERS.has(typo))
+      return `${email.slice(0, at)}@${typo}`;
+  }
+  return `${email.slice(0, at)}@${label}.con`;
 }
 
 /** Key under which an e-mail is compared for collisions: lower case, gmail dots and +tags removed. */

@@ -21,6 +21,8 @@ import {
   ERROR_RATES,
   ERROR_TAGS,
   emailCase,
+  emailDomainTypo,
+  emailDomainTypoEligible,
   emailDots,
   emailDotsEligible,
   emailKey,
@@ -1084,6 +1086,8 @@ class RowBuilder {
         let email = p.email;
         if (emailDotsEligible(email) && this.#roll('email_dots', tags)) email = emailDots(rng, email);
         if (emailPlusEligible(email) && this.#roll('email_plus', tags)) email = emailPlus(rng, email);
+        if (emailDomainTypoEligible(email) && this.#roll('email_domain_typo', tags))
+          email = emailDomainTypo(rng, email);
         if (this.#roll('email_case', tags)) email = emailCase(rng, email);
         cells.email = email;
         // A spouse trap names its first name: without it the row is the voter's own.
