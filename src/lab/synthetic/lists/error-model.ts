@@ -312,6 +312,8 @@ export function emailCase(rng: ListRng, email: string): string {
   return titleCase(email.slice(0, at).replace(/[._]/g, (m) => `${m} `)).replace(/ /g, '') + email.slice(at);
 }
 
+// The generator's own list of big providers, not the matcher's (normalize/email-domain-typos.ts):
+// the generator says what lists hold, and the tests check that the matcher reads it back.
 const TYPO_PROVIDERS = new Set([
   'gmail.com',
   'yahoo.com',
