@@ -177,6 +177,13 @@ describe('normalizeEmail', () => {
 });
 
 describe('normalizeZip', () => {
+  it('a ZIP a spreadsheet wrote as a number with a zero fraction', () => {
+    assert.equal(normalizeZip('27601.0'), '27601');
+    assert.equal(normalizeZip('2138.00'), '02138');
+    assert.equal(normalizeZip('2760.1'), null);
+    assert.equal(normalizeZip('27601.'), null);
+  });
+
   it('five digits, ZIP+4 forms, restored leading zeros', () => {
     const cases: [string, string][] = [
       ['02138', '02138'],

@@ -3,6 +3,7 @@
  * Each returns null (or '') for a value that cannot be a real one, so it never matches wrongly.
  */
 import { providerOfTypo } from './email-domain-typos.ts';
+import { withoutZeroFraction } from './zero-fraction.ts';
 
 /** Longer than this is not a phone number, however it is punctuated. */
 const MAX_PHONE_CHARS = 40;
@@ -283,6 +284,7 @@ export function normalizeZip(value: string): string | null {
   let end = length;
   while (start < end && isSpace(value.charCodeAt(start))) start++;
   while (end > start && isSpace(value.charCodeAt(end - 1))) end--;
+  end = withoutZeroFraction(value, start, end);
   let head = '';
   let tail = '';
   let separator = false;

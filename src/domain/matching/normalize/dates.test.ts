@@ -86,6 +86,25 @@ describe('parseDob', () => {
       assert.equal(parseDob(value, AS_OF), null, value);
   });
 
+  it('numbers a spreadsheet or data frame wrote back with a zero fraction, and a time after a U.S. date', () => {
+    assert.deepEqual(parseDob('19590712.0', AS_OF), date(1959, 7, 12));
+    assert.deepEqual(parseDob('19590712.00', AS_OF), date(1959, 7, 12));
+    assert.deepEqual(parseDob('1959.0', AS_OF), date(1959, 0, 0));
+    assert.deepEqual(parseDob('7/12/1959 0:00', AS_OF), date(1959, 7, 12));
+    assert.deepEqual(parseDob('07/12/1959 00:00:00', AS_OF), date(1959, 7, 12));
+    assert.deepEqual(parseDob('12/31/1980 12:00 AM', AS_OF), date(1980, 12, 31));
+    for (const value of [
+      '19590712.5',
+      '1980.5',
+      '.0',
+      '0.0',
+      '7/12/1959 noon',
+      '7/12/1959 0:0',
+      '7/12/1959 12:00 XM',
+    ])
+      assert.equal(parseDob(value, AS_OF), null, value);
+  });
+
   it('dates with the month’s name, day or month first', () => {
     for (const value of [
       '12-JUL-1959',

@@ -1,4 +1,5 @@
-/** Dates of birth and ages: charCode parsing, no regex, no Date objects per call. */
+/** Dates of birth and ages: charCode parsing, no Date objects per call. */
+import { withoutZeroFraction } from './zero-fraction.ts';
 
 /** A date of birth; month and day are 0 when unknown. */
 export interface PartialDate {
@@ -85,6 +86,8 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
   let start = 0;
   while (start < length && value.charCodeAt(start) <= 32) start++;
   while (length > start && value.charCodeAt(length - 1) <= 32) length--;
+  // A number read and written back as one: '19590712.0'.
+  length = withoutZeroFraction(value, start, length);
   // Three letters in a row: a month's name (a 'T' or 'Z' of an ISO time is one).
   for (let i = start, run = 0; i < length; i++) {
     const c = value.charCodeAt(i) | 32;
@@ -112,6 +115,9 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
     } else if ((c === 84 || c === 32) && count === 3 && widths[0] === 4) {
       // A time after a full ISO date: ignore the rest.
       break;
+    } else if (c === 32 && count === 3 && widths[2] !== 0 && isTimeOfDay(value, i + 1, length)) {
+      // A time after a month-first date, as spreadsheets write one ('7/12/1959 0:00').
+      break;
     } else return null;
   }
   if (count === 0 || widths[count - 1] === 0) return null;
@@ -134,6 +140,12 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
   // Month first: M/D/YYYY or M/D/YY.
   if (count !== 3 || w0 > 2 || w1 > 2 || (w2 !== 4 && w2 !== 2) || p0 === 0 || p1 === 0) return null;
   return checked(w2 === 2 ? centuryOf(p2, asOf) : p2, p0, p1, asOf);
+}
+
+/** Whether value[from, to) is a time of day: digits and colons, seconds' fraction, AM/PM. */
+function isTimeOfDay(value: string, from: number, to: number): boolean {
+  const time = value.slice(from, to).trim();
+  return /^\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?( ?[AP]M)?$/i.test(time);
 }
 
 /** A birth date's least age in years (a voter's): what a two-digit year is read by. */
