@@ -77,10 +77,8 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
   let length = value.length;
   if (length === 8) {
     // Fast path: YYYYMMDD, as the voter file holds it.
-    const year = digitsAt(value, 0, 4);
-    const month = digitsAt(value, 4, 6);
-    const day = digitsAt(value, 6, 8);
-    if (year >= 0 && month >= 0 && day >= 0) return eightDigits(year * 10000 + month * 100 + day, asOf);
+    const digits = digitsAt(value, 0, 8);
+    if (digits >= 0) return eightDigits(digits, asOf);
   }
   if (length > MAX_DOB_CHARS) return null;
   let start = 0;

@@ -1,9 +1,9 @@
 import { normalizeStateCode } from './contact.ts';
 import { DIRECTIONALS, RANGELESS_UNITS, STREET_SUFFIXES, UNIT_DESIGNATORS } from './usps-tables.ts';
 
-/**
- * A whole address written in address1, city, state and ZIP left empty: the street goes on in
- * address1, the rest becomes the row's city, state and ZIP.
+/*
+ * A whole address written in address1: the street stays in address1, the rest becomes the row's
+ * city, state and ZIP.
  */
 
 /** A street, city, state and ZIP read from one line. */
@@ -32,17 +32,23 @@ export function splitOneLineAddress(value: string): OneLineAddress {
   let zip = '';
   let state = '';
   const last = rest.at(-1) ?? '';
-  if (/^\d{5}(-?\d{4})?$/.test(last)) {
+  if (ZIP.test(last)) {
     zip = last;
     rest = rest.slice(0, -1);
   }
   const maybeState = rest.at(-1) ?? '';
-  if (/^[A-Za-z]{2}$/.test(maybeState) && normalizeStateCode(maybeState) !== null) {
+  if (isStateCode(maybeState)) {
     state = maybeState;
     rest = rest.slice(0, -1);
   }
   return { street, city: rest.join(' '), state, zip };
 }
+
+/** A ZIP or ZIP+4 as one word. */
+const ZIP = /^\d{5}(-?\d{4})?$/;
+
+/** Two letters that are a state's code (NC, nc). */
+const isStateCode = (word: string) => /^[A-Za-z]{2}$/.test(word) && normalizeStateCode(word) !== null;
 
 /** Secondary unit designators (USPS Publication 28 C2) that can follow a comma. */
 const UNIT_START =
@@ -68,15 +74,13 @@ const COMMON_STREET_TYPES: ReadonlySet<string> = new Set([
   'SQ',
 ]);
 
-const ZIP = /^\d{5}(-?\d{4})?$/;
-
 /**
  * "8420 5TH CT LOT 29 PHILADELPHIA PA 19144", with no comma to say where the street ends: a line
  * that ends with a state's two letters and a ZIP gives them, and the city is what follows the
  * street. The street ends at its suffix (from the third word on, after a house number and a
- * name; in a run of them the last common street type), with a
- * post-directional (N, SW) and a unit (LOT 29, #4, REAR) after it, or at a box's number (PO BOX 12). Without a suffix there, or with
- * digits after it, the city stays unknown and the line before the state is the street. Null for
+ * name; in a run of them the last common street type), with a post-directional (N, SW) and a
+ * unit (LOT 29, #4, REAR) after it, or at a box's number (PO BOX 12). Without a suffix there, or
+ * with digits after it, the city stays unknown and the line before the state is the street. Null for
  * a line that does not end with a state and a ZIP: a street alone (12 ELM CT ends with a state's
  * letters, so the ZIP is required).
  */
@@ -85,7 +89,7 @@ export function splitUnpunctuatedAddress(value: string): OneLineAddress | null {
   if (words.length < 5) return null;
   const zip = words.at(-1)!;
   const state = words.at(-2)!;
-  if (!ZIP.test(zip) || !/^[A-Za-z]{2}$/.test(state) || normalizeStateCode(state) === null) return null;
+  if (!ZIP.test(zip) || !isStateCode(state)) return null;
   const line = words.slice(0, -2).map((word) => word.toUpperCase());
   let end = streetEnd(line);
   const city = end < 0 ? [] : line.slice(end);

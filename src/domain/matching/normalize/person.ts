@@ -21,7 +21,7 @@ import {
   parseDob,
 } from './dates.ts';
 import { cleanName, normalizePersonName, parseFullName, splitCombinedFirstNames } from './names.ts';
-import { splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
+import { type OneLineAddress, splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
 
 /**
  * One person in the form both sides of a comparison share: a voter record at index build and an
@@ -307,9 +307,9 @@ function addressCells(cell: (name: string) => string) {
   // With commas only when the city cell is empty ('123 Main St, Apt 4' beside a city is a street
   // and its unit); without, a line that ends with a state and a ZIP is a whole address wherever
   // the city cell stands, and that cell keeps its value.
-  const comma = address1.includes(',');
-  const split =
-    comma && city === '' ? splitOneLineAddress(address1) : comma ? null : splitUnpunctuatedAddress(address1);
+  let split: OneLineAddress | null = null;
+  if (!address1.includes(',')) split = splitUnpunctuatedAddress(address1);
+  else if (city === '') split = splitOneLineAddress(address1);
   if (split !== null) {
     address1 = split.street;
     city = city || split.city;

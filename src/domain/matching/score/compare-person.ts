@@ -284,8 +284,7 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   const a = q.person.first;
   const b = voterFirst;
   // MARYANN and MARY ANN, JEANPAUL and JEAN PAUL: one name, with or without its space.
-  if ((a.includes(' ') || b.includes(' ')) && a.replaceAll(' ', '') === b.replaceAll(' ', ''))
-    return L.first.exact;
+  if (sameButForSpaces(a, b)) return L.first.exact;
   if (a.length === 1 || b.length === 1)
     return a.charCodeAt(0) === b.charCodeAt(0) ? L.first.initial : L.first.differ;
   if (q.firstGroups.length > 0 && areNicknameEquivalent(a, b)) return L.first.nickname;
@@ -358,15 +357,18 @@ function compareLast(
   index: MatchIndex,
 ): number {
   if (aId === vLast) return L.last.exact;
-  // The same letters with or without the spaces between a name's parts: DE LA CRUZ and
-  // DELACRUZ, VAN DER BERG and VANDERBERG, ST JOHN and STJOHN are one name written two ways.
-  if ((a.includes(' ') || b.includes(' ')) && a.replaceAll(' ', '') === b.replaceAll(' ', ''))
-    return L.last.exact;
+  // DE LA CRUZ and DELACRUZ, VAN DER BERG and VANDERBERG, ST JOHN and STJOHN: one name.
+  if (sameButForSpaces(a, b)) return L.last.exact;
   const similarity = jaroWinkler(a, b, SIMILAR_NAMES);
   if (isTypo(a, b, similarity)) return L.last.typo;
   if (sharesWord(a, b)) return L.last.part;
   if (aSound === index.lastSound(vLast) || similarity >= SIMILAR_NAMES) return L.last.similar;
   return L.last.differ;
+}
+
+/** The same letters with or without the spaces between a name's parts: one name written two ways. */
+function sameButForSpaces(a: string, b: string): boolean {
+  return (a.includes(' ') || b.includes(' ')) && a.replaceAll(' ', '') === b.replaceAll(' ', '');
 }
 
 /**
