@@ -97,6 +97,7 @@ const VOTERS: Voter[] = [
     voterbase_id: 'NC-5',
     state: 'NC',
     first_name: 'JAMES',
+    middle_name: 'EDWARD',
     last_name: 'SMITH',
     address1: '44 ELM AVE',
     city: 'RALEIGH',
@@ -264,6 +265,14 @@ describe('generateCandidates', () => {
       const older = candidates({ first_name: 'Robert', last_name: 'Johnson', age: '59' }).out;
       assertFoundBy(older, 3, 'lastYear');
       assert.ok(!older.has(0), 'born 1970 is outside 1964-1967');
+    });
+
+    it('the middle name as first name with an age: lastYear by the middle initial', () => {
+      // JAMES EDWARD SMITH, born 1960, going by EDWARD: 64 on 2025-06-01 allows 1960 and 1961.
+      const { out } = candidates({ first_name: 'Edward', last_name: 'Smith', age: '64' });
+      assertFoundBy(out, 5, 'lastYear');
+      const other = candidates({ first_name: 'Thomas', last_name: 'Smith', age: '64' }).out;
+      assert.ok(!other.has(5), 'neither JAMES nor EDWARD begins with T');
     });
 
     it('an age with a misspelled surname: firstYear by the surname initial', () => {

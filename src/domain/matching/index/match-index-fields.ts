@@ -30,7 +30,7 @@ export const initialOf = (name: string): number => {
   const c = name.charCodeAt(0) - 64;
   return c >= 1 && c <= 26 ? c : 0;
 };
-const initialBit = (name: string): number => {
+export const initialBit = (name: string): number => {
   const c = initialOf(name);
   return c === 0 ? 0 : 1 << (c - 1);
 };

@@ -75,6 +75,8 @@ describe('MatchIndexSegmentBuilder', () => {
         expect('cityLast', keyCityLast(city, state, last));
       if (p.last !== '' && p.dob !== null) {
         forEachInitial(initialsOf(p.first), (i) => expect('lastYear', keyLastYear(last, i, p.dob!.year)));
+        // Also under the middle name's initial (a row may give the name the person goes by).
+        if (p.middle.length > 1) expect('lastYear', keyLastYear(last, initialOf(p.middle), p.dob.year));
         if (p.dob.day !== 0) expect('dobLast', keyDobLast(dob, last));
       }
       for (const group of groups) {

@@ -18,6 +18,7 @@ import {
   CONTACT_PHONE,
   firstGroupsOf,
   GENDER_CODE,
+  initialBit,
   initialOf,
   initialsOf,
   lowestInitial,
@@ -207,7 +208,10 @@ export class MatchIndexSegmentBuilder {
       if (zip !== 0) this.post3(KEY.zipLast, zip, lastSound, voter);
       if (city !== 0 && state !== 0) this.post4(KEY.cityLast, cityKey, stateKey, lastSound, voter);
       if (birth !== null) {
-        for (let m = firstInitials; m !== 0; m &= m - 1)
+        // Also under the middle name's initial: a row may give the name the person goes by
+        // (DAVID PAUL TORHOLM as PAUL TORHOLM) with only an age, which no other key finds.
+        const initials = firstInitials | (person.middle.length > 1 ? initialBit(person.middle) : 0);
+        for (let m = initials; m !== 0; m &= m - 1)
           this.post4(KEY.lastYear, lastSound, lowestInitial(m), birth.year, voter);
         if (birth.day !== 0) this.post3(KEY.dobLast, dob, lastSound, voter);
       }
