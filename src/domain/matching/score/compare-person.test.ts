@@ -103,7 +103,7 @@ describe('comparePerson first name', () => {
 
 describe('comparePerson first name: two established names spelled alike', () => {
   // Five voters each make LISA and LINDA names the file knows; LISSA is no one's.
-  const names = ['LISA', 'LINDA', 'JOANNE'];
+  const names = ['LISA', 'LINDA', 'JOANNE', 'AMY', 'MAY'];
   const voters = names.flatMap((first) =>
     Array.from({ length: 5 }, (_, i) => row({ first_name: first, last_name: `KOWALSKI${i}` })),
   );
@@ -123,8 +123,15 @@ describe('comparePerson first name: two established names spelled alike', () => 
   it('similar when the row’s name is no established one (a misspelling)', () => {
     assert.equal(firstLevel('LIDNA', 0), L.first.similar);
   });
+  it('typo when a three-letter name is one keystroke off and the row’s is no established one', () => {
+    // AMY is voters 15-19, MAY 20-24.
+    assert.equal(firstLevel('AQY', 15), L.first.typo, 'a letter substituted');
+    assert.equal(firstLevel('MAY', 15), L.first.differ, 'MAY is a name of its own: a sister’s, a twin’s');
+    assert.equal(firstLevel('AYM', 15), L.first.typo, 'two letters swapped');
+    assert.equal(firstLevel('ABC', 15), L.first.differ, 'two keystrokes off');
+  });
   it('similar when they sound alike, however many voters hold them (JOANNE, JUANA)', () => {
-    assert.equal(firstLevel('JOANNE', 15), L.first.similar);
+    assert.equal(firstLevel('JOANNE', 25), L.first.similar);
   });
 });
 

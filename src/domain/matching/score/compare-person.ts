@@ -294,6 +294,12 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   if (vGender !== 0 && vGender !== qGender) return L.first.differ;
   const similarity = jaroWinkler(a, b, SIMILAR_NAMES);
   if (isTypo(a, b, similarity)) return L.first.typo;
+  // A three-letter name one keystroke off (TOM as TCM, JIN as IJN) where the row's is no name
+  // the voter file knows: a typo. Between two names people are given (AMY, MAY) it is another
+  // person's, a twin's or a sister's.
+  if (Math.min(a.length, b.length) === 3 && !isEstablishedFirstName(q.firstId, index)) {
+    if (boundedEditDistance(a, b, 1) <= 1) return L.first.typo;
+  }
   if (q.firstSound === index.firstSound(vFirst)) return L.first.similar;
   if (similarity < SIMILAR_NAMES) return L.first.differ;
   // Spelled alike but sounding different: a misspelling when the row's name is not one the
