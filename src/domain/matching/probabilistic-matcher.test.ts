@@ -287,6 +287,17 @@ describe('probabilistic matcher', () => {
     assert.equal(outcome!.bestCount, 2);
   });
 
+  it('gives a couple written in full_name one match per person', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index);
+    const [outcome] = await matcher.matchBatch(
+      [input(1, { full_name: 'OBrien, John & Margaret', address1: '12 Oak St', zip: '27601' })],
+      OPTIONS,
+    );
+    assert.deepEqual(outcome!.candidates.map((c) => id(c.voter)).sort(), ['NC-1', 'NC-2']);
+    assert.equal(outcome!.bestCount, 2);
+  });
+
   it('puts each person’s own best match of a couple row first, also with max_matches > 1', async () => {
     const { voters, index } = setup();
     const matcher = createProbabilisticMatcher(voters, index);

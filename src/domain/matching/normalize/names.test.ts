@@ -5,8 +5,10 @@ import {
   isNameParticle,
   normalizePersonName,
   normalizeSuffix,
+  parseCoupleName,
   parseFullName,
   splitCombinedFirstNames,
+  withoutAsides,
 } from './names.ts';
 
 /** Inputs no function may throw on; every result must still be well-formed. */
@@ -363,6 +365,73 @@ describe('splitCombinedFirstNames', () => {
       for (const first of firsts) assert.match(first, /^[A-Z]+(?: [A-Z]+)*$/);
       assert.match(last, WELL_FORMED);
     }
+  });
+});
+
+describe('parseCoupleName', () => {
+  const people = (value: string) => parseCoupleName(value)?.map((p) => [p.first, p.middle, p.last]) ?? null;
+
+  it('two people written in one full name, in the orders mailing lists use', () => {
+    const smiths = [
+      ['JOHN', '', 'SMITH'],
+      ['MARY', '', 'SMITH'],
+    ];
+    for (const value of [
+      'John & Mary Smith',
+      'JOHN AND MARY SMITH',
+      'Smith, John & Mary',
+      'John + Mary Smith',
+    ])
+      assert.deepEqual(people(value), smiths, value);
+    assert.deepEqual(people('Mr John Smith & Mrs Mary Smith'), smiths);
+    assert.deepEqual(people('SMITH, JOHN Q AND MARY ANN'), [
+      ['JOHN', 'Q', 'SMITH'],
+      ['MARY', 'ANN', 'SMITH'],
+    ]);
+    assert.deepEqual(people('John Smith & Mary Jones'), [
+      ['JOHN', '', 'SMITH'],
+      ['MARY', '', 'JONES'],
+    ]);
+    assert.deepEqual(people('John & Mary De La Cruz'), [
+      ['JOHN', '', 'DE LA CRUZ'],
+      ['MARY', '', 'DE LA CRUZ'],
+    ]);
+  });
+
+  it('one person: a couple’s titles before one name, no joining word, no surname', () => {
+    for (const value of [
+      'MR & MRS JOHN SMITH',
+      'Mr. and Mrs. John Smith',
+      'Sandra Anderson',
+      'ANDERSON, ANDREW',
+      'John & Mary',
+      'AND',
+      '',
+    ])
+      assert.equal(parseCoupleName(value), null, value);
+  });
+
+  it('never throws on hostile input', () => {
+    for (const value of HOSTILE) {
+      const result = parseCoupleName(value);
+      assert.ok(result === null || result.length === 2);
+    }
+  });
+});
+
+describe('withoutAsides', () => {
+  it('drops a nickname or maiden name written beside the name', () => {
+    assert.equal(withoutAsides('Robert (Bob)'), 'Robert');
+    assert.equal(withoutAsides('Robert "Bob" Smith'), 'Robert Smith');
+    assert.equal(withoutAsides("Robert 'Bob' Smith"), 'Robert Smith');
+    assert.equal(withoutAsides('Robert [Bob]'), 'Robert');
+    assert.equal(withoutAsides('Mary Smith (nee Jones'), 'Mary Smith', 'an aside left open');
+  });
+
+  it('keeps apostrophes inside names, and a cell that is nothing but an aside', () => {
+    assert.equal(withoutAsides("O'Brien"), "O'Brien");
+    assert.equal(withoutAsides("D'Angelo Smith"), "D'Angelo Smith");
+    assert.equal(withoutAsides('(Bob)'), '(Bob)');
   });
 });
 

@@ -581,6 +581,56 @@ function isBreak(c: number): boolean {
   return c <= 32 || c === 44 || c === 46;
 }
 
+/**
+ * A name cell less its asides: a nickname or a maiden name written in parentheses, brackets or
+ * quotes beside the name ('ROBERT (BOB)', 'Robert "Bob" Smith', 'Mary Smith (nee Jones)'). Read with
+ * the rest, the aside became part of the first name or a middle name. An
+ * apostrophe inside a name (O'BRIEN) is no quote. The cell as it is when nothing else is left.
+ */
+export function withoutAsides(value: string): string {
+  if (!/[("[]|(^|\s)'/.test(value)) return value;
+  const rest = value
+    .replace(/\([^)]*\)?|\[[^\]]*\]?|"[^"]*"?|(^|\s)'[^']*'(?=\s|$)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return rest === '' ? value : rest;
+}
+
+/**
+ * A full name that holds two people, as household mailing lists write it in the one name column:
+ * 'JOHN & MARY SMITH', 'John and Mary Smith', 'SMITH, JOHN & MARY', 'JOHN SMITH & MARY JONES'.
+ * Each person's names (a given part of two words is first and middle: 'JOHN Q & MARY SMITH');
+ * null for one person, also for a couple's titles before one name ('MR & MRS JOHN SMITH').
+ */
+export function parseCoupleName(value: string): PersonName[] | null {
+  const raw = value.length > MAX_NAME_CHARS ? value.slice(0, MAX_NAME_CHARS) : value;
+  if (!/[&+]|\band\b/i.test(raw)) return null;
+  const comma = raw.indexOf(',');
+  const joined = raw.search(/[&+]|\band\b/i);
+  if (comma >= 0 && comma < joined) {
+    // 'SMITH, JOHN & MARY': the surname before the comma, two given names after it.
+    const last = parseFullName(raw.slice(0, comma)).last;
+    const { firsts } = splitCombinedFirstNames(raw.slice(comma + 1));
+    if (last === '' || firsts.length !== 2) return null;
+    return firsts.map((given) => givenWithSurname(given, last));
+  }
+  if (comma >= 0) return null;
+  const { firsts, last } = splitCombinedFirstNames(raw);
+  if (firsts.length !== 2) return null;
+  if (last !== '') return firsts.map((given) => givenWithSurname(given, last));
+  // 'JOHN SMITH & MARY JONES': two full names.
+  const persons = firsts.map((full) => parseFullName(full));
+  return persons.every((person) => person.first !== '' && person.last !== '') ? persons : null;
+}
+
+/** 'JOHN Q' with SMITH: first JOHN, middle Q. */
+function givenWithSurname(given: string, last: string): PersonName {
+  const space = given.indexOf(' ');
+  return space < 0
+    ? { first: given, middle: '', last, suffix: '' }
+    : { first: given.slice(0, space), middle: given.slice(space + 1), last, suffix: '' };
+}
+
 /** Characters that separate the people of a combined first-name field. */
 function isCombinedSeparator(c: number): boolean {
   return c === 38 /* & */ || c === 47 /* / */ || c === 43 /* + */ || c === 44 /* , */ || c === 59 /* ; */;

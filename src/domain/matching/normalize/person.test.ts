@@ -85,6 +85,60 @@ describe('normalizeInput names', () => {
     }
   });
 
+  it('a full_name of two people ("JOHN Q & MARY SMITH") gives two persons, each with its middle name', () => {
+    const { persons, problems } = normalizeInput(
+      { full_name: 'Smith, John Q & Mary', address1: '12 Oak St', zip: '27601', dob: '1980-01-02' },
+      AS_OF,
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      persons.map((p) => [p.first, p.middle, p.last, p.dob, p.street]),
+      [
+        ['JOHN', 'Q', 'SMITH', null, 'OAK ST'],
+        ['MARY', '', 'SMITH', null, 'OAK ST'],
+      ],
+    );
+    const jones = normalizeInput({ full_name: 'John & Mary Smith', last_name: 'Jones' }, AS_OF).persons;
+    assert.deepEqual(
+      jones.map((p) => [p.first, p.last]),
+      [
+        ['JOHN', 'JONES'],
+        ['MARY', 'JONES'],
+      ],
+      'a last_name column wins',
+    );
+    assert.deepEqual(names(one({ full_name: 'John Smith & Mary Jones', first_name: 'Mary' })), [
+      'MARY',
+      '',
+      'JONES',
+      '',
+    ]);
+    // A couple's titles before one name are one person; name columns make it one person too.
+    assert.deepEqual(names(one({ full_name: 'Mr & Mrs John Smith' })), ['JOHN', '', 'SMITH', '']);
+    assert.deepEqual(names(one({ full_name: 'John & Mary Smith', first_name: 'John', last_name: 'Smith' })), [
+      'JOHN',
+      '',
+      'SMITH',
+      '',
+    ]);
+  });
+
+  it('a nickname beside a given name is left out; a surname’s aside stays, as a compound surname', () => {
+    assert.deepEqual(names(one({ first_name: 'Robert (Bob)', last_name: 'Smith' })), [
+      'ROBERT',
+      '',
+      'SMITH',
+      '',
+    ]);
+    assert.deepEqual(names(one({ full_name: 'Smith, Robert "Bob" J' })), ['ROBERT', 'J', 'SMITH', '']);
+    assert.deepEqual(names(one({ first_name: 'Mary', last_name: 'Smith (Jones)' })), [
+      'MARY',
+      '',
+      'SMITH JONES',
+      '',
+    ]);
+  });
+
   it('first_name_combined: a last_name column wins, a first_name column makes it one person', () => {
     const { persons } = normalizeInput({ first_name_combined: 'John and Mary', last_name: 'Jones' }, AS_OF);
     assert.deepEqual(

@@ -20,7 +20,14 @@ import {
   type PartialDate,
   parseDob,
 } from './dates.ts';
-import { cleanName, normalizePersonName, parseFullName, splitCombinedFirstNames } from './names.ts';
+import {
+  cleanName,
+  normalizePersonName,
+  parseCoupleName,
+  parseFullName,
+  splitCombinedFirstNames,
+  withoutAsides,
+} from './names.ts';
 import { type OneLineAddress, splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
 
 /**
@@ -175,7 +182,7 @@ function normalizeVoterWith(
 export type InputFields = Partial<Record<string, string>>;
 
 export interface NormalizedInput {
-  /** One person, or two for a `first_name_combined` row ("JOHN & MARY SMITH"). */
+  /** One person, or two for a `first_name_combined` row or a full_name of two ("JOHN & MARY SMITH"). */
   persons: NormalizedPerson[];
   /** Values that were present but unusable (counted in the summary), e.g. 'invalid_phone'. */
   problems: string[];
@@ -192,13 +199,24 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
 
   // Names: parsed components win; full_name fills what they lack.
   let name = normalizePersonName(
-    cell('first_name'),
-    cell('middle_name'),
+    withoutAsides(cell('first_name')),
+    withoutAsides(cell('middle_name')),
+    // A surname's aside is kept: 'SMITH (JONES)' reads as a compound surname, which agrees
+    // with either (a maiden name beside the married one).
     cell('last_name'),
     cell('name_suffix'),
   );
-  const full = cell('full_name');
-  if (full !== '' && (name.first === '' || name.last === '' || name.middle === '')) {
+  const full = withoutAsides(cell('full_name'));
+  // Two people in the one name column ('JOHN & MARY SMITH'): the row's two persons, as
+  // first_name_combined gives them, unless name columns say whom the row is about (then the
+  // other's first name is no middle name to lend).
+  const twoInFull = full === '' ? null : parseCoupleName(full);
+  const couple = name.first === '' && cell('first_name_combined') === '' ? twoInFull : null;
+  if (twoInFull !== null && couple === null && name.last === '') {
+    const same = twoInFull.find((each) => each.first === name.first) ?? twoInFull[0]!;
+    name = { ...name, last: same.last };
+  }
+  if (twoInFull === null && full !== '' && (name.first === '' || name.last === '' || name.middle === '')) {
     const parsed = parseFullName(full);
     // With both names given, full_name only lends its middle name, and only when it names the
     // same person.
@@ -272,6 +290,20 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
     else [person.lat, person.lon] = location;
   }
 
+  if (couple !== null) {
+    // As for first_name_combined below, but each keeps the middle name written with it.
+    const persons = couple.map((each) => ({
+      ...person,
+      ...each,
+      // A last_name column wins, as with first_name_combined.
+      last: person.last || each.last,
+      dob: null,
+      dobTypos: [],
+      birthYears: null,
+      gender: '' as const,
+    }));
+    return { persons, problems };
+  }
   if (combinedFirsts.length >= 2 && person.first === '') {
     // Two people in one row: each keeps the shared last name, address and contact data; the
     // middle name, dob and gender cannot be told apart, so they are left out for both.
