@@ -50,6 +50,8 @@ export const ERROR_RATES = {
   first_middle_joined: 0.03,
   one_line_no_commas: 0.5,
   email_domain_typo: 0.03,
+  couple_in_full_name: 0.3,
+  nickname_aside: 0.03,
   // Non-members: share of them that are near-twins of a real voter (the rest are invented people).
   near_twin: 0.5,
   // Non-members that are precision traps: a relative of a real voter who is not in the file
@@ -124,6 +126,10 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
     'one_line_address rows: the line without its comma ("12 OAK ST APT 4 RALEIGH NC 27601")',
   email_domain_typo:
     'email rows at gmail.com, yahoo.com, hotmail.com, outlook.com, aol.com, icloud.com or comcast.net: one keystroke off in the domain (gmial.com, yahoo.con), never another real domain',
+  couple_in_full_name:
+    'first_name_combined rows: the couple written in full_name instead ("JOHN & MARY SMITH", "SMITH, JOHN AND MARY" or "JOHN SMITH & MARY SMITH")',
+  nickname_aside:
+    'rows with first_name whose first name has a nickname: the other form beside it, in parentheses or quotes ("ROBERT (BOB)", \'ROBERT "BOB"\')',
   near_twin:
     'non-members: same first name, last name and city as a real voter; other dob/address/phone/email/ids',
   trap_jr_sr:
@@ -240,6 +246,20 @@ export function fullName(
   if (r < 0.65) return `${first} ${last}`;
   if (r < 0.85) return `${last}${sfx}, ${[first, middle].filter((p) => p !== '').join(' ')}`;
   return middle === '' ? `${first} ${last}${sfx}` : `${first} ${middle.charAt(0)}. ${last}${sfx}`;
+}
+
+/** Two people in one full name, in one of the shapes mailing lists use. */
+export function coupleFullName(rng: ListRng, a: string, b: string, last: string): string {
+  const r = rng.float();
+  if (r < 0.5) return `${a} & ${b} ${last}`;
+  if (r < 0.8) return `${last}, ${a} AND ${b}`;
+  return `${a} ${last} & ${b} ${last}`;
+}
+
+/** A first name with its other form beside it: ROBERT (BOB), ROBERT "BOB". */
+export function withNicknameAside(rng: ListRng, first: string): string {
+  const other = nicknameSwap(rng, first);
+  return rng.chance(0.7) ? `${first} (${other})` : `${first} "${other}"`;
 }
 
 // ---------------------------------------------------------------------------------------------

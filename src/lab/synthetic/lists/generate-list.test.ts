@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { readCsvTable } from '../../../domain/csv/csv-reader.ts';
 import { packDate, parseDob as parseDobAnyShape } from '../../../domain/matching/normalize/dates.ts';
 import { providerOfTypo } from '../../../domain/matching/normalize/email-domain-typos.ts';
+import { parseCoupleName, withoutAsides } from '../../../domain/matching/normalize/names.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../synthetic-voters.ts';
 import {
   ageOn,
@@ -294,17 +295,43 @@ describe('generateContactList', () => {
           const mate = voterById.get(ids[1]!)!;
           assert.equal(mate.last_name, v.last_name);
           assert.equal(mate.address1, v.address1);
-          assert.match(upper(cells.first_name_combined), / (&|AND) /);
-          assert.ok(upper(cells.first_name_combined).includes(upper(v.first_name)));
-          assert.ok(upper(cells.first_name_combined).includes(upper(mate.first_name)));
+          const names = upper(tags.has('couple_in_full_name') ? cells.full_name : cells.first_name_combined);
+          assert.match(names, / (&|AND) /);
+          assert.ok(names.includes(upper(v.first_name)));
+          assert.ok(names.includes(upper(mate.first_name)));
           assert.equal(cells.first_name ?? '', '');
+          if (tags.has('couple_in_full_name')) {
+            assert.equal(cells.first_name_combined ?? '', '');
+            if (!tags.has('typo_last')) assert.ok(names.includes(upper(v.last_name)));
+            // The matcher reads the two people back.
+            const couple = parseCoupleName(cells.full_name!);
+            assert.ok(couple !== null, cells.full_name);
+            assert.deepEqual(
+              couple.map((person) => person.first).sort(),
+              [upper(v.first_name), upper(mate.first_name)].sort(),
+            );
+            bump('couple_in_full_name');
+          }
           bump('first_name_combined');
         } else {
           assert.equal(ids.length, 1);
         }
         const namesMoved = tags.has('middle_as_first') || tags.has('names_swapped');
+        if (tags.has('nickname_aside')) {
+          // The first name with its other form beside it, which the matcher leaves out.
+          const [, written, other] = /^(.+) [("](.+)[)"]$/.exec(upper(cells.first_name)) ?? [];
+          assert.ok(written !== undefined && other !== undefined, cells.first_name);
+          assert.equal(withoutAsides(upper(cells.first_name)), written);
+          assert.ok(
+            (NICKNAMES_BY_FORMAL.get(written) ?? []).includes(other) ||
+              (FORMALS_BY_NICKNAME.get(written) ?? []).includes(other),
+            `${written} → ${other}`,
+          );
+          bump('nickname_aside');
+        }
         if (
           tags.has('nickname') &&
+          !tags.has('nickname_aside') &&
           !tags.has('typo_first') &&
           !namesMoved &&
           (cells.first_name ?? '') !== ''
@@ -343,7 +370,7 @@ describe('generateContactList', () => {
         }
         if (
           tags.has('first_middle_joined') &&
-          !['typo_first', 'nickname', 'names_swapped', 'full_name'].some((t) => tags.has(t))
+          !['typo_first', 'nickname', 'names_swapped', 'full_name', 'nickname_aside'].some((t) => tags.has(t))
         ) {
           assert.equal(upper(cells.first_name), `${v.first_name} ${v.middle_name}`);
           assert.equal(cells.middle_name ?? '', '');
@@ -387,7 +414,14 @@ describe('generateContactList', () => {
           bump('age_instead_of_dob');
         }
         const has = (...names: string[]) => names.some((name) => tags.has(name));
-        const plainNames = !has('full_name', 'nickname', 'typo_first', 'typo_last', 'married_surname');
+        const plainNames = !has(
+          'full_name',
+          'nickname',
+          'typo_first',
+          'typo_last',
+          'married_surname',
+          'nickname_aside',
+        );
         if (
           pattern === 'name_address' &&
           tags.has('names_swapped') &&
@@ -540,6 +574,8 @@ describe('generateContactList', () => {
       'first_middle_joined',
       'dob_format',
       'email_domain_typo',
+      'couple_in_full_name',
+      'nickname_aside',
     ]) {
       assert.ok((checked.get(tag) ?? 0) >= 5, `${tag} checked only ${checked.get(tag) ?? 0} times`);
     }
@@ -556,6 +592,7 @@ describe('generateContactList', () => {
       'names_swapped',
       'middle_as_first',
       'first_middle_joined',
+      'nickname_aside',
       'typo_city',
       'zip_transposed',
       'one_line_no_commas',
@@ -635,6 +672,7 @@ describe('generateContactList', () => {
           'names_swapped',
           'middle_as_first',
           'first_middle_joined',
+          'nickname_aside',
           'case_lower',
           'case_title',
           'dob_swap',

@@ -15,6 +15,7 @@ import type { ErrorTag, TrapTag } from './error-model.ts';
 import {
   ageOn,
   clearlyDifferentNames,
+  coupleFullName,
   dobSwap,
   dobSwapEligible,
   dobYear,
@@ -49,6 +50,7 @@ import {
   typoEligible,
   unitOtherLine,
   unitOtherLineEligible,
+  withNicknameAside,
   writeDobAs,
   zipTransposedEligible,
 } from './error-model.ts';
@@ -1007,13 +1009,11 @@ class RowBuilder {
 
     switch (sub) {
       case 'name_address': {
-        if (couple) {
-          cells.first_name_combined = this.#coupleNames(p);
-          cells.last_name = p.last;
-        } else if (this.#roll('full_name', tags)) {
+        if (couple) this.#coupleCells(p, tags, cells);
+        else if (this.#roll('full_name', tags)) {
           cells.full_name = fullName(rng, p.first, p.middle, p.last, p.suffix, trap);
         } else {
-          cells.first_name = p.first;
+          cells.first_name = this.#firstCell(p, tags);
           cells.middle_name = p.middle;
           cells.last_name = p.last;
           cells.name_suffix = p.suffix;
@@ -1032,10 +1032,8 @@ class RowBuilder {
         break;
       }
       case 'name_zip': {
-        if (couple) {
-          cells.first_name_combined = this.#coupleNames(p);
-          cells.last_name = p.last;
-        } else this.#nameCells(p, tags, cells);
+        if (couple) this.#coupleCells(p, tags, cells);
+        else this.#nameCells(p, tags, cells);
         if (p.city !== '' && this.#roll('city_state_instead_of_zip', tags)) {
           cells.city = p.city;
           cells.state = p.state;
@@ -1187,17 +1185,29 @@ class RowBuilder {
     return p.exactTrack;
   }
 
-  #coupleNames(p: Person): string {
+  /** A couple row's names: first_name_combined and last_name, or the two in full_name. */
+  #coupleCells(p: Person, tags: ErrorTag[], cells: Cells): void {
     const rng = this.rng;
     const [a, b] = rng.chance(0.5) ? [p.first, p.mateFirst] : [p.mateFirst, p.first];
-    return rng.chance(0.8) ? `${a} & ${b}` : `${a} AND ${b}`;
+    if (this.#roll('couple_in_full_name', tags)) {
+      cells.full_name = coupleFullName(rng, a, b, p.last);
+      return;
+    }
+    cells.first_name_combined = rng.chance(0.8) ? `${a} & ${b}` : `${a} AND ${b}`;
+    cells.last_name = p.last;
+  }
+
+  /** The first_name cell: the first name, now and then with its other form beside it. */
+  #firstCell(p: Person, tags: ErrorTag[]): string {
+    if (!hasNickname(p.first) || !this.#roll('nickname_aside', tags)) return p.first;
+    return withNicknameAside(this.rng, p.first);
   }
 
   #nameCells(p: Person, tags: ErrorTag[], cells: Cells): void {
     if (this.#roll('full_name', tags)) {
       cells.full_name = fullName(this.rng, p.first, '', p.last, '');
     } else {
-      cells.first_name = p.first;
+      cells.first_name = this.#firstCell(p, tags);
       cells.last_name = p.last;
     }
   }
