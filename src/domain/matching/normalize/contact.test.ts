@@ -53,6 +53,24 @@ describe('normalizePhone', () => {
     }
   });
 
+  it('reads past a label before or after the number, and takes the first of two', () => {
+    for (const value of [
+      'Cell: 919-555-1234',
+      'tel:+19195551234',
+      'H 919 555 1234',
+      '919.555.1234 (cell)',
+      '919-555-1234 home',
+      '(919) 555-1234 / (919) 555-9999',
+      '919-555-1234; 919-555-9999',
+      '919-555-1234, 919-555-9999',
+    ]) {
+      assert.equal(normalizePhone(value), '9195551234', value);
+    }
+    // A label run into the number, letters within it, or a longer number are none of these.
+    for (const value of ['home919-555-1234', '919-555-12cell34', '919-555-1234-5678', '919-555-1234 5678'])
+      assert.equal(normalizePhone(value), null, value);
+  });
+
   it('rejects impossible NANP numbers', () => {
     for (const value of [
       '0195551234', // area code starting 0
@@ -138,6 +156,21 @@ describe('normalizeEmail', () => {
     assert.equal(normalizeEmail('john.smith@outlook.com'), 'john.smith@outlook.com');
   });
 
+  it('the first of several addresses in one cell, a trailing separator cut', () => {
+    for (const value of [
+      'john@example.com; mary@example.com',
+      'john@example.com, mary@example.com',
+      'john@example.com mary@example.com',
+      'John Smith <john@example.com>, Mary Smith <mary@example.com>',
+      'john@example.com,',
+      'mailto:john@example.com;',
+    ]) {
+      assert.equal(normalizeEmail(value), 'john@example.com', value);
+    }
+    // A separator inside the one address is no list: the address is invalid.
+    assert.equal(normalizeEmail('john,smith@example.com'), null);
+  });
+
   it('rejects implausible addresses', () => {
     for (const value of [
       'john',
@@ -198,6 +231,13 @@ describe('normalizeZip', () => {
       ['27601', '27601'],
     ];
     for (const [input, expected] of cases) assert.equal(normalizeZip(input), expected, input);
+  });
+
+  it('a state code before the ZIP, as on an envelope', () => {
+    assert.equal(normalizeZip('NC 27601'), '27601');
+    assert.equal(normalizeZip('nc, 27601-1234'), '27601');
+    assert.equal(normalizeZip('XX 27601'), null, 'no state');
+    assert.equal(normalizeZip('NC27601'), null);
   });
 
   it('rejects zeros, letters, wrong lengths', () => {

@@ -10,6 +10,7 @@ const MAX_PHONE_CHARS = 40;
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /** Whether the rest of `value` from `from` is only '0' (a spreadsheet's '9195551234.0'). */
 function onlyZerosFrom(value: string, from: number, end: number): boolean {
@@ -21,6 +22,8 @@ function onlyZerosFrom(value: string, from: number, end: number): boolean {
  * U.S. phone → 10 digits or null. Separators: space, '-', '.', '(', ')', '/', a leading '+'. An
  * extension ('x123', 'ext. 12', '#12') ends the number. A '+' means an international format, so
  * only '+1' with 10 digits is accepted ('+44 …' is foreign even with 10 digits after the '+').
+ * A label before the number ('Cell: 919…', 'tel:+1…') or after it ('919-555-1234 (cell)') is
+ * read past, and a second number after the first ('919-555-1234 / 919-555-9999', '…; …') ends it.
  * Letters elsewhere (vanity numbers '1-800-FLOWERS') → null. Rejected as impossible NANP: area
  * code or exchange starting 0/1, N11 area codes, 555-0100…0199 (fictional), one digit repeated.
  */
@@ -38,14 +41,28 @@ export function normalizePhone(value: string): string | null {
   let count = 0;
   let run = -1;
   let plus = false;
+  /** A '/' after the digits so far: what follows is another number. */
+  let listed = false;
   let i = 0;
   for (; i < length; i++) {
     const c = value.charCodeAt(i);
     if (isDigit(c)) {
+      // A new run after a whole number and a '/': the cell's second number.
+      if (run < 0 && count >= 10 && listed) break;
       if (++count > 11) return null;
       if (run < 0) run = i;
       continue;
     }
+    // A label before the number ('Cell: ', 'tel:', 'H '): a word, then ':', '.' or a space.
+    if (count === 0 && !plus && isLetter(c)) {
+      let end = i;
+      while (end < length && isLetter(value.charCodeAt(end))) end++;
+      const after = end < length ? value.charCodeAt(end) : 0;
+      if (!(after === 58 || after === 46 || isSpace(after))) return null;
+      i = end;
+      continue;
+    }
+    if (c === 47 /* / */) listed = true;
     if (run >= 0) {
       digits += value.slice(run, i);
       run = -1;
@@ -63,6 +80,9 @@ export function normalizePhone(value: string): string | null {
       if (next !== 120) return null;
       break;
     } else if (!(isSpace(c) || c === 45 || c === 40 || c === 41 || c === 47)) {
+      // A label after a whole number ('(cell)', 'home'), or the list's next: ';' ','. Letters
+      // within a number are no phone's.
+      if (count >= 10 && (isLetter(c) || c === 59 || c === 44)) break;
       return null;
     }
   }
@@ -196,8 +216,24 @@ function plausibleAt(s: string): number {
  * zero-width), 'Name <addr>' / '<addr>', 'mailto:', one trailing '.'; ASCII lower-cased. Null for
  * other non-ASCII characters.
  */
+/**
+ * The first of several addresses in one cell ('a@x.com; b@y.com', 'a@x.com, b@y.com', two
+ * separated by a space), or a trailing ',' or ';' cut; the cell as it is otherwise.
+ */
+function firstAddress(value: string): string {
+  const at = value.indexOf('@');
+  if (at < 0) return value;
+  if (value.lastIndexOf('@') === at) {
+    // One address: only what follows it is cut ('a,b@x.com' stays the invalid address it is).
+    const end = value.slice(at).search(/[;,]/);
+    return end < 0 ? value : value.slice(0, at + end);
+  }
+  for (const part of value.split(/[;,]|\s(?=[^@\s]+@)/)) if (part.includes('@')) return part;
+  return value;
+}
+
 function unwrap(value: string): string | null {
-  let s = value;
+  let s = firstAddress(value);
   const open = s.lastIndexOf('<');
   if (open >= 0) {
     const close = s.indexOf('>', open);
@@ -268,8 +304,8 @@ export function normalizeEmail(value: string, options: { fixProviderTypo?: boole
 /**
  * ZIP → 5 digits or null. Spreadsheets drop leading zeros, so 3-4 digits are zero-padded to 5
  * ('2138' → '02138', '501' → '00501') and 7-8 digits are a ZIP+4 padded to 9 ('21381234' →
- * '02138'); ZIP+4 may be written '02138-1234', '02138 1234' or '021381234'. 6 digits are
- * ambiguous → null. '000xx' is not a ZIP prefix → null. Letters (foreign postcodes) → null.
+ * '02138'); ZIP+4 may be written '02138-1234', '02138 1234' or '021381234', a state code may
+ * come first ('NC 27601'). 6 digits are ambiguous → null. '000xx' is not a ZIP prefix → null. Letters (foreign postcodes) → null.
  */
 export function normalizeZip(value: string): string | null {
   const length = value.length;
@@ -283,6 +319,17 @@ export function normalizeZip(value: string): string | null {
   let start = 0;
   let end = length;
   while (start < end && isSpace(value.charCodeAt(start))) start++;
+  // The state written before it ('NC 27601'), as on an envelope's last line.
+  if (
+    end - start > 3 &&
+    isLetter(value.charCodeAt(start)) &&
+    isLetter(value.charCodeAt(start + 1)) &&
+    (isSpace(value.charCodeAt(start + 2)) || value.charCodeAt(start + 2) === 44) &&
+    normalizeStateCode(value.slice(start, start + 2)) !== null
+  ) {
+    start += 3;
+    while (start < end && isSpace(value.charCodeAt(start))) start++;
+  }
   while (end > start && isSpace(value.charCodeAt(end - 1))) end--;
   end = withoutZeroFraction(value, start, end);
   let head = '';
