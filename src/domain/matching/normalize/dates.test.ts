@@ -134,11 +134,22 @@ describe('parseDob', () => {
       assert.equal(parseDob(value, AS_OF), null, value);
   });
 
+  it('00 for an unknown month or day in every form, and a month with its year', () => {
+    assert.deepEqual(parseDob('1980-00-00', AS_OF), date(1980, 0, 0));
+    assert.deepEqual(parseDob('1980-07-00', AS_OF), date(1980, 7, 0));
+    assert.deepEqual(parseDob('00/00/1980', AS_OF), date(1980, 0, 0));
+    assert.deepEqual(parseDob('07/00/1980', AS_OF), date(1980, 7, 0));
+    assert.deepEqual(parseDob('7/1980', AS_OF), date(1980, 7, 0));
+    assert.deepEqual(parseDob('07/1980', AS_OF), date(1980, 7, 0));
+    for (const value of ['00/1980', '13/1980', '7/80', '00/00/80', '1980-00'])
+      assert.equal(parseDob(value, AS_OF), null, value);
+  });
+
   it('refuses impossible dates (leap years right)', () => {
     for (const value of [
       '19800230',
       '19810229',
-      '19000229',
+      '20100229',
       '19801301',
       '19800132',
       '02/30/1980',
@@ -154,9 +165,12 @@ describe('parseDob', () => {
     assert.deepEqual(parseDob('19960229', AS_OF), date(1996, 2, 29));
   });
 
-  it('refuses years before 1880 and dates after asOf, at the precision given', () => {
-    assert.equal(parseDob('18791231', AS_OF), null);
-    assert.deepEqual(parseDob('18800101', AS_OF), date(1880, 1, 1));
+  it('refuses dates more than 120 years before asOf (placeholders) and after it, at the precision given', () => {
+    // 120 on 2026-06-15: born 1905 or 1906.
+    assert.equal(parseDob('19041231', AS_OF), null);
+    assert.deepEqual(parseDob('19050101', AS_OF), date(1905, 1, 1));
+    for (const placeholder of ['19000101', '1900-01-01', '01/01/1900', '18000101', '1900'])
+      assert.equal(parseDob(placeholder, AS_OF), null, placeholder);
     assert.deepEqual(parseDob('20260615', AS_OF), date(2026, 6, 15));
     assert.equal(parseDob('20260616', AS_OF), null);
     assert.deepEqual(parseDob('202606', AS_OF), date(2026, 6, 0));

@@ -8,7 +8,11 @@ export interface PartialDate {
   day: number;
 }
 
-const MIN_YEAR = 1880;
+/**
+ * The most years a birth date may lie before the job date (as an age may be at most): an older
+ * date is no one's but a placeholder's (1900-01-01, 1800-01-01 for an unknown date).
+ */
+const MAX_AGE = 120;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Longest accepted form: 'YYYY-MM-DDTHH:MM:SS.sssZ' and a little slack. */
@@ -46,9 +50,23 @@ function packedAsOf(asOf: Date): number {
   return lastAsOfPacked;
 }
 
+/** The earliest birth year of a person alive on asOf (MAX_AGE). */
+const oldestYear = (asOf: Date) => Math.floor(packedAsOf(asOf) / 10000) - MAX_AGE - 1;
+
+/**
+ * Whether eight digits (YYYYMMDD) are a real calendar date too long ago to be a birth date: a
+ * placeholder for an unknown one, not a mistyped date to search the neighbours of.
+ */
+export function isPlaceholderDate(digits: string, asOf: Date): boolean {
+  const year = Number(digits.slice(0, 4));
+  const month = Number(digits.slice(4, 6));
+  const day = Number(digits.slice(6, 8));
+  return year < oldestYear(asOf) && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+}
+
 /** Validates a year/month/day (month and day 0 = unknown) against the calendar and asOf. */
 function checked(year: number, month: number, day: number, asOf: Date): PartialDate | null {
-  if (year < MIN_YEAR || month < 0 || month > 12 || day < 0) return null;
+  if (year < oldestYear(asOf) || month < 0 || month > 12 || day < 0) return null;
   if (month === 0 ? day !== 0 : day > daysIn(year, month)) return null;
   // Not born after the reference date (compared at the precision given). UTC, like the job date.
   const asOfPacked = packedAsOf(asOf);
@@ -64,14 +82,14 @@ function checked(year: number, month: number, day: number, asOf: Date): PartialD
 
 /**
  * Date of birth → PartialDate or null. Forms: YYYYMMDD (the spec's, 00 for an unknown month or
- * day), YYYYMM, YYYY, YYYY-MM-DD / YYYY/MM/DD / YYYY-MM (1- or 2-digit parts, a trailing time
- * 'T…' or ' 00:00:00' as spreadsheets write it is ignored), U.S. MM/DD/YYYY / M/D/YYYY (also
- * with '-' or '.') and MMDDYYYY where it is no YYYYMMDD (a year starts 18, 19 or 20, a month
+ * day, also in the forms with separators), YYYYMM, YYYY, YYYY-MM-DD / YYYY/MM/DD / YYYY-MM (1- or
+ * 2-digit parts, a trailing time 'T…' or ' 00:00:00' as spreadsheets write it is ignored), U.S.
+ * MM/DD/YYYY / M/D/YYYY (also with '-' or '.'), M/YYYY, and MMDDYYYY where it is no YYYYMMDD (a year starts 18, 19 or 20, a month
  * never does), and dates with the month's name (monthNameDate: `12-JUL-1959`, `Jul 12, 1959`).
  * Day-first numeric dates are not guessed: a first part > 12 is refused, not swapped. A two-digit
  * year (`7/12/59`, `12-JUL-59`) is the latest of 19YY and 20YY that is MIN_AGE or more years
- * before asOf: a birth date, and lists are of people old enough to vote. Impossible dates, years
- * < 1880 and dates after asOf → null. Never throws.
+ * before asOf: a birth date, and lists are of people old enough to vote. Impossible dates, dates
+ * more than MAX_AGE years before asOf (placeholders) and dates after asOf → null. Never throws.
  */
 export function parseDob(value: string, asOf: Date): PartialDate | null {
   let length = value.length;
@@ -132,11 +150,15 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
     if (w1 > 2 || (count === 3 && w2 > 2)) return null;
     // '1980.5' is a spreadsheet number, not May 1980.
     if (count === 2 && separator === 46) return null;
-    if (p1 === 0 || (count === 3 && p2 === 0)) return null;
+    // 00 for an unknown month or day, as in YYYYMMDD ('1959-00-00', '1959-07-00').
+    if (count === 2 && p1 === 0) return null;
     return checked(p0, p1, count === 3 ? p2 : 0, asOf);
   }
-  // Month first: M/D/YYYY or M/D/YY.
-  if (count !== 3 || w0 > 2 || w1 > 2 || (w2 !== 4 && w2 !== 2) || p0 === 0 || p1 === 0) return null;
+  // Month and year: M/YYYY.
+  if (count === 2) return w0 <= 2 && w1 === 4 && p0 !== 0 ? checked(p1, p0, 0, asOf) : null;
+  // Month first: M/D/YYYY or M/D/YY (00 for an unknown month or day with a four-digit year).
+  if (w0 > 2 || w1 > 2 || (w2 !== 4 && w2 !== 2)) return null;
+  if (w2 === 2 && (p0 === 0 || p1 === 0)) return null;
   return checked(w2 === 2 ? centuryOf(p2, asOf) : p2, p0, p1, asOf);
 }
 

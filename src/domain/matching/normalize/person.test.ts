@@ -243,6 +243,15 @@ describe('normalizeInput dates, contact data and coordinates', () => {
     assert.deepEqual(persons[0]!.birthYears, [1979, 1980]);
   });
 
+  it('a placeholder date (1900-01-01) is no date, and its neighbours one typo away are not searched', () => {
+    const placeholder = normalizeInput({ dob: '1900-01-01', age: '44' }, AS_OF);
+    assert.deepEqual(placeholder.problems, ['invalid_dob']);
+    assert.deepEqual(placeholder.persons[0]!.dobTypos, []);
+    assert.deepEqual(placeholder.persons[0]!.birthYears, [1979, 1980], 'the age still counts');
+    // A mistyped recent date is searched by its neighbours.
+    assert.ok(normalizeInput({ dob: '1980-13-01' }, AS_OF).persons[0]!.dobTypos.length > 0);
+  });
+
   it('reports each unusable value and leaves it out', () => {
     const cases: [InputFields, string][] = [
       [{ phone: '123' }, 'invalid_phone'],

@@ -17,6 +17,7 @@ import {
   birthYearsFromAge,
   dateTypoVariants,
   invalidDateDigits,
+  isPlaceholderDate,
   type PartialDate,
   parseDob,
 } from './dates.ts';
@@ -362,7 +363,8 @@ function dateValues(dobCell: string, ageCell: string, asOf: Date) {
     if (dob === null) {
       problems.push('invalid_dob');
       const digits = invalidDateDigits(dobCell);
-      if (digits !== null) dobTypos = dateTypoVariants(digits, asOf);
+      // A placeholder (1900-01-01) is no mistyped date: the dates one typo away are no one's.
+      if (digits !== null && !isPlaceholderDate(digits, asOf)) dobTypos = dateTypoVariants(digits, asOf);
     }
   }
   if (ageCell !== '' && dob === null) {
