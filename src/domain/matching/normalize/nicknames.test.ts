@@ -217,3 +217,18 @@ test('formalNames: the formal names a name can stand for, canonical spelling per
   assert.equal(formalNames('BOB'), formalNames('BOB'));
   assert.ok(Object.isFrozen(formalNames('BOB')));
 });
+
+test('written abbreviations stand for their formal name, and through it for its nicknames', () => {
+  for (const [abbreviation, formal] of [
+    ['WM', 'WILLIAM'],
+    ['JAS', 'JAMES'],
+    ['THOS', 'THOMAS'],
+    ['JNO', 'JOHN'],
+    ['ROBT', 'ROBERT'],
+    ['CHAS', 'CHARLES'],
+    ['ELIZ', 'ELIZABETH'],
+  ] as const)
+    eq(abbreviation, formal);
+  eq('WM', 'BILL');
+  ne('WM', 'JAS');
+});

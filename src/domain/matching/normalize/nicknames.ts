@@ -859,6 +859,22 @@ VLADIMIR: VLAD
 DESTINY: DESI
 DOMINIQUE: DOM
 JORDAN: JORDY
+
+# --- Written abbreviations, as older records and forms keep them (WM. for WILLIAM) ----------------------
+WILLIAM: WM
+JAMES: JAS
+THOMAS: THOS
+JOHN: JNO
+ROBERT: ROBT
+EDWARD: EDW
+SAMUEL: SAML
+DANIEL: DANL
+RICHARD: RICHD
+ALFRED: ALFD
+FREDERICK: FREDK
+NATHANIEL: NATHL
+ELIZABETH: ELIZ
+MARGARET: MARGT
 `;
 
 const EMPTY_GROUPS: readonly number[] = Object.freeze([]);
