@@ -49,6 +49,21 @@ describe('one-line addresses', () => {
     });
   });
 
+  it('splitOneLineAddress keeps a rural route’s box with the route, not as a city', () => {
+    assert.deepEqual(splitOneLineAddress('R.R. 2, Box 10'), {
+      street: 'R.R. 2 Box 10',
+      city: '',
+      state: '',
+      zip: '',
+    });
+    assert.deepEqual(splitOneLineAddress('12 Oak St, Box Elder, SD 57719'), {
+      street: '12 Oak St',
+      city: 'Box Elder',
+      state: 'SD',
+      zip: '57719',
+    });
+  });
+
   it('splitOneLineAddress reads a dotted state abbreviation ("N.C.")', {}, () => {
     assert.deepEqual(splitOneLineAddress('PO Box 12, Raleigh, N.C. 27601'), {
       street: 'PO Box 12',

@@ -50,9 +50,12 @@ const ZIP = /^\d{5}(-?\d{4})?$/;
 /** Two letters that are a state's code (NC, nc). */
 const isStateCode = (word: string) => /^[A-Za-z]{2}$/.test(word) && normalizeStateCode(word) !== null;
 
-/** Secondary unit designators (USPS Publication 28 C2) that can follow a comma. */
+/**
+ * Secondary unit designators (USPS Publication 28 C2) that can follow a comma, and a rural
+ * route's box ("RR 2, BOX 10"; BOX with its number: Box Elder is a city).
+ */
 const UNIT_START =
-  /^(#|APT|APARTMENT|UNIT|STE|SUITE|BLDG|BUILDING|FL|FLOOR|RM|ROOM|LOT|TRLR|SPC|SPACE|DEPT)\b/i;
+  /^(#|APT|APARTMENT|UNIT|STE|SUITE|BLDG|BUILDING|FL|FLOOR|RM|ROOM|LOT|TRLR|SPC|SPACE|DEPT)\b|^BOX\s+\d/i;
 
 /** The street types most streets have: where a run of suffix words (VALLEY VIEW DR) ends a street. */
 const COMMON_STREET_TYPES: ReadonlySet<string> = new Set([
