@@ -81,7 +81,17 @@ async function pgBossFixture(): Promise<QueueFixture> {
       }
     },
     async reset() {
-      await pool.query(`TRUNCATE jobs; TRUNCATE pgboss.job`);
+      // pg-boss's own maintenance (every sweepSeconds) locks the job table's partitions in its
+      // order, TRUNCATE in another: PostgreSQL then ends one of the two as a deadlock. The
+      // reset is tried again, as a client retries a transaction that lost one.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await pool.query(`TRUNCATE jobs; TRUNCATE pgboss.job`);
+          return;
+        } catch (error) {
+          if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;
+        }
+      }
     },
     async close() {
       await Promise.allSettled([queue.close(), peer.close(), pool.end()]);
