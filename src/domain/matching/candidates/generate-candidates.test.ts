@@ -275,6 +275,12 @@ describe('generateCandidates', () => {
       assert.ok(!other.has(5), 'neither JAMES nor EDWARD begins with T');
     });
 
+    it('first and middle name written as one, under another surname: the first word’s keys', () => {
+      // JAMES EDWARD SMITH as JAMES EDWARD WALLACE (a surname the file does not hold there).
+      const { out } = candidates({ first_name: 'James Edward', last_name: 'Wallace', zip: '27601' });
+      assertFoundBy(out, 5, 'zipFirst');
+    });
+
     it('an age with a misspelled surname: firstYear by the surname initial', () => {
       const { out } = candidates({ first_name: 'Robert', last_name: 'Jameson', age: '55' });
       assertFoundBy(out, 0, 'firstYear');

@@ -49,6 +49,17 @@ export function initialsOf(first: string): number {
  */
 export function firstGroupsOf(first: string): readonly number[] {
   if (first === '') return [];
+  const groups = groupsOfOneName(first);
+  // A first and a middle name written as one (MARY ANN, LISA MARY): also its first word's
+  // groups, so the keys on a first name find the voter filed as MARY with the middle name ANN
+  // (and a row's MARY the voter filed as MARY ANN) under another surname or a mistyped one.
+  const space = first.indexOf(' ');
+  if (space < 2) return groups;
+  const more = groupsOfOneName(first.slice(0, space)).filter((group) => !groups.includes(group));
+  return more.length === 0 ? groups : [...groups, ...more];
+}
+
+function groupsOfOneName(first: string): number[] {
   const formal = formalNamesOf(first);
   if (formal.length > 0) return formal.map((name) => hashPart(name));
   return [soundOf(first) ^ 0x1bd1e995];

@@ -187,6 +187,28 @@ describe('scoreCandidates', () => {
     assert.ok(Math.abs(difference - Math.log2(41)) < 1e-9, String(difference));
   });
 
+  it('a name written otherwise but exact (other spaces) weighs as common as the voter’s name', () => {
+    const shared = {
+      first_name: 'John',
+      address1: '14 Elm St',
+      zip: '27601',
+      dob: '1970-03-15',
+      gender: 'M',
+    };
+    const written = scoreCandidates(
+      index,
+      model,
+      query({ ...shared, last_name: 'Smi Th' }),
+      allCandidates(),
+      2,
+    );
+    const plain = scoreCandidates(index, model, query({ ...shared, last_name: 'Smith' }), allCandidates(), 2);
+    const of41 = (best: ScoredCandidate[]) => best.find((c) => c.voter === 41)!;
+    assert.equal(explainLevels(of41(written.best).levels), explainLevels(of41(plain.best).levels));
+    // SMI TH is no voter's spelling: without the voter's count it weighed as the average surname.
+    assert.ok(Math.abs(of41(written.best).weight - of41(plain.best).weight) < 1e-9);
+  });
+
   it('term frequency of an exact address counts the households at that house and street', () => {
     const q = query({ first_name: 'John', last_name: 'Zbigniewski', address1: '14 Elm St', state: 'NC' });
     const { best } = scoreCandidates(index, model, q, allCandidates([40]), 1);

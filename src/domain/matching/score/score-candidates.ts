@@ -67,6 +67,14 @@ export function scoreCandidates(
       const level = levels[f]!;
       if (level !== 0) weight += weights[f * MAX_LEVELS + level]!;
     }
+    // An exact name written otherwise (MARY ANN for MARY with the middle name ANN, DELACRUZ for
+    // DE LA CRUZ) is as common as the voter's: the row's spelling may be rare, or no one's.
+    if (levels[F.first] === L.first.exact && data.fields.first(voter) !== q.firstId) {
+      weight += voterTf(model, F.first, data.dictionaries.first.count(data.fields.first(voter)), n, weights);
+    }
+    if (levels[F.last] === L.last.exact && data.fields.last(voter) !== q.lastId) {
+      weight += voterTf(model, F.last, data.dictionaries.last.count(data.fields.last(voter)), n, weights);
+    }
     if (levels[F.first] === L.first.exact && dateAgrees(levels)) weight -= cohortBits;
     const odds = priorOdds * 2 ** weight;
     oddsSum += odds;
@@ -106,6 +114,21 @@ function partialWeight(model: FellegiSunterModel, field: number, level: number, 
 function tfWeight(model: FellegiSunterModel, field: number, count: number, n: number): number {
   if (count <= 0) return Number.NaN;
   return Math.log2(model.m[at(field, 1)]! / (count / n));
+}
+
+/**
+ * What an exact agreement weighs by the voter's name instead of the row's: the difference to add
+ * to the query's weight of the level (0 when the file does not count the voter's name).
+ */
+function voterTf(
+  model: FellegiSunterModel,
+  field: number,
+  count: number,
+  n: number,
+  weights: Float64Array,
+): number {
+  const tf = tfWeight(model, field, count, n);
+  return Number.isNaN(tf) ? 0 : tf - weights[at(field, 1)]!;
 }
 
 /** Keeps prefetchCandidates' reads from being optimized away. */
