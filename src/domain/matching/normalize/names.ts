@@ -582,6 +582,32 @@ function isBreak(c: number): boolean {
 }
 
 /**
+ * A whole name written in the first or the last name cell with the other one empty ('SMITH,
+ * JOHN' in last_name, 'SMITH, JOHN Q' in first_name): its parts, as full_name gives them; null
+ * for anything else. Only with its comma: 'GARCIA LOPEZ' in last_name is a compound surname.
+ */
+export function wholeNameInOneCell(first: string, last: string): PersonName | null {
+  const one = first === '' ? last : last === '' ? first : '';
+  if (one === '' || !one.includes(',')) return null;
+  const parsed = parseFullName(one);
+  return parsed.first !== '' && parsed.last !== '' ? parsed : null;
+}
+
+/**
+ * A name whose surname is written twice, at the end of the first name cell or at the start of
+ * the surname cell as well ('JOHN SMITH' + 'SMITH', 'JOHN' + 'JOHN SMITH'): once.
+ */
+export function withoutRepeatedName(name: PersonName): PersonName {
+  const { first, last } = name;
+  if (first === '' || last === '') return name;
+  if (first.length > last.length + 1 && first.endsWith(` ${last}`))
+    return { ...name, first: first.slice(0, first.length - last.length - 1) };
+  if (last.length > first.length + 1 && last.startsWith(`${first} `))
+    return { ...name, last: last.slice(first.length + 1) };
+  return name;
+}
+
+/**
  * A name cell less its asides: a nickname or a maiden name written in parentheses, brackets or
  * quotes beside the name ('ROBERT (BOB)', 'Robert "Bob" Smith', 'Mary Smith (nee Jones)'). Read with
  * the rest, the aside became part of the first name or a middle name. An

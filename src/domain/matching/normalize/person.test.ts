@@ -123,6 +123,20 @@ describe('normalizeInput names', () => {
     ]);
   });
 
+  it('a whole name in one name cell with the other empty, and a surname written twice', () => {
+    assert.deepEqual(names(one({ last_name: 'Smith, John Q' })), ['JOHN', 'Q', 'SMITH', '']);
+    assert.deepEqual(names(one({ first_name: 'SMITH, JOHN' })), ['JOHN', '', 'SMITH', '']);
+    assert.deepEqual(
+      names(one({ last_name: 'Smith, Jr.' })),
+      ['', '', 'SMITH', 'JR'],
+      'a suffix, not a name',
+    );
+    assert.deepEqual(names(one({ last_name: 'Garcia Lopez' })), ['', '', 'GARCIA LOPEZ', ''], 'no comma');
+    assert.deepEqual(names(one({ first_name: 'John Smith', last_name: 'Smith' })), ['JOHN', '', 'SMITH', '']);
+    assert.deepEqual(names(one({ first_name: 'John', last_name: 'John Smith' })), ['JOHN', '', 'SMITH', '']);
+    assert.deepEqual(names(one({ first_name: 'Mary Ann', last_name: 'Ann' })), ['MARY', '', 'ANN', '']);
+  });
+
   it('a nickname beside a given name is left out; a surname’s aside stays, as a compound surname', () => {
     assert.deepEqual(names(one({ first_name: 'Robert (Bob)', last_name: 'Smith' })), [
       'ROBERT',

@@ -27,7 +27,9 @@ import {
   parseCoupleName,
   parseFullName,
   splitCombinedFirstNames,
+  wholeNameInOneCell,
   withoutAsides,
+  withoutRepeatedName,
 } from './names.ts';
 import { type OneLineAddress, splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
 
@@ -199,13 +201,18 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   const person = emptyPerson();
 
   // Names: parsed components win; full_name fills what they lack.
-  let name = normalizePersonName(
-    withoutAsides(cell('first_name')),
-    withoutAsides(cell('middle_name')),
-    // A surname's aside is kept: 'SMITH (JONES)' reads as a compound surname, which agrees
-    // with either (a maiden name beside the married one).
-    cell('last_name'),
-    cell('name_suffix'),
+  const firstCell = withoutAsides(cell('first_name'));
+  // A surname's aside is kept: 'SMITH (JONES)' reads as a compound surname, which agrees with
+  // either (a maiden name beside the married one).
+  const lastCell = cell('last_name');
+  const whole = wholeNameInOneCell(firstCell, lastCell);
+  let name = withoutRepeatedName(
+    normalizePersonName(
+      whole?.first ?? firstCell,
+      withoutAsides(cell('middle_name')) || (whole?.middle ?? ''),
+      whole?.last ?? lastCell,
+      cell('name_suffix') || (whole?.suffix ?? ''),
+    ),
   );
   const full = withoutAsides(cell('full_name'));
   // Two people in the one name column ('JOHN & MARY SMITH'): the row's two persons, as
