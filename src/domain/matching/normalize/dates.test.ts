@@ -218,6 +218,11 @@ describe('birthYearsFromAge', () => {
     assert.deepEqual(birthYearsFromAge('120', AS_OF), [1905, 1906]);
   });
 
+  it('reads an age written with its unit', () => {
+    for (const value of ['45 yrs', '45yrs', '45 years', '45 Years Old', '45y', '45 yr.'])
+      assert.deepEqual(birthYearsFromAge(value, AS_OF), [1980, 1981], value);
+  });
+
   it('refuses non-integers and ages out of 17..120', () => {
     for (const value of [
       '45.5',
@@ -229,7 +234,9 @@ describe('birthYearsFromAge', () => {
       '121',
       '0',
       '1e2',
-      '45 years',
+      '85+',
+      '45 yrs 3 mo',
+      'yrs',
       '4 5',
       '0045',
       ...HOSTILE,

@@ -240,14 +240,20 @@ function monthNameDate(value: string, asOf: Date): PartialDate | null {
 
 /**
  * Age in completed years at asOf → the two birth years it allows, [y - age - 1, y - age], or null
- * unless an integer 17..120 ('45', ' 45 ', '45.0' accepted; '45.5', '-3', '999', '45 yrs' not).
+ * unless an integer 17..120 ('45', ' 45 ', '45.0', '45 yrs', '45 years old' accepted; '45.5',
+ * '-3', '999', '85+' not: a top-coded age says no year).
  */
+/** The years unit an age may be written with: ' yrs', 'y', ' years old'. */
+const AGE_UNIT = /(?<=\d)\s*(?:y|yr|yrs|years?)(?:\s+old)?\.?$/i;
+
 export function birthYearsFromAge(value: string, asOf: Date): [number, number] | null {
   let length = value.length;
   if (length > 20) return null;
   let start = 0;
   while (start < length && value.charCodeAt(start) <= 32) start++;
   while (length > start && value.charCodeAt(length - 1) <= 32) length--;
+  const unit = AGE_UNIT.exec(value.slice(start, length));
+  if (unit !== null) length = start + unit.index;
   let age = 0;
   let digits = 0;
   let i = start;
