@@ -209,6 +209,25 @@ describe('scoreCandidates', () => {
     assert.ok(Math.abs(of41(written.best).weight - of41(plain.best).weight) < 1e-9);
   });
 
+  it('agreeing on a state weighs by the state’s share of the file', () => {
+    // Nine voters in NC for every one in WY, each named alike and born on one day.
+    const people = Array.from({ length: 20 }, (_, i) =>
+      row({ first_name: 'ANN', last_name: `DOE${i}`, state: i < 18 ? 'NC' : 'WY', dob: '19700101' }),
+    );
+    const states = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, people), AS_OF);
+    const stateModel = buildModel(priorM(), estimateRandomPairU(states), 1, 'prior');
+    const weightOf = (voter: number, state: string) => {
+      const q = prepareQuery(
+        states,
+        normalizeInput({ first_name: 'Ann', last_name: `Doe${voter}`, state }, AS_OF).persons[0]!,
+      );
+      return scoreCandidates(states, stateModel, q, CandidateSet.of([[voter, 1]]), 1).best[0]!.weight;
+    };
+    // Same levels (first, last and state exact); the surnames are each one voter's.
+    const difference = weightOf(19, 'WY') - weightOf(0, 'NC');
+    assert.ok(Math.abs(difference - Math.log2(9)) < 1e-9, String(difference));
+  });
+
   it('term frequency of an exact address counts the households at that house and street', () => {
     const q = query({ first_name: 'John', last_name: 'Zbigniewski', address1: '14 Elm St', state: 'NC' });
     const { best } = scoreCandidates(index, model, q, allCandidates([40]), 1);
@@ -218,7 +237,7 @@ describe('scoreCandidates', () => {
       Math.log2(model.m[at(F.first, L.first.exact)]! / (2 / n)) + // two JOHNs
       Math.log2(model.m[at(F.last, L.last.exact)]! * n) + // one ZBIGNIEWSKI
       Math.log2(model.m[at(F.address, L.address.exact)]! / (2 / n)) + // two voters at 14 ELM ST
-      model.weight[at(F.state, L.binary.exact)]!;
+      Math.log2(model.m[at(F.state, L.binary.exact)]!); // every voter's state
     assert.ok(Math.abs(c.weight - expected) < 1e-9, `${c.weight} vs ${expected}`);
   });
 

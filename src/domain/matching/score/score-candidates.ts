@@ -50,6 +50,16 @@ export function scoreCandidates(
     else if (lastShare > 0) weights[at(F.last, level)] = partialWeight(model, F.last, level, lastShare);
   }
   if (!Number.isNaN(addressTf)) weights[at(F.address, L.address.exact)] = addressTf;
+  // The state by its own share of the file: agreeing on a state of few voters says more than on
+  // the state of most (in a one-state file, nothing).
+  const stateShare = q.stateId > 0 ? data.dictionaries.state.count(q.stateId) / n : 0;
+  if (stateShare > 0) {
+    weights[at(F.state, L.binary.exact)] = Math.log2(model.m[at(F.state, L.binary.exact)]! / stateShare);
+    if (stateShare < 1) {
+      const differ = at(F.state, L.binary.differ);
+      weights[differ] = Math.log2(model.m[differ]! / (1 - stateShare));
+    }
+  }
   // The row's first name and a date that agree are not independent evidence: people named alike
   // are born in the same decades (first-name-cohorts.ts). u of a date's agreement among voters
   // with the name is the file's times the name's cohort concentration.
