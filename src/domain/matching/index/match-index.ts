@@ -60,13 +60,18 @@ export class MatchIndex {
 
   /** Whether some voter lives in this ZIP (located or not). */
   hasZip(zip: number): boolean {
-    if (zip <= 0 || zip >= ZIP_COUNT) return false;
-    this.#zips ??= zipsOf(this.data);
-    return this.#zips[zip] === 1;
+    return this.zipCount(zip) > 0;
   }
 
-  /** One byte per 5-digit ZIP, 1 where some voter lives: built on first use (one pass over the voters). */
-  #zips: Uint8Array | null = null;
+  /** How many voters live in this ZIP (located or not). */
+  zipCount(zip: number): number {
+    if (zip <= 0 || zip >= ZIP_COUNT) return 0;
+    this.#zips ??= zipsOf(this.data);
+    return this.#zips[zip]!;
+  }
+
+  /** Voters per 5-digit ZIP: built on first use (one pass over the voters). */
+  #zips: Uint32Array | null = null;
 
   /** Mean coordinates of the voters of a ZIP, or null. */
   zipCentroid(zip: number): [number, number] | null {
@@ -77,12 +82,12 @@ export class MatchIndex {
 
 const ZIP_COUNT = 100_000;
 
-function zipsOf(data: MatchIndexData): Uint8Array {
-  const zips = new Uint8Array(ZIP_COUNT);
+function zipsOf(data: MatchIndexData): Uint32Array {
+  const zips = new Uint32Array(ZIP_COUNT);
   const fields = data.fields;
   for (let voter = 0; voter < fields.size; voter++) {
     const zip = fields.zip(voter);
-    if (zip > 0 && zip < ZIP_COUNT) zips[zip] = 1;
+    if (zip > 0 && zip < ZIP_COUNT) zips[zip]!++;
   }
   return zips;
 }

@@ -228,6 +228,23 @@ describe('scoreCandidates', () => {
     assert.ok(Math.abs(difference - Math.log2(9)) < 1e-9, String(difference));
   });
 
+  it('agreeing on a ZIP weighs by the ZIP’s share of the file', () => {
+    const people = Array.from({ length: 20 }, (_, i) =>
+      row({ first_name: 'ANN', last_name: `DOE${i}`, state: 'NC', zip: i < 18 ? '27601' : '27502' }),
+    );
+    const zips = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, people), AS_OF);
+    const zipModel = buildModel(priorM(), estimateRandomPairU(zips), 1, 'prior');
+    const weightOf = (voter: number, zip: string) => {
+      const q = prepareQuery(
+        zips,
+        normalizeInput({ first_name: 'Ann', last_name: `Doe${voter}`, zip }, AS_OF).persons[0]!,
+      );
+      return scoreCandidates(zips, zipModel, q, CandidateSet.of([[voter, 1]]), 1).best[0]!.weight;
+    };
+    const difference = weightOf(19, '27502') - weightOf(0, '27601');
+    assert.ok(Math.abs(difference - Math.log2(9)) < 1e-9, String(difference));
+  });
+
   it('term frequency of an exact address counts the households at that house and street', () => {
     const q = query({ first_name: 'John', last_name: 'Zbigniewski', address1: '14 Elm St', state: 'NC' });
     const { best } = scoreCandidates(index, model, q, allCandidates([40]), 1);

@@ -50,6 +50,12 @@ export function scoreCandidates(
     else if (lastShare > 0) weights[at(F.last, level)] = partialWeight(model, F.last, level, lastShare);
   }
   if (!Number.isNaN(addressTf)) weights[at(F.address, L.address.exact)] = addressTf;
+  // The ZIP by its own share of the file: a namesake is likelier in a ZIP of 40,000 voters than
+  // in one of 400.
+  const zipShare = q.zip > 0 ? index.zipCount(q.zip) / n : 0;
+  if (zipShare > 0) {
+    weights[at(F.zip, L.zip.exact)] = Math.log2(model.m[at(F.zip, L.zip.exact)]! / zipShare);
+  }
   // The state by its own share of the file: agreeing on a state of few voters says more than on
   // the state of most (in a one-state file, nothing).
   const stateShare = q.stateId > 0 ? data.dictionaries.state.count(q.stateId) / n : 0;
