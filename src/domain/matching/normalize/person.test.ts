@@ -153,6 +153,27 @@ describe('normalizeInput names', () => {
     ]);
   });
 
+  it('two first names in the first_name cell are a couple, as in first_name_combined', () => {
+    for (const first_name of ['John & Mary', 'John and Mary', 'JOHN/MARY', 'John + Mary']) {
+      assert.deepEqual(
+        normalizeInput({ first_name, last_name: 'Smith' }, AS_OF).persons.map((p) => [p.first, p.last]),
+        [
+          ['JOHN', 'SMITH'],
+          ['MARY', 'SMITH'],
+        ],
+        first_name,
+      );
+    }
+    // A couple's titles before one first name, or a name with AND inside it, are one person.
+    assert.deepEqual(names(one({ first_name: 'Mr. & Mrs. John', last_name: 'Smith' })), [
+      'JOHN',
+      '',
+      'SMITH',
+      '',
+    ]);
+    assert.deepEqual(names(one({ first_name: 'Andrea', last_name: 'Smith' })), ['ANDREA', '', 'SMITH', '']);
+  });
+
   it('first_name_combined: a last_name column wins, a first_name column makes it one person', () => {
     const { persons } = normalizeInput({ first_name_combined: 'John and Mary', last_name: 'Jones' }, AS_OF);
     assert.deepEqual(
@@ -514,9 +535,9 @@ describe('placeOf (what routes a row among voter shards)', () => {
     phone: ['(919) 834-2211', '555', '', '+1 804 786 4100'],
     email: ['Peggy@Example.com', 'bad', '', ' a.b@c.org '],
     first_name_combined: ['', '', '', 'John & Mary', 'Robert'],
-    first_name: ['Margaret', '', 'Bob'],
+    first_name: ['Margaret', '', 'Bob', 'John & Mary'],
     last_name: ['Smith', '', 'Jones'],
-    full_name: ['', 'Margaret Smith', 'JONES, ROBERT'],
+    full_name: ['', 'Margaret Smith', 'JONES, ROBERT', 'John & Mary Smith'],
   };
   const columns = Object.keys(VALUES);
 

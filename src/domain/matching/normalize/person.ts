@@ -200,8 +200,11 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   const cell = (name: string): string => cellOf(fields, name);
   const person = emptyPerson();
 
-  // Names: parsed components win; full_name fills what they lack.
-  const firstCell = withoutAsides(cell('first_name'));
+  // Names: parsed components win; full_name fills what they lack. Two first names in the first
+  // name cell ('John & Mary') are a couple, as in first_name_combined.
+  const combined = cell('first_name_combined') || coupleInFirstName(withoutAsides(cell('first_name')));
+  const firstCell =
+    combined !== '' && cell('first_name_combined') === '' ? '' : withoutAsides(cell('first_name'));
   // A surname's aside is kept: 'SMITH (JONES)' reads as a compound surname, which agrees with
   // either (a maiden name beside the married one).
   const lastCell = cell('last_name');
@@ -219,7 +222,7 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   // first_name_combined gives them, unless name columns say whom the row is about (then the
   // other's first name is no middle name to lend).
   const twoInFull = full === '' ? null : parseCoupleName(full);
-  const couple = name.first === '' && cell('first_name_combined') === '' ? twoInFull : null;
+  const couple = name.first === '' && combined === '' ? twoInFull : null;
   if (twoInFull !== null && couple === null && name.last === '') {
     const same = twoInFull.find((each) => each.first === name.first) ?? twoInFull[0]!;
     name = { ...name, last: same.last };
@@ -239,7 +242,6 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
     }
   }
   let combinedFirsts: string[] = [];
-  const combined = cell('first_name_combined');
   if (combined !== '') {
     const split = splitCombinedFirstNames(combined);
     combinedFirsts = split.firsts;
@@ -330,6 +332,15 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   return { persons: [person], problems };
 }
 
+/** A name cell's mark of two people: '&', '+', '/' or the word AND. */
+const MAY_HOLD_COUPLE = /[&+/]|\band\b/i;
+
+/** A first name cell that holds two people's first names ('John & Mary', 'JOHN/MARY'), else ''. */
+function coupleInFirstName(first: string): string {
+  if (!MAY_HOLD_COUPLE.test(first)) return '';
+  return splitCombinedFirstNames(first).firsts.length === 2 ? first : '';
+}
+
 /** A cell's value as the normalization reads it: cut to MAX_CELL_CHARS and trimmed ('' when absent). */
 function cellOf(fields: InputFields, name: string): string {
   const value = fields[name];
@@ -412,8 +423,14 @@ export function placeOfNormalized(input: NormalizedInput): RowPlace {
  * street (most of the normalization's cost): to route a row before, or without, matching it.
  */
 export function placeOf(fields: InputFields, asOf: Date): RowPlace {
-  // Two people in one row: what each carries depends on the names, so the whole normalization decides.
-  if (cellOf(fields, 'first_name_combined') !== '') return placeOfNormalized(normalizeInput(fields, asOf));
+  // Two people in one row: what each carries depends on the names, so the whole normalization
+  // decides (also for a couple written in full_name or first_name).
+  if (
+    cellOf(fields, 'first_name_combined') !== '' ||
+    MAY_HOLD_COUPLE.test(cellOf(fields, 'full_name')) ||
+    MAY_HOLD_COUPLE.test(cellOf(fields, 'first_name'))
+  )
+    return placeOfNormalized(normalizeInput(fields, asOf));
   const cell = (name: string): string => cellOf(fields, name);
   const { state, zip } = addressCells(cell);
   const phone = cell('phone');
