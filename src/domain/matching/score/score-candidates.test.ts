@@ -209,40 +209,30 @@ describe('scoreCandidates', () => {
     assert.ok(Math.abs(of41(written.best).weight - of41(plain.best).weight) < 1e-9);
   });
 
-  it('agreeing on a state weighs by the state’s share of the file', () => {
-    // Nine voters in NC for every one in WY, each named alike and born on one day.
+  /**
+   * The weight of agreeing on `common` (held by 18 of 20 voters) less that of agreeing on `rare`
+   * (2 of 20), the names (each one voter's) and every other level the same: log2(9) when the
+   * field weighs by its value's share of the file.
+   */
+  function shareDifference(column: 'state' | 'zip', common: string, rare: string): number {
     const people = Array.from({ length: 20 }, (_, i) =>
-      row({ first_name: 'ANN', last_name: `DOE${i}`, state: i < 18 ? 'NC' : 'WY', dob: '19700101' }),
+      row({ first_name: 'ANN', last_name: `DOE${i}`, state: 'NC', [column]: i < 18 ? common : rare }),
     );
-    const states = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, people), AS_OF);
-    const stateModel = buildModel(priorM(), estimateRandomPairU(states), 1, 'prior');
-    const weightOf = (voter: number, state: string) => {
-      const q = prepareQuery(
-        states,
-        normalizeInput({ first_name: 'Ann', last_name: `Doe${voter}`, state }, AS_OF).persons[0]!,
-      );
-      return scoreCandidates(states, stateModel, q, CandidateSet.of([[voter, 1]]), 1).best[0]!.weight;
+    const shares = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, people), AS_OF);
+    const shareModel = buildModel(priorM(), estimateRandomPairU(shares), 1, 'prior');
+    const weightOf = (voter: number, value: string) => {
+      const fields = { first_name: 'Ann', last_name: `Doe${voter}`, [column]: value };
+      const q = prepareQuery(shares, normalizeInput(fields, AS_OF).persons[0]!);
+      return scoreCandidates(shares, shareModel, q, CandidateSet.of([[voter, 1]]), 1).best[0]!.weight;
     };
-    // Same levels (first, last and state exact); the surnames are each one voter's.
-    const difference = weightOf(19, 'WY') - weightOf(0, 'NC');
-    assert.ok(Math.abs(difference - Math.log2(9)) < 1e-9, String(difference));
-  });
+    return weightOf(19, rare) - weightOf(0, common);
+  }
 
-  it('agreeing on a ZIP weighs by the ZIP’s share of the file', () => {
-    const people = Array.from({ length: 20 }, (_, i) =>
-      row({ first_name: 'ANN', last_name: `DOE${i}`, state: 'NC', zip: i < 18 ? '27601' : '27502' }),
-    );
-    const zips = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, people), AS_OF);
-    const zipModel = buildModel(priorM(), estimateRandomPairU(zips), 1, 'prior');
-    const weightOf = (voter: number, zip: string) => {
-      const q = prepareQuery(
-        zips,
-        normalizeInput({ first_name: 'Ann', last_name: `Doe${voter}`, zip }, AS_OF).persons[0]!,
-      );
-      return scoreCandidates(zips, zipModel, q, CandidateSet.of([[voter, 1]]), 1).best[0]!.weight;
-    };
-    const difference = weightOf(19, '27502') - weightOf(0, '27601');
-    assert.ok(Math.abs(difference - Math.log2(9)) < 1e-9, String(difference));
+  it('agreeing on a state or a ZIP weighs by its share of the file', () => {
+    const state = shareDifference('state', 'NC', 'WY');
+    assert.ok(Math.abs(state - Math.log2(9)) < 1e-9, String(state));
+    const zip = shareDifference('zip', '27601', '27502');
+    assert.ok(Math.abs(zip - Math.log2(9)) < 1e-9, String(zip));
   });
 
   it('term frequency of an exact address counts the households at that house and street', () => {
