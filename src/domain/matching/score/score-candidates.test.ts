@@ -75,6 +75,15 @@ const isSorted = (best: ScoredCandidate[]) =>
       (best[i - 1]!.weight === c.weight && best[i - 1]!.voter < c.voter),
   );
 
+/** A row of voter 41's (and, but for the surname, voter 40's) values. */
+const JOHN_AT_ELM = {
+  first_name: 'John',
+  address1: '14 Elm St',
+  zip: '27601',
+  dob: '1970-03-15',
+  gender: 'M',
+};
+
 describe('scoreCandidates', () => {
   it('ranks the true voter first, despite a nickname and an abbreviated street', () => {
     const q = query({
@@ -158,13 +167,7 @@ describe('scoreCandidates', () => {
   });
 
   it('an exact match on a rare surname weighs more than on a common one', () => {
-    const shared = {
-      first_name: 'John',
-      address1: '14 Elm St',
-      zip: '27601',
-      dob: '1970-03-15',
-      gender: 'M',
-    };
+    const shared = JOHN_AT_ELM;
     const rare = scoreCandidates(
       index,
       model,
@@ -188,13 +191,7 @@ describe('scoreCandidates', () => {
   });
 
   it('a name written otherwise but exact (other spaces) weighs as common as the voter’s name', () => {
-    const shared = {
-      first_name: 'John',
-      address1: '14 Elm St',
-      zip: '27601',
-      dob: '1970-03-15',
-      gender: 'M',
-    };
+    const shared = JOHN_AT_ELM;
     const written = scoreCandidates(
       index,
       model,
