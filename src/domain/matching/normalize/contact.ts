@@ -212,11 +212,6 @@ function plausibleAt(s: string): number {
 }
 
 /**
- * The forms a cell wraps an address in, removed: surrounding and inner whitespace (also NBSP and
- * zero-width), 'Name <addr>' / '<addr>', 'mailto:', one trailing '.'; ASCII lower-cased. Null for
- * other non-ASCII characters.
- */
-/**
  * The first of several addresses in one cell ('a@x.com; b@y.com', 'a@x.com, b@y.com', two
  * separated by a space), or a trailing ',' or ';' cut; the cell as it is otherwise.
  */
@@ -232,6 +227,11 @@ function firstAddress(value: string): string {
   return value;
 }
 
+/**
+ * The forms a cell wraps an address in, removed: surrounding and inner whitespace (also NBSP and
+ * zero-width), 'Name <addr>' / '<addr>', 'mailto:', one trailing '.'; ASCII lower-cased. Null for
+ * other non-ASCII characters.
+ */
 function unwrap(value: string): string | null {
   let s = firstAddress(value);
   const open = s.lastIndexOf('<');
@@ -305,7 +305,8 @@ export function normalizeEmail(value: string, options: { fixProviderTypo?: boole
  * ZIP → 5 digits or null. Spreadsheets drop leading zeros, so 3-4 digits are zero-padded to 5
  * ('2138' → '02138', '501' → '00501') and 7-8 digits are a ZIP+4 padded to 9 ('21381234' →
  * '02138'); ZIP+4 may be written '02138-1234', '02138 1234' or '021381234', a state code may
- * come first ('NC 27601'). 6 digits are ambiguous → null. '000xx' is not a ZIP prefix → null. Letters (foreign postcodes) → null.
+ * come first ('NC 27601'). 6 digits are ambiguous → null. '000xx' is not a ZIP prefix → null.
+ * Letters (foreign postcodes) → null.
  */
 export function normalizeZip(value: string): string | null {
   const length = value.length;

@@ -84,8 +84,9 @@ function checked(year: number, month: number, day: number, asOf: Date): PartialD
  * Date of birth → PartialDate or null. Forms: YYYYMMDD (the spec's, 00 for an unknown month or
  * day, also in the forms with separators), YYYYMM, YYYY, YYYY-MM-DD / YYYY/MM/DD / YYYY-MM (1- or
  * 2-digit parts, a trailing time 'T…' or ' 00:00:00' as spreadsheets write it is ignored), U.S.
- * MM/DD/YYYY / M/D/YYYY (also with '-' or '.'), M/YYYY, and MMDDYYYY where it is no YYYYMMDD (a year starts 18, 19 or 20, a month
- * never does), and dates with the month's name (monthNameDate: `12-JUL-1959`, `Jul 12, 1959`).
+ * MM/DD/YYYY / M/D/YYYY (also with '-' or '.'), M/YYYY, MMDDYYYY where it is no YYYYMMDD (a year
+ * starts 18, 19 or 20, a month never does), and dates with the month's name (monthNameDate:
+ * `12-JUL-1959`, `Jul 12, 1959`).
  * Day-first numeric dates are not guessed: a first part > 12 is refused, not swapped. A two-digit
  * year (`7/12/59`, `12-JUL-59`) is the latest of 19YY and 20YY that is MIN_AGE or more years
  * before asOf: a birth date, and lists are of people old enough to vote. Impossible dates, dates
@@ -238,14 +239,14 @@ function monthNameDate(value: string, asOf: Date): PartialDate | null {
   return checked(year, month, Number(dayPart), asOf);
 }
 
+/** The years unit an age may be written with: ' yrs', 'y', ' years old'. */
+const AGE_UNIT = /(?<=\d)\s*(?:y|yr|yrs|years?)(?:\s+old)?\.?$/i;
+
 /**
  * Age in completed years at asOf → the two birth years it allows, [y - age - 1, y - age], or null
  * unless an integer 17..120 ('45', ' 45 ', '45.0', '45 yrs', '45 years old' accepted; '45.5',
  * '-3', '999', '85+' not: a top-coded age says no year).
  */
-/** The years unit an age may be written with: ' yrs', 'y', ' years old'. */
-const AGE_UNIT = /(?<=\d)\s*(?:y|yr|yrs|years?)(?:\s+old)?\.?$/i;
-
 export function birthYearsFromAge(value: string, asOf: Date): [number, number] | null {
   let length = value.length;
   if (length > 20) return null;
@@ -254,6 +255,8 @@ export function birthYearsFromAge(value: string, asOf: Date): [number, number] |
   while (length > start && value.charCodeAt(length - 1) <= 32) length--;
   const unit = AGE_UNIT.exec(value.slice(start, length));
   if (unit !== null) length = start + unit.index;
+  // A number written back with a zero fraction ('45.0', '45.00' from spreadsheets).
+  length = withoutZeroFraction(value, start, length);
   let age = 0;
   let digits = 0;
   let i = start;
@@ -263,12 +266,7 @@ export function birthYearsFromAge(value: string, asOf: Date): [number, number] |
     age = age * 10 + c - 48;
     if (++digits > 3) return null;
   }
-  if (digits === 0) return null;
-  if (i < length) {
-    // Only a zero fraction may follow ('45.0', '45.00' from spreadsheets).
-    if (value.charCodeAt(i) !== 46 || i + 1 === length) return null;
-    for (i++; i < length; i++) if (value.charCodeAt(i) !== 48) return null;
-  }
+  if (digits === 0 || i < length) return null;
   if (age < 17 || age > 120) return null;
   const year = Math.floor(packedAsOf(asOf) / 10000);
   return [year - age - 1, year - age];

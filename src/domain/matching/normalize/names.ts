@@ -609,9 +609,9 @@ export function withoutRepeatedName(name: PersonName): PersonName {
 
 /**
  * A name cell less its asides: a nickname or a maiden name written in parentheses, brackets or
- * quotes beside the name ('ROBERT (BOB)', 'Robert "Bob" Smith', 'Mary Smith (nee Jones)'). Read with
- * the rest, the aside became part of the first name or a middle name. An
- * apostrophe inside a name (O'BRIEN) is no quote. The cell as it is when nothing else is left.
+ * quotes beside the name ('ROBERT (BOB)', 'Robert "Bob" Smith', 'Mary Smith (nee Jones)'). Read
+ * with the rest, the aside became part of the first name or a middle name. An apostrophe inside
+ * a name (O'BRIEN) is no quote. The cell as it is when nothing else is left.
  */
 export function withoutAsides(value: string): string {
   if (!/[("[]|(^|\s)'/.test(value)) return value;
@@ -630,9 +630,9 @@ export function withoutAsides(value: string): string {
  */
 export function parseCoupleName(value: string): PersonName[] | null {
   const raw = value.length > MAX_NAME_CHARS ? value.slice(0, MAX_NAME_CHARS) : value;
-  if (!/[&+]|\band\b/i.test(raw)) return null;
-  const comma = raw.indexOf(',');
   const joined = raw.search(/[&+]|\band\b/i);
+  if (joined < 0) return null;
+  const comma = raw.indexOf(',');
   if (comma >= 0 && comma < joined) {
     // 'SMITH, JOHN & MARY': the surname before the comma, two given names after it.
     const last = parseFullName(raw.slice(0, comma)).last;

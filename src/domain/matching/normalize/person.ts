@@ -202,9 +202,11 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
 
   // Names: parsed components win; full_name fills what they lack. Two first names in the first
   // name cell ('John & Mary') are a couple, as in first_name_combined.
-  const combined = cell('first_name_combined') || coupleInFirstName(withoutAsides(cell('first_name')));
-  const firstCell =
-    combined !== '' && cell('first_name_combined') === '' ? '' : withoutAsides(cell('first_name'));
+  const firstWritten = withoutAsides(cell('first_name'));
+  const combinedCell = cell('first_name_combined');
+  const coupleInFirst = combinedCell === '' ? coupleInFirstName(firstWritten) : '';
+  const combined = combinedCell || coupleInFirst;
+  const firstCell = coupleInFirst === '' ? firstWritten : '';
   // A surname's aside is kept: 'SMITH (JONES)' reads as a compound surname, which agrees with
   // either (a maiden name beside the married one).
   const lastCell = cell('last_name');
@@ -300,32 +302,18 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
     else [person.lat, person.lon] = location;
   }
 
+  // Two people in one row: each keeps the shared last name, address and contact data; the dob
+  // and gender cannot be told apart, so they are left out for both.
+  const shared: NormalizedPerson = { ...person, dob: null, dobTypos: [], birthYears: null, gender: '' };
   if (couple !== null) {
-    // As for first_name_combined below, but each keeps the middle name written with it.
-    const persons = couple.map((each) => ({
-      ...person,
-      ...each,
-      // A last_name column wins, as with first_name_combined.
-      last: person.last || each.last,
-      dob: null,
-      dobTypos: [],
-      birthYears: null,
-      gender: '' as const,
-    }));
+    // Each keeps the middle name written with it; a last_name column wins, as with
+    // first_name_combined.
+    const persons = couple.map((each) => ({ ...shared, ...each, last: person.last || each.last }));
     return { persons, problems };
   }
   if (combinedFirsts.length >= 2 && person.first === '') {
-    // Two people in one row: each keeps the shared last name, address and contact data; the
-    // middle name, dob and gender cannot be told apart, so they are left out for both.
-    const persons = combinedFirsts.slice(0, 2).map((first) => ({
-      ...person,
-      first,
-      middle: '',
-      dob: null,
-      dobTypos: [],
-      birthYears: null,
-      gender: '' as const,
-    }));
+    // Nor can the middle name: it stands once for the two.
+    const persons = combinedFirsts.slice(0, 2).map((first) => ({ ...shared, first, middle: '' }));
     return { persons, problems };
   }
   if (combinedFirsts.length === 1 && person.first === '') person.first = combinedFirsts[0]!;

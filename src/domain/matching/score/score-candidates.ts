@@ -52,18 +52,16 @@ export function scoreCandidates(
   if (!Number.isNaN(addressTf)) weights[at(F.address, L.address.exact)] = addressTf;
   // The ZIP by its own share of the file: a namesake is likelier in a ZIP of 40,000 voters than
   // in one of 400.
-  const zipShare = q.zip > 0 ? index.zipCount(q.zip) / n : 0;
-  if (zipShare > 0) {
-    weights[at(F.zip, L.zip.exact)] = Math.log2(model.m[at(F.zip, L.zip.exact)]! / zipShare);
-  }
+  const zipTf = q.zip > 0 ? tfWeight(model, F.zip, index.zipCount(q.zip), n) : Number.NaN;
+  if (!Number.isNaN(zipTf)) weights[at(F.zip, L.zip.exact)] = zipTf;
   // The state by its own share of the file: agreeing on a state of few voters says more than on
   // the state of most (in a one-state file, nothing).
-  const stateShare = q.stateId > 0 ? data.dictionaries.state.count(q.stateId) / n : 0;
-  if (stateShare > 0) {
-    weights[at(F.state, L.binary.exact)] = Math.log2(model.m[at(F.state, L.binary.exact)]! / stateShare);
-    if (stateShare < 1) {
+  const stateCount = q.stateId > 0 ? data.dictionaries.state.count(q.stateId) : 0;
+  if (stateCount > 0) {
+    weights[at(F.state, L.binary.exact)] = tfWeight(model, F.state, stateCount, n);
+    if (stateCount < n) {
       const differ = at(F.state, L.binary.differ);
-      weights[differ] = Math.log2(model.m[differ]! / (1 - stateShare));
+      weights[differ] = Math.log2(model.m[differ]! / (1 - stateCount / n));
     }
   }
   // The row's first name and a date that agree are not independent evidence: people named alike
@@ -85,11 +83,15 @@ export function scoreCandidates(
     }
     // An exact name written otherwise (MARY ANN for MARY with the middle name ANN, DELACRUZ for
     // DE LA CRUZ) is as common as the voter's: the row's spelling may be rare, or no one's.
-    if (levels[F.first] === L.first.exact && data.fields.first(voter) !== q.firstId) {
-      weight += voterTf(model, F.first, data.dictionaries.first.count(data.fields.first(voter)), n, weights);
+    if (levels[F.first] === L.first.exact) {
+      const voterFirst = data.fields.first(voter);
+      if (voterFirst !== q.firstId)
+        weight += voterTf(model, F.first, data.dictionaries.first.count(voterFirst), n, weights);
     }
-    if (levels[F.last] === L.last.exact && data.fields.last(voter) !== q.lastId) {
-      weight += voterTf(model, F.last, data.dictionaries.last.count(data.fields.last(voter)), n, weights);
+    if (levels[F.last] === L.last.exact) {
+      const voterLast = data.fields.last(voter);
+      if (voterLast !== q.lastId)
+        weight += voterTf(model, F.last, data.dictionaries.last.count(voterLast), n, weights);
     }
     if (levels[F.first] === L.first.exact && dateAgrees(levels)) weight -= cohortBits;
     const odds = priorOdds * 2 ** weight;
