@@ -6,6 +6,7 @@ import {
   type ParsedAddress,
   parseAddress,
   sameStreetWrittenApart,
+  withDirectionalsSpelled,
 } from './address.ts';
 import {
   DIRECTIONALS,
@@ -392,6 +393,21 @@ describe('parseAddress: house numbers', () => {
     assert.equal(parseAddress('1 ELM ST', '2D').unit, '2D');
   });
 
+  it('a house number written against the street’s first word is read apart from it', () => {
+    assertSameAddress('1377 2ND ST', ['1377SECOND ST', '1377 SECOND ST']);
+    assert.deepEqual(fields('88OAK AVE'), { houseNumber: '88', streetName: 'OAK', streetSuffix: 'AVE' });
+    assert.deepEqual(fields('APT 4', '12ELM ST'), {
+      houseNumber: '12',
+      streetName: 'ELM',
+      streetSuffix: 'ST',
+      unitType: 'APT',
+      unit: '4',
+    });
+    // A house letter and an ordinal street stay as they were.
+    assert.equal(parseAddress('123AB ELM ST').houseSuffix, 'AB');
+    assert.equal(parseAddress('100TH ST').streetName, '100TH');
+  });
+
   it('leading zeros are dropped', () => {
     assert.equal(parseAddress('007 ELM ST').houseNumber, '7');
     assert.equal(parseAddress('0 ELM ST').houseNumber, '0');
@@ -635,6 +651,14 @@ describe('usps-tables', () => {
       assert.match(word, /^[A-Z]+$/);
       assert.equal(NAME_WORDS.get(standard) ?? standard, standard, word);
     }
+  });
+});
+
+describe('withDirectionalsSpelled', () => {
+  it('spells out the abbreviated directional words of a standardized street', () => {
+    assert.equal(withDirectionalsSpelled('S ST'), 'SOUTH ST');
+    assert.equal(withDirectionalsSpelled('N MAIN ST NW'), 'NORTH MAIN ST NORTHWEST');
+    assert.equal(withDirectionalsSpelled('MAIN ST'), null);
   });
 });
 

@@ -457,7 +457,25 @@ function looksLikeStreetLine(t: readonly string[]): boolean {
 function parseLine(t: readonly string[], out: ParsedAddress): void {
   if (t.length === 0) return;
   if (readBoxOrRoute(t, out)) return;
+  t = withHouseNumberApart(t);
   readStreet(t, readHouseNumber(t, out), out);
+}
+
+/**
+ * A house number written against the street's first word (`1377SECOND ST`, `88OAK AVE`): the
+ * space was lost in keying. Three letters or more after the digits are a word, not a house
+ * letter (`123A`) or an ordinal (`5TH AVE`), so they are read as the street's first token.
+ */
+function withHouseNumberApart(t: readonly string[]): readonly string[] {
+  const first = t[0]!;
+  let digits = 0;
+  while (digits < first.length && isDigit(first.charCodeAt(digits))) digits++;
+  if (digits === 0 || first.length - digits < 3) return t;
+  for (let i = digits; i < first.length; i++) {
+    const c = first.charCodeAt(i);
+    if (c < 65 || c > 90) return t;
+  }
+  return [first.slice(0, digits), first.slice(digits), ...t.slice(1)];
 }
 
 /** address2 after address1 was read: a box, a unit, or (when address1 had no street) the street. */
@@ -467,7 +485,10 @@ function applySecondLine(t: readonly string[], out: ParsedAddress): void {
     if (out.unitType === '' && out.unit === '') readUnitLine(t, out);
     return;
   }
-  if (out.houseNumber === '' && out.streetName === '') readStreet(t, readHouseNumber(t, out), out);
+  if (out.houseNumber === '' && out.streetName === '') {
+    const apart = withHouseNumberApart(t);
+    readStreet(apart, readHouseNumber(apart, out), out);
+  }
 }
 
 function isUnitLine(t: readonly string[]): boolean {
@@ -947,6 +968,22 @@ export function writtenApartTest(a: string): (b: string) => boolean {
     for (const word of words) if (hasWord(b, word)) return true;
     return false;
   };
+}
+
+/**
+ * A standardized street with its abbreviated directional words spelled out (`S ST` → `SOUTH ST`,
+ * `S HD` → `SOUTH HD`), or null when it has none. A street named for a direction is stored
+ * abbreviated, so a typo in its name (`SUTH ST`) is compared against one letter unless spelled out.
+ */
+export function withDirectionalsSpelled(street: string): string | null {
+  let spelledAny = false;
+  const words = street.split(' ').map((word) => {
+    const spelled = SPELLED_DIRECTIONALS.get(word);
+    if (spelled === undefined) return word;
+    spelledAny = true;
+    return spelled;
+  });
+  return spelledAny ? words.join(' ') : null;
 }
 
 /** Directional words as standardized, spelled out. */

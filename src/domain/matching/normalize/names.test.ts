@@ -82,6 +82,17 @@ describe('cleanName', () => {
     assert.equal(cleanName('😀'), '');
   });
 
+  it('reads a digit inside a word as the letter it looks like (a scanning or keying slip)', () => {
+    assert.equal(cleanName('Car0l'), 'CAROL');
+    assert.equal(cleanName('WIL5ON'), 'WILSON');
+    assert.equal(cleanName('WH1TEN'), 'WHITEN');
+    assert.equal(cleanName('MCKINN0N'), 'MCKINNON');
+    // Not inside a word: dropped as before.
+    assert.equal(cleanName('5TANWICK'), 'TANWICK');
+    assert.equal(cleanName('SMITH 3'), 'SMITH');
+    assert.equal(cleanName('AB12CD'), 'ABCD');
+  });
+
   it('cuts input to 200 characters first', () => {
     assert.equal(cleanName('x'.repeat(10_000)).length, 200);
     assert.equal(cleanName('X'.repeat(10_000)), 'X'.repeat(200));

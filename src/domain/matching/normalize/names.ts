@@ -121,9 +121,18 @@ function replacementOfOther(cp: number): string {
 }
 
 /**
+ * The letter each digit is mistaken for (0 for O, 1 for I, 5 for S, 8 for B): a digit inside a
+ * name's word (CAR0L, WIL5ON) is a scanning or keying slip for it, where no name has digits.
+ */
+const DIGIT_LOOKALIKES = ['O', 'I', 'Z', 'E', 'A', 'S', 'G', 'T', 'B', 'G'];
+
+const isAsciiLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
  * Upper-case ASCII A-Z words separated by single spaces. Accents and compatibility forms fold to
  * ASCII (José → JOSE, Ñ → N, ß → SS, Æ → AE, Ø → O, Ł → L); apostrophes vanish (O'BRIEN →
- * OBRIEN); punctuation, whitespace and ASCII symbols separate words; digits, emoji, other symbols,
+ * OBRIEN); punctuation, whitespace and ASCII symbols separate words; a digit between two letters
+ * is read as the letter it looks like (DIGIT_LOOKALIKES); other digits, emoji, other symbols,
  * control characters and letters of other scripts are dropped (see replacementOf). Input longer
  * than 200 chars is cut to 200 first. Never throws; lone surrogates are dropped.
  */
@@ -175,7 +184,14 @@ export function cleanName(value: string): string {
       run = -1;
     }
     let r: string;
-    if (c < TABLE_SIZE) r = TABLE[c]!;
+    if (
+      c >= 48 &&
+      c <= 57 &&
+      isAsciiLetter(value.charCodeAt(i - 1)) &&
+      isAsciiLetter(value.charCodeAt(i + 1))
+    )
+      r = DIGIT_LOOKALIKES[c - 48]!;
+    else if (c < TABLE_SIZE) r = TABLE[c]!;
     else if (c >= 0xd800 && c <= 0xdbff) {
       const next = i + 1 < end ? value.charCodeAt(i + 1) : 0;
       if (next >= 0xdc00 && next <= 0xdfff) {

@@ -36,6 +36,7 @@ const VOTERS = new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, [
   row({ first_name: 'Mary', state: 'NC' }), // 6: state only
   row({ first_name: 'Mary', latitude: '35', longitude: '-80' }), // 7: located, no address
   row({ first_name: 'Rosa Maria', last_name: 'Doe' }), // 8: a first and middle name filed as one
+  row({ first_name: 'Ann', address1: '8673 South St', zip: '17602' }), // 9: a street named for a direction
 ]);
 const index = buildMatchIndex(VOTERS, AS_OF);
 
@@ -172,6 +173,11 @@ describe('comparePerson last name', () => {
   });
   it('similar by sound', () => assert.equal(level({ last_name: 'Filipsberg' }, 3, F.last), L.last.similar));
   it('differ', () => assert.equal(level({ last_name: 'Schmidt' }, 0, F.last), L.last.differ));
+  it('typo: a scanner’s RN for M or VV for W, two edits apart', () => {
+    assert.equal(level({ last_name: 'SRNITH' }, 0, F.last), L.last.typo);
+    assert.equal(level({ first_name: 'RNARY' }, 5, F.first), L.first.typo);
+    assert.equal(level({ first_name: 'RNAY' }, 5, F.first), L.first.differ);
+  });
 });
 
 describe('comparePerson middle name and suffix', () => {
@@ -251,6 +257,13 @@ describe('comparePerson address', () => {
     assert.equal(address('123 N MainSt'), L.address.typo);
     assert.equal(address('123 N Ma In St'), L.address.typo);
     assert.equal(address('123 N Main Sx Apt 4'), L.address.typo);
+  });
+  it('typo: a street named for a direction, its name misspelled (stored as S ST)', () => {
+    assert.equal(address('8673 Suth St', 9), L.address.typo);
+    assert.equal(address('8673 Lsouth St', 9), L.address.typo);
+    assert.equal(address('8673 South Hd', 9), L.address.typo);
+    assert.equal(address('8673 North St', 9), L.address.differ);
+    assert.equal(address('8675 Suth St', 9), L.address.street);
   });
   it('street: same street, other house', () => assert.equal(address('125 N Main St'), L.address.street));
   it('street: the same street mistyped, other house', () =>

@@ -11,7 +11,7 @@ import {
   streetSound,
 } from '../index/match-index-fields.ts';
 import { type QueryMemo, threadQueryMemo } from '../index/query-memo.ts';
-import { writtenApartTest } from '../normalize/address.ts';
+import { withDirectionalsSpelled, writtenApartTest } from '../normalize/address.ts';
 import { isDigitTypo, packDate } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
@@ -64,6 +64,8 @@ export interface Query {
   generation: number;
   /** The row's street prepared for sameStreetWrittenApart, on first use. */
   writtenApart?: (street: string) => boolean;
+  /** The row's street with its directional words spelled out (itself when it has none), on first use. */
+  streetSpelled?: string;
 }
 
 const NO_ZIPS: readonly number[] = [];
@@ -271,9 +273,25 @@ function similarStreet(q: Query, vStreet: number, index: MatchIndex): boolean {
   const a = q.person.street;
   const b = index.data.dictionaries.street.value(vStreet);
   q.writtenApart ??= writtenApartTest(a);
-  const similar = jaroWinkler(a, b, 0.88) >= 0.88 || q.writtenApart(b);
+  const similar =
+    jaroWinkler(a, b, SIMILAR_STREETS) >= SIMILAR_STREETS || q.writtenApart(b) || similarSpelled(q, a, b);
   q.memo.street.set(vStreet, q.generation, similar ? 2 : 1);
   return similar;
+}
+
+/** Jaro-Winkler at which two standardized streets are one street with a typo. */
+const SIMILAR_STREETS = 0.88;
+
+/**
+ * The two streets alike once directional words are spelled out: a street named for a direction
+ * is stored abbreviated (`SOUTH ST` as `S ST`), which leaves a typo of its name (`SUTH ST`)
+ * nothing to be compared with but one letter.
+ */
+function similarSpelled(q: Query, a: string, b: string): boolean {
+  q.streetSpelled ??= withDirectionalsSpelled(a) ?? a;
+  const spelledB = withDirectionalsSpelled(b);
+  if (spelledB === null && q.streetSpelled === a) return false;
+  return jaroWinkler(q.streetSpelled, spelledB ?? b, SIMILAR_STREETS) >= SIMILAR_STREETS;
 }
 
 /** Jaro-Winkler at which two names are 'similar' (below it, the lowest that tells the levels apart). */
@@ -378,14 +396,26 @@ function sameButForSpaces(a: string, b: string): boolean {
 }
 
 /**
- * One edit (substitution, insertion, deletion or transposition), or a very high Jaro-Winkler
- * (`similarity`, the caller's jaroWinkler(a, b) with a floor of at most 0.94).
+ * One edit (substitution, insertion, deletion or transposition), a very high Jaro-Winkler
+ * (`similarity`, the caller's jaroWinkler(a, b) with a floor of at most 0.94), or a scanning slip.
  */
 function isTypo(a: string, b: string, similarity: number): boolean {
   if (Math.abs(a.length - b.length) > 2) return false;
   if (similarity >= 0.94) return true;
-  return Math.min(a.length, b.length) >= 4 && boundedEditDistance(a, b, 1) <= 1;
+  return (Math.min(a.length, b.length) >= 4 && boundedEditDistance(a, b, 1) <= 1) || sameButScanned(a, b);
 }
+
+/**
+ * The same name once the letter pairs a scan reads for one letter are read as it (RN for M, VV
+ * for W: RNARY, VVILLIAMS). No name pair told apart only by them is common; CL for D is left
+ * out, since CLAY and DAY, CLAYTON and DAYTON are two families.
+ */
+function sameButScanned(a: string, b: string): boolean {
+  if (!a.includes('RN') && !b.includes('RN') && !a.includes('VV') && !b.includes('VV')) return false;
+  return asScanned(a) === asScanned(b);
+}
+
+const asScanned = (name: string) => name.replaceAll('RN', 'M').replaceAll('VV', 'W');
 
 /** Compound surnames: "GARCIA LOPEZ" and "LOPEZ", "SMITH-JONES" and "JONES". */
 function sharesWord(a: string, b: string): boolean {
