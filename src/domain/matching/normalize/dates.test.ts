@@ -61,10 +61,6 @@ describe('parseDob', () => {
     assert.deepEqual(parseDob('2.29.1980', AS_OF), date(1980, 2, 29));
   });
 
-  it('refuses day-first dates rather than guessing', () => {
-    assert.equal(parseDob('15/01/1980', AS_OF), null);
-  });
-
   it('reads a two-digit year as the latest century that leaves the person of voting age', () => {
     assert.deepEqual(parseDob('01/15/80', AS_OF), date(1980, 1, 15));
     assert.deepEqual(parseDob('1/5/59', AS_OF), date(1959, 1, 5));
@@ -145,6 +141,13 @@ describe('parseDob', () => {
       assert.equal(parseDob(value, AS_OF), null, value);
   });
 
+  it('reads day first where only that reading is a date; month first where both are', () => {
+    assert.deepEqual(parseDob('13/01/1980', AS_OF), date(1980, 1, 13));
+    assert.deepEqual(parseDob('31.01.1980', AS_OF), date(1980, 1, 31));
+    assert.deepEqual(parseDob('31-1-80', AS_OF), date(1980, 1, 31));
+    assert.deepEqual(parseDob('05/12/1980', AS_OF), date(1980, 5, 12));
+  });
+
   it('refuses impossible dates (leap years right)', () => {
     for (const value of [
       '19800230',
@@ -153,7 +156,8 @@ describe('parseDob', () => {
       '19801301',
       '19800132',
       '02/30/1980',
-      '13/01/1980',
+      '13/13/1980',
+      '31/02/1980',
       '1980-13-01',
       '1980-00-10',
       '00/10/1980',

@@ -87,7 +87,8 @@ function checked(year: number, month: number, day: number, asOf: Date): PartialD
  * MM/DD/YYYY / M/D/YYYY (also with '-' or '.'), M/YYYY, MMDDYYYY where it is no YYYYMMDD (a year
  * starts 18, 19 or 20, a month never does), and dates with the month's name (monthNameDate:
  * `12-JUL-1959`, `Jul 12, 1959`).
- * Day-first numeric dates are not guessed: a first part > 12 is refused, not swapped. A two-digit
+ * A numeric date is read day first only where that is its one reading (a first part > 12, a second
+ * of 12 or less: 31/01/1959); where both readings are dates, month first. A two-digit
  * year (`7/12/59`, `12-JUL-59`) is the latest of 19YY and 20YY that is MIN_AGE or more years
  * before asOf: a birth date, and lists are of people old enough to vote. Impossible dates, dates
  * more than MAX_AGE years before asOf (placeholders) and dates after asOf → null. Never throws.
@@ -160,7 +161,11 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
   // Month first: M/D/YYYY or M/D/YY (00 for an unknown month or day with a four-digit year).
   if (w0 > 2 || w1 > 2 || (w2 !== 4 && w2 !== 2)) return null;
   if (w2 === 2 && (p0 === 0 || p1 === 0)) return null;
-  return checked(w2 === 2 ? centuryOf(p2, asOf) : p2, p0, p1, asOf);
+  const year = w2 === 2 ? centuryOf(p2, asOf) : p2;
+  // Day first where only that reading is a date (31/01/1969, 31.01.1969: a list kept in another
+  // country's order). Where both are, month first stands, and a swap is a comparison level.
+  if (p0 > 12 && p1 >= 1 && p1 <= 12) return checked(year, p1, p0, asOf);
+  return checked(year, p0, p1, asOf);
 }
 
 /** Whether value[from, to) is a time of day: digits and colons, seconds' fraction, AM/PM. */
