@@ -976,6 +976,7 @@ export function writtenApartTest(a: string): (b: string) => boolean {
  * abbreviated, so a typo in its name (`SUTH ST`) is compared against one letter unless spelled out.
  */
 export function withDirectionalsSpelled(street: string): string | null {
+  if (!hasDirectionalWord(street)) return null;
   let spelledAny = false;
   const words = street.split(' ').map((word) => {
     const spelled = SPELLED_DIRECTIONALS.get(word);
@@ -984,6 +985,22 @@ export function withDirectionalsSpelled(street: string): string | null {
     return spelled;
   });
   return spelledAny ? words.join(' ') : null;
+}
+
+/** Whether `street` has a word N, S, E, W, NE, NW, SE or SW, without splitting it. */
+function hasDirectionalWord(street: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= street.length; i++) {
+    if (i < street.length && street.charCodeAt(i) !== 32) continue;
+    const first = street.charCodeAt(start);
+    if (i - start === 1 && (first === 78 || first === 83 || first === 69 || first === 87)) return true;
+    if (i - start === 2 && (first === 78 || first === 83)) {
+      const second = street.charCodeAt(start + 1);
+      if (second === 69 || second === 87) return true;
+    }
+    start = i + 1;
+  }
+  return false;
 }
 
 /** Directional words as standardized, spelled out. */
