@@ -399,6 +399,11 @@ describe('parseCoupleName', () => {
       ['JOHN', 'Q', 'SMITH'],
       ['MARY', 'ANN', 'SMITH'],
     ]);
+    // After the comma every word is a given name: CARLOS is no surname here.
+    assert.deepEqual(people('SMITH, GLORIA AND JUAN CARLOS'), [
+      ['GLORIA', '', 'SMITH'],
+      ['JUAN', 'CARLOS', 'SMITH'],
+    ]);
     assert.deepEqual(people('John Smith & Mary Jones'), [
       ['JOHN', '', 'SMITH'],
       ['MARY', '', 'JONES'],

@@ -652,7 +652,7 @@ export function parseCoupleName(value: string): PersonName[] | null {
   if (comma >= 0 && comma < joined) {
     // 'SMITH, JOHN & MARY': the surname before the comma, two given names after it.
     const last = parseFullName(raw.slice(0, comma)).last;
-    const { firsts } = splitCombinedFirstNames(raw.slice(comma + 1));
+    const { firsts } = splitCombinedFirstNames(raw.slice(comma + 1), false);
     if (last === '' || firsts.length !== 2) return null;
     return firsts.map((given) => givenWithSurname(given, last));
   }
@@ -686,9 +686,14 @@ function isCombinedSeparator(c: number): boolean {
  *   'JOHN & MARY ANN' reads ANN as a surname: a combined first-name column rarely holds a
  *   compound name after the '&', and without a list of given names the two cannot be told apart.
  * - when every part has two or more words ending in the same word ('JOHN SMITH & MARY SMITH').
- * One part is returned whole as the only first name ('MARY ANN' → ['MARY ANN']).
+ * One part is returned whole as the only first name ('MARY ANN' → ['MARY ANN']). Without
+ * `mayEndInSurname` (the surname was written apart: 'SMITH, GLORIA AND JUAN CARLOS'), no surname
+ * is looked for and every word is a given name.
  */
-export function splitCombinedFirstNames(value: string): { firsts: string[]; last: string } {
+export function splitCombinedFirstNames(
+  value: string,
+  mayEndInSurname = true,
+): { firsts: string[]; last: string } {
   const raw = value.length > MAX_NAME_CHARS ? value.slice(0, MAX_NAME_CHARS) : value;
   const parts: string[][] = [];
   let from = 0;
@@ -709,7 +714,7 @@ export function splitCombinedFirstNames(value: string): { firsts: string[]; last
   }
   let last = '';
   const n = parts.length;
-  if (n >= 2) {
+  if (n >= 2 && mayEndInSurname) {
     const final = parts[n - 1]!;
     const shared = final[final.length - 1]!;
     if (parts[0]!.length === 1 && final.length >= 2) {
