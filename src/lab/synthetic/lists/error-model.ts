@@ -52,6 +52,8 @@ export const ERROR_RATES = {
   email_domain_typo: 0.03,
   couple_in_full_name: 0.3,
   nickname_aside: 0.03,
+  name_scanned: 0.01,
+  house_number_glued: 0.02,
   // Non-members: share of them that are near-twins of a real voter (the rest are invented people).
   near_twin: 0.5,
   // Non-members that are precision traps: a relative of a real voter who is not in the file
@@ -130,6 +132,10 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
     'first_name_combined rows: the couple written in full_name instead ("JOHN & MARY SMITH", "SMITH, JOHN AND MARY" or "JOHN SMITH & MARY SMITH")',
   nickname_aside:
     'rows with first_name whose first name has a nickname: the other form beside it, in parentheses or quotes ("ROBERT (BOB)", \'ROBERT "BOB"\')',
+  name_scanned:
+    'name rows whose last name has an M or W, or an O, I, S or B between two letters: one scanning slip (RN for M, VV for W, 0 1 5 8 for O I S B)',
+  house_number_glued:
+    'name_address rows whose address1 starts with a house number and a street word of ≥ 3 letters: the space between them dropped (1377SECOND ST)',
   near_twin:
     'non-members: same first name, last name and city as a real voter; other dob/address/phone/email/ids',
   trap_jr_sr:
@@ -595,6 +601,52 @@ export function splitOrJoinStreet(rng: ListRng, address1: string): string {
     words[i] = `${word.slice(0, at)} ${word.slice(at)}`;
   }
   return lead + words.join(' ');
+}
+
+/** A scanner's misreading of one letter: as two (RN for M, VV for W) or as a look-alike digit. */
+const SCANNED_LETTERS: Readonly<Record<string, string>> = {
+  M: 'RN',
+  W: 'VV',
+  O: '0',
+  I: '1',
+  S: '5',
+  B: '8',
+};
+
+/** Positions of `name` where scannedSlip can act (a digit only between two letters, as in a word). */
+function scannedPositions(name: string): number[] {
+  const at: number[] = [];
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i]!;
+    const slip = SCANNED_LETTERS[c];
+    if (slip === undefined) continue;
+    if (slip.length === 1 && !(isLetter(name[i - 1] ?? '') && isLetter(name[i + 1] ?? ''))) continue;
+    at.push(i);
+  }
+  return at;
+}
+
+export function scannedSlipEligible(name: string): boolean {
+  return scannedPositions(name).length > 0;
+}
+
+/** One letter of the name misread by a scanner: `MARY` → `RNARY`, `WILSON` → `WIL5ON`. */
+export function scannedSlip(rng: ListRng, name: string): string {
+  const at = scannedPositions(name);
+  if (at.length === 0) return name;
+  const i = rng.pick(at);
+  return name.slice(0, i) + SCANNED_LETTERS[name[i]!]! + name.slice(i + 1);
+}
+
+const GLUABLE_HOUSE_NUMBER = /^(\d+) ([A-Z]{3})/;
+
+export function houseNumberGluedEligible(address1: string): boolean {
+  return GLUABLE_HOUSE_NUMBER.test(address1);
+}
+
+/** The space between the house number and the street's first word dropped: `1377SECOND ST`. */
+export function glueHouseNumber(address1: string): string {
+  return address1.replace(GLUABLE_HOUSE_NUMBER, '$1$2');
 }
 
 const UNIT_AT_END = /^(.*\S) ((?:APT|UNIT|STE|LOT|#) ?\S+)$/;

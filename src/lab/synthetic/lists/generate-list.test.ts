@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { readCsvTable } from '../../../domain/csv/csv-reader.ts';
+import { canonicalAddress, parseAddress } from '../../../domain/matching/normalize/address.ts';
 import { packDate, parseDob as parseDobAnyShape } from '../../../domain/matching/normalize/dates.ts';
 import { providerOfTypo } from '../../../domain/matching/normalize/email-domain-typos.ts';
-import { parseCoupleName, withoutAsides } from '../../../domain/matching/normalize/names.ts';
+import { cleanName, parseCoupleName, withoutAsides } from '../../../domain/matching/normalize/names.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../synthetic-voters.ts';
 import {
   ageOn,
@@ -306,8 +307,9 @@ describe('generateContactList', () => {
             // The matcher reads the two people back.
             const couple = parseCoupleName(cells.full_name!);
             assert.ok(couple !== null, cells.full_name);
+            // A given name of two words comes back as first and middle name, which agree with it.
             assert.deepEqual(
-              couple.map((person) => person.first).sort(),
+              couple.map((person) => `${person.first} ${person.middle}`.trim()).sort(),
               [upper(v.first_name), upper(mate.first_name)].sort(),
             );
             bump('couple_in_full_name');
@@ -448,6 +450,7 @@ describe('generateContactList', () => {
           'house_number_missing',
           'street_split_join',
           'unit_other_line',
+          'house_number_glued',
         ];
         const only = (tag: string) => addressAsIs && streetTags.every((t) => t === tag || !tags.has(t));
         const a1 = upper(cells.address1);
@@ -470,6 +473,28 @@ describe('generateContactList', () => {
           const line = (x: string | undefined, y: string | undefined) => `${upper(x)} ${upper(y)}`.trim();
           assert.equal(line(cells.address1, cells.address2), line(v.address1, v.address2));
           bump('unit_other_line');
+        }
+        if (pattern === 'name_address' && tags.has('house_number_glued') && only('house_number_glued')) {
+          assert.notEqual(a1, upper(v.address1));
+          assert.match(a1, /^\d+[A-Z]{3}/);
+          // The matcher's parser reads it as the voter file's address.
+          const canonical = (line: string) => canonicalAddress(parseAddress(line));
+          assert.equal(canonical(a1), canonical(upper(v.address1)));
+          bump('house_number_glued');
+        }
+        const namesAsIs = !has(
+          'full_name',
+          'typo_last',
+          'married_surname',
+          'names_swapped',
+          'first_name_combined',
+        );
+        if (tags.has('name_scanned') && namesAsIs && (cells.last_name ?? '') !== '') {
+          assert.notEqual(upper(cells.last_name), upper(v.last_name));
+          // As the matcher reads a scan: a digit in a word as its letter, then RN as M and VV as W.
+          const scanned = (name: string) => cleanName(name).replaceAll('RN', 'M').replaceAll('VV', 'W');
+          assert.equal(scanned(cells.last_name!), scanned(v.last_name!));
+          bump('name_scanned');
         }
         if (tags.has('typo_city') && !has('mover', 'one_line_address') && (cells.city ?? '') !== '') {
           assert.notEqual(upper(cells.city), upper(v.city));
@@ -576,6 +601,8 @@ describe('generateContactList', () => {
       'email_domain_typo',
       'couple_in_full_name',
       'nickname_aside',
+      'house_number_glued',
+      'name_scanned',
     ]) {
       assert.ok((checked.get(tag) ?? 0) >= 5, `${tag} checked only ${checked.get(tag) ?? 0} times`);
     }
@@ -593,6 +620,7 @@ describe('generateContactList', () => {
       'middle_as_first',
       'first_middle_joined',
       'nickname_aside',
+      'name_scanned',
       'typo_city',
       'zip_transposed',
       'one_line_no_commas',
@@ -673,6 +701,7 @@ describe('generateContactList', () => {
           'middle_as_first',
           'first_middle_joined',
           'nickname_aside',
+          'name_scanned',
           'case_lower',
           'case_title',
           'dob_swap',

@@ -32,7 +32,9 @@ import {
   formatDob,
   formatPhone,
   fullName,
+  glueHouseNumber,
   hasNickname,
+  houseNumberGluedEligible,
   invalidDob,
   jitterLatLong,
   mimicId,
@@ -41,6 +43,8 @@ import {
   parseDob,
   phoneDigits,
   randomizeDigits,
+  scannedSlip,
+  scannedSlipEligible,
   splitOrJoinStreet,
   streetSplitJoinEligible,
   TRAP_TAGS,
@@ -970,6 +974,7 @@ class RowBuilder {
         p.last = last;
       }
       if (typoEligible(p.last) && this.#roll('typo_last', tags)) p.last = typo(rng, p.last).value;
+      if (scannedSlipEligible(p.last) && this.#roll('name_scanned', tags)) p.last = scannedSlip(rng, p.last);
       if (!couple && p.first !== '' && p.last !== '' && this.#roll('names_swapped', tags)) {
         [p.first, p.last] = [p.last, p.first];
       }
@@ -1172,6 +1177,9 @@ class RowBuilder {
     }
     if (streetSplitJoinEligible(p.address1) && this.#roll('street_split_join', tags)) {
       p.address1 = splitOrJoinStreet(rng, p.address1);
+    }
+    if (houseNumberGluedEligible(p.address1) && this.#roll('house_number_glued', tags)) {
+      p.address1 = glueHouseNumber(p.address1);
     }
     if (unitOtherLineEligible(p.address1, p.address2) && this.#roll('unit_other_line', tags)) {
       [p.address1, p.address2] = unitOtherLine(p.address1, p.address2);
