@@ -977,14 +977,10 @@ export function writtenApartTest(a: string): (b: string) => boolean {
  */
 export function withDirectionalsSpelled(street: string): string | null {
   if (!hasDirectionalWord(street)) return null;
-  let spelledAny = false;
-  const words = street.split(' ').map((word) => {
-    const spelled = SPELLED_DIRECTIONALS.get(word);
-    if (spelled === undefined) return word;
-    spelledAny = true;
-    return spelled;
-  });
-  return spelledAny ? words.join(' ') : null;
+  return street
+    .split(' ')
+    .map((word) => SPELLED_DIRECTIONALS.get(word) ?? word)
+    .join(' ');
 }
 
 /** Whether `street` has a word N, S, E, W, NE, NW, SE or SW, without splitting it. */
