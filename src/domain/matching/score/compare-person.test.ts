@@ -173,6 +173,13 @@ describe('comparePerson last name', () => {
   });
   it('similar by sound', () => assert.equal(level({ last_name: 'Filipsberg' }, 3, F.last), L.last.similar));
   it('differ', () => assert.equal(level({ last_name: 'Schmidt' }, 0, F.last), L.last.differ));
+  it('similar: a surname no voter has, two keystrokes from the voter’s with its initial', () => {
+    assert.equal(level({ last_name: 'SNITC' }, 0, F.last), L.last.similar);
+    assert.equal(level({ last_name: 'SMIT' }, 0, F.last), L.last.typo);
+    // Another initial, or three keystrokes: another surname.
+    assert.equal(level({ last_name: 'QMITC' }, 0, F.last), L.last.differ);
+    assert.equal(level({ last_name: 'SNOTC' }, 0, F.last), L.last.differ);
+  });
   it('typo: a scanner’s RN for M or VV for W, two edits apart', () => {
     assert.equal(level({ last_name: 'SRNITH' }, 0, F.last), L.last.typo);
     assert.equal(level({ first_name: 'RNARY' }, 5, F.first), L.first.typo);

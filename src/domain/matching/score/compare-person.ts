@@ -387,7 +387,22 @@ function compareLast(
   if (isTypo(a, b, similarity)) return L.last.typo;
   if (sharesWord(a, b)) return L.last.part;
   if (aSound === index.lastSound(vLast) || similarity >= SIMILAR_NAMES) return L.last.similar;
+  if (aId < 0 && isMisspellingOf(a, b)) return L.last.similar;
   return L.last.differ;
+}
+
+/**
+ * A surname no voter has (`aId` < 0) is a misspelling of someone's; two keystrokes from the
+ * voter's, with its initial, it is likelier hers or his mistyped twice (DIS for DAVIS, SNITC for
+ * SMITH, LXE for LEE) than another surname, which a man's would otherwise be (isAnotherPerson).
+ */
+function isMisspellingOf(a: string, b: string): boolean {
+  return (
+    a.charCodeAt(0) === b.charCodeAt(0) &&
+    Math.min(a.length, b.length) >= 3 &&
+    Math.abs(a.length - b.length) <= 2 &&
+    boundedEditDistance(a, b, 2) <= 2
+  );
 }
 
 /** The same letters with or without the spaces between a name's parts: one name written two ways. */
