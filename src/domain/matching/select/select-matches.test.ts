@@ -202,6 +202,17 @@ describe('isAnotherPerson', () => {
     assert.equal(isAnotherPerson(levels({ ...MAN, last: L.last.typo }), true), false);
   });
 
+  it('a man at the row’s address, born the same day, is the row’s man with his surname mis-entered', () => {
+    const HOME = { ...MAN, address: L.address.exact, zip: L.zip.exact };
+    assert.equal(isAnotherPerson(levels(HOME), true), false);
+    assert.equal(isAnotherPerson(levels({ ...HOME, dob: L.dob.typo }), true), false);
+    // The address or the full date alone is not enough.
+    assert.equal(isAnotherPerson(levels({ ...HOME, dob: L.dob.month }), true), true);
+    assert.equal(isAnotherPerson(levels({ ...HOME, address: L.address.street }), true), true);
+    const { dob: _, ...withoutDate } = HOME;
+    assert.equal(isAnotherPerson(levels({ ...withoutDate, age: L.age.year }), true), true);
+  });
+
   it('is what selection drops', () => {
     const { matches } = selectMatches(scored([candidate(4, 1e9, MAN)]), 50, 1, false, (voter) => voter === 4);
     assert.deepEqual(matches, []);

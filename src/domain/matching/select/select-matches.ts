@@ -115,13 +115,26 @@ function sameName(lv: Uint8Array): boolean {
  * A candidate who is not the row's person, however much the rest agrees: another member of the
  * household (isAnotherHouseholdMember), or a man filed under another surname (women change
  * theirs on marriage; a man's surname that disagrees outright is another man's), unless a phone
- * or an e-mail of his own says otherwise.
+ * or an e-mail of his own says otherwise, or his own address and birth date together do: a man
+ * of the row's first name at its address, born the same day, is the row's man with his surname
+ * mis-entered, not a stranger (who shares a first name and a birth date by chance, but not a
+ * home as well).
  */
 export function isAnotherPerson(lv: Uint8Array, male: boolean): boolean {
   if (isAnotherHouseholdMember(lv)) return true;
   return (
-    male && lv[F.last] === L.last.differ && lv[F.phone] !== L.binary.exact && lv[F.email] !== L.binary.exact
+    male &&
+    lv[F.last] === L.last.differ &&
+    lv[F.phone] !== L.binary.exact &&
+    lv[F.email] !== L.binary.exact &&
+    !(lv[F.address] === L.address.exact && fullDateAgrees(lv))
   );
+}
+
+/** The full birth date agrees: to the day, with day and month swapped, or one digit typo from it. */
+function fullDateAgrees(lv: Uint8Array): boolean {
+  const dob = lv[F.dob];
+  return dob === L.dob.exact || dob === L.dob.swapped || dob === L.dob.typo;
 }
 
 /**
