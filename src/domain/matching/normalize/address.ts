@@ -471,10 +471,7 @@ function withHouseNumberApart(t: readonly string[]): readonly string[] {
   let digits = 0;
   while (digits < first.length && isDigit(first.charCodeAt(digits))) digits++;
   if (digits === 0 || first.length - digits < 3) return t;
-  for (let i = digits; i < first.length; i++) {
-    const c = first.charCodeAt(i);
-    if (c < 65 || c > 90) return t;
-  }
+  for (let i = digits; i < first.length; i++) if (!isLetter(first.charCodeAt(i))) return t;
   return [first.slice(0, digits), first.slice(digits), ...t.slice(1)];
 }
 

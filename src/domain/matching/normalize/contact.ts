@@ -2,6 +2,7 @@
  * Phone, e-mail, ZIP, state, gender and coordinates: charCode scans, no regex, never throws.
  * Each returns null (or '') for a value that cannot be a real one, so it never matches wrongly.
  */
+import { isAsciiLetter } from './ascii.ts';
 import { providerOfTypo } from './email-domain-typos.ts';
 import { withoutZeroFraction } from './zero-fraction.ts';
 
@@ -10,7 +11,6 @@ const MAX_PHONE_CHARS = 40;
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
-const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /** Whether the rest of `value` from `from` is only '0' (a spreadsheet's '9195551234.0'). */
 function onlyZerosFrom(value: string, from: number, end: number): boolean {
@@ -54,9 +54,9 @@ export function normalizePhone(value: string): string | null {
       continue;
     }
     // A label before the number ('Cell: ', 'tel:', 'H '): a word, then ':', '.' or a space.
-    if (count === 0 && !plus && isLetter(c)) {
+    if (count === 0 && !plus && isAsciiLetter(c)) {
       let end = i;
-      while (end < length && isLetter(value.charCodeAt(end))) end++;
+      while (end < length && isAsciiLetter(value.charCodeAt(end))) end++;
       const after = end < length ? value.charCodeAt(end) : 0;
       if (!(after === 58 || after === 46 || isSpace(after))) return null;
       i = end;
@@ -82,7 +82,7 @@ export function normalizePhone(value: string): string | null {
     } else if (!(isSpace(c) || c === 45 || c === 40 || c === 41 || c === 47)) {
       // A label after a whole number ('(cell)', 'home'), or the list's next: ';' ','. Letters
       // within a number are no phone's.
-      if (count >= 10 && (isLetter(c) || c === 59 || c === 44)) break;
+      if (count >= 10 && (isAsciiLetter(c) || c === 59 || c === 44)) break;
       return null;
     }
   }
@@ -323,8 +323,8 @@ export function normalizeZip(value: string): string | null {
   // The state written before it ('NC 27601'), as on an envelope's last line.
   if (
     end - start > 3 &&
-    isLetter(value.charCodeAt(start)) &&
-    isLetter(value.charCodeAt(start + 1)) &&
+    isAsciiLetter(value.charCodeAt(start)) &&
+    isAsciiLetter(value.charCodeAt(start + 1)) &&
     (isSpace(value.charCodeAt(start + 2)) || value.charCodeAt(start + 2) === 44) &&
     normalizeStateCode(value.slice(start, start + 2)) !== null
   ) {

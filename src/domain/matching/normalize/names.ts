@@ -4,6 +4,8 @@
  * itself after one charCode scan, and nothing here builds a regex per call.
  */
 
+import { isAsciiLetter } from './ascii.ts';
+
 /** Names are never this long; cutting first bounds the work on hostile cells. */
 const MAX_NAME_CHARS = 200;
 
@@ -125,8 +127,6 @@ function replacementOfOther(cp: number): string {
  * name's word (CAR0L, WIL5ON) is a scanning or keying slip for it, where no name has digits.
  */
 const DIGIT_LOOKALIKES = ['O', 'I', 'Z', 'E', 'A', 'S', 'G', 'T', 'B', 'G'];
-
-const isAsciiLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /**
  * Upper-case ASCII A-Z words separated by single spaces. Accents and compatibility forms fold to

@@ -400,7 +400,6 @@ function isMisspellingOf(a: string, b: string): boolean {
   return (
     a.charCodeAt(0) === b.charCodeAt(0) &&
     Math.min(a.length, b.length) >= 3 &&
-    Math.abs(a.length - b.length) <= 2 &&
     boundedEditDistance(a, b, 2) <= 2
   );
 }

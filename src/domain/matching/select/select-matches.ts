@@ -155,7 +155,7 @@ export function isAnotherHouseholdMember(lv: Uint8Array): boolean {
     return true;
   }
   if (lv[F.suffix] !== L.suffix.differ) return false;
-  return dob !== L.dob.exact && dob !== L.dob.swapped && dob !== L.dob.typo && dob !== L.dob.month;
+  return !fullDateAgrees(lv) && dob !== L.dob.month;
 }
 
 /** The strategy a match rests on, from the strongest identifying fields that agreed. */
