@@ -1,4 +1,5 @@
 import { boundedEditDistance } from '../compare/string-similarity.ts';
+import { isAsciiDigit } from './ascii.ts';
 import {
   DIRECTIONALS,
   NAME_WORDS,
@@ -234,7 +235,7 @@ export function canonicalAddress(parsed: ParsedAddress): string {
     let s = parsed.houseNumber;
     if (parsed.houseSuffix !== '') {
       // '123A' but '123 1/2': a fraction written against the number would read as another number.
-      s += isDigit(parsed.houseSuffix.charCodeAt(0)) ? ` ${parsed.houseSuffix}` : parsed.houseSuffix;
+      s += isAsciiDigit(parsed.houseSuffix.charCodeAt(0)) ? ` ${parsed.houseSuffix}` : parsed.houseSuffix;
     }
     s = join(s, parsed.preDirectional);
     s = join(s, parsed.streetName);
@@ -265,10 +266,6 @@ function join(a: string, b: string): string {
 
 // ---------------------------------------------------------------------------------------------------
 // Tokenizer
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
 
 function isLetter(c: number): boolean {
   return c >= 65 && c <= 90;
@@ -316,8 +313,8 @@ function tokenize(raw: string): string[] {
     if (c === 45 || c === 47 || c === 0x2044) {
       // '-' and '/' (or NFKD's fraction slash) inside a number: keep.
       const next = s.charCodeAt(i + 1);
-      const firstIsDigit = open && isDigit(cur !== '' ? cur.charCodeAt(0) : s.charCodeAt(start));
-      if (firstIsDigit && (c === 45 ? isAlnum(next) : isDigit(next))) {
+      const firstIsDigit = open && isAsciiDigit(cur !== '' ? cur.charCodeAt(0) : s.charCodeAt(start));
+      if (firstIsDigit && (c === 45 ? isAlnum(next) : isAsciiDigit(next))) {
         if (c === 0x2044) {
           cur += `${start >= 0 ? s.slice(start, i) : ''}/`;
           start = i + 1;
@@ -372,13 +369,13 @@ function tokenize(raw: string): string[] {
 // Token helpers
 
 function hasDigit(tok: string): boolean {
-  for (let i = 0; i < tok.length; i++) if (isDigit(tok.charCodeAt(i))) return true;
+  for (let i = 0; i < tok.length; i++) if (isAsciiDigit(tok.charCodeAt(i))) return true;
   return false;
 }
 
 function allDigits(tok: string): boolean {
   if (tok === '') return false;
-  for (let i = 0; i < tok.length; i++) if (!isDigit(tok.charCodeAt(i))) return false;
+  for (let i = 0; i < tok.length; i++) if (!isAsciiDigit(tok.charCodeAt(i))) return false;
   return true;
 }
 
@@ -386,7 +383,7 @@ function allDigits(tok: string): boolean {
 function gluedPrefixLength(tok: string): number {
   let i = 0;
   while (i < tok.length && isLetter(tok.charCodeAt(i))) i++;
-  return i > 0 && i < tok.length && isDigit(tok.charCodeAt(i)) ? i : 0;
+  return i > 0 && i < tok.length && isAsciiDigit(tok.charCodeAt(i)) ? i : 0;
 }
 
 /** 'APT4B' → 3 when the letters are a unit designator; 0 otherwise. */
@@ -398,7 +395,7 @@ function gluedUnitLength(tok: string): number {
 /** Digits followed by exactly ST/ND/RD/TH: '1ST', '22ND', '103RD'. */
 function isOrdinal(tok: string): boolean {
   let i = 0;
-  while (i < tok.length && isDigit(tok.charCodeAt(i))) i++;
+  while (i < tok.length && isAsciiDigit(tok.charCodeAt(i))) i++;
   if (i === 0 || tok.length - i !== 2) return false;
   const tail = tok.slice(i);
   return tail === 'ST' || tail === 'ND' || tail === 'RD' || tail === 'TH';
@@ -418,7 +415,7 @@ function isOldOrdinal(tok: string): boolean {
 /** '0012' → '12', '0' → '0', '0A' → '0A': zeros go only while a digit follows. */
 function stripLeadingZeros(tok: string): string {
   let i = 0;
-  while (i < tok.length - 1 && tok.charCodeAt(i) === 48 && isDigit(tok.charCodeAt(i + 1))) i++;
+  while (i < tok.length - 1 && tok.charCodeAt(i) === 48 && isAsciiDigit(tok.charCodeAt(i + 1))) i++;
   return i === 0 ? tok : tok.slice(i);
 }
 
@@ -450,7 +447,10 @@ function looksLikeStreetLine(t: readonly string[]): boolean {
   }
   const second = t[1];
   return (
-    second !== undefined && isDigit(first.charCodeAt(0)) && second !== '#' && !UNIT_DESIGNATORS.has(second)
+    second !== undefined &&
+    isAsciiDigit(first.charCodeAt(0)) &&
+    second !== '#' &&
+    !UNIT_DESIGNATORS.has(second)
   );
 }
 
@@ -469,7 +469,7 @@ function parseLine(t: readonly string[], out: ParsedAddress): void {
 function withHouseNumberApart(t: readonly string[]): readonly string[] {
   const first = t[0]!;
   let digits = 0;
-  while (digits < first.length && isDigit(first.charCodeAt(digits))) digits++;
+  while (digits < first.length && isAsciiDigit(first.charCodeAt(digits))) digits++;
   if (digits === 0 || first.length - digits < 3) return t;
   for (let i = digits; i < first.length; i++) if (!isLetter(first.charCodeAt(i))) return t;
   return [first.slice(0, digits), first.slice(digits), ...t.slice(1)];
@@ -605,7 +605,7 @@ function readRuralRoute(
   }
   if (t[j] === '#') j++;
   const route = t[j];
-  if (route === undefined || !hasDigit(route) || !isDigit(route.charCodeAt(0))) return null;
+  if (route === undefined || !hasDigit(route) || !isAsciiDigit(route.charCodeAt(0))) return null;
   j++;
   let box = '';
   if (allowBoxFirst) {
@@ -627,7 +627,7 @@ function readHouseNumber(t: readonly string[], out: ParsedAddress): number {
   const tok = t[0];
   if (tok === undefined) return 0;
   const c = tok.charCodeAt(0);
-  if (isDigit(c)) {
+  if (isAsciiDigit(c)) {
     // '5TH AVE' has no house number.
     if (t.length > 1 && isOrdinal(tok)) return 0;
     splitHouseNumber(tok, out);
@@ -668,7 +668,7 @@ function readHouseNumber(t: readonly string[], out: ParsedAddress): number {
 function isGridNumber(tok: string): boolean {
   // [NSEW] digits ( [NSEW] digits )?
   let i = 1;
-  while (i < tok.length && isDigit(tok.charCodeAt(i))) i++;
+  while (i < tok.length && isAsciiDigit(tok.charCodeAt(i))) i++;
   if (i === 1) return false;
   if (i === tok.length) return true;
   const d = tok.charCodeAt(i);
@@ -678,7 +678,7 @@ function isGridNumber(tok: string): boolean {
 
 function splitHouseNumber(tok: string, out: ParsedAddress): void {
   let i = 0;
-  while (i < tok.length && isDigit(tok.charCodeAt(i))) i++;
+  while (i < tok.length && isAsciiDigit(tok.charCodeAt(i))) i++;
   let number = tok.slice(0, i);
   let rest = tok.slice(i);
   if (rest.charCodeAt(0) === 45) {
@@ -690,7 +690,7 @@ function splitHouseNumber(tok: string, out: ParsedAddress): void {
     }
     // Queens '12-34' (and '12-34A'): the digits after the hyphen belong to the number.
     let k = 0;
-    while (k < rest.length && isDigit(rest.charCodeAt(k))) k++;
+    while (k < rest.length && isAsciiDigit(rest.charCodeAt(k))) k++;
     number += rest.slice(0, k);
     rest = rest.slice(k);
   }
@@ -769,7 +769,7 @@ function readStreet(t: readonly string[], from: number, out: ParsedAddress): voi
     if (
       dir === undefined &&
       ROUTE_SUFFIXES.has(std) &&
-      (isDigit(next.charCodeAt(0)) || (next.length === 1 && LETTERED_ROUTE_SUFFIXES.has(std)))
+      (isAsciiDigit(next.charCodeAt(0)) || (next.length === 1 && LETTERED_ROUTE_SUFFIXES.has(std)))
     ) {
       w[x] = std;
       break;

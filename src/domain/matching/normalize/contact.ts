@@ -2,14 +2,13 @@
  * Phone, e-mail, ZIP, state, gender and coordinates: charCode scans, no regex, never throws.
  * Each returns null (or '') for a value that cannot be a real one, so it never matches wrongly.
  */
-import { isAsciiLetter } from './ascii.ts';
+import { isAsciiDigit, isAsciiLetter } from './ascii.ts';
 import { providerOfTypo } from './email-domain-typos.ts';
 import { withoutZeroFraction } from './zero-fraction.ts';
 
 /** Longer than this is not a phone number, however it is punctuated. */
 const MAX_PHONE_CHARS = 40;
 
-const isDigit = (c: number) => c >= 48 && c <= 57;
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
 
 /** Whether the rest of `value` from `from` is only '0' (a spreadsheet's '9195551234.0'). */
@@ -32,7 +31,7 @@ export function normalizePhone(value: string): string | null {
   if (length === 10) {
     // Fast path: exactly ten digits, as voter files store them.
     let i = 0;
-    while (i < 10 && isDigit(value.charCodeAt(i))) i++;
+    while (i < 10 && isAsciiDigit(value.charCodeAt(i))) i++;
     if (i === 10) return validNanp(value) ? value : null;
   }
   if (length > MAX_PHONE_CHARS) return null;
@@ -46,7 +45,7 @@ export function normalizePhone(value: string): string | null {
   let i = 0;
   for (; i < length; i++) {
     const c = value.charCodeAt(i);
-    if (isDigit(c)) {
+    if (isAsciiDigit(c)) {
       // A new run after a whole number and a '/': the cell's second number.
       if (run < 0 && count >= 10 && listed) break;
       if (++count > 11) return null;
@@ -313,7 +312,7 @@ export function normalizeZip(value: string): string | null {
   if (length === 5) {
     // Fast path: five digits.
     let i = 0;
-    while (i < 5 && isDigit(value.charCodeAt(i))) i++;
+    while (i < 5 && isAsciiDigit(value.charCodeAt(i))) i++;
     if (i === 5) return value.startsWith('000') ? null : value;
   }
   if (length > 24) return null;
@@ -338,7 +337,7 @@ export function normalizeZip(value: string): string | null {
   let separator = false;
   for (let i = start; i < end; i++) {
     const c = value.charCodeAt(i);
-    if (isDigit(c)) {
+    if (isAsciiDigit(c)) {
       if (separator) tail += value[i];
       else head += value[i];
     } else if ((c === 45 || c === 32) && !separator && head !== '') separator = true;
@@ -503,7 +502,7 @@ function parseDecimal(value: string): number {
   let mantissa = 0;
   for (; i < length; i++) {
     const c = s.charCodeAt(i);
-    if (isDigit(c)) {
+    if (isAsciiDigit(c)) {
       digits++;
       mantissa = mantissa * 10 + c - 48;
       if (fraction >= 0) fraction++;

@@ -1,4 +1,5 @@
 /** Dates of birth and ages: charCode parsing, no Date objects per call. */
+import { isAsciiDigit } from './ascii.ts';
 import { withoutZeroFraction } from './zero-fraction.ts';
 
 /** A date of birth; month and day are 0 when unknown. */
@@ -18,8 +19,6 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** Longest accepted form: 'YYYY-MM-DDTHH:MM:SS.sssZ' and a little slack. */
 const MAX_DOB_CHARS = 40;
 
-const isDigit = (c: number) => c >= 48 && c <= 57;
-
 function daysIn(year: number, month: number): number {
   if (month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0)) return 29;
   return DAYS_IN_MONTH[month - 1]!;
@@ -30,7 +29,7 @@ function digitsAt(value: string, from: number, to: number): number {
   let n = 0;
   for (let i = from; i < to; i++) {
     const c = value.charCodeAt(i);
-    if (!isDigit(c)) return -1;
+    if (!isAsciiDigit(c)) return -1;
     n = n * 10 + c - 48;
   }
   return n;
@@ -120,7 +119,7 @@ export function parseDob(value: string, asOf: Date): PartialDate | null {
   let i = start;
   for (; i < length; i++) {
     const c = value.charCodeAt(i);
-    if (isDigit(c)) {
+    if (isAsciiDigit(c)) {
       if (count === 0) count = 1;
       if (widths[count - 1]! >= 8) return null;
       parts[count - 1] = parts[count - 1]! * 10 + c - 48;
@@ -267,7 +266,7 @@ export function birthYearsFromAge(value: string, asOf: Date): [number, number] |
   let i = start;
   for (; i < length; i++) {
     const c = value.charCodeAt(i);
-    if (!isDigit(c)) break;
+    if (!isAsciiDigit(c)) break;
     age = age * 10 + c - 48;
     if (++digits > 3) return null;
   }

@@ -1,3 +1,4 @@
+import { isAsciiDigit } from '../../matching/normalize/ascii.ts';
 import { normalizeGender, normalizeZip, US_STATE_NAMES } from '../../matching/normalize/contact.ts';
 import { parseDob } from '../../matching/normalize/dates.ts';
 import type { IdentifierKey } from './identifier-keys.ts';
@@ -199,8 +200,6 @@ export function cleanEmail(raw: string): string | null {
 const NOT_IN_ADDRESS = new Uint8Array(128);
 for (const ch of '<>(),;:"[]\\') NOT_IN_ADDRESS[ch.charCodeAt(0)] = 1;
 
-const isDigit = (c: number) => c >= 48 && c <= 57;
-
 /**
  * PHONE → international digits without '+' (country code + number), or null. `+` or a leading
  * `00` marks an international number (its leading zeros dropped: `+001…`, `0044…`). A national
@@ -216,7 +215,7 @@ export function cleanPhone(raw: string, callingCode = '1'): string | null {
   let plus = false;
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
-    if (isDigit(c)) digits += raw[i];
+    if (isAsciiDigit(c)) digits += raw[i];
     else if (c === 43 /* + */) {
       if (plus || digits !== '') return null;
       plus = true;
@@ -257,7 +256,7 @@ function smallNumber(raw: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (!isDigit(c)) return -1;
+    if (!isAsciiDigit(c)) return -1;
     n = n * 10 + c - 48;
   }
   return n;
@@ -272,7 +271,7 @@ export function cleanBirthYear(raw: string, asOf: Date = new Date()): string | n
   let year = 0;
   for (let i = 0; i < 4; i++) {
     const c = s.charCodeAt(i);
-    if (!isDigit(c)) return null;
+    if (!isAsciiDigit(c)) return null;
     year = year * 10 + c - 48;
   }
   return year >= MIN_BIRTH_YEAR && year <= asOf.getUTCFullYear() ? s : null;
@@ -349,7 +348,7 @@ export function cleanMadid(raw: string): string | null {
   if (id.length === 0 || id.length > 64 || id === ZERO_MADID || isPlaceholder(id)) return null;
   for (let i = 0; i < id.length; i++) {
     const c = id.charCodeAt(i);
-    if (!(isDigit(c) || (c >= 97 && c <= 122) || c === 45)) return null;
+    if (!(isAsciiDigit(c) || (c >= 97 && c <= 122) || c === 45)) return null;
   }
   return id;
 }
