@@ -110,8 +110,18 @@ describe('parseDob', () => {
       'Jul 12, 1959',
       'July 12 1959',
       'JUL. 12, 1959',
+      '12JUL1959',
+      '12jul59',
+      'Jul 12th, 1959',
+      'Sunday, July 12, 1959',
+      'Sun Jul 12 1959',
+      '12-JUL-1959 00:00:00',
+      'Jul 12, 1959 3:15 PM',
     ])
       assert.deepEqual(parseDob(value, AS_OF), date(1959, 7, 12), value);
+    assert.deepEqual(parseDob('July 1st 1959', AS_OF), date(1959, 7, 1));
+    assert.deepEqual(parseDob('July 22nd 1959', AS_OF), date(1959, 7, 22));
+    assert.deepEqual(parseDob('JUL1959', AS_OF), date(1959, 7, 0));
     assert.deepEqual(parseDob('Sept 3 1980', AS_OF), date(1980, 9, 3));
     assert.deepEqual(parseDob('JUL 1959', AS_OF), date(1959, 7, 0));
     for (const value of [
@@ -125,7 +135,12 @@ describe('parseDob', () => {
       '12 JUL 1980 1',
       'JUL 123 1980',
       '12 JUL 2059',
-      'Jul 12th, 1959',
+      'July 11st 1959',
+      'JUL121959',
+      '1959JUL12',
+      '12JUL1959X',
+      '12 JUL 1959 Sun',
+      'Sunday',
     ])
       assert.equal(parseDob(value, AS_OF), null, value);
   });

@@ -222,12 +222,21 @@ function monthOf(word: string): number {
 
 /**
  * A date with its month's name, as databases and spreadsheets export them: day first
- * (`12-JUL-1959`, `12-Jul-59`, `12 July 1959`) or month first (`Jul 12, 1959`, `July 12 1959`),
- * or a month and year (`JUL 1959`). Parts are separated by spaces, '-', '/', '.' or a comma; a
- * two-digit year as in parseDob. Anything else → null.
+ * (`12-JUL-1959`, `12-Jul-59`, `12 July 1959`, SAS's `12JUL1959`) or month first (`Jul 12, 1959`,
+ * `July 12 1959`, `Jul 12th, 1959`), or a month and year (`JUL 1959`). Parts are separated by
+ * spaces, '-', '/', '.' or a comma, or not at all between digits and letters; a two-digit year
+ * as in parseDob. A weekday's name before it (a spreadsheet's long date, `Sunday, July 12, 1959`)
+ * and a time of day after it (`12-JUL-1959 00:00:00`) say nothing more and are passed over.
+ * Anything else → null.
  */
 function monthNameDate(value: string, asOf: Date): PartialDate | null {
-  const parts = value.split(/[\s,./-]+/).filter((part) => part !== '');
+  const time = TRAILING_TIME.exec(value);
+  const parts = (time === null ? value : value.slice(0, time.index))
+    .split(MONTH_DATE_PARTS)
+    .filter((part) => part !== '');
+  if (parts.length > 0 && WEEKDAYS.has(parts[0]!.toUpperCase())) parts.shift();
+  const ordinal = parts.findIndex((part, i) => i > 0 && isOrdinalOf(parts[i - 1]!, part));
+  if (ordinal > 0) parts.splice(ordinal, 1);
   if (parts.length < 2 || parts.length > 3) return null;
   const at = parts.findIndex((part) => monthOf(part) > 0);
   if (at < 0 || at === parts.length - 1) return null;
@@ -241,6 +250,34 @@ function monthNameDate(value: string, asOf: Date): PartialDate | null {
   const dayPart = numbers[0]!;
   if (dayPart.length > 2 || Number(dayPart) === 0) return null;
   return checked(year, month, Number(dayPart), asOf);
+}
+
+/** Where a month-name date splits: separators, and between a run of digits and one of letters. */
+const MONTH_DATE_PARTS = /[\s,./-]+|(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)/;
+
+/** A time of day at the end: '00:00:00', '12:00 AM', '0:00:00.000'. */
+const TRAILING_TIME = /\s+\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[AP]M)?$/i;
+
+const WEEKDAYS = new Set(
+  ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'].flatMap((day) => [
+    day,
+    day.slice(0, 3),
+  ]),
+);
+
+/** Whether `suffix` is the English ordinal ending of the day number `day` ('12' 'th', '1' 'st'). */
+function isOrdinalOf(day: string, suffix: string): boolean {
+  if (!/^\d{1,2}$/.test(day)) return false;
+  const n = Number(day);
+  const ending =
+    n % 10 === 1 && n !== 11
+      ? 'ST'
+      : n % 10 === 2 && n !== 12
+        ? 'ND'
+        : n % 10 === 3 && n !== 13
+          ? 'RD'
+          : 'TH';
+  return suffix.toUpperCase() === ending;
 }
 
 /** The years unit an age may be written with: ' yrs', 'y', ' years old'. */
