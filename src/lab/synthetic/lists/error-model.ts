@@ -121,7 +121,7 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
   dob_year_only: 'name_dob rows with a dob left, unchanged by the above: only its year (YYYY)',
   age_off_by_one: 'name_dob rows that give an age instead of the dob: the age one more or one less',
   dob_format:
-    'name_dob rows whose dob is a full date as the voter file has it: written 07/12/1959, 7/12/59, 12-JUL-59, Jul 12, 1959 or 07121959 (one of the five at random)',
+    'name_dob rows whose dob is a full date as the voter file has it: written 07/12/1959, 7/12/59, 12-JUL-59, Jul 12, 1959, 12JUL1959, 1959-07-12 00:00:00, Sunday, July 12, 1959 or 07121959 (one of the eight at random)',
   first_middle_joined:
     'name rows (not a couple, middle name not used as first) whose middle name has ≥ 2 characters: first and middle name in first_name (MICHAEL BRIAN), no middle',
   one_line_no_commas:
@@ -447,7 +447,8 @@ export function writeDobAs(rng: ListRng, dob: string): string {
   const dd = String(d).padStart(2, '0');
   const yy = String(y % 100).padStart(2, '0');
   const month = MONTH_ABBREVIATIONS[m - 1]!;
-  switch (rng.int(5)) {
+  const monthTitle = `${month.charAt(0)}${month.slice(1).toLowerCase()}`;
+  switch (rng.int(8)) {
     case 0:
       return `${mm}/${dd}/${y}`;
     case 1:
@@ -455,11 +456,36 @@ export function writeDobAs(rng: ListRng, dob: string): string {
     case 2:
       return `${dd}-${month}-${yy}`;
     case 3:
-      return `${month.charAt(0)}${month.slice(1).toLowerCase()} ${d}, ${y}`;
+      return `${monthTitle} ${d}, ${y}`;
+    case 4:
+      // SAS's DATE9.
+      return `${dd}${month}${y}`;
+    case 5:
+      // A database's datetime.
+      return `${y}-${mm}-${dd} 00:00:00`;
+    case 6:
+      // A spreadsheet's long date.
+      return `${WEEKDAY_NAMES[new Date(Date.UTC(y, m - 1, d)).getUTCDay()]}, ${MONTH_NAMES[m - 1]} ${d}, ${y}`;
     default:
       return `${mm}${dd}${y}`;
   }
 }
+
+const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 export function dobSwapEligible(dob: string): boolean {
   const p = parseDob(dob);
