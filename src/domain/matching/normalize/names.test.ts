@@ -227,6 +227,8 @@ describe('normalizePersonName', () => {
     assert.equal(normalizePersonName('REV DR MARTIN', '', 'KING', '').first, 'MARTIN');
     assert.equal(normalizePersonName('Mrs', '', 'Smith', '').first, '');
     assert.equal(normalizePersonName('MRS. J', '', 'Smith', '').first, 'J');
+    assert.equal(normalizePersonName('Sgt. John', '', 'Smith', '').first, 'JOHN');
+    assert.equal(normalizePersonName('CAPT', '', 'Smith', '').first, '');
   });
 
   it('treats NMN/NMI middle names as none and joins MC prefixes', () => {
@@ -261,6 +263,9 @@ describe('parseFullName', () => {
     assert.deepEqual(parse('John Smith III, Esq.'), ['JOHN', '', 'SMITH', 'III']);
     assert.deepEqual(parse('Jane Doe MD'), ['JANE', '', 'DOE', '']);
     assert.deepEqual(parse('John Smith V'), ['JOHN', '', 'SMITH', 'V']);
+    assert.deepEqual(parse('Capt. John Smith'), ['JOHN', '', 'SMITH', '']);
+    assert.deepEqual(parse('LT COL JANE A DOE'), ['JANE', 'A', 'DOE', '']);
+    assert.deepEqual(parse('Smith, Sgt John'), ['JOHN', '', 'SMITH', '']);
   });
 
   it('parses LAST, FIRST MIDDLE', () => {

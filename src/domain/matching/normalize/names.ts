@@ -264,8 +264,34 @@ export function normalizeSuffix(value: string): string {
   return SUFFIXES.get(compact) ?? '';
 }
 
-/** Courtesy titles removed from the front of a first name or full name. */
-const TITLES = new Set(['MR', 'MRS', 'MS', 'MISS', 'MX', 'DR', 'REV', 'PROF', 'HON']);
+/**
+ * Courtesy titles and ranks removed from the front of a first name or full name (a veterans'
+ * list writes `SGT JOHN SMITH`). None is a given name; SR is not here (it is Senior), nor SEN or
+ * GOV (given names in some languages).
+ */
+const TITLES = new Set([
+  'MR',
+  'MRS',
+  'MS',
+  'MISS',
+  'MX',
+  'DR',
+  'REV',
+  'FR',
+  'PROF',
+  'HON',
+  'PVT',
+  'PFC',
+  'CPL',
+  'SGT',
+  'LT',
+  'CAPT',
+  'MAJ',
+  'COL',
+  'GEN',
+  'CDR',
+  'ADM',
+]);
 
 /** Professional post-nominals dropped from the end of a full name (they are not generational). */
 const PROFESSIONAL = new Set(['ESQ', 'PHD', 'MD', 'DDS', 'DVM', 'CPA']);
