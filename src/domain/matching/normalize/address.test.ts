@@ -160,6 +160,25 @@ describe('parseAddress: messy spellings give the voter-file canonical form', () 
     ]);
   });
 
+  it('reads a highway contract route (a star route, as they were called) apart from a rural route', () => {
+    assert.deepEqual(fields('HC 68 BOX 23A'), { ruralRoute: '68', routeType: 'HC', poBox: '23A' });
+    assertSameAddress('HC 1 BOX 5', [
+      'HCR 1 BOX 5',
+      'H C 1 BOX 5',
+      'HC1 BOX 5',
+      'Highway Contract Route 1 Box 5',
+      'STAR RTE 1 BOX 5',
+      'BOX 5 HC 1',
+      ['HC 1', 'BOX 5'],
+    ]);
+    assert.notEqual(canon('HC 1 BOX 5'), canon('RR 1 BOX 5'));
+    // Streets that start with the same words.
+    assert.deepEqual(fields('HIGHWAY 61 N'), { streetName: 'HWY 61', postDirectional: 'N' });
+    assert.deepEqual(fields('STAR LN'), { streetName: 'STAR', streetSuffix: 'LN' });
+    assert.deepEqual(fields('123 HC RD'), { houseNumber: '123', streetName: 'HC', streetSuffix: 'RD' });
+    assert.equal(canon('STAR APARTMENTS', '12 OAK ST'), '12 OAK ST');
+  });
+
   it('a rural route without a box', () => {
     assert.deepEqual(fields('RURAL ROUTE 3'), { ruralRoute: '3' });
     assert.equal(canon('RR 3'), 'RR 3');
@@ -491,6 +510,27 @@ describe('parseAddress: units', () => {
       unit: '200',
     });
     assert.equal(canon('5 MAIN ST LOT 12'), '5 MAIN ST #12');
+  });
+
+  it('a unit written before the street', () => {
+    for (const spelling of [
+      'APT 4 123 MAIN ST',
+      'Apt. 4 - 123 Main St',
+      '#4 123 Main St',
+      'APT # 4 123 MAIN ST',
+      'APT4 123 MAIN ST',
+    ])
+      assert.equal(canon(spelling), '123 MAIN ST #4', spelling);
+    assert.equal(canon('UNIT 4B 9 OAK AVE'), '9 OAK AVE #4B');
+    // Not a unit and a house number: no street after them, or no number.
+    assert.equal(parseAddress('APT 4 123').houseNumber, '');
+    assert.equal(parseAddress('LOT RD 123').houseNumber, '');
+  });
+
+  it('who the mail is for, before the street, is passed over', () => {
+    assert.equal(canon('C/O JOHN SMITH 123 MAIN ST'), '123 MAIN ST');
+    assert.equal(canon('Attn: Billing 123 Main St'), '123 MAIN ST');
+    assert.equal(parseAddress('C/O JOHN SMITH').houseNumber, '');
   });
 
   it('a unit in address1 wins over address2', () => {

@@ -69,6 +69,11 @@ export interface ParsedAddress {
   poBox: string;
   /** Rural route number ('' otherwise); the box number goes to poBox. */
   ruralRoute: string;
+  /**
+   * 'HC' when the route is a highway contract route (`HC 68 BOX 23A`, `HCR 2`, `STAR RTE 1`, what
+   * star routes became), '' for a rural route or none: HC 1 and RR 1 in one ZIP are two routes.
+   */
+  routeType: string;
 }
 
 /** Input beyond this is garbage for an address line; capping it bounds the work on hostile input. */
@@ -125,7 +130,17 @@ const BOX_WORDS: ReadonlySet<string> = new Set(['BOX', 'BX', 'DRAWER', 'DRWR']);
 const RURAL_ROUTE_WORDS: ReadonlySet<string> = new Set(['ROUTE', 'RTE', 'RT']);
 /** 'RTE 2' alone is a highway; with a BOX after it, a rural route. */
 const ROUTE_WORDS_NEEDING_BOX: ReadonlySet<string> = new Set(['RTE', 'ROUTE', 'RT', 'RD']);
-const GLUED_BOX_PREFIXES: ReadonlySet<string> = new Set(['RR', 'RFD', 'BOX', 'BX', 'POB', 'POBOX', 'PO']);
+const GLUED_BOX_PREFIXES: ReadonlySet<string> = new Set([
+  'RR',
+  'RFD',
+  'HC',
+  'HCR',
+  'BOX',
+  'BX',
+  'POB',
+  'POBOX',
+  'PO',
+]);
 /** First words that can start a PO box or rural route; a cheap pre-check before the full reading. */
 const BOX_OR_ROUTE_STARTS: ReadonlySet<string> = new Set([
   'PO',
@@ -146,6 +161,12 @@ const BOX_OR_ROUTE_STARTS: ReadonlySet<string> = new Set([
   'RT',
   'RD',
 ]);
+
+/**
+ * First words of a highway contract route (HC 1, HCR 1, H C 1, HIGHWAY CONTRACT 1, STAR RTE 1):
+ * apart from BOX_OR_ROUTE_STARTS, since STAR APTS or H BLDG in address1 is no street line.
+ */
+const HIGHWAY_CONTRACT_STARTS: ReadonlySet<string> = new Set(['HC', 'HCR', 'H', 'HIGHWAY', 'STAR']);
 
 /** Standard suffixes that also name numbered roads: 'OLD HWY 10', 'RANCH RD 620', 'LOOP 410'. */
 const ROUTE_SUFFIXES: ReadonlySet<string> = new Set([
@@ -199,6 +220,7 @@ function emptyAddress(): ParsedAddress {
     unit: '',
     poBox: '',
     ruralRoute: '',
+    routeType: '',
   };
 }
 
@@ -244,9 +266,14 @@ export function canonicalAddress(parsed: ParsedAddress): string {
     return parsed.unit === '' ? s : `${s} #${parsed.unit}`;
   }
   if (parsed.ruralRoute !== '') {
-    return parsed.poBox === '' ? `RR ${parsed.ruralRoute}` : `RR ${parsed.ruralRoute} BOX ${parsed.poBox}`;
+    return parsed.poBox === '' ? routeName(parsed) : `${routeName(parsed)} BOX ${parsed.poBox}`;
   }
   return parsed.poBox === '' ? '' : `PO BOX ${parsed.poBox}`;
+}
+
+/** A route as a pseudo-street: 'RR 2', 'HC 68'. */
+export function routeName(parsed: ParsedAddress): string {
+  return `${parsed.routeType === '' ? 'RR' : parsed.routeType} ${parsed.ruralRoute}`;
 }
 
 /**
@@ -445,6 +472,7 @@ function looksLikeStreetLine(t: readonly string[]): boolean {
   if (BOX_OR_ROUTE_STARTS.has(first) || GLUED_BOX_PREFIXES.has(first.slice(0, gluedPrefixLength(first)))) {
     return true;
   }
+  if (HIGHWAY_CONTRACT_STARTS.has(first)) return readRuralRoute(t, 0, true) !== null;
   const second = t[1];
   return (
     second !== undefined &&
@@ -455,10 +483,48 @@ function looksLikeStreetLine(t: readonly string[]): boolean {
 }
 
 function parseLine(t: readonly string[], out: ParsedAddress): void {
+  t = withoutCareOf(t);
   if (t.length === 0) return;
   if (readBoxOrRoute(t, out)) return;
+  const unitFirst = leadingUnitLength(t);
+  if (unitFirst > 0) {
+    readUnit(t, 0, unitFirst, out);
+    t = t.slice(unitFirst);
+  }
   t = withHouseNumberApart(t);
   readStreet(t, readHouseNumber(t, out), out);
+}
+
+/**
+ * A line that names who the mail is for before the street (`C/O JOHN SMITH 12 OAK ST`, `ATTN
+ * BILLING 12 OAK ST`): the street from its house number on. A line without a number after the
+ * name is left as it is (no street to read).
+ */
+function withoutCareOf(t: readonly string[]): readonly string[] {
+  const careOf = t[0] === 'C' && t[1] === 'O' ? 2 : t[0] === 'ATTN' || t[0] === 'ATTENTION' ? 1 : 0;
+  if (careOf === 0) return t;
+  for (let i = careOf + 1; i < t.length - 1; i++) if (isAsciiDigit(t[i]!.charCodeAt(0))) return t.slice(i);
+  return t;
+}
+
+/**
+ * A unit written before the street (`APT 4 123 MAIN ST`, `# 4 123 MAIN ST`, `UNIT4B 9 OAK AVE`):
+ * how many tokens it takes, when a house number and a street follow them; 0 otherwise.
+ */
+function leadingUnitLength(t: readonly string[]): number {
+  const first = t[0]!;
+  let at: number;
+  if (gluedUnitLength(first) > 0) at = 1;
+  else {
+    if (first !== '#' && !UNIT_DESIGNATORS.has(first)) return 0;
+    at = 1;
+    if (t[at] === '#') at++;
+    const value = t[at];
+    if (value === undefined || !(hasDigit(value) || value.length === 1)) return 0;
+    at++;
+  }
+  const house = t[at];
+  return house !== undefined && isAsciiDigit(house.charCodeAt(0)) && at + 1 < t.length ? at : 0;
 }
 
 /**
@@ -521,7 +587,7 @@ function readUnitLine(t: readonly string[], out: ParsedAddress): void {
 function readBoxOrRoute(tokens: readonly string[], out: ParsedAddress): boolean {
   let t = tokens;
   const first = t[0]!;
-  if (!BOX_OR_ROUTE_STARTS.has(first)) {
+  if (!BOX_OR_ROUTE_STARTS.has(first) && !HIGHWAY_CONTRACT_STARTS.has(first)) {
     // Glued: 'RR2', 'BOX112', 'POBOX112'.
     const n = gluedPrefixLength(first);
     if (n === 0 || !GLUED_BOX_PREFIXES.has(first.slice(0, n))) return false;
@@ -533,6 +599,7 @@ function readBoxOrRoute(tokens: readonly string[], out: ParsedAddress): boolean 
     out.poBox = box.value;
     if (route !== null) {
       out.ruralRoute = route.route;
+      out.routeType = route.type;
       if (route.box !== '') out.poBox = route.box;
     }
     return true;
@@ -540,6 +607,7 @@ function readBoxOrRoute(tokens: readonly string[], out: ParsedAddress): boolean 
   const route = readRuralRoute(t, 0, true);
   if (route === null) return false;
   out.ruralRoute = route.route;
+  out.routeType = route.type;
   if (route.box !== '') out.poBox = route.box;
   return true;
 }
@@ -586,9 +654,10 @@ function readRuralRoute(
   t: readonly string[],
   at: number,
   allowBoxFirst: boolean,
-): { route: string; box: string } | null {
+): { route: string; box: string; type: string } | null {
   let j = at;
   let needsBox = false;
+  let type = '';
   const a = t[j];
   const b = t[j + 1];
   if (a === 'RR' || a === 'RFD') {
@@ -597,6 +666,17 @@ function readRuralRoute(
     j += 2;
   } else if (a === 'RURAL' && b !== undefined && RURAL_ROUTE_WORDS.has(b)) {
     j += 2;
+  } else if (a === 'HC' || a === 'HCR' || (a === 'H' && b === 'C')) {
+    type = 'HC';
+    j += a === 'H' ? 2 : 1;
+  } else if (
+    (a === 'HIGHWAY' && b === 'CONTRACT') ||
+    (a === 'STAR' && b !== undefined && RURAL_ROUTE_WORDS.has(b))
+  ) {
+    type = 'HC';
+    j += 2;
+    // 'HIGHWAY CONTRACT ROUTE 2'.
+    if (a === 'HIGHWAY' && t[j] !== undefined && RURAL_ROUTE_WORDS.has(t[j]!)) j++;
   } else if (a !== undefined && ROUTE_WORDS_NEEDING_BOX.has(a)) {
     needsBox = true;
     j += 1;
@@ -619,7 +699,7 @@ function readRuralRoute(
     }
   }
   if (needsBox && box === '') return null;
-  return { route: numberPart(route), box };
+  return { route: numberPart(route), box, type };
 }
 
 /** Reads the house number at t[0]; returns the index of the first street token. */

@@ -64,6 +64,23 @@ describe('one-line addresses', () => {
     });
   });
 
+  it('splitOneLineAddress: a unit or a care-of before the street', () => {
+    assert.deepEqual(splitOneLineAddress('Apt 4, 123 Main St, Springfield, IL 62704'), {
+      street: 'Apt 4 123 Main St',
+      city: 'Springfield',
+      state: 'IL',
+      zip: '62704',
+    });
+    assert.deepEqual(splitOneLineAddress('c/o Jane Doe, 123 Main St, Springfield IL 62704'), {
+      street: '123 Main St',
+      city: 'Springfield',
+      state: 'IL',
+      zip: '62704',
+    });
+    // A unit after the street stays where it is.
+    assert.equal(splitOneLineAddress('123 Main St, Apt 4, Springfield, IL').street, '123 Main St Apt 4');
+  });
+
   it('splitOneLineAddress reads a dotted state abbreviation ("N.C.")', {}, () => {
     assert.deepEqual(splitOneLineAddress('PO Box 12, Raleigh, N.C. 27601'), {
       street: 'PO Box 12',

@@ -19,6 +19,12 @@ export function splitOneLineAddress(value: string): OneLineAddress {
   const parts = value.split(',').map((p) => p.trim());
   let street = parts[0] ?? '';
   let index = 1;
+  // "Apt 4, 123 Main St" or "c/o Jane Doe, 123 Main St": the street is the part after it, with
+  // the unit (the address reader finds it before the street too; who the mail is for is dropped).
+  if (parts.length > 1 && /^\d/.test(parts[1]!)) {
+    if (UNIT_START.test(street)) street = `${street} ${parts[index++]}`;
+    else if (CARE_OF.test(street)) street = parts[index++]!;
+  }
   // "123 Main St, Apt 4": a part that starts with a unit designator belongs to the street.
   while (index < parts.length && UNIT_START.test(parts[index]!)) street = `${street} ${parts[index++]}`;
   // Periods go without a space so "N.C." reads as NC; commas separate words.
@@ -56,6 +62,9 @@ const isStateCode = (word: string) => /^[A-Za-z]{2}$/.test(word) && normalizeSta
  */
 const UNIT_START =
   /^(#|APT|APARTMENT|UNIT|STE|SUITE|BLDG|BUILDING|FL|FLOOR|RM|ROOM|LOT|TRLR|SPC|SPACE|DEPT)\b|^BOX\s+\d/i;
+
+/** Who the mail is for, before the street: "c/o Jane Doe", "Attn: Billing". */
+const CARE_OF = /^(C\s*\/\s*O|C\.\s*O\.|ATTN|ATTENTION)\b/i;
 
 /** The street types most streets have: where a run of suffix words (VALLEY VIEW DR) ends a street. */
 const COMMON_STREET_TYPES: ReadonlySet<string> = new Set([

@@ -4,7 +4,7 @@ import {
   ID_INDEXES,
   type IdIndexName,
 } from '../../voters/voter-columns.ts';
-import { canonicalStreet, type ParsedAddress, parseAddress } from './address.ts';
+import { canonicalStreet, type ParsedAddress, parseAddress, routeName } from './address.ts';
 import {
   normalizeEmail,
   normalizeGender,
@@ -93,7 +93,7 @@ export function addressParts(parsed: ParsedAddress): { house: string; street: st
   // A street address wins over a PO box given with it: the voter file records the residence.
   const hasStreet = parsed.houseNumber !== '' && parsed.streetName !== '';
   if (!hasStreet && parsed.ruralRoute !== '')
-    return { house: parsed.poBox, street: `RR ${parsed.ruralRoute}`, unit: '' };
+    return { house: parsed.poBox, street: routeName(parsed), unit: '' };
   if (!hasStreet && parsed.poBox !== '') return { house: parsed.poBox, street: 'PO BOX', unit: '' };
   return {
     house: parsed.houseNumber + parsed.houseSuffix,
