@@ -298,13 +298,28 @@ describe('normalizeStateCode', () => {
     for (const code of list) assert.equal(normalizeStateCode(code), code);
   });
 
+  it('traditional abbreviations (GPO, AP) and two-word names with the direction abbreviated', () => {
+    for (const [value, code] of [
+      ['Calif.', 'CA'],
+      ['Mass', 'MA'],
+      ['Penna.', 'PA'],
+      ['N. Dak.', 'ND'],
+      ['N Carolina', 'NC'],
+      ['W. Va.', 'WV'],
+      ['Wash.', 'WA'],
+      ['Wash. D.C.', 'DC'],
+      ['Ga.', 'GA'],
+    ] as const)
+      assert.equal(normalizeStateCode(value), code, value);
+  });
+
   it('unknown → null', () => {
     for (const value of [
       'XX',
       'AA',
       'AE',
       'AP',
-      'Calif',
+      'Califor',
       'N C',
       'constructor',
       'toString',

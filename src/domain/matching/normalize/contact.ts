@@ -424,14 +424,68 @@ const STATE_NAMES: Record<string, string> = {
  */
 export const US_STATE_NAMES: ReadonlyMap<string, string> = new Map(Object.entries(STATE_NAMES));
 
-/** Names (and codes) → code; Map so inherited Object keys ('CONSTRUCTOR') can never match. */
-const STATES = new Map<string, string>(US_STATE_NAMES);
+/**
+ * The states' traditional abbreviations (the Government Printing Office's and the AP's, still in
+ * older address books and CRMs: `Calif.`, `Mass.`, `Penna.`), and the two-word names with their
+ * direction abbreviated (`N Carolina`, `W Va`). Those that equal a USPS code (`Ga.`, `Pa.`) need
+ * no entry. Periods are dropped before the look-up, so `N. Dak.` is `N DAK`.
+ */
+const TRADITIONAL_ABBREVIATIONS: Readonly<Record<string, string>> = {
+  ALA: 'AL',
+  ARIZ: 'AZ',
+  ARK: 'AR',
+  CAL: 'CA',
+  CALIF: 'CA',
+  COLO: 'CO',
+  CONN: 'CT',
+  DEL: 'DE',
+  FLA: 'FL',
+  IDA: 'ID',
+  ILL: 'IL',
+  IND: 'IN',
+  KAN: 'KS',
+  KANS: 'KS',
+  MASS: 'MA',
+  MICH: 'MI',
+  MINN: 'MN',
+  MISS: 'MS',
+  MONT: 'MT',
+  NEB: 'NE',
+  NEBR: 'NE',
+  NEV: 'NV',
+  'N MEX': 'NM',
+  'N CAROLINA': 'NC',
+  'N CAR': 'NC',
+  'N DAK': 'ND',
+  'N DAKOTA': 'ND',
+  OKLA: 'OK',
+  ORE: 'OR',
+  OREG: 'OR',
+  PENN: 'PA',
+  PENNA: 'PA',
+  'S CAROLINA': 'SC',
+  'S CAR': 'SC',
+  'S DAK': 'SD',
+  'S DAKOTA': 'SD',
+  TENN: 'TN',
+  TEX: 'TX',
+  WASH: 'WA',
+  'W VA': 'WV',
+  'W VIRGINIA': 'WV',
+  WIS: 'WI',
+  WISC: 'WI',
+  WYO: 'WY',
+  'WASH DC': 'DC',
+};
+
+/** Names, codes and traditional abbreviations → code; Map so inherited Object keys ('CONSTRUCTOR') can never match. */
+const STATES = new Map<string, string>([...US_STATE_NAMES, ...Object.entries(TRADITIONAL_ABBREVIATIONS)]);
 for (const code of Object.values(STATE_NAMES)) STATES.set(code, code);
 
 /**
  * Two-letter code of a state, DC or territory (PR, GU, VI, AS, MP), from a code in any case
- * and punctuation ('nc', ' N.C. ') or a full name ('North Carolina', 'District of Columbia');
- * unknown (including military AA/AE/AP and old abbreviations like 'Calif') → null.
+ * and punctuation ('nc', ' N.C. '), a full name ('North Carolina', 'District of Columbia') or a
+ * traditional abbreviation ('Calif.', 'N. Dak.'); unknown (including military AA/AE/AP) → null.
  */
 export function normalizeStateCode(value: string): string | null {
   const length = value.length;
