@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
+import {
+  splitCityCell,
+  splitOneLineAddress,
+  splitStateCell,
+  splitUnpunctuatedAddress,
+} from './one-line-address.ts';
 
 /** The split as [street, city, state, zip], or null. */
 const split = (value: string) => {
@@ -79,6 +84,49 @@ describe('one-line addresses', () => {
     });
     // A unit after the street stays where it is.
     assert.equal(splitOneLineAddress('123 Main St, Apt 4, Springfield, IL').street, '123 Main St Apt 4');
+  });
+
+  it('splitOneLineAddress: a state by its name, a country, the city before the first comma', () => {
+    const place = (value: string) => {
+      const s = splitOneLineAddress(value);
+      return [s.street, s.city, s.state, s.zip];
+    };
+    assert.deepEqual(place('12 Oak St, Raleigh, North Carolina 27601'), [
+      '12 Oak St',
+      'Raleigh',
+      'North Carolina',
+      '27601',
+    ]);
+    assert.deepEqual(place('12 Oak St, Raleigh, NC, 27601, USA'), ['12 Oak St', 'Raleigh', 'NC', '27601']);
+    assert.deepEqual(place('12 Oak St, Raleigh NC 27601 United States'), [
+      '12 Oak St',
+      'Raleigh',
+      'NC',
+      '27601',
+    ]);
+    assert.deepEqual(place('12 Oak St. Raleigh, NC 27601'), ['12 Oak St', 'Raleigh', 'NC', '27601']);
+    // A suffix after the street's is the street's, not a city.
+    assert.deepEqual(place('12 Main Street Extension, NC 27601'), [
+      '12 Main Street Extension',
+      '',
+      'NC',
+      '27601',
+    ]);
+    assert.deepEqual(place('12 OAK ST, NC'), ['12 OAK ST', '', 'NC', '']);
+  });
+
+  it('splitCityCell and splitStateCell', () => {
+    assert.deepEqual(splitCityCell('Boise, ID 83702'), { city: 'Boise', state: 'ID', zip: '83702' });
+    assert.deepEqual(splitCityCell('Kansas City, Kansas'), { city: 'Kansas City', state: 'Kansas', zip: '' });
+    assert.deepEqual(splitCityCell('DE'), { city: 'DE', state: '', zip: '' });
+    assert.deepEqual(splitCityCell('Raleigh, XQ'), { city: 'Raleigh XQ', state: '', zip: '' });
+    assert.deepEqual(splitStateCell('NC 27601'), { state: 'NC', zip: '27601' });
+    assert.deepEqual(splitStateCell('North Carolina, 27601-1234'), {
+      state: 'North Carolina',
+      zip: '27601-1234',
+    });
+    assert.equal(splitStateCell('XQ 27601'), null);
+    assert.equal(splitStateCell('NC'), null);
   });
 
   it('splitOneLineAddress reads a dotted state abbreviation ("N.C.")', {}, () => {

@@ -27,28 +27,100 @@ export function splitOneLineAddress(value: string): OneLineAddress {
   }
   // "123 Main St, Apt 4": a part that starts with a unit designator belongs to the street.
   while (index < parts.length && UNIT_START.test(parts[index]!)) street = `${street} ${parts[index++]}`;
-  // Periods go without a space so "N.C." reads as NC; commas separate words.
-  let rest = parts
-    .slice(index)
-    .join(' ')
+  const place = cityStateZip(parts.slice(index), 'state');
+  // "12 Oak St. Raleigh, NC 27601": the city before the first comma, after the street's suffix
+  // (not when a suffix follows it: MAIN STREET EXTENSION is a street).
+  if (place.city === '' && (place.state !== '' || place.zip !== '')) {
+    const words = street.replace(/\./g, '').trim().split(/\s+/);
+    const upper = words.map((word) => word.toUpperCase());
+    const end = streetEnd(upper);
+    if (
+      end > 0 &&
+      end < words.length &&
+      !STREET_SUFFIXES.has(upper[end]!) &&
+      !words.slice(end).some((word) => /\d/.test(word))
+    ) {
+      return { ...place, street: words.slice(0, end).join(' '), city: words.slice(end).join(' ') };
+    }
+  }
+  return { street, ...place };
+}
+
+/**
+ * A city cell with the state and ZIP written after the city (`Raleigh, NC 27601`, `Raleigh NC`,
+ * `Washington, D.C.`, `Raleigh, North Carolina`): the city alone, and the state and ZIP found.
+ */
+export function splitCityCell(value: string): { city: string; state: string; zip: string } {
+  return cityStateZip(
+    value.split(',').map((p) => p.trim()),
+    'city',
+  );
+}
+
+/**
+ * A state cell with the ZIP after it (`NC 27601`, `North Carolina, 27601`): the two apart; null
+ * for anything else.
+ */
+export function splitStateCell(value: string): { state: string; zip: string } | null {
+  const found = /^(.*?)[\s,]+(\d{5}(?:-?\d{4})?)$/.exec(value.trim());
+  if (found === null) return null;
+  const state = normalizeStateCode(found[1]!);
+  return state === null ? null : { state: found[1]!, zip: found[2]! };
+}
+
+/**
+ * The city, state and ZIP of the comma-separated parts after a street (or of a city cell): the
+ * ZIP last, the state before it (a code, also dotted, or after a comma a whole part: a name,
+ * `N. Dak.`, `D.C.`), a country after them (`USA`) passed over, the rest the city. A state's name
+ * is taken only as a part of its own: `PORT WASHINGTON` is a city. A state's code alone is the
+ * state after a street, and the city in a city cell (`DE` is no city, but it is what was sent).
+ */
+function cityStateZip(
+  input: readonly string[],
+  lone: 'city' | 'state',
+): { city: string; state: string; zip: string } {
+  const parts = input.filter((part) => part !== '');
+  if (parts.length > 0 && COUNTRY.test(parts.at(-1)!)) parts.pop();
+  // Periods go without a space so "N.C." reads as NC; a country after a ZIP is passed over.
+  let words = (parts.at(-1) ?? '')
+    .replace(COUNTRY_AFTER_ZIP, '$1')
     .replace(/\./g, '')
-    .trim()
     .split(/\s+/)
     .filter((w) => w !== '');
   let zip = '';
+  if (words.length > 0 && ZIP.test(words.at(-1)!)) {
+    zip = words.at(-1)!;
+    words = words.slice(0, -1);
+  }
   let state = '';
-  const last = rest.at(-1) ?? '';
-  if (ZIP.test(last)) {
-    zip = last;
-    rest = rest.slice(0, -1);
+  let before = parts.slice(0, -1);
+  if (words.length === 0 && zip !== '' && before.length > 0) {
+    // "RALEIGH, NC, 27601": the state is the part before the ZIP's.
+    words = before
+      .at(-1)!
+      .replace(/\./g, '')
+      .split(/\s+/)
+      .filter((w) => w !== '');
+    before = before.slice(0, -1);
   }
-  const maybeState = rest.at(-1) ?? '';
-  if (isStateCode(maybeState)) {
-    state = maybeState;
-    rest = rest.slice(0, -1);
+  if (words.length > 0 && before.length > 0 && normalizeStateCode(words.join(' ')) !== null) {
+    state = words.join(' ');
+    words = [];
+  } else if (
+    words.length > 0 &&
+    isStateCode(words.at(-1)!) &&
+    (words.length > 1 || before.length > 0 || lone === 'state')
+  ) {
+    state = words.at(-1)!;
+    words = words.slice(0, -1);
   }
-  return { street, city: rest.join(' '), state, zip };
+  const city = [...before, words.join(' ')].filter((part) => part !== '').join(' ');
+  return { city, state, zip };
 }
+
+/** A country after the ZIP: US, USA, U.S.A., United States (of America). */
+const COUNTRY = /^(U\.?\s?S\.?(\s?A\.?)?|UNITED STATES(\s+OF\s+AMERICA)?)$/i;
+const COUNTRY_AFTER_ZIP = /(\d)\s+(U\.?\s?S\.?(\s?A\.?)?|UNITED STATES(\s+OF\s+AMERICA)?)$/i;
 
 /** A ZIP or ZIP+4 as one word. */
 const ZIP = /^\d{5}(-?\d{4})?$/;

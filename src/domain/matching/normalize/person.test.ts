@@ -232,6 +232,43 @@ describe('normalizeInput address', () => {
     assert.deepEqual([withCity.house, withCity.unit, withCity.city], ['12', '4', 'CARY']);
   });
 
+  it('the state and ZIP written in the city cell, or the ZIP in the state cell', () => {
+    const place = (fields: InputFields) => {
+      const p = one(fields);
+      return [p.city, p.state, p.zip];
+    };
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'Raleigh, NC 27601' }), ['RALEIGH', 'NC', '27601']);
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'Raleigh NC' }), ['RALEIGH', 'NC', '']);
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'Washington, D.C.' }), ['WASHINGTON', 'DC', '']);
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'Raleigh, North Carolina' }), [
+      'RALEIGH',
+      'NC',
+      '',
+    ]);
+    // The cells win over what the city cell adds.
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'Raleigh NC', state: 'SC', zip: '29201' }), [
+      'RALEIGH',
+      'SC',
+      '29201',
+    ]);
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'Raleigh', state: 'NC 27601' }), [
+      'RALEIGH',
+      'NC',
+      '27601',
+    ]);
+    // A state's name is a city's own unless a comma sets it apart.
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'Port Washington' }), ['PORT WASHINGTON', '', '']);
+    assert.deepEqual(place({ address1: '12 Oak St', city: 'New York' }), ['NEW YORK', '', '']);
+  });
+
+  it('an address cell of several lines reads as one line with commas', () => {
+    const p = one({ address1: '12 Oak St Apt 4\nRaleigh, NC 27601' });
+    assert.deepEqual(
+      [p.house, p.street, p.unit, p.city, p.state, p.zip],
+      ['12', 'OAK ST', '4', 'RALEIGH', 'NC', '27601'],
+    );
+  });
+
   it('a whole address in address1 without commas gives its city, state and ZIP', {}, () => {
     const p = one({ address1: '8420 5th Ct Lot 29 Philadelphia PA 19144' });
     assert.deepEqual(

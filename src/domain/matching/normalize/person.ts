@@ -31,7 +31,13 @@ import {
   withoutAsides,
   withoutRepeatedName,
 } from './names.ts';
-import { type OneLineAddress, splitOneLineAddress, splitUnpunctuatedAddress } from './one-line-address.ts';
+import {
+  type OneLineAddress,
+  splitCityCell,
+  splitOneLineAddress,
+  splitStateCell,
+  splitUnpunctuatedAddress,
+} from './one-line-address.ts';
 
 /**
  * One person in the form both sides of a comparison share: a voter record at index build and an
@@ -339,7 +345,8 @@ function cellOf(fields: InputFields, name: string): string {
 
 /** The address cells; a one-line address ("12 OAK ST, RALEIGH NC 27601") gives its city, state and ZIP. */
 function addressCells(cell: (name: string) => string) {
-  let address1 = cell('address1');
+  // A cell of several lines (a spreadsheet's address block) is one line with commas.
+  let address1 = withLinesAsCommas(cell('address1'));
   let city = cell('city');
   let state = cell('state');
   let zip = cell('zip');
@@ -355,7 +362,29 @@ function addressCells(cell: (name: string) => string) {
     state = state || split.state;
     zip = zip || split.zip;
   }
+  // The state and ZIP written in the city's cell ('Raleigh, NC 27601'), or the ZIP in the state's.
+  if (city !== '') {
+    const place = splitCityCell(city);
+    city = place.city;
+    state = state || place.state;
+    zip = zip || place.zip;
+  }
+  const stateAndZip = state === '' || normalizeStateCode(state) !== null ? null : splitStateCell(state);
+  if (stateAndZip !== null) {
+    state = stateAndZip.state;
+    zip = zip || stateAndZip.zip;
+  }
   return { address1, city, state, zip };
+}
+
+/** Line breaks inside a cell as ', ' (a cell's own commas stay). */
+function withLinesAsCommas(value: string): string {
+  if (value.indexOf('\n') < 0 && value.indexOf('\r') < 0) return value;
+  return value
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(', ');
 }
 
 /** The birth date (or, for an invalid one, its typo readings) and, without a date, the age's birth years. */
