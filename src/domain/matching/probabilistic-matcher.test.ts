@@ -257,7 +257,9 @@ describe('probabilistic matcher', () => {
       { ...OPTIONS, maxMatches: 2 },
     );
     assert.equal(id(john!.candidates[0]!.voter), 'NC-2');
-    assert.ok(john!.candidates[0]!.score > 90);
+    // Two of the file's few voters live at 12 OAK ST, so the address weighs little here (the row
+    // gives no state, and is searched and weighed as in every state of the file).
+    assert.ok(john!.candidates[0]!.score > 85);
     assert.equal(mary!.candidates.length, 2);
     assert.match(mary!.candidates[0]!.explain!, /ambiguous$/);
     assert.ok(mary!.candidates[0]!.score < 60, 'two namesakes split the probability');

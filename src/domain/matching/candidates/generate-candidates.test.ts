@@ -295,6 +295,40 @@ describe('generateCandidates', () => {
       assert.deepEqual(out.voters(), [0]);
     });
 
+    it('a row that gives no state is searched by its address and city in every state of the file', () => {
+      const twoStates = buildMatchIndex(
+        new InMemoryVoterSnapshot(
+          CORE_VOTER_COLUMNS,
+          snapshotRows([
+            {
+              voterbase_id: 'NC-0',
+              state: 'NC',
+              first_name: 'ANN',
+              last_name: 'LEE',
+              address1: '9 PINE RD',
+              city: 'CLINTON',
+            },
+            {
+              voterbase_id: 'SC-0',
+              state: 'SC',
+              first_name: 'ANN',
+              last_name: 'LEE',
+              address1: '9 PINE RD',
+              city: 'CLINTON',
+            },
+            { voterbase_id: 'XX-0', first_name: 'ANN', last_name: 'LEE', address1: '9 PINE RD' },
+          ]),
+        ),
+        AS_OF,
+      );
+      const byAddress = candidates({ address1: '9 Pine Rd' }, {}, twoStates).out;
+      for (const voter of [0, 1, 2]) assertFoundBy(byAddress, voter, 'houseStreet');
+      const byCity = candidates({ first_name: 'Ann', last_name: 'Lee', city: 'Clinton' }, {}, twoStates).out;
+      for (const voter of [0, 1]) assertFoundBy(byCity, voter, 'cityLast');
+      // A row's own state keeps the search in it.
+      assert.deepEqual(candidates({ address1: '9 Pine Rd', state: 'SC' }, {}, twoStates).out.voters(), [1]);
+    });
+
     it('house number + ZIP with a misspelled street: houseZip', () => {
       const { out } = candidates({ address1: '12 Oka St', zip: '27601' });
       assertFoundBy(out, 0, 'houseZip');

@@ -79,13 +79,18 @@ export function generateCandidates(
     // A ZIP no voter has: the surname in the ZIPs two swapped digits away that the file has
     // (27601 for 27061). A mistyped ZIP, with nothing else local, would otherwise find no one.
     if (q.lastSound !== 0) for (const zip of q.zipTypos) collect(KEY.zipLast, keyZipLast(zip, q.lastSound));
-  } else if (q.cityId > 0 && q.stateId > 0 && q.lastSound !== 0) {
-    collect(KEY.cityLast, keyCityLast(q.cityKey, q.stateKey, q.lastSound));
-    for (const group of q.firstGroups) collect(KEY.cityFirst, keyCityFirst(q.cityKey, q.stateKey, group));
+  } else if (q.cityId > 0 && q.lastSound !== 0) {
+    for (const state of q.stateKeys) {
+      // Voters filed without a state have no city key.
+      if (state === 0) continue;
+      collect(KEY.cityLast, keyCityLast(q.cityKey, state, q.lastSound));
+      for (const group of q.firstGroups) collect(KEY.cityFirst, keyCityFirst(q.cityKey, state, group));
+    }
   } else if (q.stateId > 0 && q.lastSound !== 0) {
     // Nothing local to block on: the same name anywhere in the state (a common name lists too
     // many voters and is skipped; the scorer's competition keeps the rest honest).
-    for (const group of q.firstGroups) collect(KEY.stateName, keyStateName(q.stateKey, q.lastSound, group));
+    for (const group of q.firstGroups)
+      collect(KEY.stateName, keyStateName(q.stateKeys[0]!, q.lastSound, group));
   }
 
   // Date of birth (and its day/month swap), or the years an age allows.
@@ -121,7 +126,7 @@ export function generateCandidates(
   }
 
   if (q.houseId > 0 && q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseKey, q.zip));
-  if (q.houseStreetKey !== null) collect(KEY.houseStreet, q.houseStreetKey);
+  for (const key of q.houseStreetKeys) collect(KEY.houseStreet, key);
 
   keys.lookUp(postings);
   for (let k = 0; k < keys.size; k++) {

@@ -1,4 +1,5 @@
 import type { NormalizedPerson } from '../normalize/person.ts';
+import { valueKey } from './blocking-keys.ts';
 import { positionOf } from './lower-bound.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { MatchIndexSegmentBuilder } from './match-index-segment.ts';
@@ -69,6 +70,23 @@ export class MatchIndex {
     this.#zips ??= zipsOf(this.data);
     return this.#zips[zip]!;
   }
+
+  /**
+   * The blocking-key parts of the states the file's voters are filed under (valueKey of each):
+   * where a row that gives no state is searched by its address and city.
+   */
+  stateKeys(): readonly number[] {
+    if (this.#stateKeys === null) {
+      const states = this.data.dictionaries.state;
+      const keys: number[] = [];
+      for (let id = 1; id < states.size; id++)
+        if (states.count(id) > 0) keys.push(valueKey(states.value(id)));
+      this.#stateKeys = keys;
+    }
+    return this.#stateKeys;
+  }
+
+  #stateKeys: readonly number[] | null = null;
 
   /** Voters per 5-digit ZIP: built on first use (one pass over the voters). */
   #zips: Uint32Array | null = null;

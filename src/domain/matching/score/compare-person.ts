@@ -30,10 +30,16 @@ export interface Query {
   unitId: number;
   cityId: number;
   stateId: number;
-  /** House number, city and state as blocking-key parts (see valueKey). */
+  /** House number and city as blocking-key parts (see valueKey). */
   houseKey: number;
   cityKey: number;
-  stateKey: number;
+  /**
+   * The states the row is searched in by its address and city, as blocking-key parts: its own;
+   * for a row that gives none, every state of the file and none (voters filed without one), as a
+   * list without a state or ZIP column is a list of one state's people; none for a state no voter
+   * has.
+   */
+  stateKeys: readonly number[];
   firstGroups: readonly number[];
   firstSound: number;
   lastSound: number;
@@ -49,10 +55,11 @@ export interface Query {
   dob: number;
   gender: number;
   /**
-   * Blocking key of the row's house number + street + state, or null when it has none the voter
-   * file knows: candidate generation looks it up, and its count is the address's term frequency.
+   * Blocking keys of the row's house number + street in each of its stateKeys (none without a
+   * house number): candidate generation looks them up, and their count is the address's term
+   * frequency.
    */
-  houseStreetKey: number | null;
+  houseStreetKeys: readonly number[];
   /** Voters listing the input phone / e-mail; null when the input has none. */
   phoneVoters: Set<number> | null;
   emailVoters: Set<number> | null;
@@ -69,6 +76,7 @@ export interface Query {
 }
 
 const NO_ZIPS: readonly number[] = [];
+const NO_KEYS: readonly number[] = [];
 
 export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query {
   const d = index.data.dictionaries;
@@ -80,6 +88,12 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
   const memo = threadQueryMemo;
   const firstId = id(d.first, person.first);
   const lastId = id(d.last, person.last);
+  // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
+  // filed without one, and is searched in every state besides.
+  const stateKeys =
+    stateId < 0 ? NO_KEYS : stateId > 0 ? [valueKey(person.state)] : [0, ...index.stateKeys()];
+  const houseKey = valueKey(person.house);
+  const sound = houseId > 0 ? streetSound(person.street) : 0;
   return {
     person,
     firstId,
@@ -91,15 +105,10 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     unitId: id(d.unit, person.unit),
     cityId: id(d.city, person.city),
     stateId,
-    // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
-    // filed without one.
-    houseKey: valueKey(person.house),
+    houseKey,
     cityKey: valueKey(person.city),
-    stateKey: valueKey(person.state),
-    houseStreetKey:
-      houseId > 0 && stateId >= 0
-        ? keyHouseStreet(valueKey(person.house), streetSound(person.street), valueKey(person.state))
-        : null,
+    stateKeys,
+    houseStreetKeys: houseId > 0 ? stateKeys.map((state) => keyHouseStreet(houseKey, sound, state)) : NO_KEYS,
     firstGroups: firstGroupsOf(person.first),
     // A name some voter has: its stored sound.
     firstSound: firstId > 0 ? index.firstSound(firstId) : person.first === '' ? 0 : soundOf(person.first),

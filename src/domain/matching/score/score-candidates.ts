@@ -34,8 +34,10 @@ export function scoreCandidates(
   const firstTf = tfWeight(model, F.first, data.dictionaries.first.count(q.firstId), n);
   const lastTf = tfWeight(model, F.last, data.dictionaries.last.count(q.lastId), n);
   let addressTf = Number.NaN;
-  if (q.houseStreetKey !== null && q.streetId > 0) {
-    addressTf = tfWeight(model, F.address, data.postings.count(q.houseStreetKey), n);
+  if (q.houseStreetKeys.length > 0 && q.streetId > 0) {
+    let count = 0;
+    for (const key of q.houseStreetKeys) count += data.postings.count(key);
+    addressTf = tfWeight(model, F.address, count, n);
   }
   const firstShare = data.dictionaries.first.count(q.firstId) / n;
   const lastShare = data.dictionaries.last.count(q.lastId) / n;
