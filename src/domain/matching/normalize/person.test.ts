@@ -10,6 +10,7 @@ import {
   normalizeVoter,
   placeOf,
   placeOfNormalized,
+  VOTER_FIELDS,
   type VoterFields,
 } from './person.ts';
 
@@ -195,6 +196,42 @@ describe('normalizeInput names', () => {
       'SMITH',
       '',
     ]);
+  });
+});
+
+describe('placeholders of a missing value', () => {
+  it('a list cell of N/A, NULL or #N/A is empty (N/A is no couple of N and A)', () => {
+    const p = one({
+      first_name: 'N/A',
+      middle_name: 'NULL',
+      last_name: 'Smith',
+      address1: '#N/A',
+      zip: 'unknown',
+    });
+    assert.deepEqual([p.first, p.middle, p.last, p.street, p.zip], ['', '', 'SMITH', '', '']);
+    // NULL is a surname too.
+    assert.equal(one({ first_name: 'Sarah', last_name: 'Null' }).last, 'NULL');
+    assert.deepEqual(normalizeInput({ last_name: 'Smith', zip: 'N/A' }, AS_OF).problems, []);
+  });
+
+  it('a voter file’s NULL middle name, suffix, unit or city is empty', () => {
+    const voter = normalizeVoter(
+      {
+        ...Object.fromEntries(VOTER_FIELDS.map((f) => [f, ''])),
+        first_name: 'JOHN',
+        middle_name: 'NULL',
+        last_name: 'SMITH',
+        name_suffix: 'NULL',
+        address1: '12 OAK ST',
+        address2: 'NULL',
+        city: '#N/A',
+      } as VoterFields,
+      AS_OF,
+    );
+    assert.deepEqual(
+      [voter.first, voter.middle, voter.suffix, voter.street, voter.unit, voter.city],
+      ['JOHN', '', '', 'OAK ST', '', ''],
+    );
   });
 });
 

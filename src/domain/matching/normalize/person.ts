@@ -38,6 +38,7 @@ import {
   splitStateCell,
   splitUnpunctuatedAddress,
 } from './one-line-address.ts';
+import { isPlaceholder } from './placeholders.ts';
 
 /**
  * One person in the form both sides of a comparison share: a voter record at index build and an
@@ -150,19 +151,27 @@ function normalizeVoterWith(
   asOf: Date,
   last: { address1: string; address2: string; parts: ReturnType<typeof addressParts> | null } | null,
 ): NormalizedPerson {
-  const name = normalizePersonName(v.first_name, v.middle_name, v.last_name, v.name_suffix);
+  // A database's export writes NULL (or a spreadsheet #N/A) where a value is missing.
+  const name = normalizePersonName(
+    givenName(v.first_name),
+    givenValue(v.middle_name),
+    givenName(v.last_name),
+    givenValue(v.name_suffix),
+  );
+  const address1 = givenValue(v.address1);
+  const address2 = givenValue(v.address2);
   let address: ReturnType<typeof addressParts> | null;
-  if (v.address1 === '') address = null;
-  else if (last !== null && last.address1 === v.address1 && last.address2 === v.address2)
-    address = last.parts;
+  if (address1 === '') address = null;
+  else if (last !== null && last.address1 === address1 && last.address2 === address2) address = last.parts;
   else {
-    address = addressParts(parseAddress(v.address1, v.address2));
+    address = addressParts(parseAddress(address1, address2));
     if (last !== null) {
-      last.address1 = v.address1;
-      last.address2 = v.address2;
+      last.address1 = address1;
+      last.address2 = address2;
       last.parts = address;
     }
   }
+  const city = givenValue(v.city);
   const location = normalizeLatLong(v.latitude, v.longitude);
   const contact = voterContact(v);
   return {
@@ -173,7 +182,7 @@ function normalizeVoterWith(
     house: address?.house ?? '',
     street: address?.street ?? '',
     unit: address?.unit ?? '',
-    city: v.city === '' ? '' : cleanName(v.city),
+    city: city === '' ? '' : cleanName(city),
     state: normalizeStateCode(v.state) ?? '',
     zip: normalizeZip(v.zip) ?? '',
     dob: v.dob === '' ? null : parseDob(v.dob, asOf),
@@ -186,6 +195,19 @@ function normalizeVoterWith(
     lon: location?.[1] ?? Number.NaN,
   };
 }
+
+/** The list's cells that hold a first or last name (NULL and NONE are names there). */
+const NAME_CELLS: ReadonlySet<string> = new Set([
+  'first_name',
+  'last_name',
+  'full_name',
+  'first_name_combined',
+]);
+
+/** A voter file's cell, '' for a placeholder of a missing value (NULL, #N/A). */
+const givenValue = (value: string): string => (isPlaceholder(value) ? '' : value);
+/** A first or last name's cell: NULL and NONE are names there. */
+const givenName = (value: string): string => (isPlaceholder(value, true) ? '' : value);
 
 /** Identifier values of one input row (spec §2.6 names; absent when the cell is empty). */
 export type InputFields = Partial<Record<string, string>>;
@@ -338,7 +360,7 @@ function coupleInFirstName(first: string): string {
 /** A cell's value as the normalization reads it: cut to MAX_CELL_CHARS and trimmed ('' when absent). */
 function cellOf(fields: InputFields, name: string): string {
   const value = fields[name];
-  if (value === undefined) return '';
+  if (value === undefined || isPlaceholder(value, NAME_CELLS.has(name))) return '';
   const cut = value.length > MAX_CELL_CHARS ? value.slice(0, MAX_CELL_CHARS) : value;
   return cut.trim();
 }

@@ -1,6 +1,7 @@
 import { isAsciiDigit } from '../../matching/normalize/ascii.ts';
 import { normalizeGender, normalizeZip, US_STATE_NAMES } from '../../matching/normalize/contact.ts';
 import { parseDob } from '../../matching/normalize/dates.ts';
+import { isPlaceholder } from '../../matching/normalize/placeholders.ts';
 import type { IdentifierKey } from './identifier-keys.ts';
 
 /**
@@ -37,17 +38,6 @@ const MIN_BIRTH_YEAR = 1880;
 
 const NOT_LETTER = /[^\p{L}\p{M}]/gu;
 const LEADING_MARKS = /^\p{M}+/u;
-
-/**
- * What spreadsheets and exports write for "no value" (lower-case, trimmed). `nan` is not among
- * them: Nan is a first name.
- */
-const PLACEHOLDERS: ReadonlySet<string> = new Set(['null', 'undefined', 'none', 'n/a', '#n/a', 'unknown']);
-
-/** Whether a raw cell is a placeholder for a missing value rather than a value. */
-export function isPlaceholder(raw: string): boolean {
-  return raw.length <= 12 && PLACEHOLDERS.has(raw.trim().toLowerCase());
-}
 
 /** ASCII letters only: the common case of voter files, cleaned without the regex or NFC. */
 function asciiLettersOnly(value: string): boolean {
