@@ -74,6 +74,12 @@ describe('deterministic matcher voter_id leading zeros', () => {
     assert.deepEqual(matchOne({ voter_id: '0012345', state: 'OH' }), { candidates: [hit(2, 'voter_id')] });
   });
 
+  it('reads the state by its name, and an id a spreadsheet kept as text (="000777", \'000777)', () => {
+    assert.deepEqual(matchOne({ voter_id: '777', state: 'Texas' }), { candidates: [hit(1, 'voter_id')] });
+    assert.deepEqual(matchOne({ voter_id: '="000777"', state: 'TX' }), { candidates: [hit(1, 'voter_id')] });
+    assert.deepEqual(matchOne({ voter_id: "'000777", state: 'TX' }), { candidates: [hit(1, 'voter_id')] });
+  });
+
   it('treats an all-zero id as 0', () => {
     assert.deepEqual(matchOne({ voter_id: '000', state: 'TX' }), { candidates: [hit(3, 'voter_id')] });
   });
@@ -91,7 +97,6 @@ describe('deterministic matcher unmatched reasons', () => {
     const noState = { candidates: [], unmatchedReason: 'id_without_valid_state' };
     assert.deepEqual(matchOne({ voter_id: '777' }), noState);
     assert.deepEqual(matchOne({ voter_id: '777', state: '' }), noState);
-    assert.deepEqual(matchOne({ voter_id: '777', state: 'Texas' }), noState);
     assert.deepEqual(matchOne({ voter_id: '777', state: 'T1' }), noState);
     assert.deepEqual(matchOne({ smartvan_id: '555' }), noState);
   });

@@ -2,6 +2,7 @@ import { idKey } from '../voters/id-keys.ts';
 import type { IdIndexName } from '../voters/voter-columns.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import type { MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
+import { withoutTextGuard } from './normalize/spreadsheet-cells.ts';
 
 /** Id strategies in priority order: an earlier strategy's match ranks first. */
 const STRATEGIES: readonly { index: IdIndexName; needsState: boolean }[] = [
@@ -38,7 +39,7 @@ export function matchIds(voters: VoterSnapshot, row: MatchInput, maxMatches: num
     const value = row.fields[index];
     if (value === undefined || value.trim() === '') continue;
     hadId = true;
-    const key = idKey(index, value, state);
+    const key = idKey(index, withoutTextGuard(value.trim()), withoutTextGuard(state.trim()));
     if (key === null) {
       if (needsState) missingState = true;
       continue;

@@ -1,3 +1,4 @@
+import { normalizeStateCode } from '../matching/normalize/contact.ts';
 import type { IdIndexName } from './voter-columns.ts';
 
 /**
@@ -30,7 +31,8 @@ export function idKey(index: IdIndexName, value: string, state: string): string 
 
 export function normalizeState(value: string): string | null {
   const st = value.length === 2 ? value.toUpperCase() : value.trim().toUpperCase();
-  if (st.length !== 2) return null;
+  // A list's state by its name, dotted or in an old abbreviation ('North Carolina', 'N.C.').
+  if (st.length !== 2) return st === '' ? null : normalizeStateCode(st);
   const a = st.charCodeAt(0);
   const b = st.charCodeAt(1);
   return a >= 65 && a <= 90 && b >= 65 && b <= 90 ? st : null;

@@ -209,6 +209,14 @@ describe('placeholders of a missing value', () => {
       zip: 'unknown',
     });
     assert.deepEqual([p.first, p.middle, p.last, p.street, p.zip], ['', '', 'SMITH', '', '']);
+    // A ZIP or phone a spreadsheet kept as text.
+    assert.deepEqual(
+      [
+        one({ zip: '="02760"', phone: "'(919) 555-1234", last_name: 'Smith' }).zip,
+        one({ zip: "'02760", last_name: 'Smith' }).zip,
+      ],
+      ['02760', '02760'],
+    );
     // NULL is a surname too.
     assert.equal(one({ first_name: 'Sarah', last_name: 'Null' }).last, 'NULL');
     assert.deepEqual(normalizeInput({ last_name: 'Smith', zip: 'N/A' }, AS_OF).problems, []);

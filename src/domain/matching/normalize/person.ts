@@ -38,7 +38,7 @@ import {
   splitStateCell,
   splitUnpunctuatedAddress,
 } from './one-line-address.ts';
-import { isPlaceholder } from './placeholders.ts';
+import { isPlaceholder, withoutTextGuard } from './spreadsheet-cells.ts';
 
 /**
  * One person in the form both sides of a comparison share: a voter record at index build and an
@@ -362,7 +362,7 @@ function cellOf(fields: InputFields, name: string): string {
   const value = fields[name];
   if (value === undefined || isPlaceholder(value, NAME_CELLS.has(name))) return '';
   const cut = value.length > MAX_CELL_CHARS ? value.slice(0, MAX_CELL_CHARS) : value;
-  return cut.trim();
+  return withoutTextGuard(cut.trim());
 }
 
 /** The address cells; a one-line address ("12 OAK ST, RALEIGH NC 27601") gives its city, state and ZIP. */

@@ -1,7 +1,7 @@
 import { isAsciiDigit } from '../../matching/normalize/ascii.ts';
 import { normalizeGender, normalizeZip, US_STATE_NAMES } from '../../matching/normalize/contact.ts';
 import { parseDob } from '../../matching/normalize/dates.ts';
-import { isPlaceholder } from '../../matching/normalize/placeholders.ts';
+import { isPlaceholder } from '../../matching/normalize/spreadsheet-cells.ts';
 import type { IdentifierKey } from './identifier-keys.ts';
 
 /**
