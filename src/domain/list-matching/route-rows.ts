@@ -70,7 +70,7 @@ function routePlaced(
       phones: place.phones,
       emails: place.emails,
       ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
-      searchableAnywhere: place.dated,
+      searchableAnywhere: place.dated || place.addressedWithoutState,
     },
     directory,
   );

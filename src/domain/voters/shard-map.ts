@@ -138,7 +138,8 @@ export interface RoutingValues {
   ids?: readonly { index: string; key: string }[];
   /**
    * Whether the row could find a voter in a shard nothing placed it in: a birth date or an age
-   * (blocking keys that need no place). Default true. A row that cannot finds no candidate in any
+   * (blocking keys that need no place), or an address or city without a state (searched in every
+   * state). Default true. A row that cannot finds no candidate in any
    * shard, so it goes to one shard only, for its outcome.
    */
   searchableAnywhere?: boolean;

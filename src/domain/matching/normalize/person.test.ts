@@ -649,7 +649,14 @@ describe('placeOf (what routes a row among voter shards)', () => {
         { address1: '12 Oak St, Raleigh NC 27601', dob: '19399222', phone: '919-834-2211', email: 'A@B.com' },
         AS_OF,
       ),
-      { state: 'NC', zip: '27601', phones: ['9198342211'], emails: ['a@b.com'], dated: true },
+      {
+        state: 'NC',
+        zip: '27601',
+        phones: ['9198342211'],
+        emails: ['a@b.com'],
+        dated: true,
+        addressedWithoutState: false,
+      },
     );
     assert.deepEqual(placeOf({ first_name: 'Ann', state: 'XX', age: 'old' }, AS_OF), {
       state: '',
@@ -657,6 +664,13 @@ describe('placeOf (what routes a row among voter shards)', () => {
       phones: [],
       emails: [],
       dated: false,
+      addressedWithoutState: false,
     });
+    // An address without a state is searched in every state: the row can find a voter anywhere.
+    assert.equal(placeOf({ first_name: 'Ann', address1: '12 Oak St' }, AS_OF).addressedWithoutState, true);
+    assert.equal(
+      placeOf({ first_name: 'Ann', city: 'Raleigh', state: 'NC' }, AS_OF).addressedWithoutState,
+      false,
+    );
   });
 });

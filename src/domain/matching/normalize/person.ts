@@ -443,6 +443,23 @@ export interface RowPlace {
   emails: string[];
   /** A birth date, a mistyped one or an age: the row could find a voter anywhere. */
   dated: boolean;
+  /**
+   * A street address or a city without a state: the row is searched by them in every state of
+   * the voter file (prepareQuery), so in any shard.
+   */
+  addressedWithoutState: boolean;
+}
+
+/** A house number and street, or a city: what a row without a state is searched by everywhere. */
+const isAddressed = (house: string, street: string, city: string) =>
+  (house !== '' && street !== '') || city !== '';
+
+/** isAddressed of a row's cells (read only for a row without a state). */
+function isAddressedRow(address1: string, address2: string, city: string): boolean {
+  if (city !== '' && cleanName(city) !== '') return true;
+  if (address1 === '') return false;
+  const parts = addressParts(parseAddress(address1, address2));
+  return isAddressed(parts.house, parts.street, '');
 }
 
 /** The place of a normalized row. */
@@ -454,6 +471,7 @@ export function placeOfNormalized(input: NormalizedInput): RowPlace {
     phones: persons.flatMap((p) => p.phones),
     emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
     dated: persons.some((p) => p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null),
+    addressedWithoutState: persons.some((p) => p.state === '' && isAddressed(p.house, p.street, p.city)),
   };
 }
 
@@ -471,17 +489,19 @@ export function placeOf(fields: InputFields, asOf: Date): RowPlace {
   )
     return placeOfNormalized(normalizeInput(fields, asOf));
   const cell = (name: string): string => cellOf(fields, name);
-  const { state, zip } = addressCells(cell);
+  const { address1, city, state, zip } = addressCells(cell);
   const phone = cell('phone');
   const phones = phone === '' ? null : normalizePhone(phone);
   const email = cell('email');
   const emails = email === '' ? '' : (normalizeEmail(email, { fixProviderTypo: true }) ?? '');
   const dates = dateValues(cell('dob'), cell('age'), asOf);
+  const stateCode = state === '' ? '' : (normalizeStateCode(state) ?? '');
   return {
-    state: state === '' ? '' : (normalizeStateCode(state) ?? ''),
+    state: stateCode,
     zip: zip === '' ? '' : (normalizeZip(zip) ?? ''),
     phones: phones === null ? [] : [phones],
     emails: emails === '' ? [] : [emails],
     dated: dates.dob !== null || dates.dobTypos.length > 0 || dates.birthYears !== null,
+    addressedWithoutState: stateCode === '' && isAddressedRow(address1, cell('address2'), city),
   };
 }
