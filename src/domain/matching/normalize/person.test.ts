@@ -360,6 +360,20 @@ describe('normalizeInput dates, contact data and coordinates', () => {
     assert.deepEqual(persons[0]!.birthYears, [1979, 1980]);
   });
 
+  it('an age in the date’s column, or a date in the age’s, when the other column is empty', () => {
+    const age = normalizeInput({ dob: '44' }, AS_OF);
+    assert.deepEqual([age.persons[0]!.birthYears, age.problems], [[1979, 1980], []]);
+    const date = normalizeInput({ age: '01/02/1980' }, AS_OF);
+    assert.deepEqual([date.persons[0]!.dob, date.problems], [{ year: 1980, month: 1, day: 2 }, []]);
+    // With both columns given, each is read as what it is.
+    assert.deepEqual(normalizeInput({ dob: '44', age: '44' }, AS_OF).problems, ['invalid_dob']);
+    assert.deepEqual(
+      normalizeInput({ dob: '1980-01-02', age: '01/02/1980' }, AS_OF).persons[0]!.birthYears,
+      null,
+    );
+    assert.deepEqual(normalizeInput({ dob: '12' }, AS_OF).problems, ['invalid_dob']);
+  });
+
   it('a placeholder date (1900-01-01) is no date, and its neighbours one typo away are not searched', () => {
     const placeholder = normalizeInput({ dob: '1900-01-01', age: '44' }, AS_OF);
     assert.deepEqual(placeholder.problems, ['invalid_dob']);

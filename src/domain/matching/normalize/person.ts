@@ -418,15 +418,20 @@ function dateValues(dobCell: string, ageCell: string, asOf: Date) {
   if (dobCell !== '') {
     dob = parseDob(dobCell, asOf);
     if (dob === null) {
-      problems.push('invalid_dob');
       const digits = invalidDateDigits(dobCell);
+      // An age in the date's column, with none in its own: the two birth years it allows.
+      const age = ageCell === '' && digits === null ? birthYearsFromAge(dobCell, asOf) : null;
+      if (age !== null) birthYears = age;
+      else problems.push('invalid_dob');
       // A placeholder (1900-01-01) is no mistyped date: the dates one typo away are no one's.
       if (digits !== null && !isPlaceholderDate(digits, asOf)) dobTypos = dateTypoVariants(digits, asOf);
     }
   }
   if (ageCell !== '' && dob === null) {
     birthYears = birthYearsFromAge(ageCell, asOf);
-    if (birthYears === null) problems.push('invalid_age');
+    // A birth date in the age's column, with none in its own.
+    if (birthYears === null && dobCell === '') dob = parseDob(ageCell, asOf);
+    if (birthYears === null && dob === null) problems.push('invalid_age');
   }
   return { dob, dobTypos, birthYears, problems };
 }
