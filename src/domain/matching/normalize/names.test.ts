@@ -263,6 +263,9 @@ describe('parseFullName', () => {
     assert.deepEqual(parse('John Smith III, Esq.'), ['JOHN', '', 'SMITH', 'III']);
     assert.deepEqual(parse('Jane Doe MD'), ['JANE', '', 'DOE', '']);
     assert.deepEqual(parse('John Smith V'), ['JOHN', '', 'SMITH', 'V']);
+    // An initial before the last word ends the given names; two words after a middle name are a surname.
+    assert.deepEqual(parse('Jo Ann M Smith'), ['JO', 'ANN M', 'SMITH', '']);
+    assert.deepEqual(parse('Juan Carlos Garcia Lopez'), ['JUAN', 'CARLOS', 'GARCIA LOPEZ', '']);
     assert.deepEqual(parse('Capt. John Smith'), ['JOHN', '', 'SMITH', '']);
     assert.deepEqual(parse('LT COL JANE A DOE'), ['JANE', 'A', 'DOE', '']);
     assert.deepEqual(parse('Smith, Sgt John'), ['JOHN', '', 'SMITH', '']);

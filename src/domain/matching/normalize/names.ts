@@ -584,7 +584,14 @@ function naturalOrder(raw: string, knownSuffix: string): PersonName {
   }
   if (surname < 0) {
     const hyphenated = hyphenatedSurnameWords(raw);
-    surname = hyphenated >= 2 && hyphenated < n ? n - hyphenated : n === 3 ? 2 : n - 2;
+    // An initial before the last word ends the given names (JO ANN M SMITH): a surname of two
+    // words (GARCIA LOPEZ) never starts with one.
+    surname =
+      hyphenated >= 2 && hyphenated < n
+        ? n - hyphenated
+        : n === 3 || words[n - 2]!.length === 1
+          ? n - 1
+          : n - 2;
   }
   return {
     first: words[0]!,

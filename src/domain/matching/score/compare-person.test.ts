@@ -37,6 +37,7 @@ const VOTERS = new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, [
   row({ first_name: 'Mary', latitude: '35', longitude: '-80' }), // 7: located, no address
   row({ first_name: 'Rosa Maria', last_name: 'Doe' }), // 8: a first and middle name filed as one
   row({ first_name: 'Ann', address1: '8673 South St', zip: '17602' }), // 9: a street named for a direction
+  row({ first_name: 'Jo Ann', middle_name: 'M', last_name: 'Dale' }), // 10: two given names as the first
 ]);
 const index = buildMatchIndex(VOTERS, AS_OF);
 
@@ -93,6 +94,22 @@ describe('comparePerson first name', () => {
     assert.notEqual(both({ first_name: 'John Anne' }, 0)[0], L.first.exact);
     assert.notEqual(both({ first_name: 'Rosa', middle_name: 'Marta' }, 8)[0], L.first.exact);
     assert.notEqual(both({ first_name: 'John Ann', middle_name: 'Q' }, 0)[0], L.first.exact);
+  });
+
+  it('exact when the same given names are split otherwise between first and middle', () => {
+    const both = (fields: InputFields, voter: number) => {
+      const levels = levelsOf(query(fields), voter);
+      return [levels[F.first], levels[F.middle]];
+    };
+    // DALE, JO ANN M reads as JO with the middle name ANN M.
+    assert.deepEqual(both({ full_name: 'Dale, Jo Ann M' }, 10), [L.first.exact, L.middle.exact]);
+    assert.deepEqual(both({ full_name: 'Jo Ann M Dale' }, 10), [L.first.exact, L.middle.exact]);
+    assert.deepEqual(both({ first_name: 'Jo', middle_name: 'Ann Marie' }, 10), [
+      L.first.exact,
+      L.middle.initial,
+    ]);
+    assert.notEqual(both({ first_name: 'Jo', middle_name: 'Anne M' }, 10)[0], L.first.exact);
+    assert.notEqual(both({ first_name: 'Jo', middle_name: 'M Ann' }, 10)[0], L.first.exact);
   });
 
   it('differ when the other given names disagree crosswise: someone sharing one name', () => {

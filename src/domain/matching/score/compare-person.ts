@@ -41,6 +41,8 @@ export interface Query {
    */
   stateKeys: readonly number[];
   firstGroups: readonly number[];
+  /** The row's first or middle name has two words or more (sameGivenNames is worth trying). */
+  givenNamesSpaced: boolean;
   firstSound: number;
   lastSound: number;
   zip: number;
@@ -110,6 +112,7 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     stateKeys,
     houseStreetKeys: houseId > 0 ? stateKeys.map((state) => keyHouseStreet(houseKey, sound, state)) : NO_KEYS,
     firstGroups: firstGroupsOf(person.first),
+    givenNamesSpaced: person.first.includes(' ') || person.middle.includes(' '),
     // A name some voter has: its stored sound.
     firstSound: firstId > 0 ? index.firstSound(firstId) : person.first === '' ? 0 : soundOf(person.first),
     lastSound: lastId > 0 ? index.lastSound(lastId) : person.last === '' ? 0 : soundOf(person.last),
@@ -195,6 +198,20 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
         levels[F.first] = L.first.exact;
         levels[F.middle] = L.middle.exact;
       }
+    }
+  }
+  // The same given names split otherwise between first and middle: a row's JO / ANN M (from
+  // SMITH, JO ANN M) and a voter's JO ANN / M; the last may be an initial on one side.
+  if (levels[F.first] !== L.first.exact && vFirst !== 0 && q.givenNamesSpaced) {
+    const level = sameGivenNames(
+      q.person.first,
+      q.person.middle,
+      dict.first.value(vFirst),
+      vMiddle === 0 ? '' : dict.middle.value(vMiddle),
+    );
+    if (level !== 0) {
+      levels[F.first] = L.first.exact;
+      levels[F.middle] = level;
     }
   }
   const vSuffix = fields.suffix(voter);
@@ -286,6 +303,32 @@ function similarStreet(q: Query, vStreet: number, index: MatchIndex): boolean {
     jaroWinkler(a, b, SIMILAR_STREETS) >= SIMILAR_STREETS || q.writtenApart(b) || similarSpelled(q, a, b);
   q.memo.street.set(vStreet, q.generation, similar ? 2 : 1);
   return similar;
+}
+
+/**
+ * The middle level at which two people's given names are the same names in the same order,
+ * however first and middle split them (JO / ANN M and JO ANN / M: exact; JO ANN / M and JO /
+ * ANN MARIE: initial), or 0. Both sides need a middle name, or it is a first name against a
+ * first name.
+ */
+export function sameGivenNames(
+  rowFirst: string,
+  rowMiddle: string,
+  voterFirst: string,
+  voterMiddle: string,
+): number {
+  if (rowMiddle === '' && voterMiddle === '') return 0;
+  const row = rowMiddle === '' ? rowFirst : `${rowFirst} ${rowMiddle}`;
+  const voter = voterMiddle === '' ? voterFirst : `${voterFirst} ${voterMiddle}`;
+  if (row === voter) return L.middle.exact;
+  const rowLast = row.lastIndexOf(' ');
+  const voterLast = voter.lastIndexOf(' ');
+  if (rowLast < 0 || voterLast < 0 || row.slice(0, rowLast) !== voter.slice(0, voterLast)) return 0;
+  // The last given name by its initial on one side, and not the first name itself.
+  const a = row.slice(rowLast + 1);
+  const b = voter.slice(voterLast + 1);
+  const byInitial = (a.length === 1 || b.length === 1) && a.charCodeAt(0) === b.charCodeAt(0);
+  return byInitial && rowLast >= rowFirst.length && voterLast >= voterFirst.length ? L.middle.initial : 0;
 }
 
 /** Jaro-Winkler at which two standardized streets are one street with a typo. */
