@@ -9,6 +9,7 @@ import {
   parseFullName,
   splitCombinedFirstNames,
   withoutAsides,
+  withoutMailingWords,
 } from './names.ts';
 
 /** Inputs no function may throw on; every result must still be well-formed. */
@@ -390,6 +391,13 @@ describe('splitCombinedFirstNames', () => {
 describe('parseCoupleName', () => {
   const people = (value: string) => parseCoupleName(value)?.map((p) => [p.first, p.middle, p.last]) ?? null;
 
+  it('a hyphenated surname after two given names is both people’s', () => {
+    assert.deepEqual(people('John & Jane Smith-Jones'), [
+      ['JOHN', '', 'SMITH JONES'],
+      ['JANE', '', 'SMITH JONES'],
+    ]);
+  });
+
   it('two people written in one full name, in the orders mailing lists use', () => {
     const smiths = [
       ['JOHN', '', 'SMITH'],
@@ -440,6 +448,34 @@ describe('parseCoupleName', () => {
       const result = parseCoupleName(value);
       assert.ok(result === null || result.length === 2);
     }
+  });
+});
+
+describe('withoutMailingWords', () => {
+  it('a mailing list’s forms around a name', () => {
+    for (const [value, name] of [
+      ['The Smith Family', 'Smith'],
+      ['SMITH HOUSEHOLD', 'SMITH'],
+      ['John Smith & Family', 'John Smith'],
+      ['JOHN SMITH ET AL', 'JOHN SMITH'],
+      ['John Smith, et ux.', 'John Smith'],
+      ['Estate of John Smith', 'John Smith'],
+      ['The Honorable John Smith', 'John Smith'],
+      ['Current Resident', ''],
+      ['OCCUPANT', ''],
+    ] as const)
+      assert.equal(withoutMailingWords(value), name, value);
+  });
+
+  it('names as they are', () => {
+    for (const value of ['John Smith', 'Family', 'Mary Estate', 'Alice Resident Smith', 'The', ...HOSTILE])
+      assert.equal(withoutMailingWords(value), value, JSON.stringify(value.slice(0, 20)));
+  });
+
+  it('a couple’s titles joined by AND before one name', () => {
+    for (const value of ['MR AND MRS JOHN SMITH', 'Dr. and Mrs. John Smith'])
+      assert.deepEqual(parseFullName(value), { first: 'JOHN', middle: '', last: 'SMITH', suffix: '' }, value);
+    assert.deepEqual(parseFullName('Mr and Mrs Smith'), { first: '', middle: '', last: 'SMITH', suffix: '' });
   });
 });
 

@@ -568,7 +568,12 @@ function naturalOrder(raw: string, knownSuffix: string): PersonName {
   const part = partWords(raw, true);
   let words = part.words;
   let start = 0;
-  while (start < words.length && TITLES.has(words[start]!)) start++;
+  // Titles, also a couple's joined by AND (MR AND MRS JOHN SMITH: one name, the husband's).
+  while (
+    start < words.length &&
+    (TITLES.has(words[start]!) || (start > 0 && words[start] === 'AND' && TITLES.has(words[start + 1] ?? '')))
+  )
+    start++;
   if (start > 0) words = words.slice(start);
   const suffix = knownSuffix || part.suffix;
   const n = words.length;
@@ -655,6 +660,31 @@ export function withoutRepeatedName(name: PersonName): PersonName {
     return { ...name, last: last.slice(first.length + 1) };
   return name;
 }
+
+/**
+ * A mailing list's forms around a full name, taken away: `CURRENT RESIDENT` and `OCCUPANT` (no
+ * one: ''), `ESTATE OF`, `THE HONORABLE` before it, `ET AL`, `ET UX`, `& FAMILY` after it, and a
+ * household by its surname (`THE SMITH FAMILY`: `SMITH`). The value as it is when nothing else is
+ * left.
+ */
+export function withoutMailingWords(value: string): string {
+  if (value.length > MAX_NAME_CHARS) return value;
+  if (NO_ONE.test(value)) return '';
+  const rest = value
+    .replace(LEADING_MAILING_WORDS, '')
+    .replace(TRAILING_MAILING_WORDS, '')
+    .replace(FAMILY_OF, '$1');
+  return rest === value ? value : rest.trim() || value;
+}
+
+/** A mailing list's name of no one: the resident, the occupant. */
+const NO_ONE = /^\s*(current\s+)?(resident|occupant)s?\s*$/i;
+/** Before a name: an estate's, a judge's or an official's form of address. */
+const LEADING_MAILING_WORDS = /^\s*(estate\s+of\s+|(the\s+)?hon(orable|ourable)?\.?\s+)/i;
+/** After a name: and others, and wife, and family. */
+const TRAILING_MAILING_WORDS = /(\s*,)?\s+(et\.?\s*(al|ux)\.?|(&|and|\+)\s*family)\s*$/i;
+/** A household by its surname: THE SMITH FAMILY, SMITH HOUSEHOLD. */
+const FAMILY_OF = /^\s*(?:the\s+)?(.+?)\s+(family|household)\s*$/i;
 
 /**
  * A name cell less its asides: a nickname or a maiden name written in parentheses, brackets or
@@ -751,8 +781,10 @@ export function splitCombinedFirstNames(
     const final = parts[n - 1]!;
     const shared = final[final.length - 1]!;
     if (parts[0]!.length === 1 && final.length >= 2) {
-      // 'JOHN & MARY DE LA CRUZ': the surname starts at a particle, as in parseFullName.
-      let at = final.length - 1;
+      // 'JOHN & MARY DE LA CRUZ': the surname starts at a particle, as in parseFullName; 'JOHN &
+      // MARY SMITH-JONES': at the hyphenated surname's first word.
+      const hyphenated = hyphenatedSurnameWords(raw);
+      let at = hyphenated >= 2 && hyphenated < final.length ? final.length - hyphenated : final.length - 1;
       for (let i = 1; i < final.length - 1; i++) {
         if (PARTICLES.has(final[i]!)) {
           at = i;

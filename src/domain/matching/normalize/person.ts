@@ -29,6 +29,7 @@ import {
   splitCombinedFirstNames,
   wholeNameInOneCell,
   withoutAsides,
+  withoutMailingWords,
   withoutRepeatedName,
 } from './names.ts';
 import {
@@ -237,7 +238,7 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
   const firstCell = coupleInFirst === '' ? firstWritten : '';
   // A surname's aside is kept: 'SMITH (JONES)' reads as a compound surname, which agrees with
   // either (a maiden name beside the married one).
-  const lastCell = cell('last_name');
+  const lastCell = withoutMailingWords(cell('last_name'));
   const whole = wholeNameInOneCell(firstCell, lastCell);
   let name = withoutRepeatedName(
     normalizePersonName(
@@ -247,7 +248,7 @@ export function normalizeInput(fields: InputFields, asOf: Date): NormalizedInput
       cell('name_suffix') || (whole?.suffix ?? ''),
     ),
   );
-  const full = withoutAsides(cell('full_name'));
+  const full = withoutMailingWords(withoutAsides(cell('full_name')));
   // Two people in the one name column ('JOHN & MARY SMITH'): the row's two persons, as
   // first_name_combined gives them, unless name columns say whom the row is about (then the
   // other's first name is no middle name to lend).
