@@ -106,6 +106,12 @@ describe('one-line addresses', () => {
     ]);
     assert.deepEqual(place('12 Oak St. Raleigh, NC 27601'), ['12 Oak St', 'Raleigh', 'NC', '27601']);
     // A suffix after the street's is the street's, not a city.
+    assert.deepEqual(place("1720 Old St Mark's Church Rd, NC"), [
+      "1720 Old St Mark's Church Rd",
+      '',
+      'NC',
+      '',
+    ]);
     assert.deepEqual(place('12 Main Street Extension, NC 27601'), [
       '12 Main Street Extension',
       '',

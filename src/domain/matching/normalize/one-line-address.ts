@@ -28,8 +28,9 @@ export function splitOneLineAddress(value: string): OneLineAddress {
   // "123 Main St, Apt 4": a part that starts with a unit designator belongs to the street.
   while (index < parts.length && UNIT_START.test(parts[index]!)) street = `${street} ${parts[index++]}`;
   const place = cityStateZip(parts.slice(index), 'state');
-  // "12 Oak St. Raleigh, NC 27601": the city before the first comma, after the street's suffix
-  // (not when a suffix follows it: MAIN STREET EXTENSION is a street).
+  // "12 Oak St. Raleigh, NC 27601": the city before the first comma, after the street's suffix;
+  // not when a street word follows (MAIN STREET EXTENSION, OLD ST MARKS CHURCH RD are streets,
+  // and a city such as PARK CITY stays in the street, as before).
   if (place.city === '' && (place.state !== '' || place.zip !== '')) {
     const words = street.replace(/\./g, '').trim().split(/\s+/);
     const upper = words.map((word) => word.toUpperCase());
@@ -37,8 +38,7 @@ export function splitOneLineAddress(value: string): OneLineAddress {
     if (
       end > 0 &&
       end < words.length &&
-      !STREET_SUFFIXES.has(upper[end]!) &&
-      !words.slice(end).some((word) => /\d/.test(word))
+      !upper.slice(end).some((word) => STREET_SUFFIXES.has(word) || /\d/.test(word))
     ) {
       return { ...place, street: words.slice(0, end).join(' '), city: words.slice(end).join(' ') };
     }
