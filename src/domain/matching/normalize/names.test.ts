@@ -266,6 +266,10 @@ describe('parseFullName', () => {
     assert.deepEqual(parse('John Smith V'), ['JOHN', '', 'SMITH', 'V']);
     // An initial before the last word ends the given names; two words after a middle name are a surname.
     assert.deepEqual(parse('Jo Ann M Smith'), ['JO', 'ANN M', 'SMITH', '']);
+    // A middle initial last: a listing's LAST FIRST M without its comma.
+    assert.deepEqual(parse('SMITH JOHN A'), ['JOHN', 'A', 'SMITH', '']);
+    assert.deepEqual(parse('DE LA CRUZ JUAN A'), ['JUAN', 'A', 'DE LA CRUZ', '']);
+    assert.deepEqual(parse('SMITH-JONES MARY A'), ['MARY', 'A', 'SMITH JONES', '']);
     assert.deepEqual(parse('Juan Carlos Garcia Lopez'), ['JUAN', 'CARLOS', 'GARCIA LOPEZ', '']);
     assert.deepEqual(parse('Capt. John Smith'), ['JOHN', '', 'SMITH', '']);
     assert.deepEqual(parse('LT COL JANE A DOE'), ['JANE', 'A', 'DOE', '']);

@@ -580,6 +580,19 @@ function naturalOrder(raw: string, knownSuffix: string): PersonName {
   if (n === 0) return suffix === '' ? EMPTY_NAME : { ...EMPTY_NAME, suffix };
   if (n === 1) return { first: '', middle: '', last: words[0]!, suffix };
   if (n === 2) return { first: words[0]!, middle: '', last: words[1]!, suffix };
+  // A middle initial last: a listing's LAST FIRST M without its comma (SMITH JOHN A), as no one
+  // writes a surname of one letter.
+  if (words[n - 1]!.length === 1) {
+    const surnameWords = leadingSurnameWords(raw, words);
+    if (surnameWords < n - 1) {
+      return {
+        first: words[surnameWords]!,
+        middle: words.slice(surnameWords + 1).join(' '),
+        last: words.slice(0, surnameWords).join(' '),
+        suffix,
+      };
+    }
+  }
   let surname = -1;
   for (let i = 1; i < n - 1; i++) {
     if (PARTICLES.has(words[i]!)) {
@@ -610,6 +623,20 @@ function naturalOrder(raw: string, knownSuffix: string): PersonName {
  * How many cleaned words the last raw word makes when it is hyphenated ('Ana Garcia-Lopez Jr.' →
  * 2), else 0: a hyphen marks a compound surname, which then is the whole last name.
  */
+/**
+ * Words of a surname written first (LAST FIRST M): its particles and the word after them (DE LA
+ * CRUZ), or a hyphenated one's parts (SMITH-JONES), else one.
+ */
+function leadingSurnameWords(raw: string, words: readonly string[]): number {
+  let at = 0;
+  while (at < words.length - 1 && PARTICLES.has(words[at]!)) at++;
+  if (at > 0) return at + 1;
+  const first = raw.trim().split(/[\s,]+/)[0] ?? '';
+  if (!first.includes('-')) return 1;
+  const cleaned = cleanName(first);
+  return cleaned === '' ? 1 : cleaned.split(' ').length;
+}
+
 function hyphenatedSurnameWords(raw: string): number {
   if (!raw.includes('-')) return 0;
   let end = raw.length;
