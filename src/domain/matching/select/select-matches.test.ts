@@ -202,6 +202,25 @@ describe('isAnotherPerson', () => {
     assert.equal(isAnotherPerson(levels({ ...MAN, last: L.last.typo }), true), false);
   });
 
+  it('nothing of the name agrees: both names differ and no middle name agrees', () => {
+    const STRANGER: Levels = {
+      first: L.first.differ,
+      last: L.last.differ,
+      age: L.age.year,
+      address: L.address.exact,
+    };
+    assert.equal(isAnotherPerson(levels(STRANGER), false), true);
+    assert.equal(isAnotherPerson(levels({ ...STRANGER, middle: L.middle.differ }), false), true);
+    assert.equal(
+      isAnotherPerson(levels({ ...STRANGER, phone: L.binary.exact }), false),
+      true,
+      'a household’s phone',
+    );
+    // A middle name that agrees keeps a record re-keyed with two other names.
+    assert.equal(isAnotherPerson(levels({ ...STRANGER, middle: L.middle.initial }), false), false);
+    assert.equal(isAnotherPerson(levels({ ...STRANGER, last: L.last.typo }), false), false);
+  });
+
   it('a man at the row’s address, born the same day, is the row’s man with his surname mis-entered', () => {
     const HOME = { ...MAN, address: L.address.exact, zip: L.zip.exact };
     assert.equal(isAnotherPerson(levels(HOME), true), false);

@@ -121,13 +121,30 @@ function sameName(lv: Uint8Array): boolean {
  * home as well).
  */
 export function isAnotherPerson(lv: Uint8Array, male: boolean): boolean {
-  if (isAnotherHouseholdMember(lv)) return true;
+  if (isAnotherHouseholdMember(lv) || isNoneOfTheName(lv)) return true;
   return (
     male &&
     lv[F.last] === L.last.differ &&
     lv[F.phone] !== L.binary.exact &&
     lv[F.email] !== L.binary.exact &&
     !(lv[F.address] === L.address.exact && fullDateAgrees(lv))
+  );
+}
+
+/**
+ * Nothing of the name agrees: both names differ outright and no middle name agrees. However much
+ * else agrees (an address and a birth year, a household's phone), that is someone else; the NC
+ * half's records re-keyed with two other names keep the middle initial. Left out of the list's
+ * fit too, whose m of a name's disagreement such pairs would otherwise raise until names no
+ * longer counted (a list whose full names were misread matched 80 strangers at scores of 96).
+ */
+function isNoneOfTheName(lv: Uint8Array): boolean {
+  const middle = lv[F.middle];
+  return (
+    lv[F.first] === L.first.differ &&
+    lv[F.last] === L.last.differ &&
+    middle !== L.middle.exact &&
+    middle !== L.middle.initial
   );
 }
 
