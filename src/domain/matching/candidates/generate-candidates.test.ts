@@ -393,6 +393,26 @@ describe('generateCandidates', () => {
       assert.ok(!out.has(3), 'Asheville is far outside any radius');
     });
 
+    it('latitude and longitude the wrong way round: the point where the file has voters', () => {
+      const { q, out } = candidates({
+        first_name: 'Robert',
+        last_name: 'Jonson',
+        latitude: '-78.6420',
+        longitude: '35.7830',
+      });
+      assert.deepEqual([q.location?.lat, q.location?.lon], [35.783, -78.642]);
+      assertFoundBy(out, 0, 'cellLast');
+      // Where the given point has voters, or neither has, it is kept.
+      assert.deepEqual(
+        [candidates({ last_name: 'Jonson', latitude: '35.7830', longitude: '-78.6420' }).q.location?.lat],
+        [35.783],
+      );
+      assert.deepEqual(
+        [candidates({ last_name: 'Jonson', latitude: '-10', longitude: '20' }).q.location?.lat],
+        [-10],
+      );
+    });
+
     it('a changed surname near the coordinates is found by first name', () => {
       const { out } = candidates({
         first_name: 'Mary',

@@ -2,6 +2,7 @@ import {
   CELL_DEGREES,
   CELL_KEY_WORDS,
   cellAt,
+  cellOf,
   KEY,
   keyCellFirst,
   keyCellLast,
@@ -166,7 +167,15 @@ function intersect(index: MatchIndex, hash: number, check: number): Set<number> 
 function locate(index: MatchIndex, q: Query, candidates: CandidateSet): void {
   const p = q.person;
   if (!Number.isNaN(p.lat)) {
-    q.location = { lat: p.lat, lon: p.lon, source: 'coordinates' };
+    // Latitude and longitude given the wrong way round, an export's slip: the point where the
+    // voter file has voters, when the one as given has none in its map cell.
+    const swapped =
+      Math.abs(p.lon) <= 90 &&
+      index.cellCount(cellOf(p.lat, p.lon)) === 0 &&
+      index.cellCount(cellOf(p.lon, p.lat)) > 0;
+    q.location = swapped
+      ? { lat: p.lon, lon: p.lat, source: 'coordinates' }
+      : { lat: p.lat, lon: p.lon, source: 'coordinates' };
     return;
   }
   const fields = index.data.fields;

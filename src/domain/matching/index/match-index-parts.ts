@@ -22,8 +22,8 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * 8: the clear gender of each first name stored by dictionary id (first-genders).
  * 9: how much each first name's voters share birth years, by dictionary id (first-cohorts).
  * 10: voters read anew: highway contract routes (`HC 1 BOX 5`) as routes, not as a street
- * without a house number (which a list row's reading would no longer find), and a NULL or #N/A
- * middle name, suffix, unit or city as none.
+ * without a house number (which a list row's reading would no longer find), a NULL or #N/A
+ * middle name, suffix, unit or city as none, and coordinates the wrong way round as swapped.
  */
 export const MATCH_INDEX_FORMAT = 10;
 

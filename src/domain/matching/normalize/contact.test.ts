@@ -369,13 +369,20 @@ describe('normalizeLatLong', () => {
     }
   });
 
+  it('given the wrong way round where only the other reading is a point: swapped', () => {
+    assert.deepEqual(normalizeLatLong('-111.94', '33.49'), [33.49, -111.94]);
+    // Both readings are points: as given (the matcher looks where the voter file has voters).
+    assert.deepEqual(normalizeLatLong('-78.64', '35.78'), [-78.64, 35.78]);
+  });
+
   it('missing, not a decimal, out of range, or (0,0) → null', () => {
     const cases: [string, string][] = [
       ['', '-78'],
       ['35', ''],
       ['0', '0'],
       ['0.0', '-0.000'],
-      ['90.0001', '0'],
+      ['90.0001', '95'],
+      ['-181', '35'],
       ['0', '180.5'],
       ['1e1', '2'],
       ['0x10', '2'],

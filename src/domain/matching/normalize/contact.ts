@@ -574,6 +574,9 @@ export function normalizeLatLong(lat: string, lon: string): [number, number] | n
   const la = parseDecimal(lat);
   const lo = parseDecimal(lon);
   if (Number.isNaN(la) || Number.isNaN(lo)) return null;
+  // Given the wrong way round where only the other reading is a point (-111.9, 33.5): swapped.
+  // Where both are, the matcher looks where the voter file has voters (generate-candidates).
+  if ((la < -90 || la > 90) && lo >= -90 && lo <= 90 && la >= -180 && la <= 180) return [lo, la];
   if (la < -90 || la > 90 || lo < -180 || lo > 180) return null;
   // (0,0) is the geocoder's "unknown" placeholder, in the ocean off Africa.
   if (la === 0 && lo === 0) return null;
