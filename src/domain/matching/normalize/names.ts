@@ -4,7 +4,7 @@
  * itself after one charCode scan, and nothing here builds a regex per call.
  */
 
-import { isAsciiLetter } from './ascii.ts';
+import { isAsciiDigit, isAsciiLetter } from './ascii.ts';
 
 /** Names are never this long; cutting first bounds the work on hostile cells. */
 const MAX_NAME_CHARS = 200;
@@ -184,12 +184,7 @@ export function cleanName(value: string): string {
       run = -1;
     }
     let r: string;
-    if (
-      c >= 48 &&
-      c <= 57 &&
-      isAsciiLetter(value.charCodeAt(i - 1)) &&
-      isAsciiLetter(value.charCodeAt(i + 1))
-    )
+    if (isAsciiDigit(c) && isAsciiLetter(value.charCodeAt(i - 1)) && isAsciiLetter(value.charCodeAt(i + 1)))
       r = DIGIT_LOOKALIKES[c - 48]!;
     else if (c < TABLE_SIZE) r = TABLE[c]!;
     else if (c >= 0xd800 && c <= 0xdbff) {
@@ -620,10 +615,6 @@ function naturalOrder(raw: string, knownSuffix: string): PersonName {
 }
 
 /**
- * How many cleaned words the last raw word makes when it is hyphenated ('Ana Garcia-Lopez Jr.' →
- * 2), else 0: a hyphen marks a compound surname, which then is the whole last name.
- */
-/**
  * Words of a surname written first (LAST FIRST M): its particles and the word after them (DE LA
  * CRUZ), or a hyphenated one's parts (SMITH-JONES), else one.
  */
@@ -637,6 +628,10 @@ function leadingSurnameWords(raw: string, words: readonly string[]): number {
   return cleaned === '' ? 1 : cleaned.split(' ').length;
 }
 
+/**
+ * How many cleaned words the last raw word makes when it is hyphenated ('Ana Garcia-Lopez Jr.' →
+ * 2), else 0: a hyphen marks a compound surname, which then is the whole last name.
+ */
 function hyphenatedSurnameWords(raw: string): number {
   if (!raw.includes('-')) return 0;
   let end = raw.length;

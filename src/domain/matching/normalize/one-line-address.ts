@@ -81,12 +81,8 @@ function cityStateZip(
 ): { city: string; state: string; zip: string } {
   const parts = input.filter((part) => part !== '');
   if (parts.length > 0 && COUNTRY.test(parts.at(-1)!)) parts.pop();
-  // Periods go without a space so "N.C." reads as NC; a country after a ZIP is passed over.
-  let words = (parts.at(-1) ?? '')
-    .replace(COUNTRY_AFTER_ZIP, '$1')
-    .replace(/\./g, '')
-    .split(/\s+/)
-    .filter((w) => w !== '');
+  // A country after a ZIP is passed over.
+  let words = wordsOf((parts.at(-1) ?? '').replace(COUNTRY_AFTER_ZIP, '$1'));
   let zip = '';
   if (words.length > 0 && ZIP.test(words.at(-1)!)) {
     zip = words.at(-1)!;
@@ -96,11 +92,7 @@ function cityStateZip(
   let before = parts.slice(0, -1);
   if (words.length === 0 && zip !== '' && before.length > 0) {
     // "RALEIGH, NC, 27601": the state is the part before the ZIP's.
-    words = before
-      .at(-1)!
-      .replace(/\./g, '')
-      .split(/\s+/)
-      .filter((w) => w !== '');
+    words = wordsOf(before.at(-1)!);
     before = before.slice(0, -1);
   }
   if (words.length > 0 && before.length > 0 && normalizeStateCode(words.join(' ')) !== null) {
@@ -117,6 +109,13 @@ function cityStateZip(
   const city = [...before, words.join(' ')].filter((part) => part !== '').join(' ');
   return { city, state, zip };
 }
+
+/** A part's words; periods go without a space, so "N.C." reads as NC. */
+const wordsOf = (part: string): string[] =>
+  part
+    .replace(/\./g, '')
+    .split(/\s+/)
+    .filter((w) => w !== '');
 
 /** A country after the ZIP: US, USA, U.S.A., United States (of America). */
 const COUNTRY = /^(U\.?\s?S\.?(\s?A\.?)?|UNITED STATES(\s+OF\s+AMERICA)?)$/i;

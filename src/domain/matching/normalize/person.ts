@@ -5,6 +5,7 @@ import {
   type IdIndexName,
 } from '../../voters/voter-columns.ts';
 import { canonicalStreet, type ParsedAddress, parseAddress, routeName } from './address.ts';
+import { isAsciiDigit } from './ascii.ts';
 import {
   normalizeEmail,
   normalizeGender,
@@ -392,7 +393,8 @@ function addressCells(cell: (name: string) => string) {
     state = state || place.state;
     zip = zip || place.zip;
   }
-  const stateAndZip = state === '' || normalizeStateCode(state) !== null ? null : splitStateCell(state);
+  // Only a cell that ends in a digit can hold a ZIP (and no state's code or name has one).
+  const stateAndZip = isAsciiDigit(state.charCodeAt(state.length - 1)) ? splitStateCell(state) : null;
   if (stateAndZip !== null) {
     state = stateAndZip.state;
     zip = zip || stateAndZip.zip;

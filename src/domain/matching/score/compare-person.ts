@@ -182,27 +182,16 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
       levels[F.middle] = other;
     }
   }
-  // First and middle names written together in one first name (MICHAEL BRIAN for MICHAEL B.
-  // BRIAN, or a voter filed as MARY ANN for a row's MARY and ANN): both agree. The row's side is
-  // looked at only when its first name has a space, the voter's only when the row has a middle.
-  if (levels[F.first] !== L.first.exact && vFirst !== 0) {
-    const rowJoined = q.middleId === 0 && vMiddle !== 0 && q.person.first.includes(' ');
-    const voterJoined = q.middleId !== 0 && vMiddle === 0;
-    if (rowJoined || voterJoined) {
-      const voterFirst = dict.first.value(vFirst);
-      const together = rowJoined
-        ? q.person.first === `${voterFirst} ${dict.middle.value(vMiddle)}`
-        : voterFirst.length === q.person.first.length + 1 + q.person.middle.length &&
-          voterFirst === `${q.person.first} ${q.person.middle}`;
-      if (together) {
-        levels[F.first] = L.first.exact;
-        levels[F.middle] = L.middle.exact;
-      }
-    }
-  }
-  // The same given names split otherwise between first and middle: a row's JO / ANN M (from
-  // SMITH, JO ANN M) and a voter's JO ANN / M; the last may be an initial on one side.
-  if (levels[F.first] !== L.first.exact && vFirst !== 0 && q.givenNamesSpaced) {
+  // The same given names split otherwise between first and middle: written together as one first
+  // name on either side (MICHAEL BRIAN for MICHAEL B. BRIAN, a voter filed as MARY ANN for a row's
+  // MARY and ANN), or split at another word (a row's JO / ANN M, from SMITH, JO ANN M, and a
+  // voter's JO ANN / M; the last may be an initial on one side). Looked at only where the split can
+  // differ: the row's first or middle name has two words, or the row has a middle and the voter none.
+  if (
+    levels[F.first] !== L.first.exact &&
+    vFirst !== 0 &&
+    (q.givenNamesSpaced || (q.middleId !== 0 && vMiddle === 0))
+  ) {
     const level = sameGivenNames(
       q.person.first,
       q.person.middle,
