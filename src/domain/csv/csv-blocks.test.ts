@@ -15,7 +15,7 @@ function random(seed: number): () => number {
   };
 }
 
-/** Hostile CSV bytes: quotes in every position, CRLF and LF, empty and CR-only lines, ragged and long rows, bad UTF-8. */
+/** Hostile CSV bytes: quotes in every position, CRLF, LF and lone CR, empty lines, ragged and long rows, bad UTF-8. */
 function hostileCsv(seed: number, rows: number): Buffer {
   const next = random(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
@@ -29,6 +29,7 @@ function hostileCsv(seed: number, rows: number): Buffer {
     '',
     '"quoted, comma"',
     '"multi\nline"',
+    '"mac\rline"',
     'x"y',
     '"a""b"',
     '"open',
@@ -44,7 +45,7 @@ function hostileCsv(seed: number, rows: number): Buffer {
     else {
       const n = Math.max(1, width + Math.floor(next() * 3) - 1);
       const row = Array.from({ length: n }, () => pick(cells)).join(',');
-      parts.push(`${row}${pick(['\n', '\r\n', '\n'])}`);
+      parts.push(`${row}${pick(['\n', '\r\n', '\n', '\r'])}`);
     }
   }
   if (next() < 0.5) parts.push('last,row,without,newline');

@@ -105,7 +105,9 @@ function referenceParse(input: Buffer, maxRowBytes: number): { records: CsvRecor
       if (state === 'quoted') {
         if (c === '"') state = 'quoteInQuoted';
         else if (c === '\n') innerLf++;
+        else if (c === '\r' && i + 1 < data.length && data[i + 1] !== 0x0a) innerLf++;
       } else if (c === '\n') break;
+      else if (c === '\r' && data[i + 1] !== 0x0a) break; // a lone CR ends a record
       else if (c === ',') state = 'start';
       else if (c === '"') state = state === 'unquoted' ? 'unquoted' : 'quoted';
       else state = 'unquoted';
@@ -249,22 +251,51 @@ describe('readCsvRecords', () => {
     assert.deepEqual(warnings, []);
   });
 
-  it('skips empty lines (including CR-only lines) but counts them', async () => {
+  it('skips empty lines (including lone-CR and CRLF ones) but counts them', async () => {
     const { records, warnings } = await parse('\n\r\n\na,b\n\n\r\r\n1,2\r\n\n');
     assert.deepEqual(rows(records), [
       [4, 'a', 'b'],
-      [7, '1', '2'],
+      [8, '1', '2'],
     ]);
     assert.deepEqual(warnings, []);
   });
 
-  it('keeps empty fields and a lone CR inside an unquoted field', async () => {
+  it('keeps empty fields; a lone CR outside quotes ends a record', async () => {
     const { records } = await parse(',\n,,\na\rb,\n"",""\n');
     assert.deepEqual(rows(records), [
       [1, '', ''],
       [2, '', '', ''],
-      [3, 'a\rb', ''],
-      [4, '', ''],
+      [3, 'a'],
+      [4, 'b', ''],
+      [5, '', ''],
+    ]);
+  });
+
+  it('reads every row of a file mixing LF, CRLF and lone CR lines, with CRs and LFs quoted in cells', async () => {
+    // Old Mac exports end lines with CR alone; mail-merge tools mix them with LF and CRLF lines.
+    const endings = ['\n', '\r\n', '\r'];
+    const lines = ['id,name,note'];
+    const expected: (string | number)[][] = [];
+    let line = 2;
+    for (let i = 0; i < 300; i++) {
+      const note = i % 7 === 0 ? 'two\rlines' : i % 11 === 0 ? 'two\r\nlines' : i % 13 === 0 ? 'a\nb' : `n${i}`;
+      const quoted = /[\r\n]/.test(note) || i % 5 === 0;
+      lines.push(`${i},Name ${i},${quoted ? `"${note}"` : note}`);
+      expected.push([line, String(i), `Name ${i}`, note]);
+      line += 1 + (note.match(/\r\n|\r|\n/g)?.length ?? 0);
+    }
+    let text = `${lines[0]}\r`;
+    for (let i = 1; i < lines.length; i++) text += `${lines[i]}${endings[(i * 7) % 3]}`;
+    const data = Buffer.from(text);
+    const { records, warnings } = await assertSameWithChunking(data, 1 << 20, [1, 2, 3, 17, 4096]);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(rows(records).slice(1), expected);
+    // A CR ending a chunk is decided by the next chunk: CRLF stays one line end.
+    const split = await parse([Buffer.from('a,b\r'), Buffer.from('\n1,2\r'), Buffer.from('3,4\r')]);
+    assert.deepEqual(rows(split.records), [
+      [1, 'a', 'b'],
+      [2, '1', '2'],
+      [3, '3', '4'],
     ]);
   });
 

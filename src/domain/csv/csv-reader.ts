@@ -17,7 +17,7 @@
  * - Text after a closing quote and before the next comma is kept literally together with that closing quote
  *   (`malformed_quotes`); if that stray text itself ends in a quote, that last quote is taken as the real
  *   closing quote, so `"John "Johnny" Smith"` reads as `John "Johnny" Smith`.
- * - Records end at LF or CRLF outside quotes. A lone CR is ordinary data.
+ * - Records end at LF, CRLF or a lone CR outside quotes (old Mac exports mix CR lines with LF ones).
  *
  * Bytes are decoded per record: valid UTF-8 as UTF-8, anything else as Windows-1252 (`invalid_utf8`). A UTF-8
  * BOM at the very start of the input is dropped. Lines that are empty or consist only of CRs are skipped but

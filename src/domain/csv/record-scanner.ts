@@ -9,8 +9,12 @@
  *   byte-level state machine.
  * - Flat memory: the only state carried between chunks is the unfinished record, which is never
  *   allowed to grow beyond `maxRowBytes` (longer records are skipped, not buffered).
- * - Records end at LF or CRLF outside quotes; a lone CR is data. Lines that are empty or hold
- *   only CRs are skipped but counted. A UTF-8 BOM at the very start is dropped.
+ * - Records end at LF, CRLF or a lone CR outside quotes (old Mac exports and some mail-merge
+ *   tools end lines with CR alone, often mixed with LF lines in one file). A chunk holding a lone
+ *   CR goes through the byte-level state machine whole; files without one keep the fast path.
+ *   A CR at the very end of a chunk is decided by the next chunk's first byte. Inside quotes, a
+ *   lone CR is data and counts as a line break for line numbers, like an LF. Empty lines are
+ *   skipped but counted. A UTF-8 BOM at the very start is dropped.
  */
 export interface CsvWarning {
   /** 1-based physical line number the problem refers to. */
@@ -49,6 +53,19 @@ function isBomPrefix(buf: Buffer): boolean {
 function onlyCarriageReturns(buf: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (buf[i] !== CR) return false;
   return true;
+}
+
+/**
+ * Whether `buf[from..)` holds a CR followed by something other than an LF. A CR on the last byte
+ * is not counted: the next chunk decides it. One `indexOf` per CR, so LF files pay one scan per
+ * chunk and CRLF files one short scan per line.
+ */
+function hasLoneCr(buf: Buffer, from: number): boolean {
+  const last = buf.length - 1;
+  for (let i = buf.indexOf(CR, from); i !== -1 && i < last; i = buf.indexOf(CR, i + 1)) {
+    if (buf[i + 1] !== LF) return true;
+  }
+  return false;
 }
 
 export interface RecordScannerOptions {
@@ -95,6 +112,8 @@ export abstract class RecordScanner {
   #recordStart = 0;
   #pending: Buffer | null = null;
   #pendingLen = 0;
+  /** Whether the chunk being pushed holds a lone CR (then it is scanned byte by byte). */
+  #loneCr = false;
 
   constructor(options: RecordScannerOptions) {
     const { maxRowBytes, onWarning } = options;
@@ -193,6 +212,7 @@ export abstract class RecordScanner {
         this.#offset += 3;
       }
     }
+    this.#loneCr = hasLoneCr(buf, 0);
     let p = 0;
     if (this.#inRecord) p = this.#continueRecord(buf);
     if (p >= 0) this.#scanChunk(buf, p);
@@ -207,6 +227,7 @@ export abstract class RecordScanner {
       // Fewer than 3 bytes in total that look like the start of a BOM: not a BOM, just data.
       if (head !== null && head.length > 0) {
         this.#offset -= head.length;
+        this.#loneCr = hasLoneCr(head, 0);
         this.#scanChunk(head, 0);
         this.#offset += head.length;
       }
@@ -250,6 +271,10 @@ export abstract class RecordScanner {
    * pending record.
    */
   #scanChunk(buf: Buffer, start: number): void {
+    if (this.#loneCr) {
+      this.#scanBytes(buf, start);
+      return;
+    }
     const len = buf.length;
     let p = start;
     let nextQuote = -1;
@@ -288,9 +313,28 @@ export abstract class RecordScanner {
     }
   }
 
+  /** Every record of `buf` from `start` through the byte-level state machine (the chunk has a lone CR). */
+  #scanBytes(buf: Buffer, start: number): void {
+    const len = buf.length;
+    let p = start;
+    while (p < len) {
+      this.#hasQuote = false;
+      this.#innerLf = 0;
+      this.#state = FIELD_START;
+      const end = this.#scan(buf, p, len);
+      if (end === -1) {
+        this.#startPending(buf, p, len);
+        return;
+      }
+      this.#emitRecord(buf, p, end, this.#offset + end + 1);
+      p = end + 1;
+    }
+  }
+
   /**
-   * Byte-level state machine from `from` with the current state. Returns the index of the LF that ends the
-   * record, or -1 when `to` is reached first. Updates state, quote flag and the count of LFs inside quotes.
+   * Byte-level state machine from `from` with the current state. Returns the index of the LF or lone CR that
+   * ends the record, or -1 when `to` is reached first. Updates state, quote flag and the count of line breaks
+   * inside quotes. A CR on the last byte ends nothing yet (`#continueRecord` decides it).
    */
   #scan(buf: Buffer, from: number, to: number): number {
     let state = this.#state;
@@ -302,7 +346,8 @@ export abstract class RecordScanner {
       if (state === QUOTED) {
         if (c === QUOTE) state = QUOTE_IN_QUOTED;
         else if (c === LF) innerLf++;
-      } else if (c === LF) {
+        else if (c === CR && i + 1 < to && buf[i + 1] !== LF) innerLf++;
+      } else if (c === LF || (c === CR && i + 1 < to && buf[i + 1] !== LF)) {
         end = i;
         break;
       } else if (c === COMMA) {
@@ -362,7 +407,12 @@ export abstract class RecordScanner {
     const len = buf.length;
     let end: number;
     const state = this.#state;
-    if (state === QUOTED || state === QUOTE_IN_QUOTED) {
+    if (len > 0 && buf[0] !== LF && this.#endsWithCr()) {
+      // The carried record's last byte is a CR that no LF follows: a lone CR.
+      if (state !== QUOTED) return this.#endCarried(buf, -1);
+      this.#innerLf++;
+    }
+    if (state === QUOTED || state === QUOTE_IN_QUOTED || this.#loneCr) {
       end = this.#scan(buf, 0, len);
     } else {
       const lf = buf.indexOf(LF);
@@ -390,22 +440,37 @@ export abstract class RecordScanner {
       return -1;
     }
 
+    return this.#endCarried(buf, end);
+  }
+
+  /** Whether the carried record's last byte so far is a CR. */
+  #endsWithCr(): boolean {
+    if (this.#skipping) return this.#skippedLastCr;
+    return this.#pendingLen > 0 && this.#pending![this.#pendingLen - 1] === CR;
+  }
+
+  /**
+   * Ends the carried record at `buf[end]` (its LF or lone CR), or, with `end` -1, just before
+   * `buf` (the lone CR was the carried record's last byte). Returns where the next record starts.
+   */
+  #endCarried(buf: Buffer, end: number): number {
     const endOffset = this.#offset + end + 1;
+    const taken = Math.max(end, 0);
     if (this.#skipping) {
-      let bytes = this.#skippedBytes + end;
+      let bytes = this.#skippedBytes + taken;
       if (end > 0 ? buf[end - 1] === CR : this.#skippedLastCr) bytes--;
       const line = this.#line;
       this.#line += 1 + this.#innerLf;
       this.tooLong(line, bytes, true, this.#recordStart, endOffset);
-    } else if (this.#pendingLen + end > this.maxRowBytes + 1) {
+    } else if (this.#pendingLen + taken > this.maxRowBytes + 1) {
       const line = this.#line;
-      let bytes = this.#pendingLen + end;
+      let bytes = this.#pendingLen + taken;
       if (end > 0 && buf[end - 1] === CR) bytes--;
       this.#line += 1 + this.#innerLf;
       // Streamed past the limit only with this chunk: nothing more of it was buffered.
       this.tooLong(line, bytes, true, this.#recordStart, endOffset);
     } else {
-      this.#append(buf, 0, end);
+      this.#append(buf, 0, taken);
       this.#emitRecord(this.#pending!, 0, this.#pendingLen, endOffset);
     }
     this.#resetRecord();
