@@ -107,7 +107,8 @@ function referenceParse(input: Buffer, maxRowBytes: number): { records: CsvRecor
         else if (c === '\n') innerLf++;
         else if (c === '\r' && i + 1 < data.length && data[i + 1] !== 0x0a) innerLf++;
       } else if (c === '\n') break;
-      else if (c === '\r' && data[i + 1] !== 0x0a) break; // a lone CR ends a record
+      else if (c === '\r' && data[i + 1] !== 0x0a)
+        break; // a lone CR ends a record
       else if (c === ',') state = 'start';
       else if (c === '"') state = state === 'unquoted' ? 'unquoted' : 'quoted';
       else state = 'unquoted';
@@ -278,7 +279,8 @@ describe('readCsvRecords', () => {
     const expected: (string | number)[][] = [];
     let line = 2;
     for (let i = 0; i < 300; i++) {
-      const note = i % 7 === 0 ? 'two\rlines' : i % 11 === 0 ? 'two\r\nlines' : i % 13 === 0 ? 'a\nb' : `n${i}`;
+      const note =
+        i % 7 === 0 ? 'two\rlines' : i % 11 === 0 ? 'two\r\nlines' : i % 13 === 0 ? 'a\nb' : `n${i}`;
       const quoted = /[\r\n]/.test(note) || i % 5 === 0;
       lines.push(`${i},Name ${i},${quoted ? `"${note}"` : note}`);
       expected.push([line, String(i), `Name ${i}`, note]);
