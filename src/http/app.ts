@@ -8,9 +8,11 @@ import Fastify, {
 } from 'fastify';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { bodyStreamWithDeadline } from './body-deadline.ts';
 import { clientApiScope } from './client-api-scope.ts';
 import { kindForStatus, mapErrorCode } from './error-mapping.ts';
 import type { HttpDeps } from './http-deps.ts';
+import { bodyDeadlineOf, hasBody } from './request-helpers.ts';
 import { fileBrowserRoute } from './routes/file-browser.route.ts';
 import { operationsRoutes } from './routes/operations.route.ts';
 import { pollSmartmatchRoute } from './routes/poll-smartmatch.route.ts';
@@ -43,6 +45,10 @@ declare module 'fastify' {
     responseBodyComplete: boolean;
   }
 }
+
+/** The answer to a request no route takes. */
+const notFound = (request: FastifyRequest) =>
+  new AppError('NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}; see /openapi.json`);
 
 /** The contract's error body: `url` null and an error string that starts with its kind. */
 const errorBody = (error: string, code: string, requestId: string) => ({
@@ -151,6 +157,20 @@ export function buildApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // A request no route takes is answered before its body is read (and the connection closed,
+  // below): a trickling body on an unknown path must not hold a socket.
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) throw notFound(request);
+  });
+  // Every body a parser reads (Fastify's JSON and text parsers, the sign-in form, any a scope
+  // adds) arrives within the body deadline, or the request is answered 408: otherwise a client
+  // trickling a byte every few seconds holds the socket until the hour-long request timeout.
+  // Handlers that stream request.raw themselves (uploads, the JSON-body GET) apply the same
+  // deadline with bodyWithDeadline; this stream is lazy, so it costs them nothing.
+  const bodyDeadline = bodyDeadlineOf(deps.config);
+  app.addHook('preParsing', async (request, _reply, payload) =>
+    hasBody(request.raw) ? bodyStreamWithDeadline(payload, bodyDeadline) : payload,
+  );
   // An answer given before the client finished sending (a refused upload, a body that stalled)
   // closes the connection: otherwise Node would read on and a trickling client would hold it.
   app.addHook('onSend', async (request, reply) => {
@@ -194,10 +214,7 @@ export function buildApp(
   });
 
   app.setNotFoundHandler((request) => {
-    throw new AppError(
-      'NOT_FOUND',
-      `no endpoint ${request.method} ${request.url.split('?')[0]}; see /openapi.json`,
-    );
+    throw notFound(request);
   });
 
   if (options.operationsOnly === true) {
@@ -207,17 +224,15 @@ export function buildApp(
 
   for (const [path, allowed] of METHOD_GUARDS) {
     const methods = OTHER_METHODS.filter((method) => !allowed.includes(method));
-    app.route({
-      method: [...methods],
-      url: path,
-      handler: async (request, reply) => {
-        reply.header('allow', allowed.replace(' or ', ', '));
-        throw new AppError(
-          'METHOD_NOT_ALLOWED',
-          `method ${request.method} is not allowed here; use ${allowed}`,
-        );
-      },
-    });
+    const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('allow', allowed.replace(' or ', ', '));
+      throw new AppError(
+        'METHOD_NOT_ALLOWED',
+        `method ${request.method} is not allowed here; use ${allowed}`,
+      );
+    };
+    // Refused in onRequest, before a body is read: a POST's body is never wanted here.
+    app.route({ method: [...methods], url: path, onRequest: refuse, handler: refuse });
   }
 
   clientApiScope(app, deps, [

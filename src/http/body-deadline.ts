@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.ts';
 
 /** How long a request body may take: mod_reqtimeout's `body=<timeout>,MinRate=<bytes/s>`. */
@@ -16,7 +16,7 @@ export interface BodyDeadline {
  * close the connection); a client that went away ends it with the request's own error.
  */
 export async function* bodyWithDeadline(
-  raw: IncomingMessage,
+  raw: Readable,
   deadline: BodyDeadline,
   now: () => number = Date.now,
 ): AsyncGenerator<Buffer> {
@@ -48,8 +48,17 @@ export async function* bodyWithDeadline(
   }
 }
 
+/**
+ * The request body as a stream that fails with bodyWithDeadline's REQUEST_TIMEOUT error, for body
+ * parsers. Lazy: nothing is read from `raw` until the stream is, so a handler that reads `raw`
+ * itself (an upload) is unaffected when no parser reads this one.
+ */
+export function bodyStreamWithDeadline(raw: Readable, deadline: BodyDeadline): Readable {
+  return Readable.from(bodyWithDeadline(raw, deadline), { objectMode: false });
+}
+
 /** Resolves true when the stream has something new to report (data, end, error, close), false at the timeout. */
-function readableWithin(raw: IncomingMessage, ms: number): Promise<boolean> {
+function readableWithin(raw: Readable, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const events = ['readable', 'end', 'error', 'close'] as const;
     const done = (value: boolean) => {

@@ -78,6 +78,13 @@ export function fileBrowserRoute(app: FastifyInstance, deps: HttpDeps): void {
           .type('text/html; charset=utf-8')
           .send(messagePage('Not found', 'There is no such file in your folder.'));
       }
+      // A form body that did not arrive within the body deadline (app.ts); the connection closes.
+      if (isAppError(error) && error.code === 'REQUEST_TIMEOUT') {
+        return reply
+          .code(408)
+          .type('text/html; charset=utf-8')
+          .send(messagePage('Too slow', 'The form took too long to arrive; please try again.'));
+      }
       if (typeof (error as { statusCode?: unknown }).statusCode === 'number') {
         const status = (error as { statusCode: number }).statusCode;
         if (status >= 400 && status < 500) {
