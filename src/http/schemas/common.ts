@@ -10,9 +10,11 @@ export const single = (name: string) =>
       error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be given once`),
     })
     // A CR/LF (`%0D%0A`) or other control character is never part of a valid value, and stored
-    // it could split a header or a log line later.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule names the characters it refuses
-    .regex(/^[^\u0000-\u001f\u007f]*$/, {
+    // it could split a header or a log line later, or disguise what a reader sees: C0, DEL and
+    // C1 (NEL U+0085) are Cc; the line and paragraph separators U+2028/U+2029 are Zl/Zp; bidi
+    // embeddings, overrides and isolates, zero-width characters, the BOM and the other invisible
+    // format characters (U+00AD, U+061C, U+2060-U+2064, tags) are Cf.
+    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, {
       error: `${name} must not contain control characters`,
       abort: true,
     });
