@@ -87,6 +87,50 @@ describe('bad input files never crash the service; the job says why', () => {
     assert.match(result.summary.warnings.first[0], /line 3/);
   });
 
+  test('lines ending in a lone CR, mixed with LF and CRLF lines → every row answered (csv result)', async () => {
+    // Old Mac exports and mail-merge tools: a 200-row list with every third line ending in CR
+    // came back with 133 rows and status complete.
+    const endings = ['\n', '\r\n', '\r'];
+    let body = 'voterbase_id,notes\r\n';
+    for (let i = 1; i <= 200; i++) {
+      const note = i % 17 === 0 ? '"two\rlines"' : i % 19 === 0 ? '"two\nlines"' : `n${i}`;
+      body += `NC-${String(i).padStart(9, '0')},${note}${endings[i % 3]}`;
+    }
+    const url = await register(t, key, 'filename=lone_cr&format=csv');
+    assert.equal((await upload(url, body)).status, 200);
+    const result = await waitForResult(t, key, 'lone_cr', 30_000);
+    assert.equal(result.status, 'complete');
+    const lines = (await (await fetch(result.url)).text()).trimEnd().split('\n');
+    assert.equal(lines.length, 201);
+    const inputRows = lines.slice(1).map((line) => Number(line.split(',')[2]));
+    assert.deepEqual(
+      inputRows,
+      Array.from({ length: 200 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(result.warnings, { total: 0, rows_skipped: 0, by_kind: {}, first: [] });
+  });
+
+  test('a row the reader cannot return is named in the poll answer of a csv result', async () => {
+    const body = `voterbase_id,notes\nNC-000000001,a\nNC-000000002,${'y'.repeat(2 * 1024 * 1024)}\nNC-000000003,c\n`;
+    const url = await register(t, key, 'filename=long_row_csv&format=csv');
+    assert.equal((await upload(url, body)).status, 200);
+    const result = await waitForResult(t, key, 'long_row_csv', 30_000);
+    assert.equal(result.status, 'complete');
+    const warnings = result.warnings as { rows_skipped: number; first: string[] };
+    assert.equal(warnings.rows_skipped, 1);
+    assert.match(warnings.first[0]!, /^line 3: row is 2097165 bytes, more than the limit/);
+  });
+
+  test('a quoted field never closed that swallows the lines after it → failed naming its line', async () => {
+    const body = 'voterbase_id,notes\nNC-000000001,a\nNC-000000002,"open\nNC-000000003,c\nNC-000000004,d\n';
+    const result = await run(t, key, 'swallowed', body);
+    assert.equal(result.status, 'failed');
+    assert.equal(
+      result.error,
+      'Validation Error: line 3: a quoted field is never closed, so the 3 lines after it were read into one cell; close or remove the quote and upload again',
+    );
+  });
+
   test('malformed CSV: ragged rows, stray quotes, unterminated quote → warnings, every row answered', async () => {
     const body = [
       'voterbase_id,first_name,last_name',

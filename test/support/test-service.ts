@@ -131,7 +131,7 @@ export async function waitForResult(
   key: string,
   filename: string,
   timeoutMs = 15_000,
-): Promise<{ url: string; error: unknown; status: unknown }> {
+): Promise<{ url: string; error: unknown; status: unknown; warnings: unknown }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await getJson(`${t.base}/service/smartmatch/poll?filename=${filename}`, key);
@@ -139,7 +139,12 @@ export async function waitForResult(
       (typeof body['url'] === 'string' && body['url'] !== '') ||
       (body['error'] !== null && body['error'] !== '')
     ) {
-      return { url: body['url'] as string, error: body['error'], status: body['status'] };
+      return {
+        url: body['url'] as string,
+        error: body['error'],
+        status: body['status'],
+        warnings: body['warnings'],
+      };
     }
     if (Date.now() > deadline) throw new Error(`job ${filename} did not finish: ${JSON.stringify(body)}`);
     await new Promise((r) => setTimeout(r, 50));

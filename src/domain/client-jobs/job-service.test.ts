@@ -18,7 +18,7 @@ import type { ApiKeyRecord, Entitlements } from '../keys/key-types.ts';
 import { MATCH_LIST_JOB } from '../ports/job-catalog.ts';
 import type { UrlGrant } from '../ports/url-signer.ts';
 import { incomingUploadKey, JobService, type JobServiceSettings, UPLOAD_NAME } from './job-service.ts';
-import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
+import type { Job, JobSummary, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const T0 = 1_700_000_000_000;
@@ -784,6 +784,32 @@ describe('JobService.poll', () => {
     assert.equal(answer.status, 'complete');
     assert.equal(verifyUrl(answer.url, 'GET', T0 + 10).name, 'list_1.csv');
     assert.equal(verifyUrl(answer.url, 'GET', T0 + 10).jobId, jobId);
+  });
+
+  it('answers the reader warnings of a complete job, rows it could not return first', async () => {
+    const key = await createKey('client');
+    const jobId = await register(key);
+    await jobStore.transition(jobId, ['registered'], 'processing', {}, T0 + 1);
+    const warnings = {
+      total: 3,
+      byKind: { row_too_long: 2, ragged_row: 1 },
+      first: ['line 7: row is 2000000 bytes, more than the limit of 1048576 bytes; skipped'],
+    };
+    const summary = { warnings } as unknown as JobSummary;
+    await jobStore.transition(
+      jobId,
+      ['processing'],
+      'complete',
+      { resultBlob: `results/${jobId}/r.csv`, resultName: 'list_1.csv', summary },
+      T0 + 3,
+    );
+    const answer = await service.poll(key, 'list_1', T0 + 10);
+    assert.deepEqual(answer.warnings, {
+      total: 3,
+      rows_skipped: 2,
+      by_kind: { row_too_long: 2, ragged_row: 1 },
+      first: warnings.first,
+    });
   });
 
   it("answers NOT_FOUND for another key's filename", async () => {

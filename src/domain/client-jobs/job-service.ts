@@ -11,7 +11,7 @@ import type { JobStore } from '../ports/job-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { UrlSigner } from '../ports/url-signer.ts';
 import { refuseWebhookTarget } from '../webhooks/public-address.ts';
-import type { Job, OnboardingParams, SmartmatchParams } from './job-types.ts';
+import type { Job, JobSummary, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
 /** With a 30 s base doubling to 15 min: platform outages of about an hour and a half are ridden out. */
 export const ONBOARD_MAX_ATTEMPTS = 12;
@@ -50,6 +50,30 @@ export interface PollAnswer {
   url: string;
   error: string | null;
   status: Job['state'];
+  /**
+   * A complete job's reader warnings (the csv and gzip results carry no summary.json): rows the
+   * reader could not return (`rows_skipped`, each named by its line in `first`), and the rest by
+   * kind. Counts and line numbers only, never cell values.
+   */
+  warnings?: PollWarnings;
+}
+
+export interface PollWarnings {
+  total: number;
+  rows_skipped: number;
+  by_kind: Record<string, number>;
+  first: string[];
+}
+
+/** The poll's view of a summary's warnings. */
+function pollWarnings(summary: JobSummary | null): PollWarnings {
+  const warnings = summary?.warnings ?? { total: 0, byKind: {}, first: [] };
+  return {
+    total: warnings.total,
+    rows_skipped: warnings.byKind.row_too_long ?? 0,
+    by_kind: warnings.byKind,
+    first: warnings.first,
+  };
 }
 
 /**
@@ -300,7 +324,12 @@ export class JobService {
     }
     switch (job.state) {
       case 'complete':
-        return { url: await this.downloadUrl(job, now), error: null, status: job.state };
+        return {
+          url: await this.downloadUrl(job, now),
+          error: null,
+          status: job.state,
+          warnings: pollWarnings(job.summary),
+        };
       case 'failed':
       case 'expired':
         return { url: '', error: job.error ?? 'Internal Error: the job failed', status: job.state };

@@ -220,7 +220,8 @@ class BlockCutter extends RecordScanner {
     endOffset: number,
     lineAfter: number,
   ): void {
-    const warn = (at: number, kind: CsvWarning['kind'], message: string) => this.warn(at, kind, message);
+    const warn = (at: number, kind: CsvWarning['kind'], message: string, swallowed?: number) =>
+      this.warn(at, kind, message, swallowed);
     const text = decodeRecord(buf, start, end, line, warn);
     const header = splitRecord(text, hasQuote, line, warn);
     this.#header = header;

@@ -24,7 +24,7 @@
  * still counted for line numbers.
  */
 import { isUtf8 } from 'node:buffer';
-import { COMMA, type CsvWarning, QUOTE, RecordScanner } from './record-scanner.ts';
+import { COMMA, CR, type CsvWarning, LF, QUOTE, RecordScanner } from './record-scanner.ts';
 
 export type { CsvWarning } from './record-scanner.ts';
 
@@ -62,13 +62,17 @@ export function toBuffer(chunk: Uint8Array): Buffer {
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
-function countNewlines(text: string, end: number): number {
+/** Line breaks (LF, CRLF, lone CR) in `text[from, to)`. */
+function countLineBreaks(text: string, from: number, to: number): number {
   let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF || (c === CR && text.charCodeAt(i + 1) !== LF)) n++;
+  }
   return n;
 }
 
-export type Warn = (line: number, kind: CsvWarning['kind'], message: string) => void;
+export type Warn = (line: number, kind: CsvWarning['kind'], message: string, linesSwallowed?: number) => void;
 
 const cp1252 = new TextDecoder('windows-1252');
 
@@ -102,13 +106,14 @@ function parseQuoted(text: string, line: number, warn: Warn): string[] {
         if (q === -1) {
           field += text.slice(j);
           i = n;
-          const quoteLine = line + countNewlines(text, open);
+          const quoteLine = line + countLineBreaks(text, 0, open);
           warn(
             quoteLine,
             'unterminated_quote',
             quoteLine === line
               ? `line ${quoteLine}: quoted field is never closed; read to end of file`
               : `line ${quoteLine}: quoted field (record starting on line ${line}) is never closed; read to end of file`,
+            countLineBreaks(text, open, n),
           );
           break;
         }
@@ -150,7 +155,8 @@ function parseQuoted(text: string, line: number, warn: Warn): string[] {
 /** The record scanner that decodes and splits each record it finds into `out`. */
 export class RecordSplitter extends RecordScanner {
   out: CsvRecord[] = [];
-  readonly #warn: Warn = (line, kind, message) => this.warn(line, kind, message);
+  readonly #warn: Warn = (line, kind, message, linesSwallowed) =>
+    this.warn(line, kind, message, linesSwallowed);
 
   protected override beginRun(buf: Buffer, start: number, lastLf: number): boolean {
     return isUtf8(buf.subarray(start, lastLf));

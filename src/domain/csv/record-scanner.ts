@@ -22,6 +22,11 @@ export interface CsvWarning {
   kind: 'ragged_row' | 'invalid_utf8' | 'row_too_long' | 'unterminated_quote' | 'malformed_quotes';
   /** Human readable; contains line numbers, counts and sizes only, never data. */
   message: string;
+  /**
+   * `unterminated_quote` only: the line breaks between the opening quote and the end of the file,
+   * that is the lines read into the never-closed cell (0 when it is on the last line).
+   */
+  linesSwallowed?: number;
 }
 
 export const LF = 0x0a;
@@ -174,8 +179,10 @@ export abstract class RecordScanner {
     );
   }
 
-  protected warn(line: number, kind: CsvWarning['kind'], message: string): void {
-    this.#onWarning({ line, kind, message });
+  protected warn(line: number, kind: CsvWarning['kind'], message: string, linesSwallowed?: number): void {
+    this.#onWarning(
+      linesSwallowed === undefined ? { line, kind, message } : { line, kind, message, linesSwallowed },
+    );
   }
 
   /** Whether the unfinished record is being skipped as too long (nothing of it is buffered). */
@@ -247,6 +254,7 @@ export abstract class RecordScanner {
           this.#line,
           'unterminated_quote',
           `line ${this.#line}: quoted field is never closed; reached end of file`,
+          this.#innerLf,
         );
       }
     } else if (this.#pending !== null) {

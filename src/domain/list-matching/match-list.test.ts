@@ -336,6 +336,30 @@ describe('matchList refusals', () => {
     assert.equal(summary.rows, 1);
   });
 
+  it('refuses a quoted field that is never closed and reads the lines after it into one cell, naming its line', async () => {
+    const rows = [
+      'voterbase_id,note',
+      'TX-000000001,ok',
+      'TX-000000002,"open',
+      'TX-000000003,lost',
+      'TX-000000004,lost',
+    ];
+    await assertRefused(
+      `${rows.join('\n')}\n`,
+      'line 3: a quoted field is never closed, so the 3 lines after it were read into one cell; close or remove the quote and upload again',
+    );
+    // Past the row limit the record is skipped to the end of the file: refused all the same.
+    await assertRefused(
+      `voterbase_id,note\nTX-000000001,"open\n${'TX-000000002,x\r'.repeat(200)}`,
+      'line 2: a quoted field is never closed, so the 200 lines after it were read into one cell; close or remove the quote and upload again',
+      { maxRowBytes: 1024 },
+    );
+    // On the last line it loses nothing: a warning, and the row is there.
+    const { summary } = await run('voterbase_id,note\nTX-000000001,"open');
+    assert.deepEqual(summary.warnings.byKind, { unterminated_quote: 1 });
+    assert.equal(summary.rows, 1);
+  });
+
   it('answers a header without data rows with zero rows and a no_data_rows warning', async () => {
     const { lines, summary } = await run('matchback_id,voterbase_id\n');
     assert.deepEqual(lines, [`matchback_id,voterbase_id,${MATCH_HEADER}`]);

@@ -96,7 +96,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   const settle = async (): Promise<void> => {
     const result = await inFlight.shift()!;
     const { tally } = list!;
-    for (const warning of result.warnings) warnings.add(warning);
+    for (const warning of result.warnings) addWarning(warnings, warning);
     mergeTally(tally, result.tally);
     raggedRows += result.raggedRows;
     // Padding short rows multiplies the output: a file where they are common is not a usable CSV.
@@ -131,7 +131,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     let trailing: CsvWarning[] = [];
     for await (const event of cutCsvBlocks(input.source, { maxRowBytes: input.maxRowBytes })) {
       if (event.kind === 'header') {
-        for (const warning of event.warnings) warnings.add(warning);
+        for (const warning of event.warnings) addWarning(warnings, warning);
         // The reader skips an over-long first record and would take the next one as the header.
         if (event.warnings.some((w) => w.kind === 'row_too_long' && w.line < event.line))
           throw headerTooLongError(input.maxRowBytes);
@@ -159,7 +159,7 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
     // A list shorter than the sample.
     if (sampling !== null && sampling.length > 0) await startSampled(sampling);
     while (inFlight.length > 0) await settle();
-    for (const warning of trailing) warnings.add(warning);
+    for (const warning of trailing) addWarning(warnings, warning);
   } catch (error) {
     // Blocks still running are let go: their results are no longer wanted.
     inFlight.length = 0;
@@ -170,6 +170,22 @@ export async function matchList(input: MatchListInput): Promise<ListSummary> {
   if (list.tally.rows === 0) warnings.note('no_data_rows', 'the file has a header but no data rows');
   await writer.end();
   return listSummary(list.tally, list.layout, warnings);
+}
+
+/**
+ * Logs a reader's warning, or fails the list when the warning means rows were lost: a quoted
+ * field never closed reads every line after it into one cell (or past the row limit), so those
+ * rows would be missing from the result with nothing but a count to show for it.
+ */
+function addWarning(warnings: WarningLog, warning: CsvWarning): void {
+  const swallowed = warning.kind === 'unterminated_quote' ? (warning.linesSwallowed ?? 0) : 0;
+  if (swallowed > 0) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `line ${warning.line}: a quoted field is never closed, so the ${swallowed} line${swallowed === 1 ? '' : 's'} after it were read into one cell; close or remove the quote and upload again`,
+    );
+  }
+  warnings.add(warning);
 }
 
 function blockSpec(input: MatchListInput, layout: ListLayout): BlockSpec {

@@ -63,6 +63,19 @@ describe('job notices', () => {
     assert.match(notice.html, /<td[^>]*>61\.7%<\/td>/);
   });
 
+  test('complete names the rows the reader could not return and the first warnings, by line only', () => {
+    const warnings = {
+      total: 3,
+      byKind: { row_too_long: 2, ragged_row: 1 },
+      first: ['line 7: row is 2000000 bytes, more than the limit of 1048576 bytes; skipped'],
+    };
+    const notice = render(job({ summary: { ...summary, warnings } }), 'complete');
+    assert.match(notice.text, /Rows not read \(too long\):\s+2\n/);
+    assert.match(notice.text, /Warnings:\s+3\n/);
+    assert.match(notice.text, /First warnings:\s+line 7: row is 2000000 bytes/);
+    assert.doesNotMatch(render(job(), 'complete').text, /Warnings:/);
+  });
+
   test('failed carries the client-safe reason', () => {
     const notice = render(
       job({ state: 'failed', summary: null, error: 'Validation Error: the file has no header row' }),

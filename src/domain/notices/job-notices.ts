@@ -1,4 +1,4 @@
-import type { SmartmatchJob } from '../client-jobs/job-types.ts';
+import type { JobSummary, SmartmatchJob } from '../client-jobs/job-types.ts';
 import { jobMessage, SEND_NOTICE_JOB } from '../ports/job-catalog.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { NoticeModel } from './notice.ts';
@@ -78,6 +78,7 @@ export function jobNotice(
                 ['Matched rows', formatCount(summary.matchedRows)],
                 ['Match rate', formatPercent(summary.matchRate)],
                 ['Rows in the result', formatCount(summary.outputRows)],
+                ...readerWarningFacts(summary.warnings),
               ] as const)),
         ],
         outro: [
@@ -125,4 +126,18 @@ function formatBytes(bytes: number): string {
   if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
   if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+/**
+ * The rows the reader could not return (too long to read) and its other warnings, with the first
+ * lines they name: a csv or gzip result has no summary.json to show them. Line numbers only.
+ */
+function readerWarningFacts(warnings: JobSummary['warnings'] | undefined): (readonly [string, string])[] {
+  if (warnings === undefined || warnings.total === 0) return [];
+  const skipped = warnings.byKind.row_too_long ?? 0;
+  const facts: (readonly [string, string])[] = [];
+  if (skipped > 0) facts.push(['Rows not read (too long)', formatCount(skipped)]);
+  facts.push(['Warnings', formatCount(warnings.total)]);
+  if (warnings.first.length > 0) facts.push(['First warnings', warnings.first.slice(0, 5).join('; ')]);
+  return facts;
 }

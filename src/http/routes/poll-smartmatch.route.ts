@@ -16,6 +16,6 @@ export function pollSmartmatchRoute(app: FastifyInstance, deps: HttpDeps): void 
     const key = apiKeyOf(request);
     const { filename } = parseParams(pollQuerySchema, request.query);
     const answer = await deps.jobs.poll(key, filename);
-    return { url: answer.url, error: answer.error, status: answer.status };
+    return answer;
   });
 }
