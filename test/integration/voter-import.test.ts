@@ -44,6 +44,27 @@ describe('voter file import', () => {
     assert.ok(voters.columns.includes('party'), 'other columns are kept as appendable fields');
   });
 
+  test('a voter file mixing LF, CRLF and lone-CR lines, with CRs and LFs quoted in cells, imports every row', async () => {
+    const endings = ['\n', '\r\n', '\r'];
+    let text = `${HEADER}\r`;
+    for (let i = 1; i <= 90; i++) {
+      const county = i % 7 === 0 ? '"WAKE\rEAST"' : i % 11 === 0 ? '"WAKE\nWEST"' : 'WAKE';
+      text += `NC-${String(i).padStart(9, '0')},NC,${1000 + i},ANN,SMITH${i},1970-01-01,${county}${endings[i % 3]}`;
+    }
+    const path = join(dir, 'mixed-endings.csv');
+    await writeFile(path, text);
+    const mixed = new FsVoterStore({ dir: join(dir, 'voters-mixed'), maxRowBytes: 1 << 20 });
+    const report = await mixed.importFile(path, { replace: true });
+    assert.equal(report.rejected, 0);
+    assert.equal(report.imported, 90);
+    const voters = (await mixed.current())!;
+    for (const i of [1, 2, 3, 7, 11, 90]) {
+      const [row] = voters.lookup('voterbase_id', `NC-${String(i).padStart(9, '0')}`);
+      assert.ok(row !== undefined, `voter ${i}`);
+      assert.equal(voters.record(row)[voters.columnIndex('last_name')], `SMITH${i}`);
+    }
+  });
+
   test('bad rows are rejected with line numbers and reasons, never their values', async () => {
     const path = join(dir, 'bad.csv');
     await writeFile(
