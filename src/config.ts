@@ -82,6 +82,16 @@ export const configSchema = z.object({
     )
     .default([]),
   WEBHOOK_TIMEOUT_SECONDS: integer(1, 120).default(10),
+  /**
+   * Webhook calls one worker process makes at once, in slots of their own: a call waits on the
+   * client's server (up to WEBHOOK_TIMEOUT_SECONDS), never in a slot of WORKER_CONCURRENCY.
+   */
+  WEBHOOK_CONCURRENCY: integer(1, 256).default(8),
+  /**
+   * Of those, at most this many of one key's at once (counted across all workers); its other calls
+   * wait in the queue without a slot, so one key's unanswered webhooks cannot hold up another's.
+   */
+  WEBHOOK_CONCURRENCY_PER_KEY: integer(1, 256).default(2),
   /** First retry delay of a failed webhook call; doubles per attempt up to 15 minutes. */
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
   /** First retry delay of an onboarding step a platform could not take; doubles up to 15 min, 12 attempts. */

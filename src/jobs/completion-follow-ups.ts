@@ -16,9 +16,14 @@ export function completionFollowUps(
   options: { deliverToFolder: boolean },
 ): QueueMessage[] {
   const followUps: QueueMessage[] = [];
+  // Grouped by key: the worker runs at most WEBHOOK_CONCURRENCY_PER_KEY of one key's calls at once.
   if (job.params.webhook !== null)
     followUps.push(
-      jobMessage(DELIVER_WEBHOOK_JOB, { v: 1, jobId: job.id }, { maxAttempts: WEBHOOK_MAX_ATTEMPTS }),
+      jobMessage(
+        DELIVER_WEBHOOK_JOB,
+        { v: 1, jobId: job.id },
+        { maxAttempts: WEBHOOK_MAX_ATTEMPTS, group: job.keyId },
+      ),
     );
   const notice = jobNoticeMessage(job, 'complete');
   if (notice !== null) followUps.push(notice);

@@ -186,6 +186,98 @@ describe('Worker claim tiers', () => {
   });
 });
 
+describe('Worker lanes', () => {
+  /** `slow` messages run until `finish()`; `ping` messages finish at once. */
+  function laneRegistry() {
+    const started: string[] = [];
+    const pinged: number[] = [];
+    let finish: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const registry = new JobRegistry()
+      .register({
+        type: 'slow',
+        payload: z.object({ name: z.string() }),
+        backoffMs: () => 10,
+        async handle({ name }) {
+          started.push(name);
+          await finished;
+        },
+      })
+      .register({
+        type: 'ping',
+        payload: z.object({ n: z.number() }),
+        backoffMs: () => 10,
+        async handle({ n }) {
+          pinged.push(n);
+        },
+      });
+    return { registry, started, pinged, finish };
+  }
+
+  const stateOf = (name: string) =>
+    (
+      database.db.prepare("SELECT state FROM queue WHERE json_extract(payload, '$.name') = ?").get(name) as {
+        state: string;
+      }
+    ).state;
+
+  it("runs a lane's types in its own slots, at most maxPerGroup of a group, while the main slot stays free", async () => {
+    const { registry, started, pinged, finish } = laneRegistry();
+    for (const name of ['a-1', 'a-2', 'a-3'])
+      await queue.enqueue({ type: 'slow', payload: { name }, group: 'a' });
+    await queue.enqueue({ type: 'slow', payload: { name: 'b-1' }, group: 'b' });
+    await queue.enqueue({ type: 'ping', payload: { n: 1 } });
+    const worker = new Worker({
+      queue,
+      registry,
+      logger: quiet,
+      leaseMs: 5000,
+      pollMs: 10,
+      concurrency: 1,
+      lanes: [{ name: 'slow calls', types: ['slow'], concurrency: 3, maxPerGroup: 2 }],
+    });
+    worker.start();
+    try {
+      for (let i = 0; i < 200 && (started.length < 3 || pinged.length < 1); i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      // Before the lane, the one slot would hold a slow message and the ping would wait for it.
+      assert.deepEqual(pinged, [1], 'the main slot ran the ping beside three slow messages');
+      assert.deepEqual([...started].sort(), ['a-1', 'a-2', 'b-1'], 'group a got two slots, b the third');
+      assert.equal(stateOf('a-3'), 'ready', 'the third of group a waits in the queue, in no slot');
+      assert.equal(worker.busy, 3);
+      finish();
+      for (let i = 0; i < 200 && started.length < 4; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.ok(started.includes('a-3'), 'it runs once its group has a free place');
+    } finally {
+      finish();
+      await worker.stop(1000);
+    }
+  });
+
+  it('refuses a lane type without a handler, or in two lanes', () => {
+    const { registry } = laneRegistry();
+    const options = { queue, registry, logger: quiet, leaseMs: 5000, pollMs: 10, concurrency: 1 };
+    assert.throws(
+      () => new Worker({ ...options, lanes: [{ name: 'x', types: ['missing'], concurrency: 1 }] }),
+      /worker lane x: no handler registered for job type missing/,
+    );
+    assert.throws(
+      () =>
+        new Worker({
+          ...options,
+          lanes: [
+            { name: 'x', types: ['slow'], concurrency: 1 },
+            { name: 'y', types: ['slow'], concurrency: 1 },
+          ],
+        }),
+      /job type slow is in two lanes/,
+    );
+  });
+});
+
 describe('Worker stop', () => {
   it('gives back a message whose claim was on its way when it stopped, and runs no job after', async () => {
     let ran = 0;

@@ -1,7 +1,22 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { newId } from '../domain/ids.ts';
-import type { ClaimedMessage, Queue } from '../domain/ports/queue.ts';
+import type { ClaimedMessage, ClaimOptions, Queue } from '../domain/ports/queue.ts';
 import type { JobRegistry } from './registry.ts';
+
+/** Job types that run in slots of their own, beside the worker's `concurrency` slots. */
+export interface WorkerLane {
+  /** Names the lane in errors. */
+  name: string;
+  /** The types this lane claims; the other slots never take them. */
+  types: readonly string[];
+  /** Messages of these types this process runs at once. */
+  concurrency: number;
+  /**
+   * At most this many messages of one fairness group (a key) running at once, across all workers;
+   * the rest wait in the queue without a slot (ClaimOptions.maxPerGroup). Default: no limit.
+   */
+  maxPerGroup?: number;
+}
 
 export interface WorkerOptions {
   queue: Queue;
@@ -9,7 +24,14 @@ export interface WorkerOptions {
   logger: FastifyBaseLogger;
   leaseMs: number;
   pollMs: number;
+  /** Messages run at once by the main slots (every type that no lane takes). */
   concurrency: number;
+  /**
+   * Types with slots of their own. A call to a client's server (a webhook) mostly waits on the
+   * network, up to its timeout: in the main slots it would hold back every key's matching, so it
+   * gets its own, and a cap per key so that one key's unanswered calls cannot take them all.
+   */
+  lanes?: readonly WorkerLane[];
   /** Periodic housekeeping (expiring registrations), run every `housekeepingMs`. */
   housekeeping?: () => void | Promise<void>;
   housekeepingMs?: number;
@@ -24,31 +46,83 @@ export interface WorkerOptions {
   onFinished?: (type: string, outcome: 'done' | 'retry' | 'dead' | 'interrupted', ms: number) => void;
 }
 
+interface Run {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** One set of slots: the types it claims, how many it runs at once, and its fill loop's state. */
+interface Lane {
+  concurrency: number;
+  claimOptions: ClaimOptions;
+  /** The types to claim, in tiers (see WorkerOptions.claimTiers). */
+  tiers: () => Promise<string[][]>;
+  running: Map<string, Run>;
+  filling: boolean;
+  refill: boolean;
+  /** The fill in progress, which stop() waits for (its claim may return a message). */
+  fillDone: Promise<void> | null;
+  timer: NodeJS.Timeout | null;
+}
+
+function lane(concurrency: number, claimOptions: ClaimOptions, tiers: () => Promise<string[][]>): Lane {
+  return {
+    concurrency,
+    claimOptions,
+    tiers,
+    running: new Map(),
+    filling: false,
+    refill: false,
+    fillDone: null,
+    timer: null,
+  };
+}
+
 /**
- * Takes messages from the queue and runs their job modules, `concurrency` at a time. Leases are
- * renewed while a job runs, so a crash (even SIGKILL) hands the message to the next worker once
- * the lease runs out. On stop, running jobs get a grace period, then are handed back.
+ * Takes messages from the queue and runs their job modules, `concurrency` at a time, and the types
+ * of each lane in that lane's own slots. Leases are renewed while a job runs, so a crash (even
+ * SIGKILL) hands the message to the next worker once the lease runs out. On stop, running jobs get
+ * a grace period, then are handed back.
  */
 export class Worker {
   readonly id = newId('wrk');
   private readonly options: WorkerOptions;
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private filling = false;
-  private refill = false;
-  /** The fill in progress, which stop() waits for (its claim may return a message). */
-  private fillDone: Promise<void> | null = null;
+  /** The main slots first, then one per WorkerLane. */
+  private readonly lanes: Lane[];
   private stopped = true;
-  private timer: NodeJS.Timeout | null = null;
   private housekeepingTimer: NodeJS.Timeout | null = null;
   private unsubscribe: Promise<(() => Promise<void>) | null> | null = null;
 
   constructor(options: WorkerOptions) {
     this.options = options;
+    const own = new Set<string>();
+    for (const { name, types } of options.lanes ?? []) {
+      for (const type of types) {
+        if (options.registry.get(type) === undefined)
+          throw new Error(`worker lane ${name}: no handler registered for job type ${type}`);
+        if (own.has(type)) throw new Error(`worker lane ${name}: job type ${type} is in two lanes`);
+        own.add(type);
+      }
+    }
+    const mainTiers = async () => {
+      const tiers = (await options.claimTiers?.()) ?? [options.registry.types()];
+      return tiers.map((types) => types.filter((type) => !own.has(type)));
+    };
+    this.lanes = [
+      lane(options.concurrency, {}, mainTiers),
+      ...(options.lanes ?? []).map((spec) =>
+        lane(
+          spec.concurrency,
+          spec.maxPerGroup === undefined ? {} : { maxPerGroup: spec.maxPerGroup },
+          async () => [[...spec.types]],
+        ),
+      ),
+    ];
   }
 
   start(): void {
     this.stopped = false;
-    this.schedule(0);
+    for (const slots of this.lanes) this.schedule(slots, 0);
     const { queue, logger } = this.options;
     if (queue.onMessageReady !== undefined) {
       // Only a hint: without it (LISTEN refused, connection lost) the poll still finds every message.
@@ -71,21 +145,22 @@ export class Worker {
 
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    for (const slots of this.lanes) if (slots.timer) clearTimeout(slots.timer);
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     const unsubscribe = await this.unsubscribe;
     this.unsubscribe = null;
     await unsubscribe?.().catch(() => {});
     // A claim that was on its way when the worker stopped: its message goes back, not to a job
     // that would outlive the stop (and the database connection behind it).
-    await this.fillDone;
-    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await Promise.all(this.lanes.map((slots) => slots.fillDone));
+    const running = this.lanes.flatMap((slots) => [...slots.running]);
+    const all = Promise.allSettled(running.map(([, run]) => run.done));
     const timedOut = await Promise.race([
       all.then(() => false),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
     ]);
     if (timedOut) {
-      for (const [id, run] of this.running) {
+      for (const [id, run] of running) {
         run.controller.abort(new Error('worker shutting down'));
         await this.options.queue.release(id, this.id);
       }
@@ -96,45 +171,45 @@ export class Worker {
   /** Looks for work now rather than at the next poll (a message was enqueued somewhere). */
   wake(): void {
     // schedule() does nothing once stopped, and a fill already running takes it as a refill.
-    if (this.running.size < this.options.concurrency) this.schedule(0);
+    for (const slots of this.lanes) if (slots.running.size < slots.concurrency) this.schedule(slots, 0);
   }
 
-  /** Number of jobs running now. */
+  /** Number of jobs running now, in every lane. */
   get busy(): number {
-    return this.running.size;
+    return this.lanes.reduce((sum, slots) => sum + slots.running.size, 0);
   }
 
-  private schedule(delayMs: number): void {
+  private schedule(slots: Lane, delayMs: number): void {
     if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.fill(), delayMs);
+    if (slots.timer) clearTimeout(slots.timer);
+    slots.timer = setTimeout(() => this.fill(slots), delayMs);
   }
 
-  private fill(): Promise<void> {
+  private fill(slots: Lane): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    // Claims are async: one fill at a time, or two could both see a free slot and over-claim.
-    if (this.filling) {
-      this.refill = true;
+    // Claims are async: one fill at a time per lane, or two could both see a free slot and over-claim.
+    if (slots.filling) {
+      slots.refill = true;
       return Promise.resolve();
     }
-    this.filling = true;
-    this.fillDone = this.fillSlots().finally(() => {
-      this.fillDone = null;
+    slots.filling = true;
+    slots.fillDone = this.fillSlots(slots).finally(() => {
+      slots.fillDone = null;
     });
-    return this.fillDone;
+    return slots.fillDone;
   }
 
-  private async fillSlots(): Promise<void> {
+  private async fillSlots(slots: Lane): Promise<void> {
     try {
-      const tiers = (await this.options.claimTiers?.()) ?? [this.options.registry.types()];
+      const tiers = await slots.tiers();
       // Messages whose worker died on every attempt: record the failure where clients see it.
       for (const message of await this.options.queue.reapExhausted([...new Set(tiers.flat())])) {
         void this.giveUp(message, new Error('the worker stopped during every attempt'));
       }
-      while (this.running.size < this.options.concurrency) {
+      while (slots.running.size < slots.concurrency) {
         let message: ClaimedMessage | null = null;
         for (const types of tiers) {
-          message = await this.options.queue.claim(this.id, types, this.options.leaseMs);
+          message = await this.options.queue.claim(this.id, types, this.options.leaseMs, slots.claimOptions);
           if (message !== null) break;
         }
         if (message === null) break;
@@ -145,28 +220,28 @@ export class Worker {
         if (message.runnableAt !== undefined) {
           this.options.onClaimed?.(message.type, Math.max(0, Date.now() - message.runnableAt));
         }
-        this.launch(message);
+        this.launch(slots, message);
       }
     } catch (error) {
       this.options.logger.error({ err: error }, 'queue claim failed');
     } finally {
-      this.filling = false;
+      slots.filling = false;
     }
-    if (this.refill) {
-      this.refill = false;
-      this.schedule(0);
+    if (slots.refill) {
+      slots.refill = false;
+      this.schedule(slots, 0);
     } else {
-      this.schedule(this.options.pollMs);
+      this.schedule(slots, this.options.pollMs);
     }
   }
 
-  private launch(message: ClaimedMessage): void {
+  private launch(slots: Lane, message: ClaimedMessage): void {
     const controller = new AbortController();
     const done = this.execute(message, controller).finally(() => {
-      this.running.delete(message.id);
-      this.schedule(0);
+      slots.running.delete(message.id);
+      this.schedule(slots, 0);
     });
-    this.running.set(message.id, { controller, done });
+    slots.running.set(message.id, { controller, done });
   }
 
   private async execute(message: ClaimedMessage, controller: AbortController): Promise<void> {

@@ -4,7 +4,7 @@ import type { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import type { Config } from '../config.ts';
 import type { JobService } from '../domain/client-jobs/job-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
-import { matchChunkType } from '../domain/ports/job-catalog.ts';
+import { DELIVER_WEBHOOK_JOB, matchChunkType } from '../domain/ports/job-catalog.ts';
 import type { Queue } from '../domain/ports/queue.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { Metrics } from '../http/metrics.ts';
@@ -42,7 +42,15 @@ export function claimTiers(parts: {
  * The worker's logger becomes `workerLogger`'s, for the handlers built before it.
  */
 export function workerFactory(parts: {
-  config: Pick<Config, 'META_API_VERSION' | 'QUEUE_LEASE_SECONDS' | 'QUEUE_POLL_MS' | 'WORKER_CONCURRENCY'>;
+  config: Pick<
+    Config,
+    | 'META_API_VERSION'
+    | 'QUEUE_LEASE_SECONDS'
+    | 'QUEUE_POLL_MS'
+    | 'WORKER_CONCURRENCY'
+    | 'WEBHOOK_CONCURRENCY'
+    | 'WEBHOOK_CONCURRENCY_PER_KEY'
+  >;
   queue: Queue;
   registry: JobRegistry;
   jobs: Pick<JobService, 'expireUnuploaded'>;
@@ -63,6 +71,16 @@ export function workerFactory(parts: {
       leaseMs: config.QUEUE_LEASE_SECONDS * 1000,
       pollMs: config.QUEUE_POLL_MS,
       concurrency: config.WORKER_CONCURRENCY,
+      // Webhook calls wait on clients' servers: slots of their own, and a cap per key (the
+      // messages' group), so that neither matching nor another key's calls wait behind them.
+      lanes: [
+        {
+          name: 'webhooks',
+          types: [DELIVER_WEBHOOK_JOB],
+          concurrency: config.WEBHOOK_CONCURRENCY,
+          maxPerGroup: config.WEBHOOK_CONCURRENCY_PER_KEY,
+        },
+      ],
       claimTiers: parts.claimTiers,
       onClaimed: (type, waitMs) => metrics.queueWait.observe({ queue: type }, waitMs / 1000),
       onFinished: (type, outcome, ms) => metrics.stageDuration.observe({ queue: type, outcome }, ms / 1000),

@@ -189,6 +189,37 @@ export function queueContract(backend: string, options: QueueContractOptions): v
         assert.equal(await payloadOf('w5'), 'h-2');
       });
 
+      test('maxPerGroup: a group at the limit (here or in another process) gets no more until one finishes', async () => {
+        const capped = async (owner: string, from: Queue = queue) =>
+          (await from.claim(owner, ['a'], 60_000, { maxPerGroup: 2 })) ?? null;
+        for (const n of ['g-1', 'g-2', 'g-3']) await queue.enqueue({ type: 'a', payload: n, group: 'g' });
+        await queue.enqueue({ type: 'a', payload: 'plain', group: undefined });
+        const first = await capped('w1');
+        assert.equal(first?.payload, 'g-1');
+        // An ungrouped message is never limited (nor held back: it goes before a busy group's).
+        assert.equal((await capped('w2', peer))?.payload, 'plain');
+        assert.equal((await capped('w3'))?.payload, 'g-2');
+        // g has two running: its third stays queued.
+        assert.equal(await capped('w4', peer), null);
+        // Without the limit the busy group still takes a free slot: g has three running now.
+        const third = await queue.claim('w5', ['a'], 60_000);
+        assert.equal(third?.payload, 'g-3');
+        await queue.enqueue({ type: 'a', payload: 'g-4', group: 'g' });
+        await queue.complete(first!.id, 'w1');
+        assert.equal(await capped('w6'), null, 'two of g still run');
+        await queue.complete(third!.id, 'w5');
+        assert.equal((await capped('w6', peer))?.payload, 'g-4');
+      });
+
+      test('maxPerGroup 1: a group runs one message at a time', async () => {
+        for (const n of ['g-1', 'g-2']) await queue.enqueue({ type: 'a', payload: n, group: 'g' });
+        const first = await queue.claim('w1', ['a'], 60_000, { maxPerGroup: 1 });
+        assert.equal(first?.payload, 'g-1');
+        assert.equal(await queue.claim('w2', ['a'], 60_000, { maxPerGroup: 1 }), null);
+        await queue.complete(first!.id, 'w1');
+        assert.equal((await queue.claim('w2', ['a'], 60_000, { maxPerGroup: 1 }))?.payload, 'g-2');
+      });
+
       test('groups count per type: a running message of another type does not hold a group back', async () => {
         await queue.enqueue({ type: 'b', payload: 'other-type', group: 'g' });
         assert.equal((await queue.claim('w1', ['b'], 60_000))?.payload, 'other-type');

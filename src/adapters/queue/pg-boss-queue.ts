@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { ConstructorOptions, Db, JobInsert, JobWithMetadata, PgBoss } from 'pg-boss';
 import {
   type ClaimedMessage,
+  type ClaimOptions,
   type Queue,
   type QueueMessage,
   type QueueMessageRecord,
@@ -186,8 +187,14 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
     await this.insert({ executeSql: (text, values) => client.query(text, values) }, messages);
   }
 
-  async claim(owner: string, types: readonly string[], leaseMs: number): Promise<ClaimedMessage | null> {
+  async claim(
+    owner: string,
+    types: readonly string[],
+    leaseMs: number,
+    options: ClaimOptions = {},
+  ): Promise<ClaimedMessage | null> {
     if (types.length === 0) return null;
+    const { maxPerGroup } = options;
     // The oldest runnable message among the types decides which pg-boss queue to fetch from (fetch
     // takes one queue). Each type's head is one step down pg-boss's fetch index (job_i11: name,
     // priority DESC, created_on WHERE state < 'active' AND NOT blocked), however long the backlog.
@@ -208,13 +215,26 @@ export class PgBossQueue implements Queue, PgFollowUpEnqueuer {
       if (type === undefined) return null;
       // Fairness (QueueMessage.group): first a message whose group has none of this type active
       // (pg-boss counts active messages per group in the database, across every worker), else the
-      // oldest, so that busy groups still take slots nobody else wants.
+      // oldest, so that busy groups still take slots nobody else wants; with maxPerGroup, the oldest
+      // whose group is below it (pg-boss's groupConcurrency, counted the same way but without a lock:
+      // workers claiming in the same instant may each take one, briefly going past it).
       const [fair] = await this.boss.fetch<StoredData>(type, { includeMetadata: true, groupConcurrency: 1 });
-      const job = fair ?? (await this.boss.fetch<StoredData>(type, { includeMetadata: true }))[0];
+      const job =
+        fair ??
+        (maxPerGroup === 1
+          ? undefined
+          : (
+              await this.boss.fetch<StoredData>(type, {
+                includeMetadata: true,
+                ...(maxPerGroup === undefined ? {} : { groupConcurrency: maxPerGroup }),
+              })
+            )[0]);
       if (job === undefined) {
-        // Taken by another worker meanwhile: look again, at the other types first.
+        // Taken by another worker meanwhile: look again, at the other types first. With a group
+        // limit the head may also be held back by it, so a type that gave nothing is not asked
+        // again in this claim (the worker's next poll or wake-up looks again).
         candidates = candidates.filter((candidate) => candidate !== type);
-        if (candidates.length === 0) candidates = [...types];
+        if (candidates.length === 0 && maxPerGroup === undefined) candidates = [...types];
         continue;
       }
       return this.claimed(owner, type, job, leaseSeconds(leaseMs));

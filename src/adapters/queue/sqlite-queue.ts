@@ -1,5 +1,6 @@
 import {
   type ClaimedMessage,
+  type ClaimOptions,
   type Queue,
   type QueueMessage,
   type QueueMessageRecord,
@@ -49,10 +50,26 @@ export class SqliteQueue implements Queue {
       );
   }
 
-  async claim(owner: string, types: readonly string[], leaseMs: number): Promise<ClaimedMessage | null> {
+  async claim(
+    owner: string,
+    types: readonly string[],
+    leaseMs: number,
+    options: ClaimOptions = {},
+  ): Promise<ClaimedMessage | null> {
     if (types.length === 0) return null;
     const now = Date.now();
     const typeList = types.map(() => '?').join(', ');
+    const { maxPerGroup } = options;
+    // A group at its limit (running under a live lease, in any process on this database) is
+    // skipped: its message stays ready and the claim takes the next one, or none.
+    const groupLimit =
+      maxPerGroup === undefined
+        ? ''
+        : `AND (q.group_key IS NULL OR (
+                 SELECT COUNT(*) FROM queue r
+                 WHERE r.type = q.type AND r.group_key = q.group_key AND r.state = 'running' AND r.lease_until >= ?
+               ) < ?)`;
+    const limitValues = maxPerGroup === undefined ? [] : [now, maxPerGroup];
     return this.database.transaction(() => {
       const row = this.database.db
         .prepare(
@@ -62,6 +79,7 @@ export class SqliteQueue implements Queue {
              WHERE q.type IN (${typeList})
                AND ((q.state = 'ready' AND q.run_at <= ?)
                  OR (q.state = 'running' AND q.lease_until < ? AND q.attempts < q.max_attempts))
+               ${groupLimit}
              ORDER BY
                -- Fairness: groups with nothing of this type running (under a live lease) first.
                q.group_key IS NOT NULL AND EXISTS (
@@ -71,7 +89,7 @@ export class SqliteQueue implements Queue {
              LIMIT 1)
            RETURNING id, type, payload, attempts, max_attempts, run_at`,
         )
-        .get(owner, now + leaseMs, now, ...types, now, now, now) as Row | undefined;
+        .get(owner, now + leaseMs, now, ...types, now, now, ...limitValues, now) as Row | undefined;
       if (row === undefined) return null;
       return {
         id: String(row['id']),

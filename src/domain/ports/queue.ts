@@ -25,6 +25,17 @@ export interface ClaimedMessage {
   runnableAt?: number;
 }
 
+/** How a claim picks among the runnable messages. */
+export interface ClaimOptions {
+  /**
+   * At most this many messages of one group and type running at once, counted across every worker
+   * of the queue: a message whose group is at the limit is not claimed and stays queued, holding
+   * no slot, until one of its group's finishes. Messages without a group are not limited.
+   * Default: no limit (busy groups take slots nobody else wants).
+   */
+  maxPerGroup?: number;
+}
+
 /** A message as the operator sees it: where it stands and why it last failed. */
 export interface QueueMessageRecord {
   id: string;
@@ -57,9 +68,15 @@ export interface Queue {
   enqueue(message: QueueMessage): Promise<void>;
   /**
    * Leases to `owner` the oldest runnable message of the given types, preferring messages whose
-   * group has none of its type running (see QueueMessage.group).
+   * group has none of its type running (see QueueMessage.group), and never one whose group is at
+   * `options.maxPerGroup`.
    */
-  claim(owner: string, types: readonly string[], leaseMs: number): Promise<ClaimedMessage | null>;
+  claim(
+    owner: string,
+    types: readonly string[],
+    leaseMs: number,
+    options?: ClaimOptions,
+  ): Promise<ClaimedMessage | null>;
   /** Extends the lease; returns false when the lease was lost (another worker took over). */
   extendLease(id: string, owner: string, leaseMs: number): Promise<boolean>;
   /** Marks the message done. */
