@@ -44,6 +44,7 @@ describe('loadConfig defaults', () => {
         MATCH_THREADS: availableParallelism(),
         MATCH_THRESHOLD: 50,
         RETENTION_DAYS: 30,
+        STORAGE_MIN_FREE_BYTES: 1024 ** 3,
         QUEUE_LEASE_SECONDS: 30,
         QUEUE_POLL_MS: 250,
         QUEUE_MAX_ATTEMPTS: 5,

@@ -67,6 +67,11 @@ export const configSchema = z.object({
   MATCH_THRESHOLD: z.coerce.number().min(0).max(100).default(50),
   /** Days after a job finishes before its uploaded list and results are deleted (the job record stays). */
   RETENTION_DAYS: integer(1, 3650).default(30),
+  /**
+   * `/readyz` reports storage not ready when less than this many bytes are free on the file system
+   * of DATA_DIR (uploads, results, the embedded database, voter files). 0: no floor.
+   */
+  STORAGE_MIN_FREE_BYTES: integer(0).default(1024 ** 3),
   QUEUE_LEASE_SECONDS: integer(1).default(30),
   QUEUE_POLL_MS: integer(10).default(250),
   QUEUE_MAX_ATTEMPTS: integer(1, 100).default(5),

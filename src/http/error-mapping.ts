@@ -27,6 +27,9 @@ export function mapErrorCode(code: ErrorCode): { status: number; kind: ErrorKind
       return { status: 429, kind: 'Rate Limit Error' };
     case 'UNAVAILABLE':
       return { status: 503, kind: 'Internal Error' };
+    // The disk or quota under the blob store or the database: the service's fault, so no client
+    // is told to fix or resend anything; the same request may work once the operator made room.
+    case 'STORAGE_FULL':
     case 'INTERNAL':
       return { status: 500, kind: 'Internal Error' };
   }

@@ -6,9 +6,16 @@ import { ASSEMBLE_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
-import { listOptions, type MatchListDeps, planJob } from './list-job-steps.ts';
+import {
+  failJob,
+  listOptions,
+  type MatchListDeps,
+  planJob,
+  REVOKED_BEFORE_DELIVERY,
+} from './list-job-steps.ts';
 import { chunkSpecSchema } from './match-chunk.job.ts';
 import { writeResults } from './match-list.job.ts';
+import { JobKeyRevoked } from './revoked-keys.ts';
 
 type Payload = z.infer<typeof chunkSpecSchema>;
 
@@ -25,6 +32,11 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
     async handle(spec, context) {
       const job = await deps.jobs.getJob(spec.jobId);
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'processing') return;
+      if ((await deps.keys.activeKey(job.keyId)) === null) {
+        // Revoked while the chunks were matched: nothing is merged; the chunks go with the job's files.
+        await failJob(deps, job.id, REVOKED_BEFORE_DELIVERY);
+        return;
+      }
       const voters = await deps.voters.open(spec.version);
       if (voters === null) throw new Error(`voter file ${spec.version} is gone`);
       // The split fixed the threshold and the appended columns for every chunk: the result uses them.
@@ -55,6 +67,9 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
               },
             }),
         });
+      } catch (error) {
+        if (!(error instanceof JobKeyRevoked)) throw error;
+        await failJob(deps, job.id, error.message);
       } finally {
         for (const stream of streams) await stream.return(undefined);
       }

@@ -13,6 +13,7 @@ import type { ShardDirectory } from '../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../domain/voters/shard-map.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
 import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
+import { JobKeyRevoked } from './revoked-keys.ts';
 
 /**
  * What every step of a list job shares (match-list, and for a sharded voter file the split,
@@ -23,6 +24,9 @@ import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.
 /** Why a job of a key revoked before its list was matched failed (its chunks say the same). */
 export const REVOKED_BEFORE_MATCHING =
   'Authorization Error: the API key of this job was revoked; the list was not matched';
+/** Why a job of a key revoked while its list was matched failed: its result was never published. */
+export const REVOKED_BEFORE_DELIVERY =
+  'Authorization Error: the API key of this job was revoked while its list was matched; the result was deleted unpublished';
 
 export interface MatchListDeps {
   jobs: JobStore;
@@ -41,6 +45,12 @@ export interface MatchListDeps {
   defaultMatchThreshold: number;
   maxRowBytes: number;
   onTransition?: (state: 'processing' | 'complete' | 'failed') => void;
+  /**
+   * Deletes the files of every finished job of a revoked key and marks them expired, as revoking
+   * it did (Retention.withdrawKey): for the jobs that were running when it was revoked. Absent:
+   * their files stay until retention.
+   */
+  withdrawKey?: (keyId: string) => Promise<number>;
   /** Rows processed since the last call (for a counter metric). */
   onRows?: (rows: number) => void;
   /** Rows per chunk of a list split across voter shards (default DEFAULT_CHUNK_ROWS). */
@@ -65,6 +75,11 @@ export interface MatchListDeps {
   shardedBlocks?: OnePassInput['threads'];
 }
 
+/**
+ * Fails the job with `error`. A job whose key is revoked keeps no file: its upload and whatever
+ * of its result was written are deleted at once (withdrawKey), as they were for the key's
+ * finished jobs when it was revoked.
+ */
 export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {
   // The "failed" notice commits with the failure, like the completion's follow-ups.
   const job = await deps.jobs.getJob(jobId);
@@ -75,6 +90,25 @@ export async function failJob(deps: MatchListDeps, jobId: string, error: string)
   ) {
     deps.onTransition?.('failed');
   }
+  if (job !== null) await withdrawIfRevoked(deps, job.keyId);
+}
+
+/**
+ * Throws JobKeyRevoked with `error` when the job's API key was revoked: a step boundary of a
+ * list job, past which nothing more of a revoked key's job is done.
+ */
+export async function stopIfKeyRevoked(
+  deps: Pick<MatchListDeps, 'keys'>,
+  job: { keyId: string },
+  error: string,
+): Promise<void> {
+  if ((await deps.keys.activeKey(job.keyId)) === null) throw new JobKeyRevoked(error);
+}
+
+/** When the key is revoked: deletes the files of its finished jobs (withdrawKey). */
+export async function withdrawIfRevoked(deps: MatchListDeps, keyId: string): Promise<void> {
+  if (deps.withdrawKey === undefined || (await deps.keys.activeKey(keyId)) !== null) return;
+  await deps.withdrawKey(keyId);
 }
 
 /** The pipeline's settings from the job's parameters (every pass over a job's list uses these). */

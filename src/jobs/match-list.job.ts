@@ -27,8 +27,12 @@ import {
   listOptions,
   type MatchListDeps,
   planJob,
+  REVOKED_BEFORE_DELIVERY,
   REVOKED_BEFORE_MATCHING,
+  stopIfKeyRevoked,
+  withdrawIfRevoked,
 } from './list-job-steps.ts';
+import { JobKeyRevoked } from './revoked-keys.ts';
 
 const payloadSchema = jobRefSchema;
 type Payload = JobRef;
@@ -59,6 +63,11 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
       try {
         await processJob(deps, job, context.signal);
       } catch (error) {
+        if (error instanceof JobKeyRevoked) {
+          // Revoked while the job ran: it stops, and its upload and result files are deleted.
+          await failJob(deps, job.id, error.message);
+          return;
+        }
         if (!isAppError(error) || error.code !== 'VALIDATION_FAILED') throw error;
         // The file itself is unusable: retrying cannot help.
         await failJob(deps, job.id, `Validation Error: ${error.message}`);
@@ -91,6 +100,8 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   );
   deps.onTransition?.('processing');
   const plan = await planJob(deps, job);
+  // The key was active when the job was taken; loading the voter file may have taken a while.
+  await stopIfKeyRevoked(deps, job, REVOKED_BEFORE_MATCHING);
   const replaced = job.voterVersion !== null && pinned === null;
   let reportedRows = 0;
   const onProgress = (rows: number) => {
@@ -174,6 +185,9 @@ export type ResultSinks = Pick<MatchListInput, 'source' | 'output' | 'split' | '
 /**
  * Runs the list through `run` into the job's result blobs, then writes the delivery archive and
  * completes the job with its follow-ups. Used by the unsharded job and by the sharded one's assembly.
+ * A key revoked meanwhile stops it (JobKeyRevoked) before the result is published and before the
+ * completion: no result, no "complete" notice, no delivery. One revoked just as the job completed
+ * has the job's files deleted at once.
  */
 export async function writeResults(
   deps: MatchListDeps,
@@ -211,6 +225,7 @@ export async function writeResults(
       ...(idLines === null ? {} : { onBestMatch: (id: string) => idLines.write(`${id}\n`) }),
     });
     await idLines?.end();
+    await stopIfKeyRevoked(deps, job, REVOKED_BEFORE_DELIVERY);
     for (const writer of writers.all) await writer.commit();
     const completed = new Date();
     if (options.replaced) {
@@ -242,6 +257,7 @@ export async function writeResults(
   if (layout.gzip !== null) await writeGzip(deps.blobs, layout.gzip.from, layout.gzip.key);
   for (const key of layout.temporary) await deps.blobs.delete(key);
   // Fan-out work (webhook, deliveries, notices) commits together with the completion.
+  await stopIfKeyRevoked(deps, job, REVOKED_BEFORE_DELIVERY);
   const followUps = completionFollowUps(job, { deliverToFolder: plan.deliverToFolder });
   const completed = await deps.jobs.transition(
     job.id,
@@ -254,6 +270,8 @@ export async function writeResults(
   if (completed) {
     deps.onTransition?.('complete');
   }
+  // Revoked between the check above and the completion: revoking found the job still running.
+  await withdrawIfRevoked(deps, job.keyId);
 }
 
 /** The pipeline's blob writers, as the layout asks for them. */

@@ -16,3 +16,15 @@ export async function keyRevoked(
   logger.info({ jobId: job.id, keyId: job.keyId }, `${skipped}: the API key of the job was revoked`);
   return true;
 }
+
+/**
+ * Stops a list job at a step boundary (before matching, before its result is published, before
+ * its completion and the notices and deliveries that commit with it) when its API key was revoked
+ * since the job started. `message` is the job's error.
+ */
+export class JobKeyRevoked extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobKeyRevoked';
+  }
+}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FsBlobStore } from '../adapters/blobs/fs-blob-store.ts';
+import { FsBlobStore, TEMP_STALE_MS } from '../adapters/blobs/fs-blob-store.ts';
 import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
 import { SqlJobStore } from '../adapters/sql/sql-job-store.ts';
@@ -18,6 +18,7 @@ import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import type { Queue } from '../domain/ports/queue.ts';
 import type { RateLimiter } from '../domain/ports/rate-limiter.ts';
 import type { UrlGrant, UrlSigner, VerifyingUrlSigner } from '../domain/ports/url-signer.ts';
+import { reportingStorageFull } from './storage-full.ts';
 
 export const SQLITE_MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/sqlite', import.meta.url));
 
@@ -44,8 +45,11 @@ export interface StorageBackends {
   fileUrls: VerifyingUrlSigner | null;
   /** Clients PUT straight into object storage, so workers must look for arrivals. */
   uploadsArriveInStore: boolean;
-  /** Removes partial files of writes cut short by a crash (embedded files only). */
-  sweepTemporary(olderThanMs: number): Promise<number>;
+  /**
+   * Removes partial files of writes cut short by a crash (embedded files only): those of processes
+   * that are gone, never one a live process sharing DATA_DIR is writing (FsBlobStore.sweepTemporary).
+   */
+  sweepTemporary(): Promise<number>;
 }
 
 /** The metadata backends, then storage; the metadata is closed again when storage fails to open. */
@@ -73,10 +77,11 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
     return {
       kind: 'sqlite',
       sqlite: database,
-      keyStore: new SqlKeyStore(sql),
-      jobStore: new SqlJobStore(sql),
-      onboarding: new SqlOnboardingStore(sql),
-      queue,
+      // A full disk answers as the service's storage being full (storage-full.ts).
+      keyStore: reportingStorageFull(new SqlKeyStore(sql)),
+      jobStore: reportingStorageFull(new SqlJobStore(sql)),
+      onboarding: reportingStorageFull(new SqlOnboardingStore(sql)),
+      queue: reportingStorageFull(queue),
       rateLimiter: new MemoryRateLimiter(),
       healthy: async () => database.healthy(),
       close: async () => database.close(),
@@ -150,11 +155,11 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
   return {
     kind: 'postgres',
     sqlite: null,
-    keyStore: new SqlKeyStore(sql),
-    jobStore: new SqlJobStore(sql),
-    onboarding: new SqlOnboardingStore(sql),
-    queue,
-    rateLimiter,
+    keyStore: reportingStorageFull(new SqlKeyStore(sql)),
+    jobStore: reportingStorageFull(new SqlJobStore(sql)),
+    onboarding: reportingStorageFull(new SqlOnboardingStore(sql)),
+    queue: reportingStorageFull(queue),
+    rateLimiter: reportingStorageFull(rateLimiter),
     healthy: () => database.healthy(),
     close: async () => {
       await stopPurging();
@@ -190,7 +195,7 @@ export async function openStorage(
       signer,
       fileUrls: signer,
       uploadsArriveInStore: false,
-      sweepTemporary: (olderThanMs) => blobs.sweepTemporary(olderThanMs),
+      sweepTemporary: () => blobs.sweepTemporary(TEMP_STALE_MS),
     };
   }
   const [{ openS3BlobStore }, { openS3UrlSigner }] = await Promise.all([

@@ -21,7 +21,7 @@ import { housekeepingSweeps } from './housekeeping.ts';
 import { listMatchingDeps, voterMatching } from './list-matching.ts';
 import { createFileDrop, createMailer } from './mail-and-file-drop.ts';
 import { makeDataDirsPrivate, privateDirs } from './private-data-dir.ts';
-import { readinessCheck } from './readiness.ts';
+import { freeBytesUnder, readinessCheck } from './readiness.ts';
 import { registerJobs } from './register-jobs.ts';
 import { signingSecret } from './signing-secret.ts';
 import { claimTiers, uploadArrivalsFactory, workerFactory } from './worker-factory.ts';
@@ -31,12 +31,16 @@ import { WorkerLogger } from './worker-logger.ts';
 export interface Services extends HttpDeps {
   /** The whole configuration (the HTTP layer reads only its HttpSettings). */
   config: Config;
-  /** Folders of DATA_DIR that were open to other users and were closed at start (logged as warnings). */
+  /**
+   * What start changed in DATA_DIR for privacy (logged as warnings): folders that were open to
+   * other users and were closed, partial files with personal data that a crash left and were removed.
+   */
   privacyNotes: string[];
   /**
    * Revokes a key: it stops authenticating at once, and the files of its finished jobs are
-   * deleted (their result URLs die with it, in object storage too). Its running jobs are stopped
-   * by the worker, its pending uploads refused.
+   * deleted (their result URLs die with it, in object storage too). Its running jobs stop at
+   * their next step and their files are deleted then; its uploads are refused, also one that is
+   * streaming in.
    */
   revokeKey(idOrName: string): Promise<{ record: ApiKeyRecord; withdrawnJobs: number }>;
   /** Which backends this process uses (embedded SQLite and files, or PostgreSQL and S3). */
@@ -73,6 +77,17 @@ export async function compose(config: Config): Promise<Services> {
   const { metadata, storage } = await openBackends(config, dataDir, secret);
   const { queue, jobStore, onboarding } = metadata;
   const { blobs } = storage;
+  // A process killed mid-write leaves a partial upload or a copy of a result: gone before any work
+  // (housekeeping tries again when this fails).
+  const swept = await storage.sweepTemporary().catch((error: unknown) => {
+    privacyNotes.push(`partial files in blobs/.tmp could not be swept at start: ${(error as Error).message}`);
+    return 0;
+  });
+  if (swept > 0) {
+    privacyNotes.push(
+      `removed ${swept} partial file(s) left in blobs/.tmp by a process that stopped mid-write`,
+    );
+  }
   const workerLogger = new WorkerLogger();
   // The SFTP drop logs through the worker's logger once there is one (before that: nothing to say).
   const drop = createFileDrop(config, dataDir, (level, fields, message) =>
@@ -85,7 +100,15 @@ export async function compose(config: Config): Promise<Services> {
   const mailer = createMailer(config, dataDir);
   const registry = registerJobs({
     config,
-    matchListDeps: listMatchingDeps(config, { jobStore, blobs, voters, keys, matchers, metrics }),
+    matchListDeps: listMatchingDeps(config, {
+      jobStore,
+      blobs,
+      voters,
+      keys,
+      matchers,
+      metrics,
+      withdrawKey: (keyId) => retention.withdrawKey(keyId),
+    }),
     enqueue: (message) => queue.enqueue(message),
     pinShard: (version) => localVoters.pin(version),
     voters,
@@ -123,7 +146,13 @@ export async function compose(config: Config): Promise<Services> {
     fileUrls: storage.fileUrls,
     metrics,
     files: client.files,
-    readiness: readinessCheck({ metadata, blobs, voters, drop }),
+    readiness: readinessCheck({
+      metadata,
+      blobs,
+      voters,
+      drop,
+      dataDir: { freeBytes: () => freeBytesUnder(dataDir), minFreeBytes: config.STORAGE_MIN_FREE_BYTES },
+    }),
     createWorker: workerFactory({
       config,
       queue,

@@ -39,9 +39,10 @@ export function housekeepingSweeps(parts: {
       done: 'deleted folder files past retention',
       failed: 'folder retention sweep failed',
     },
-    // Partial files of writes cut short by a crash; a day is far longer than any upload.
+    // Partial files of writes cut short by a crash (also swept at start): those of a process that
+    // is gone, which may be another one sharing DATA_DIR.
     {
-      run: () => storage.sweepTemporary(DAY_MS),
+      run: () => storage.sweepTemporary(),
       done: 'removed stale temporary files',
       failed: 'temporary file sweep failed',
     },

@@ -61,6 +61,8 @@ export function listMatchingDeps(
     keys: KeyService;
     matchers: ThreadedMatcherFactory;
     metrics: Metrics;
+    /** Retention.withdrawKey: a job found revoked while it ran deletes its files at once. */
+    withdrawKey: (keyId: string) => Promise<number>;
   },
 ): MatchListDeps {
   const { matchers, metrics } = parts;
@@ -69,6 +71,7 @@ export function listMatchingDeps(
     blobs: parts.blobs,
     voters: parts.voters,
     keys: parts.keys,
+    withdrawKey: parts.withdrawKey,
     createMatcher: (voters, options) =>
       matchers.create(voters, {
         ...options,

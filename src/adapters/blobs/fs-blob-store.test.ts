@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { FsBlobStore } from './fs-blob-store.ts';
+import { killHard, startBlobWriter } from '../../../test/support/blob-writer-process.ts';
+import { FsBlobStore, TEMP_STALE_MS } from './fs-blob-store.ts';
 
 let root: string;
 let store: FsBlobStore;
@@ -49,6 +50,62 @@ test('sweepTemporary removes only temporary files older than the limit', async (
   await utimes(old, dayAgo, dayAgo);
   assert.equal(await store.sweepTemporary(24 * 3600_000), 1);
   assert.deepEqual(await readdir(join(root, '.tmp')), ['fresh.part']);
+});
+
+test('the temporary files of a process killed mid-write are swept at once; a live process keeps its own', async () => {
+  const shared = await mkdtemp(join(tmpdir(), 'listmatch-blobs-crash-'));
+  // Another process sharing the root (ROLES=api beside ROLES=worker), still writing.
+  const live = await startBlobWriter(shared, 'results/job_live/result.csv');
+  try {
+    const crashed = await startBlobWriter(shared, 'uploads/job_crashed/upload.csv');
+    await killHard(crashed);
+    const tmp = join(shared, '.tmp');
+    assert.equal((await readdir(tmp)).length, 2, 'the crash left its partial upload behind');
+    const [writing] = await readdir(tmp);
+    assert.ok(writing !== undefined);
+
+    // A new process starts on the same folder and sweeps before it writes anything.
+    const store = new FsBlobStore(shared);
+    const own = await store.openWriter('uploads/job_own/upload.csv');
+    own.stream.write('in progress\n');
+    assert.equal(await store.sweepTemporary(TEMP_STALE_MS), 1);
+    const left = await readdir(tmp);
+    assert.equal(left.length, 2, "the live process's file and this process's own stay");
+    await own.abort();
+    assert.equal((await readdir(tmp)).length, 1);
+
+    // Untouched for longer than a live writer ever leaves its file: a process elsewhere that is gone.
+    const foreign = join(tmp, 'ffffffffffff-12345-00aa.part');
+    await writeFile(foreign, 'x');
+    assert.equal(await store.sweepTemporary(TEMP_STALE_MS), 0, 'fresh: it may be being written');
+    const stale = new Date(Date.now() - TEMP_STALE_MS - 60_000);
+    await utimes(foreign, stale, stale);
+    assert.equal(await store.sweepTemporary(TEMP_STALE_MS), 1);
+    assert.equal((await readdir(tmp)).length, 1, 'the live writer is kept throughout');
+  } finally {
+    await killHard(live);
+    await rm(shared, { recursive: true, force: true });
+  }
+});
+
+test('a writer touches its temporary file while it is open, so no sweep takes it for stale', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'listmatch-blobs-touch-'));
+  try {
+    const touching = new FsBlobStore(folder, { touchEveryMs: 20 });
+    const writer = await touching.openWriter('results/job_slow/result.csv');
+    writer.stream.write('header\n');
+    await new Promise((settled) => setTimeout(settled, 50));
+    const [name] = await readdir(join(folder, '.tmp'));
+    const path = join(folder, '.tmp', name!);
+    const stale = new Date(Date.now() - TEMP_STALE_MS - 60_000);
+    await utimes(path, stale, stale);
+    await new Promise((settled) => setTimeout(settled, 100));
+    // Another process's sweep (a store of its own) sees a file touched just now.
+    assert.equal(await new FsBlobStore(folder).sweepTemporary(TEMP_STALE_MS), 0);
+    assert.equal((await writer.commit()).bytes, 7);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 });
 
 test('keys that would leave the root are refused', async () => {

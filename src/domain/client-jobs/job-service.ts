@@ -288,6 +288,11 @@ export class JobService {
   ): Promise<{ bytes: number }> {
     const blob = `uploads/${job.id}/${newId('upl')}.csv`;
     const { bytes } = await this.blobs.put(blob, body, { maxBytes });
+    // Revoked while the upload streamed in: refused as an upload of a revoked key is, nothing kept.
+    await this.assertKeyActive(job).catch(async (error: unknown) => {
+      await this.blobs.delete(blob);
+      throw error;
+    });
     const followUps: QueueMessage[] = [];
     if (job.kind === 'smartmatch') {
       followUps.push(jobMessage(MATCH_LIST_JOB, { v: 1, jobId: job.id }, { group: job.keyId }));

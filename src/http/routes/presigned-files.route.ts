@@ -1,7 +1,7 @@
 import { type Readable, Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { UPLOAD_NAME } from '../../domain/client-jobs/job-service.ts';
-import { AppError, isAppError } from '../../domain/errors.ts';
+import { AppError, isAppError, storageFullOr } from '../../domain/errors.ts';
 import type { VerifyingUrlSigner } from '../../domain/ports/url-signer.ts';
 import { bodyWithDeadline } from '../body-deadline.ts';
 import type { HttpDeps } from '../http-deps.ts';
@@ -74,7 +74,9 @@ export function presignedFilesRoute(
         );
         deps.metrics.uploadBytes.inc(bytes);
       } catch (error) {
-        if (!isAppError(error) && (request.raw.aborted || request.raw.errored || !request.raw.complete)) {
+        // A full disk cuts the upload short too, but it is the service's fault, never the client's.
+        const failure = storageFullOr(error);
+        if (!isAppError(failure) && (request.raw.aborted || request.raw.errored || !request.raw.complete)) {
           // The client went away mid-upload: nothing was kept, the same URL works again.
           throw new AppError(
             'VALIDATION_FAILED',
@@ -84,7 +86,7 @@ export function presignedFilesRoute(
             },
           );
         }
-        throw error;
+        throw failure;
       }
       // Exactly 200 with an empty body: two known clients reject 201 and 204.
       return reply.code(200).send();
