@@ -97,6 +97,36 @@ export const configSchema = z.object({
    * wait in the queue without a slot, so one key's unanswered webhooks cannot hold up another's.
    */
   WEBHOOK_CONCURRENCY_PER_KEY: integer(1, 256).default(2),
+  /**
+   * E-mail notices one worker process sends at once, in slots of their own: a send waits on the
+   * SMTP server (up to SMTP_TIMEOUT_SECONDS), never in a slot of WORKER_CONCURRENCY. No cap per
+   * key: every key's notices go to the one relay.
+   */
+  MAIL_CONCURRENCY: integer(1, 256).default(4),
+  /**
+   * Folder deliveries one worker process makes at once, in slots of their own: an upload waits on
+   * the SFTP server (up to SFTP_TIMEOUT_SECONDS to connect), never in a slot of WORKER_CONCURRENCY.
+   */
+  DELIVERY_CONCURRENCY: integer(1, 256).default(4),
+  /**
+   * Of those, at most this many of one key's at once (counted across all workers); its other
+   * deliveries wait in the queue without a slot, so one key's folder that never answers cannot
+   * hold up another key's.
+   */
+  DELIVERY_CONCURRENCY_PER_KEY: integer(1, 256).default(1),
+  /**
+   * Audience jobs (onboarding, readiness checks, media-buying audiences) one worker process runs at
+   * once, in slots of their own: a platform call waits up to META_TIMEOUT_SECONDS or
+   * FILE_DROP_TIMEOUT_SECONDS, never in a slot of WORKER_CONCURRENCY. Their staging and
+   * deduplication run in these slots too.
+   */
+  AUDIENCE_CONCURRENCY: integer(1, 256).default(4),
+  /**
+   * Of those, at most this many of one key's of each kind at once (counted across all workers);
+   * the rest wait in the queue without a slot. With three kinds, one key holds at most three
+   * times this many: keep AUDIENCE_CONCURRENCY above that.
+   */
+  AUDIENCE_CONCURRENCY_PER_KEY: integer(1, 256).default(1),
   /** First retry delay of a failed webhook call; doubles per attempt up to 15 minutes. */
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).default(30),
   /** First retry delay of an onboarding step a platform could not take; doubles up to 15 min, 12 attempts. */

@@ -16,7 +16,8 @@ export function completionFollowUps(
   options: { deliverToFolder: boolean },
 ): QueueMessage[] {
   const followUps: QueueMessage[] = [];
-  // Grouped by key: the worker runs at most WEBHOOK_CONCURRENCY_PER_KEY of one key's calls at once.
+  // Grouped by key: the worker runs at most WEBHOOK_CONCURRENCY_PER_KEY of one key's calls at once
+  // (DELIVERY_CONCURRENCY_PER_KEY for folder deliveries; the audience's message is grouped too).
   if (job.params.webhook !== null)
     followUps.push(
       jobMessage(
@@ -32,7 +33,11 @@ export function completionFollowUps(
   // Dropped in its key's smartmatch folder (local folder or SFTP) unless the profile says none.
   if (options.deliverToFolder) {
     followUps.push(
-      jobMessage(DELIVER_FOLDER_JOB, { v: 1, jobId: job.id }, { maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS }),
+      jobMessage(
+        DELIVER_FOLDER_JOB,
+        { v: 1, jobId: job.id },
+        { maxAttempts: FOLDER_DELIVERY_MAX_ATTEMPTS, group: job.keyId },
+      ),
     );
   }
   return followUps;

@@ -47,10 +47,17 @@ export interface MbpAudienceDeps {
   logger: () => FastifyBaseLogger;
 }
 
-/** The follow-up that builds it, for a job registered with `mbp_onboarding` and an audience name. */
+/**
+ * The follow-up that builds it, for a job registered with `mbp_onboarding` and an audience name.
+ * Grouped by key: the worker runs at most AUDIENCE_CONCURRENCY_PER_KEY of one key's at once.
+ */
 export function mbpAudienceMessage(job: SmartmatchJob): QueueMessage | null {
   if (!job.params.mbpOnboarding || job.params.digitalAudienceName === null) return null;
-  return jobMessage(MBP_AUDIENCE_JOB, { v: 1, jobId: job.id }, { maxAttempts: MBP_MAX_ATTEMPTS });
+  return jobMessage(
+    MBP_AUDIENCE_JOB,
+    { v: 1, jobId: job.id },
+    { maxAttempts: MBP_MAX_ATTEMPTS, group: job.keyId },
+  );
 }
 
 /**

@@ -322,7 +322,12 @@ async function buildSocial(
     }
     run = await update(deps, run, { stage: 'shared' }, [
       onboardingNoticeMessage(job, 'shared', { counts: run.counts }),
-      jobMessage(CHECK_AUDIENCE_JOB, { v: 1, jobId: job.id }, { maxAttempts: CHECK_MAX_ATTEMPTS }),
+      // Grouped by key, like the onboarding itself: at most AUDIENCE_CONCURRENCY_PER_KEY at once.
+      jobMessage(
+        CHECK_AUDIENCE_JOB,
+        { v: 1, jobId: job.id },
+        { maxAttempts: CHECK_MAX_ATTEMPTS, group: job.keyId },
+      ),
     ]);
   }
 }

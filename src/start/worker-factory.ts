@@ -4,13 +4,21 @@ import type { FsVoterStore } from '../adapters/voters/fs-voter-store.ts';
 import type { Config } from '../config.ts';
 import type { JobService } from '../domain/client-jobs/job-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
-import { DELIVER_WEBHOOK_JOB, matchChunkType } from '../domain/ports/job-catalog.ts';
+import {
+  CHECK_AUDIENCE_JOB,
+  DELIVER_FOLDER_JOB,
+  DELIVER_WEBHOOK_JOB,
+  MBP_AUDIENCE_JOB,
+  matchChunkType,
+  ONBOARD_AUDIENCE_JOB,
+  SEND_NOTICE_JOB,
+} from '../domain/ports/job-catalog.ts';
 import type { Queue } from '../domain/ports/queue.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { JobRegistry } from '../jobs/registry.ts';
 import { UploadArrivals } from '../jobs/upload-arrivals.ts';
-import { Worker } from '../jobs/worker.ts';
+import { Worker, type WorkerLane } from '../jobs/worker.ts';
 import type { StorageBackends } from './backends.ts';
 import { runSweeps, type Sweep } from './housekeeping.ts';
 import type { WorkerLogger } from './worker-logger.ts';
@@ -50,6 +58,11 @@ export function workerFactory(parts: {
     | 'WORKER_CONCURRENCY'
     | 'WEBHOOK_CONCURRENCY'
     | 'WEBHOOK_CONCURRENCY_PER_KEY'
+    | 'MAIL_CONCURRENCY'
+    | 'DELIVERY_CONCURRENCY'
+    | 'DELIVERY_CONCURRENCY_PER_KEY'
+    | 'AUDIENCE_CONCURRENCY'
+    | 'AUDIENCE_CONCURRENCY_PER_KEY'
   >;
   queue: Queue;
   registry: JobRegistry;
@@ -71,16 +84,7 @@ export function workerFactory(parts: {
       leaseMs: config.QUEUE_LEASE_SECONDS * 1000,
       pollMs: config.QUEUE_POLL_MS,
       concurrency: config.WORKER_CONCURRENCY,
-      // Webhook calls wait on clients' servers: slots of their own, and a cap per key (the
-      // messages' group), so that neither matching nor another key's calls wait behind them.
-      lanes: [
-        {
-          name: 'webhooks',
-          types: [DELIVER_WEBHOOK_JOB],
-          concurrency: config.WEBHOOK_CONCURRENCY,
-          maxPerGroup: config.WEBHOOK_CONCURRENCY_PER_KEY,
-        },
-      ],
+      lanes: followUpLanes(config),
       claimTiers: parts.claimTiers,
       onClaimed: (type, waitMs) => metrics.queueWait.observe({ queue: type }, waitMs / 1000),
       onFinished: (type, outcome, ms) => metrics.stageDuration.observe({ queue: type, outcome }, ms / 1000),
@@ -91,6 +95,52 @@ export function workerFactory(parts: {
       },
     });
   };
+}
+
+/**
+ * The follow-ups that call servers outside the service, each kind in slots of its own: a call
+ * waits on the other side up to its timeout (webhook, SMTP, SFTP, ad platform), and in the main
+ * slots it would hold back every key's matching. One lane per kind of server, not one for all:
+ * they fail apart (the operator's SMTP relay being down must not keep folders from being
+ * delivered), and the queue counts a key's running messages per type, so a per-key cap is only
+ * exact within one type. Messages grouped by key get a cap per key, so that one key whose server
+ * never answers cannot take a lane's every slot; notices have none (one relay serves every key).
+ */
+export function followUpLanes(
+  config: Pick<
+    Config,
+    | 'WEBHOOK_CONCURRENCY'
+    | 'WEBHOOK_CONCURRENCY_PER_KEY'
+    | 'MAIL_CONCURRENCY'
+    | 'DELIVERY_CONCURRENCY'
+    | 'DELIVERY_CONCURRENCY_PER_KEY'
+    | 'AUDIENCE_CONCURRENCY'
+    | 'AUDIENCE_CONCURRENCY_PER_KEY'
+  >,
+): WorkerLane[] {
+  return [
+    {
+      name: 'webhooks',
+      types: [DELIVER_WEBHOOK_JOB],
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      maxPerGroup: config.WEBHOOK_CONCURRENCY_PER_KEY,
+    },
+    { name: 'e-mail notices', types: [SEND_NOTICE_JOB], concurrency: config.MAIL_CONCURRENCY },
+    {
+      name: 'folder deliveries',
+      types: [DELIVER_FOLDER_JOB],
+      concurrency: config.DELIVERY_CONCURRENCY,
+      maxPerGroup: config.DELIVERY_CONCURRENCY_PER_KEY,
+    },
+    {
+      // One lane for the platforms: their calls are slow by nature (uploads, readiness polled for
+      // days), and a platform's own trouble is bounded by its jobs' cap per key and these slots.
+      name: 'audiences',
+      types: [ONBOARD_AUDIENCE_JOB, CHECK_AUDIENCE_JOB, MBP_AUDIENCE_JOB],
+      concurrency: config.AUDIENCE_CONCURRENCY,
+      maxPerGroup: config.AUDIENCE_CONCURRENCY_PER_KEY,
+    },
+  ];
 }
 
 /** S3 mode: builds the loop that notices uploads clients PUT into the bucket; null otherwise. */
