@@ -54,6 +54,19 @@ export const ERROR_RATES = {
   nickname_aside: 0.03,
   name_scanned: 0.01,
   house_number_glued: 0.02,
+  // Issue 36: other people's names, other address layouts, short moves, odd dates of birth.
+  first_replaced: 0.02,
+  goes_by_middle_no_middle: 0.02,
+  address_lines_swapped: 0.03,
+  mover_in_city: 0.04,
+  mover_in_zip: 0.04,
+  with_dob: 0.3,
+  dob_placeholder: 0.01,
+  // Not rolled: the share of such dates among the voter file's people (the synthetic voter file's
+  // VOTER_DOB_PLACEHOLDER_SHARE and VOTER_DOB_OUT_OF_RANGE_SHARE); a non-member is given a date of
+  // 1900-1910 at the same rate, so such a date does not tell a member.
+  voter_dob_placeholder: 0.005,
+  dob_out_of_range: 0.002,
   // Non-members: share of them that are near-twins of a real voter (the rest are invented people).
   near_twin: 0.5,
   // Non-members that are precision traps: a relative of a real voter who is not in the file
@@ -88,7 +101,8 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
   email_plus:
     'email rows at providers with plus addressing (gmail, googlemail, outlook, hotmail, icloud): +tag',
   email_case: 'email rows: upper case or capitalized',
-  dob_missing: 'name_dob rows with a dob: dob (and age) empty',
+  dob_missing:
+    'name_dob rows with a dob that is none of the odd ones (dob_placeholder, voter_dob_placeholder, dob_out_of_range): dob (and age) empty',
   dob_swap: 'name_dob rows with a dob left whose day ≤ 12 and day ≠ month: day and month swapped',
   dob_year: 'name_dob rows with a dob left and not swapped: year ± 1',
   latlong_jitter: 'latlong_name rows with coordinates: moved 10-500 m',
@@ -107,7 +121,7 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
   middle_as_first:
     'name rows (not a couple) whose middle name has ≥ 2 characters: the middle name as first name, no middle',
   house_number_changed:
-    'name_address rows (not a mover) whose address1 starts with a house number: another number, the rest intact (one roll with house_number_missing)',
+    'name_address rows (not a mover of any kind) whose address1 starts with a house number: another number, the rest intact (one roll with house_number_missing)',
   house_number_missing: 'same rows as house_number_changed: the house number left out',
   street_split_join:
     'name_address rows whose street has a word of ≥ 5 letters: one word split in two (HA VEN), or two words joined',
@@ -136,6 +150,23 @@ export const ERROR_ELIGIBILITY: Readonly<Record<ErrorTag, string>> = {
     'name rows whose last name has an M or W, or an O, I, S or B between two letters: one scanning slip (RN for M, VV for W, 0 1 5 8 for O I S B)',
   house_number_glued:
     'name_address rows whose address1 starts with a house number and a street word of ≥ 3 letters: the space between them dropped (1377SECOND ST)',
+  first_replaced:
+    'name rows (not a couple, not a precision trap) whose first name was not replaced by the middle name: another given name of the same gender from the file (not a nickname of the first or middle name, ≥ 2 edits from both, another first letter when one of 15 draws has it), the same person',
+  goes_by_middle_no_middle:
+    'name rows (not a couple, not a precision trap) whose middle name is blank: the person goes by a middle name the voter file does not hold; a middle name of the same gender from the file as first name (same conditions as first_replaced)',
+  address_lines_swapped:
+    'name_address rows not written on one line whose address1 starts with a house number: a property name (OAKWOOD APARTMENTS, THE PINES AT CARY) in address1 and the street line (with its unit) in address2; for half the rows with a unit in address2, the unit in address1 and the street in address2',
+  mover_in_city:
+    'name_address, name_zip and latlong_name rows (not a mover) whose city has another ZIP in the file: the street address, ZIP and coordinates of a voter of another ZIP of the same city (its unit number changed)',
+  mover_in_zip:
+    'name_address and latlong_name rows (not a mover of either kind) whose ZIP has another street address in the file: the street address and coordinates of another voter of the same ZIP (its unit number changed)',
+  with_dob: 'name_address rows: the dob column filled (the date as the person has it, else as below)',
+  dob_placeholder:
+    'rows giving a dob (name_dob, name_address with_dob; not a precision trap) whose dob is a full date after 1910: written as the placeholder 1900-01-01 or 01/01/1900',
+  voter_dob_placeholder:
+    "member rows giving a dob whose voter's dob is the placeholder 19000101: the list gives a real-looking date (invented, not the voter's); rate as it falls",
+  dob_out_of_range:
+    'rows giving a dob whose person was born (per the voter file, or as a non-member) in 1900-1910: the date written as is, no other dob error; rate as it falls',
   near_twin:
     'non-members: same first name, last name and city as a real voter; other dob/address/phone/email/ids',
   trap_jr_sr:
@@ -677,6 +708,12 @@ export function glueHouseNumber(address1: string): string {
 
 const UNIT_AT_END = /^(.*\S) ((?:APT|UNIT|STE|LOT|#) ?\S+)$/;
 
+/** A street line without a unit written at its end (`12 OAK ST APT 4` → `12 OAK ST`), upper case. */
+export function streetWithoutUnit(address1: string): string {
+  const upper = address1.toUpperCase();
+  return UNIT_AT_END.exec(upper)?.[1] ?? upper;
+}
+
 export function unitOtherLineEligible(address1: string, address2: string): boolean {
   return address2 !== '' || UNIT_AT_END.test(address1);
 }
@@ -745,4 +782,85 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length]!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 36: odd dates of birth and property names
+
+/** The voter files' placeholder for an unknown date of birth. */
+export const DOB_PLACEHOLDER = '19000101';
+
+/** Whether a dob (YYYYMMDD or YYYY) lies in 1900-1910: the placeholder, or a real-looking date no voter has. */
+export function isOddDob(dob: string): boolean {
+  if (!/^\d{4}/.test(dob)) return false;
+  const year = Number(dob.slice(0, 4));
+  return year >= 1900 && year <= 1910;
+}
+
+/** A real-looking date of 1900-1910 (never the placeholder 1900-01-01). */
+export function outOfRangeDob(rng: ListRng): string {
+  const year = rng.range(1900, 1910);
+  const month = rng.range(1, 12);
+  const day = rng.range(month === 1 && year === 1900 ? 2 : 1, month === 2 ? 28 : 30);
+  return formatDob(year, month, day);
+}
+
+/** The placeholder date as lists write it. */
+export function placeholderDob(rng: ListRng): string {
+  return rng.chance(0.5) ? '1900-01-01' : '01/01/1900';
+}
+
+const PROPERTY_NAMES = [
+  'OAKWOOD',
+  'THE PINES',
+  'SUNRISE',
+  'PARKSIDE',
+  'RIVER OAKS',
+  'MAPLE RIDGE',
+  'HERITAGE',
+  'CAMBRIDGE',
+  'STONEGATE',
+  'LAKEVIEW',
+  'BRIARWOOD',
+  'CEDAR POINTE',
+  'HIGHLAND',
+  'FOX CHASE',
+  'MEADOWBROOK',
+  'THE SUMMIT',
+  'GREENBRIAR',
+  'WESTWOOD',
+  'AUTUMN RIDGE',
+  'HARBOR VIEW',
+  'MAGNOLIA',
+  'TIMBERLINE',
+  'BRIGHTON',
+  'THE LEGACY',
+  'WILLOW BEND',
+  'SPRING HILL',
+];
+const PROPERTY_KINDS = [
+  'APARTMENTS',
+  'APTS',
+  'SENIOR LIVING',
+  'ASSISTED LIVING',
+  'TOWNHOMES',
+  'CONDOMINIUMS',
+  'TOWERS',
+  'RESIDENCES',
+  'MOBILE HOME PARK',
+  'MANOR',
+  'COMMONS',
+  'VILLAGE',
+];
+
+/**
+ * A building's or property's name as people write it above the street line: `OAKWOOD APARTMENTS`,
+ * `SUNRISE SENIOR LIVING`, `THE PINES AT CARY` (with the row's city). No digits.
+ */
+export function propertyName(rng: ListRng, city: string): string {
+  const name = rng.pick(PROPERTY_NAMES);
+  if (city !== '' && !/\d/.test(city) && rng.chance(0.25)) {
+    return `${name.startsWith('THE ') ? name : `THE ${name}`} AT ${city.toUpperCase()}`;
+  }
+  return `${name} ${rng.pick(PROPERTY_KINDS)}`;
 }

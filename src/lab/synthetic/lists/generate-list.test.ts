@@ -18,6 +18,7 @@ import {
   emailKey,
   parseDob,
   phoneDigits,
+  streetWithoutUnit,
 } from './error-model.ts';
 import type { ErrorTag, ListReport, Pattern, SubPattern } from './generate-list.ts';
 import {
@@ -121,6 +122,12 @@ let votersByNameDob: Set<string>;
 let voterPhones: Set<string>;
 let voterEmails: Set<string>;
 let voterIds: Set<string>;
+/** Given and middle names of the file's women and men; `zip|address1` and `lat|lon` of every voter; ZIPs by city. */
+let givenNames: Record<string, Set<string>>;
+let middleNames: Record<string, Set<string>>;
+let streetAddresses: Set<string>;
+let coordinates: Set<string>;
+let zipsOfCity: Map<string, Set<string>>;
 const runs = new Map<SubPattern | 'mixed', Run>();
 
 before(async () => {
@@ -146,6 +153,19 @@ before(async () => {
       v.exact_track!,
     ]),
   );
+  givenNames = { F: new Set(), M: new Set() };
+  middleNames = { F: new Set(), M: new Set() };
+  streetAddresses = new Set();
+  coordinates = new Set();
+  zipsOfCity = new Map();
+  for (const v of voters) {
+    givenNames[v.gender!]?.add(v.first_name!);
+    middleNames[v.gender!]?.add(v.middle_name!);
+    streetAddresses.add(`${v.zip}|${v.address1}`);
+    coordinates.add(`${v.latitude}|${v.longitude}`);
+    const city = `${v.city}|${v.state}`;
+    zipsOfCity.set(city, (zipsOfCity.get(city) ?? new Set()).add(v.zip!));
+  }
   for (const pattern of [...SUB_PATTERNS, 'mixed'] as const) {
     runs.set(pattern, await run(VOTERS, 4000, 0.8, pattern, 7));
   }
@@ -207,6 +227,7 @@ describe('generateContactList', () => {
         'city',
         'state',
         'zip',
+        'dob',
       ],
     );
     assert.deepEqual([...PATTERN_HEADERS.phone], ['matchback_id', 'phone']);
@@ -303,7 +324,8 @@ describe('generateContactList', () => {
           assert.equal(cells.first_name ?? '', '');
           if (tags.has('couple_in_full_name')) {
             assert.equal(cells.first_name_combined ?? '', '');
-            if (!tags.has('typo_last')) assert.ok(names.includes(upper(v.last_name)));
+            if (!tags.has('typo_last') && !tags.has('name_scanned'))
+              assert.ok(names.includes(upper(v.last_name)));
             // The matcher reads the two people back.
             const couple = parseCoupleName(cells.full_name!);
             assert.ok(couple !== null, cells.full_name);
@@ -318,7 +340,12 @@ describe('generateContactList', () => {
         } else {
           assert.equal(ids.length, 1);
         }
-        const namesMoved = tags.has('middle_as_first') || tags.has('names_swapped');
+        const namesMoved = [
+          'middle_as_first',
+          'names_swapped',
+          'first_replaced',
+          'goes_by_middle_no_middle',
+        ].some((t) => tags.has(t));
         if (tags.has('nickname_aside')) {
           // The first name with its other form beside it, which the matcher leaves out.
           const [, written, other] = /^(.+) [("](.+)[)"]$/.exec(upper(cells.first_name)) ?? [];
@@ -423,12 +450,14 @@ describe('generateContactList', () => {
           'typo_last',
           'married_surname',
           'nickname_aside',
+          'first_replaced',
+          'goes_by_middle_no_middle',
         );
         if (
           pattern === 'name_address' &&
           tags.has('names_swapped') &&
           plainNames &&
-          !has('middle_as_first')
+          !has('middle_as_first', 'first_middle_joined')
         ) {
           assert.equal(upper(cells.first_name), upper(v.last_name));
           assert.equal(upper(cells.last_name), upper(v.first_name));
@@ -444,7 +473,8 @@ describe('generateContactList', () => {
           assert.equal(cells.middle_name, '');
           bump('middle_as_first');
         }
-        const addressAsIs = !has('one_line_address', 'mover', 'typo_street');
+        const movers = ['mover', 'mover_in_city', 'mover_in_zip'];
+        const addressAsIs = !has('one_line_address', 'typo_street', 'address_lines_swapped', ...movers);
         const streetTags = [
           'house_number_changed',
           'house_number_missing',
@@ -496,12 +526,12 @@ describe('generateContactList', () => {
           assert.equal(scanned(cells.last_name!), scanned(v.last_name!));
           bump('name_scanned');
         }
-        if (tags.has('typo_city') && !has('mover', 'one_line_address') && (cells.city ?? '') !== '') {
+        if (tags.has('typo_city') && !has('one_line_address', ...movers) && (cells.city ?? '') !== '') {
           assert.notEqual(upper(cells.city), upper(v.city));
           assert.ok(Math.abs(upper(cells.city).length - upper(v.city).length) <= 1);
           bump('typo_city');
         }
-        if (tags.has('zip_transposed') && !has('mover', 'one_line_address') && (cells.zip ?? '') !== '') {
+        if (tags.has('zip_transposed') && !has('one_line_address', ...movers) && (cells.zip ?? '') !== '') {
           assert.notEqual(cells.zip, v.zip);
           assert.equal([...cells.zip!].sort().join(''), [...v.zip!].sort().join(''));
           bump('zip_transposed');
@@ -519,6 +549,100 @@ describe('generateContactList', () => {
           const off = Math.abs(Number(cells.age) - ageOn(v.dob!, new Date(Date.UTC(2026, 0, 1))));
           assert.equal(off, tags.has('age_off_by_one') ? 1 : 0);
           if (tags.has('age_off_by_one')) bump('age_off_by_one');
+        }
+        // Issue 36: other people's first names (the same person), other address layouts, short
+        // moves, dates of birth on name_address rows, odd dates.
+        const firstAsIs = !has('nickname', 'typo_first', 'names_swapped', 'full_name', 'nickname_aside');
+        const f = upper(cells.first_name);
+        if (tags.has('first_replaced') && firstAsIs && f !== '') {
+          assert.ok(clearlyDifferentNames(f, v.first_name!), `${v.first_name} → ${f}`);
+          if (v.middle_name!.length >= 2) assert.ok(clearlyDifferentNames(f, v.middle_name!));
+          if (v.gender !== 'U') assert.ok(givenNames[v.gender!]!.has(f), `${f} is no ${v.gender} given name`);
+          if (f.charAt(0) !== upper(v.first_name).charAt(0)) bump('first_replaced_initial');
+          bump('first_replaced');
+        }
+        if (tags.has('goes_by_middle_no_middle') && firstAsIs && f !== '') {
+          assert.equal(v.middle_name, '');
+          assert.equal(cells.middle_name ?? '', '');
+          assert.ok(clearlyDifferentNames(f, v.first_name!), `${v.first_name} → ${f}`);
+          if (v.gender !== 'U')
+            assert.ok(middleNames[v.gender!]!.has(f), `${f} is no ${v.gender} middle name`);
+          bump('goes_by_middle_no_middle');
+        }
+        const addressNotMoved = !has('one_line_address', 'typo_street', ...movers, ...streetTags);
+        if (pattern === 'name_address' && tags.has('address_lines_swapped') && addressNotMoved) {
+          const line = (x: string | undefined, y: string | undefined) => `${upper(x)} ${upper(y)}`.trim();
+          if (v.address2 !== '' && a1 === upper(v.address2)) {
+            // The unit above the street line.
+            assert.equal(upper(cells.address2), upper(v.address1));
+            bump('address_lines_swapped_unit');
+          } else {
+            // A property's name above the street line (with its unit).
+            assert.match(a1, /^[A-Z' ]+$/);
+            assert.equal(upper(cells.address2), line(v.address1, v.address2));
+            bump('address_lines_swapped_property');
+          }
+          bump('address_lines_swapped');
+        }
+        const moved = (kind: string) =>
+          tags.has(kind) && !has('one_line_address', 'typo_street', 'typo_city', 'zip_transposed');
+        if (pattern === 'name_address' && moved('mover_in_zip')) {
+          assert.equal(cells.zip, v.zip);
+          if (!has(...streetTags, 'address_lines_swapped')) {
+            assert.notEqual(streetWithoutUnit(a1), streetWithoutUnit(v.address1!));
+          }
+          if (!has(...streetTags, 'address_lines_swapped')) {
+            assert.ok(streetAddresses.has(`${cells.zip}|${a1}`), `another voter's address: ${a1}`);
+          }
+          bump('mover_in_zip');
+        }
+        if ((pattern === 'name_address' || pattern === 'name_zip') && moved('mover_in_city')) {
+          if (cells.zip !== '') {
+            assert.notEqual(cells.zip, v.zip);
+            assert.ok(zipsOfCity.get(`${v.city}|${v.state}`)!.has(cells.zip!), 'a ZIP of the same city');
+          }
+          if (cells.city !== '') assert.equal(upper(cells.city), upper(v.city));
+          if (pattern === 'name_address' && !has(...streetTags, 'address_lines_swapped')) {
+            assert.ok(streetAddresses.has(`${cells.zip}|${a1}`), `another voter's address: ${a1}`);
+          }
+          bump('mover_in_city');
+        }
+        if (
+          pattern === 'latlong_name' &&
+          has('mover_in_zip', 'mover_in_city') &&
+          !tags.has('latlong_jitter')
+        ) {
+          assert.ok(coordinates.has(`${cells.latitude}|${cells.longitude}`), "another voter's coordinates");
+          assert.notEqual(`${cells.latitude}|${cells.longitude}`, `${v.latitude}|${v.longitude}`);
+          bump('mover_coordinates');
+        }
+        if (pattern === 'name_address') {
+          if (!tags.has('with_dob')) assert.equal(cells.dob, '');
+          else if (!has('dob_placeholder', 'voter_dob_placeholder')) {
+            assert.equal(cells.dob, v.dob);
+            bump('with_dob');
+          }
+        }
+        const dobGiven = pattern === 'name_dob' || tags.has('with_dob');
+        if (dobGiven && tags.has('dob_placeholder')) {
+          assert.ok(['1900-01-01', '01/01/1900'].includes(cells.dob!), cells.dob);
+          assert.ok(parseDob(v.dob!) !== null && v.dob! > '19101231', v.dob);
+          bump('dob_placeholder');
+        }
+        if (dobGiven && tags.has('voter_dob_placeholder')) {
+          assert.equal(v.dob, '19000101');
+          assert.ok(parseDob(cells.dob!) !== null && cells.dob! > '19101231', cells.dob);
+          bump('voter_dob_placeholder');
+        }
+        if (dobGiven && tags.has('dob_out_of_range')) {
+          assert.equal(cells.dob, v.dob);
+          assert.match(cells.dob!, /^19(0\d|10)\d{4}$/);
+          assert.notEqual(cells.dob, '19000101');
+          bump('dob_out_of_range');
+        }
+        if (dobGiven && v.dob === '19000101') assert.ok(tags.has('voter_dob_placeholder'));
+        if (dobGiven && /^19(0\d|10)/.test(v.dob!) && v.dob !== '19000101') {
+          assert.ok(tags.has('dob_out_of_range'));
         }
         if (pattern === 'phone') {
           const digits = phoneDigits(cells.phone!);
@@ -545,7 +669,7 @@ describe('generateContactList', () => {
           } else assert.equal(emailKey(cells.email!), emailKey(v.email!));
           if (tags.size > 0) bump('email_variants');
         }
-        if (pattern === 'latlong_name' && tags.has('latlong_jitter') && !tags.has('mover')) {
+        if (pattern === 'latlong_name' && tags.has('latlong_jitter') && !has(...movers)) {
           const d = distanceMeters(
             Number(v.latitude),
             Number(v.longitude),
@@ -603,8 +727,37 @@ describe('generateContactList', () => {
       'nickname_aside',
       'house_number_glued',
       'name_scanned',
+      'first_replaced',
+      'goes_by_middle_no_middle',
+      'address_lines_swapped',
+      'address_lines_swapped_unit',
+      'address_lines_swapped_property',
+      'mover_in_zip',
+      'mover_in_city',
+      'mover_coordinates',
+      'with_dob',
+      'dob_placeholder',
+      'voter_dob_placeholder',
+      'dob_out_of_range',
     ]) {
       assert.ok((checked.get(tag) ?? 0) >= 5, `${tag} checked only ${checked.get(tag) ?? 0} times`);
+    }
+    // Another first letter is preferred for a replaced first name.
+    assert.ok(checked.get('first_replaced_initial')! >= 0.9 * checked.get('first_replaced')!);
+  });
+
+  it('odd dates of birth and the placeholder are on member and non-member rows alike', async () => {
+    const r = await run(VOTERS, 6000, 0.5, 'name_dob', 9);
+    const count = (tag: string, member: boolean) =>
+      r.truth.filter((t) => tagsOf(t).has(tag) && (t.voterbase_id !== '') === member).length;
+    for (const tag of ['dob_out_of_range', 'dob_placeholder']) {
+      assert.ok(count(tag, true) >= 3, `${tag}: ${count(tag, true)} member rows`);
+      assert.ok(count(tag, false) >= 3, `${tag}: ${count(tag, false)} non-member rows`);
+    }
+    for (const { cells, truth, tags } of joined(r)) {
+      if (truth.voterbase_id !== '' || !tags.has('dob_out_of_range')) continue;
+      assert.match(cells.dob!, /^19(0\d|10)\d{4}$/);
+      assert.ok(!votersByNameDob.has(`${cells.first_name}|${cells.last_name}|${cells.dob}`));
     }
   });
 
@@ -624,6 +777,10 @@ describe('generateContactList', () => {
       'typo_city',
       'zip_transposed',
       'one_line_no_commas',
+      'first_replaced',
+      'goes_by_middle_no_middle',
+      'mover_in_city',
+      'mover_in_zip',
     ];
     let checked = 0;
     let sameCity = 0;

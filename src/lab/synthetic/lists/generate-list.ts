@@ -16,6 +16,7 @@ import {
   ageOn,
   clearlyDifferentNames,
   coupleFullName,
+  DOB_PLACEHOLDER,
   dobSwap,
   dobSwapEligible,
   dobYear,
@@ -36,17 +37,22 @@ import {
   hasNickname,
   houseNumberGluedEligible,
   invalidDob,
+  isOddDob,
   jitterLatLong,
   mimicId,
   newHouseNumber,
   nicknameSwap,
+  outOfRangeDob,
   parseDob,
   phoneDigits,
+  placeholderDob,
+  propertyName,
   randomizeDigits,
   scannedSlip,
   scannedSlipEligible,
   splitOrJoinStreet,
   streetSplitJoinEligible,
+  streetWithoutUnit,
   TRAP_TAGS,
   titleCase,
   transposeZip,
@@ -124,6 +130,7 @@ export const SUB_PATTERN_COLUMNS: Readonly<Record<SubPattern, readonly Column[]>
     'city',
     'state',
     'zip',
+    'dob',
   ],
   name_dob: ['first_name', 'last_name', 'full_name', 'dob', 'age', 'state'],
   name_zip: ['first_name', 'last_name', 'full_name', 'first_name_combined', 'city', 'state', 'zip'],
@@ -373,6 +380,27 @@ const PATTERN_NEEDS: Readonly<Record<Pattern, string>> = {
 const STREAM_SAMPLE = 1;
 const STREAM_ROWS = 2;
 const STREAM_ORDER = 3;
+/** Its own stream, so that the member, near-twin and pool samples do not depend on it. */
+const STREAM_ADDRESSES = 4;
+/** Street addresses remembered per ZIP (reservoir) for movers within a ZIP or a city. */
+const ADDRESSES_PER_ZIP = 4;
+
+/** A voter's street address, as movers within a ZIP or a city take it. */
+interface Address {
+  address1: string;
+  address2: string;
+  city: string;
+  state: string;
+  zip: string;
+  lat: string;
+  lon: string;
+}
+
+/** A reservoir of the street addresses of one ZIP; `seen`: voters with one, so far. */
+interface ZipAddresses {
+  seen: number;
+  items: Address[];
+}
 
 interface Sample {
   members: Person[];
@@ -381,6 +409,9 @@ interface Sample {
   relatives: Person[];
   suffixed: Person[];
   pool: Person[];
+  /** Street addresses by ZIP, and the ZIPs of each `city|state` (movers within a ZIP or a city). */
+  zips: Map<string, ZipAddresses>;
+  cityZips: Map<string, string[]>;
   bloom: StringBloom;
   voterRows: number;
   eligible: number;
@@ -400,7 +431,7 @@ function bloomKinds(pattern: Pattern): {
     ids: all || pattern === 'ids',
     email: all || pattern === 'email',
     phone: all || pattern === 'phone',
-    nameDob: all || pattern === 'name_dob',
+    nameDob: all || pattern === 'name_dob' || pattern === 'name_address',
     household: TRAP_TAGS.some((tag) => trapPossible(tag, pattern)),
   };
 }
@@ -440,6 +471,10 @@ async function samplePass(
   let relativesSeen = 0;
   let suffixedSeen = 0;
   const pool: Person[] = [];
+  const zips = new Map<string, ZipAddresses>();
+  const cityZips = new Map<string, string[]>();
+  const addressRng = new ListRng(options.seed, STREAM_ADDRESSES);
+  const movers = ['name_address', 'name_zip', 'latlong_name', 'mixed'].includes(options.pattern);
   let index: VoterIndex | null = null;
   let voterRows = 0;
   let eligible = 0;
@@ -527,6 +562,7 @@ async function samplePass(
           into[j] = copy;
         }
       }
+      if (movers) addAddress(addressRng, zips, cityZips, cur);
       const k = pool.length < POOL_SIZE ? pool.length : rng.bigInt(voterRows);
       if (k < POOL_SIZE) {
         if (copy === null) copy = clonePerson(cur);
@@ -541,7 +577,52 @@ async function samplePass(
     }
   }
   if (index === null) throw new RangeError('the voter file is empty (no header row)');
-  return { members, twins, relatives, suffixed, pool, bloom, voterRows, eligible, warnings };
+  return {
+    members,
+    twins,
+    relatives,
+    suffixed,
+    pool,
+    zips,
+    cityZips,
+    bloom,
+    voterRows,
+    eligible,
+    warnings,
+  };
+}
+
+/** Remembers a voter's street address (a house number first, with coordinates) in its ZIP's reservoir. */
+function addAddress(
+  rng: ListRng,
+  zips: Map<string, ZipAddresses>,
+  cityZips: Map<string, string[]>,
+  p: Person,
+): void {
+  const c = p.address1.charCodeAt(0);
+  if (!(c >= 48 && c <= 57) || p.zip === '' || p.city === '' || p.lat === '' || p.lon === '') return;
+  let bucket = zips.get(p.zip);
+  if (bucket === undefined) {
+    bucket = { seen: 0, items: [] };
+    zips.set(p.zip, bucket);
+    const key = `${p.city}|${p.state}`;
+    const list = cityZips.get(key);
+    if (list === undefined) cityZips.set(key, [p.zip]);
+    else list.push(p.zip);
+  }
+  bucket.seen++;
+  const j = bucket.items.length < ADDRESSES_PER_ZIP ? bucket.items.length : rng.bigInt(bucket.seen);
+  if (j < ADDRESSES_PER_ZIP) {
+    bucket.items[j] = {
+      address1: p.address1,
+      address2: p.address2,
+      city: p.city,
+      state: p.state,
+      zip: p.zip,
+      lat: p.lat,
+      lon: p.lon,
+    };
+  }
 }
 
 function stripZeros(id: string): string {
@@ -598,6 +679,11 @@ class RowBuilder {
   readonly #lasts: string[] = [];
   readonly #domains: string[] = [];
   readonly #byCity = new Map<string, Person[]>();
+  readonly #zips: Map<string, ZipAddresses>;
+  readonly #cityZips: Map<string, string[]>;
+  /** Given and middle names (≥ 2 characters) of the pool's women and men, for other people's names. */
+  readonly #givenNames: Record<'F' | 'M', string[]> = { F: [], M: [] };
+  readonly #middleNames: Record<'F' | 'M', string[]> = { F: [], M: [] };
   readonly #byState = new Map<string, Person[]>();
   readonly #idSamples: Record<IdKind, string[]> = {
     voterbase_id: [],
@@ -612,7 +698,13 @@ class RowBuilder {
     this.#pool = sample.pool;
     this.#bloom = sample.bloom;
     this.#asOf = asOf;
+    this.#zips = sample.zips;
+    this.#cityZips = sample.cityZips;
     for (const p of sample.pool) {
+      if (p.gender === 'F' || p.gender === 'M') {
+        if (p.first.length >= 2) this.#givenNames[p.gender].push(p.first);
+        if (p.middle.length >= 2) this.#middleNames[p.gender].push(p.middle);
+      }
       if (p.first !== '') (p.gender === 'M' ? this.#maleFirst : this.#femaleFirst).push(p.first);
       if (p.middle.length > 1) this.#middles.push(p.middle);
       if (p.last !== '') this.#lasts.push(p.last);
@@ -711,6 +803,18 @@ class RowBuilder {
     );
   }
 
+  /**
+   * A non-member's dob: now and then (ERROR_RATES.dob_out_of_range, as often as voter files hold
+   * one) a real-looking date of 1900-1910, so that such a date does not tell a member; else #newDob.
+   */
+  #personDob(first: string, last: string, avoidYear: number): string {
+    if (!this.rng.chance(ERROR_RATES.dob_out_of_range)) return this.#newDob(first, last, avoidYear);
+    return this.#unique(
+      () => outOfRangeDob(this.rng),
+      (v) => nameDobKey(first, last, v),
+    );
+  }
+
   /** New ids shaped like the file's ids and absent from it. */
   #newIds(p: Person): void {
     const rng = this.rng;
@@ -775,7 +879,7 @@ class RowBuilder {
     p.state = v.state;
     for (let i = 0; i < 10 && p.address1 === v.address1; i++) p.address1 = newHouseNumber(rng, v.address1);
     const vDob = parseDob(v.dob);
-    p.dob = this.#newDob(p.first, p.last, vDob === null ? -1 : vDob[0]);
+    p.dob = this.#personDob(p.first, p.last, vDob === null ? -1 : vDob[0]);
     const area = v.phones[0]?.slice(0, 3) ?? this.#areaCode();
     p.phones = [this.#newPhone(area)];
     p.email = this.#newEmail(p.first, p.last, p.dob.slice(0, 4));
@@ -824,7 +928,7 @@ class RowBuilder {
     if (p.middle === first) p.middle = '';
     this.#placeFrom(p, place);
     if (p.address1 === '') p.address1 = `${rng.range(1, 9999)} MAIN ST`;
-    p.dob = this.#newDob(first, last, -1);
+    p.dob = this.#personDob(first, last, -1);
     p.phones = [this.#newPhone(place.phones[0]?.slice(0, 3) ?? this.#areaCode())];
     p.email = this.#newEmail(first, last, p.dob.slice(0, 4));
     this.#newIds(p);
@@ -849,7 +953,8 @@ class RowBuilder {
       const sources = jrByName ? sample.suffixed : sample.relatives;
       if (sources.length === 0) continue;
       const v = rng.pick(sources);
-      if (!supports(v, sub)) continue;
+      // A relative of a voter filed with a placeholder or 1900s date would carry that date too.
+      if (!supports(v, sub) || isOddDob(v.dob)) continue;
       const person =
         tag === 'trap_jr_sr'
           ? this.#fatherOrSon(v, sub)
@@ -945,6 +1050,7 @@ class RowBuilder {
     sub: SubPattern,
     member: boolean,
     trap = false,
+    avoidZip = '',
   ): { cells: Cells; tags: ErrorTag[]; couple: boolean } {
     const rng = this.rng;
     const p: Person = { ...source };
@@ -962,6 +1068,12 @@ class RowBuilder {
       if (this.#roll('middle_as_first', tags)) p.first = p.middle;
       else if (this.#roll('first_middle_joined', tags)) p.first = `${p.first} ${p.middle}`;
       if (tags.includes('middle_as_first') || tags.includes('first_middle_joined')) p.middle = '';
+    } else if (hasNames && !couple && !trap && p.middle === '') {
+      // A relative's first name is what tells a trap apart: traps keep theirs.
+      if (this.#roll('goes_by_middle_no_middle', tags)) p.first = this.#otherName(p, 'middle');
+    }
+    if (hasNames && !couple && !trap && p.first === source.first && this.#roll('first_replaced', tags)) {
+      p.first = this.#otherName(p, 'first');
     }
     if (hasFirst && !couple) {
       if (hasNickname(p.first) && this.#roll('nickname', tags)) p.first = nicknameSwap(rng, p.first);
@@ -991,14 +1103,12 @@ class RowBuilder {
         tags.push('middle_initial');
       }
     }
-    if (
-      (sub === 'name_address' || sub === 'name_zip' || sub === 'latlong_name') &&
-      this.#roll('mover', tags)
-    ) {
+    const movable = sub === 'name_address' || sub === 'name_zip' || sub === 'latlong_name';
+    if (movable && this.#roll('mover', tags)) {
       let place = rng.pick(this.#pool);
       for (let i = 0; i < 20 && (place.zip === p.zip || place.city === ''); i++) place = rng.pick(this.#pool);
       this.#placeFrom(p, place);
-    }
+    } else if (movable) this.#shortMove(p, sub, tags, avoidZip);
     if (sub === 'name_address' && /[A-Z]{3}/.test(p.address1) && this.#roll('typo_street', tags)) {
       // The typo goes into the street part, after the house number.
       const space = p.address1.search(/ [A-Z]{3}/);
@@ -1028,12 +1138,21 @@ class RowBuilder {
           const comma = this.#roll('one_line_no_commas', tags) ? '' : ',';
           cells.address1 = `${line}${comma} ${p.city} ${p.state} ${p.zip}`.replace(/\s+/g, ' ').trim();
         } else {
-          cells.address1 = p.address1;
-          cells.address2 = p.address2;
+          let [address1, address2] = [p.address1, p.address2];
+          if (/^\d/.test(address1) && this.#roll('address_lines_swapped', tags)) {
+            if (address2 !== '' && rng.chance(0.5)) [address1, address2] = [address2, address1];
+            else {
+              address2 = address2 === '' ? address1 : `${address1} ${address2}`;
+              address1 = propertyName(rng, p.city);
+            }
+          }
+          cells.address1 = address1;
+          cells.address2 = address2;
           cells.city = p.city;
           cells.state = p.state;
           cells.zip = p.zip;
         }
+        if (this.#roll('with_dob', tags)) cells.dob = this.#oddDob(p, member, trap, tags) ?? p.dob;
         break;
       }
       case 'name_zip': {
@@ -1052,8 +1171,11 @@ class RowBuilder {
       }
       case 'name_dob': {
         this.#nameCells(p, tags, cells);
-        let dob = p.dob;
-        if (this.#roll('dob_missing', tags)) dob = '';
+        const odd = this.#oddDob(p, member, trap, tags);
+        let dob = odd ?? p.dob;
+        if (odd !== null) {
+          // The odd date as is, no other dob error.
+        } else if (this.#roll('dob_missing', tags)) dob = '';
         else {
           if (dobSwapEligible(dob) && this.#roll('dob_swap', tags)) dob = dobSwap(dob);
           else if (this.#roll('dob_year', tags)) dob = dobYear(rng, dob);
@@ -1068,7 +1190,9 @@ class RowBuilder {
             dob = '';
           }
         }
-        if (dob === p.dob && dob !== '' && this.#roll('dob_format', tags)) dob = writeDobAs(rng, dob);
+        if (odd === null && dob === p.dob && dob !== '' && this.#roll('dob_format', tags)) {
+          dob = writeDobAs(rng, dob);
+        }
         cells.dob = dob;
         cells.state = p.state;
         break;
@@ -1162,7 +1286,8 @@ class RowBuilder {
   /** House number changed or left out, street words split or joined, the unit in the other line. */
   #messyAddress(p: Person, tags: ErrorTag[]): void {
     const rng = this.rng;
-    if (!tags.includes('mover') && /^\d+ \S/.test(p.address1)) {
+    const moved = tags.includes('mover') || tags.includes('mover_in_city') || tags.includes('mover_in_zip');
+    if (!moved && /^\d+ \S/.test(p.address1)) {
       this.report.errorOpportunities.house_number_changed++;
       this.report.errorOpportunities.house_number_missing++;
       const r = rng.float();
@@ -1184,6 +1309,92 @@ class RowBuilder {
     if (unitOtherLineEligible(p.address1, p.address2) && this.#roll('unit_other_line', tags)) {
       [p.address1, p.address2] = unitOtherLine(p.address1, p.address2);
     }
+  }
+
+  /**
+   * A move within the city (another of its ZIPs), else within the ZIP (another street address of
+   * it), to a voter's address remembered in the sample pass: its street line (unit number
+   * changed), city, ZIP and coordinates. `avoidZip`: a near-twin's voter's ZIP, never taken.
+   */
+  #shortMove(p: Person, sub: SubPattern, tags: ErrorTag[], avoidZip: string): void {
+    const rng = this.rng;
+    const inCity = (this.#cityZips.get(`${p.city}|${p.state}`) ?? []).filter(
+      (zip) => zip !== p.zip && zip !== avoidZip,
+    );
+    if (inCity.length > 0 && this.#roll('mover_in_city', tags)) {
+      this.#moveTo(p, rng.pick(this.#zips.get(rng.pick(inCity))!.items));
+      return;
+    }
+    // A name_zip row gives no more than the ZIP, which a move within it does not change.
+    if (sub === 'name_zip') return;
+    // Another street address: not the person's, nor another unit of the person's building.
+    const street = streetWithoutUnit(p.address1);
+    const inZip = (this.#zips.get(p.zip)?.items ?? []).filter(
+      (a) => streetWithoutUnit(a.address1) !== street,
+    );
+    if (inZip.length > 0 && this.#roll('mover_in_zip', tags)) this.#moveTo(p, rng.pick(inZip));
+  }
+
+  #moveTo(p: Person, a: Address): void {
+    p.address1 = a.address1;
+    p.address2 = a.address2 === '' ? '' : randomizeDigits(this.rng, a.address2);
+    p.city = a.city;
+    p.state = a.state;
+    p.zip = a.zip;
+    p.lat = a.lat;
+    p.lon = a.lon;
+  }
+
+  /**
+   * Another given name (`first`) or middle name (`middle`) of the person's gender from the file: not
+   * a nickname of the person's first or middle name nor within one edit of them, nor the first name
+   * of someone filed at the person's address (or with their surname and dob); another first letter
+   * when one of 15 draws has it.
+   */
+  #otherName(p: Person, kind: 'first' | 'middle'): string {
+    const rng = this.rng;
+    const gender = p.gender === 'F' || p.gender === 'M' ? p.gender : rng.chance(0.5) ? 'F' : 'M';
+    const names = (kind === 'middle' ? this.#middleNames : this.#givenNames)[gender];
+    const fits = (name: string): boolean =>
+      clearlyDifferentNames(name, p.first) &&
+      (p.middle.length < 2 || clearlyDifferentNames(name, p.middle)) &&
+      !this.#bloom.has(householdKey(name, p.last, p.address1, p.zip)) &&
+      !this.#bloom.has(nameDobKey(name, p.last, p.dob));
+    if (names.length > 0) {
+      for (let attempt = 0; attempt < 30; attempt++) {
+        const name = rng.pick(names);
+        if ((attempt >= 15 || name.charAt(0) !== p.first.charAt(0)) && fits(name)) return name;
+      }
+    }
+    return FALLBACK_NAMES[gender].find(fits) ?? FALLBACK_NAMES[gender][0]!;
+  }
+
+  /**
+   * The dob a row gives when it is an odd one, with its tag: a member whose voter is filed with the
+   * placeholder gives a real-looking date (invented); a person born 1900-1910 gives that date as
+   * is; else, now and then, the list's own placeholder (not for a trap, whose dob may be what
+   * tells it apart). Null: the person's dob, to which the row's other dob errors may apply.
+   */
+  #oddDob(p: Person, member: boolean, trap: boolean, tags: ErrorTag[]): string | null {
+    const opportunities = this.report.errorOpportunities;
+    if (member) {
+      opportunities.voter_dob_placeholder++;
+      if (p.dob === DOB_PLACEHOLDER) {
+        tags.push('voter_dob_placeholder');
+        return this.#newDob(p.first, p.last, -1);
+      }
+    }
+    if (p.dob !== DOB_PLACEHOLDER) {
+      opportunities.dob_out_of_range++;
+      if (isOddDob(p.dob)) {
+        tags.push('dob_out_of_range');
+        return p.dob;
+      }
+    }
+    if (!trap && parseDob(p.dob) !== null && this.#roll('dob_placeholder', tags)) {
+      return placeholderDob(this.rng);
+    }
+    return null;
   }
 
   #idOf(p: Person, kind: 'voterbase_id' | 'voter_id' | 'smartvan_id' | 'exact_track'): string {
@@ -1220,6 +1431,12 @@ class RowBuilder {
     }
   }
 }
+
+/** Other people's names when the pool has none that fit (a tiny voter file). */
+const FALLBACK_NAMES: Readonly<Record<'F' | 'M', readonly string[]>> = {
+  F: ['PATRICIA', 'BARBARA', 'DOROTHY', 'GLORIA', 'HELEN'],
+  M: ['THOMAS', 'GEORGE', 'HAROLD', 'WALTER', 'KENNETH'],
+};
 
 const CASED_COLUMNS: readonly Column[] = [
   'first_name',
@@ -1336,11 +1553,16 @@ export async function generateContactList(options: ContactListOptions): Promise<
     const trapTag = code < -1 - rows ? TRAP_TAGS[-2 - rows - code]! : null;
     const trap = trapTag === null ? null : builder.trap(trapTag, pattern, sample);
     let source: Person;
+    // A near-twin never moves into its voter's ZIP (mover_in_city).
+    let avoidZip = '';
     if (member) source = sample.members[code]!;
-    else if (code > -1 - rows) source = builder.nearTwin(sample.twins[(-1 - code) % sample.twins.length]!);
-    else source = trap?.person ?? builder.invented();
+    else if (code > -1 - rows) {
+      const voter = sample.twins[(-1 - code) % sample.twins.length]!;
+      source = builder.nearTwin(voter);
+      avoidZip = voter.zip;
+    } else source = trap?.person ?? builder.invented();
     const sub = trap?.sub ?? builder.subPattern(pattern, source);
-    const { cells, tags, couple } = builder.build(source, sub, member, trap !== null);
+    const { cells, tags, couple } = builder.build(source, sub, member, trap !== null, avoidZip);
     if (!member && code > -1 - rows) tags.push('near_twin');
     if (trap !== null) {
       tags.push(trapTag!);

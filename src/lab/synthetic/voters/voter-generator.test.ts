@@ -8,6 +8,9 @@ import {
   SYNTHETIC_STATES,
   SYNTHETIC_VOTER_COLUMNS,
   VOTER_COLUMNS,
+  VOTER_DOB_OUT_OF_RANGE_SHARE,
+  VOTER_DOB_PLACEHOLDER,
+  VOTER_DOB_PLACEHOLDER_SHARE,
   writeVotersCsv,
 } from './voter-generator.ts';
 
@@ -400,16 +403,20 @@ test('e-mails: common provider patterns and domains, unique except when a househ
 });
 
 test('dob, party, registration status and vote history stay in their vocabularies', () => {
+  let placeholders = 0;
+  let outOfRange = 0;
   for (const row of ROWS) {
     const dob = v(row, 'dob');
-    assert.match(dob, /^(19[2-9]\d|200\d)(\d{4})?$/);
+    assert.match(dob, /^(19\d\d|200\d)(\d{4})?$/);
     if (dob.length === 8) {
       const date = new Date(
         Date.UTC(Number(dob.slice(0, 4)), Number(dob.slice(4, 6)) - 1, Number(dob.slice(6))),
       );
       assert.equal(date.toISOString().slice(0, 10).replaceAll('-', ''), dob);
-      assert.ok(dob >= '19250102' && dob <= '20080101', dob);
-    }
+      if (dob === VOTER_DOB_PLACEHOLDER) placeholders++;
+      else if (dob <= '19101231') outOfRange++;
+      else assert.ok(dob >= '19250102' && dob <= '20080101', dob);
+    } else assert.ok(dob >= '1925', dob);
     assert.match(v(row, 'gender'), /^[FMU]$/);
     assert.match(v(row, 'party'), /^(DEM|REP|UNA|LIB)$/);
     assert.match(v(row, 'registration_status'), /^(ACTIVE|INACTIVE)$/);
@@ -419,6 +426,14 @@ test('dob, party, registration status and vote history stay in their vocabularie
   }
   const yearOnly = share((r) => v(r, 'dob').length === 4);
   assert.ok(yearOnly > 0.01 && yearOnly < 0.03);
+  // Odd dates: the placeholder and real-looking dates of 1900-1910, each within 4σ of its share.
+  for (const [count, p] of [
+    [placeholders, VOTER_DOB_PLACEHOLDER_SHARE],
+    [outOfRange, VOTER_DOB_OUT_OF_RANGE_SHARE],
+  ] as const) {
+    const sigma = Math.sqrt((p * (1 - p)) / N);
+    assert.ok(Math.abs(count / N - p) <= 4 * sigma, `${count} of ${N} rows, documented share ${p}`);
+  }
 });
 
 test('urban cores are at least 100x denser than rural areas (voters per sq mi within 0.5 mi)', () => {

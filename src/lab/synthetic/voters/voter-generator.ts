@@ -195,6 +195,16 @@ const KEY_EXACT_TRACK = 12;
 const KEY_VOTER_ID = 13;
 const KEY_SMARTVAN = 14;
 const KEY_HOUSEHOLD = 15;
+const KEY_ODD_DOB = 17;
+
+/**
+ * Odd dates of birth that voter files hold: the placeholder 1900-01-01 for an unknown date, and a
+ * real-looking date of 1900-1910 (a mistyped century or year). Each voter's draw is a keyed hash of
+ * its row number, not the row stream, so the rest of every row is the same as without them.
+ */
+export const VOTER_DOB_PLACEHOLDER = '19000101';
+export const VOTER_DOB_PLACEHOLDER_SHARE = 0.005;
+export const VOTER_DOB_OUT_OF_RANGE_SHARE = 0.002;
 
 /** Share of each state's voters scattered around its towns (the sparse rural population). */
 const RURAL_SHARE = 0.1;
@@ -462,6 +472,7 @@ class VoterFactory {
   private readonly phoneCounts = new Float64Array(1000);
   private readonly phonePermutations: (Permutation | undefined)[] = [];
   private readonly emailsUsed = new Uint32Array(2 ** (BITMAP_BITS - 5));
+  private readonly oddDobKey: number;
   private segment: Segment | undefined;
   private index = 0;
   private householdIndex = 0;
@@ -473,6 +484,7 @@ class VoterFactory {
     this.voterbaseIds = new Permutation(VOTERBASE_SPACE, keyOf(seed, KEY_VOTERBASE, 0));
     this.exactTracks = new Permutation(EXACT_TRACK_SPACE, keyOf(seed, KEY_EXACT_TRACK, 0));
     this.householdIds = new Permutation(HOUSEHOLD_SPACE, keyOf(seed, KEY_HOUSEHOLD, 0));
+    this.oddDobKey = keyOf(seed, KEY_ODD_DOB, 0);
     const zones: Zone[] = [];
     const weights: number[] = [];
     for (const info of states) {
@@ -982,7 +994,8 @@ class VoterFactory {
     const local = state.count++;
     const dobKey = m.dob !== 0 ? m.dob : this.dob(m.age);
     const birthYear = Math.floor(dobKey / 10000);
-    const dob = rng.chance(0.02) ? String(birthYear) : String(dobKey);
+    const yearOnly = rng.chance(0.02);
+    const dob = this.oddDob(index) ?? (yearOnly ? String(birthYear) : String(dobKey));
     const age = m.age;
 
     const gender = rng.chance(0.01) ? 'U' : m.sex;
@@ -1031,6 +1044,26 @@ class VoterFactory {
       vote2024,
       vote2022,
     ];
+  }
+
+  /**
+   * The file's dob of row `index` when it is an odd one: VOTER_DOB_PLACEHOLDER for
+   * VOTER_DOB_PLACEHOLDER_SHARE of rows, a uniform day of 1900-1910 for VOTER_DOB_OUT_OF_RANGE_SHARE;
+   * else null. A keyed hash of the row number, so the row stream draws the same numbers either way.
+   */
+  private oddDob(index: number): string | null {
+    const h1 = mix32(this.oddDobKey ^ mix32(index));
+    const u = h1 / 4294967296;
+    if (u < VOTER_DOB_PLACEHOLDER_SHARE) return VOTER_DOB_PLACEHOLDER;
+    if (u >= VOTER_DOB_PLACEHOLDER_SHARE + VOTER_DOB_OUT_OF_RANGE_SHARE) return null;
+    const h2 = mix32(h1 ^ 0x5bd1e995);
+    const year = 1900 + (h2 % 11);
+    const month = 1 + (Math.floor(h2 / 11) % 12);
+    const days = month === 2 && isLeap(year) ? 29 : MONTH_DAYS[month - 1]!;
+    const day = 1 + (Math.floor(h2 / 132) % days);
+    const date = year * 10000 + month * 100 + day;
+    // 1900-01-01 is the placeholder, not a date of this kind.
+    return String(date === 19000101 ? 19000102 : date);
   }
 
   /** A uniform day among those giving `age` on AS_OF_YEAR-01-01: YYYYMMDD (2% only YYYY). */
