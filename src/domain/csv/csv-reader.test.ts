@@ -144,7 +144,9 @@ function referenceParse(input: Buffer, maxRowBytes: number): { records: CsvRecor
       fields.push(f);
       f = '';
     };
-    for (const ch of text.split('')) {
+    const chars = text.split('');
+    for (let i = 0; i < chars.length; i++) {
+      const ch = chars[i]!;
       if (st === 'start') {
         if (ch === '"') {
           st = 'quoted';
@@ -177,7 +179,8 @@ function referenceParse(input: Buffer, maxRowBytes: number): { records: CsvRecor
         f += `"${ch}`;
         st = 'after';
       }
-      if (ch === '\n') lfSeen++;
+      // A line ends at LF, CRLF or a lone CR.
+      if (ch === '\n' || (ch === '\r' && chars[i + 1] !== '\n')) lfSeen++;
     }
     if (st === 'quoted') warnings.push(`${openLine}:unterminated_quote`);
     endField();
