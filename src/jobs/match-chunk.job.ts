@@ -45,6 +45,7 @@ const chunkSpecV2 = z.object({
         priorMatchOdds: z.number(),
         source: z.enum(['em', 'prior']),
         emIterations: z.number(),
+        relativeOdds: z.number().optional(),
       }),
     )
     .optional(),

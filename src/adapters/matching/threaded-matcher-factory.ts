@@ -112,6 +112,8 @@ export class ThreadedMatcherFactory {
     });
     const listMatcher: ListMatcher = {
       ...matcher,
+      // The blocks' matcher is the one that fits the list.
+      listFit: () => fitting.listFit?.() ?? matcher.listFit?.() ?? null,
       blocks: threadBlocks(fitting, this.threads, threads),
       // With one thread, the calling thread's share of a chunk (reading values, writing lines)
       // runs beside it; with more, the calling thread would be the bottleneck.

@@ -2,6 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createDeterministicMatcher } from '../../domain/matching/deterministic-matcher.ts';
+import type { ListFit } from '../../domain/matching/matcher.ts';
+import { F, L } from '../../domain/matching/score/comparison-levels.ts';
+import { at } from '../../domain/matching/score/fellegi-sunter.ts';
 import { renderTextTable } from '../../domain/reports/report-tables.ts';
 import { runNcvrEvaluation } from '../../lab/evaluation/ncvr.ts';
 import {
@@ -19,6 +22,7 @@ interface EvalOptions {
   truth?: string;
   maxMatches: string;
   report?: string;
+  result?: string;
   json?: boolean;
   dir: string;
   threshold?: string;
@@ -61,6 +65,10 @@ export function evalCommand(program: Command, _context: CliContext): void {
     )
     .option('--report <path>', 'also write the HTML report here')
     .option(
+      '--result <path>',
+      "also write the pipeline's result CSV here (rows with sm.explain, to read beside the truth)",
+    )
+    .option(
       '--oracle',
       'also measure the oracle ceiling per error tag: member rows that another voter fits as well as their own on every field (a second, candidates-only run)',
     )
@@ -94,7 +102,13 @@ export function evalCommand(program: Command, _context: CliContext): void {
           throw new Error(`eval ncvr takes no --${given.join(', --')}; it reads them from --dir`);
         const dir = resolve(options.dir);
         const started = Date.now();
-        const result = await runNcvrEvaluation({ dir, maxMatches, matcherFactory, matcherOptions });
+        const result = await runNcvrEvaluation({
+          dir,
+          maxMatches,
+          matcherFactory,
+          matcherOptions,
+          ...(options.result === undefined ? {} : { resultCopy: resolve(options.result) }),
+        });
         if (result.skipped) {
           console.log(
             `eval ncvr: skipped: ${result.reason} (pass --dir with the folder that holds A.csv and B.csv)`,
@@ -126,6 +140,7 @@ export function evalCommand(program: Command, _context: CliContext): void {
         matcherFactory,
         matcherOptions,
         oracle: options.oracle ?? false,
+        ...(options.result === undefined ? {} : { resultCopy: resolve(options.result) }),
       });
       const context: ReportContext = {
         title: `listmatch evaluation: ${basename(options.list!)}`,
@@ -148,6 +163,7 @@ function commonFacts(result: EvaluationResult, maxMatches: number): [string, str
     ['import', `${t.importRows} rows in ${t.importSeconds.toFixed(2)} s (${t.importRowsPerSecond} rows/s)`],
     ['match', `${t.matchRows} rows in ${t.matchSeconds.toFixed(2)} s (${t.matchRowsPerSecond} rows/s)`],
   ];
+  if (result.fit !== undefined) facts.push(['list fit', describeFit(result.fit)]);
   const j = result.join;
   if (j.rowsWithoutTruth + j.truthWithoutRow + j.duplicateMatchbackIds > 0) {
     facts.push([
@@ -170,4 +186,17 @@ async function output(result: EvaluationResult, context: ReportContext, options:
       console.log(`\n${renderTextTable(oracleTable(result.metrics, result.oracle)).trimEnd()}`);
     if (options.report) console.log(`\nreport written to ${options.report}`);
   }
+}
+
+/** The fit's match rate, relatives' share of non-members and how often a first name or a surname differs. */
+function describeFit(fit: ListFit): string {
+  const share = (odds: number) => (odds / (1 + odds)).toFixed(3);
+  const m = (field: number, level: number) => (fit.m[at(field, level)] ?? 0).toFixed(3);
+  return [
+    `match rate ${share(fit.priorMatchOdds)}`,
+    `relatives among non-members ${fit.relativeOdds === undefined ? 'n/a' : share(fit.relativeOdds)}`,
+    `m(first differs) ${m(F.first, L.first.differ)}`,
+    `m(surname differs) ${m(F.last, L.last.differ)}`,
+    `(${fit.source}, ${fit.emIterations} iterations)`,
+  ].join(', ');
 }

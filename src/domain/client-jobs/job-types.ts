@@ -86,6 +86,12 @@ export interface JobSummary {
   inputProblems: Record<string, number>;
   /** Matched rows whose best two candidates were near-equal (`ambiguous` in sm.explain). */
   ambiguousMatches: number;
+  /**
+   * Matched rows whose best match may be another member of the household, a twin (another first
+   * name, the same date of birth and household: `possible` in sm.explain, scored 89 at most). A
+   * profile threshold of 90 excludes them. Absent from summaries of jobs completed before.
+   */
+  possibleMatches?: number;
   identifierColumns: string[];
   passthroughColumns: string[];
   /**

@@ -46,6 +46,7 @@ export function renderSummaryHtml(summary: JobSummary, job: SummaryReportJob): s
     ['Match rate', percent(summary.matchRate)],
     ['Result lines (all ranks)', count(summary.outputRows)],
     ['Best matches with near-equal runner-up', count(summary.ambiguousMatches)],
+    ['Best matches that may be a household member (possible)', count(summary.possibleMatches ?? 0)],
     ['Matches per row (max_matches)', String(job.maxMatches)],
     ['Acceptance threshold (score)', String(summary.matchThreshold)],
     ['Voter file version', summary.voterFileVersion ?? 'none'],

@@ -17,8 +17,15 @@ export interface ChunkRow {
  */
 export interface ChunkOutcome {
   r: number;
-  /** [score, method, explain, values], and the candidate's odds when the outcome has `o`. */
-  c: ([number, string, string, string[]] | [number, string, string, string[], number])[];
+  /**
+   * [score, method, explain, values], and the candidate's odds when the outcome has `o`, then its
+   * maxScore when it has one (a possible household member's).
+   */
+  c: (
+    | [number, string, string, string[]]
+    | [number, string, string, string[], number]
+    | [number, string, string, string[], number, number]
+  )[];
   u?: string;
   p?: string[];
   b?: number;
@@ -35,13 +42,14 @@ export function inputOfLine(text: string): MatchInput {
 /** The outcome an output line holds (its candidates carry their voter values; no voter index). */
 export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
   return {
-    candidates: line.c.map(([score, method, explain, values, odds]) => ({
+    candidates: line.c.map(([score, method, explain, values, odds, maxScore]) => ({
       voter: -1,
       score,
       method,
       ...(explain === '' ? {} : { explain }),
       values,
       ...(odds === undefined ? {} : { odds }),
+      ...(maxScore === undefined ? {} : { maxScore }),
     })),
     ...(line.u === undefined ? {} : { unmatchedReason: line.u }),
     ...(line.p === undefined ? {} : { problems: line.p }),

@@ -110,6 +110,7 @@ class BlockLines {
     const top = outcome.candidates[0]!;
     countIn(tally.matchesByMethod, top.method);
     if (top.explain?.endsWith(' ambiguous')) tally.ambiguousMatches++;
+    if (top.explain !== undefined && / possible( |$)/.test(top.explain)) tally.possibleMatches++;
     tally.bestScores[scoreBand(Math.round(top.score))]!++;
     // A couple row's matcher outcome holds each person's matches (up to maxMatches each):
     // the row still gets at most maxMatches lines, both people's best matches first.

@@ -209,9 +209,14 @@ function weighOutcomes(
   const ambiguous =
     top !== undefined && (top.flagged || (all[1] !== undefined && all[1].odds * 2 >= top.odds));
   const candidates: MatchCandidate[] = [];
-  for (const { candidate, odds } of all) {
+  const scored = all
+    .map((entry) => ({
+      ...entry,
+      score: Math.min(entry.candidate.maxScore ?? MAX_PROBABILISTIC_SCORE, (100 * entry.odds) / (1 + total)),
+    }))
+    .sort((a, b) => b.score - a.score || b.odds - a.odds || a.order - b.order);
+  for (const { candidate, score } of scored) {
     if (candidates.length >= maxMatches) break;
-    const score = Math.min(MAX_PROBABILISTIC_SCORE, (100 * odds) / (1 + total));
     if (score < thresholdScore) break;
     let explain = candidate.explain ?? '';
     if (explain.endsWith(AMBIGUOUS)) explain = explain.slice(0, -AMBIGUOUS.length);

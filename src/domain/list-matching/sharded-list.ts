@@ -364,9 +364,11 @@ export function chunkOutcomeOf(
   const line: ChunkOutcome = {
     r: row,
     c: outcome.candidates.map((c) =>
-      weighed
-        ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns), c.odds!]
-        : [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)],
+      !weighed
+        ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]
+        : c.maxScore === undefined
+          ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns), c.odds!]
+          : [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns), c.odds!, c.maxScore],
     ),
   };
   if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;

@@ -21,6 +21,8 @@ export interface Tally {
   matchedRows: number;
   outputRows: number;
   ambiguousMatches: number;
+  /** Best matches that may be another member of the household (`possible` in sm.explain). */
+  possibleMatches: number;
   matchesByMethod: Record<string, number>;
   matchesByState: Record<string, number>;
   unmatchedReasons: Record<string, number>;
@@ -37,6 +39,7 @@ export function emptyTally(width: number): Tally {
     matchedRows: 0,
     outputRows: 0,
     ambiguousMatches: 0,
+    possibleMatches: 0,
     matchesByMethod: {},
     matchesByState: {},
     unmatchedReasons: {},
@@ -60,6 +63,7 @@ export function mergeTally(into: Tally, part: Tally): void {
   into.matchedRows += part.matchedRows;
   into.outputRows += part.outputRows;
   into.ambiguousMatches += part.ambiguousMatches;
+  into.possibleMatches += part.possibleMatches;
   for (const [from, to] of [
     [part.matchesByMethod, into.matchesByMethod],
     [part.matchesByState, into.matchesByState],
@@ -115,6 +119,7 @@ export function listSummary(tally: Tally, layout: ListLayout, warnings: WarningL
     unmatchedReasons: tally.unmatchedReasons,
     inputProblems: tally.inputProblems,
     ambiguousMatches: tally.ambiguousMatches,
+    possibleMatches: tally.possibleMatches,
     identifierColumns: layout.identifierNames,
     passthroughColumns: layout.passthroughNames,
     formulaCells: formulaCellsByName(layout.columnNames, tally.formulaCells),

@@ -61,6 +61,11 @@ export interface MatchCandidate {
   values?: string[];
   /** Its posterior odds, when the outcome has `oddsSum` (see there). */
   odds?: number;
+  /**
+   * The highest score its evidence allows whatever the odds, when below 99: a possible member of
+   * the row's household (score/household.ts). A merge of shards' candidates keeps to it.
+   */
+  maxScore?: number;
 }
 
 /** Per row: candidates best first (at most maxMatches), or a reason when there are none. */
@@ -109,6 +114,8 @@ export interface ListFit {
   priorMatchOdds: number;
   source: 'em' | 'prior';
   emIterations: number;
+  /** FellegiSunterModel.relativeOdds; absent in fits made before it was fitted (the prior then). */
+  relativeOdds?: number;
 }
 
 export interface Matcher {

@@ -21,9 +21,10 @@ import {
   type PersonEvidence,
   priorM,
 } from './score/fellegi-sunter.ts';
+import { personalBits, sharesHousehold } from './score/household.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
 import { scoreCandidates } from './score/score-candidates.ts';
-import { isAnotherPerson, isCorroborated, selectMatches } from './select/select-matches.ts';
+import { isCorroborated, MAX_PROBABILISTIC_SCORE, selectMatches } from './select/select-matches.ts';
 
 export interface ProbabilisticMatcherOptions {
   /** Lowest score (0-100) accepted as a match. */
@@ -136,6 +137,7 @@ export function createProbabilisticMatcher(
           fitted.priorMatchOdds,
           fitted.source,
           fitted.emIterations,
+          fitted.relativeOdds,
         ));
   // The pipeline asks for the next batch before the first one is done: every batch must wait
   // for the one model fitted on the first batch's rows, or a second fit would race it.
@@ -163,7 +165,7 @@ export function createProbabilisticMatcher(
       thresholdScore: settings.thresholdScore,
     });
     const fitted = estimateFromPersons(evidence);
-    model = buildModel(fitted.m, u, fitted.matchOdds, fitted.source, fitted.iterations);
+    model = buildModel(fitted.m, u, fitted.matchOdds, fitted.source, fitted.iterations, fitted.relativeOdds);
     return model;
   };
   const fitOn = (sample: readonly MatchInput[], matchOptions: MatchOptions) => {
@@ -192,6 +194,7 @@ export function createProbabilisticMatcher(
             priorMatchOdds: model.priorMatchOdds,
             source: model.source,
             emIterations: model.emIterations,
+            relativeOdds: model.relativeOdds,
           },
     jobFor,
     async prepare(sample: readonly MatchInput[], matchOptions: MatchOptions): Promise<void> {
@@ -292,9 +295,7 @@ function searchPerson(
     for (const candidate of scored.best) candidate.odds *= oddsScale;
     scored.oddsSum *= oddsScale;
   }
-  const selected = selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly, (voter) =>
-    isMaleVoter(index, voter),
-  );
+  const selected = selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly);
   return { candidates: true, matches: selected.matches, oddsSum: selected.oddsSum };
 }
 
@@ -305,11 +306,11 @@ function scoredCandidatesOf(
   job: PersonMatchJob,
   keep: number,
 ): ReturnType<typeof scoreCandidates> {
-  const q = prepareQuery(index, person);
+  const q = prepareQuery(index, person, job.options.asOf);
   const candidates = scratchCandidates;
   candidates.clear();
   generateCandidates(index, q, job.candidates, candidates);
-  if (candidates.size === 0) return { best: [], oddsSum: 0 };
+  if (candidates.size === 0) return { best: [], oddsSum: 0, relative: 0 };
   return scoreCandidates(index, job.model, q, candidates, keep);
 }
 
@@ -387,6 +388,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
         method: match.method,
         explain: match.explain,
         odds: match.odds,
+        ...(match.maxScore < MAX_PROBABILISTIC_SCORE ? { maxScore: match.maxScore } : {}),
       });
     }
   }
@@ -455,10 +457,10 @@ const hasAnyValue = (row: MatchInput) =>
 
 /**
  * What each sample person tells the fit (estimateFromPersons): its best candidates under the
- * job's model at even prior odds, each with its comparison levels and the part of its weight
- * that m does not set (term frequencies, the name's cohort, the file's size), and the odds of
- * its other candidates. Other members of its household are left out, as scoring leaves them out,
- * and so are candidates that selection would not accept (isCorroborated).
+ * job's model at even prior odds, each with its comparison levels, the part of its weight that m
+ * does not set (term frequencies, the name's cohort, the file's size) and what its personal
+ * fields say for the voter over a relative (household.ts), and the odds of its other candidates.
+ * Candidates that selection would not accept (isCorroborated) are left out.
  */
 export function samplePersonEvidence(
   index: MatchIndex,
@@ -471,12 +473,11 @@ export function samplePersonEvidence(
   const fileBits = Math.log2(Math.max(1, index.size));
   for (const person of personsToSearch(sample, job.options.asOf)) {
     const scored = scoredCandidatesOf(index, person, evenJob, EVIDENCE_CANDIDATES_PER_PERSON);
-    let rest = scored.oddsSum;
+    // The relative outside the file is weighed again by the fit from the listed candidates.
+    let rest = scored.oddsSum - scored.relative;
     const kept: CandidateEvidence[] = [];
     for (const candidate of scored.best) {
       rest -= candidate.odds;
-      const male = isMaleVoter(index, candidate.voter);
-      if (isAnotherPerson(candidate.levels, male)) continue;
       // A candidate selection never accepts (isCorroborated: the name and no more than a state,
       // a city or a disagreeing date with it) is left out as a household member is: counted, the
       // namesakes a prospect list is full of passed for members whose dates differ, and a list of
@@ -487,14 +488,19 @@ export function samplePersonEvidence(
         const level = candidate.levels[f]!;
         if (level !== 0) mBits += Math.log2(model.m[at(f, level)]!);
       }
-      // A man's surname that differs is never his (isAnotherPerson), so the surname's levels are
-      // learnt from women and voters of no recorded gender, whose surnames change on marriage.
-      const teaches = male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS;
+      // A man's surname weighs by men's own rate of change (score-candidates.ts), so the
+      // surname's levels are learnt from women and voters of no recorded gender, whose surnames
+      // change on marriage. A generational suffix that differs is what tells a father from his
+      // son: a list's fathers and sons would teach it as readily as its errors, so the suffix
+      // keeps its prior m.
+      const male = isMaleVoter(index, candidate.voter);
+      const teaches = (male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS) & ~(1 << F.suffix);
       kept.push({
         levels: Array.from(candidate.levels),
         otherBits: mBits - candidate.weight + fileBits,
         teaches,
         identifies: identifiedWithout(candidate.levels) & teaches,
+        personalBits: sharesHousehold(candidate.levels) ? personalBits(candidate.levels, model.m) : null,
       });
     }
     // Not below 0: the sum less its best terms may leave a rounding error; past a double's

@@ -227,6 +227,8 @@ export interface NcvrEvaluationOptions {
   matcherFactory?: MatcherFactory;
   matcherOptions?: Partial<ProbabilisticMatcherOptions>;
   workDir?: string;
+  /** Also copy the pipeline's result CSV here. */
+  resultCopy?: string;
 }
 
 export type NcvrEvaluation =
@@ -249,6 +251,7 @@ export async function runNcvrEvaluation(options: NcvrEvaluationOptions): Promise
       matcherOptions: options.matcherOptions,
       workDir: scratch,
       asOf: NCVR_AS_OF,
+      ...(options.resultCopy === undefined ? {} : { resultCopy: options.resultCopy }),
     });
     return {
       skipped: false,

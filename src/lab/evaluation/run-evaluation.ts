@@ -4,7 +4,7 @@
  * The scratch directory lives under the OS temp dir (or `workDir`) and is always removed.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +12,7 @@ import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher
 import { FsVoterStore } from '../../adapters/voters/fs-voter-store.ts';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
 import { type ListSummary, MATCH_COLUMNS, matchList } from '../../domain/list-matching/match-list.ts';
-import type { Matcher } from '../../domain/matching/matcher.ts';
+import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
 import type { ProbabilisticMatcherOptions } from '../../domain/matching/probabilistic-matcher.ts';
 import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import {
@@ -38,6 +38,8 @@ export interface RunEvaluationOptions {
   truth?: ReadonlyMap<string, TruthEntry>;
   /** max_matches of the run, 1-10 (the depth of recall@k). */
   maxMatches: number;
+  /** Also copy the pipeline's result CSV here (to look at single rows beside the truth). */
+  resultCopy?: string;
   /** Default: the service's matcher (ids, then probabilistic) with `matcherOptions`, on `threads`. */
   matcherFactory?: MatcherFactory;
   matcherOptions?: Partial<ProbabilisticMatcherOptions>;
@@ -72,6 +74,8 @@ export interface EvaluationResult {
   oracle?: OracleResult;
   timings: EvaluationTimings;
   matcher: string;
+  /** What the matcher fitted on the list (its match odds, relatives' odds and m), if it fits one. */
+  fit?: ListFit;
   voterImport: Pick<
     VoterImportReport,
     'rowsRead' | 'imported' | 'rejected' | 'rejectedByReason' | 'warningsByKind'
@@ -148,6 +152,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
       options.onProgress?.('match', rows),
     );
     const matchSeconds = (performance.now() - started) / 1000;
+    if (options.resultCopy !== undefined) await copyFile(resultPath, options.resultCopy);
 
     started = performance.now();
     const scored = await scoreResultFile(resultPath, truth, options.maxMatches, (rows) =>
@@ -169,6 +174,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
       metrics: scored.metrics,
       ...(oracle === undefined ? {} : { oracle }),
       matcher: matcher.name,
+      ...(fitOf(matcher) === undefined ? {} : { fit: fitOf(matcher)! }),
       timings: {
         importRows: imported.imported,
         importSeconds,
@@ -328,3 +334,8 @@ function resultLayout(header: readonly string[]) {
 
 /** Undoes the result writer's formula neutralization (a `'` before `=`, `+`, `-`, `@`, TAB, CR). */
 const unneutralize = (value: string): string => (/^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value);
+
+/** The list's fit of a matcher that fits one. */
+function fitOf(matcher: Matcher): ListFit | undefined {
+  return matcher.listFit?.() ?? undefined;
+}

@@ -24,8 +24,9 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * 10: voters read anew: highway contract routes (`HC 1 BOX 5`) as routes, not as a street
  * without a house number (which a list row's reading would no longer find), a NULL or #N/A
  * middle name, suffix, unit or city as none, and coordinates the wrong way round as swapped.
+ * 11: voters' dates of birth from 1880 on are read (a placeholder such as 1900-01-01 was none).
  */
-export const MATCH_INDEX_FORMAT = 10;
+export const MATCH_INDEX_FORMAT = 11;
 
 export interface MatchIndexMeta {
   format: number;

@@ -91,6 +91,25 @@ export class MatchIndex {
   /** Voters per 5-digit ZIP: built on first use (one pass over the voters). */
   #zips: Uint32Array | null = null;
 
+  /**
+   * How many voters were born on this date (yyyymmdd, as packed): a placeholder (1900-01-01)
+   * many share weighs little when it agrees, a rare date much.
+   */
+  dobCount(dob: number): number {
+    const fields = this.data.fields;
+    const code = dob <= 0 ? -1 : positionOf(fields.dobs, dob);
+    if (code <= 0) return 0;
+    if (this.#dobs === null) {
+      const counts = new Uint32Array(fields.dobs.length);
+      for (let voter = 0; voter < fields.size; voter++) counts[fields.dobCode(voter)]!++;
+      this.#dobs = counts;
+    }
+    return this.#dobs[code]!;
+  }
+
+  /** Voters per date-of-birth code: built on first use (one pass over the voters). */
+  #dobs: Uint32Array | null = null;
+
   /** Mean coordinates of the voters of a ZIP, or null. */
   zipCentroid(zip: number): [number, number] | null {
     const i = positionOf(this.data.zipIds, zip);

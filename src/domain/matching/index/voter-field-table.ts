@@ -110,6 +110,11 @@ export class VoterFieldTable {
     return this.dobs[this.read(this.dobSlot, voter)]!;
   }
 
+  /** The voter's date of birth as its position in `dobs`. */
+  dobCode(voter: number): number {
+    return this.read(this.dobSlot, voter);
+  }
+
   /** The five-digit ZIP as a number, 0 when none. */
   zip(voter: number): number {
     return this.zips[this.read(this.zipSlot, voter)]!;

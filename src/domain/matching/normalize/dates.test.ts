@@ -7,6 +7,7 @@ import {
   isDigitTypo,
   packDate,
   parseDob,
+  plausibleDobFrom,
 } from './dates.ts';
 
 const AS_OF = new Date(Date.UTC(2026, 5, 15)); // 2026-06-15
@@ -184,12 +185,16 @@ describe('parseDob', () => {
     assert.deepEqual(parseDob('19960229', AS_OF), date(1996, 2, 29));
   });
 
-  it('refuses dates more than 120 years before asOf (placeholders) and after it, at the precision given', () => {
-    // 120 on 2026-06-15: born 1905 or 1906.
-    assert.equal(parseDob('19041231', AS_OF), null);
+  it('reads dates back to 1880 (placeholders too: compare-person weighs them), refuses older ones and those after asOf', () => {
+    // 120 on 2026-06-15: born 1905 or 1906; older dates are read, and plausibleDobFrom marks them.
+    assert.deepEqual(parseDob('19041231', AS_OF), date(1904, 12, 31));
     assert.deepEqual(parseDob('19050101', AS_OF), date(1905, 1, 1));
-    for (const placeholder of ['19000101', '1900-01-01', '01/01/1900', '18000101', '1900'])
-      assert.equal(parseDob(placeholder, AS_OF), null, placeholder);
+    for (const placeholder of ['19000101', '1900-01-01', '01/01/1900'])
+      assert.deepEqual(parseDob(placeholder, AS_OF), date(1900, 1, 1), placeholder);
+    assert.deepEqual(parseDob('1900', AS_OF), date(1900, 0, 0));
+    assert.equal(plausibleDobFrom(AS_OF), 19050000);
+    for (const tooOld of ['18000101', '18791231', '1800'])
+      assert.equal(parseDob(tooOld, AS_OF), null, tooOld);
     assert.deepEqual(parseDob('20260615', AS_OF), date(2026, 6, 15));
     assert.equal(parseDob('20260616', AS_OF), null);
     assert.deepEqual(parseDob('202606', AS_OF), date(2026, 6, 0));

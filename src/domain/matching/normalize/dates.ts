@@ -10,10 +10,17 @@ export interface PartialDate {
 }
 
 /**
- * The most years a birth date may lie before the job date (as an age may be at most): an older
- * date is no one's but a placeholder's (1900-01-01, 1800-01-01 for an unknown date).
+ * The most years a birth date may lie before the job date for a living voter (as an age may be at
+ * most). An older date is still read: voter files hold placeholders (1900-01-01) and implausible
+ * dates, and the same such date on both sides is evidence weighed by how common it is; only its
+ * disagreement says nothing (see plausibleDobFrom).
  */
 const MAX_AGE = 120;
+/**
+ * The earliest year read as a birth date at all (onboarding's identifier cleaner keeps the same
+ * floor): 1800-01-01 and older are no one's date, not even a placeholder to agree on.
+ */
+export const OLDEST_DOB_YEAR = 1880;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Longest accepted form: 'YYYY-MM-DDTHH:MM:SS.sssZ' and a little slack. */
@@ -53,6 +60,13 @@ function packedAsOf(asOf: Date): number {
 const oldestYear = (asOf: Date) => Math.floor(packedAsOf(asOf) / 10000) - MAX_AGE - 1;
 
 /**
+ * The first packed date (yyyymmdd) of a plausible birth date on asOf: an earlier one (a
+ * placeholder, or a date more than MAX_AGE years back) agrees only to the day, weighed by its
+ * frequency in the voter file, and otherwise is not compared (its disagreement is no evidence).
+ */
+export const plausibleDobFrom = (asOf: Date) => oldestYear(asOf) * 10000;
+
+/**
  * Whether eight digits (YYYYMMDD) are a real calendar date too long ago to be a birth date: a
  * placeholder for an unknown one, not a mistyped date to search the neighbours of.
  */
@@ -65,7 +79,7 @@ export function isPlaceholderDate(digits: string, asOf: Date): boolean {
 
 /** Validates a year/month/day (month and day 0 = unknown) against the calendar and asOf. */
 function checked(year: number, month: number, day: number, asOf: Date): PartialDate | null {
-  if (year < oldestYear(asOf) || month < 0 || month > 12 || day < 0) return null;
+  if (year < OLDEST_DOB_YEAR || month < 0 || month > 12 || day < 0) return null;
   if (month === 0 ? day !== 0 : day > daysIn(year, month)) return null;
   // Not born after the reference date (compared at the precision given). UTC, like the job date.
   const asOfPacked = packedAsOf(asOf);
@@ -90,7 +104,8 @@ function checked(year: number, month: number, day: number, asOf: Date): PartialD
  * of 12 or less: 31/01/1959); where both readings are dates, month first. A two-digit
  * year (`7/12/59`, `12-JUL-59`) is the latest of 19YY and 20YY that is MIN_AGE or more years
  * before asOf: a birth date, and lists are of people old enough to vote. Impossible dates, dates
- * more than MAX_AGE years before asOf (placeholders) and dates after asOf → null. Never throws.
+ * before OLDEST_DOB_YEAR and dates after asOf → null (a placeholder such as 1900-01-01 is read, see
+ * plausibleDobFrom). Never throws.
  */
 export function parseDob(value: string, asOf: Date): PartialDate | null {
   let length = value.length;

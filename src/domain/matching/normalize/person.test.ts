@@ -374,11 +374,14 @@ describe('normalizeInput dates, contact data and coordinates', () => {
     assert.deepEqual(normalizeInput({ dob: '12' }, AS_OF).problems, ['invalid_dob']);
   });
 
-  it('a placeholder date (1900-01-01) is no date, and its neighbours one typo away are not searched', () => {
+  it('a placeholder date (1900-01-01) is read as written (it agrees only to the day), a date before 1880 is none', () => {
     const placeholder = normalizeInput({ dob: '1900-01-01', age: '44' }, AS_OF);
-    assert.deepEqual(placeholder.problems, ['invalid_dob']);
-    assert.deepEqual(placeholder.persons[0]!.dobTypos, []);
-    assert.deepEqual(placeholder.persons[0]!.birthYears, [1979, 1980], 'the age still counts');
+    assert.deepEqual(placeholder.problems, []);
+    assert.deepEqual(placeholder.persons[0]!.dob, { year: 1900, month: 1, day: 1 });
+    const ancient = normalizeInput({ dob: '1800-01-01', age: '44' }, AS_OF);
+    assert.deepEqual(ancient.problems, ['invalid_dob']);
+    assert.deepEqual(ancient.persons[0]!.dobTypos, [], 'its neighbours one typo away are not searched');
+    assert.deepEqual(ancient.persons[0]!.birthYears, [1979, 1980], 'the age still counts');
     // A mistyped recent date is searched by its neighbours.
     assert.ok(normalizeInput({ dob: '1980-13-01' }, AS_OF).persons[0]!.dobTypos.length > 0);
   });

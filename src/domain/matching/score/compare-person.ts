@@ -12,7 +12,7 @@ import {
 } from '../index/match-index-fields.ts';
 import { type QueryMemo, threadQueryMemo } from '../index/query-memo.ts';
 import { withDirectionalsSpelled, writtenApartTest } from '../normalize/address.ts';
-import { isDigitTypo, packDate } from '../normalize/dates.ts';
+import { isDigitTypo, packDate, plausibleDobFrom } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
 import { F, L } from './comparison-levels.ts';
@@ -55,6 +55,11 @@ export interface Query {
   zipTypos: readonly number[];
   /** yyyymmdd (month/day 0 when unknown), 0 when none. */
   dob: number;
+  /**
+   * The first plausible birth date (plausibleDobFrom of the job's date; 0: every date): an
+   * earlier one on either side agrees only to the day and is otherwise not compared.
+   */
+  plausibleDobFrom: number;
   gender: number;
   /**
    * Blocking keys of the row's house number + street in each of its stateKeys (none without a
@@ -80,7 +85,7 @@ export interface Query {
 const NO_ZIPS: readonly number[] = [];
 const NO_KEYS: readonly number[] = [];
 
-export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query {
+export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?: Date): Query {
   const d = index.data.dictionaries;
   const id = (dict: (typeof d)['first'], value: string) => (value === '' ? 0 : dict.idOf(value));
   const dob = person.dob === null ? 0 : packDate(person.dob);
@@ -120,6 +125,7 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson): Query
     zipTypos:
       zip === 0 || index.hasZip(zip) ? NO_ZIPS : zipTranspositions(zip).filter((z) => index.hasZip(z)),
     dob,
+    plausibleDobFrom: asOf === undefined ? 0 : plausibleDobFrom(asOf),
     gender: GENDER_CODE[person.gender],
     phoneVoters: null,
     emailVoters: null,
@@ -207,9 +213,13 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   if (q.suffixId !== 0 && vSuffix !== 0)
     levels[F.suffix] = q.suffixId === vSuffix ? L.binary.exact : L.binary.differ;
 
-  // Date of birth; a birth year (an age, a year-only date on either side) as age.
+  // Date of birth; a birth year (an age, a year-only date on either side) as age. A date no
+  // living voter has (a placeholder, 1900-01-01) agrees only to the day; its disagreement with
+  // another date, or with an age, says nothing.
   const vDob = fields.dob(voter);
-  if (vDob !== 0) {
+  if (vDob !== 0 && (vDob < q.plausibleDobFrom || (q.dob !== 0 && q.dob < q.plausibleDobFrom))) {
+    if (q.dob === vDob && vDob % 100 !== 0 && Math.floor(vDob / 100) % 100 !== 0) levels[F.dob] = L.dob.exact;
+  } else if (vDob !== 0) {
     if (q.dob !== 0) {
       if (Math.floor(q.dob / 100) % 100 === 0 || Math.floor(vDob / 100) % 100 === 0) {
         const rowYear = Math.floor(q.dob / 10000);

@@ -88,7 +88,9 @@ export const PRIOR_M: readonly (readonly number[])[] = [
   [0, 0.85, 0.05, 0.03, 0.02, 0.02, 0.01, 0.02],
   [0, 0.85, 0.04, 0.02, 0.02, 0.07],
   [0, 0.6, 0.3, 0.1],
-  [0, 0.95, 0.05],
+  // suffix: a generational suffix is who someone is; the same person's recorded otherwise (JR
+  // for II) is rare, and one that differs is most often the father's or the son's.
+  [0, 0.99, 0.01],
   // dob (full dates on both sides): 'typo' is one digit substituted or two neighbours swapped
   // (also an impossible date's digits).
   [0, 0.9, 0.02, 0.01, 0.035, 0.035],

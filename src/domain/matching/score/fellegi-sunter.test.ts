@@ -60,7 +60,7 @@ function synthesize(
       levels[Number(field)] = level;
       otherBits += Math.log2(dist.u[level - 1]!);
     }
-    const made = { levels, otherBits, teaches: ALL_FIELDS, identifies: ALL_FIELDS };
+    const made = { levels, otherBits, teaches: ALL_FIELDS, identifies: ALL_FIELDS, personalBits: null };
     shape(made, side === 'm');
     return made;
   };

@@ -1,4 +1,5 @@
 import { FIELD_COUNT, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
+import { PRIOR_RELATIVE_SHARE } from './household.ts';
 
 /**
  * Fellegi-Sunter model: per field and agreement level, m = P(level | same person) and
@@ -20,7 +21,15 @@ export interface FellegiSunterModel {
   /** How m was obtained: 'em' (estimated from this list) or 'prior' (too few persons to learn from). */
   source: 'em' | 'prior';
   emIterations: number;
+  /**
+   * Odds that a row not in the file is a relative or housemate of a voter rather than a stranger
+   * (φ / (1 − φ), fitted with m; household.ts): how likely the household's other explanation is.
+   */
+  relativeOdds: number;
 }
+
+/** The relatives' odds before any list's evidence. */
+export const PRIOR_RELATIVE_ODDS = PRIOR_RELATIVE_SHARE / (1 - PRIOR_RELATIVE_SHARE);
 
 export const at = (field: number, level: number) => field * MAX_LEVELS + level;
 
@@ -37,17 +46,18 @@ export function buildModel(
   priorMatchOdds: number,
   source: FellegiSunterModel['source'],
   emIterations = 0,
+  relativeOdds = PRIOR_RELATIVE_ODDS,
 ): FellegiSunterModel {
   const weight = new Float64Array(m.length);
   for (let i = 0; i < m.length; i++) weight[i] = m[i]! > 0 && u[i]! > 0 ? Math.log2(m[i]! / u[i]!) : 0;
-  return { m, u, weight, priorMatchOdds, source, emIterations };
+  return { m, u, weight, priorMatchOdds, source, emIterations, relativeOdds };
 }
 
 /** One sample person, as the fit weighs it (samplePersonEvidence). */
 export interface PersonEvidence {
   /** Odds at even prior odds of its candidates not listed. */
   rest: number;
-  /** Its best candidates (another member of its household left out, as scoring leaves them out). */
+  /** Its best candidates (those selection would never accept left out). */
   candidates: CandidateEvidence[];
 }
 
@@ -64,6 +74,11 @@ export interface CandidateEvidence {
    * tell a mistyped date from a namesake's, so it teaches how the date agrees, not how often.
    */
   identifies: number;
+  /**
+   * log2 Π m / h over its personal fields (household.ts) when it shares a household field, else
+   * null: a relative outside the file takes odds ÷ k of the row, k = the match odds × 2^this.
+   */
+  personalBits: number | null;
 }
 
 /** Persons needed before the fit's m is trusted over the priors (fewer still give the match rate). */
@@ -72,6 +87,8 @@ const MIN_PERSONS_FOR_EM = 100;
 const PRIOR_STRENGTH = 50;
 /** Pseudo-rows at even odds mixed into the match rate (a short list's few rows say little). */
 const MATCH_RATE_PRIOR_ROWS = 50;
+/** Pseudo-rows of non-members at the prior's relative share mixed into the fitted share. */
+const RELATIVE_SHARE_PRIOR_ROWS = 50;
 
 /**
  * m and the list's match rate, fitted together by EM over the sample's persons, as scoring reads
@@ -79,7 +96,9 @@ const MATCH_RATE_PRIOR_ROWS = 50;
  * the person's odds sum), and the person is in the file with probability Σ odds ÷ (1 + Σ odds).
  * Each candidate's levels are counted by that probability. A household member who shares surname
  * and address shares the mass with the person, instead of joining a "match" class of pairs as in
- * EM over pairs (which then said a first name differs in nearly half of all matches). The match
+ * EM over pairs (which then said a first name differs in nearly half of all matches), and so does
+ * the candidate's relative outside the file (household.ts): a spouse's row at the voter's address
+ * teaches little about how often a first name differs for the same person. The match
  * rate π, as odds π / (1 − π), is the prior of every score: a list mostly of strangers (a
  * prospect list) lowers every score, a list mostly of voters raises them (π is kept within
  * 0.01-0.99, odds 1/99 to 99). m is learnt once MIN_PERSONS_FOR_EM persons have candidates.
@@ -87,19 +106,29 @@ const MATCH_RATE_PRIOR_ROWS = 50;
 export function estimateFromPersons(
   persons: readonly PersonEvidence[],
   maxIterations = 100,
-): { m: Float64Array; matchOdds: number; source: FellegiSunterModel['source']; iterations: number } {
+): {
+  m: Float64Array;
+  matchOdds: number;
+  relativeOdds: number;
+  source: FellegiSunterModel['source'];
+  iterations: number;
+} {
   const prior = priorM();
   const learnsM = persons.filter((person) => person.candidates.length > 0).length >= MIN_PERSONS_FOR_EM;
   let m = prior;
   let share = 0.5;
+  let relativeShare = PRIOR_RELATIVE_SHARE;
   let iterations = 0;
   const logM = new Float64Array(m.length);
   while (iterations < maxIterations && persons.length > 0) {
     iterations++;
     for (let i = 0; i < m.length; i++) logM[i] = m[i]! > 0 ? Math.log2(m[i]!) : 0;
     const odds = share / (1 - share);
+    const relativeOdds = relativeShare / (1 - relativeShare);
     const counts = new LevelCounts();
     let members = 0.5 * MATCH_RATE_PRIOR_ROWS;
+    let relativeRows = PRIOR_RELATIVE_SHARE * RELATIVE_SHARE_PRIOR_ROWS;
+    let nonMemberRows = RELATIVE_SHARE_PRIOR_ROWS;
     for (const person of persons) {
       const each = person.candidates.map((candidate) => {
         let bits = -candidate.otherBits;
@@ -109,11 +138,24 @@ export function estimateFromPersons(
         return 2 ** Math.min(1000, bits);
       });
       const sum = each.reduce((total, x) => total + x, person.rest);
-      const total = odds * sum;
+      // A relative outside the file (household.ts) takes odds ÷ k of the row, k = the match odds ×
+      // 2^personalBits, weighed from the candidate that makes it likeliest (as scoring does): not
+      // a member, but not a stranger either.
+      let relatives = 0;
+      person.candidates.forEach((candidate, j) => {
+        if (candidate.personalBits !== null)
+          relatives = Math.max(relatives, (relativeOdds * each[j]!) / 2 ** candidate.personalBits);
+      });
+      const inFile = odds * sum;
+      const total = inFile + relatives;
       // Odds past a double's range: the person is surely in the file, as whichever candidate's
       // odds make up the sum (none listed, when the unlisted ones are past it).
       const finite = Number.isFinite(total);
-      members += finite ? total / (1 + total) : 1;
+      members += finite ? inFile / (1 + total) : 1;
+      if (finite) {
+        relativeRows += relatives / (1 + total);
+        nonMemberRows += (1 + relatives) / (1 + total);
+      }
       person.candidates.forEach((candidate, j) => {
         const p = finite ? (odds * each[j]!) / (1 + total) : Number.isFinite(sum) ? each[j]! / sum : 0;
         counts.add(candidate, p);
@@ -121,12 +163,21 @@ export function estimateFromPersons(
     }
     const next = learnsM ? counts.m(prior) : prior;
     const nextShare = Math.min(0.99, Math.max(0.01, members / (persons.length + MATCH_RATE_PRIOR_ROWS)));
-    const delta = maxDelta(m, next) + Math.abs(nextShare - share);
+    const nextRelativeShare = Math.min(0.9, Math.max(0.001, relativeRows / nonMemberRows));
+    const delta =
+      maxDelta(m, next) + Math.abs(nextShare - share) + Math.abs(nextRelativeShare - relativeShare);
     m = next;
     share = nextShare;
+    relativeShare = nextRelativeShare;
     if (delta < 1e-5) break;
   }
-  return { m, matchOdds: share / (1 - share), source: learnsM ? 'em' : 'prior', iterations };
+  return {
+    m,
+    matchOdds: share / (1 - share),
+    relativeOdds: relativeShare / (1 - relativeShare),
+    source: learnsM ? 'em' : 'prior',
+    iterations,
+  };
 }
 
 /** A field's last level: its disagreement ('differ', or 'far' for a distance). */

@@ -135,17 +135,24 @@ describe('scoreCandidates', () => {
     assert.deepEqual(scoreCandidates(index, model, query({ last_name: 'SMITH' }), new CandidateSet(), 3), {
       best: [],
       oddsSum: 0,
+      relative: 0,
     });
   });
 
   it('odds = prior odds × 2^weight, and the odds sum is over all candidates, not only those kept', () => {
     const q = query({ first_name: 'John', last_name: 'Smith', zip: '27601', dob: '1970' });
     const all = scoreCandidates(index, model, q, allCandidates(), n);
+    // With the likeliest relative outside the file (household.ts): one, however many candidates share the household.
     let sum = 0;
+    let relative = 0;
     for (const c of all.best) {
       assert.ok(Math.abs(c.odds - (0.8 / n) * 2 ** c.weight) <= 1e-12 * c.odds);
       sum += c.odds;
+      relative = Math.max(relative, c.odds / c.household);
     }
+    assert.ok(relative > 0, 'the Smiths share a surname');
+    assert.ok(Math.abs(all.relative - relative) <= 1e-9 * relative);
+    sum += relative;
     assert.ok(Math.abs(all.oddsSum - sum) <= 1e-9 * sum);
     const one = scoreCandidates(index, model, q, allCandidates(), 1);
     assert.equal(one.best.length, 1);
@@ -157,11 +164,12 @@ describe('scoreCandidates', () => {
     const { best } = scoreCandidates(index, model, q, allCandidates([45]), 1);
     const c = best[0]!;
     assert.equal(explainLevels(c.levels), 'first=nickname last=exact dob=exact zip=differ');
-    // SMYTHE is held by one voter: its exact weight is log2(m / (1/n)).
+    // SMYTHE is held by one voter: its exact weight is log2(m / (1/n)); so is the date, by the
+    // voters born that day.
     const expected =
       model.weight[at(F.first, L.first.nickname)]! +
       Math.log2(model.m[at(F.last, L.last.exact)]! * n) +
-      model.weight[at(F.dob, L.dob.exact)]! +
+      Math.log2((model.m[at(F.dob, L.dob.exact)]! * n) / index.dobCount(19700315)) +
       model.weight[at(F.zip, L.zip.differ)]!;
     assert.ok(Math.abs(c.weight - expected) < 1e-9, `${c.weight} vs ${expected}`);
   });

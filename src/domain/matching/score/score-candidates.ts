@@ -1,8 +1,10 @@
 import type { CandidateSet } from '../candidates/candidate-set.ts';
 import type { MatchIndex } from '../index/match-index.ts';
+import { GENDER_CODE } from '../index/match-index-fields.ts';
 import { comparePerson, type Query } from './compare-person.ts';
 import { dateAgrees, F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
 import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
+import { householdOdds } from './household.ts';
 
 /** One scored candidate of one input person. */
 export interface ScoredCandidate {
@@ -11,6 +13,11 @@ export interface ScoredCandidate {
   weight: number;
   /** Posterior odds against "no match": prior odds × 2^weight. */
   odds: number;
+  /**
+   * Odds of the voter over a relative of theirs outside the file (household.ts): the relative's
+   * share of the row is odds ÷ household. Infinity for a candidate who shares no household field.
+   */
+  household: number;
   levels: Uint8Array;
   /** Key kinds that found it (bit per KEY kind). */
   sources: number;
@@ -18,8 +25,10 @@ export interface ScoredCandidate {
 
 /**
  * Scores every candidate of one person and keeps the best `keep` (by weight, then record index
- * for a deterministic order). Also returns the sum of all candidates' odds: the posterior of
- * candidate i is odds_i / (1 + Σ odds), since at most one voter record is the person.
+ * for a deterministic order). Also returns the sum of all candidates' odds with the odds of a
+ * relative outside the file (the likeliest of the candidates' odds ÷ household): the posterior of
+ * candidate i is odds_i / (1 + Σ odds + relative), since at most one voter record is the person,
+ * and a relative outside the file may be the row's person instead.
  */
 export function scoreCandidates(
   index: MatchIndex,
@@ -27,7 +36,7 @@ export function scoreCandidates(
   q: Query,
   candidates: CandidateSet,
   keep: number,
-): { best: ScoredCandidate[]; oddsSum: number } {
+): { best: ScoredCandidate[]; oddsSum: number; relative: number } {
   const n = Math.max(1, index.size);
   const priorOdds = model.priorMatchOdds / n;
   const data = index.data;
@@ -56,6 +65,12 @@ export function scoreCandidates(
   // in one of 400.
   const zipTf = q.zip > 0 ? tfWeight(model, F.zip, index.zipCount(q.zip), n) : Number.NaN;
   if (!Number.isNaN(zipTf)) weights[at(F.zip, L.zip.exact)] = zipTf;
+  // A full date of birth by its own share of the file: a placeholder many voters are filed under
+  // (1900-01-01) weighs little, a rare date, plausible for a living voter or not, much.
+  if (q.dob % 100 !== 0) {
+    const dobTf = tfWeight(model, F.dob, index.dobCount(q.dob), n);
+    if (!Number.isNaN(dobTf)) weights[at(F.dob, L.dob.exact)] = dobTf;
+  }
   // The state by its own share of the file: agreeing on a state of few voters says more than on
   // the state of most (in a one-state file, nothing).
   const stateCount = q.stateId > 0 ? data.dictionaries.state.count(q.stateId) : 0;
@@ -70,8 +85,10 @@ export function scoreCandidates(
   // are born in the same decades (first-name-cohorts.ts). u of a date's agreement among voters
   // with the name is the file's times the name's cohort concentration.
   const cohortBits = Math.log2(index.firstNameCohort(q.firstId));
+  const maleSurnameBits = Math.min(0, Math.log2(MALE_SURNAME_CHANGE_M / model.m[at(F.last, L.last.differ)]!));
   const best: ScoredCandidate[] = [];
   let oddsSum = 0;
+  let relative = 0;
   const levels = new Uint8Array(FIELD_COUNT);
   prefetchCandidates(index, candidates);
   for (let c = 0; c < candidates.size; c++) {
@@ -96,18 +113,32 @@ export function scoreCandidates(
         weight += voterTf(model, F.last, data.dictionaries.last.count(voterLast), n, weights);
     }
     if (levels[F.first] === L.first.exact && dateAgrees(levels)) weight -= cohortBits;
+    // A man's surname rarely changes (women's do on marriage, which the list's m of a surname
+    // that differs mostly learns from): a man's that differs weighs by men's own rate.
+    if (levels[F.last] === L.last.differ && data.fields.gender(voter) === GENDER_CODE.M)
+      weight += maleSurnameBits;
     const odds = priorOdds * 2 ** weight;
+    const household = householdOdds(levels, model.m, model.priorMatchOdds, model.relativeOdds);
     oddsSum += odds;
+    // One relative outside the file, however many of the household's voters are candidates:
+    // each candidate's is the same event weighed from another member, so the likeliest counts.
+    relative = Math.max(relative, odds / household);
     if (best.length < keep || isBetter(weight, voter, best[best.length - 1]!)) {
-      const entry = { voter, weight, odds, levels: levels.slice(), sources };
+      const entry = { voter, weight, odds, household, levels: levels.slice(), sources };
       if (best.length >= keep) best.pop();
       let i = best.length;
       while (i > 0 && isBetter(weight, voter, best[i - 1]!)) i--;
       best.splice(i, 0, entry);
     }
   }
-  return { best, oddsSum };
+  return { best, oddsSum: oddsSum + relative, relative };
 }
+
+/**
+ * m of a surname that differs for a man: a man takes his wife's name about one time in a hundred
+ * (the list's fit learns the surname's levels mostly from women, whose names change on marriage).
+ */
+const MALE_SURNAME_CHANGE_M = 0.01;
 
 /** scoreCandidates' weight table, filled for each query (one per thread's module instance). */
 const queryWeights = new Float64Array(FIELD_COUNT * MAX_LEVELS);

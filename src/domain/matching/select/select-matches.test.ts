@@ -2,14 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KEY } from '../index/blocking-keys.ts';
 import { F, FIELD_COUNT, L } from '../score/comparison-levels.ts';
+import { POSSIBLE_MAX_SCORE } from '../score/household.ts';
 import type { ScoredCandidate } from '../score/score-candidates.ts';
-import {
-  isAnotherHouseholdMember,
-  isAnotherPerson,
-  isCorroborated,
-  methodOf,
-  selectMatches,
-} from './select-matches.ts';
+import { isCorroborated, methodOf, selectMatches } from './select-matches.ts';
 
 type Levels = Partial<Record<keyof typeof F, number>>;
 
@@ -20,7 +15,14 @@ function levels(values: Levels): Uint8Array {
 }
 
 function candidate(voter: number, odds: number, values: Levels, sources = 0): ScoredCandidate {
-  return { voter, weight: Math.log2(odds), odds, levels: levels(values), sources };
+  return {
+    voter,
+    weight: Math.log2(odds),
+    odds,
+    household: Number.POSITIVE_INFINITY,
+    levels: levels(values),
+    sources,
+  };
 }
 
 /** Name and dob agree: corroborated, method name_dob. */
@@ -132,111 +134,38 @@ describe('selectMatches', () => {
   });
 });
 
-describe('isAnotherHouseholdMember', () => {
-  const HOUSEHOLD: Levels = {
+describe('possible household members', () => {
+  const TWIN: Levels = {
     first: L.first.differ,
     last: L.last.exact,
-    dob: L.dob.differ,
+    dob: L.dob.exact,
     address: L.address.exact,
     zip: L.zip.exact,
-    phone: L.binary.exact,
-    email: L.binary.exact,
   };
 
-  it('is never accepted, however much the shared surname, address, phone and e-mail add up to', () => {
-    assert.equal(isAnotherHouseholdMember(levels(HOUSEHOLD)), true);
-    const { matches } = selectMatches(
-      scored([candidate(4, 1e9, HOUSEHOLD), candidate(5, 1e6, NAME_DOB)]),
-      50,
-      1,
-    );
+  it('are weighed, not dropped: their score stays in the possible band and sm.explain says so', () => {
+    const { matches } = selectMatches(scored([candidate(4, 1e9, TWIN)]), 50, 1);
+    assert.equal(matches.length, 1);
+    assert.equal(matches[0]!.score, POSSIBLE_MAX_SCORE);
+    assert.equal(matches[0]!.maxScore, POSSIBLE_MAX_SCORE);
+    assert.match(matches[0]!.explain, / possible$/);
+    // A profile threshold above the band excludes them.
+    assert.deepEqual(selectMatches(scored([candidate(4, 1e9, TWIN)]), 90, 1).matches, []);
+  });
+
+  it('rank by score with the others, and count against them by their odds', () => {
+    const { matches } = selectMatches(scored([candidate(5, 1e6, NAME_DOB), candidate(4, 1e5, TWIN)]), 0, 2);
     assert.deepEqual(
-      matches.map((m) => [m.voter, m.score]),
-      [[5, Math.min(99, (100 * 1e6) / (1 + 1e6))]],
-      'the household member is not taken, nor counted against the other',
+      matches.map((m) => m.voter),
+      [5, 4],
     );
-    const { matches: lone } = selectMatches(scored([candidate(4, 1e9, HOUSEHOLD)]), 50, 1);
-    assert.deepEqual(lone, []);
+    assert.equal(matches[0]!.score, (100 * 1e6) / (1 + 1.1e6));
   });
 
-  it('another first name is another person unless only the birth year agrees (a re-keyed record)', () => {
-    const member = (values: Levels) => isAnotherHouseholdMember(levels({ ...HOUSEHOLD, ...values }));
-    assert.equal(member({ dob: 0 }), true, 'no date: a spouse or a sibling');
-    assert.equal(member({ dob: L.dob.exact }), true, 'the same date to the day: a twin');
-    assert.equal(member({ dob: L.dob.month }), false, 'the same birth month: the first name replaced');
-    assert.equal(member({ age: L.age.year }), false, 'an age');
-    assert.equal(member({ age: L.age.near }), false, 'an age a year off');
-    assert.equal(member({ age: L.age.differ }), true, 'an age far off');
-    for (const first of [
-      L.first.nickname,
-      L.first.typo,
-      L.first.similar,
-      L.first.initial,
-      L.first.middle,
-      0,
-    ]) {
-      assert.equal(member({ first, dob: 0 }), false, `first name level ${first} is the same person's`);
-    }
-  });
-
-  it('JR and SR are father and son unless a full date says it is one person', () => {
-    const suffix = (values: Levels) =>
-      isAnotherHouseholdMember(
-        levels({ ...NAMES_ONLY, suffix: L.suffix.differ, address: L.address.exact, ...values }),
-      );
-    assert.equal(suffix({}), true, 'no date');
-    assert.equal(suffix({ dob: L.dob.differ }), true);
-    assert.equal(suffix({ age: L.age.year }), true, 'nor an age');
-    assert.equal(suffix({ dob: L.dob.exact }), false, 'the same date: a suffix mistyped');
-    assert.equal(isAnotherHouseholdMember(levels({ ...NAMES_ONLY, suffix: L.suffix.exact })), false);
-  });
-});
-
-describe('isAnotherPerson', () => {
-  const MAN: Levels = { first: L.first.exact, last: L.last.differ, dob: L.dob.exact, state: L.binary.exact };
-  it('a man under another surname is another man; a woman may have married', () => {
-    assert.equal(isAnotherPerson(levels(MAN), true), true);
-    assert.equal(isAnotherPerson(levels(MAN), false), false, 'a woman, or gender unknown');
-    assert.equal(isAnotherPerson(levels({ ...MAN, phone: L.binary.exact }), true), false, 'his own phone');
-    assert.equal(isAnotherPerson(levels({ ...MAN, email: L.binary.exact }), true), false, 'his own e-mail');
-    assert.equal(isAnotherPerson(levels({ ...MAN, last: L.last.typo }), true), false);
-  });
-
-  it('nothing of the name agrees: both names differ and no middle name agrees', () => {
-    const STRANGER: Levels = {
-      first: L.first.differ,
-      last: L.last.differ,
-      age: L.age.year,
-      address: L.address.exact,
-    };
-    assert.equal(isAnotherPerson(levels(STRANGER), false), true);
-    assert.equal(isAnotherPerson(levels({ ...STRANGER, middle: L.middle.differ }), false), true);
-    assert.equal(
-      isAnotherPerson(levels({ ...STRANGER, phone: L.binary.exact }), false),
-      true,
-      'a household’s phone',
-    );
-    // A middle name that agrees keeps a record re-keyed with two other names.
-    assert.equal(isAnotherPerson(levels({ ...STRANGER, middle: L.middle.initial }), false), false);
-    assert.equal(isAnotherPerson(levels({ ...STRANGER, last: L.last.typo }), false), false);
-  });
-
-  it('a man at the row’s address, born the same day, is the row’s man with his surname mis-entered', () => {
-    const HOME = { ...MAN, address: L.address.exact, zip: L.zip.exact };
-    assert.equal(isAnotherPerson(levels(HOME), true), false);
-    assert.equal(isAnotherPerson(levels({ ...HOME, dob: L.dob.typo }), true), false);
-    // The address or the full date alone is not enough.
-    assert.equal(isAnotherPerson(levels({ ...HOME, dob: L.dob.month }), true), true);
-    assert.equal(isAnotherPerson(levels({ ...HOME, address: L.address.street }), true), true);
-    const { dob: _, ...withoutDate } = HOME;
-    assert.equal(isAnotherPerson(levels({ ...withoutDate, age: L.age.year }), true), true);
-  });
-
-  it('is what selection drops', () => {
-    const { matches } = selectMatches(scored([candidate(4, 1e9, MAN)]), 50, 1, false, (voter) => voter === 4);
-    assert.deepEqual(matches, []);
-    const { matches: woman } = selectMatches(scored([candidate(4, 1e9, MAN)]), 50, 1, false, () => false);
-    assert.equal(woman.length, 1);
+  it('the relative outside the file takes its share of the posterior (odds ÷ household)', () => {
+    const spouse = { ...candidate(4, 1e6, { ...TWIN, dob: L.dob.differ }), household: 0.25 };
+    const { matches } = selectMatches({ best: [spouse], oddsSum: 1e6 * (1 + 1 / 0.25) }, 0, 1);
+    assert.ok(Math.abs(matches[0]!.score - 20) < 1e-3, String(matches[0]!.score));
   });
 });
 
@@ -275,9 +204,20 @@ describe('isCorroborated', () => {
     no({ ...NAMES_ONLY, address: L.address.differ }, 'address differ');
   });
 
-  it('ZIP exact only when no address was compared', () => {
+  it('ZIP exact without an address, or under the same name with another address (a move within the ZIP)', () => {
     yes({ ...NAMES_ONLY, zip: L.zip.exact }, 'zip without address');
-    no({ ...NAMES_ONLY, zip: L.zip.exact, address: L.address.differ }, 'zip with a differing address');
+    yes(
+      { ...NAMES_ONLY, zip: L.zip.exact, address: L.address.differ },
+      'the same name at another address of the ZIP: the score weighs mover against namesake',
+    );
+    no(
+      { ...NAMES_ONLY, last: L.last.similar, zip: L.zip.exact, address: L.address.differ },
+      'a surname that only sounds alike at another address',
+    );
+    no(
+      { ...NAMES_ONLY, zip: L.zip.transposed, address: L.address.differ },
+      'another address, the ZIP mistyped',
+    );
     yes(
       { ...NAMES_ONLY, zip: L.zip.exact, address: L.address.street },
       'the same name on the same street and ZIP, another house number',

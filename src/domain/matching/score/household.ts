@@ -1,0 +1,141 @@
+/**
+ * The other explanation of a candidate who shares what a family or a household shares: the
+ * row's person is not this voter but a relative or housemate of theirs who is not in the file (a
+ * twin, a spouse, a father or son, a sibling). Surname, address, phone and e-mail are then no
+ * evidence for the voter over that relative, who shares them too; only the personal fields tell
+ * the two apart (first, middle and last name, suffix, date of birth or age, gender).
+ *
+ * Fellegi-Sunter weighs a candidate against a random voter. Here it is also weighed against the
+ * relative: `k` = prior odds of the voter over the relative × Π over the personal fields of
+ * m(level) / h(level), where h is how often a relative's field agrees at that level with the
+ * voter's. The relative's share of the row's probability is the candidate's odds ÷ k, so a
+ * candidate's score can come near k ÷ (1 + k) at most, however much the household's fields add up
+ * to. No candidate is removed: a twin (another first name, the same date of birth) keeps odds a few
+ * times the relative's and lands in the possible band; a spouse (another first name and another
+ * birth year) or a father (JR against SR, decades apart) falls far below any threshold; a person
+ * who goes by another name, where the list's fit has learnt that first names are often replaced
+ * (a higher m of a first name that differs), rises with that evidence.
+ */
+import { F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
+
+/**
+ * h: P(level | a relative or housemate of the voter), per personal field and level (level 0 is
+ * not compared), written from what households are made of, not fitted to any list: a relative
+ * rarely shares a first name (a son named after his father, with the suffix apart), shares the
+ * surname three times in four (spouses who keep theirs, housemates), a birth date one time in a
+ * hundred (twins) and a birth year one time in eight (spouses and siblings near in age). Fields
+ * a household shares (address, ZIP, city, state, phone, e-mail) are absent: they agree for the
+ * relative as for the voter, and say nothing between the two.
+ */
+const RELATIVE_H: readonly (readonly number[] | null)[] = (() => {
+  const h: (readonly number[] | null)[] = new Array(FIELD_COUNT).fill(null);
+  // first: exact, nickname, typo, initial, similar, middle, differ
+  h[F.first] = [0, 0.04, 0.01, 0.005, 0.06, 0.03, 0.01, 0.845];
+  // last: exact, typo, part, similar, differ
+  h[F.last] = [0, 0.75, 0.005, 0.03, 0.005, 0.21];
+  // middle: exact, initial, differ
+  h[F.middle] = [0, 0.05, 0.08, 0.87];
+  // suffix (compared where both give one): exact, differ
+  h[F.suffix] = [0, 0.15, 0.85];
+  // dob: exact, swapped, month, typo, differ
+  h[F.dob] = [0, 0.01, 0.001, 0.01, 0.004, 0.975];
+  // age (a birth year against a date): year, near, differ
+  h[F.age] = [0, 0.12, 0.2, 0.68];
+  // gender: exact, differ
+  h[F.gender] = [0, 0.5, 0.5];
+  return h;
+})();
+
+/**
+ * A relative whose suffix differs from the voter's (JR against SR, II against III) is the
+ * voter's father or son, named after him: the first names agree nine times in ten, the middle
+ * names most of the time.
+ */
+const FATHER_OR_SON_H: readonly (readonly number[] | null)[] = (() => {
+  const h = [...RELATIVE_H];
+  h[F.first] = [0, 0.9, 0.05, 0.01, 0.01, 0.01, 0.01, 0.01];
+  h[F.middle] = [0, 0.6, 0.2, 0.2];
+  return h;
+})();
+
+/**
+ * The share of a list's rows not in the voter file that are a relative or housemate of a voter
+ * (a spouse, a twin, a grown child who never registered), before the list's fit says otherwise
+ * (estimateFromPersons fits it as φ beside m and the match rate). A row is the voter π ÷ (1 − π)
+ * times as often as a stranger, and a voter's relative φ ÷ (1 − φ) times as often.
+ */
+export const PRIOR_RELATIVE_SHARE = 0.25;
+
+/**
+ * Whether the candidate shares what a family or household shares (the surname, the address, a
+ * phone or an e-mail) with a row that names someone: a row without a first name says nothing of
+ * which member it means, and its phone or e-mail is the voter's who has it (a value several voters
+ * share is already weighed by how many share it).
+ */
+export function sharesHousehold(lv: Uint8Array): boolean {
+  const last = lv[F.last];
+  const address = lv[F.address];
+  return (
+    lv[F.first] !== 0 &&
+    (last === L.last.exact ||
+      last === L.last.typo ||
+      last === L.last.part ||
+      address === L.address.exact ||
+      address === L.address.unit ||
+      address === L.address.typo ||
+      lv[F.phone] === L.binary.exact ||
+      lv[F.email] === L.binary.exact)
+  );
+}
+
+/**
+ * log2 of Π m(level) / h(level) over the personal fields: how much likelier the personal fields'
+ * agreement is for the voter than for a relative. `m` in the model's layout (field × MAX_LEVELS + level).
+ */
+export function personalBits(lv: Uint8Array, m: Float64Array): number {
+  const fatherOrSon = lv[F.suffix] === L.suffix.differ;
+  let bits = 0;
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const level = lv[f]!;
+    if (level === 0) continue;
+    const h = (fatherOrSon ? FATHER_OR_SON_H : RELATIVE_H)[f];
+    if (h === null || h === undefined) continue;
+    bits += Math.log2(m[f * MAX_LEVELS + level]! / h[level]!);
+  }
+  return bits;
+}
+
+/**
+ * k: the odds of the voter over a relative outside the file, given the list's match odds;
+ * Infinity for a candidate who shares nothing of a household (no relative explains it better
+ * than a stranger, whom the Fellegi-Sunter weight already weighs).
+ */
+export function householdOdds(
+  lv: Uint8Array,
+  m: Float64Array,
+  priorMatchOdds: number,
+  relativeOdds: number,
+): number {
+  if (!sharesHousehold(lv)) return Number.POSITIVE_INFINITY;
+  return (priorMatchOdds / relativeOdds) * 2 ** personalBits(lv, m);
+}
+
+/**
+ * Whether a candidate may be the voter's twin rather than the voter: it shares the household and
+ * the full date of birth (to the day, or one typo or a day-month swap from it) while the first
+ * names differ outright. Nothing on a list row tells a twin from the voter under another first
+ * name (a name replaced, a name no nickname table knows): its score stays in the possible band
+ * (at most POSSIBLE_MAX_SCORE) whatever the odds, so that a profile threshold above it excludes
+ * such matches; `sm.explain` says `possible` and the summary counts them.
+ */
+export function isPossibleHouseholdMember(lv: Uint8Array): boolean {
+  const dob = lv[F.dob];
+  return (
+    lv[F.first] === L.first.differ &&
+    (dob === L.dob.exact || dob === L.dob.swapped || dob === L.dob.typo) &&
+    sharesHousehold(lv)
+  );
+}
+
+/** Highest score of a possible household member: the possible band is 50-89 at the default threshold. */
+export const POSSIBLE_MAX_SCORE = 89;
