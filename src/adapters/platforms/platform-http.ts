@@ -43,7 +43,17 @@ export function platformRequest(url: URL, init: PlatformRequest): Promise<Platfo
       if (error !== null) reject(error);
       else resolve(response!);
     };
+    // Aborted before it started (a shutdown): no request is made, so none is destroyed before
+    // its error listener is on (that destroy threw 'socket hang up' past every handler).
+    if (init.signal?.aborted) {
+      reject(Object.assign(new Error('the call was aborted'), { code: 'ABORT_ERR' }));
+      return;
+    }
     const request = send(url, { method: init.method, headers: init.headers });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      // Writing after an early answer fails with EPIPE/ECONNRESET; the answer is what counts.
+      if (!settled) fail(`connection failed (${error.code ?? 'error'})`, error.code);
+    });
     const fail = (message: string, code?: string) => {
       const error = Object.assign(new Error(message), code === undefined ? {} : { code });
       request.destroy();
@@ -55,7 +65,6 @@ export function platformRequest(url: URL, init: PlatformRequest): Promise<Platfo
       : setTimeout(() => fail(`no answer within ${init.timeoutMs} ms`, 'ETIMEDOUT'), init.timeoutMs);
     request.setTimeout(init.timeoutMs, () => fail(`no data for ${init.timeoutMs} ms`, 'ETIMEDOUT'));
     const onAbort = () => fail('the call was aborted', 'ABORT_ERR');
-    if (init.signal?.aborted) return onAbort();
     init.signal?.addEventListener('abort', onAbort, { once: true });
 
     request.on('response', (response) => {
@@ -76,11 +85,6 @@ export function platformRequest(url: URL, init: PlatformRequest): Promise<Platfo
         source.destroy();
       }
     });
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      // Writing after an early answer fails with EPIPE/ECONNRESET; the answer is what counts.
-      if (!settled) fail(`connection failed (${error.code ?? 'error'})`, error.code);
-    });
-
     if (init.body === undefined) request.end();
     else if (Buffer.isBuffer(init.body)) request.end(init.body);
     else {
