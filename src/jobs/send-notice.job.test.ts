@@ -56,6 +56,13 @@ describe('sendNoticeJob', () => {
     assert.equal(sent.length, 0);
   });
 
+  test('a complete notice is not sent for a job that is no longer complete (its key revoked as it completed)', async () => {
+    const { module, sent } = setup('ops@client.example');
+    // The job in setup() is failed: its files are gone, nothing is ready.
+    await module.handle({ v: 1, jobId: 'job_01N', notice: 'complete' }, context);
+    assert.equal(sent.length, 0);
+  });
+
   test('a dead-lettered notice is logged with the reason, the address redacted', async () => {
     const { module, warnings } = setup('ops@client.example');
     await module.onGiveUp?.(

@@ -61,6 +61,9 @@ export function sendNoticeJob(deps: {
         return;
       }
       if (job.params.notificationEmail === null || !isJobNotice(notice)) return;
+      // A job that is no longer complete when its notice goes out (its key was revoked in the
+      // moment it completed, and its files deleted) has nothing ready to announce.
+      if (notice === 'complete' && job.state !== 'complete') return;
       const rendered = renderNotice(
         jobNotice(job, notice, { publicUrl: deps.publicUrl, ...(reason === undefined ? {} : { reason }) }),
       );
