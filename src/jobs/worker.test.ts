@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
 import { JobRegistry } from './registry.ts';
-import { Worker } from './worker.ts';
+import { Worker, type WorkerOptions } from './worker.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations/sqlite', import.meta.url));
 const quiet = { warn() {}, error() {}, info() {}, child: () => quiet } as unknown as FastifyBaseLogger;
@@ -19,6 +19,19 @@ beforeEach(() => {
 });
 afterEach(() => database.close());
 
+/** A worker on the test's queue with one main slot, polling every 10 ms; `options` replaces any of that. */
+function testWorker(registry: JobRegistry, options: Partial<WorkerOptions> = {}): Worker {
+  return new Worker({
+    queue,
+    registry,
+    logger: quiet,
+    leaseMs: 5000,
+    pollMs: 10,
+    concurrency: 1,
+    ...options,
+  });
+}
+
 /** Runs one message of `type` through a worker whose module throws `error`; returns its next run time. */
 async function retryTimeAfter(error: Error): Promise<{ before: number; runAt: number }> {
   const registry = new JobRegistry().register({
@@ -30,7 +43,7 @@ async function retryTimeAfter(error: Error): Promise<{ before: number; runAt: nu
     },
   });
   await queue.enqueue({ type: 'flaky', payload: { v: 1 } });
-  const worker = new Worker({ queue, registry, logger: quiet, leaseMs: 5000, pollMs: 10, concurrency: 1 });
+  const worker = testWorker(registry);
   const before = Date.now();
   worker.start();
   for (let i = 0; i < 200 && readState() !== 'failed-once'; i++)
@@ -89,14 +102,7 @@ describe('Worker wake-ups', () => {
     });
     const { handled, registry } = pingRegistry();
     // A poll an hour away: only the wake-up can start the second message in time.
-    const worker = new Worker({
-      queue: notifying,
-      registry,
-      logger: quiet,
-      leaseMs: 5000,
-      pollMs: 3_600_000,
-      concurrency: 1,
-    });
+    const worker = testWorker(registry, { queue: notifying, pollMs: 3_600_000 });
     worker.start();
     for (let i = 0; i < 100 && notify === null; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.ok(notify, 'the worker subscribed');
@@ -120,14 +126,7 @@ describe('Worker wake-ups', () => {
     const { handled, registry } = pingRegistry();
     const warnings: string[] = [];
     const logger = { ...quiet, warn: (_: unknown, msg: string) => warnings.push(msg), child: () => logger };
-    const worker = new Worker({
-      queue: failing,
-      registry,
-      logger: logger as unknown as FastifyBaseLogger,
-      leaseMs: 5000,
-      pollMs: 10,
-      concurrency: 1,
-    });
+    const worker = testWorker(registry, { queue: failing, logger: logger as unknown as FastifyBaseLogger });
     worker.start();
     await queue.enqueue({ type: 'ping', payload: { n: 2 } });
     for (let i = 0; i < 200 && handled.length === 0; i++)
@@ -154,13 +153,7 @@ describe('Worker claim tiers', () => {
     await queue.enqueue({ type: 'chunk.b', payload: { n: 1 } });
     await queue.enqueue({ type: 'chunk.a', payload: { n: 2 } });
     await queue.enqueue({ type: 'chunk.a', payload: { n: 3 } });
-    const worker = new Worker({
-      queue,
-      registry,
-      logger: quiet,
-      leaseMs: 5000,
-      pollMs: 10,
-      concurrency: 1,
+    const worker = testWorker(registry, {
       claimTiers: async () => [
         ['other', 'chunk.a'],
         ['chunk.a', 'chunk.b'],
@@ -229,13 +222,7 @@ describe('Worker lanes', () => {
       await queue.enqueue({ type: 'slow', payload: { name }, group: 'a' });
     await queue.enqueue({ type: 'slow', payload: { name: 'b-1' }, group: 'b' });
     await queue.enqueue({ type: 'ping', payload: { n: 1 } });
-    const worker = new Worker({
-      queue,
-      registry,
-      logger: quiet,
-      leaseMs: 5000,
-      pollMs: 10,
-      concurrency: 1,
+    const worker = testWorker(registry, {
       lanes: [{ name: 'slow calls', types: ['slow'], concurrency: 3, maxPerGroup: 2 }],
     });
     worker.start();
@@ -259,15 +246,13 @@ describe('Worker lanes', () => {
 
   it('refuses a lane type without a handler, or in two lanes', () => {
     const { registry } = laneRegistry();
-    const options = { queue, registry, logger: quiet, leaseMs: 5000, pollMs: 10, concurrency: 1 };
     assert.throws(
-      () => new Worker({ ...options, lanes: [{ name: 'x', types: ['missing'], concurrency: 1 }] }),
+      () => testWorker(registry, { lanes: [{ name: 'x', types: ['missing'], concurrency: 1 }] }),
       /worker lane x: no handler registered for job type missing/,
     );
     assert.throws(
       () =>
-        new Worker({
-          ...options,
+        testWorker(registry, {
           lanes: [
             { name: 'x', types: ['slow'], concurrency: 1 },
             { name: 'y', types: ['slow'], concurrency: 1 },
@@ -302,14 +287,7 @@ describe('Worker stop', () => {
       await gate;
       return queue.claim(...args);
     };
-    const worker = new Worker({
-      queue: slowQueue,
-      registry,
-      logger: quiet,
-      leaseMs: 5000,
-      pollMs: 10,
-      concurrency: 1,
-    });
+    const worker = testWorker(registry, { queue: slowQueue });
     worker.start();
     for (let i = 0; i < 200 && claims === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(claims, 1);

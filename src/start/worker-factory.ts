@@ -50,20 +50,8 @@ export function claimTiers(parts: {
  * The worker's logger becomes `workerLogger`'s, for the handlers built before it.
  */
 export function workerFactory(parts: {
-  config: Pick<
-    Config,
-    | 'META_API_VERSION'
-    | 'QUEUE_LEASE_SECONDS'
-    | 'QUEUE_POLL_MS'
-    | 'WORKER_CONCURRENCY'
-    | 'WEBHOOK_CONCURRENCY'
-    | 'WEBHOOK_CONCURRENCY_PER_KEY'
-    | 'MAIL_CONCURRENCY'
-    | 'DELIVERY_CONCURRENCY'
-    | 'DELIVERY_CONCURRENCY_PER_KEY'
-    | 'AUDIENCE_CONCURRENCY'
-    | 'AUDIENCE_CONCURRENCY_PER_KEY'
-  >;
+  config: Pick<Config, 'META_API_VERSION' | 'QUEUE_LEASE_SECONDS' | 'QUEUE_POLL_MS' | 'WORKER_CONCURRENCY'> &
+    FollowUpLaneSettings;
   queue: Queue;
   registry: JobRegistry;
   jobs: Pick<JobService, 'expireUnuploaded'>;
@@ -97,6 +85,18 @@ export function workerFactory(parts: {
   };
 }
 
+/** The settings of the follow-up lanes' slots (followUpLanes). */
+type FollowUpLaneSettings = Pick<
+  Config,
+  | 'WEBHOOK_CONCURRENCY'
+  | 'WEBHOOK_CONCURRENCY_PER_KEY'
+  | 'MAIL_CONCURRENCY'
+  | 'DELIVERY_CONCURRENCY'
+  | 'DELIVERY_CONCURRENCY_PER_KEY'
+  | 'AUDIENCE_CONCURRENCY'
+  | 'AUDIENCE_CONCURRENCY_PER_KEY'
+>;
+
 /**
  * The follow-ups that call servers outside the service, each kind in slots of its own: a call
  * waits on the other side up to its timeout (webhook, SMTP, SFTP, ad platform), and in the main
@@ -106,18 +106,7 @@ export function workerFactory(parts: {
  * exact within one type. Messages grouped by key get a cap per key, so that one key whose server
  * never answers cannot take a lane's every slot; notices have none (one relay serves every key).
  */
-export function followUpLanes(
-  config: Pick<
-    Config,
-    | 'WEBHOOK_CONCURRENCY'
-    | 'WEBHOOK_CONCURRENCY_PER_KEY'
-    | 'MAIL_CONCURRENCY'
-    | 'DELIVERY_CONCURRENCY'
-    | 'DELIVERY_CONCURRENCY_PER_KEY'
-    | 'AUDIENCE_CONCURRENCY'
-    | 'AUDIENCE_CONCURRENCY_PER_KEY'
-  >,
-): WorkerLane[] {
+export function followUpLanes(config: FollowUpLaneSettings): WorkerLane[] {
   return [
     {
       name: 'webhooks',

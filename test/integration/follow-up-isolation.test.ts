@@ -10,83 +10,24 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, type TestContext, test } from 'node:test';
-import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../support/postgres.ts';
+import { after, before, describe, test } from 'node:test';
 import {
-  register,
-  startTestService,
-  type TestService,
-  until,
-  upload,
-  waitForResult,
-} from '../support/test-service.ts';
+  assertNotHeldUp,
+  type BackendEnv,
+  type HangingServer,
+  hangingServer,
+  onEachQueueBackend,
+  threeOneRowJobs,
+  timedMatch,
+} from '../support/hanging-peers.ts';
+import { startTestService, type TestService, until } from '../support/test-service.ts';
 
 /** Each silent call lasts this long: longer than everything measured below, short enough to bound a failing run. */
 const TIMEOUT_SECONDS = 5;
-/** 200 rows: some of the fixture's voters, the rest unknown ids. */
-const LIST = [
-  'voterbase_id',
-  ...Array.from({ length: 200 }, (_, i) =>
-    i % 4 === 0 ? `NC-00000000${(i % 3) + 1}` : `NC-9${String(i).padStart(8, '0')}`,
-  ),
-].join('\n');
-
-/**
- * A server for any TCP protocol that first refuses (closes each connection at once: the call
- * fails fast and is retried much later), then, after `stall()`, accepts every connection and
- * never answers. Notes when each silent connection came.
- */
-async function silentServer() {
-  const sockets = new Set<Socket>();
-  const acceptedAt: number[] = [];
-  let stalling = false;
-  const server = createServer((socket) => {
-    if (!stalling) {
-      socket.destroy();
-      return;
-    }
-    acceptedAt.push(Date.now());
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    socket.resume();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    acceptedAt,
-    stall: () => {
-      stalling = true;
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-type SilentServer = Awaited<ReturnType<typeof silentServer>>;
-
-const jobIdOf = (url: string) => /files\/(job_[^/]+)\//.exec(url)![1]!;
-
-/** Uploads the list as `filename`; returns its job and how long it took, upload to result, in ms. */
-async function timedMatch(
-  t: TestService,
-  key: string,
-  filename: string,
-  query = '',
-): Promise<{ ms: number; jobId: string }> {
-  const url = await register(t, key, `filename=${filename}${query}`);
-  const started = Date.now();
-  assert.equal((await upload(url, LIST)).status, 200);
-  // Bounded: a run held up by silent servers fails here or at the assertion, never hangs.
-  const result = await waitForResult(t, key, filename, 12 * TIMEOUT_SECONDS * 1000);
-  assert.equal(result.error, null);
-  return { ms: Date.now() - started, jobId: jobIdOf(url) };
-}
+/** Bounds each wait for a result: a run held up by silent servers fails, never hangs. */
+const RESULT_TIMEOUT_MS = 12 * TIMEOUT_SECONDS * 1000;
 
 /** Whether every queue message of the job has had its attempt and none is running. */
 async function followUpsTried(t: TestService, jobId: string): Promise<boolean> {
@@ -94,17 +35,20 @@ async function followUpsTried(t: TestService, jobId: string): Promise<boolean> {
   return messages.every((message) => message.attempts >= 1 && message.state !== 'running');
 }
 
-function isolationSuite(backend: string, env: (t: TestContext) => Promise<Record<string, string> | null>) {
+function isolationSuite(backend: string, env: BackendEnv) {
   describe(`e-mail, folder and audience follow-ups beside matching: ${backend}`, () => {
-    let smtp: SilentServer;
-    let sftp: SilentServer;
-    let mbp: SilentServer;
+    // Servers that first refuse (the calls fail fast and are retried much later), then, after
+    // `stall()`, accept every connection and never answer.
+    let smtp: HangingServer;
+    let sftp: HangingServer;
+    let mbp: HangingServer;
     let keyDir: string;
     let service: TestService | undefined;
     /** Every job the test made, so that the stop can wait for their follow-ups to be tried. */
     const jobIds: string[] = [];
 
     before(async () => {
+      const silentServer = () => hangingServer({ refuseFirst: true });
       [smtp, sftp, mbp] = await Promise.all([silentServer(), silentServer(), silentServer()]);
       // DELIVERY=sftp reads a private key ssh2 can parse before it connects; the server never gets to ask for it.
       keyDir = await mkdtemp(join(tmpdir(), 'listmatch-follow-ups-'));
@@ -172,50 +116,36 @@ function isolationSuite(backend: string, env: (t: TestContext) => Promise<Record
       // Key B's lists are dropped in its folder and become audiences too: while the servers refuse,
       // those calls fail at once.
       const audience = (name: string) => `&mbp_onboarding=true&digital_audience_name=${name}`;
-      const warmUp = await timedMatch(service, b.key, 'warm_up', audience('b_warm_up'));
-      const { ms: usual, jobId } = await timedMatch(service, b.key, 'usual', audience('b_usual'));
+      const timed = (filename: string, query: string) =>
+        timedMatch(service!, b.key, filename, { query, timeoutMs: RESULT_TIMEOUT_MS });
+      const warmUp = await timed('warm_up', audience('b_warm_up'));
+      const { ms: usual, jobId } = await timed('usual', audience('b_usual'));
       jobIds.push(warmUp.jobId, jobId);
       // Those calls come after the result: let them be refused before the servers fall silent.
       const refused = async () =>
         (await followUpsTried(service!, warmUp.jobId)) && (await followUpsTried(service!, jobId));
-      await until(refused, "key B's first follow-ups, refused", 12 * TIMEOUT_SECONDS * 1000);
+      await until(refused, "key B's first follow-ups, refused", RESULT_TIMEOUT_MS);
 
       for (const server of [smtp, sftp, mbp]) server.stall();
-      for (const n of [1, 2, 3]) {
-        const url = await register(
-          service,
-          a.key,
-          `filename=silent_${n}${audience(`a_${n}`)}&notification_email=ops@client-a.example`,
-        );
-        assert.equal((await upload(url, 'voterbase_id\nNC-000000001\n')).status, 200);
-        jobIds.push(jobIdOf(url));
-      }
-      for (const n of [1, 2, 3])
-        assert.equal(
-          (await waitForResult(service, a.key, `silent_${n}`, 12 * TIMEOUT_SECONDS * 1000)).error,
-          null,
-        );
+      await threeOneRowJobs(service, a.key, 'silent', {
+        query: (n) => `${audience(`a_${n}`)}&notification_email=ops@client-a.example`,
+        timeoutMs: RESULT_TIMEOUT_MS,
+        made: jobIds,
+      });
       const calling = () => [smtp, sftp, mbp].every((server) => server.acceptedAt.length >= 1);
-      await until(
-        calling,
-        "an e-mail, a delivery and an audience call of key A's",
-        12 * TIMEOUT_SECONDS * 1000,
-      );
+      await until(calling, "an e-mail, a delivery and an audience call of key A's", RESULT_TIMEOUT_MS);
       // Room for key A's other deliveries and audiences to take the lanes' second slots, were they allowed to.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const before = { sftp: sftp.acceptedAt.length, mbp: mbp.acceptedAt.length };
 
-      const beside = await timedMatch(service, b.key, 'beside_silence', audience('b_beside'));
+      const beside = await timed('beside_silence', audience('b_beside'));
       jobIds.push(beside.jobId);
       const held = beside.ms;
       const completedAt = Date.now();
       t.diagnostic(
         `${usual} ms alone, ${held} ms beside ${smtp.acceptedAt.length} e-mail, ${before.sftp} SFTP and ${before.mbp} MBP call(s) that never answer`,
       );
-      assert.ok(
-        held <= usual + 1000,
-        `the match took ${held} ms beside silent follow-ups, ${usual} ms without (at most 1 s more allowed)`,
-      );
+      assertNotHeldUp(held, usual, 'silent follow-ups');
       for (const [what, server, earlier] of [
         ['folder delivery', sftp, before.sftp],
         ['audience call', mbp, before.mbp],
@@ -233,18 +163,4 @@ function isolationSuite(backend: string, env: (t: TestContext) => Promise<Record
   });
 }
 
-isolationSuite('embedded', async () => ({}));
-
-let database: TestDatabase | undefined;
-after(async () => {
-  await database?.drop();
-});
-isolationSuite('PostgreSQL (pg-boss)', async (t) => {
-  if (await skipWithoutPostgres(t)) return null;
-  database = await createTestDatabase();
-  return {
-    DATABASE_URL: database.url,
-    DATABASE_POOL_SIZE: '4',
-    URL_SIGNING_SECRET: 'follow-up-isolation-test-secret-0123456789',
-  };
-});
+onEachQueueBackend('follow-up-isolation-test-secret-0123456789', isolationSuite);
