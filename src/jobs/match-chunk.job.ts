@@ -46,6 +46,7 @@ const chunkSpecV2 = z.object({
         source: z.enum(['em', 'prior']),
         emIterations: z.number(),
         relativeOdds: z.number().optional(),
+        possibleOdds: z.number().optional(),
       }),
     )
     .optional(),

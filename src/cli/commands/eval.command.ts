@@ -195,6 +195,7 @@ function describeFit(fit: ListFit): string {
   return [
     `match rate ${share(fit.priorMatchOdds)}`,
     `relatives among non-members ${fit.relativeOdds === undefined ? 'n/a' : share(fit.relativeOdds)}`,
+    `the possible band right ${fit.possibleOdds === undefined ? 'n/a' : share(fit.possibleOdds)}`,
     `m(first differs) ${m(F.first, L.first.differ)}`,
     `m(surname differs) ${m(F.last, L.last.differ)}`,
     `(${fit.source}, ${fit.emIterations} iterations)`,

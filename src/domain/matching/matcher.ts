@@ -116,6 +116,8 @@ export interface ListFit {
   emIterations: number;
   /** FellegiSunterModel.relativeOdds; absent in fits made before it was fitted (the prior then). */
   relativeOdds?: number;
+  /** FellegiSunterModel.possibleOdds; absent in fits made before it was fitted (the prior then). */
+  possibleOdds?: number;
 }
 
 export interface Matcher {

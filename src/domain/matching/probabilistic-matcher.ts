@@ -21,7 +21,7 @@ import {
   type PersonEvidence,
   priorM,
 } from './score/fellegi-sunter.ts';
-import { personalBits, sharesHousehold } from './score/household.ts';
+import { isPossibleHouseholdMember, personalBits, sharesHousehold } from './score/household.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
 import { scoreCandidates } from './score/score-candidates.ts';
 import { isCorroborated, MAX_PROBABILISTIC_SCORE, selectMatches } from './select/select-matches.ts';
@@ -138,6 +138,7 @@ export function createProbabilisticMatcher(
           fitted.source,
           fitted.emIterations,
           fitted.relativeOdds,
+          fitted.possibleOdds,
         ));
   // The pipeline asks for the next batch before the first one is done: every batch must wait
   // for the one model fitted on the first batch's rows, or a second fit would race it.
@@ -165,7 +166,15 @@ export function createProbabilisticMatcher(
       thresholdScore: settings.thresholdScore,
     });
     const fitted = estimateFromPersons(evidence);
-    model = buildModel(fitted.m, u, fitted.matchOdds, fitted.source, fitted.iterations, fitted.relativeOdds);
+    model = buildModel(
+      fitted.m,
+      u,
+      fitted.matchOdds,
+      fitted.source,
+      fitted.iterations,
+      fitted.relativeOdds,
+      fitted.possibleOdds,
+    );
     return model;
   };
   const fitOn = (sample: readonly MatchInput[], matchOptions: MatchOptions) => {
@@ -195,6 +204,7 @@ export function createProbabilisticMatcher(
             source: model.source,
             emIterations: model.emIterations,
             relativeOdds: model.relativeOdds,
+            possibleOdds: model.possibleOdds,
           },
     jobFor,
     async prepare(sample: readonly MatchInput[], matchOptions: MatchOptions): Promise<void> {
@@ -493,8 +503,12 @@ export function samplePersonEvidence(
       // change on marriage. A generational suffix that differs is what tells a father from his
       // son: a list's fathers and sons would teach it as readily as its errors, so the suffix
       // keeps its prior m.
+      // Nor does a possible household member teach how often a first name differs: nothing on
+      // its row tells a replaced first name from a twin's, so counted it would raise that m with
+      // every twin a list holds, and with it every twin's score.
       const male = isMaleVoter(index, candidate.voter);
-      const teaches = (male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS) & ~(1 << F.suffix);
+      let teaches = (male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS) & ~(1 << F.suffix);
+      if (isPossibleHouseholdMember(candidate.levels)) teaches &= ~(1 << F.first);
       kept.push({
         levels: Array.from(candidate.levels),
         otherBits: mBits - candidate.weight + fileBits,

@@ -1,5 +1,11 @@
-import { FIELD_COUNT, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
-import { PRIOR_RELATIVE_SHARE } from './household.ts';
+import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
+import {
+  isHouseholdDateMatch,
+  isPossibleHouseholdMember,
+  PRIOR_POSSIBLE_ODDS,
+  PRIOR_RELATIVE_SHARE,
+  possibleOddsOf,
+} from './household.ts';
 
 /**
  * Fellegi-Sunter model: per field and agreement level, m = P(level | same person) and
@@ -26,6 +32,11 @@ export interface FellegiSunterModel {
    * (φ / (1 − φ), fitted with m; household.ts): how likely the household's other explanation is.
    */
   relativeOdds: number;
+  /**
+   * Odds that a candidate in the possible band (household.ts) is the voter rather than a twin,
+   * fitted on the list (possibleOddsOf): its household odds are at most these.
+   */
+  possibleOdds: number;
 }
 
 /** The relatives' odds before any list's evidence. */
@@ -47,10 +58,11 @@ export function buildModel(
   source: FellegiSunterModel['source'],
   emIterations = 0,
   relativeOdds = PRIOR_RELATIVE_ODDS,
+  possibleOdds = PRIOR_POSSIBLE_ODDS,
 ): FellegiSunterModel {
   const weight = new Float64Array(m.length);
   for (let i = 0; i < m.length; i++) weight[i] = m[i]! > 0 && u[i]! > 0 ? Math.log2(m[i]! / u[i]!) : 0;
-  return { m, u, weight, priorMatchOdds, source, emIterations, relativeOdds };
+  return { m, u, weight, priorMatchOdds, source, emIterations, relativeOdds, possibleOdds };
 }
 
 /** One sample person, as the fit weighs it (samplePersonEvidence). */
@@ -110,6 +122,7 @@ export function estimateFromPersons(
   m: Float64Array;
   matchOdds: number;
   relativeOdds: number;
+  possibleOdds: number;
   source: FellegiSunterModel['source'];
   iterations: number;
 } {
@@ -119,6 +132,9 @@ export function estimateFromPersons(
   let share = 0.5;
   let relativeShare = PRIOR_RELATIVE_SHARE;
   let iterations = 0;
+  // What the last iteration saw of the possible band (possibleOddsOf).
+  let sameRows = 0;
+  let possibleRows = 0;
   const logM = new Float64Array(m.length);
   while (iterations < maxIterations && persons.length > 0) {
     iterations++;
@@ -129,6 +145,8 @@ export function estimateFromPersons(
     let members = 0.5 * MATCH_RATE_PRIOR_ROWS;
     let relativeRows = PRIOR_RELATIVE_SHARE * RELATIVE_SHARE_PRIOR_ROWS;
     let nonMemberRows = RELATIVE_SHARE_PRIOR_ROWS;
+    sameRows = 0;
+    possibleRows = 0;
     for (const person of persons) {
       const each = person.candidates.map((candidate) => {
         let bits = -candidate.otherBits;
@@ -159,7 +177,14 @@ export function estimateFromPersons(
       person.candidates.forEach((candidate, j) => {
         const p = finite ? (odds * each[j]!) / (1 + total) : Number.isFinite(sum) ? each[j]! / sum : 0;
         counts.add(candidate, p);
+        if (isHouseholdDateMatch(candidate.levels)) sameRows += p;
       });
+      // A row whose likeliest candidate is in the possible band: one the band holds.
+      let top = -1;
+      each.forEach((x, j) => {
+        if (top < 0 || x > each[top]!) top = j;
+      });
+      if (top >= 0 && isPossibleHouseholdMember(person.candidates[top]!.levels)) possibleRows++;
     }
     const next = learnsM ? counts.m(prior) : prior;
     const nextShare = Math.min(0.99, Math.max(0.01, members / (persons.length + MATCH_RATE_PRIOR_ROWS)));
@@ -175,6 +200,7 @@ export function estimateFromPersons(
     m,
     matchOdds: share / (1 - share),
     relativeOdds: relativeShare / (1 - relativeShare),
+    possibleOdds: possibleOddsOf(sameRows, possibleRows, m[at(F.first, L.first.differ)]!),
     source: learnsM ? 'em' : 'prior',
     iterations,
   };

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { F, FIELD_COUNT, L } from './comparison-levels.ts';
 import { priorM } from './fellegi-sunter.ts';
-import { householdOdds, isPossibleHouseholdMember, personalBits, sharesHousehold } from './household.ts';
+import {
+  householdOdds,
+  isPossibleHouseholdMember,
+  personalBits,
+  possibleOddsOf,
+  sharesHousehold,
+} from './household.ts';
 
 type Levels = Partial<Record<keyof typeof F, number>>;
 
@@ -71,5 +77,15 @@ describe('the household alternative', () => {
     const rare = householdOdds(levels(renamed), m, 1, 0.015);
     assert.ok(rare > 20 * common, `${rare} vs ${common}`);
     assert.ok(personalBits(levels(renamed), m) < 0);
+  });
+
+  it('learns from the list how often the possible band is the voter', () => {
+    const share = (odds: number) => odds / (1 + odds);
+    // 1,000 voters at a household and full date, 2% of first names replaced: about 20 expected.
+    assert.ok(share(possibleOddsOf(1000, 20, 0.02)) > 0.9, 'the band holds what renamed voters explain');
+    assert.ok(Math.abs(share(possibleOddsOf(1000, 41, 0.02)) - 0.5) < 0.05, 'half of it');
+    assert.ok(share(possibleOddsOf(1000, 200, 0.02)) < 0.15, 'mostly twins');
+    // A list with no such rows says nothing: about even.
+    assert.equal(share(possibleOddsOf(0, 0, 0.02)), 0.5);
   });
 });

@@ -72,7 +72,7 @@ export const PRIOR_RELATIVE_SHARE = 0.25;
  * which member it means, and its phone or e-mail is the voter's who has it (a value several voters
  * share is already weighed by how many share it).
  */
-export function sharesHousehold(lv: Uint8Array): boolean {
+export function sharesHousehold(lv: ArrayLike<number>): boolean {
   const last = lv[F.last];
   const address = lv[F.address];
   return (
@@ -92,7 +92,7 @@ export function sharesHousehold(lv: Uint8Array): boolean {
  * log2 of Π m(level) / h(level) over the personal fields: how much likelier the personal fields'
  * agreement is for the voter than for a relative. `m` in the model's layout (field × MAX_LEVELS + level).
  */
-export function personalBits(lv: Uint8Array, m: Float64Array): number {
+export function personalBits(lv: ArrayLike<number>, m: Float64Array): number {
   const fatherOrSon = lv[F.suffix] === L.suffix.differ;
   let bits = 0;
   for (let f = 0; f < FIELD_COUNT; f++) {
@@ -128,14 +128,47 @@ export function householdOdds(
  * (at most POSSIBLE_MAX_SCORE) whatever the odds, so that a profile threshold above it excludes
  * such matches; `sm.explain` says `possible` and the summary counts them.
  */
-export function isPossibleHouseholdMember(lv: Uint8Array): boolean {
-  const dob = lv[F.dob];
-  return (
-    lv[F.first] === L.first.differ &&
-    (dob === L.dob.exact || dob === L.dob.swapped || dob === L.dob.typo) &&
-    sharesHousehold(lv)
-  );
+export function isPossibleHouseholdMember(lv: ArrayLike<number>): boolean {
+  return lv[F.first] === L.first.differ && fullDateAgrees(lv) && sharesHousehold(lv);
 }
+
+/**
+ * A candidate of the same household and full date whose first name is compared and does not
+ * differ outright: where the list's same persons show how often, beside them, a first name
+ * differs (what the possible band would hold of them, see possibleOddsOf).
+ */
+export function isHouseholdDateMatch(lv: ArrayLike<number>): boolean {
+  const first = lv[F.first];
+  return first !== 0 && first !== L.first.differ && fullDateAgrees(lv) && sharesHousehold(lv);
+}
+
+const fullDateAgrees = (lv: ArrayLike<number>) => {
+  const dob = lv[F.dob];
+  return dob === L.dob.exact || dob === L.dob.swapped || dob === L.dob.typo;
+};
+
+/** Pseudo-rows at even odds in possibleOddsOf: a list with few such rows keeps about even odds. */
+const POSSIBLE_PRIOR_ROWS = 4;
+
+/**
+ * The odds that a row in the possible band is the voter, from the list itself: of its same
+ * persons at a household and full date (`sameRows`, each counted by its probability), a share
+ * m(first differs) ÷ (1 − m) would be expected in the possible band; the band holds
+ * `possibleRows`. A list where the band holds what its renamed voters explain (a list whose first
+ * names are often replaced) keeps high odds; one where it holds far more (twins of its voters)
+ * gets low ones. `firstDiffers` is m(first differs), learnt from candidates outside the band.
+ */
+export function possibleOddsOf(sameRows: number, possibleRows: number, firstDiffers: number): number {
+  const expected = (sameRows * firstDiffers) / (1 - firstDiffers);
+  const share = Math.min(
+    0.99,
+    (expected + POSSIBLE_PRIOR_ROWS / 2) / (Math.max(possibleRows, expected) + POSSIBLE_PRIOR_ROWS),
+  );
+  return share / (1 - share);
+}
+
+/** The possible band's odds before any list's evidence: even. */
+export const PRIOR_POSSIBLE_ODDS = 1;
 
 /** Highest score of a possible household member: the possible band is 50-89 at the default threshold. */
 export const POSSIBLE_MAX_SCORE = 89;

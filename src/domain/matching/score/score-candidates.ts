@@ -4,7 +4,7 @@ import { GENDER_CODE } from '../index/match-index-fields.ts';
 import { comparePerson, type Query } from './compare-person.ts';
 import { dateAgrees, F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
 import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
-import { householdOdds } from './household.ts';
+import { householdOdds, isPossibleHouseholdMember } from './household.ts';
 
 /** One scored candidate of one input person. */
 export interface ScoredCandidate {
@@ -118,7 +118,10 @@ export function scoreCandidates(
     if (levels[F.last] === L.last.differ && data.fields.gender(voter) === GENDER_CODE.M)
       weight += maleSurnameBits;
     const odds = priorOdds * 2 ** weight;
-    const household = householdOdds(levels, model.m, model.priorMatchOdds, model.relativeOdds);
+    // The possible band's (a twin's, or the voter under another first name) as the list's own
+    // evidence says (possibleOddsOf), if lower.
+    const modelled = householdOdds(levels, model.m, model.priorMatchOdds, model.relativeOdds);
+    const household = isPossibleHouseholdMember(levels) ? Math.min(modelled, model.possibleOdds) : modelled;
     oddsSum += odds;
     // One relative outside the file, however many of the household's voters are candidates:
     // each candidate's is the same event weighed from another member, so the likeliest counts.
