@@ -1,6 +1,9 @@
+import { isPlatformError, type PlatformError } from './ports/platform-error.ts';
+
 /**
- * The one application error. `code` is a closed set; src/http/error-mapping.ts maps each code to
- * an HTTP status and to the public error kind of the wire contract ("Validation Error: …").
+ * The one application error. `code` is a closed set; each code has a public error kind of the
+ * wire contract (below), src/http/error-mapping.ts maps it to an HTTP status, and publicMessage
+ * writes the text a client reads ("Validation Error: …"), in an HTTP answer or a job's `error`.
  * `message` must be safe to show a client: no row contents, keys, tokens or paths.
  */
 export const errorCodes = [
@@ -39,6 +42,47 @@ export class AppError extends Error {
 }
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** The error kinds of the wire contract: every public error text starts with one of them. */
+export type ErrorKind = 'Validation Error' | 'Authorization Error' | 'Rate Limit Error' | 'Internal Error';
+
+const KINDS: Readonly<Record<ErrorCode, ErrorKind>> = {
+  VALIDATION_FAILED: 'Validation Error',
+  UNAUTHORIZED: 'Authorization Error',
+  FORBIDDEN: 'Authorization Error',
+  URL_INVALID: 'Authorization Error',
+  NOT_FOUND: 'Validation Error',
+  METHOD_NOT_ALLOWED: 'Validation Error',
+  CONFLICT: 'Validation Error',
+  PAYLOAD_TOO_LARGE: 'Validation Error',
+  REQUEST_TIMEOUT: 'Validation Error',
+  RATE_LIMITED: 'Rate Limit Error',
+  UNAVAILABLE: 'Internal Error',
+  // The disk or quota under the blob store or the database: the service's fault, so no client
+  // is told to fix or resend anything.
+  STORAGE_FULL: 'Internal Error',
+  INTERNAL: 'Internal Error',
+};
+
+/** The public error kind of a code. */
+export const errorKind = (code: ErrorCode): ErrorKind => KINDS[code];
+
+/** What publicMessage says of an error that is neither an AppError nor a platform's. */
+export const UNEXPECTED_MESSAGE = 'the service failed unexpectedly';
+
+/**
+ * The one place that writes a public error text, "<kind>: <message>": the `error` of an HTTP
+ * answer and the stored `error` of a failed or expired job (which poll and notices repeat).
+ * An AppError by its code's kind; an ad platform's refusal of an onboarding job as a
+ * `Platform Error`; anything else (a bug, a driver's error, whose message may hold paths or rows)
+ * says nothing of itself: callers that know more (a request id, a job id) pass an INTERNAL
+ * AppError instead.
+ */
+export function publicMessage(error: AppError | PlatformError | unknown): string {
+  if (isAppError(error)) return `${errorKind(error.code)}: ${error.message}`;
+  if (isPlatformError(error)) return `Platform Error: ${error.message}`;
+  return `${errorKind('INTERNAL')}: ${UNEXPECTED_MESSAGE}`;
+}
 
 /** The message of STORAGE_FULL: the service's fault, never the client's (a retry later may work). */
 export const STORAGE_FULL_MESSAGE = "the service's storage is full";

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { revokedBeforeDelivery } from '../domain/client-jobs/job-failures.ts';
 import { matchList } from '../domain/list-matching/match-list.ts';
 import { mergingMatcher } from '../domain/list-matching/merge-chunks.ts';
 import { chunksByShard, concatLines } from '../domain/list-matching/sharded-list.ts';
@@ -6,13 +7,7 @@ import { ASSEMBLE_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
-import {
-  failJob,
-  listOptions,
-  type MatchListDeps,
-  planJob,
-  REVOKED_BEFORE_DELIVERY,
-} from './list-job-steps.ts';
+import { failJob, listOptions, type MatchListDeps, planJob } from './list-job-steps.ts';
 import { chunkSpecSchema } from './match-chunk.job.ts';
 import { writeResults } from './match-list.job.ts';
 import { JobKeyRevoked } from './revoked-keys.ts';
@@ -34,7 +29,7 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'processing') return;
       if ((await deps.keys.activeKey(job.keyId)) === null) {
         // Revoked while the chunks were matched: nothing is merged; the chunks go with the job's files.
-        await failJob(deps, job.id, REVOKED_BEFORE_DELIVERY);
+        await failJob(deps, job.id, revokedBeforeDelivery());
         return;
       }
       const voters = await deps.voters.open(spec.version);
@@ -69,7 +64,7 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
         });
       } catch (error) {
         if (!(error instanceof JobKeyRevoked)) throw error;
-        await failJob(deps, job.id, error.message);
+        await failJob(deps, job.id, error.reason);
       } finally {
         for (const stream of streams) await stream.return(undefined);
       }

@@ -1,5 +1,5 @@
+import { givenUp } from '../domain/client-jobs/job-failures.ts';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
-import { isAppError } from '../domain/errors.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { matchList } from '../domain/list-matching/match-list.ts';
 import {
@@ -112,12 +112,7 @@ export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSp
 
 /** A sharded job's step gave up: the job fails (as an unsharded one would) and its chunks go. */
 export async function giveUpSharded(deps: MatchListDeps, spec: ChunkSpec, error: unknown): Promise<void> {
-  const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
-  await failJob(
-    deps,
-    spec.jobId,
-    `Internal Error: ${reference}; the operator can look it up as ${spec.jobId}`,
-  );
+  await failJob(deps, spec.jobId, givenUp(spec.jobId, error, 'processing failed repeatedly'));
   await deleteChunks(deps, spec.jobId, spec.chunks);
 }
 

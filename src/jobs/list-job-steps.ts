@@ -1,4 +1,5 @@
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
+import { type AppError, publicMessage } from '../domain/errors.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
 import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
@@ -20,13 +21,6 @@ import { JobKeyRevoked } from './revoked-keys.ts';
  * match-chunk and assemble-list): the dependencies, the plan fixed from the profile before any
  * row is read, the pipeline's settings, and how a job fails.
  */
-
-/** Why a job of a key revoked before its list was matched failed (its chunks say the same). */
-export const REVOKED_BEFORE_MATCHING =
-  'Authorization Error: the API key of this job was revoked; the list was not matched';
-/** Why a job of a key revoked while its list was matched failed: its result was never published. */
-export const REVOKED_BEFORE_DELIVERY =
-  'Authorization Error: the API key of this job was revoked while its list was matched; the result was deleted unpublished';
 
 export interface MatchListDeps {
   jobs: JobStore;
@@ -76,11 +70,12 @@ export interface MatchListDeps {
 }
 
 /**
- * Fails the job with `error`. A job whose key is revoked keeps no file: its upload and whatever
- * of its result was written are deleted at once (withdrawKey), as they were for the key's
- * finished jobs when it was revoked.
+ * Fails the job with `failure` (its public text, publicMessage, is the job's `error`). A job whose
+ * key is revoked keeps no file: its upload and whatever of its result was written are deleted at
+ * once (withdrawKey), as they were for the key's finished jobs when it was revoked.
  */
-export async function failJob(deps: MatchListDeps, jobId: string, error: string): Promise<void> {
+export async function failJob(deps: MatchListDeps, jobId: string, failure: AppError): Promise<void> {
+  const error = publicMessage(failure);
   // The "failed" notice commits with the failure, like the completion's follow-ups.
   const job = await deps.jobs.getJob(jobId);
   const notice = job?.kind === 'smartmatch' ? jobNoticeMessage(job, 'failed') : null;
@@ -94,15 +89,15 @@ export async function failJob(deps: MatchListDeps, jobId: string, error: string)
 }
 
 /**
- * Throws JobKeyRevoked with `error` when the job's API key was revoked: a step boundary of a
+ * Throws JobKeyRevoked with `reason()` when the job's API key was revoked: a step boundary of a
  * list job, past which nothing more of a revoked key's job is done.
  */
 export async function stopIfKeyRevoked(
   deps: Pick<MatchListDeps, 'keys'>,
   job: { keyId: string },
-  error: string,
+  reason: () => AppError,
 ): Promise<void> {
-  if ((await deps.keys.activeKey(job.keyId)) === null) throw new JobKeyRevoked(error);
+  if ((await deps.keys.activeKey(job.keyId)) === null) throw new JobKeyRevoked(reason());
 }
 
 /** When the key is revoked: deletes the files of its finished jobs (withdrawKey). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { revokedBeforeMatching } from '../domain/client-jobs/job-failures.ts';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { AppError } from '../domain/errors.ts';
 import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
@@ -15,7 +16,7 @@ import {
   chunkOutputKey,
   giveUpSharded,
 } from './list-chunks.ts';
-import { failJob, type MatchListDeps, REVOKED_BEFORE_MATCHING } from './list-job-steps.ts';
+import { failJob, type MatchListDeps } from './list-job-steps.ts';
 
 /**
  * A fit enqueued by an earlier version names its prior odds `matchesPerRow` (the same number:
@@ -92,7 +93,7 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
       const job = await deps.jobs.getJob(payload.jobId);
       if (job === null || job.kind !== 'smartmatch' || job.state !== 'processing') return;
       if ((await deps.keys.activeKey(job.keyId)) === null) {
-        await failJob(deps, job.id, REVOKED_BEFORE_MATCHING);
+        await failJob(deps, job.id, revokedBeforeMatching());
         return;
       }
       const whole = await deps.voters.open(payload.version);

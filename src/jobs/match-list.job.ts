@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import yazl from 'yazl';
+import { givenUp, revokedBeforeDelivery, revokedBeforeMatching } from '../domain/client-jobs/job-failures.ts';
 import type { JobSummary, SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { mediaBuyingIdsKey } from '../domain/client-jobs/result-files.ts';
 import { type ResultLayout, resultLayout } from '../domain/client-jobs/result-layout.ts';
@@ -27,8 +28,6 @@ import {
   listOptions,
   type MatchListDeps,
   planJob,
-  REVOKED_BEFORE_DELIVERY,
-  REVOKED_BEFORE_MATCHING,
   stopIfKeyRevoked,
   withdrawIfRevoked,
 } from './list-job-steps.ts';
@@ -57,7 +56,7 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
       )
         return;
       if ((await deps.keys.activeKey(job.keyId)) === null) {
-        await failJob(deps, job.id, REVOKED_BEFORE_MATCHING);
+        await failJob(deps, job.id, revokedBeforeMatching());
         return;
       }
       try {
@@ -65,17 +64,16 @@ export function matchListJob(deps: MatchListDeps): JobModule<Payload> {
       } catch (error) {
         if (error instanceof JobKeyRevoked) {
           // Revoked while the job ran: it stops, and its upload and result files are deleted.
-          await failJob(deps, job.id, error.message);
+          await failJob(deps, job.id, error.reason);
           return;
         }
         if (!isAppError(error) || error.code !== 'VALIDATION_FAILED') throw error;
         // The file itself is unusable: retrying cannot help.
-        await failJob(deps, job.id, `Validation Error: ${error.message}`);
+        await failJob(deps, job.id, error);
       }
     },
     async onGiveUp({ jobId }, error) {
-      const reference = isAppError(error) ? error.message : 'processing failed repeatedly';
-      await failJob(deps, jobId, `Internal Error: ${reference}; the operator can look it up as ${jobId}`);
+      await failJob(deps, jobId, givenUp(jobId, error, 'processing failed repeatedly'));
     },
   };
 }
@@ -101,7 +99,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   deps.onTransition?.('processing');
   const plan = await planJob(deps, job);
   // The key was active when the job was taken; loading the voter file may have taken a while.
-  await stopIfKeyRevoked(deps, job, REVOKED_BEFORE_MATCHING);
+  await stopIfKeyRevoked(deps, job, revokedBeforeMatching);
   const replaced = job.voterVersion !== null && pinned === null;
   let reportedRows = 0;
   const onProgress = (rows: number) => {
@@ -225,7 +223,7 @@ export async function writeResults(
       ...(idLines === null ? {} : { onBestMatch: (id: string) => idLines.write(`${id}\n`) }),
     });
     await idLines?.end();
-    await stopIfKeyRevoked(deps, job, REVOKED_BEFORE_DELIVERY);
+    await stopIfKeyRevoked(deps, job, revokedBeforeDelivery);
     for (const writer of writers.all) await writer.commit();
     const completed = new Date();
     if (options.replaced) {
@@ -257,7 +255,7 @@ export async function writeResults(
   if (layout.gzip !== null) await writeGzip(deps.blobs, layout.gzip.from, layout.gzip.key);
   for (const key of layout.temporary) await deps.blobs.delete(key);
   // Fan-out work (webhook, deliveries, notices) commits together with the completion.
-  await stopIfKeyRevoked(deps, job, REVOKED_BEFORE_DELIVERY);
+  await stopIfKeyRevoked(deps, job, revokedBeforeDelivery);
   const followUps = completionFollowUps(job, { deliverToFolder: plan.deliverToFolder });
   const completed = await deps.jobs.transition(
     job.id,

@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import { givenUp, revokedBeforeAudience } from '../domain/client-jobs/job-failures.ts';
 import { ONBOARD_MAX_ATTEMPTS } from '../domain/client-jobs/job-service.ts';
 import type { OnboardingJob } from '../domain/client-jobs/job-types.ts';
-import { AppError, isAppError } from '../domain/errors.ts';
+import { AppError, isAppError, publicMessage } from '../domain/errors.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { type OnboardingNoticeFacts, onboardingNoticeMessage } from '../domain/notices/onboarding-notices.ts';
@@ -88,11 +89,7 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
       )
         return;
       if ((await deps.keys.activeKey(job.keyId)) === null) {
-        await failJob(
-          deps,
-          job.id,
-          'Authorization Error: the API key of this job was revoked; no audience was built',
-        );
+        await failJob(deps, job.id, revokedBeforeAudience());
         return;
       }
       await deps.jobs.transition(job.id, ['uploaded', 'processing'], 'processing', {}, Date.now());
@@ -104,12 +101,11 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
         else await buildFileDrop(deps, job, run, signal);
       } catch (error) {
         if (signal.aborted) throw error;
-        if (isAppError(error) && error.code === 'VALIDATION_FAILED') {
-          await failJob(deps, job.id, `Validation Error: ${error.message}`);
-          return;
-        }
-        if (isPlatformError(error) && error.kind === 'fatal') {
-          await failJob(deps, job.id, `Platform Error: ${error.message}`);
+        if (
+          (isAppError(error) && error.code === 'VALIDATION_FAILED') ||
+          (isPlatformError(error) && error.kind === 'fatal')
+        ) {
+          await failJob(deps, job.id, error);
           return;
         }
         if (progressed(started, await deps.runs.get(job.id))) {
@@ -121,10 +117,12 @@ export function onboardAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload
     },
     async onGiveUp({ jobId }, error) {
       // Only the platform's own failures are worded as the platform's; anything else is ours.
-      const reason = isPlatformError(error)
-        ? `Platform Error: the platform could not be reached: ${error.message}`
-        : `Internal Error: ${isAppError(error) ? error.message : 'building the audience failed repeatedly'}; the operator can look it up as ${jobId}`;
-      await failJob(deps, jobId, reason);
+      const failure = isPlatformError(error)
+        ? new PlatformError(error.kind, `the platform could not be reached: ${error.message}`, {
+            cause: error,
+          })
+        : givenUp(jobId, error, 'building the audience failed repeatedly');
+      await failJob(deps, jobId, failure);
     },
   };
 }
@@ -146,7 +144,7 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
         await failJob(
           deps,
           jobId,
-          'Internal Error: the audience cannot be checked (no platform or no audience id)',
+          new AppError('INTERNAL', 'the audience cannot be checked (no platform or no audience id)'),
         );
         return;
       }
@@ -155,7 +153,7 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
         status = await deps.social.getStatus(run.audienceId, signal);
       } catch (error) {
         if (isPlatformError(error) && error.kind === 'fatal') {
-          await failJob(deps, jobId, `Platform Error: ${error.message}`);
+          await failJob(deps, jobId, error);
           return;
         }
         throw error;
@@ -175,14 +173,20 @@ export function checkAudienceJob(deps: OnboardAudienceDeps): JobModule<Payload> 
       await failJob(
         deps,
         jobId,
-        `Platform Error: ${status.reason ?? `the platform will not deliver to this audience (${status.readiness})`}`,
+        new PlatformError(
+          'fatal',
+          status.reason ?? `the platform will not deliver to this audience (${status.readiness})`,
+        ),
       );
     },
     async onGiveUp({ jobId }) {
       await failJob(
         deps,
         jobId,
-        'Platform Error: the platform did not report the audience ready within two days; it was uploaded and shared, so check it on the platform',
+        new PlatformError(
+          'fatal',
+          'the platform did not report the audience ready within two days; it was uploaded and shared, so check it on the platform',
+        ),
       );
     },
   };
@@ -516,7 +520,13 @@ async function update(
   return next;
 }
 
-async function failJob(deps: OnboardAudienceDeps, jobId: string, error: string): Promise<void> {
+/** Fails the job with `failure`: its public text (publicMessage) is the job's `error`. */
+async function failJob(
+  deps: OnboardAudienceDeps,
+  jobId: string,
+  failure: AppError | PlatformError,
+): Promise<void> {
+  const error = publicMessage(failure);
   const job = await deps.jobs.getJob(jobId);
   if (job === null || job.kind !== 'onboarding') return;
   const counts = (await deps.runs.get(jobId))?.counts;

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { AppError } from '../domain/errors.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 
 /**
@@ -20,11 +21,14 @@ export async function keyRevoked(
 /**
  * Stops a list job at a step boundary (before matching, before its result is published, before
  * its completion and the notices and deliveries that commit with it) when its API key was revoked
- * since the job started. `message` is the job's error.
+ * since the job started. `reason` is what the job fails with.
  */
 export class JobKeyRevoked extends Error {
-  constructor(message: string) {
-    super(message);
+  readonly reason: AppError;
+
+  constructor(reason: AppError) {
+    super(reason.message);
     this.name = 'JobKeyRevoked';
+    this.reason = reason;
   }
 }

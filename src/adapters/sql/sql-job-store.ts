@@ -1,4 +1,6 @@
+import { uploadExpired } from '../../domain/client-jobs/job-failures.ts';
 import type { Job, JobState } from '../../domain/client-jobs/job-types.ts';
+import { publicMessage } from '../../domain/errors.ts';
 import type { JobStore, JobTransitionFields } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
 import { jobFromRow } from './metadata-rows.ts';
@@ -12,8 +14,6 @@ const TRANSITION_COLUMNS: Readonly<Record<keyof JobTransitionFields, string>> = 
   resultName: 'result_name',
   voterVersion: 'voter_version',
 };
-
-const EXPIRED_ERROR = 'Validation Error: no file was uploaded before the upload URL expired; register again';
 
 /**
  * Jobs in the metadata database. Every conditional change is one `UPDATE … WHERE state …` that
@@ -122,7 +122,7 @@ export class SqlJobStore implements JobStore {
     return this.sql.run(
       `UPDATE jobs SET state = 'expired', updated_at = ?, error = ?
        WHERE state = 'registered' AND upload_expires_at < ?`,
-      [now, EXPIRED_ERROR, now],
+      [now, publicMessage(uploadExpired()), now],
     );
   }
 

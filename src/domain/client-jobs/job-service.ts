@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError, isAppError, publicMessage } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { KeyService } from '../keys/key-service.ts';
 import type { ApiKeyRecord } from '../keys/key-types.ts';
@@ -11,6 +11,7 @@ import type { JobStore } from '../ports/job-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { UrlSigner } from '../ports/url-signer.ts';
 import { refuseWebhookTarget } from '../webhooks/public-address.ts';
+import { failedWithoutReason, revokedUploadUnread, uploadExpired, uploadTooLarge } from './job-failures.ts';
 import type { Job, JobSummary, OnboardingParams, SmartmatchParams } from './job-types.ts';
 
 /** With a 30 s base doubling to 15 min: platform outages of about an hour and a half are ridden out. */
@@ -252,20 +253,12 @@ export class JobService {
       return 'ignored';
     if ((await this.keys.activeKey(job.keyId)) === null) {
       // The bucket took the PUT (its URL is signed by the service's credential): drop it unread.
-      await this.failAwaitingUpload(
-        job,
-        'Authorization Error: the API key of this job was revoked; the upload was deleted unread',
-        now(),
-      );
+      await this.failAwaitingUpload(job, revokedUploadUnread(), now());
       return 'ignored';
     }
     const maxBytes = this.settings.maxUploadBytes;
     if (upload.bytes > maxBytes) {
-      await this.failAwaitingUpload(
-        job,
-        `Validation Error: the upload exceeds the maximum of ${maxBytes} bytes; register again with a smaller file`,
-        now(),
-      );
+      await this.failAwaitingUpload(job, uploadTooLarge(maxBytes), now());
       return 'too_large';
     }
     try {
@@ -337,14 +330,10 @@ export class JobService {
         };
       case 'failed':
       case 'expired':
-        return { url: '', error: job.error ?? 'Internal Error: the job failed', status: job.state };
+        return { url: '', error: job.error ?? publicMessage(failedWithoutReason()), status: job.state };
       case 'registered':
         if (job.uploadExpiresAt < now) {
-          return {
-            url: '',
-            error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
-            status: 'expired',
-          };
+          return { url: '', error: publicMessage(uploadExpired()), status: 'expired' };
         }
         return { url: '', error: null, status: job.state };
       default:
@@ -395,8 +384,10 @@ export class JobService {
   }
 
   /** Fails a job still waiting for its upload, with the reason (no-op when it moved on meanwhile). */
-  private async failAwaitingUpload(job: Job, error: string, now: number): Promise<void> {
-    if (await this.jobs.transition(job.id, ['registered'], 'failed', { error }, now)) {
+  private async failAwaitingUpload(job: Job, failure: AppError, now: number): Promise<void> {
+    if (
+      await this.jobs.transition(job.id, ['registered'], 'failed', { error: publicMessage(failure) }, now)
+    ) {
       this.events.onTransition?.(job.kind, 'failed');
     }
   }

@@ -12,10 +12,12 @@ import { SqlJobStore } from '../../adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../../adapters/sql/sql-key-store.ts';
 import { SqliteRunner } from '../../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../../adapters/sqlite/sqlite-database.ts';
+import { publicMessage } from '../errors.ts';
 import { KeyService } from '../keys/key-service.ts';
+import { retentionExpired } from './job-failures.ts';
 import type { Job, JobState } from './job-types.ts';
 import { deliveryArchiveKey } from './result-files.ts';
-import { Retention, retentionExpiredError } from './retention.ts';
+import { Retention } from './retention.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../migrations/sqlite', import.meta.url));
 const DAY = 24 * 3600_000;
@@ -94,7 +96,7 @@ describe('Retention', () => {
     assert.equal(await blobs.stat(deliveryArchiveKey(old.id)), null);
     const expired = (await jobs.getJob(old.id))!;
     assert.equal(expired.state, 'expired');
-    assert.equal(expired.error, retentionExpiredError(30));
+    assert.equal(expired.error, publicMessage(retentionExpired(30)));
     assert.equal(expired.resultBlob, null);
     assert.ok(await blobs.stat(failed.uploadBlob!), 'the failed job is one day younger');
 

@@ -1,6 +1,8 @@
+import { publicMessage } from '../errors.ts';
 import { type BlobStore, listPages } from '../ports/blob-store.ts';
 import type { FileDrop } from '../ports/file-drop.ts';
 import type { JobStore } from '../ports/job-store.ts';
+import { retentionExpired, revokedFilesDeleted } from './job-failures.ts';
 import type { Job } from './job-types.ts';
 import { mediaBuyingFileKey, mediaBuyingIdsKey } from './result-files.ts';
 import { resultLayout } from './result-layout.ts';
@@ -9,10 +11,6 @@ const DAY_MS = 24 * 3600_000;
 /** Jobs handled per query, so one pass never holds a long list or blocks for long. */
 const BATCH = 100;
 const FOLDER_SWEEP_INTERVAL_MS = 3600_000;
-
-export function retentionExpiredError(days: number): string {
-  return `Validation Error: the files of this job were deleted after the ${days}-day retention period; register and upload the list again`;
-}
 
 /**
  * Deletes a finished job's files (the uploaded list, the result, the delivery archive) once it
@@ -79,7 +77,7 @@ export class Retention {
    * Returns how many jobs were withdrawn.
    */
   async withdrawKey(keyId: string, now = Date.now()): Promise<number> {
-    const error = 'Authorization Error: the API key of this job was revoked and its files were deleted';
+    const error = publicMessage(revokedFilesDeleted());
     let withdrawn = 0;
     for (const state of ['complete', 'failed'] as const) {
       for (;;) {
@@ -119,10 +117,7 @@ export class Retention {
           'expired',
           {
             // A failed job keeps its reason after the retention notice.
-            error:
-              job.state === 'failed' && job.error !== null
-                ? `${retentionExpiredError(this.days)} (the job had failed: ${job.error})`
-                : retentionExpiredError(this.days),
+            error: publicMessage(retentionExpired(this.days, job.state === 'failed' ? job.error : null)),
             resultBlob: null,
             resultName: null,
           },
