@@ -10,7 +10,7 @@ import { AppError, isAppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { bodyStreamWithDeadline } from './body-deadline.ts';
 import { clientApiScope } from './client-api-scope.ts';
-import { kindForStatus, mapErrorCode } from './error-mapping.ts';
+import { errorAnswer, refusedRequestError } from './error-mapping.ts';
 import type { HttpDeps } from './http-deps.ts';
 import { bodyDeadlineOf, hasBody } from './request-helpers.ts';
 import { fileBrowserRoute } from './routes/file-browser.route.ts';
@@ -92,7 +92,7 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
         ? [408, 'Request Timeout', 'the request took too long to arrive']
         : [400, 'Bad Request', 'the request is not valid HTTP'];
   const id = newId('req');
-  const body = JSON.stringify(errorBody(`Validation Error: ${text}`, 'BAD_REQUEST', id));
+  const body = JSON.stringify(errorBody(refusedRequestError(text), 'BAD_REQUEST', id));
   this.log.debug({ err: error, request_id: id }, 'client error');
   if (socket.writable) {
     socket.write(
@@ -149,7 +149,7 @@ export function buildApp(
       (reply as FastifyReply)
         .code(400)
         .header('x-request-id', id)
-        .send(errorBody(`Validation Error: ${error.message}`, error.code, id));
+        .send(errorBody(refusedRequestError(error.message), error.code, id));
     },
   });
 
@@ -183,25 +183,15 @@ export function buildApp(
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    let status: number;
-    let body: string;
-    let code: string;
+    // The one mapping of an error to the contract's text (errorAnswer → publicMessage).
+    const answer = errorAnswer(error, request.id);
+    let status = answer.status;
+    const { error: body, code } = answer;
     if (isAppError(error)) {
-      const mapped = mapErrorCode(error.code);
-      status = mapped.status;
-      body = `${mapped.kind}: ${error.message}`;
-      code = error.code;
       if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
       if (status >= 500) request.log.error({ err: error }, 'request failed');
-    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      status = error.statusCode;
-      body = `${kindForStatus(status)}: ${error.message}`;
-      code = error.code ?? 'BAD_REQUEST';
-    } else {
+    } else if (status >= 500) {
       request.log.error({ err: error }, 'unexpected error');
-      status = 500;
-      body = `Internal Error: the request failed; quote ${request.id} to the operator`;
-      code = 'INTERNAL';
     }
     if (
       request.routeOptions.config?.refusalsAnswer200 === true &&
