@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -115,6 +115,35 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+/** A TCP proxy on loopback to `port` that counts the connections made through it. */
+async function countingProxy(
+  port: number,
+): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
+  let count = 0;
+  const sockets = new Set<Socket>();
+  const proxy = createServer((socket) => {
+    count++;
+    const upstream = connect(port, '127.0.0.1');
+    for (const end of [socket, upstream]) {
+      sockets.add(end);
+      end.on('error', () => {
+        socket.destroy();
+        upstream.destroy();
+      });
+      end.on('close', () => sockets.delete(end));
+    }
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (proxy.address() as { port: number }).port,
+    connections: () => count,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
 }
 const fileExists = (path: string) =>
   readFile(path).then(
@@ -303,31 +332,41 @@ describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', (
     if (skipWithoutSftp(t)) return;
     const logins = () => (server!.log().match(/Accepted publickey for /g) ?? []).length;
     const before = logins();
-    const drop = adapter(server!, { healthCacheMs: 60_000 });
-    assert.equal(await drop.healthy(), true);
-    await waitFor(async () => logins() === before + 1, 'the login in the sshd log');
-    for (let i = 0; i < 5; i++) assert.equal(await drop.healthy(), true);
-    assert.deepEqual(await Promise.all([1, 2, 3].map(() => adapter(server!).healthy())), [true, true, true]);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(logins(), before + 4, 'cached answers open no connection');
-
-    const wrongHost = adapter(server!, { hostKeySha256: `SHA256:${'A'.repeat(43)}` });
-    assert.equal(await wrongHost.healthy(), false, 'a server with another host key is not ours');
-    const keys = await mkdtemp(join(tmpdir(), 'listmatch-sftp-key-'));
+    // The adapters under test connect through a proxy that counts connections: a health check
+    // answered from the cache must not have made one by the time it returns.
+    const proxy = await countingProxy(server!.port);
     try {
-      await promisify(execFile)('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(keys, 'id')]);
-      const unknownKey = adapter(server!, { privateKeyFile: join(keys, 'id') });
-      assert.equal(await unknownKey.healthy(), false, 'the account must accept the key');
-    } finally {
-      await rm(keys, { recursive: true, force: true });
-    }
+      const drop = adapter(server!, { port: proxy.port, healthCacheMs: 60_000 });
+      assert.equal(await drop.healthy(), true);
+      assert.equal(proxy.connections(), 1);
+      await waitFor(async () => logins() === before + 1, 'the login in the sshd log');
+      for (let i = 0; i < 5; i++) assert.equal(await drop.healthy(), true);
+      assert.equal(proxy.connections(), 1, 'cached answers open no connection');
+      const fresh = [1, 2, 3].map(() => adapter(server!, { port: proxy.port }).healthy());
+      assert.deepEqual(await Promise.all(fresh), [true, true, true]);
+      assert.equal(proxy.connections(), 4, 'each new adapter logs in once');
 
-    await server!.stop();
-    try {
-      assert.equal(await drop.healthy(), true, 'the cached answer, until it is too old');
-      assert.equal(await adapter(server!, { healthCacheMs: 0 }).healthy(), false);
+      const wrongHost = adapter(server!, { hostKeySha256: `SHA256:${'A'.repeat(43)}` });
+      assert.equal(await wrongHost.healthy(), false, 'a server with another host key is not ours');
+      const keys = await mkdtemp(join(tmpdir(), 'listmatch-sftp-key-'));
+      try {
+        await promisify(execFile)('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(keys, 'id')]);
+        const unknownKey = adapter(server!, { privateKeyFile: join(keys, 'id') });
+        assert.equal(await unknownKey.healthy(), false, 'the account must accept the key');
+      } finally {
+        await rm(keys, { recursive: true, force: true });
+      }
+
+      await server!.stop();
+      try {
+        assert.equal(await drop.healthy(), true, 'the cached answer, until it is too old');
+        assert.equal(proxy.connections(), 4, 'still from the cache');
+        assert.equal(await adapter(server!, { healthCacheMs: 0 }).healthy(), false);
+      } finally {
+        await server!.start();
+      }
     } finally {
-      await server!.start();
+      await proxy.close();
     }
   });
 
@@ -338,12 +377,26 @@ describe('SFTP file drop against OpenSSH (internal-sftp, chrooted, key-only)', (
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const port = (silent.address() as { port: number }).port;
-      const drop = adapter(server!, { port, timeoutMs: 60_000, healthTimeoutMs: 300 });
-      const started = Date.now();
+      const notes: { level: string; fields: unknown; message: string }[] = [];
+      const drop = adapter(server!, {
+        port,
+        timeoutMs: 60_000,
+        healthTimeoutMs: 300,
+        log: (level, fields, message) => notes.push({ level, fields, message }),
+      });
       assert.equal(await drop.healthy(), false);
-      const took = Date.now() - started;
-      assert.ok(took >= 250 && took < 2000, `took ${took} ms`);
       assert.equal(sockets.size, 1, 'it did connect');
+      // The reason names the health timeout, not the 60 s one of deliveries, nor a refusal.
+      assert.deepEqual(notes, [
+        {
+          level: 'warn',
+          fields: {
+            server: drop.description,
+            reason: `SFTP 127.0.0.1:${port}: no answer within 300 ms`,
+          },
+          message: 'SFTP delivery target is not usable',
+        },
+      ]);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));

@@ -3,6 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
+import { SEND_NOTICE_JOB } from '../../src/domain/ports/job-catalog.ts';
+import { jobIdOf } from '../support/delivery-archive.ts';
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from '../support/smtp-sink.ts';
 import {
   register,
@@ -50,11 +52,12 @@ describe('e-mail notices over SMTP (real server)', () => {
   let sink: SmtpSink;
   let t: TestService;
   let key: string;
+  let keyId: string;
 
   before(async () => {
     sink = await startSmtpSink(AUTH);
     t = await startTestService(smtpEnv(sink));
-    key = (await t.createKey()).key;
+    ({ key, id: keyId } = await t.createKey());
   });
   after(async () => {
     await t.stop();
@@ -108,9 +111,29 @@ describe('e-mail notices over SMTP (real server)', () => {
     const before = sink.received.length;
     const url = await register(t, key, 'filename=quiet_list');
     await upload(url, `voterbase_id\n${ROW_ID}\n`);
-    await waitForResult(t, key, 'quiet_list');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(sink.received.length, before);
+    assert.equal((await waitForResult(t, key, 'quiet_list')).status, 'complete');
+    // A notice is enqueued in the same transaction as the state change it reports: the job is
+    // complete, so any notice it was to get (received, complete) is in the queue now.
+    const jobId = await jobIdOf(t, keyId, 'quiet_list');
+    const queued = (await t.running.services.queue.messagesForJob(jobId)).map((m) => m.type);
+    assert.ok(queued.length > 0, 'the job has queue messages (its match)');
+    assert.equal(queued.includes(SEND_NOTICE_JOB), false, `queued: ${queued.join(', ')}`);
+    // A later job with an address gets its two notices, and they are the only mails since.
+    const later = await register(
+      t,
+      key,
+      `filename=after_quiet&notification_email=${encodeURIComponent(EMAIL)}`,
+    );
+    await upload(later, `voterbase_id\n${ROW_ID}\n`);
+    await waitForResult(t, key, 'after_quiet');
+    await until(() => mailsFor(sink, 'after_quiet').length === 2, "the later job's two notices");
+    assert.deepEqual(
+      sink.received
+        .slice(before)
+        .map((m) => m.parsed.subject)
+        .sort(),
+      ['List "after_quiet" is ready: 100.0% matched', 'List "after_quiet" received'],
+    );
   });
 
   test('SMTP down: the job still completes and polls; the notice is retried and arrives when the server is back', async () => {

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { DELIVER_WEBHOOK_JOB } from '../../src/domain/ports/job-catalog.ts';
 import { isPublicAddress } from '../../src/domain/webhooks/public-address.ts';
+import { jobIdOf } from '../support/delivery-archive.ts';
 import {
   getJson,
   register,
@@ -52,6 +54,7 @@ describe('webhook (clients.md 22)', () => {
   let hook: Awaited<ReturnType<typeof receiver>>;
   let t: TestService;
   let key: string;
+  let keyId: string;
   let webhookSecret: string;
 
   before(async () => {
@@ -62,7 +65,7 @@ describe('webhook (clients.md 22)', () => {
       WEBHOOK_RETRY_BASE_SECONDS: '0.05',
       WEBHOOK_TIMEOUT_SECONDS: '1',
     });
-    ({ key, webhookSecret } = await t.createKey());
+    ({ key, id: keyId, webhookSecret } = await t.createKey());
   });
   after(async () => {
     await t.stop();
@@ -99,7 +102,20 @@ describe('webhook (clients.md 22)', () => {
       await download.text(),
       /^voterbase_id,sm\.input_row.*\nNC-000000001,1,1,Y,100,voterbase_id,voterbase_id=exact,NC-000000001,DEM\n$/s,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // Done is recorded once the 200 came back: from then on the job has no webhook call left to make.
+    const jobId = await jobIdOf(t, keyId, 'hooked');
+    const webhooks = async () =>
+      (await t.running.services.queue.messagesForJob(jobId)).filter((m) => m.type === DELIVER_WEBHOOK_JOB);
+    await until(
+      async () =>
+        hook.calls.length > 3 || (await webhooks()).every((m) => m.state === 'done' || m.state === 'dead'),
+      'the webhook delivery settled (or a fourth call)',
+    );
+    assert.deepEqual(
+      (await webhooks()).map((m) => [m.state, m.attempts]),
+      [['done', 3]],
+      'one delivery, done on its third attempt: nothing pending after success',
+    );
     assert.equal(hook.calls.length, 3, 'no further calls after success');
     const poll = await waitForResult(t, key, 'hooked');
     assert.equal(poll.error, null);

@@ -32,18 +32,44 @@ async function serverReachable(): Promise<string | null> {
   }
 }
 
+/** Why the test server cannot be used (with how to start it), or null when it answers. */
+async function unreachableReason(): Promise<string | null> {
+  const problem = await serverReachable();
+  if (problem === null) return null;
+  return `PostgreSQL is not reachable at ${redactUrl(TEST_POSTGRES_URL)} (${problem}; start it with: ${INSTALL_HINT})`;
+}
+
 /**
  * True when the test must skip (and has): no PostgreSQL on a developer's machine. Under CI=true a
  * missing server fails the test instead.
  */
 export async function skipWithoutPostgres(t: TestContext): Promise<boolean> {
-  const problem = await serverReachable();
-  if (problem === null) return false;
-  const reason = `PostgreSQL is not reachable at ${redactUrl(TEST_POSTGRES_URL)} (${problem}; start it with: ${INSTALL_HINT})`;
+  const reason = await unreachableReason();
+  if (reason === null) return false;
   if (process.env['CI'] === 'true') assert.fail(`${reason}; CI must have it`);
   console.log(`skipping the PostgreSQL test: ${reason}`);
   t.skip(reason);
   return true;
+}
+
+/**
+ * The `skip` option of a describe() whose tests all need PostgreSQL, decided when the file loads
+ * (a suite cannot skip itself from a hook): on a developer's machine without the server, the
+ * reason, printed; otherwise false. Under CI=true never a skip: the suite's before() calls
+ * requirePostgres(), which fails every test of the suite with the reason.
+ */
+export async function postgresSuiteSkip(): Promise<string | false> {
+  if (process.env['CI'] === 'true') return false;
+  const reason = await unreachableReason();
+  if (reason === null) return false;
+  console.log(`skipping the PostgreSQL tests: ${reason}`);
+  return reason;
+}
+
+/** For the before() of a suite that needs PostgreSQL: fails, with the reason, when it does not answer. */
+export async function requirePostgres(): Promise<void> {
+  const reason = await unreachableReason();
+  if (reason !== null) assert.fail(process.env['CI'] === 'true' ? `${reason}; CI must have it` : reason);
 }
 
 /** Creates an empty database named `listmatch_test_<random>` on the test server. */
