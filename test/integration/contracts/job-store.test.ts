@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -62,6 +63,37 @@ jobStoreContract('SQLite', openSqlite);
 
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL: a fresh database for this file, two pools (two processes' views of it).
+
+/** Lets every pending promise callback and I/O callback run (setImmediate is never mocked here). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A TCP server that accepts every connection, reads what comes and never answers. */
+async function silentServer() {
+  const sockets = new Set<Socket>();
+  let firstBytesArrived!: () => void;
+  const firstBytes = new Promise<void>((resolve) => {
+    firstBytesArrived = resolve;
+  });
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    socket.on('data', () => firstBytesArrived());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    hostPort: `127.0.0.1:${port}`,
+    firstBytes,
+    connections: () => connections,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 const TRUNCATE = 'TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys RESTART IDENTITY';
 
@@ -279,16 +311,39 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
       assert.equal(await database.healthy(), false);
     });
 
-    it('answers unhealthy within its timeout when the server does not answer', async () => {
-      const database = await openPgDatabase('postgres://listmatch:hunter2-secret@127.0.0.1:1/none', {
+    it('answers unhealthy on its health timeout when the server accepts and never answers', async (t) => {
+      // A TCP server that accepts and never answers (no PostgreSQL protocol): the connection is
+      // neither refused nor closed, so only healthy()'s own timeout (300 ms here, from the
+      // options; the pool's connection timeout is far longer) can answer. Its timer runs on the
+      // mocked clock: the answer is pending just before 300 ms and false at 300 ms, where a
+      // refused or failed connection would have answered false before any time passed.
+      const silent = await silentServer();
+      t.mock.timers.enable({ apis: ['setTimeout'] });
+      const database = await openPgDatabase(`postgres://listmatch:hunter2-secret@${silent.hostPort}/none`, {
         healthTimeoutMs: 300,
-        connectionTimeoutMs: 5_000,
+        connectionTimeoutMs: 600_000,
       });
       try {
-        const started = performance.now();
-        assert.equal(await database.healthy(), false);
-        assert.ok(performance.now() - started < 2_000);
+        let answer: boolean | 'pending' = 'pending';
+        const answered = database.healthy().then((healthy) => {
+          answer = healthy;
+        });
+        // The check reaches the server (its startup message arrives, nothing goes back), unless it
+        // answers first.
+        await Promise.race([silent.firstBytes, answered]);
+        await settle();
+        assert.equal(answer, 'pending', 'no answer before any time passed: the connection was not refused');
+        t.mock.timers.tick(299);
+        await settle();
+        assert.equal(answer, 'pending', 'still no answer 1 ms before the health timeout');
+        t.mock.timers.tick(1);
+        await settle();
+        assert.equal(answer, false, 'unhealthy at the health timeout');
+        await answered;
+        assert.equal(silent.connections(), 1);
       } finally {
+        t.mock.timers.reset();
+        await silent.close(); // the pending connection fails, so that the pool can end
         await database.close();
       }
     });

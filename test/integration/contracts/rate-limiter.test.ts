@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { openPgDatabase, type PgDatabase } from '../../../src/adapters/postgres/pg-database.ts';
 import { MemoryRateLimiter } from '../../../src/adapters/rate-limit/memory-rate-limiter.ts';
 import { PgRateLimiter } from '../../../src/adapters/rate-limit/pg-rate-limiter.ts';
@@ -88,15 +87,33 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
       assert.deepEqual(await buckets(), ['now']);
     });
 
-    it('purges periodically until stopped', async () => {
+    it('purges periodically until stopped', async (t) => {
+      // The interval runs on the mocked clock; each purge it starts is a real DELETE, awaited
+      // through the spy on purgeStale.
+      t.mock.timers.enable({ apis: ['setInterval'] });
+      const purges = t.mock.method(limiter, 'purgeStale');
+      const purged = async (call: number) => await purges.mock.calls[call]!.result;
       await limiter.consume('past', fast, T);
       const errors: unknown[] = [];
       const stop = limiter.startPurging({ intervalMs: 20, onError: (error) => errors.push(error) });
-      for (let i = 0; i < 100 && (await buckets()).length > 0; i++) await sleep(10);
-      await stop();
+
+      t.mock.timers.tick(19);
+      assert.equal(purges.mock.callCount(), 0, 'no purge before the first interval');
+      t.mock.timers.tick(1);
+      assert.equal(purges.mock.callCount(), 1, 'one purge at the first interval');
+      assert.equal(await purged(0), 1);
       assert.deepEqual(await buckets(), []);
+
       await limiter.consume('past', fast, T);
-      await sleep(60);
+      t.mock.timers.tick(20);
+      assert.equal(purges.mock.callCount(), 2, 'another purge at the next interval');
+      assert.equal(await purged(1), 1);
+      assert.deepEqual(await buckets(), []);
+
+      await stop();
+      await limiter.consume('past', fast, T);
+      t.mock.timers.tick(20 * 10);
+      assert.equal(purges.mock.callCount(), 2, 'no purge once stopped');
       assert.deepEqual(await buckets(), ['past']);
       assert.deepEqual(errors, []);
     });
