@@ -19,12 +19,12 @@ export interface ChunkOutcome {
   r: number;
   /**
    * [score, method, explain, values], and the candidate's odds when the outcome has `o`, then its
-   * maxScore when it has one (a possible household member's).
+   * maxScore and minScore when it has them (a possible household member's).
    */
   c: (
     | [number, string, string, string[]]
     | [number, string, string, string[], number]
-    | [number, string, string, string[], number, number]
+    | [number, string, string, string[], number, number, number]
   )[];
   u?: string;
   p?: string[];
@@ -42,7 +42,7 @@ export function inputOfLine(text: string): MatchInput {
 /** The outcome an output line holds (its candidates carry their voter values; no voter index). */
 export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
   return {
-    candidates: line.c.map(([score, method, explain, values, odds, maxScore]) => ({
+    candidates: line.c.map(([score, method, explain, values, odds, maxScore, minScore]) => ({
       voter: -1,
       score,
       method,
@@ -50,6 +50,7 @@ export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
       values,
       ...(odds === undefined ? {} : { odds }),
       ...(maxScore === undefined ? {} : { maxScore }),
+      ...(minScore === undefined || minScore === 0 ? {} : { minScore }),
     })),
     ...(line.u === undefined ? {} : { unmatchedReason: line.u }),
     ...(line.p === undefined ? {} : { problems: line.p }),

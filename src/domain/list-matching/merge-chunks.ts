@@ -212,7 +212,10 @@ function weighOutcomes(
   const scored = all
     .map((entry) => ({
       ...entry,
-      score: Math.min(entry.candidate.maxScore ?? MAX_PROBABILISTIC_SCORE, (100 * entry.odds) / (1 + total)),
+      score: Math.max(
+        entry.candidate.minScore ?? 0,
+        Math.min(entry.candidate.maxScore ?? MAX_PROBABILISTIC_SCORE, (100 * entry.odds) / (1 + total)),
+      ),
     }))
     .sort((a, b) => b.score - a.score || b.odds - a.odds || a.order - b.order);
   for (const { candidate, score } of scored) {

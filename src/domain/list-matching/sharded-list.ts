@@ -368,7 +368,15 @@ export function chunkOutcomeOf(
         ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]
         : c.maxScore === undefined
           ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns), c.odds!]
-          : [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns), c.odds!, c.maxScore],
+          : [
+              c.score,
+              c.method,
+              c.explain ?? '',
+              shard.fields(c.voter, columns),
+              c.odds!,
+              c.maxScore,
+              c.minScore ?? 0,
+            ],
     ),
   };
   if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;

@@ -66,6 +66,8 @@ export interface MatchCandidate {
    * the row's household (score/household.ts). A merge of shards' candidates keeps to it.
    */
   maxScore?: number;
+  /** The lowest score it keeps, when above 0 (the foot of the possible band). A merge keeps to it. */
+  minScore?: number;
 }
 
 /** Per row: candidates best first (at most maxMatches), or a reason when there are none. */

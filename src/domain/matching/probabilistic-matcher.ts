@@ -11,7 +11,15 @@ import { GENDER_CODE } from './index/match-index-fields.ts';
 import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery } from './score/compare-person.ts';
-import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
+import {
+  dateAgrees,
+  explainLevels,
+  F,
+  FIELD_COUNT,
+  L,
+  LEVELS_LAYOUT,
+  MAX_LEVELS,
+} from './score/comparison-levels.ts';
 import {
   at,
   buildModel,
@@ -304,6 +312,7 @@ function searchPerson(
   if (oddsScale !== 1) {
     for (const candidate of scored.best) candidate.odds *= oddsScale;
     scored.oddsSum *= oddsScale;
+    scored.relative *= oddsScale;
   }
   const selected = selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly);
   return { candidates: true, matches: selected.matches, oddsSum: selected.oddsSum };
@@ -399,6 +408,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
         explain: match.explain,
         odds: match.odds,
         ...(match.maxScore < MAX_PROBABILISTIC_SCORE ? { maxScore: match.maxScore } : {}),
+        ...(match.minScore > 0 ? { minScore: match.minScore } : {}),
       });
     }
   }
@@ -505,10 +515,11 @@ export function samplePersonEvidence(
       // keeps its prior m.
       // Nor does a possible household member teach how often a first name differs: nothing on
       // its row tells a replaced first name from a twin's, so counted it would raise that m with
-      // every twin a list holds, and with it every twin's score.
+      // every twin a list holds. The band is weighed by possibleOddsOf.
       const male = isMaleVoter(index, candidate.voter);
       let teaches = (male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS) & ~(1 << F.suffix);
-      if (isPossibleHouseholdMember(candidate.levels)) teaches &= ~(1 << F.first);
+      if (isPossibleHouseholdMember(candidate.levels) || isRelativeAlike(candidate.levels))
+        teaches &= ~(1 << F.first);
       kept.push({
         levels: Array.from(candidate.levels),
         otherBits: mBits - candidate.weight + fileBits,
@@ -525,6 +536,34 @@ export function samplePersonEvidence(
     });
   }
   return evidence;
+}
+
+/**
+ * A candidate a relative of the voter explains as well as the voter: its first name differs
+ * outright and nothing of it agrees but a phone or an e-mail (no surname, address, date or middle
+ * name). Such a spouse's row giving the voter's e-mail does not teach how often a first name
+ * differs for the same person: counted, a list's spouses taught it from themselves, and then
+ * passed for the voter (a list of e-mails: 119 spouses matched against 3 voters renamed). Where
+ * the surname or the address agrees, the list's evidence is weighed as it comes (the same person
+ * renamed is as common there as a relative, and the NC half's renamed voters teach it so).
+ */
+function isRelativeAlike(levels: Uint8Array): boolean {
+  const middle = levels[F.middle];
+  const last = levels[F.last];
+  const address = levels[F.address];
+  return (
+    levels[F.first] === L.first.differ &&
+    (levels[F.phone] === L.binary.exact || levels[F.email] === L.binary.exact) &&
+    last !== L.last.exact &&
+    last !== L.last.typo &&
+    last !== L.last.part &&
+    address !== L.address.exact &&
+    address !== L.address.unit &&
+    address !== L.address.typo &&
+    !dateAgrees(levels) &&
+    middle !== L.middle.exact &&
+    middle !== L.middle.initial
+  );
 }
 
 /** Candidates per sample person whose levels the fit weighs (the others count as odds only). */

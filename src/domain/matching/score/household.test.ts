@@ -83,8 +83,9 @@ describe('the household alternative', () => {
     const share = (odds: number) => odds / (1 + odds);
     // 1,000 voters at a household and full date, 2% of first names replaced: about 20 expected.
     assert.ok(share(possibleOddsOf(1000, 20, 0.02)) > 0.9, 'the band holds what renamed voters explain');
-    assert.ok(Math.abs(share(possibleOddsOf(1000, 41, 0.02)) - 0.5) < 0.05, 'half of it');
-    assert.ok(share(possibleOddsOf(1000, 200, 0.02)) < 0.15, 'mostly twins');
+    assert.ok(share(possibleOddsOf(1000, 30, 0.02)) > 0.6, 'two thirds of it');
+    // Far more than renamed voters explain (twins): the band's foot, even odds, not below.
+    assert.equal(share(possibleOddsOf(1000, 200, 0.02)), 0.5);
     // A list with no such rows says nothing: about even.
     assert.equal(share(possibleOddsOf(0, 0, 0.02)), 0.5);
   });

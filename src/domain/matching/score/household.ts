@@ -155,8 +155,11 @@ const POSSIBLE_PRIOR_ROWS = 4;
  * persons at a household and full date (`sameRows`, each counted by its probability), a share
  * m(first differs) ÷ (1 − m) would be expected in the possible band; the band holds
  * `possibleRows`. A list where the band holds what its renamed voters explain (a list whose first
- * names are often replaced) keeps high odds; one where it holds far more (twins of its voters)
- * gets low ones. `firstDiffers` is m(first differs), learnt from candidates outside the band.
+ * names are often replaced) raises the band toward its top; one where it holds far more keeps it
+ * at its foot, even odds (a score of 50): nothing on a row tells a twin from the voter renamed,
+ * and m(first differs) is learnt outside the band, from fewer rows, so the list's evidence can
+ * raise the band but not take it below the default threshold; a profile threshold does that.
+ * `firstDiffers` is m(first differs), learnt from candidates outside the band.
  */
 export function possibleOddsOf(sameRows: number, possibleRows: number, firstDiffers: number): number {
   const expected = (sameRows * firstDiffers) / (1 - firstDiffers);
@@ -164,7 +167,7 @@ export function possibleOddsOf(sameRows: number, possibleRows: number, firstDiff
     0.99,
     (expected + POSSIBLE_PRIOR_ROWS / 2) / (Math.max(possibleRows, expected) + POSSIBLE_PRIOR_ROWS),
   );
-  return share / (1 - share);
+  return Math.max(1, share / (1 - share));
 }
 
 /** The possible band's odds before any list's evidence: even. */
@@ -172,3 +175,5 @@ export const PRIOR_POSSIBLE_ODDS = 1;
 
 /** Highest score of a possible household member: the possible band is 50-89 at the default threshold. */
 export const POSSIBLE_MAX_SCORE = 89;
+/** The foot of the possible band: where a possible member whose own evidence is strong stays. */
+export const POSSIBLE_MIN_SCORE = 50;

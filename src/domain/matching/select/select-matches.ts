@@ -1,6 +1,6 @@
 import { KEY } from '../index/blocking-keys.ts';
 import { dateAgrees, explainLevels, F, L } from '../score/comparison-levels.ts';
-import { isPossibleHouseholdMember, POSSIBLE_MAX_SCORE } from '../score/household.ts';
+import { isPossibleHouseholdMember, POSSIBLE_MAX_SCORE, POSSIBLE_MIN_SCORE } from '../score/household.ts';
 import type { ScoredCandidate } from '../score/score-candidates.ts';
 
 /** A selected match: score 0-100 (calibrated posterior), the strategy and the agreement. */
@@ -16,6 +16,12 @@ export interface SelectedMatch {
    * the row's household (household.ts), whatever the odds (a sharded list's merge applies it again).
    */
   maxScore: number;
+  /**
+   * The lowest score it keeps whatever the relatives' share, when above 0: a possible household
+   * member whose own evidence is strong stays at the foot of the possible band (50), so that the
+   * default threshold takes it and a profile threshold decides (a sharded list's merge applies it).
+   */
+  minScore: number;
 }
 
 /** 100 is an id match's; evidence short of an id never claims certainty. */
@@ -33,22 +39,24 @@ const AMBIGUOUS_ODDS_RATIO = 2;
  * the candidate stage's ranking, for measuring its recall@k.
  */
 export function selectMatches(
-  scored: { best: ScoredCandidate[]; oddsSum: number },
+  scored: { best: ScoredCandidate[]; oddsSum: number; relative?: number },
   thresholdScore: number,
   maxMatches: number,
   rankOnly = false,
 ): { matches: SelectedMatch[]; ambiguous: boolean; oddsSum: number } {
   const { best, oddsSum } = scored;
+  const relative = scored.relative ?? 0;
   const matches: SelectedMatch[] = [];
-  const scoreOf = (candidate: ScoredCandidate, maxScore: number) =>
-    Math.min(maxScore, (100 * candidate.odds) / (1 + oddsSum));
-  // Ranked by score: a possible household member's is held in the possible band.
+  // Ranked by score: a possible household member's is held in the possible band, 50-89 when its
+  // own evidence (the posterior without the relative's share) would make it a match.
   const ranked = best
     .map((candidate) => {
-      const maxScore = isPossibleHouseholdMember(candidate.levels)
-        ? POSSIBLE_MAX_SCORE
-        : MAX_PROBABILISTIC_SCORE;
-      return { candidate, maxScore, score: scoreOf(candidate, maxScore) };
+      const possible = isPossibleHouseholdMember(candidate.levels);
+      const maxScore = possible ? POSSIBLE_MAX_SCORE : MAX_PROBABILISTIC_SCORE;
+      const own = (100 * candidate.odds) / (1 + oddsSum - relative);
+      const minScore = possible && own >= POSSIBLE_MIN_SCORE ? POSSIBLE_MIN_SCORE : 0;
+      const score = Math.max(minScore, Math.min(maxScore, (100 * candidate.odds) / (1 + oddsSum)));
+      return { candidate, maxScore, minScore, score };
     })
     .sort(
       (a, b) =>
@@ -60,7 +68,7 @@ export function selectMatches(
     top !== undefined &&
     second !== undefined &&
     second.candidate.odds * AMBIGUOUS_ODDS_RATIO >= top.candidate.odds;
-  for (const { candidate, maxScore, score } of ranked) {
+  for (const { candidate, maxScore, minScore, score } of ranked) {
     if (matches.length >= maxMatches) break;
     if (!rankOnly && score < thresholdScore) break;
     if (!rankOnly && !isCorroborated(candidate.levels)) continue;
@@ -73,6 +81,7 @@ export function selectMatches(
       explain: ambiguous && matches.length === 0 ? `${explain} ambiguous` : explain,
       odds: candidate.odds,
       maxScore,
+      minScore,
     });
   }
   return { matches, ambiguous, oddsSum };
