@@ -13,10 +13,10 @@ import { writeVotersCsv } from '../../../src/lab/synthetic/synthetic-voters.ts';
 /**
  * Match-quality guard: the matcher against a synthetic voter file (20k) and list (5k, every
  * pattern mixed, seeds not used in development), and against the North Carolina benchmark when
- * its folder is present. Thresholds sit a little below the measured figures (in the README), so
+ * its folder is present. Thresholds sit a little below the measured figures (docs/matching.md), so
  * a regression fails CI while run-to-run noise does not.
  */
-const MEASURED_NOTE = 'see README "Matching quality" for the measured figures';
+const MEASURED_NOTE = 'see docs/matching.md "Matching quality" for the measured figures';
 
 describe('match quality (synthetic, mixed pattern)', () => {
   let dir: string;
