@@ -165,8 +165,14 @@ describe('a key revoked while its job runs', () => {
     worker.start();
     try {
       await until(async () => stopped(await t.running.services.jobStore.getJob(jobId)), 'the job ended');
-      // Its notices are sent by the queue after the job's own end.
-      await until(async () => (await noticesOf(t, jobId)).some((n) => n !== 'received'), 'a notice');
+      // Its notices are sent by the queue after the job's own end: wait until every notice
+      // message of the job is done (one revoked as the job completed sends nothing for it).
+      await until(async () => {
+        const notices = (await t.running.services.queue.messagesForJob(jobId)).filter(
+          (m) => m.type === 'send-notice',
+        );
+        return notices.length >= 2 && notices.every((m) => m.state === 'done');
+      }, 'its notices handled');
       // Follow-ups of a completion (a folder delivery) may still look at the key.
       await new Promise((settled) => setTimeout(settled, 300));
     } finally {
@@ -193,12 +199,15 @@ describe('a key revoked while its job runs', () => {
     });
   }
 
-  test('revoked just as the job completes: its files are deleted at once', async () => {
+  test('revoked just as the job completes: its files are deleted at once, and no "complete" is sent', async () => {
     const { job } = await revokedAtCheck(5);
     assert.equal(job.state, 'expired');
     assert.match(job.error ?? '', /^Authorization Error: the API key of this job was revoked/);
     assert.equal(job.resultBlob, null);
     assert.deepEqual(await filesOfJob(t, job.id), []);
+    // The completion queued its notice in the same transaction; the sender finds the job no
+    // longer complete and sends nothing.
+    assert.deepEqual(await noticesOf(t, job.id), ['received']);
   });
 });
 
