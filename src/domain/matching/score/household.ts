@@ -93,17 +93,42 @@ export function sharesHousehold(lv: ArrayLike<number>): boolean {
  * agreement is for the voter than for a relative. `m` in the model's layout (field × MAX_LEVELS + level).
  */
 export function personalBits(lv: ArrayLike<number>, m: Float64Array): number {
-  const fatherOrSon = lv[F.suffix] === L.suffix.differ;
+  const tables = bitsTablesOf(m);
+  const table = lv[F.suffix] === L.suffix.differ ? tables.fatherOrSon : tables.relative;
   let bits = 0;
-  for (let f = 0; f < FIELD_COUNT; f++) {
+  for (const f of PERSONAL_FIELDS) {
     const level = lv[f]!;
-    if (level === 0) continue;
-    const h = (fatherOrSon ? FATHER_OR_SON_H : RELATIVE_H)[f];
-    if (h === null || h === undefined) continue;
-    bits += Math.log2(m[f * MAX_LEVELS + level]! / h[level]!);
+    if (level !== 0) bits += table[f * MAX_LEVELS + level]!;
   }
   return bits;
 }
+
+/** The fields a relative's h is written for. */
+const PERSONAL_FIELDS: readonly number[] = RELATIVE_H.flatMap((h, f) => (h === null ? [] : [f]));
+
+/**
+ * log2(m / h) per field and level, for a relative and for a father or son: computed once per
+ * model's m (scoring looks it up for every candidate).
+ */
+function bitsTablesOf(m: Float64Array): { relative: Float64Array; fatherOrSon: Float64Array } {
+  let tables = bitsTables.get(m);
+  if (tables === undefined) {
+    const table = (hs: readonly (readonly number[] | null)[]) => {
+      const bits = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+      hs.forEach((h, f) => {
+        if (h === null) return;
+        for (let level = 1; level < h.length; level++)
+          bits[f * MAX_LEVELS + level] = Math.log2(m[f * MAX_LEVELS + level]! / h[level]!);
+      });
+      return bits;
+    };
+    tables = { relative: table(RELATIVE_H), fatherOrSon: table(FATHER_OR_SON_H) };
+    bitsTables.set(m, tables);
+  }
+  return tables;
+}
+
+const bitsTables = new WeakMap<Float64Array, { relative: Float64Array; fatherOrSon: Float64Array }>();
 
 /**
  * k: the odds of the voter over a relative outside the file, given the list's match odds;
