@@ -1,24 +1,26 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError, errorCodes, STORAGE_FULL_MESSAGE } from '../domain/errors.ts';
-import { errorAnswer, kindForStatus, mapErrorCode, refusedRequestError } from './error-mapping.ts';
+import { errorAnswer, refusedRequestError } from './error-mapping.ts';
 
 test("a full storage is the service's 500, never a client error", () => {
-  const mapped = mapErrorCode('STORAGE_FULL');
-  assert.deepEqual(mapped, { status: 500, kind: 'Internal Error' });
-  assert.equal(`${mapped.kind}: ${STORAGE_FULL_MESSAGE}`, "Internal Error: the service's storage is full");
+  const answer = errorAnswer(new AppError('STORAGE_FULL', STORAGE_FULL_MESSAGE), 'req_1');
+  assert.equal(answer.status, 500);
+  assert.equal(answer.error, "Internal Error: the service's storage is full");
 });
 
 test('every code maps to a status and a kind of the wire contract', () => {
   for (const code of errorCodes) {
-    const { status, kind } = mapErrorCode(code);
+    const { status, error } = errorAnswer(new AppError(code, 'x'), 'req_1');
     assert.ok(status >= 400 && status < 600, code);
-    assert.match(kind, /^(Authorization|Validation|Rate Limit|Internal) Error$/, code);
+    assert.match(error, /^(Authorization|Validation|Rate Limit|Internal) Error: x$/, code);
   }
 });
 
 test('framework errors take the kind of their status', () => {
-  assert.deepEqual([400, 401, 403, 404, 408, 413, 415, 429, 500, 503].map(kindForStatus), [
+  const kindOf = (statusCode: number) =>
+    errorAnswer(Object.assign(new Error('m'), { statusCode }), 'req_1').error.split(':')[0];
+  assert.deepEqual([400, 401, 403, 404, 408, 413, 415, 429, 500, 503].map(kindOf), [
     'Validation Error',
     'Authorization Error',
     'Authorization Error',

@@ -1,17 +1,6 @@
-import {
-  AppError,
-  type ErrorCode,
-  type ErrorKind,
-  errorKind,
-  isAppError,
-  publicMessage,
-} from '../domain/errors.ts';
+import { AppError, type ErrorCode, isAppError, publicMessage } from '../domain/errors.ts';
 
 /** The one place that maps application error codes to HTTP status (the kind is the code's, errors.ts). */
-export function mapErrorCode(code: ErrorCode): { status: number; kind: ErrorKind } {
-  return { status: statusOf(code), kind: errorKind(code) };
-}
-
 function statusOf(code: ErrorCode): number {
   switch (code) {
     case 'VALIDATION_FAILED':
@@ -50,11 +39,6 @@ function codeForStatus(status: number): ErrorCode {
   if (status === 429) return 'RATE_LIMITED';
   if (status >= 500) return 'INTERNAL';
   return 'VALIDATION_FAILED';
-}
-
-/** Maps the status of a framework error (body parsing, limits) to a kind. */
-export function kindForStatus(status: number): ErrorKind {
-  return errorKind(codeForStatus(status));
 }
 
 /**
