@@ -11,15 +11,7 @@ import { GENDER_CODE } from './index/match-index-fields.ts';
 import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery } from './score/compare-person.ts';
-import {
-  dateAgrees,
-  explainLevels,
-  F,
-  FIELD_COUNT,
-  L,
-  LEVELS_LAYOUT,
-  MAX_LEVELS,
-} from './score/comparison-levels.ts';
+import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
 import {
   at,
   buildModel,
@@ -29,7 +21,12 @@ import {
   type PersonEvidence,
   priorM,
 } from './score/fellegi-sunter.ts';
-import { isPossibleHouseholdMember, personalBits, sharesHousehold } from './score/household.ts';
+import {
+  isPossibleHouseholdMember,
+  isRelativeAlike,
+  personalBits,
+  sharesHousehold,
+} from './score/household.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
 import { scoreCandidates } from './score/score-candidates.ts';
 import { isCorroborated, MAX_PROBABILISTIC_SCORE, selectMatches } from './select/select-matches.ts';
@@ -536,34 +533,6 @@ export function samplePersonEvidence(
     });
   }
   return evidence;
-}
-
-/**
- * A candidate a relative of the voter explains as well as the voter: its first name differs
- * outright and nothing of it agrees but a phone or an e-mail (no surname, address, date or middle
- * name). Such a spouse's row giving the voter's e-mail does not teach how often a first name
- * differs for the same person: counted, a list's spouses taught it from themselves, and then
- * passed for the voter (a list of e-mails: 119 spouses matched against 3 voters renamed). Where
- * the surname or the address agrees, the list's evidence is weighed as it comes (the same person
- * renamed is as common there as a relative, and the NC half's renamed voters teach it so).
- */
-function isRelativeAlike(levels: Uint8Array): boolean {
-  const middle = levels[F.middle];
-  const last = levels[F.last];
-  const address = levels[F.address];
-  return (
-    levels[F.first] === L.first.differ &&
-    (levels[F.phone] === L.binary.exact || levels[F.email] === L.binary.exact) &&
-    last !== L.last.exact &&
-    last !== L.last.typo &&
-    last !== L.last.part &&
-    address !== L.address.exact &&
-    address !== L.address.unit &&
-    address !== L.address.typo &&
-    !dateAgrees(levels) &&
-    middle !== L.middle.exact &&
-    middle !== L.middle.initial
-  );
 }
 
 /** Candidates per sample person whose levels the fit weighs (the others count as odds only). */

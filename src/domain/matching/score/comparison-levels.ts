@@ -110,7 +110,7 @@ export const PRIOR_M: readonly (readonly number[])[] = [
  * Whether the birth date or age agrees at all: to the day, a typo or swap of it, the month, one
  * of the years an age allows or next to them.
  */
-export function dateAgrees(levels: Uint8Array): boolean {
+export function dateAgrees(levels: ArrayLike<number>): boolean {
   const dob = levels[F.dob]!;
   const age = levels[F.age]!;
   return (dob !== 0 && dob !== L.dob.differ) || (age !== 0 && age !== L.age.differ);

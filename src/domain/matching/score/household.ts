@@ -16,7 +16,7 @@
  * who goes by another name, where the list's fit has learnt that first names are often replaced
  * (a higher m of a first name that differs), rises with that evidence.
  */
-import { F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
+import { dateAgrees, F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
 
 /**
  * h: P(level | a relative or housemate of the voter), per personal field and level (level 0 is
@@ -73,18 +73,46 @@ export const PRIOR_RELATIVE_SHARE = 0.25;
  * share is already weighed by how many share it).
  */
 export function sharesHousehold(lv: ArrayLike<number>): boolean {
+  return lv[F.first] !== 0 && (sharesHome(lv) || sharesContact(lv));
+}
+
+/** The surname or the address agrees. */
+function sharesHome(lv: ArrayLike<number>): boolean {
   const last = lv[F.last];
   const address = lv[F.address];
   return (
-    lv[F.first] !== 0 &&
-    (last === L.last.exact ||
-      last === L.last.typo ||
-      last === L.last.part ||
-      address === L.address.exact ||
-      address === L.address.unit ||
-      address === L.address.typo ||
-      lv[F.phone] === L.binary.exact ||
-      lv[F.email] === L.binary.exact)
+    last === L.last.exact ||
+    last === L.last.typo ||
+    last === L.last.part ||
+    address === L.address.exact ||
+    address === L.address.unit ||
+    address === L.address.typo
+  );
+}
+
+/** A phone or an e-mail agrees. */
+const sharesContact = (lv: ArrayLike<number>) =>
+  lv[F.phone] === L.binary.exact || lv[F.email] === L.binary.exact;
+
+/**
+ * A candidate a relative of the voter explains as well as the voter: its first name differs
+ * outright and nothing of it agrees but a phone or an e-mail (no surname, address, date or middle
+ * name). Such a spouse's row giving the voter's e-mail does not teach the list's fit how often a
+ * first name differs for the same person: counted, a list's spouses taught it from themselves,
+ * and then passed for the voter (a list of e-mails: 119 spouses matched against 3 voters
+ * renamed). Where the surname or the address agrees, the list's evidence is weighed as it comes
+ * (the same person renamed is as common there as a relative, and the NC half's renamed voters
+ * teach it so).
+ */
+export function isRelativeAlike(lv: ArrayLike<number>): boolean {
+  const middle = lv[F.middle];
+  return (
+    lv[F.first] === L.first.differ &&
+    sharesContact(lv) &&
+    !sharesHome(lv) &&
+    !dateAgrees(lv) &&
+    middle !== L.middle.exact &&
+    middle !== L.middle.initial
   );
 }
 

@@ -13,11 +13,6 @@ export interface ScoredCandidate {
   weight: number;
   /** Posterior odds against "no match": prior odds × 2^weight. */
   odds: number;
-  /**
-   * Odds of the voter over a relative of theirs outside the file (household.ts): the relative's
-   * share of the row is odds ÷ household. Infinity for a candidate who shares no household field.
-   */
-  household: number;
   levels: Uint8Array;
   /** Key kinds that found it (bit per KEY kind). */
   sources: number;
@@ -127,7 +122,7 @@ export function scoreCandidates(
     // each candidate's is the same event weighed from another member, so the likeliest counts.
     relative = Math.max(relative, odds / household);
     if (best.length < keep || isBetter(weight, voter, best[best.length - 1]!)) {
-      const entry = { voter, weight, odds, household, levels: levels.slice(), sources };
+      const entry = { voter, weight, odds, levels: levels.slice(), sources };
       if (best.length >= keep) best.pop();
       let i = best.length;
       while (i > 0 && isBetter(weight, voter, best[i - 1]!)) i--;

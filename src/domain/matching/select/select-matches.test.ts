@@ -19,7 +19,6 @@ function candidate(voter: number, odds: number, values: Levels, sources = 0): Sc
     voter,
     weight: Math.log2(odds),
     odds,
-    household: Number.POSITIVE_INFINITY,
     levels: levels(values),
     sources,
   };
@@ -163,8 +162,9 @@ describe('possible household members', () => {
   });
 
   it('the relative outside the file takes its share of the posterior (odds ÷ household)', () => {
-    const spouse = { ...candidate(4, 1e6, { ...TWIN, dob: L.dob.differ }), household: 0.25 };
-    const { matches } = selectMatches({ best: [spouse], oddsSum: 1e6 * (1 + 1 / 0.25) }, 0, 1);
+    const spouse = candidate(4, 1e6, { ...TWIN, dob: L.dob.differ });
+    const relative = 1e6 / 0.25;
+    const { matches } = selectMatches({ best: [spouse], oddsSum: 1e6 + relative, relative }, 0, 1);
     assert.ok(Math.abs(matches[0]!.score - 20) < 1e-3, String(matches[0]!.score));
   });
 });
