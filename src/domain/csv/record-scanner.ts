@@ -55,11 +55,6 @@ function isBomPrefix(buf: Buffer): boolean {
   );
 }
 
-function onlyCarriageReturns(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (buf[i] !== CR) return false;
-  return true;
-}
-
 /**
  * Whether `buf[from..)` holds a CR followed by something other than an LF. A CR on the last byte
  * is not counted: the next chunk decides it. One `indexOf` per CR, so LF files pay one scan per
@@ -501,7 +496,7 @@ export abstract class RecordScanner {
       if (e > s) {
         if (e - s > max) {
           this.tooLong(line, e - s, false, offset + s, offset + lf + 1);
-        } else if (buf[s] !== CR || !onlyCarriageReturns(buf, s, e)) {
+        } else {
           this.line(buf, s, e, line, run, offset + lf + 1);
         }
       }
@@ -523,7 +518,6 @@ export abstract class RecordScanner {
       this.tooLong(line, e - start, false, endOffset - (end - start) - 1, endOffset);
       return;
     }
-    if (buf[start] === CR && onlyCarriageReturns(buf, start, e)) return;
     this.quoted(buf, start, e, line, this.#hasQuote, endOffset);
   }
 }
