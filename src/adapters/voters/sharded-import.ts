@@ -22,6 +22,7 @@ import {
   type SplitPlan,
   voterLine,
 } from './shard-split-blocks.ts';
+import { fileOrders, storeFileStatistics } from './shard-file-statistics.ts';
 import type { BuildReport } from './snapshot-builder.ts';
 
 export interface ShardedImportInput {
@@ -100,6 +101,16 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
         mapped.push(`${original}${entry.slice(comma)}`);
       }
       await writeFile(join(buildDir, 'import-report.csv'), `${['line,problem', ...mapped].join('\n')}\n`);
+      // The file lines of the records the shard kept, in its records' order: their positions in
+      // the whole file (fileOrders) break ties as an import of the whole file would.
+      const rejectedAt = new Set<number>();
+      for (const entry of shardReport) {
+        const comma = entry.indexOf(',');
+        if (comma > 0 && entry.slice(comma + 1) in report.rejectedByReason)
+          rejectedAt.add(Number(entry.slice(0, comma)) - 2);
+      }
+      const accepted =
+        rejectedAt.size === 0 ? lines : lines.filter((_line, at) => !rejectedAt.has(at));
       const shard: ShardMap['shards'][number] = {
         ...planned,
         rows: report.imported,
@@ -107,9 +118,18 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
         memoryBytes: await memoryBytes(buildDir),
         box: split.boxes[i]!,
       };
-      return { report, buildDir, mapped, shard };
+      if (accepted.length !== report.imported)
+        throw new Error(`shard ${planned.id}: ${accepted.length} lines kept for ${report.imported} records`);
+      return { report, buildDir, mapped, shard, accepted };
     },
   );
+  // Every shard scores as the whole file: its statistics and its voters' order are the file's.
+  await storeFileStatistics(
+    built.map((b) => b.buildDir),
+    fileOrders(built.map((b) => b.accepted)),
+  );
+  // A shard's memory as it is loaded: with the parts the statistics added.
+  for (const b of built) b.shard = { ...b.shard, memoryBytes: await memoryBytes(b.buildDir) };
   // Added up in map order, whichever shard was built first.
   for (const { report, mapped } of built) {
     total.imported += report.imported;

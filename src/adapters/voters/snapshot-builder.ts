@@ -9,7 +9,7 @@ import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
 import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
-import { MATCH_INDEX_FORMAT, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
+import { isReadableIndexFormat, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
 import { randomPairU, rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
 import { estimateRandomPairU } from '../../domain/matching/score/random-pair-u.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
@@ -408,7 +408,7 @@ async function writeTyped(path: string, array: Float64Array | Uint32Array): Prom
 export async function loadMatchIndex(versionDir: string, columns: readonly string[]): Promise<MatchIndex> {
   const dir = join(versionDir, 'match');
   let meta = await readMatchMeta(dir);
-  if (meta === null || meta.format !== MATCH_INDEX_FORMAT) {
+  if (meta === null || !isReadableIndexFormat(meta.format)) {
     await rebuildMatchIndex(versionDir, columns);
     meta = await readMatchMeta(dir);
     if (meta === null) throw new Error(`the match index of ${versionDir} was not stored`);
@@ -459,7 +459,7 @@ async function rebuildMatchIndex(versionDir: string, columns: readonly string[])
     await writeFile(join(building, RANDOM_PAIR_U_FILE), Buffer.from(u.buffer), { flush: true });
     await writeFile(join(building, 'meta.json'), JSON.stringify(meta), { flush: true });
     const stale = await readMatchMeta(dir);
-    if (stale !== null && stale.format !== MATCH_INDEX_FORMAT)
+    if (stale !== null && !isReadableIndexFormat(stale.format))
       await rm(dir, { recursive: true, force: true });
     await rename(building, dir).catch((error: NodeJS.ErrnoException) => {
       // Another process stored it first (its rename made `match` a non-empty directory).

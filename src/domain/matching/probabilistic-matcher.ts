@@ -383,7 +383,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
       if (job.rankOnly) {
         result = {
           candidates: result.candidates || swapped.candidates,
-          matches: bestReadings(result.matches, matches, options.maxMatches),
+          matches: bestReadings(index, result.matches, matches, options.maxMatches),
           oddsSum: result.oddsSum + swapped.oddsSum,
         };
       } else if (matches.length > 0) {
@@ -417,24 +417,34 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   if (ownBest.size < 2) return { candidates: found, problems: input.problems, ...weighed };
   // Two people in one row: each one's best match comes first (ranks 1 and 2), then the other
   // candidates, each part best first.
+  const byScore = byScoreIn(index);
   const bests = found.filter((c) => ownBest.has(c.voter)).sort(byScore);
   const others = found.filter((c) => !ownBest.has(c.voter)).sort(byScore);
   return { candidates: [...bests, ...others], problems: input.problems, bestCount: bests.length };
 }
 
 /** Two rankings of one row's candidates merged: each voter once, under its better score, best first. */
-function bestReadings<T extends { voter: number; score: number }>(a: T[], b: T[], keep: number): T[] {
+function bestReadings<T extends { voter: number; score: number }>(
+  index: MatchIndex,
+  a: T[],
+  b: T[],
+  keep: number,
+): T[] {
   const best = new Map<number, T>();
   for (const match of [...a, ...b]) {
     const seen = best.get(match.voter);
     if (seen === undefined || match.score > seen.score) best.set(match.voter, match);
   }
-  return [...best.values()].sort(byScore).slice(0, keep);
+  return [...best.values()].sort(byScoreIn(index)).slice(0, keep);
 }
 
-/** Best score first; equal scores in voter-file order. */
-const byScore = (a: { voter: number; score: number }, b: { voter: number; score: number }) =>
-  b.score - a.score || a.voter - b.voter;
+/**
+ * Best score first; equal scores in the whole voter file's order (MatchIndex.voterOrder), which a
+ * shard of the file shares with it.
+ */
+const byScoreIn =
+  (index: MatchIndex) => (a: { voter: number; score: number }, b: { voter: number; score: number }) =>
+    b.score - a.score || index.voterOrder(a.voter) - index.voterOrder(b.voter);
 
 /**
  * Id matches are exact, but the row's other fields are still compared so `sm.explain` shows

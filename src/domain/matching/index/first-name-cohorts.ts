@@ -1,3 +1,5 @@
+import { grown } from './first-name-genders.ts';
+
 /** Birth years counted (earlier and later ones are counted with the first and the last). */
 const FIRST_YEAR = 1890;
 const YEARS = 128;
@@ -15,7 +17,7 @@ const PRIOR_VOTERS = 20;
  */
 export class FirstNameCohortCount {
   private readonly counts = new Map<number, number>();
-  private readonly named: Uint32Array;
+  private named: Uint32Array;
   private readonly years = new Float64Array(YEARS);
   private total = 0;
 
@@ -29,6 +31,7 @@ export class FirstNameCohortCount {
     const year = Math.min(YEARS - 1, Math.max(0, Math.floor(packedDob / 10000) - FIRST_YEAR));
     const key = firstId * YEARS + year;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (firstId >= this.named.length) this.named = grown(this.named, firstId + 1);
     this.named[firstId]!++;
     this.years[year]!++;
     this.total++;

@@ -10,8 +10,8 @@ const CLEAR_GENDER_VOTERS = 5;
  * matching thread scans the whole file for it.
  */
 export class FirstNameGenderCount {
-  private readonly women: Uint32Array;
-  private readonly men: Uint32Array;
+  private women: Uint32Array;
+  private men: Uint32Array;
 
   constructor(firstNames: number) {
     this.women = new Uint32Array(firstNames);
@@ -19,6 +19,12 @@ export class FirstNameGenderCount {
   }
 
   add(firstId: number, gender: number): void {
+    // A sharded file's names are counted as its shards come (file-statistics.ts): ids beyond the
+    // first guess grow the tables.
+    if (firstId >= this.women.length) {
+      this.women = grown(this.women, firstId + 1);
+      this.men = grown(this.men, firstId + 1);
+    }
     if (gender === GENDER_CODE.F) this.women[firstId]!++;
     else if (gender === GENDER_CODE.M) this.men[firstId]!++;
   }
@@ -35,4 +41,11 @@ export class FirstNameGenderCount {
     }
     return genders;
   }
+}
+
+/** A copy of `array`, at least `length` long (doubling, so counting n names grows log n times). */
+export function grown(array: Uint32Array, length: number): Uint32Array {
+  const next = new Uint32Array(Math.max(length, array.length * 2));
+  next.set(array);
+  return next;
 }

@@ -43,4 +43,27 @@ export interface MatchIndexData {
   zipIds: Uint32Array;
   zipLat: Float32Array;
   zipLon: Float32Array;
+  /**
+   * The whole voter file's statistics, where this index holds one shard of it (file-statistics.ts):
+   * a shard must weigh a candidate exactly as the whole file's index does. Absent for an index of
+   * a whole file, whose statistics are its own. The shard's dictionary counts, first-name genders
+   * and cohorts then hold the whole file's figures too.
+   */
+  file?: FileStatistics;
+}
+
+/** What a shard's index holds of the whole voter file besides its dictionaries' counts. */
+export interface FileStatistics {
+  /** Voters in the whole file (the prior odds per voter, the term frequencies' denominator). */
+  size: number;
+  /**
+   * Per voter of the shard, its position among the whole file's imported voters (its record index
+   * when the file is imported whole): the order every tie between candidates falls back to.
+   */
+  order: Uint32Array;
+  /** Per date-of-birth code of the shard (fields.dobs), the whole file's voters born that day. */
+  dobCounts: Uint32Array;
+  /** The whole file's ZIPs, ascending, and their voters (located or not). */
+  zipIds: Uint32Array;
+  zipCounts: Uint32Array;
 }

@@ -6,6 +6,7 @@ import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 import { firstGroupsOf, soundOf, TEXT_FIELDS } from './match-index-fields.ts';
 import {
   MATCH_INDEX_FORMAT,
+  SHARD_MATCH_INDEX_FORMAT,
   type MatchIndexMeta,
   matchIndexFromParts,
   matchIndexParts,
@@ -223,7 +224,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
 
   it('throws for an unsupported format version', () => {
     const { meta, parts } = matchIndexParts(index);
-    for (const format of [0, MATCH_INDEX_FORMAT + 1]) {
+    for (const format of [0, SHARD_MATCH_INDEX_FORMAT + 1]) {
       assert.throws(
         () => matchIndexFromParts({ ...meta, format }, fromMap(parts)),
         new RegExp(`format ${format} is not supported`),

@@ -25,12 +25,24 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * without a house number (which a list row's reading would no longer find), a NULL or #N/A
  * middle name, suffix, unit or city as none, and coordinates the wrong way round as swapped.
  * 11: voters' dates of birth from 1880 on are read (a placeholder such as 1900-01-01 was none).
+ * 12: a shard's index carries the whole voter file's statistics (file-statistics.ts): `fileSize`,
+ * the file-order, file-dob-counts, file-zip-ids and file-zip-counts parts, and dictionary counts,
+ * first-name genders and cohorts of the whole file. An index of a whole file has none of them and
+ * is still written as 11, so its bytes (and every index stored before) stay as they were; a shard
+ * stored as 11 (imported before 12) loads with its own statistics, as it always did.
  */
 export const MATCH_INDEX_FORMAT = 11;
+export const SHARD_MATCH_INDEX_FORMAT = 12;
+
+/** Whether this code reads a stored index of this format (else it is rebuilt from the records). */
+export const isReadableIndexFormat = (format: number) =>
+  format === MATCH_INDEX_FORMAT || format === SHARD_MATCH_INDEX_FORMAT;
 
 export interface MatchIndexMeta {
   format: number;
   size: number;
+  /** Voters in the whole file, for a shard's index (format 12). */
+  fileSize?: number;
   parts: string[];
   /** Bytes per voter in the postings (3 or 4). */
   postingsVoterBytes: 3 | 4;
@@ -66,10 +78,17 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   put('zip-ids', d.zipIds);
   put('zip-lat', d.zipLat);
   put('zip-lon', d.zipLon);
+  if (d.file !== undefined) {
+    put('file-order', d.file.order);
+    put('file-dob-counts', d.file.dobCounts);
+    put('file-zip-ids', d.file.zipIds);
+    put('file-zip-counts', d.file.zipCounts);
+  }
   return {
     meta: {
-      format: MATCH_INDEX_FORMAT,
+      format: d.file === undefined ? MATCH_INDEX_FORMAT : SHARD_MATCH_INDEX_FORMAT,
       size: d.size,
+      ...(d.file === undefined ? {} : { fileSize: d.file.size }),
       parts: [...parts.keys()],
       postingsVoterBytes: d.postings.voterBytes,
     },
@@ -79,7 +98,7 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
 
 /** Rebuilds the index from stored parts; throws when a part is missing or has the wrong size. */
 export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) => Uint8Array): MatchIndex {
-  if (meta.format !== MATCH_INDEX_FORMAT)
+  if (!isReadableIndexFormat(meta.format))
     throw new Error(`match index format ${meta.format} is not supported`);
   const u32 = (name: string) => view(part(name), Uint32Array, name);
   const u16 = (name: string) => view(part(name), Uint16Array, name);
@@ -123,6 +142,17 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     zipLat: f32('zip-lat'),
     zipLon: f32('zip-lon'),
   };
+  if (meta.format === SHARD_MATCH_INDEX_FORMAT) {
+    if (meta.fileSize === undefined || meta.fileSize < meta.size)
+      throw new Error('match index of a shard without the size of its voter file');
+    data.file = {
+      size: meta.fileSize,
+      order: u32('file-order'),
+      dobCounts: u32('file-dob-counts'),
+      zipIds: u32('file-zip-ids'),
+      zipCounts: u32('file-zip-counts'),
+    };
+  }
   const expect = (name: string, length: number, wanted: number) => {
     if (length !== wanted)
       throw new Error(`match index part ${name} has the wrong size (${length}, not ${wanted})`);
@@ -138,6 +168,11 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
   expect('cell-key-filters', data.cellKeyFilters.length, data.cellIds.length * CELL_KEY_WORDS);
   expect('zip-lat', data.zipLat.length, data.zipIds.length);
   expect('zip-lon', data.zipLon.length, data.zipIds.length);
+  if (data.file !== undefined) {
+    expect('file-order', data.file.order.length, meta.size);
+    expect('file-dob-counts', data.file.dobCounts.length, data.fields.dobs.length);
+    expect('file-zip-counts', data.file.zipCounts.length, data.file.zipIds.length);
+  }
   return new MatchIndex(data);
 }
 

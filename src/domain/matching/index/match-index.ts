@@ -44,8 +44,23 @@ export class MatchIndex {
     return id <= 0 ? 1 : (this.data.firstCohorts[id] ?? 1);
   }
 
+  /**
+   * Voters in the voter file: the whole file's when this index holds a shard of it, so that prior
+   * odds and term frequencies are the same however the file is stored. `data.size` is this
+   * index's own voters.
+   */
   get size(): number {
-    return this.data.size;
+    return this.data.file?.size ?? this.data.size;
+  }
+
+  /**
+   * The voter's position in the whole voter file (its record index when the file was imported
+   * whole, the same number when it was imported as shards): ties between candidates fall back to
+   * it, so a shard orders them as the whole file does.
+   */
+  voterOrder(voter: number): number {
+    const file = this.data.file;
+    return file === undefined ? voter : file.order[voter]!;
   }
 
   /** Voters in a map cell (0 when none). */
@@ -59,7 +74,7 @@ export class MatchIndex {
     return positionOf(this.data.cellIds, cell);
   }
 
-  /** Whether some voter lives in this ZIP (located or not). */
+  /** Whether some voter of the file lives in this ZIP (located or not). */
   hasZip(zip: number): boolean {
     return this.zipCount(zip) > 0;
   }
@@ -67,6 +82,11 @@ export class MatchIndex {
   /** How many voters live in this ZIP (located or not). */
   zipCount(zip: number): number {
     if (zip <= 0 || zip >= ZIP_COUNT) return 0;
+    const file = this.data.file;
+    if (file !== undefined) {
+      const i = positionOf(file.zipIds, zip);
+      return i < 0 ? 0 : file.zipCounts[i]!;
+    }
     this.#zips ??= zipsOf(this.data);
     return this.#zips[zip]!;
   }
@@ -99,6 +119,9 @@ export class MatchIndex {
     const fields = this.data.fields;
     const code = dob <= 0 ? -1 : positionOf(fields.dobs, dob);
     if (code <= 0) return 0;
+    // A shard's voters born on a date the file's count (a date no voter of the shard has cannot
+    // agree with any of its candidates, so its count weighs nothing here).
+    if (this.data.file !== undefined) return this.data.file.dobCounts[code]!;
     if (this.#dobs === null) {
       const counts = new Uint32Array(fields.dobs.length);
       for (let voter = 0; voter < fields.size; voter++) counts[fields.dobCode(voter)]!++;

@@ -20,7 +20,8 @@ const SAMPLE_PAIRS = 40_000;
  * voters. Seeded, so the same voter file always gives the same model.
  */
 export function estimateRandomPairU(index: MatchIndex): Float64Array {
-  const n = index.size;
+  // The voters of this index (a shard's own, whose u its import estimates on itself).
+  const n = index.data.size;
   const counts = new Float64Array(FIELD_COUNT * MAX_LEVELS);
   const levels = new Uint8Array(FIELD_COUNT);
   let state = 0x2545f491;
@@ -127,7 +128,7 @@ function setDobLevels(u: Float64Array, index: MatchIndex, n: number): void {
  */
 function setDistanceLevels(u: Float64Array, index: MatchIndex, next: () => number): void {
   const fields = index.data.fields;
-  const n = index.size;
+  const n = index.data.size;
   const counts = [0, 0, 0, 0, 0];
   let total = 0;
   for (let s = 0; s < SAMPLE_PAIRS && n >= 2; s++) {

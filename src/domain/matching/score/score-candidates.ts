@@ -9,6 +9,11 @@ import { householdOdds, isPossibleHouseholdMember } from './household.ts';
 /** One scored candidate of one input person. */
 export interface ScoredCandidate {
   voter: number;
+  /**
+   * The voter's position in the whole voter file (MatchIndex.voterOrder): ties fall back to it,
+   * so a shard of the file orders them as the whole file does. Absent: the record index.
+   */
+  order?: number;
   /** Match weight in bits: log2 of the likelihood ratio, term-frequency adjusted. */
   weight: number;
   /** Posterior odds against "no match": prior odds × 2^weight. */
@@ -19,8 +24,8 @@ export interface ScoredCandidate {
 }
 
 /**
- * Scores every candidate of one person and keeps the best `keep` (by weight, then record index
- * for a deterministic order). Also returns the sum of all candidates' odds with the odds of a
+ * Scores every candidate of one person and keeps the best `keep` (by weight, then the voter's
+ * position in the whole file for a deterministic order, the same in a shard as in the whole file). Also returns the sum of all candidates' odds with the odds of a
  * relative outside the file (the likeliest of the candidates' odds ÷ household): the posterior of
  * candidate i is odds_i / (1 + Σ odds + relative), since at most one voter record is the person,
  * and a relative outside the file may be the row's person instead.
@@ -88,6 +93,7 @@ export function scoreCandidates(
   prefetchCandidates(index, candidates);
   for (let c = 0; c < candidates.size; c++) {
     const voter = candidates.voterAt(c);
+    const order = index.voterOrder(voter);
     const sources = candidates.bitsAt(c);
     comparePerson(index, q, voter, levels);
     let weight = 0;
@@ -121,11 +127,11 @@ export function scoreCandidates(
     // One relative outside the file, however many of the household's voters are candidates:
     // each candidate's is the same event weighed from another member, so the likeliest counts.
     relative = Math.max(relative, odds / household);
-    if (best.length < keep || isBetter(weight, voter, best[best.length - 1]!)) {
-      const entry = { voter, weight, odds, levels: levels.slice(), sources };
+    if (best.length < keep || isBetter(weight, order, best[best.length - 1]!)) {
+      const entry = { voter, order, weight, odds, levels: levels.slice(), sources };
       if (best.length >= keep) best.pop();
       let i = best.length;
-      while (i > 0 && isBetter(weight, voter, best[i - 1]!)) i--;
+      while (i > 0 && isBetter(weight, order, best[i - 1]!)) i--;
       best.splice(i, 0, entry);
     }
   }
@@ -141,8 +147,8 @@ const MALE_SURNAME_CHANGE_M = 0.01;
 /** scoreCandidates' weight table, filled for each query (one per thread's module instance). */
 const queryWeights = new Float64Array(FIELD_COUNT * MAX_LEVELS);
 
-const isBetter = (weight: number, voter: number, than: ScoredCandidate) =>
-  weight > than.weight || (weight === than.weight && voter < than.voter);
+const isBetter = (weight: number, order: number, than: ScoredCandidate) =>
+  weight > than.weight || (weight === than.weight && order < (than.order ?? than.voter));
 
 /**
  * Weight of a partial agreement (nickname, typo, …) on a name held by `share` of the voters: the

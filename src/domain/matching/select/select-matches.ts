@@ -60,7 +60,10 @@ export function selectMatches(
     })
     .sort(
       (a, b) =>
-        b.score - a.score || b.candidate.odds - a.candidate.odds || a.candidate.voter - b.candidate.voter,
+        b.score - a.score ||
+        b.candidate.odds - a.candidate.odds ||
+        // The whole file's order: a shard ranks a tie as the whole file does.
+        (a.candidate.order ?? a.candidate.voter) - (b.candidate.order ?? b.candidate.voter),
     );
   const top = ranked[0];
   const second = ranked[1];

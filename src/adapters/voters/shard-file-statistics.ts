@@ -1,0 +1,76 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileStatisticsCount, withFileStatistics } from '../../domain/matching/index/file-statistics.ts';
+import type { MatchIndexData } from '../../domain/matching/index/match-index-data.ts';
+import { matchIndexFromParts, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
+import { readMatchMeta } from './snapshot-files.ts';
+
+/**
+ * Gives every shard's stored match index the whole voter file's statistics (file-statistics.ts)
+ * and each voter's position in the file: a first pass over the built shards counts the file, a
+ * second rewrites each shard's counts, genders and cohorts and adds the file's parts. One shard's
+ * index is in memory at a time, as when it was built.
+ *
+ * `orders[i]` holds, per record of shard i, its position among the whole file's imported records.
+ */
+export async function storeFileStatistics(buildDirs: readonly string[], orders: readonly Uint32Array[]): Promise<void> {
+  const count = new FileStatisticsCount();
+  for (const dir of buildDirs) count.add(await readIndexData(join(dir, 'match')));
+  const whole = count.finish();
+  for (const [i, dir] of buildDirs.entries()) {
+    const matchDir = join(dir, 'match');
+    const data = withFileStatistics(await readIndexData(matchDir), whole, orders[i]!);
+    const { meta, parts } = matchIndexParts({ data });
+    const before = await readMatchMeta(matchDir);
+    for (const [name, bytes] of parts) {
+      if (!REWRITTEN.test(name) && before?.parts.includes(name)) continue;
+      await writeFile(join(matchDir, name), bytes, { flush: true });
+    }
+    // The meta last, through a rename: until then the folder reads as the shard's own index.
+    const temporary = join(matchDir, '.meta.json');
+    await writeFile(temporary, JSON.stringify(meta), { flush: true });
+    await rename(temporary, join(matchDir, 'meta.json'));
+  }
+}
+
+/** The parts whose bytes the whole file's statistics change (the others are the shard's own). */
+const REWRITTEN = /^(dict-.*\.counts|first-genders|first-cohorts|file-.*)$/;
+
+async function readIndexData(dir: string): Promise<MatchIndexData> {
+  const meta = await readMatchMeta(dir);
+  if (meta === null) throw new Error(`the match index of ${dir} was not stored`);
+  const parts = new Map<string, Uint8Array>();
+  for (const name of meta.parts) parts.set(name, await readFile(join(dir, name)));
+  return matchIndexFromParts(meta, (name) => {
+    const part = parts.get(name);
+    if (part === undefined) throw new Error(`match index part ${name} is missing`);
+    return part;
+  }).data;
+}
+
+/**
+ * Each shard record's position among the whole file's imported records (the record index an
+ * import of the whole file gives it), from the file line of each shard's accepted records: a
+ * bit per line, and the count of set bits below each 32-line word.
+ */
+export function fileOrders(acceptedLines: readonly Uint32Array[]): Uint32Array[] {
+  let last = 0;
+  for (const lines of acceptedLines) if (lines.length > 0) last = Math.max(last, lines[lines.length - 1]!);
+  const words = new Uint32Array((last >>> 5) + 1);
+  for (const lines of acceptedLines) for (const line of lines) words[line >>> 5]! |= 1 << (line & 31);
+  const below = new Uint32Array(words.length);
+  let total = 0;
+  for (let w = 0; w < words.length; w++) {
+    below[w] = total;
+    total += popcount(words[w]!);
+  }
+  return acceptedLines.map((lines) =>
+    Uint32Array.from(lines, (line) => below[line >>> 5]! + popcount(words[line >>> 5]! & ((1 << (line & 31)) - 1))),
+  );
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
