@@ -15,7 +15,8 @@ import {
   buildMatchIndexFromRecords,
   defaultIndexThreads,
 } from '../../src/adapters/voters/match-index-threads.ts';
-import { matchList } from '../../src/domain/list-matching/match-list.ts';
+import { listRun } from '../../src/domain/list-matching/list-run.ts';
+import { inThreadExecutor, type ListExecutor, matchList } from '../../src/domain/list-matching/match-list.ts';
 import type { Matcher } from '../../src/domain/matching/matcher.ts';
 import { readTruthFile, scoreResultFile } from '../../src/lab/evaluation/run-evaluation.ts';
 
@@ -36,18 +37,22 @@ const loadMs = performance.now() - started;
 gc();
 const rssLoaded = process.memoryUsage().rss;
 
-async function run(matcher: Matcher): Promise<{ seconds: number; rows: number }> {
+async function run(executor: ListExecutor): Promise<{ seconds: number; rows: number }> {
   const t = performance.now();
   const summary = await matchList({
-    source: createReadStream(listPath!, { highWaterMark: 1 << 20 }),
-    output: createWriteStream(outPath!),
-    matcher,
-    voters,
-    appendedFields: [],
-    maxMatches: 1,
-    searchRadiusMiles: null,
-    maxRowBytes: 1 << 20,
-    asOf,
+    open: () => createReadStream(listPath!, { highWaterMark: 1 << 20 }),
+    sinks: { output: createWriteStream(outPath!) },
+    run: listRun({
+      maxMatches: 1,
+      searchRadiusMiles: null,
+      asOf,
+      thresholdScore: 50,
+      appendedFields: [],
+      maxRowBytes: 1 << 20,
+      outputs: { every: true },
+    }),
+    voters: voters!,
+    executor,
   });
   return { seconds: (performance.now() - t) / 1000, rows: summary.rows };
 }
@@ -56,12 +61,12 @@ const nothing: Matcher = {
   name: 'floor',
   matchBatch: (rows) => rows.map(() => ({ candidates: [], unmatchedReason: 'floor' })),
 };
-const floor = await run(nothing);
+const floor = await run(inThreadExecutor(() => nothing));
 const threads = availableParallelism();
 const factory = new ThreadedMatcherFactory(threads);
 // The first job of a process also starts the threads and estimates u from the voter file.
-const first = await run(factory.create(voters));
-const second = await run(factory.create(voters));
+const first = await run(factory);
+const second = await run(factory);
 const rssMatching = process.memoryUsage().rss;
 await factory.close();
 const scored = await scoreResultFile(outPath!, await readTruthFile(truthPath!), 1);

@@ -1,13 +1,14 @@
 import type { z } from 'zod';
 import { revokedBeforeDelivery } from '../domain/client-jobs/job-failures.ts';
-import { matchList } from '../domain/list-matching/match-list.ts';
-import { mergingMatcher } from '../domain/list-matching/merge-chunks.ts';
-import { chunksByShard, concatLines } from '../domain/list-matching/sharded-list.ts';
+import { assembleList } from '../domain/list-matching/chunks/assemble-list.ts';
+import { chunksByShard, concatLines } from '../domain/list-matching/chunks/split-list.ts';
+import { withOutputs } from '../domain/list-matching/list-run.ts';
+import { outputsOf } from '../domain/list-matching/stages/write.ts';
 import { ASSEMBLE_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
-import { chunkOutputKey, deleteChunks, giveUpSharded } from './list-chunks.ts';
-import { failJob, listOptions, type MatchListDeps, planJob } from './list-job-steps.ts';
+import { chunkOutputKey, deleteChunks, giveUpSharded, runOfSpec } from './list-chunks.ts';
+import { failJob, type MatchListDeps, planJob } from './list-job-steps.ts';
 import { chunkSpecSchema } from './match-chunk.job.ts';
 import { writeResults } from './match-list.job.ts';
 import { JobKeyRevoked } from './revoked-keys.ts';
@@ -45,22 +46,30 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
         concatLines(chunks.map((chunk) => () => blobLines(deps.blobs, chunkOutputKey(job.id, chunk)))),
       );
       try {
+        const run = runOfSpec(deps, job, spec);
+        const threads = deps.executor.assembleBlocks?.();
         await writeResults(deps, job, voters, plan, {
           started: new Date(spec.startedAt),
           replaced: false,
-          ...(spec.routing === undefined
-            ? {}
-            : { shardRouting: () => ({ ...spec.routing!, shards: voters.shardMap?.shards.length ?? 0 }) }),
-          run: (sinks) =>
-            matchList({
-              ...sinks,
-              ...listOptions(deps, job, spec.appended),
-              matcher: mergingMatcher(streams, spec.threshold, deps.assembleBlocks?.()),
+          run: async (sinks) => {
+            const summary = await assembleList({
+              source: await deps.blobs.read(job.uploadBlob!),
+              run: withOutputs(run, outputsOf(sinks)),
               voters,
+              sinks,
+              streams,
+              ...(threads === undefined ? {} : { threads }),
               onProgress: () => {
                 if (context.signal.aborted) throw context.signal.reason;
               },
-            }),
+            });
+            return spec.routing === undefined
+              ? summary
+              : {
+                  ...summary,
+                  shardRouting: { ...spec.routing, shards: voters.shardMap?.shards.length ?? 0 },
+                };
+          },
         });
       } catch (error) {
         if (!(error instanceof JobKeyRevoked)) throw error;

@@ -1,13 +1,15 @@
 import { givenUp } from '../domain/client-jobs/job-failures.ts';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
-import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
-import { matchList } from '../domain/list-matching/match-list.ts';
+import { inThread } from '../domain/list-matching/block-executor.ts';
+import { splitBlock } from '../domain/list-matching/block-stages.ts';
 import {
   chunkName,
   DEFAULT_CHUNK_ROWS,
-  routingMatcher,
   shardOfChunk,
-} from '../domain/list-matching/sharded-list.ts';
+  splitList as splitIntoChunks,
+} from '../domain/list-matching/chunks/split-list.ts';
+import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
+import { shardRouter } from '../domain/list-matching/stages/route.ts';
 import type { BlobWriter } from '../domain/ports/blob-store.ts';
 import {
   ASSEMBLE_LIST_JOB,
@@ -16,9 +18,8 @@ import {
   MATCH_CHUNK_JOB,
 } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
-import type { ShardMap } from '../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
-import { failJob, type JobPlan, listOptions, type MatchListDeps } from './list-job-steps.ts';
+import { failJob, type JobPlan, type MatchListDeps, runOfJob } from './list-job-steps.ts';
 
 /**
  * The chunks of a list matched against a sharded voter file: written by the split (match-list),
@@ -39,19 +40,23 @@ export async function splitList(
   deps: MatchListDeps,
   job: SmartmatchJob,
   voters: VoterSnapshot,
-  map: ShardMap,
   plan: JobPlan,
   startedAt: number,
 ): Promise<void> {
+  const map = voters.shardMap!;
   const writers: BlobWriter[] = [];
   const buffers: LineBuffer[] = [];
-  const directory = voters.shardDirectory ?? null;
-  const threads = deps.routeBlocks?.(map, directory);
+  const run = runOfJob(deps, job, plan);
+  const executor =
+    deps.executor.splitBlocks?.(voters) ??
+    inThread((block, spec) => splitBlock(block, spec, shardRouter(map, voters.shardDirectory ?? null)));
   try {
-    const router = routingMatcher(map, {
-      directory,
+    const split = await splitIntoChunks({
+      source: await deps.blobs.read(job.uploadBlob!),
+      run,
+      voters,
+      executor,
       chunkRows: deps.chunkRows ?? DEFAULT_CHUNK_ROWS,
-      ...(threads === undefined ? {} : { threads }),
       openChunk: async (shard, n) => {
         const writer = await deps.blobs.openWriter(
           chunkInputKey(job.id, chunkName(map.shards[shard]!.id, n)),
@@ -62,17 +67,11 @@ export async function splitList(
         return buffer;
       },
     });
-    await matchList({
-      ...listOptions(deps, job, plan.appendedFields),
-      source: await deps.blobs.read(job.uploadBlob!),
-      matcher: router,
-      voters,
-    });
     for (let i = 0; i < writers.length; i++) {
       await buffers[i]!.end();
       await writers[i]!.commit();
     }
-    const { chunks, rows, shardRows, everywhere, fitChunk } = router.result();
+    const { chunks, rows, shardRows, everywhere, fitChunk, sampleRows } = split;
     const spec: ChunkSpec = {
       v: 2,
       jobId: job.id,
@@ -80,6 +79,8 @@ export async function splitList(
       chunks: chunks.map((chunk) => chunk.name),
       routing: { rows, shardRows, everywhere },
       ...(fitChunk === null ? {} : { fitChunk }),
+      run,
+      sampleRows,
       appended: plan.appendedFields,
       threshold: plan.matchThreshold,
       startedAt,
@@ -93,8 +94,16 @@ export async function splitList(
     for (const writer of writers) await writer.abort().catch(() => {});
     throw error;
   } finally {
-    threads?.close();
+    executor.close?.();
   }
+}
+
+/**
+ * The run a sharded job's step reads: the one the split fixed (in the message), or for a message
+ * of an earlier version, the job's with the message's appended fields and threshold.
+ */
+export function runOfSpec(deps: Pick<MatchListDeps, 'maxRowBytes'>, job: SmartmatchJob, spec: ChunkSpec) {
+  return spec.run ?? runOfJob(deps, job, { appendedFields: spec.appended, matchThreshold: spec.threshold });
 }
 
 /** The message that matches one chunk (on its shard's queue). */

@@ -2,15 +2,11 @@ import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { type AppError, publicMessage } from '../domain/errors.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { AppendedField } from '../domain/keys/key-types.ts';
-import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
-import type { AssembleBlockRunner } from '../domain/list-matching/merge-chunks.ts';
-import type { ClosableRouteBlockRunner } from '../domain/list-matching/route-rows.ts';
-import type { OnePassInput } from '../domain/list-matching/sharded-in-one-pass.ts';
-import type { ListFit } from '../domain/matching/matcher.ts';
+import { type ListRun, listRun } from '../domain/list-matching/list-run.ts';
+import type { ListExecutor } from '../domain/list-matching/match-list.ts';
 import { jobNoticeMessage } from '../domain/notices/job-notices.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
-import type { ShardDirectory } from '../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../domain/voters/shard-map.ts';
 import { CONTACT_FIELD_COLUMNS } from '../domain/voters/voter-columns.ts';
 import type { VoterSnapshot, VoterStore } from '../domain/voters/voter-snapshot.ts';
@@ -27,14 +23,8 @@ export interface MatchListDeps {
   blobs: BlobStore;
   voters: VoterStore;
   keys: KeyService;
-  /**
-   * The job's matcher; `thresholdScore` is the profile's, when it sets one; `listFit`: what the
-   * job learned on another shard (a sharded list fits once), so this matcher does not fit.
-   */
-  createMatcher: (
-    voters: VoterSnapshot,
-    options: { thresholdScore?: number; listFit?: ListFit },
-  ) => ListMatcher;
+  /** Makes the job's matchers and runs its stages here (on the matching threads, or the job's thread). */
+  executor: ListExecutor;
   /** The service's MATCH_THRESHOLD, for a profile that sets none (reported in the summary). */
   defaultMatchThreshold: number;
   maxRowBytes: number;
@@ -50,23 +40,13 @@ export interface MatchListDeps {
   /** Rows per chunk of a list split across voter shards (default DEFAULT_CHUNK_ROWS). */
   chunkRows?: number;
   /**
-   * Splits a list across the shards on the matching threads (undefined: on the job's thread);
-   * closed when the split is done.
-   */
-  routeBlocks?: (map: ShardMap, directory: ShardDirectory | null) => ClosableRouteBlockRunner | undefined;
-  /** Merges and formats a sharded list's assembly on the matching threads (undefined: on the job's thread). */
-  assembleBlocks?: () => AssembleBlockRunner | undefined;
-  /**
    * Whether this worker holds every shard of a sharded voter file at once (the voter cache and
-   * the matching threads allow it): it then matches a list against them in one pass
-   * (sharded-in-one-pass.ts) rather than splitting it into chunks for whichever workers hold
-   * the shards. Absent: always split.
+   * the matching threads allow it): it then matches a list against them itself (matchList)
+   * rather than splitting it into chunks for whichever workers hold the shards. Absent: always split.
    */
   holdsEveryShard?: (map: ShardMap) => boolean;
   /** Opens a loaded shard on the matching threads ahead of its first matcher. */
   openOnThreads?: (shard: VoterSnapshot) => void;
-  /** Runs the one pass's blocks on the matching threads (undefined: on the job's thread). */
-  shardedBlocks?: OnePassInput['threads'];
 }
 
 /**
@@ -106,19 +86,23 @@ export async function withdrawIfRevoked(deps: MatchListDeps, keyId: string): Pro
   await deps.withdrawKey(keyId);
 }
 
-/** The pipeline's settings from the job's parameters (every pass over a job's list uses these). */
-export function listOptions(
+/**
+ * The job's run (list-run.ts): its parameters and the plan its profile fixed, read by every step
+ * of the job (a sharded job's messages carry it).
+ */
+export function runOfJob(
   deps: Pick<MatchListDeps, 'maxRowBytes'>,
   job: SmartmatchJob,
-  appendedFields: AppendedField[],
-) {
-  return {
-    appendedFields,
+  plan: Pick<JobPlan, 'appendedFields' | 'matchThreshold'>,
+): ListRun {
+  return listRun({
     maxMatches: job.params.maxMatches,
     searchRadiusMiles: job.params.searchRadiusMiles,
+    asOf: job.createdAt,
+    thresholdScore: plan.matchThreshold,
+    appendedFields: plan.appendedFields,
     maxRowBytes: deps.maxRowBytes,
-    asOf: new Date(job.createdAt),
-  };
+  });
 }
 
 /** What the job's profile and parameters fix before any row is read. */

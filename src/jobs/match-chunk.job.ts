@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { revokedBeforeMatching } from '../domain/client-jobs/job-failures.ts';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { AppError } from '../domain/errors.ts';
-import type { ListMatcher } from '../domain/list-matching/block-runner.ts';
+import { fitChunk, matchChunk } from '../domain/list-matching/chunks/match-chunk.ts';
+import { shardOfChunk } from '../domain/list-matching/chunks/split-list.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
-import { fitList, matchChunk, shardOfChunk } from '../domain/list-matching/sharded-list.ts';
+import { listRun, SAMPLE_ROWS } from '../domain/list-matching/list-run.ts';
+import type { Matcher } from '../domain/matching/matcher.ts';
 import { type ChunkSpec, MATCH_CHUNK_JOB } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
@@ -15,6 +17,7 @@ import {
   chunkMessage,
   chunkOutputKey,
   giveUpSharded,
+  runOfSpec,
 } from './list-chunks.ts';
 import { failJob, type MatchListDeps } from './list-job-steps.ts';
 
@@ -51,6 +54,20 @@ const chunkSpecV2 = z.object({
       }),
     )
     .optional(),
+  run: z
+    .object({
+      maxMatches: z.number().int().min(1),
+      searchRadiusMiles: z.number().nullable(),
+      asOf: z.number(),
+      thresholdScore: z.number(),
+      appendedFields: z.array(z.object({ source: z.string(), as: z.string() })),
+      maxRowBytes: z.number().int().positive(),
+      outputs: z.object({ every: z.boolean(), split: z.boolean(), bestIds: z.boolean() }),
+      sampleRows: z.number().int().positive(),
+    })
+    .transform((run) => listRun(run))
+    .optional(),
+  sampleRows: z.number().int().positive().optional(),
   appended: z.array(z.object({ source: z.string(), as: z.string() })),
   threshold: z.number(),
   startedAt: z.number(),
@@ -138,22 +155,19 @@ async function matchShard(
       `shard ${shardOfChunk(payload.chunk)} of voter file ${payload.version} is gone`,
     );
   }
-  const options = {
-    maxMatches: job.params.maxMatches,
-    searchRadiusMiles: job.params.searchRadiusMiles,
-    asOf: new Date(job.createdAt),
-  };
+  const run = runOfSpec(deps, job, payload);
   const { chunk: _chunk, ...spec } = payload;
-  let matcher: ListMatcher;
+  let matcher: Matcher;
   if (payload.listFit !== undefined) {
-    matcher = deps.createMatcher(snapshot, { thresholdScore: payload.threshold, listFit: payload.listFit });
+    matcher = deps.executor.matcher(snapshot, payload.listFit, run);
   } else {
     // The fit chunk, or a chunk of the first format (each fitted on its own first rows).
-    matcher = deps.createMatcher(snapshot, { thresholdScore: payload.threshold });
-    spec.listFit = await fitList(
+    matcher = deps.executor.matcher(snapshot, null, run);
+    spec.listFit = await fitChunk(
       matcher,
       blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
-      options,
+      run,
+      payload.sampleRows ?? SAMPLE_ROWS,
     );
     if (payload.fitChunk === payload.chunk) {
       for (const chunk of spec.chunks) {
@@ -165,12 +179,13 @@ async function matchShard(
   const out = new LineBuffer(writer.stream);
   let reported = 0;
   try {
+    const threads = deps.executor.chunkBatches?.(matcher);
     await matchChunk({
       lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
       shard: snapshot,
       matcher,
-      appendedSources: payload.appended.map((field) => field.source),
-      options,
+      ...(threads === undefined ? {} : { threads }),
+      run,
       write: (line) => {
         out.write(line);
         return out.ready();

@@ -9,15 +9,11 @@ import { type ResultLayout, resultLayout } from '../domain/client-jobs/result-la
 import { renderSummaryHtml, type SummaryReportJob } from '../domain/client-jobs/summary-report.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
-import { type ListSummary, type MatchListInput, matchList } from '../domain/list-matching/match-list.ts';
-import {
-  loadEveryShard,
-  prepareOnePass,
-  type ShardRouting,
-} from '../domain/list-matching/sharded-in-one-pass.ts';
+import { withOutputs } from '../domain/list-matching/list-run.ts';
+import { loadEveryShard, type MatchedList, matchList } from '../domain/list-matching/match-list.ts';
+import { outputsOf, type ResultSinks } from '../domain/list-matching/stages/write.ts';
 import type { BlobStore, BlobWriter } from '../domain/ports/blob-store.ts';
 import { type JobRef, MATCH_LIST_JOB } from '../domain/ports/job-catalog.ts';
-import type { ShardMap } from '../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { completionFollowUps } from './completion-follow-ups.ts';
 import { exponentialBackoff, type JobModule, jobRefSchema } from './job-module.ts';
@@ -25,9 +21,9 @@ import { splitList } from './list-chunks.ts';
 import {
   failJob,
   type JobPlan,
-  listOptions,
   type MatchListDeps,
   planJob,
+  runOfJob,
   stopIfKeyRevoked,
   withdrawIfRevoked,
 } from './list-job-steps.ts';
@@ -111,74 +107,27 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   const map = voters.shardMap;
   if (map !== undefined && deps.holdsEveryShard?.(map) !== true) {
     // Workers that hold part of the file share the list: split, chunks per shard, assembly.
-    await splitList(deps, job, voters, map, plan, started.getTime());
+    await splitList(deps, job, voters, plan, started.getTime());
     return;
   }
-  if (map !== undefined) {
-    await matchInOnePass(deps, job, voters, map, plan, { started, replaced, onProgress });
-    return;
-  }
+  // A sharded file whose every shard this worker holds is matched here, as an unsharded one is.
+  const shards = map === undefined ? undefined : await loadEveryShard(deps.voters, map, deps.openOnThreads);
+  const run = runOfJob(deps, job, plan);
   await writeResults(deps, job, voters, plan, {
     started,
     replaced,
-    run: (sinks) =>
-      matchList({
-        ...sinks,
-        ...listOptions(deps, job, plan.appendedFields),
-        matcher: deps.createMatcher(voters, { thresholdScore: plan.matchThreshold }),
+    run: async (sinks) =>
+      await matchList({
+        open: () => deps.blobs.read(job.uploadBlob!),
+        sinks,
+        run: withOutputs(run, outputsOf(sinks)),
         voters,
+        ...(shards === undefined ? {} : { shards }),
+        executor: deps.executor,
         onProgress,
       }),
   });
 }
-
-/**
- * A list against a sharded voter file whose every shard this worker holds: matched here in one
- * pass (sharded-in-one-pass.ts), as an unsharded job is, with the bytes the three steps give.
- */
-async function matchInOnePass(
-  deps: MatchListDeps,
-  job: SmartmatchJob,
-  voters: VoterSnapshot,
-  map: ShardMap,
-  plan: JobPlan,
-  options: { started: Date; replaced: boolean; onProgress: (rows: number) => void },
-): Promise<void> {
-  const shards = await loadEveryShard(deps.voters, map, deps.openOnThreads);
-  const settings = listOptions(deps, job, plan.appendedFields);
-  let routing: ShardRouting | null = null;
-  await writeResults(deps, job, voters, plan, {
-    started: options.started,
-    replaced: options.replaced,
-    run: async (sinks) => {
-      const matcher = await prepareOnePass({
-        whole: voters,
-        shards,
-        createMatcher: (shard, listFit) =>
-          deps.createMatcher(shard, {
-            thresholdScore: plan.matchThreshold,
-            ...(listFit === null ? {} : { listFit }),
-          }),
-        sampleSource: await deps.blobs.read(job.uploadBlob!),
-        appendedFields: plan.appendedFields,
-        options: settings,
-        thresholdScore: plan.matchThreshold,
-        maxRowBytes: deps.maxRowBytes,
-        ...(deps.shardedBlocks === undefined ? {} : { threads: deps.shardedBlocks }),
-      });
-      try {
-        return await matchList({ ...sinks, ...settings, matcher, voters, onProgress: options.onProgress });
-      } finally {
-        matcher.close();
-        routing = matcher.routing();
-      }
-    },
-    shardRouting: () => ({ ...routing!, shards: map.shards.length }),
-  });
-}
-
-/** Where matchList reads and writes, as the job's result layout asks (spread into its input). */
-export type ResultSinks = Pick<MatchListInput, 'source' | 'output' | 'split' | 'onBestMatch'>;
 
 /**
  * Runs the list through `run` into the job's result blobs, then writes the delivery archive and
@@ -195,9 +144,8 @@ export async function writeResults(
   options: {
     started: Date;
     replaced: boolean;
-    run: (sinks: ResultSinks) => Promise<ListSummary>;
-    /** How a sharded list's rows were routed, asked once `run` is done. */
-    shardRouting?: () => JobSummary['shardRouting'];
+    /** Matches (or assembles) the list into the sinks; a sharded list's summary says how rows were routed. */
+    run: (sinks: ResultSinks) => Promise<MatchedList>;
   },
 ): Promise<void> {
   // The client's filename names the downloads only; storage keys are built from the job id.
@@ -215,7 +163,6 @@ export async function writeResults(
   let summary: JobSummary;
   try {
     const listSummary = await options.run({
-      source: await deps.blobs.read(job.uploadBlob!),
       ...(writers.everyRank ? { output: writers.everyRank.stream } : {}),
       ...(writers.split
         ? { split: { best: writers.split.best.stream, additional: writers.split.additional.stream } }
@@ -236,7 +183,6 @@ export async function writeResults(
     }
     summary = {
       ...listSummary,
-      ...(options.shardRouting === undefined ? {} : { shardRouting: options.shardRouting() }),
       voterFileVersion: voters.version,
       matchThreshold: plan.matchThreshold,
       startedAt: options.started.toISOString(),

@@ -72,19 +72,12 @@ export function listMatchingDeps(
     voters: parts.voters,
     keys: parts.keys,
     withdrawKey: parts.withdrawKey,
-    createMatcher: (voters, options) =>
-      matchers.create(voters, {
-        ...options,
-        thresholdScore: options.thresholdScore ?? config.MATCH_THRESHOLD,
-      }),
+    executor: matchers,
     defaultMatchThreshold: config.MATCH_THRESHOLD,
     maxRowBytes: config.MAX_ROW_BYTES,
     chunkRows: config.SHARD_CHUNK_ROWS,
-    routeBlocks: (map, directory) => matchers.routeBlocks(map, directory),
-    assembleBlocks: () => matchers.assembleBlocks(),
     holdsEveryShard: (map) => matchers.holdsEveryShard(map, voterCacheBytes(config)),
     openOnThreads: (shard) => matchers.open(shard),
-    shardedBlocks: (map, directory, shards) => matchers.shardedBlocks(map, directory, shards),
     onTransition: (state) => metrics.jobTransitions.inc({ kind: 'smartmatch', state }),
     onRows: (rows) => metrics.rowsMatched.inc(rows),
   };

@@ -13,6 +13,7 @@ import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
 import { ThreadedMatcherFactory } from '../../src/adapters/matching/threaded-matcher-factory.ts';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
+import { listRun } from '../../src/domain/list-matching/list-run.ts';
 import { matchList } from '../../src/domain/list-matching/match-list.ts';
 import type { VoterSnapshot } from '../../src/domain/voters/voter-snapshot.ts';
 import { generateContactListFromFile } from '../../src/lab/synthetic/lists/generate-list.ts';
@@ -50,21 +51,22 @@ describe('matchList on worker threads', () => {
     const texts = Promise.all([every, best, additional].map((stream) => text(stream)));
     const ids: string[] = [];
     try {
-      const matcher = factory.create(voters, { thresholdScore: 50 });
-      assert.equal(matcher.blocks !== undefined, threads > 0, 'threads run whole blocks');
       const summary = await matchList({
-        source: createReadStream(list),
-        output: every,
-        split: { best, additional },
-        matcher,
+        open: () => createReadStream(list),
+        sinks: { output: every, split: { best, additional }, onBestMatch: (id) => ids.push(id) },
+        run: listRun({
+          maxMatches: 3,
+          searchRadiusMiles: null,
+          asOf: new Date('2026-01-01T00:00:00Z'),
+          thresholdScore: 50,
+          appendedFields: [{ source: 'party', as: 'party' }],
+          maxRowBytes: 1 << 20,
+          outputs: { every: true, split: true, bestIds: true },
+        }),
         voters,
-        appendedFields: [{ source: 'party', as: 'party' }],
-        maxMatches: 3,
-        searchRadiusMiles: null,
-        maxRowBytes: 1 << 20,
-        asOf: new Date('2026-01-01T00:00:00Z'),
-        onBestMatch: (id) => ids.push(id),
+        executor: factory,
       });
+      assert.equal(factory.threadPool !== null, threads > 0, 'threads run whole blocks');
       return { summary, outputs: await texts, ids };
     } finally {
       await factory.close();

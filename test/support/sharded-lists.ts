@@ -4,19 +4,22 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { matchList } from '../../src/domain/list-matching/match-list.ts';
-import type { AssembleBlockRunner } from '../../src/domain/list-matching/merge-chunks.ts';
-import { mergingMatcher } from '../../src/domain/list-matching/merge-chunks.ts';
-import type { RouteBlockRunner } from '../../src/domain/list-matching/route-rows.ts';
+import { type BlockExecutor, inThread } from '../../src/domain/list-matching/block-executor.ts';
+import { splitBlock } from '../../src/domain/list-matching/block-stages.ts';
+import {
+  type AssembleBlockRunner,
+  assembleList,
+} from '../../src/domain/list-matching/chunks/assemble-list.ts';
+import { fitChunk, matchChunk } from '../../src/domain/list-matching/chunks/match-chunk.ts';
 import {
   chunkName,
   chunksByShard,
   concatLines,
-  fitList,
-  matchChunk,
-  routingMatcher,
   shardOfChunk,
-} from '../../src/domain/list-matching/sharded-list.ts';
+  splitList,
+} from '../../src/domain/list-matching/chunks/split-list.ts';
+import { type ListRun, listRun } from '../../src/domain/list-matching/list-run.ts';
+import { shardRouter } from '../../src/domain/list-matching/stages/route.ts';
 import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
 import type { ListFit } from '../../src/domain/matching/matcher.ts';
 import {
@@ -112,23 +115,39 @@ export const LIST = [
 export const OPTIONS = { maxMatches: 2, searchRadiusMiles: null, asOf: new Date('2026-01-01T00:00:00Z') };
 export const APPENDED = [{ source: 'party', as: 'party' }];
 
-export const matcherFor = (snapshot: VoterSnapshot) =>
-  createProbabilisticMatcher(snapshot, buildMatchIndex(snapshot));
+/** The run of these tests' lists: `options`, the party appended, samples of SAMPLE rows. */
+export const runOf = (options = OPTIONS, outputs: Partial<ListRun['outputs']> = {}): ListRun =>
+  listRun({
+    ...options,
+    thresholdScore: DEFAULT_THRESHOLD_SCORE,
+    appendedFields: APPENDED,
+    maxRowBytes: 1 << 20,
+    sampleRows: SAMPLE,
+    outputs,
+  });
+
+export const matcherFor = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
+  createProbabilisticMatcher(snapshot, buildMatchIndex(snapshot), listFit === null ? {} : { listFit });
 
 export async function* linesOf(lines: string[]): AsyncGenerator<string> {
   for (const line of lines) yield line.trimEnd();
 }
 
+/** The split stage of WHOLE's map on the calling thread. */
+export const splitHere = (directory: ShardDirectory | null = null): BlockExecutor =>
+  inThread((block, spec) => splitBlock(block, spec, shardRouter(MAP, directory)));
+
 /**
- * The three steps in memory: split (chunks of `chunkRows`), the job's model fitted on the fit
- * chunk's first 3 rows, each chunk against its shard, assemble. `chunks` gives each shard's rows, its chunks one after the other.
+ * The queue's three steps in memory: split (chunks of `chunkRows`), the job's model fitted on the
+ * fit chunk's first SAMPLE rows, each chunk against its shard, assemble. `chunks` gives each
+ * shard's rows, its chunks one after the other.
  */
 export async function matchSharded(
   csv: string,
   options = OPTIONS,
   chunkRows = 1000,
   directory: ShardDirectory | null = null,
-  threads?: RouteBlockRunner,
+  split: BlockExecutor = splitHere(directory),
   assemble?: AssembleBlockRunner,
 ): Promise<{
   result: string;
@@ -138,26 +157,28 @@ export async function matchSharded(
   listFit: ListFit | null;
 }> {
   const written = new Map<string, string[]>();
-  const router = routingMatcher(MAP, {
-    directory,
+  const run = runOf(options);
+  const splitResult = await splitList({
+    source: Readable.from([Buffer.from(csv)]),
+    run,
+    voters: WHOLE,
+    executor: split,
     chunkRows,
-    ...(threads === undefined ? {} : { threads }),
-    sampleRows: SAMPLE,
     openChunk: async (shard, n) => {
       const lines: string[] = [];
       written.set(chunkName(MAP.shards[shard]!.id, n), lines);
       return { write: (line: string) => lines.push(line), ready: async () => {} };
     },
   });
-  const common = { voters: WHOLE, appendedFields: APPENDED, maxRowBytes: 1 << 20, ...options };
-  await matchList({ ...common, source: Readable.from([Buffer.from(csv)]), matcher: router });
-  const { chunks: routed, fitChunk } = router.result();
+  const { chunks: routed, fitChunk: fitName } = splitResult;
   const names = routed.map((chunk) => chunk.name);
   const shardOf = (name: string) => SHARDS[MAP.shards.find((s) => s.id === shardOfChunk(name))!.version]!;
   // The job's model: fitted once, on the fit chunk's first SAMPLE rows, as the service does.
-  const fitMatcher = fitChunk === null ? null : matcherFor(shardOf(fitChunk));
+  const fitMatcher = fitName === null ? null : matcherFor(shardOf(fitName));
   const listFit =
-    fitChunk === null ? null : await fitList(fitMatcher!, linesOf(written.get(fitChunk)!), options, SAMPLE);
+    fitName === null
+      ? null
+      : await fitChunk(fitMatcher!, linesOf(written.get(fitName)!), run, splitResult.sampleRows);
   const outputs = new Map<string, string[]>();
   for (const name of names) {
     const shard = shardOf(name);
@@ -165,12 +186,8 @@ export async function matchSharded(
     await matchChunk({
       lines: linesOf(written.get(name)!),
       shard,
-      matcher:
-        name === fitChunk
-          ? fitMatcher!
-          : createProbabilisticMatcher(shard, buildMatchIndex(shard), { listFit: listFit! }),
-      appendedSources: ['party'],
-      options,
+      matcher: name === fitName ? fitMatcher! : matcherFor(shard, listFit),
+      run,
       // One or more lines a call, each ending in a newline.
       write: (lines) => {
         out.push(...lines.split(/(?<=\n)/));
@@ -181,18 +198,16 @@ export async function matchSharded(
   const output = new PassThrough();
   const result = text(output);
   const groups = chunksByShard(names);
-  await matchList({
-    ...common,
+  await assembleList({
     source: Readable.from([Buffer.from(csv)]),
-    output,
-    matcher: mergingMatcher(
-      groups.map((group) => concatLines(group.map((name) => () => linesOf(outputs.get(name)!)))),
-      DEFAULT_THRESHOLD_SCORE,
-      assemble,
-    ),
+    run: runOf(options, { every: true }),
+    voters: WHOLE,
+    sinks: { output },
+    streams: groups.map((group) => concatLines(group.map((name) => () => linesOf(outputs.get(name)!)))),
+    ...(assemble === undefined ? {} : { threads: assemble }),
   });
   const chunks = MAP.shards.map((shard) =>
     names.filter((name) => shardOfChunk(name) === shard.id).flatMap((name) => written.get(name)!),
   );
-  return { result: await result, chunks, names, fitChunk, listFit };
+  return { result: await result, chunks, names, fitChunk: fitName, listFit };
 }

@@ -1,8 +1,6 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
-import type { BlockResult, BlockSpec } from '../../domain/list-matching/match-block.ts';
-import type { BlockOutcomeLines } from '../../domain/list-matching/merge-chunks.ts';
-import type { RoutedBlock } from '../../domain/list-matching/route-rows.ts';
-import type { ShardedBlock } from '../../domain/list-matching/sharded-in-one-pass.ts';
+import type { BlockOutput } from '../../domain/list-matching/block-stages.ts';
+import type { BlockSpec, ListRun } from '../../domain/list-matching/list-run.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
@@ -11,7 +9,7 @@ import type { PersonEvidence } from '../../domain/matching/score/fellegi-sunter.
 import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import { TaskPool } from '../threads/task-pool.ts';
-import type { MatchTask, ShardJob } from './match-thread.worker.ts';
+import type { BlockStageTask, MatchTask } from './match-thread.worker.ts';
 
 /**
  * A matching thread's own heap: it holds the decoded dictionaries and caches of each voter file
@@ -102,38 +100,15 @@ export class MatchThreadPool {
   }
 
   /**
-   * One block of a list matched against a sharded voter file, assembled on the least busy thread
-   * from its rows' chunk lines (merge-chunks.ts); its bytes are moved there.
+   * One block of a list through a pass's block stage (block-stages.ts) on the least busy thread:
+   * `match` in voter files open on the threads, `split` with an open router, or `assemble`. Its
+   * bytes are moved there (the block must not be used here afterwards).
    */
-  async assembleBlock(
-    block: CsvBlock,
-    spec: BlockSpec,
-    lines: BlockOutcomeLines,
-    thresholdScore: number,
-  ): Promise<BlockResult> {
+  async runBlock(task: BlockStageTask, block: CsvBlock, spec: BlockSpec): Promise<BlockOutput> {
     checkUsable(this.pool);
-    return (await this.pool.run({ kind: 'assemble', block, spec, lines, thresholdScore }, [
+    return (await this.pool.run({ kind: 'block', task, block, spec }, [
       block.bytes.buffer as ArrayBuffer,
-    ])) as BlockResult;
-  }
-
-  /**
-   * One block of a list matched in one pass against every shard of a sharded voter file, on the
-   * least busy thread (sharded-in-one-pass.ts): its rows routed with `router`'s map, each matched
-   * in the shards it is routed to (`shards[i]`: shard i's open voter file with the job's model),
-   * merged and formatted. Its bytes are moved there.
-   */
-  async runShardedBlock(
-    router: RouterSource,
-    shards: readonly { source: MatchSource; job: PersonMatchJob; columns: readonly number[] }[],
-    block: CsvBlock,
-    spec: BlockSpec,
-  ): Promise<ShardedBlock> {
-    checkUsable(this.pool);
-    const jobs: ShardJob[] = shards.map(({ source, job, columns }) => ({ source: source.id, job, columns }));
-    return (await this.pool.run({ kind: 'sharded-block', router: router.id, shards: jobs, block, spec }, [
-      block.bytes.buffer as ArrayBuffer,
-    ])) as ShardedBlock;
+    ])) as BlockOutput;
   }
 
   /** Test hook and last resort: ends one thread as a crash would. */
@@ -226,29 +201,18 @@ export class MatchSource implements PersonMatchRunner {
   }
 
   /**
-   * One block of a list, parsed, matched and formatted on the least busy thread. Its bytes are
-   * moved to that thread (the block must not be used here afterwards).
-   */
-  async runBlock(block: CsvBlock, spec: BlockSpec, job: PersonMatchJob): Promise<BlockResult> {
-    if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
-    this.check();
-    return (await this.pool.run({ kind: 'block', source: this.source, block, spec, job }, [
-      block.bytes.buffer as ArrayBuffer,
-    ])) as BlockResult;
-  }
-
-  /**
    * One batch of a sharded list's chunk lines, matched on the least busy thread: the chunk's
    * output lines for it (sharded-list.ts matchChunkBatch).
    */
   async runChunkBatch(
     lines: readonly string[],
     columns: readonly number[],
+    run: ListRun,
     job: PersonMatchJob,
   ): Promise<string> {
     if (!this.runsBlocks) throw new Error('these matching threads were started without the voter file');
     this.check();
-    return (await this.pool.run({ kind: 'chunk', source: this.source, lines, columns, job })) as string;
+    return (await this.pool.run({ kind: 'chunk', source: this.source, lines, columns, run, job })) as string;
   }
 
   /** Lets the threads drop this voter file (a shard let go, a version replaced). */
@@ -306,15 +270,6 @@ export class RouterSource {
   get id(): number {
     if (this.closed) throw new Error('the matching threads let this shard map go');
     return this.router;
-  }
-
-  /** One block routed on the least busy thread; its bytes are moved there. */
-  async routeBlock(block: CsvBlock, spec: BlockSpec): Promise<RoutedBlock> {
-    if (this.closed) throw new Error('the matching threads let this shard map go');
-    checkUsable(this.pool);
-    return (await this.pool.run({ kind: 'route', router: this.router, block, spec }, [
-      block.bytes.buffer as ArrayBuffer,
-    ])) as RoutedBlock;
   }
 
   close(): void {

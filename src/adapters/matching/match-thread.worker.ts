@@ -1,13 +1,17 @@
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
-import { type BlockSpec, matchBlock } from '../../domain/list-matching/match-block.ts';
-import { assembleBlock, type BlockOutcomeLines } from '../../domain/list-matching/merge-chunks.ts';
-import { routeBlock, routeNormalized } from '../../domain/list-matching/route-rows.ts';
-import { matchShardedBlock, type ShardAtHand } from '../../domain/list-matching/sharded-in-one-pass.ts';
-import { matchChunkBatch } from '../../domain/list-matching/sharded-list.ts';
+import {
+  assembleBlock,
+  type BlockOutcomeLines,
+  type BlockOutput,
+  matchBlock,
+  splitBlock,
+} from '../../domain/list-matching/block-stages.ts';
+import { matchChunkBatch } from '../../domain/list-matching/chunks/match-chunk.ts';
+import type { BlockSpec, ListRun } from '../../domain/list-matching/list-run.ts';
+import { type ListRouter, ONE_SHARD, shardRouter } from '../../domain/list-matching/stages/route.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
-import type { MatchInput } from '../../domain/matching/matcher.ts';
-import type { NormalizedInput } from '../../domain/matching/normalize/person.ts';
+import type { Matcher, MatchInput } from '../../domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
   inThreadRunner,
@@ -26,21 +30,15 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  * (`open`): the match index rebuilt from parts in shared memory (no copy of the postings or
  * columns; only the dictionaries' strings are decoded here) and, when it was given the voter
  * snapshot, the snapshot too (records through its own file handle, ids and offsets in shared
- * memory). It answers, for an open voter file:
- * - `match` / `sample-evidence`: chunks of rows, with their outcomes in order or what each sample
+ * memory); and the shard maps `open-router` gave it, to route rows across a sharded file's shards.
+ * It answers:
+ * - `match` / `sample-evidence`: rows of a batch, with their outcomes in order or what each sample
  *   person tells the fit (samplePersonEvidence);
- * - `block`: a whole block of a list, parsed, matched (ids, then the probabilistic strategies
- *   with the job's fitted model) and formatted here (match-block.ts);
- * - `chunk`: a batch of a sharded list's chunk lines, matched the same way, answered with the
- *   chunk's output lines (sharded-list.ts);
- * - `route`: a whole block of a list split across the shards of a sharded voter file, whose map
- *   and directory (in shared memory) `open-router` gave it (route-rows.ts);
- * - `assemble`: a whole block of a list matched against a sharded voter file, its rows' outcomes
- *   merged from the chunks' lines and formatted (merge-chunks.ts; no voter file needed);
- * - `sharded-block`: a whole block of a list matched against every shard of a sharded voter file
- *   in one pass (each row routed by an `open-router` map, matched in the open shards it is routed
- *   to, merged and formatted: sharded-in-one-pass.ts);
- * and `close` lets a voter file go.
+ * - `block`: a whole block of a list through a pass's block stage (block-stages.ts): `match`
+ *   (parse → route → match in the open shards → merge → format), `split` (parse → route) or
+ *   `assemble` (parse → merge the chunks' lines → format; no voter file needed);
+ * - `chunk`: a batch of a chunk's lines, matched (chunks/match-chunk.ts);
+ * and `close` / `close-router` let a voter file or a map go.
  *
  * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
  */
@@ -51,8 +49,21 @@ interface OpenSource {
 const sources = new Map<number, OpenSource>();
 /** A shard directory's arrays, in shared memory. */
 type SharedDirectory = { hashes: Uint32Array; shards: Uint16Array };
-/** Shard maps and directories of the sharded voter files whose lists this thread splits. */
-const routers = new Map<number, { map: ShardMap; directory: ShardDirectory | null }>();
+/** Routers of the sharded voter files whose lists this thread routes. */
+const routers = new Map<number, ListRouter>();
+
+/** A shard of a match stage: its open voter file and the run's matching there. */
+export interface ShardJob {
+  source: number;
+  job: PersonMatchJob;
+}
+
+/** Which block stage a `block` task runs, with what it needs besides the block. */
+export type BlockStageTask =
+  /** `router`: an open router (null: an unsharded file, `shards` its one). */
+  | { stage: 'match'; router: number | null; shards: readonly ShardJob[] }
+  | { stage: 'split'; router: number }
+  | { stage: 'assemble'; lines: BlockOutcomeLines };
 
 export type MatchTask =
   | {
@@ -63,40 +74,19 @@ export type MatchTask =
       snapshot: object | null;
     }
   | { kind: 'close'; source: number }
+  | { kind: 'open-router'; router: number; map: ShardMap; directory: SharedDirectory | null }
+  | { kind: 'close-router'; router: number }
   | { kind: 'match'; source: number; rows: MatchInput[]; job: PersonMatchJob }
   | { kind: 'sample-evidence'; source: number; rows: readonly MatchInput[]; job: PersonMatchJob }
-  | { kind: 'block'; source: number; block: CsvBlock; spec: BlockSpec; job: PersonMatchJob }
+  | { kind: 'block'; task: BlockStageTask; block: CsvBlock; spec: BlockSpec }
   | {
       kind: 'chunk';
       source: number;
       lines: readonly string[];
       columns: readonly number[];
+      run: ListRun;
       job: PersonMatchJob;
-    }
-  | {
-      kind: 'open-router';
-      router: number;
-      map: ShardMap;
-      directory: SharedDirectory | null;
-    }
-  | { kind: 'close-router'; router: number }
-  | { kind: 'route'; router: number; block: CsvBlock; spec: BlockSpec }
-  | { kind: 'assemble'; block: CsvBlock; spec: BlockSpec; lines: BlockOutcomeLines; thresholdScore: number }
-  | {
-      kind: 'sharded-block';
-      router: number;
-      /** Per shard of the map, in map order: its open voter file, the job, the columns candidates carry. */
-      shards: readonly ShardJob[];
-      block: CsvBlock;
-      spec: BlockSpec;
     };
-
-/** A shard of a sharded-block task: its open voter file and the job's matching there. */
-export interface ShardJob {
-  source: number;
-  job: PersonMatchJob;
-  columns: readonly number[];
-}
 
 serveTasks<MatchTask, unknown>(answer);
 
@@ -110,32 +100,10 @@ function open(task: Extract<MatchTask, { kind: 'open' }>): void {
   sources.set(task.source, { index, voters });
 }
 
-function routerOf(id: number) {
+function routerOf(id: number): ListRouter {
   const router = routers.get(id);
   if (router === undefined) throw new Error(`shard map ${id} is not open on this matching thread`);
   return router;
-}
-
-/** A block matched against every shard in one pass; each shard's matcher made when a row needs it. */
-async function shardedBlock(task: Extract<MatchTask, { kind: 'sharded-block' }>) {
-  const { map, directory } = routerOf(task.router);
-  const hands = new Map<number, ShardAtHand>();
-  const shardAt = (shard: number): ShardAtHand => {
-    let hand = hands.get(shard);
-    if (hand === undefined) {
-      const { source, job, columns } = task.shards[shard]!;
-      const { index, voters } = sourceOf(source);
-      if (voters === null) throw new Error('this matching thread was started without the voter file');
-      hand = { voters, matcher: jobMatcher(index, voters, job), columns };
-      hands.set(shard, hand);
-    }
-    return hand;
-  };
-  const route = (row: MatchInput, normalized: NormalizedInput) =>
-    routeNormalized(row, normalized, map, directory);
-  // Every shard's job has the job's threshold.
-  const thresholdScore = task.shards[0]?.job.thresholdScore ?? 0;
-  return await matchShardedBlock(task.block, task.spec, route, shardAt, thresholdScore);
 }
 
 function sourceOf(id: number): OpenSource {
@@ -144,46 +112,71 @@ function sourceOf(id: number): OpenSource {
   return source;
 }
 
-async function answer(task: MatchTask): Promise<unknown> {
-  if (task.kind === 'open') return open(task);
-  if (task.kind === 'open-router') {
-    const shared = task.directory;
-    const directory = shared === null ? null : new ShardDirectory(shared.hashes, shared.shards);
-    return void routers.set(task.router, { map: task.map, directory });
-  }
-  if (task.kind === 'close-router') return routers.delete(task.router);
-  if (task.kind === 'assemble') {
-    return await assembleBlock(task.block, task.spec, task.lines, task.thresholdScore);
-  }
-  if (task.kind === 'route') {
-    const router = routerOf(task.router);
-    return await routeBlock(task.block, task.spec, router.map, router.directory);
-  }
-  if (task.kind === 'sharded-block') return await shardedBlock(task);
-  // Its records file is closed when the snapshot is collected (snapshot-files.ts).
-  if (task.kind === 'close') return sources.delete(task.source);
-  const { index, voters } = sourceOf(task.source);
-  // A cloned Date arrives as a Date, but rebuilding it keeps this robust to plain timestamps.
-  const options = { ...task.job.options, asOf: new Date(task.job.options.asOf) };
-  switch (task.kind) {
-    case 'match':
-      return task.rows.map((row) => matchPersons(index, row, { ...task.job, options }));
-    case 'sample-evidence':
-      return samplePersonEvidence(index, task.rows, { ...task.job, options });
-    case 'block': {
-      if (voters === null) throw new Error('this matching thread was started without the voter file');
-      return await matchBlock(task.block, task.spec, jobMatcher(index, voters, task.job), voters);
-    }
-    case 'chunk': {
-      if (voters === null) throw new Error('this matching thread was started without the voter file');
-      const matcher = jobMatcher(index, voters, task.job);
-      return await matchChunkBatch(task.lines, task.columns, matcher, voters, options);
-    }
-  }
+function votersOf(id: number): { index: MatchIndex; voters: VoterSnapshot } {
+  const { index, voters } = sourceOf(id);
+  if (voters === null) throw new Error('this matching thread was started without the voter file');
+  return { index, voters };
 }
 
-/** The job's matcher on this thread: ids, then the probabilistic strategies with its fitted model. */
-function jobMatcher(index: MatchIndex, voters: VoterSnapshot, job: PersonMatchJob) {
+/** A block through its stage; a match stage's shard matchers made when a row needs them. */
+async function runBlockStage(task: BlockStageTask, block: CsvBlock, spec: BlockSpec): Promise<BlockOutput> {
+  if (task.stage === 'split') return splitBlock(block, spec, routerOf(task.router));
+  if (task.stage === 'assemble') return assembleBlock(block, spec, task.lines);
+  const matchers = new Map<number, Matcher>();
+  const snapshots = task.shards.map(({ source }) => votersOf(source).voters);
+  return await matchBlock(block, spec, {
+    router: task.router === null ? ONE_SHARD : routerOf(task.router),
+    snapshots,
+    matcherOf: (shard) => {
+      let matcher = matchers.get(shard);
+      if (matcher === undefined) {
+        const { source, job } = task.shards[shard]!;
+        const { index, voters } = votersOf(source);
+        matcher = jobMatcher(index, voters, job);
+        matchers.set(shard, matcher);
+      }
+      return matcher;
+    },
+  });
+}
+
+async function answer(task: MatchTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'open':
+      return open(task);
+    // Its records file is closed when the snapshot is collected (snapshot-files.ts).
+    case 'close':
+      return sources.delete(task.source);
+    case 'open-router': {
+      const shared = task.directory;
+      const directory = shared === null ? null : new ShardDirectory(shared.hashes, shared.shards);
+      return void routers.set(task.router, shardRouter(task.map, directory));
+    }
+    case 'close-router':
+      return routers.delete(task.router);
+    case 'block':
+      return await runBlockStage(task.task, task.block, task.spec);
+    case 'chunk': {
+      const { index, voters } = votersOf(task.source);
+      return await matchChunkBatch(
+        task.lines,
+        task.columns,
+        jobMatcher(index, voters, task.job),
+        voters,
+        task.run,
+      );
+    }
+  }
+  const { index } = sourceOf(task.source);
+  // A cloned Date arrives as a Date, but rebuilding it keeps this robust to plain timestamps.
+  const job = { ...task.job, options: { ...task.job.options, asOf: new Date(task.job.options.asOf) } };
+  return task.kind === 'match'
+    ? task.rows.map((row) => matchPersons(index, row, job))
+    : samplePersonEvidence(index, task.rows, job);
+}
+
+/** The run's matcher on this thread: ids, then the probabilistic strategies with its fitted model. */
+function jobMatcher(index: MatchIndex, voters: VoterSnapshot, job: PersonMatchJob): Matcher {
   return createProbabilisticMatcher(
     voters,
     index,

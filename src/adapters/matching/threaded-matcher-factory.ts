@@ -1,10 +1,12 @@
-import type { BlockRunner, ChunkBatchRunner, ListMatcher } from '../../domain/list-matching/block-runner.ts';
-import { matchOptionsOf } from '../../domain/list-matching/match-block.ts';
-import type { AssembleBlockRunner } from '../../domain/list-matching/merge-chunks.ts';
-import type { ClosableRouteBlockRunner } from '../../domain/list-matching/route-rows.ts';
-import type { ShardedBlockRunner } from '../../domain/list-matching/sharded-in-one-pass.ts';
+import { type BlockExecutor, inThread } from '../../domain/list-matching/block-executor.ts';
+import { type HeldShards, matchBlock } from '../../domain/list-matching/block-stages.ts';
+import type { AssembleBlockRunner } from '../../domain/list-matching/chunks/assemble-list.ts';
+import type { ChunkBatchRunner } from '../../domain/list-matching/chunks/match-chunk.ts';
+import { type ListRun, matchOptionsOf } from '../../domain/list-matching/list-run.ts';
+import type { ListExecutor } from '../../domain/list-matching/match-list.ts';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
+import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
   inThreadRunner,
@@ -12,9 +14,9 @@ import {
   type ProbabilisticMatcher,
   type ProbabilisticMatcherOptions,
 } from '../../domain/matching/probabilistic-matcher.ts';
-import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import { everyShardFits, type ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
+import type { ShardJob } from './match-thread.worker.ts';
 import { type MatchSource, MatchThreadPool } from './match-thread-pool.ts';
 
 /** Rows a batch needs before threads are started for its voter file (their start costs ~0.5 s). */
@@ -36,9 +38,11 @@ const SOURCES_KEPT = 2;
  * Creates each job's matcher, running the probabilistic strategies on `threads` worker threads
  * (0: on the calling thread). The threads are the process's one MatchThreadPool, started on first
  * use; each voter file (a version, or a shard of a sharded one) is opened on them once and kept
- * for later jobs, since opening one decodes its index's dictionaries on every thread.
+ * for later jobs, since opening one decodes its index's dictionaries on every thread. As a list's
+ * ListExecutor, it runs the match stage of whole blocks on the threads when every matcher of the
+ * list runs there.
  */
-export class ThreadedMatcherFactory {
+export class ThreadedMatcherFactory implements ListExecutor {
   private readonly threads: number;
   private readonly sourcesKept: number;
   private pool: MatchThreadPool | null = null;
@@ -48,11 +52,8 @@ export class ThreadedMatcherFactory {
    * before the index existed), kept while the snapshot lives.
    */
   private readonly builtIndexes = new WeakMap<VoterSnapshot, MatchIndex>();
-  /** What each matcher made by create() matches with on the threads (for shardedBlocks). */
-  private readonly onThreads = new WeakMap<
-    ListMatcher,
-    { matcher: ProbabilisticMatcher; threads: () => MatchSource }
-  >();
+  /** The threads each matcher made by create() matches on (for blocks and chunkBatches). */
+  private readonly onThreads = new WeakMap<Matcher, () => MatchSource>();
 
   /** `sourcesKept`: voter files kept open at most (a sharded voter file: every loaded shard; see release). */
   constructor(threads: number, options: { sourcesKept?: number } = {}) {
@@ -79,7 +80,7 @@ export class ThreadedMatcherFactory {
     source.close();
   }
 
-  create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): ListMatcher {
+  create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions> = {}): ProbabilisticMatcher {
     const index = this.indexOf(voters);
     if (this.threads === 0) return createProbabilisticMatcher(voters, index, options);
     const shared = voters.shared?.() ?? null;
@@ -97,30 +98,89 @@ export class ThreadedMatcherFactory {
     };
     const runner: PersonMatchRunner = {
       run: (rows, job) => (onThreads(rows) ? threads().run(rows, job) : inThread.run(rows, job)),
+      // The pool's first sample warms every thread up for the blocks to come.
       sampleEvidence: (rows, job) =>
-        onThreads(rows) ? threads().sampleEvidence(rows, job) : inThread.sampleEvidence(rows, job),
+        !onThreads(rows)
+          ? inThread.sampleEvidence(rows, job)
+          : shared === null
+            ? threads().sampleEvidence(rows, job)
+            : threads().sampleEvidenceWarming(rows, job),
     };
     const matcher = createProbabilisticMatcher(voters, index, options, runner);
     if (shared === null) return matcher;
     // A list's blocks go to the threads: open the voter file now, so that the threads decode it
     // while this thread reads the sample and fits the model.
     threads();
-    // The pool's first sample warms every thread up for the blocks to come.
-    const fitting = createProbabilisticMatcher(voters, index, options, {
-      ...runner,
-      sampleEvidence: (rows, job) => threads().sampleEvidenceWarming(rows, job),
+    this.onThreads.set(matcher, threads);
+    return matcher;
+  }
+
+  /** ListExecutor: a run's matcher for a voter file (a shard), fitted on the sample or given the list's fit. */
+  matcher(voters: VoterSnapshot, fit: ListFit | null, run: ListRun): Matcher {
+    return this.create(voters, {
+      thresholdScore: run.thresholdScore,
+      ...(fit === null ? {} : { listFit: fit }),
     });
-    const listMatcher: ListMatcher = {
-      ...matcher,
-      // The blocks' matcher is the one that fits the list.
-      listFit: () => fitting.listFit?.() ?? matcher.listFit?.() ?? null,
-      blocks: threadBlocks(fitting, this.threads, threads),
-      // With one thread, the calling thread's share of a chunk (reading values, writing lines)
-      // runs beside it; with more, the calling thread would be the bottleneck.
-      ...(this.threads >= 2 ? { chunkBatches: threadChunkBatches(matcher, this.threads, threads) } : {}),
+  }
+
+  /**
+   * ListExecutor: the match stage of whole blocks on the threads (parse, route with the sharded
+   * file's map, match in the rows' shards, merge and format there), when every matcher of `held`
+   * runs on them; else on the calling thread.
+   */
+  blocks(held: HeldShards & { matchers: readonly Matcher[] }, whole: VoterSnapshot): BlockExecutor {
+    const parts = held.matchers.map((matcher) => ({
+      matcher: matcher as ProbabilisticMatcher,
+      threads: this.onThreads.get(matcher),
+    }));
+    if (
+      this.threads === 0 ||
+      !this.keepsOpen(parts.length) ||
+      parts.some((part) => part.threads === undefined)
+    ) {
+      return inThread((block, spec) => matchBlock(block, spec, held));
+    }
+    const pool = this.livePool();
+    const map = whole.shardMap;
+    const router = map === undefined ? null : pool.openRouter(map, whole.shardDirectory ?? null);
+    /** Each shard's job for the run (the same for every block of it). */
+    let jobs: { run: ListRun; shards: ShardJob[] } | null = null;
+    const jobsOf = (run: ListRun) => {
+      if (jobs?.run !== run) {
+        const options = matchOptionsOf(run);
+        jobs = {
+          run,
+          shards: parts.map(({ matcher, threads }) => ({
+            source: threads!().id,
+            job: matcher.jobFor(options),
+          })),
+        };
+      }
+      return jobs.shards;
     };
-    this.onThreads.set(listMatcher, { matcher, threads });
-    return listMatcher;
+    return {
+      parallelism: this.threads,
+      run: (block, spec) =>
+        pool.runBlock({ stage: 'match', router: router?.id ?? null, shards: jobsOf(spec.run) }, block, spec),
+      close: () => router?.close(),
+    };
+  }
+
+  /**
+   * Batches of a chunk on the threads (parse → match → the chunk's output lines there), with the
+   * model `matcher` was given or fitted. With one thread, the calling thread's share of a chunk
+   * (reading values, writing lines) runs beside it; with more, the calling thread would be the
+   * bottleneck. Undefined: batches run on the calling thread.
+   */
+  chunkBatches(matcher: Matcher): ChunkBatchRunner | undefined {
+    const threads = this.onThreads.get(matcher);
+    if (this.threads < 2 || threads === undefined) return undefined;
+    const probabilistic = matcher as ProbabilisticMatcher;
+    return {
+      parallelism: this.threads,
+      run: (lines, columns, run) =>
+        threads().runChunkBatch(lines, columns, run, probabilistic.jobFor(matchOptionsOf(run))),
+    };
   }
 
   /**
@@ -148,63 +208,33 @@ export class ThreadedMatcherFactory {
   }
 
   /**
-   * Runs a sharded list's one pass (sharded-in-one-pass.ts) on the threads: every block parsed,
-   * routed with the map and directory, matched in its rows' shards, merged and formatted there.
-   * `shards[i]`: shard i's matcher as create() made it (fitted, or given the job's fit) and the
-   * columns its candidates carry. Undefined without threads, or when a shard's matcher does not
-   * run on them. `close` when the list is done.
+   * The split stage of a list against a sharded voter file on the threads (parse, route and write
+   * the chunk lines there), when there are MIN_THREADS_FOR_LIST_PASSES or more; `close` when the
+   * split is done. Undefined: on the calling thread.
    */
-  shardedBlocks(
-    map: ShardMap,
-    directory: ShardDirectory | null,
-    shards: readonly { matcher: ListMatcher; columns: readonly number[] }[],
-  ): (ShardedBlockRunner & { close(): void }) | undefined {
-    if (this.threads === 0 || !this.keepsOpen(shards.length)) return undefined;
-    const parts = shards.map(({ matcher }) => this.onThreads.get(matcher));
-    if (parts.some((part) => part === undefined)) return undefined;
+  splitBlocks(whole: VoterSnapshot): BlockExecutor | undefined {
+    const map = whole.shardMap;
+    if (this.threads < MIN_THREADS_FOR_LIST_PASSES || map === undefined) return undefined;
     const pool = this.livePool();
-    const router = pool.openRouter(map, directory);
+    const router = pool.openRouter(map, whole.shardDirectory ?? null);
     return {
       parallelism: this.threads,
-      run: (block, spec) => {
-        const options = matchOptionsOf(spec);
-        const jobs = parts.map((part, i) => ({
-          source: part!.threads(),
-          job: part!.matcher.jobFor(options),
-          columns: shards[i]!.columns,
-        }));
-        return pool.runShardedBlock(router, jobs, block, spec);
-      },
+      run: (block, spec) => pool.runBlock({ stage: 'split', router: router.id }, block, spec),
       close: () => router.close(),
     };
   }
 
   /**
-   * Splits lists across the shards of a sharded voter file on the threads (parse, route and write
-   * the chunk lines there), when there are MIN_THREADS_FOR_LIST_PASSES or more. `close` when the
-   * split is done.
-   */
-  routeBlocks(map: ShardMap, directory: ShardDirectory | null): ClosableRouteBlockRunner | undefined {
-    if (this.threads < MIN_THREADS_FOR_LIST_PASSES) return undefined;
-    const router = this.livePool().openRouter(map, directory);
-    return {
-      parallelism: this.threads,
-      run: (block, spec) => router.routeBlock(block, spec),
-      close: () => router.close(),
-    };
-  }
-
-  /**
-   * Merges and formats the blocks of a sharded list's assembly on the threads (no voter file
-   * needed there), when there are MIN_THREADS_FOR_LIST_PASSES or more: the job's thread then only
-   * reads the chunks' lines.
+   * The assemble stage of a sharded list's blocks on the threads (no voter file needed there),
+   * when there are MIN_THREADS_FOR_LIST_PASSES or more: the job's thread then only reads the
+   * chunks' lines. Undefined: on the calling thread.
    */
   assembleBlocks(): AssembleBlockRunner | undefined {
     if (this.threads < MIN_THREADS_FOR_LIST_PASSES) return undefined;
     const pool = this.livePool();
     return {
       parallelism: this.threads,
-      run: (block, spec, lines, thresholdScore) => pool.assembleBlock(block, spec, lines, thresholdScore),
+      run: (block, spec, lines) => pool.runBlock({ stage: 'assemble', lines }, block, spec),
     };
   }
 
@@ -269,36 +299,4 @@ export class ThreadedMatcherFactory {
     this.sources.clear();
     await pool?.close();
   }
-}
-
-/**
- * Whole blocks of a list on the threads (parse → match → format there): `matcher` fits the model
- * once on the list's sample (the same model wherever the sample is counted), then each block goes
- * to the least busy thread with it.
- */
-function threadBlocks(
-  matcher: ProbabilisticMatcher,
-  parallelism: number,
-  threads: () => MatchSource,
-): BlockRunner {
-  return {
-    parallelism,
-    prepare: (sample, options) => matcher.prepare(sample(), options),
-    run: (block, spec) => threads().runBlock(block, spec, matcher.jobFor(matchOptionsOf(spec))),
-  };
-}
-
-/**
- * Batches of a sharded list's chunk on the threads (parse → match → the chunk's output lines
- * there), with the model `matcher` was given or fitted on the job's sample (fitList).
- */
-function threadChunkBatches(
-  matcher: ProbabilisticMatcher,
-  parallelism: number,
-  threads: () => MatchSource,
-): ChunkBatchRunner {
-  return {
-    parallelism,
-    run: (lines, columns, options) => threads().runChunkBatch(lines, columns, matcher.jobFor(options)),
-  };
 }

@@ -2,14 +2,11 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
-import { matchList } from '../../domain/list-matching/match-list.ts';
-import { loadEveryShard } from '../../domain/list-matching/sharded-in-one-pass.ts';
-import type { ListFit } from '../../domain/matching/matcher.ts';
-import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
+import { listRun } from '../../domain/list-matching/list-run.ts';
+import { loadEveryShard, matchList } from '../../domain/list-matching/match-list.ts';
 import { voterCacheBytes } from '../../start/voter-stores.ts';
 import type { CliContext } from '../cli-context.ts';
 import { parseAppendedFields } from '../output.ts';
-import { matchShardedLocally } from './match-sharded.ts';
 
 /** `listmatch match FILE --out OUT`: the worker's pipeline on a local file, without HTTP. */
 export function matchCommand(program: Command, context: CliContext): void {
@@ -46,71 +43,49 @@ export function matchCommand(program: Command, context: CliContext): void {
         // The threads load their code while this thread loads the voter file.
         threads.start();
         let started = Date.now();
-        /** A sharded file's shards all held: the list matched in one pass, not in three steps. */
-        let onePass = false;
         const matchFile = async () => {
           const voters = await store.current();
           if (voters === null)
             throw new Error('no voter file imported yet (listmatch voters import FILE.csv)');
           const appendedFields = parseAppendedFields(options.append ?? '');
-          // A sharded file whose shards this process can hold together: all loaded (and opened on
-          // the threads) now, as the unsharded file is, and the list matched in one pass.
+          // A sharded file's shards are all loaded (and opened on the threads) now, as the
+          // unsharded file is, and the list matched against them as the service's worker does.
           const map = voters.shardMap;
-          const loadedShards =
-            map !== undefined && threads.holdsEveryShard(map, voterCacheBytes(config))
-              ? await loadEveryShard(store, map, (shard) => threads.open(shard))
-              : undefined;
-          onePass = loadedShards !== undefined;
+          if (map !== undefined && !threads.holdsEveryShard(map, voterCacheBytes(config))) {
+            throw new Error(
+              `the voter file's ${map.shards.length} shards do not fit in VOTER_CACHE_MB together; raise it (or unset it) to match here`,
+            );
+          }
+          const shards =
+            map === undefined ? undefined : await loadEveryShard(store, map, (shard) => threads.open(shard));
           // The CLI's timer starts once the voter file is loaded.
           started = Date.now();
-          const createMatcher = (snapshot: VoterSnapshot, listFit: ListFit | null = null) =>
-            threads.create(snapshot, {
+          return await matchList({
+            open: () => createReadStream(file, { highWaterMark: 1 << 20 }),
+            sinks: { output: createWriteStream(options.out) },
+            run: listRun({
+              maxMatches,
+              searchRadiusMiles: null,
+              asOf: new Date(),
               thresholdScore: config.MATCH_THRESHOLD,
-              ...(listFit === null ? {} : { listFit }),
-            });
-          const common = {
-            appendedFields,
-            maxMatches,
-            maxRowBytes: config.MAX_ROW_BYTES,
-            asOf: new Date(),
-          };
-          return voters.shardMap === undefined
-            ? matchList({
-                ...common,
-                source: createReadStream(file, { highWaterMark: 1 << 20 }),
-                output: createWriteStream(options.out),
-                matcher: createMatcher(voters),
-                voters,
-                searchRadiusMiles: null,
-              })
-            : matchShardedLocally({
-                ...common,
-                file,
-                output: createWriteStream(options.out),
-                whole: voters,
-                voters: store,
-                createMatcher,
-                thresholdScore: config.MATCH_THRESHOLD,
-                chunkRows: config.SHARD_CHUNK_ROWS,
-                routeBlocks: (map, directory) => threads.routeBlocks(map, directory),
-                assembleBlocks: () => threads.assembleBlocks(),
-                ...(loadedShards === undefined ? {} : { loadedShards }),
-                shardedBlocks: (map, directory, shardMatchers) =>
-                  threads.shardedBlocks(map, directory, shardMatchers),
-              });
+              appendedFields,
+              maxRowBytes: config.MAX_ROW_BYTES,
+              outputs: { every: true },
+            }),
+            voters,
+            ...(shards === undefined ? {} : { shards }),
+            executor: threads,
+          });
         };
         // The threads are closed however it ends (no voter file, a bad --append, a bad list).
         const summary = await matchFile().finally(() => threads.close());
         const seconds = (Date.now() - started) / 1000;
         if (options.summary) await writeFile(options.summary, `${JSON.stringify(summary, null, 2)}\n`);
-        const routing = 'shardRouting' in summary ? summary.shardRouting : undefined;
+        const routing = summary.shardRouting;
         if (routing !== undefined && routing.rows > 0) {
           console.error(
             `${routing.shards} shards: ${(routing.shardRows / routing.rows).toFixed(2)} shard-matches per row, ` +
-              `${routing.everywhere} rows placed by nothing (matched in every shard); ` +
-              (onePass
-                ? 'every shard held: matched in one pass'
-                : 'split, matched a shard at a time and assembled (the voter cache or the threads hold fewer than every shard)'),
+              `${routing.everywhere} rows placed by nothing (matched in every shard)`,
           );
         }
         console.error(

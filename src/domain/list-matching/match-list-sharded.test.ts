@@ -3,75 +3,55 @@ import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, it } from 'node:test';
 import {
-  APPENDED,
   LIST,
   MAP,
   matcherFor,
   matchSharded,
   NC,
   OPTIONS,
-  SAMPLE,
+  runOf,
   VA,
   WHOLE,
 } from '../../../test/support/sharded-lists.ts';
-import { buildMatchIndex } from '../matching/index/build-match-index.ts';
-import { createProbabilisticMatcher, DEFAULT_THRESHOLD_SCORE } from '../matching/probabilistic-matcher.ts';
 import { type ShardDirectory, ShardDirectoryBuilder } from '../voters/shard-directory.ts';
 import { ShardedVoterSnapshot } from '../voters/sharded-voter-snapshot.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
-import { matchList } from './match-list.ts';
-import { routeNormalized, routeOf } from './route-rows.ts';
-import {
-  matchShardedBlock,
-  prepareOnePass,
-  type ShardAtHand,
-  type ShardedBlockRunner,
-  type ShardRouting,
-  sampleOfShards,
-} from './sharded-in-one-pass.ts';
+import type { BlockExecutor } from './block-executor.ts';
+import { type HeldShards, matchBlock } from './block-stages.ts';
+import { inThreadExecutor, type ListExecutor, matchList } from './match-list.ts';
+import { readSample } from './stages/fit.ts';
+import { type RoutingCounts, shardRouter } from './stages/route.ts';
 
 const SNAPSHOTS = [NC, VA];
 
 /**
- * The one pass as `listmatch match` runs it (prepareOnePass, then matchList), here or on
- * `threadsFrom` (made from the shards as the matching threads would hold them).
+ * A sharded list matched in one process, as `listmatch match` and a worker holding every shard
+ * match it: here, or through `threadsFrom` (made from the held shards as the matching threads
+ * would hold them).
  */
-async function matchInOnePass(
+async function matchHere(
   csv: string,
   options = OPTIONS,
   directory: ShardDirectory | null = null,
-  threadsFrom?: (hands: readonly ShardAtHand[]) => ShardedBlockRunner,
-): Promise<{ result: string; routing: ShardRouting }> {
+  threadsFrom?: (held: HeldShards) => BlockExecutor,
+): Promise<{ result: string; routing: RoutingCounts }> {
   const whole = directory === null ? WHOLE : withDirectory(directory);
-  const matcher = await prepareOnePass({
-    whole,
-    shards: SNAPSHOTS,
-    createMatcher: (shard, listFit) =>
-      listFit === null
-        ? matcherFor(shard)
-        : createProbabilisticMatcher(shard, buildMatchIndex(shard), { listFit }),
-    sampleSource: Readable.from([Buffer.from(csv)]),
-    appendedFields: APPENDED,
-    options,
-    thresholdScore: DEFAULT_THRESHOLD_SCORE,
-    maxRowBytes: 1 << 20,
-    sampleRows: SAMPLE,
-    ...(threadsFrom === undefined
-      ? {}
-      : { threads: (_map, _directory, hands) => ({ ...threadsFrom(hands), close: () => {} }) }),
-  });
+  const here = inThreadExecutor((shard, fit) => matcherFor(shard, fit));
+  const executor: ListExecutor =
+    threadsFrom === undefined ? here : { ...here, blocks: (held) => threadsFrom(held) };
   const output = new PassThrough();
   const result = text(output);
-  await matchList({
+  const summary = await matchList({
+    open: () => Readable.from([Buffer.from(csv)]),
+    sinks: { output },
+    run: runOf(options, { every: true }),
     voters: whole,
-    appendedFields: APPENDED,
-    maxRowBytes: 1 << 20,
-    ...options,
-    source: Readable.from([Buffer.from(csv)]),
-    output,
-    matcher,
-  }).finally(() => matcher.close());
-  return { result: await result, routing: matcher.routing() };
+    shards: SNAPSHOTS,
+    executor,
+  });
+  const { shards, ...routing } = summary.shardRouting!;
+  assert.equal(shards, 2);
+  return { result: await result, routing };
 }
 
 /** The two-shard file with a directory (phones and e-mails → shard). */
@@ -83,21 +63,16 @@ function withDirectory(directory: ShardDirectory): VoterSnapshot {
   );
 }
 
-/** The sample pass alone: the fit shard, and the rows routed before it stopped. */
+/** The sample pass alone: the fit shard, its rows, and the rows routed before it stopped. */
 async function sampleOf(csv: string) {
   let routed = 0;
-  const sampled = await sampleOfShards({
-    source: Readable.from([Buffer.from(csv)]),
-    voters: WHOLE,
-    appendedFields: APPENDED,
-    maxRowBytes: 1 << 20,
-    asOf: OPTIONS.asOf,
-    route: (row) => {
+  const router = shardRouter(MAP, null);
+  const sampled = await readSample(Readable.from([Buffer.from(csv)]), runOf(), WHOLE, {
+    shards: router.shards,
+    route: (row, normalized, asOf) => {
       routed++;
-      return routeOf(row, OPTIONS.asOf, MAP, null);
+      return router.route(row, normalized, asOf);
     },
-    shards: MAP.shards.length,
-    sampleRows: SAMPLE,
   });
   return { ...sampled, routed };
 }
@@ -109,12 +84,12 @@ function longList(rows: number): string {
   return `${[lines[0], ...body].join('\n')}\n`;
 }
 
-describe('a sharded list matched in one pass', () => {
+describe('a sharded list matched in one process', () => {
   it('writes the bytes of the split, the chunks and the assembly, with the same routing counts', async () => {
     for (const maxMatches of [1, 2]) {
       const options = { ...OPTIONS, maxMatches };
       const steps = await matchSharded(LIST, options);
-      const once = await matchInOnePass(LIST, options);
+      const once = await matchHere(LIST, options);
       assert.equal(once.result, steps.result, `max_matches=${maxMatches}: byte for byte`);
       // Row c names no state and goes to both shards.
       assert.deepEqual(once.routing, { rows: 4, shardRows: 5, everywhere: 1 });
@@ -130,36 +105,30 @@ describe('a sharded list matched in one pass', () => {
     const list = rows.join('\n');
     const sampled = await sampleOf(list);
     assert.equal(sampled.fitShard, 1, 'VA filled its three rows first');
-    assert.equal(sampled.routed, 4, 'the sample pass stopped at the row that filled it');
     assert.deepEqual(
-      sampled.sample.map((row) => row.row),
+      sampled.rows.map((row) => row.row),
       [2, 3, 4],
     );
     const steps = await matchSharded(list);
     assert.equal(steps.fitChunk, 'va');
-    assert.equal((await matchInOnePass(list)).result, steps.result);
+    assert.equal((await matchHere(list)).result, steps.result);
   });
 
   it('matches a long list the same, and the same when whole blocks run elsewhere, whichever finishes first', async () => {
     const list = longList(4000);
     const steps = await matchSharded(list, OPTIONS, 1000);
-    const here = await matchInOnePass(list);
+    const here = await matchHere(list);
     const sampled = await sampleOf(list);
-    assert.ok(sampled.routed < 100, `${sampled.routed} rows read before matching`);
+    // About 1,400 rows to a block of 64 KiB: the sample pass stopped after the first.
+    assert.ok(sampled.routed < 2000, `${sampled.routed} rows read before matching`);
     assert.equal(here.result, steps.result);
     let started = 0;
-    const threaded = await matchInOnePass(list, OPTIONS, null, (hands) => ({
+    const threaded = await matchHere(list, OPTIONS, null, (held) => ({
       parallelism: 4,
       run: async (block, spec) => {
         const delay = 20 - 5 * (started++ % 4);
         await new Promise((resolve) => setTimeout(resolve, delay));
-        return await matchShardedBlock(
-          block,
-          spec,
-          (row, normalized) => routeNormalized(row, normalized, MAP, null),
-          (shard) => hands[shard]!,
-          DEFAULT_THRESHOLD_SCORE,
-        );
+        return await matchBlock(block, spec, held);
       },
     }));
     assert.ok(started > 1, `${started} blocks`);
@@ -173,7 +142,7 @@ describe('a sharded list matched in one pass', () => {
     builder.add(0, [], 'peggy@example.com');
     builder.add(1, [], 'alan@example.com');
     const directory = builder.build();
-    const once = await matchInOnePass(LIST, OPTIONS, directory);
+    const once = await matchHere(LIST, OPTIONS, directory);
     assert.deepEqual(once.routing, { rows: 4, shardRows: 4, everywhere: 0 });
     assert.equal(once.result, (await matchSharded(LIST, OPTIONS, 1000, directory)).result);
   });
@@ -181,13 +150,13 @@ describe('a sharded list matched in one pass', () => {
   it('writes the header alone for a list without data rows, fitting nothing', async () => {
     const header = LIST.split('\n')[0]!;
     assert.equal((await sampleOf(`${header}\n`)).fitShard, null);
-    const once = await matchInOnePass(`${header}\n`);
+    const once = await matchHere(`${header}\n`);
     assert.equal(once.result, (await matchSharded(`${header}\n`)).result);
     assert.deepEqual(once.routing, { rows: 0, shardRows: 0, everywhere: 0 });
   });
 
   it('fails a list that is no list in its sample pass, with the error matching it would give', async () => {
-    await assert.rejects(matchInOnePass(''), /the uploaded file is empty/);
-    await assert.rejects(matchInOnePass('matchback_id,party\nx,DEM\n'), /identifier/);
+    await assert.rejects(matchHere(''), /the uploaded file is empty/);
+    await assert.rejects(matchHere('matchback_id,party\nx,DEM\n'), /identifier/);
   });
 });

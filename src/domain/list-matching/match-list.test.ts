@@ -9,7 +9,16 @@ import { buildMatchIndex } from '../matching/index/build-match-index.ts';
 import { IDENTIFIER_COLUMNS, type Matcher } from '../matching/matcher.ts';
 import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
-import { type ListSummary, MATCH_COLUMNS, type MatchListInput, matchList } from './match-list.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { listRun } from './list-run.ts';
+import {
+  inThreadExecutor,
+  type ListSummary,
+  MATCH_COLUMNS,
+  type MatchListInput,
+  matchList,
+} from './match-list.ts';
+import { outputsOf, type ResultSinks } from './stages/write.ts';
 
 const VOTERS = new InMemoryVoterSnapshot(
   ['voterbase_id', 'state', 'voter_id', 'smartvan_id', 'exact_track', 'party', 'county'],
@@ -26,20 +35,44 @@ const APPENDED: AppendedField[] = [
 ];
 const MATCH_HEADER = 'sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id';
 
-type Options = Partial<Omit<MatchListInput, 'source' | 'output'>>;
+/** A list's run as these tests give it (the run's settings, the matcher, the sinks besides `output`). */
+interface Options {
+  matcher?: Matcher;
+  voters?: VoterSnapshot;
+  appendedFields?: AppendedField[];
+  maxMatches?: number;
+  searchRadiusMiles?: number | null;
+  maxRowBytes?: number;
+  asOf?: Date;
+  /** The upload in these chunks (default: the csv in one). */
+  chunks?: Buffer[];
+  split?: ResultSinks['split'];
+  onBestMatch?: (id: string) => void;
+  onProgress?: (rows: number) => void;
+}
 
-function inputFor(csv: string | Buffer, output: PassThrough, options: Options): MatchListInput {
+function inputFor(csv: string | Buffer, output: PassThrough | undefined, options: Options): MatchListInput {
+  const sinks: ResultSinks = {
+    ...(output === undefined ? {} : { output }),
+    ...(options.split === undefined ? {} : { split: options.split }),
+    ...(options.onBestMatch === undefined ? {} : { onBestMatch: options.onBestMatch }),
+  };
+  const chosen = options.matcher ?? matcher;
   return {
-    source: Readable.from([Buffer.from(csv)]),
-    output,
-    matcher,
-    voters: VOTERS,
-    appendedFields: [],
-    maxMatches: 1,
-    searchRadiusMiles: null,
-    maxRowBytes: 1 << 20,
-    asOf: new Date('2024-06-01T00:00:00Z'),
-    ...options,
+    open: () => Readable.from(options.chunks ?? [Buffer.from(csv)]),
+    sinks,
+    run: listRun({
+      maxMatches: options.maxMatches ?? 1,
+      searchRadiusMiles: options.searchRadiusMiles ?? null,
+      asOf: options.asOf ?? new Date('2024-06-01T00:00:00Z'),
+      thresholdScore: 50,
+      appendedFields: options.appendedFields ?? [],
+      maxRowBytes: options.maxRowBytes ?? 1 << 20,
+      outputs: outputsOf(sinks),
+    }),
+    voters: options.voters ?? VOTERS,
+    executor: inThreadExecutor(() => chosen),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   };
 }
 
@@ -60,7 +93,7 @@ async function run(
 async function runSplit(csv: string, options: Options = {}) {
   const [output, best, additional] = [new PassThrough(), new PassThrough(), new PassThrough()];
   const texts = Promise.all([output, best, additional].map((stream) => text(stream)));
-  const summary = await matchList({ ...inputFor(csv, output, options), split: { best, additional } });
+  const summary = await matchList(inputFor(csv, output, { ...options, split: { best, additional } }));
   const [all, bestText, additionalText] = (await texts).map((t) => t.slice(0, -1).split('\n'));
   return { summary, all: all!, best: bestText!, additional: additionalText! };
 }
@@ -260,8 +293,8 @@ describe('matchList input handling', () => {
     output.resume();
     // About 200 KiB: several blocks of whole records.
     const rows = Array.from({ length: 20_000 }, (_, i) => `ID-${String(i).padStart(6, '0')}`);
-    const source = Readable.from([Buffer.from(`voterbase_id\n${rows.join('\n')}\n`)]);
-    await matchList({ ...inputFor('', output, {}), source, onProgress: (count) => seen.push(count) });
+    const chunks = [Buffer.from(`voterbase_id\n${rows.join('\n')}\n`)];
+    await matchList(inputFor('', output, { chunks, onProgress: (count) => seen.push(count) }));
     assert.ok(seen.length > 2, `progress after each block (${seen.length})`);
     assert.ok(
       seen.every((count, i) => i === 0 || count > seen[i - 1]!),
@@ -273,8 +306,8 @@ describe('matchList input handling', () => {
   it('numbers rows across input chunks', async () => {
     const output = new PassThrough();
     const collected = text(output);
-    const source = Readable.from([Buffer.from('voterbase_id\nX1\nX2\n'), Buffer.from('TX-000000001\n')]);
-    await matchList({ ...inputFor('', output, {}), source });
+    const chunks = [Buffer.from('voterbase_id\nX1\nX2\n'), Buffer.from('TX-000000001\n')];
+    await matchList(inputFor('', output, { chunks }));
     const lines = (await collected).trimEnd().split('\n');
     assert.deepEqual(
       lines.slice(1).map((line) => line.split(',')[1]),
@@ -324,11 +357,11 @@ describe('matchList refusals', () => {
   it('skips a data row longer than maxRowBytes with a warning when it arrives after the header', async () => {
     const output = new PassThrough();
     const collected = text(output);
-    const source = Readable.from([
+    const chunks = [
       Buffer.from('voterbase_id,note\n'),
       Buffer.from(`TX-000000001,${'x'.repeat(2_000)}\nTX-000000002,ok\n`),
-    ]);
-    const summary = await matchList({ ...inputFor('', output, { maxRowBytes: 1024 }), source });
+    ];
+    const summary = await matchList(inputFor('', output, { maxRowBytes: 1024, chunks }));
     assert.deepEqual((await collected).trimEnd().split('\n').slice(1), [
       'TX-000000002,ok,1,1,Y,100,voterbase_id,,TX-000000002',
     ]);
@@ -624,14 +657,12 @@ describe('matchList split into best and additional matches', () => {
   it('writes only the split when the every-rank output is not asked for', async () => {
     const [best, additional] = [new PassThrough(), new PassThrough()];
     const texts = Promise.all([text(best), text(additional)]);
-    const { output: _unused, ...input } = inputFor(
-      'voterbase_id,voter_id,state\nTX-000000001,777,TX\n',
-      new PassThrough(),
-      {
+    await matchList(
+      inputFor('voterbase_id,voter_id,state\nTX-000000001,777,TX\n', undefined, {
         maxMatches: 2,
-      },
+        split: { best, additional },
+      }),
     );
-    await matchList({ ...input, split: { best, additional } });
     const [bestText, additionalText] = await texts;
     assert.equal(bestText.split('\n').length, 3);
     assert.equal(additionalText.split('\n').length, 3);

@@ -59,6 +59,8 @@ export interface MatchCandidate {
    * when the candidate was matched elsewhere (a shard's chunk) and `voter` indexes no snapshot here.
    */
   values?: string[];
+  /** The shard of a sharded voter file `voter` indexes (absent: 0, or an unsharded file). */
+  shard?: number;
   /** Its posterior odds, when the outcome has `oddsSum` (see there). */
   odds?: number;
   /**

@@ -1,4 +1,5 @@
 import type { AppendedField } from '../keys/key-types.ts';
+import type { ListRun } from '../list-matching/list-run.ts';
 import type { ListFit } from '../matching/matcher.ts';
 import type { QueueMessage } from './queue.ts';
 
@@ -54,7 +55,14 @@ export interface ChunkSpec {
    */
   fitChunk?: string;
   listFit?: ListFit;
-  /** Voter columns appended to the result (the profile's when the job was split). */
+  /**
+   * The job's run (list-run.ts) as the split fixed it: every step matches and writes with it.
+   * Absent in messages of earlier versions: then built from the job with `appended` and `threshold`.
+   */
+  run?: ListRun;
+  /** Rows of the fit chunk's sample (absent: SAMPLE_ROWS). */
+  sampleRows?: number;
+  /** Voter columns appended to the result (the profile's when the job was split); also in `run`. */
   appended: AppendedField[];
   threshold: number;
   /** When the job started processing (epoch ms), for the summary's duration. */

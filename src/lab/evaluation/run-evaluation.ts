@@ -11,9 +11,18 @@ import { performance } from 'node:perf_hooks';
 import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
 import { FsVoterStore } from '../../adapters/voters/fs-voter-store.ts';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
-import { type ListSummary, MATCH_COLUMNS, matchList } from '../../domain/list-matching/match-list.ts';
+import { listRun } from '../../domain/list-matching/list-run.ts';
+import {
+  type ListExecutor,
+  type ListSummary,
+  MATCH_COLUMNS,
+  matchList,
+} from '../../domain/list-matching/match-list.ts';
 import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
-import type { ProbabilisticMatcherOptions } from '../../domain/matching/probabilistic-matcher.ts';
+import {
+  DEFAULT_THRESHOLD_SCORE,
+  type ProbabilisticMatcherOptions,
+} from '../../domain/matching/probabilistic-matcher.ts';
 import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import {
   type EvaluationMetrics,
@@ -122,35 +131,62 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     if (voters === null) throw new Error('the voter import produced no voter file');
     const factory = new ThreadedMatcherFactory(options.threads ?? availableParallelism());
     closers.push(() => factory.close());
-    const matcher = await (options.matcherFactory ?? ((v) => factory.create(v, options.matcherOptions)))(
-      voters,
-    );
+    /**
+     * The executor of a run: the given factory's matcher on this thread, or the service's matcher
+     * with `matcherOptions` on the threads. `made` keeps the matcher fitted on the list (its fit is
+     * reported).
+     */
+    const made: Matcher[] = [];
+    const executorOf = async (extra: Partial<ProbabilisticMatcherOptions>): Promise<ListExecutor> => {
+      const given = options.matcherFactory === undefined ? null : await options.matcherFactory(voters);
+      const keep = (matcher: Matcher) => {
+        made.push(matcher);
+        return matcher;
+      };
+      return {
+        matcher: (v, fit) =>
+          keep(
+            given ??
+              factory.create(v, {
+                ...options.matcherOptions,
+                ...extra,
+                ...(fit === null ? {} : { listFit: fit }),
+              }),
+          ),
+        blocks: (held, whole) => factory.blocks(held, whole),
+      };
+    };
 
     // The list through the worker's pipeline, into `path` (both runs on the same job date).
     const asOf = options.asOf ?? new Date();
     const runList = (
-      listMatcher: Matcher,
+      executor: ListExecutor,
       path: string,
       maxMatches: number,
       onProgress?: (rows: number) => void,
     ) =>
       matchList({
-        source: createReadStream(options.listPath, { highWaterMark: 1 << 20 }),
-        output: createWriteStream(path),
-        matcher: listMatcher,
+        open: () => createReadStream(options.listPath, { highWaterMark: 1 << 20 }),
+        sinks: { output: createWriteStream(path) },
+        run: listRun({
+          maxMatches,
+          searchRadiusMiles: null,
+          asOf,
+          thresholdScore: options.matcherOptions?.thresholdScore ?? DEFAULT_THRESHOLD_SCORE,
+          appendedFields: [],
+          maxRowBytes: EVAL_MAX_ROW_BYTES,
+          outputs: { every: true },
+        }),
         voters,
-        appendedFields: [],
-        maxMatches,
-        searchRadiusMiles: null,
-        maxRowBytes: EVAL_MAX_ROW_BYTES,
-        asOf,
+        executor,
         ...(onProgress === undefined ? {} : { onProgress }),
       });
     const resultPath = join(scratch, 'result.csv');
     started = performance.now();
-    const summary = await runList(matcher, resultPath, options.maxMatches, (rows) =>
+    const summary = await runList(await executorOf({}), resultPath, options.maxMatches, (rows) =>
       options.onProgress?.('match', rows),
     );
+    const matcher = made[0];
     const matchSeconds = (performance.now() - started) / 1000;
     if (options.resultCopy !== undefined) await copyFile(resultPath, options.resultCopy);
 
@@ -161,11 +197,8 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     const scoreSeconds = (performance.now() - started) / 1000;
     let oracle: OracleResult | undefined;
     if (options.oracle) {
-      const ranker = await (
-        options.matcherFactory ?? ((v) => factory.create(v, { ...options.matcherOptions, rankOnly: true }))
-      )(voters);
       const rankedPath = join(scratch, 'ranked.csv');
-      await runList(ranker, rankedPath, 10);
+      await runList(await executorOf({ rankOnly: true }), rankedPath, 10);
       const accumulator = new OracleAccumulator();
       await scoreResultFile(rankedPath, truth, 10, undefined, accumulator);
       oracle = accumulator.result();
@@ -173,8 +206,8 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     return {
       metrics: scored.metrics,
       ...(oracle === undefined ? {} : { oracle }),
-      matcher: matcher.name,
-      ...(fitOf(matcher) === undefined ? {} : { fit: fitOf(matcher)! }),
+      matcher: matcher?.name ?? 'none',
+      ...(matcher === undefined || fitOf(matcher) === undefined ? {} : { fit: fitOf(matcher)! }),
       timings: {
         importRows: imported.imported,
         importSeconds,

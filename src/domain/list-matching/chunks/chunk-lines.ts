@@ -1,4 +1,5 @@
-import type { MatchInput, MatchOutcome } from '../matching/matcher.ts';
+import type { MatchInput, MatchOutcome } from '../../matching/matcher.ts';
+import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 
 /**
  * The lines a sharded list's chunks are made of (JSON, one per row, in row order): what the split
@@ -74,4 +75,37 @@ export function rowOfLine(text: string): number {
     row = row * 10 + digit;
   }
   return Number.NaN;
+}
+
+/** What a chunk's output line holds for a row's outcome in a shard: its candidates with their values. */
+export function chunkOutcomeOf(
+  row: number,
+  outcome: MatchOutcome,
+  shard: VoterSnapshot,
+  columns: readonly number[],
+): ChunkOutcome {
+  const weighed = outcome.oddsSum !== undefined && outcome.candidates.every((c) => c.odds !== undefined);
+  const line: ChunkOutcome = {
+    r: row,
+    c: outcome.candidates.map((c) =>
+      !weighed
+        ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns)]
+        : c.maxScore === undefined
+          ? [c.score, c.method, c.explain ?? '', shard.fields(c.voter, columns), c.odds!]
+          : [
+              c.score,
+              c.method,
+              c.explain ?? '',
+              shard.fields(c.voter, columns),
+              c.odds!,
+              c.maxScore,
+              c.minScore ?? 0,
+            ],
+    ),
+  };
+  if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
+  if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
+  if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
+  if (weighed) line.o = outcome.oddsSum!;
+  return line;
 }

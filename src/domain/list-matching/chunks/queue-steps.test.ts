@@ -3,7 +3,6 @@ import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, it } from 'node:test';
 import {
-  APPENDED,
   LIST,
   linesOf,
   MAP,
@@ -11,17 +10,40 @@ import {
   matchSharded,
   NC,
   OPTIONS,
+  runOf,
   VA,
-} from '../../../test/support/sharded-lists.ts';
-import { buildMatchIndex } from '../matching/index/build-match-index.ts';
-import type { MatchOutcome } from '../matching/matcher.ts';
-import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
-import { ShardDirectoryBuilder } from '../voters/shard-directory.ts';
-import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
-import { matchList } from './match-list.ts';
-import { type AssembleBlockRunner, assembleBlock, mergeOutcomes, mergingMatcher } from './merge-chunks.ts';
-import { type RouteBlockRunner, routeBlock } from './route-rows.ts';
-import { FitShard } from './sharded-list.ts';
+  WHOLE,
+} from '../../../../test/support/sharded-lists.ts';
+import type { ListFit, MatchOutcome } from '../../matching/matcher.ts';
+import { ShardDirectoryBuilder } from '../../voters/shard-directory.ts';
+import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
+import type { BlockExecutor } from '../block-executor.ts';
+import { assembleBlock, splitBlock } from '../block-stages.ts';
+import { inThreadExecutor, matchList } from '../match-list.ts';
+import { FitShard } from '../stages/fit.ts';
+import { mergeOutcomes } from '../stages/merge.ts';
+import { shardRouter } from '../stages/route.ts';
+import { type AssembleBlockRunner, assembleList } from './assemble-list.ts';
+
+/** A list matched against one unsharded voter file here (with the job's fit when given). */
+async function matchAlone(
+  snapshot: VoterSnapshot,
+  csv: string,
+  options = OPTIONS,
+  listFit: ListFit | null = null,
+) {
+  const output = new PassThrough();
+  const out = text(output);
+  const matcher = matcherFor(snapshot, listFit);
+  await matchList({
+    open: () => Readable.from([Buffer.from(csv)]),
+    sinks: { output },
+    run: runOf(options, { every: true }),
+    voters: snapshot,
+    executor: inThreadExecutor(() => matcher),
+  });
+  return await out;
+}
 
 describe('a list matched against a sharded voter file', () => {
   it('splits and assembles the same on threads that take whole blocks, whichever finishes first', async () => {
@@ -32,21 +54,21 @@ describe('a list matched against a sharded voter file', () => {
     );
     const alone = await matchSharded(`${long}\n`, OPTIONS, 1000);
     let started = 0;
-    const threads: RouteBlockRunner = {
+    const threads: BlockExecutor = {
       parallelism: 4,
       run: async (block, spec) => {
         const delay = 20 - 5 * (started++ % 4);
         await new Promise((resolve) => setTimeout(resolve, delay));
-        return await routeBlock(block, spec, MAP, null);
+        return splitBlock(block, spec, shardRouter(MAP, null));
       },
     };
     let assembled = 0;
     const assemble: AssembleBlockRunner = {
       parallelism: 4,
-      run: async (block, spec, lines, thresholdScore) => {
+      run: async (block, spec, lines) => {
         const delay = 20 - 5 * (assembled++ % 4);
         await new Promise((resolve) => setTimeout(resolve, delay));
-        return await assembleBlock(block, spec, lines, thresholdScore);
+        return assembleBlock(block, spec, lines);
       },
     };
     const routed = await matchSharded(`${long}\n`, OPTIONS, 1000, null, threads, assemble);
@@ -83,20 +105,11 @@ describe('a list matched against a sharded voter file', () => {
     const { result, listFit } = await matchSharded(LIST);
     const header = LIST.split('\n')[0]!;
     // Alone, with the job's model (m and match rate fitted once on the job's sample).
-    const alone = async (snapshot: VoterSnapshot, rows: string[]) => {
-      const output = new PassThrough();
-      const out = text(output);
-      await matchList({
-        source: Readable.from([Buffer.from([header, ...rows].join('\n'))]),
-        output,
-        matcher: createProbabilisticMatcher(snapshot, buildMatchIndex(snapshot), { listFit: listFit! }),
-        voters: snapshot,
-        appendedFields: APPENDED,
-        maxRowBytes: 1 << 20,
-        ...OPTIONS,
-      });
-      return (await out).trimEnd().split('\n').slice(1);
-    };
+    const alone = async (snapshot: VoterSnapshot, rows: string[]) =>
+      (await matchAlone(snapshot, [header, ...rows].join('\n'), OPTIONS, listFit!))
+        .trimEnd()
+        .split('\n')
+        .slice(1);
     const rows = LIST.split('\n').slice(1);
     // Rows 1, 2 and 4 each go to one shard: their lines are that shard's, row number aside.
     const nc = await alone(NC, [rows[0]!, rows[1]!]);
@@ -122,18 +135,8 @@ describe('a list matched against a sharded voter file', () => {
     ] as const) {
       const options = { ...OPTIONS, maxMatches };
       const { result } = await matchSharded(list, options);
-      const output = new PassThrough();
-      const alone = text(output);
-      await matchList({
-        source: Readable.from([Buffer.from(list)]),
-        output,
-        matcher: matcherFor(NC),
-        voters: NC,
-        appendedFields: APPENDED,
-        maxRowBytes: 1 << 20,
-        ...options,
-      });
-      assert.equal(result, await alone, `max_matches=${maxMatches}: byte for byte`);
+      const alone = await matchAlone(NC, list, options);
+      assert.equal(result, alone, `max_matches=${maxMatches}: byte for byte`);
       assert.deepEqual(
         result
           .trimEnd()
@@ -151,9 +154,14 @@ describe('a list matched against a sharded voter file', () => {
   });
 
   it('reports a row whose outcome no chunk holds instead of writing a wrong line', async () => {
-    const merging = mergingMatcher([linesOf(['{"r":2,"c":[]}'])], 50);
     await assert.rejects(
-      Promise.resolve(merging.matchBatch([{ row: 1, fields: {} }], OPTIONS)),
+      assembleList({
+        source: Readable.from([Buffer.from('first_name\nAnn\n')]),
+        run: runOf(),
+        voters: WHOLE,
+        sinks: {},
+        streams: [linesOf(['{"r":2,"c":[]}'])],
+      }),
       /no chunk holds the outcome of row 1/,
     );
   });

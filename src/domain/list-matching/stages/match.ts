@@ -1,0 +1,57 @@
+import type { Matcher, MatchInput, MatchOutcome } from '../../matching/matcher.ts';
+import { type NormalizedInput, normalizeInput } from '../../matching/normalize/person.ts';
+import { type ListRun, matchOptionsOf } from '../list-run.ts';
+import { countRoute, type ListRouter, ONE_SHARD, type RoutingCounts } from './route.ts';
+
+/**
+ * The match stage: a batch of rows, each matched in every shard the router sends it to (all of a
+ * shard's rows at once), by that shard's matcher with the run's model. Per row, its outcomes in
+ * shard order, each candidate marked with its shard (for the format stage to read its values).
+ */
+export async function matchInShards(
+  rows: readonly MatchInput[],
+  run: ListRun,
+  router: ListRouter,
+  matcherOf: (shard: number) => Matcher,
+  routing: RoutingCounts | null,
+): Promise<MatchOutcome[][]> {
+  const options = matchOptionsOf(run);
+  if (router === ONE_SHARD) {
+    // An unsharded file: every row to its one matcher, as it is.
+    const outcomes = await matcherOf(0).matchBatch(rows, options);
+    return outcomes.map((outcome) => [outcome]);
+  }
+  const rowsOf = new Map<number, number[]>();
+  const inputs = rows.map((row, i) => {
+    // The row is normalized anyway to be matched: routed from that.
+    const normalized: NormalizedInput = normalizeInput(row.fields, options.asOf);
+    const route = router.route(row, normalized, options.asOf);
+    if (routing !== null) countRoute(routing, route);
+    for (const shard of route.shards) {
+      const own = rowsOf.get(shard);
+      if (own === undefined) rowsOf.set(shard, [i]);
+      else own.push(i);
+    }
+    // A row matched in one shard is not normalized again there; one matched in several is, so
+    // that no shard's matching can see what another's did with it.
+    return route.shards.length === 1 ? { ...row, normalized } : row;
+  });
+  const found: MatchOutcome[][] = rows.map(() => []);
+  for (const shard of [...rowsOf.keys()].sort((a, b) => a - b)) {
+    const at = rowsOf.get(shard)!;
+    const outcomes = await matcherOf(shard).matchBatch(
+      at.map((i) => inputs[i]!),
+      options,
+    );
+    at.forEach((i, k) => {
+      found[i]!.push(inShard(outcomes[k]!, shard));
+    });
+  }
+  return found;
+}
+
+/** An outcome's candidates marked with the shard they were found in. */
+function inShard(outcome: MatchOutcome, shard: number): MatchOutcome {
+  if (shard === 0 || outcome.candidates.length === 0) return outcome;
+  return { ...outcome, candidates: outcome.candidates.map((candidate) => ({ ...candidate, shard })) };
+}

@@ -1,0 +1,133 @@
+import type { MatchCandidate, MatchOutcome } from '../../matching/matcher.ts';
+import { MAX_PROBABILISTIC_SCORE } from '../../matching/select/select-matches.ts';
+
+/**
+ * The merge stage: each row's outcomes, one per shard it was matched in (in shard order), made
+ * into the row's one outcome, cut to `maxMatches` candidates. Every row goes through it, so it is
+ * where a row's lines are bounded (spec 2.4); the matchers' selection bounds each person's.
+ */
+
+/** Unmatched reasons from most to least telling, when a row's shards disagree. */
+const REASON_ORDER = ['below_threshold', 'no_candidates', 'name_only'];
+
+/**
+ * One row's outcome from its shards' (in shard order). One shard: as it is. Several, for a
+ * one-person row the probabilistic strategies matched (each outcome's oddsSum): weighed together
+ * as one voter file would weigh them (weighOutcomes). Otherwise candidates of every shard by
+ * score (ties: shard order, then rank), the best `maxMatches`; no candidate anywhere: the most
+ * telling reason. Input problems are the row's, the same from every shard, plus any a shard
+ * added (an id whose record disagrees on the name).
+ */
+export function mergeOutcomes(
+  outcomes: readonly MatchOutcome[],
+  maxMatches: number,
+  thresholdScore = 0,
+): MatchOutcome {
+  if (outcomes.length === 0) throw new Error('a row was matched in no shard');
+  return cut(outcomes.length === 1 ? outcomes[0]! : combine(outcomes, thresholdScore), maxMatches);
+}
+
+/** Several shards' outcomes of a row as one, every candidate kept, best first. */
+function combine(outcomes: readonly MatchOutcome[], thresholdScore: number): MatchOutcome {
+  const problems = [...new Set(outcomes.flatMap((o) => o.problems ?? []))];
+  const withProblems = problems.length === 0 ? {} : { problems };
+  const weighed = weighOutcomes(outcomes, thresholdScore);
+  if (weighed !== null) return { ...weighed, ...withProblems };
+  const matched = outcomes.filter((o) => o.candidates.length > 0);
+  if (matched.length === 1) {
+    const { problems: _ignored, ...rest } = matched[0]!;
+    return { ...rest, ...withProblems };
+  }
+  if (matched.length === 0) {
+    const reasons = outcomes.map((o) => o.unmatchedReason ?? 'no_match');
+    const rank = (reason: string) => {
+      const at = REASON_ORDER.indexOf(reason);
+      return at === -1 ? REASON_ORDER.length : at;
+    };
+    const reason = reasons.reduce((best, next) => (rank(next) < rank(best) ? next : best));
+    return { candidates: [], unmatchedReason: reason, ...withProblems };
+  }
+  const candidates = matched
+    .flatMap((o) => o.candidates)
+    .map((candidate, order) => ({ candidate, order }))
+    .sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order)
+    .map(({ candidate }) => candidate);
+  return { candidates, ...withProblems };
+}
+
+const AMBIGUOUS = ' ambiguous';
+
+/**
+ * Several shards' outcomes of a one-person row weighed as one voter file would weigh its
+ * candidates (select-matches.ts): each score recomputed over the odds of every shard's
+ * candidates, 100 × odds ÷ (1 + Σ oddsSum), at most 99; the threshold applied again; the best
+ * flagged ambiguous when its shard flagged it or another candidate has at least half its odds.
+ * One shard with candidates gets its own scores back. Null when an outcome cannot be weighed (an
+ * id match, a couple row, names matched swapped, lines of the first format): then scores are
+ * compared as each shard gave them.
+ */
+function weighOutcomes(
+  outcomes: readonly MatchOutcome[],
+  thresholdScore: number,
+): Omit<MatchOutcome, 'problems'> | null {
+  let total = 0;
+  const all: { candidate: MatchCandidate; odds: number; flagged: boolean; order: number }[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.bestCount !== undefined) return null;
+    if (outcome.oddsSum === undefined) {
+      if (outcome.candidates.length > 0) return null;
+      continue;
+    }
+    total += outcome.oddsSum;
+    for (const candidate of outcome.candidates) {
+      if (candidate.odds === undefined) return null;
+      const explain = candidate.explain ?? '';
+      all.push({
+        candidate,
+        odds: candidate.odds,
+        flagged: explain.endsWith(AMBIGUOUS),
+        order: all.length,
+      });
+    }
+  }
+  if (total === 0) return null;
+  all.sort((a, b) => b.odds - a.odds || a.order - b.order);
+  const top = all[0];
+  const ambiguous =
+    top !== undefined && (top.flagged || (all[1] !== undefined && all[1].odds * 2 >= top.odds));
+  const candidates: MatchCandidate[] = [];
+  const scored = all
+    .map((entry) => ({
+      ...entry,
+      score: Math.max(
+        entry.candidate.minScore ?? 0,
+        Math.min(entry.candidate.maxScore ?? MAX_PROBABILISTIC_SCORE, (100 * entry.odds) / (1 + total)),
+      ),
+    }))
+    .sort((a, b) => b.score - a.score || b.odds - a.odds || a.order - b.order);
+  for (const { candidate, score } of scored) {
+    if (score < thresholdScore) break;
+    let explain = candidate.explain ?? '';
+    if (explain.endsWith(AMBIGUOUS)) explain = explain.slice(0, -AMBIGUOUS.length);
+    if (candidates.length === 0 && ambiguous) explain = `${explain}${AMBIGUOUS}`;
+    const { explain: _old, ...rest } = candidate;
+    candidates.push({ ...rest, score, ...(explain === '' ? {} : { explain }) });
+  }
+  return candidates.length === 0 ? { candidates, unmatchedReason: 'below_threshold' } : { candidates };
+}
+
+/**
+ * An outcome with at most `maxMatches` candidates: the one place a row's lines are cut to
+ * max_matches (spec 2.4). A couple row's (`first_name_combined`) holds
+ * each person's matches, both people's best first: it keeps both bests when it keeps two lines.
+ */
+function cut(outcome: MatchOutcome, maxMatches: number): MatchOutcome {
+  if (outcome.candidates.length <= maxMatches) return outcome;
+  const candidates = outcome.candidates.slice(0, maxMatches);
+  const { bestCount, ...rest } = outcome;
+  return {
+    ...rest,
+    candidates,
+    ...(bestCount === undefined ? {} : { bestCount: Math.min(bestCount, candidates.length) }),
+  };
+}

@@ -1,0 +1,93 @@
+import type { MatchInput } from '../../matching/matcher.ts';
+import {
+  type NormalizedInput,
+  placeOf,
+  placeOfNormalized,
+  type RowPlace,
+} from '../../matching/normalize/person.ts';
+import type { ShardDirectory } from '../../voters/shard-directory.ts';
+import { type Route, routeRow, type ShardMap, statelessIds } from '../../voters/shard-map.ts';
+
+/**
+ * The route stage: the shards of the voter file a row can find its person in (routeRow, from its
+ * normalized state, ZIP, phones, e-mail and ids). An unsharded file is one shard, every row's.
+ */
+export interface ListRouter {
+  /** Shards of the voter file (1 when it is not sharded). */
+  readonly shards: number;
+  /**
+   * A row's shards, in map order; `normalized`: the row already normalized at `asOf` (else it is
+   * placed from its cells without normalizing its names or parsing its street).
+   */
+  route(row: MatchInput, normalized: NormalizedInput | null, asOf: Date): Route;
+}
+
+const EVERY_ROW_TO_SHARD_0: Route = Object.freeze({
+  shards: Object.freeze([0]) as number[],
+  everywhere: false,
+});
+
+/** The router of an unsharded voter file. */
+export const ONE_SHARD: ListRouter = Object.freeze({ shards: 1, route: () => EVERY_ROW_TO_SHARD_0 });
+
+/** The router of a sharded voter file, by its map and its directory of phones, e-mails and ids. */
+export function shardRouter(map: ShardMap, directory: ShardDirectory | null): ListRouter {
+  return {
+    shards: map.shards.length,
+    route: (row, normalized, asOf) =>
+      routePlaced(
+        row,
+        normalized === null ? placeOf(row.fields, asOf) : placeOfNormalized(normalized),
+        map,
+        directory,
+      ),
+  };
+}
+
+/** How rows were routed (the summary's shardRouting, less the shard count). */
+export interface RoutingCounts {
+  rows: number;
+  /** A row matched in three shards counts three times. */
+  shardRows: number;
+  /** Rows nothing placed: matched in every shard. */
+  everywhere: number;
+}
+
+export const noRouting = (): RoutingCounts => ({ rows: 0, shardRows: 0, everywhere: 0 });
+
+/** Adds a row's route to the counts. */
+export function countRoute(counts: RoutingCounts, route: Route): void {
+  counts.rows++;
+  counts.shardRows += route.shards.length;
+  if (route.everywhere) counts.everywhere++;
+}
+
+export function addRouting(into: RoutingCounts, part: RoutingCounts): void {
+  into.rows += part.rows;
+  into.shardRows += part.shardRows;
+  into.everywhere += part.everywhere;
+}
+
+function routePlaced(
+  row: MatchInput,
+  place: RowPlace,
+  map: ShardMap,
+  directory: ShardDirectory | null,
+): Route {
+  return routeRow(
+    map,
+    {
+      // The normalized values: a state and ZIP written inside the address count too.
+      state: place.state || row.fields.state,
+      zip: place.zip || row.fields.zip,
+      voterbaseId: row.fields.voterbase_id,
+      latitude: row.fields.latitude,
+      longitude: row.fields.longitude,
+      phones: place.phones,
+      emails: place.emails,
+      ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
+      searchableAnywhere: place.dated || place.addressedWithoutState,
+    },
+    directory,
+  );
+}
