@@ -13,7 +13,10 @@ import { readMatchMeta } from './snapshot-files.ts';
  *
  * `orders[i]` holds, per record of shard i, its position among the whole file's imported records.
  */
-export async function storeFileStatistics(buildDirs: readonly string[], orders: readonly Uint32Array[]): Promise<void> {
+export async function storeFileStatistics(
+  buildDirs: readonly string[],
+  orders: readonly Uint32Array[],
+): Promise<void> {
   const count = new FileStatisticsCount();
   for (const dir of buildDirs) count.add(await readIndexData(join(dir, 'match')));
   const whole = count.finish();
@@ -65,7 +68,10 @@ export function fileOrders(acceptedLines: readonly Uint32Array[]): Uint32Array[]
     total += popcount(words[w]!);
   }
   return acceptedLines.map((lines) =>
-    Uint32Array.from(lines, (line) => below[line >>> 5]! + popcount(words[line >>> 5]! & ((1 << (line & 31)) - 1))),
+    Uint32Array.from(
+      lines,
+      (line) => below[line >>> 5]! + popcount(words[line >>> 5]! & ((1 << (line & 31)) - 1)),
+    ),
   );
 }
 

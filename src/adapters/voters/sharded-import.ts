@@ -15,6 +15,7 @@ import {
 } from '../../domain/voters/shard-map.ts';
 import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { TaskPool } from '../threads/task-pool.ts';
+import { fileOrders, storeFileStatistics } from './shard-file-statistics.ts';
 import {
   type BlockCounts,
   headerColumns,
@@ -22,7 +23,6 @@ import {
   type SplitPlan,
   voterLine,
 } from './shard-split-blocks.ts';
-import { fileOrders, storeFileStatistics } from './shard-file-statistics.ts';
 import type { BuildReport } from './snapshot-builder.ts';
 
 export interface ShardedImportInput {
@@ -109,8 +109,7 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
         if (comma > 0 && entry.slice(comma + 1) in report.rejectedByReason)
           rejectedAt.add(Number(entry.slice(0, comma)) - 2);
       }
-      const accepted =
-        rejectedAt.size === 0 ? lines : lines.filter((_line, at) => !rejectedAt.has(at));
+      const accepted = rejectedAt.size === 0 ? lines : lines.filter((_line, at) => !rejectedAt.has(at));
       const shard: ShardMap['shards'][number] = {
         ...planned,
         rows: report.imported,

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { generateVoterRows, VOTER_COLUMNS } from '../../../lab/synthetic/voters/voter-generator.ts';
+import { CandidateSet } from '../candidates/candidate-set.ts';
+import { DEFAULT_CANDIDATE_OPTIONS, generateCandidates } from '../candidates/generate-candidates.ts';
+import { type NormalizedPerson, voterNormalizer } from '../normalize/person.ts';
+import { prepareQuery } from '../score/compare-person.ts';
+import { buildModel, priorM } from '../score/fellegi-sunter.ts';
+import { estimateRandomPairU, voterAsPerson } from '../score/random-pair-u.ts';
+import { scoreCandidates } from '../score/score-candidates.ts';
+import { selectMatches } from '../select/select-matches.ts';
+import { voterFieldReader } from './build-match-index.ts';
+import { FileStatisticsCount, withFileStatistics } from './file-statistics.ts';
+import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
+import { matchIndexFromParts, matchIndexParts, SHARD_MATCH_INDEX_FORMAT } from './match-index-parts.ts';
+
+const asOf = new Date('2026-01-01T00:00:00Z');
+const rows = [...generateVoterRows({ rows: 6000, seed: 31 })];
+const read = voterFieldReader(VOTER_COLUMNS);
+const normalize = voterNormalizer(asOf);
+const persons = rows.map((row) => normalize(read(row)));
+
+function indexOf(voters: readonly NormalizedPerson[]): MatchIndex {
+  const builder = new MatchIndexBuilder();
+  voters.forEach((person, i) => {
+    builder.add(i, person);
+  });
+  return builder.finish();
+}
+
+/** The file as state shards (records in file order), each given the file's statistics as an import does. */
+function shardsOf(): { index: MatchIndex; positions: number[] }[] {
+  const byState = new Map<string, number[]>();
+  persons.forEach((person, i) => {
+    const own = byState.get(person.state) ?? [];
+    own.push(i);
+    byState.set(person.state, own);
+  });
+  const built = [...byState.values()].map((positions) => ({
+    index: indexOf(positions.map((i) => persons[i]!)),
+    positions,
+  }));
+  const count = new FileStatisticsCount();
+  for (const { index } of built) count.add(index.data);
+  const whole = count.finish();
+  return built.map(({ index, positions }) => {
+    const data = withFileStatistics(index.data, whole, Uint32Array.from(positions));
+    // Through the stored form, as a worker loads it.
+    const { meta, parts } = matchIndexParts({ data });
+    assert.equal(meta.format, SHARD_MATCH_INDEX_FORMAT);
+    return { index: matchIndexFromParts(meta, (name) => parts.get(name)!), positions };
+  });
+}
+
+/** Queries with fields left out, nicknames and typos: partial agreements and ties. */
+function queries(): NormalizedPerson[] {
+  const out: NormalizedPerson[] = [];
+  for (let i = 0; i < persons.length; i += 37) {
+    const p = persons[i]!;
+    out.push({ ...p });
+    out.push({ ...p, dob: null, house: '', street: '', unit: '' });
+    out.push({ ...p, zip: '', first: p.first.slice(0, 1), middle: '' });
+    out.push({ ...p, last: `${p.last.slice(0, -1)}X`, city: '', lat: Number.NaN, lon: Number.NaN });
+  }
+  return out;
+}
+
+describe('a shard with the whole file statistics', () => {
+  const whole = indexOf(persons);
+  const shards = shardsOf();
+  // The same model for both: the whole file's u, which an import stores for every shard.
+  const model = buildModel(priorM(), estimateRandomPairU(whole), 0.7, 'prior');
+
+  it('keeps the whole file size and each voter position', () => {
+    for (const { index, positions } of shards) {
+      assert.equal(index.size, whole.size);
+      positions.forEach((position, voter) => {
+        assert.equal(index.voterOrder(voter), position);
+        assert.deepEqual(voterAsPerson(index, voter), voterAsPerson(whole, position));
+      });
+    }
+    assert.equal(whole.voterOrder(17), 17);
+  });
+
+  it('scores every candidate it finds exactly as the whole file does, ties in the same order', () => {
+    let compared = 0;
+    let tied = 0;
+    const keep = 100_000;
+    for (const person of queries()) {
+      const wholeQuery = prepareQuery(whole, person, asOf);
+      const found = new CandidateSet();
+      generateCandidates(whole, wholeQuery, DEFAULT_CANDIDATE_OPTIONS, found);
+      const wholeScored = scoreCandidates(whole, model, wholeQuery, found, keep).best;
+      const byPosition = new Map(wholeScored.map((c) => [c.voter, c]));
+      // The shard of the row's state, where a row is routed by its place. (A row routed to another
+      // state's shard by its phone or e-mail may name values that shard lacks, whose counts it
+      // does not hold: see FileStatistics.)
+      for (const { index, positions } of shards) {
+        if (persons[positions[0]!]!.state !== person.state) continue;
+        const q = prepareQuery(index, person, asOf);
+        const candidates = new CandidateSet();
+        generateCandidates(index, q, DEFAULT_CANDIDATE_OPTIONS, candidates);
+        const scored = scoreCandidates(index, model, q, candidates, keep).best;
+        for (const candidate of scored) {
+          const position = positions[candidate.voter]!;
+          const expected = byPosition.get(position);
+          if (expected === undefined) continue; // found by a key the whole file skips (maxPostings)
+          assert.equal(candidate.weight, expected.weight, `weight of voter ${position}`);
+          assert.equal(candidate.odds, expected.odds, `odds of voter ${position}`);
+          assert.deepEqual(candidate.levels, expected.levels);
+          assert.equal(candidate.order, expected.order);
+          compared++;
+        }
+        // The shard's ranking is the whole file's restricted to the shard's voters, ties included.
+        const ranked = scored.map((c) => positions[c.voter]!).filter((p) => byPosition.has(p));
+        const wholeRanked = wholeScored.map((c) => c.voter).filter((p) => ranked.includes(p));
+        assert.deepEqual(ranked, wholeRanked);
+        for (let i = 1; i < scored.length; i++) if (scored[i]!.weight === scored[i - 1]!.weight) tied++;
+        const selected = selectMatches({ best: scored, oddsSum: 0 }, 0, 10, true).matches;
+        const wholeSelected = selectMatches(
+          { best: wholeScored.filter((c) => ranked.includes(c.voter)), oddsSum: 0 },
+          0,
+          10,
+          true,
+        ).matches;
+        assert.deepEqual(
+          selected.map((m) => positions[m.voter]),
+          wholeSelected.map((m) => m.voter),
+        );
+      }
+    }
+    assert.ok(compared > 1000, `compared ${compared}`);
+    assert.ok(tied > 0, 'some candidates tie');
+  });
+});
