@@ -8,7 +8,7 @@
 import type { CsvBlock } from '../csv/csv-blocks.ts';
 import type { CsvRecord } from '../csv/csv-reader.ts';
 import type { Matcher, MatchInput, MatchOutcome } from '../matching/matcher.ts';
-import { type ChunkOutcome, type ChunkRow, outcomeOfLine, rowOfLine } from './chunks/chunk-lines.ts';
+import { type ChunkOutcome, type ChunkRow, outcomeOfLine, rowOfLine } from './chunk-lines.ts';
 import type { BlockSpec } from './list-run.ts';
 import { blockRows } from './stages/cut.ts';
 import { BlockLines, type BlockResult, type ShardSnapshots } from './stages/format.ts';

@@ -1,5 +1,5 @@
-import type { MatchInput, MatchOutcome } from '../../matching/matcher.ts';
-import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
+import type { MatchInput, MatchOutcome } from '../matching/matcher.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 
 /**
  * The lines a sharded list's chunks are made of (JSON, one per row, in row order): what the split

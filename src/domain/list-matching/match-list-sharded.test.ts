@@ -19,7 +19,7 @@ import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import type { BlockExecutor } from './block-executor.ts';
 import { type HeldShards, matchBlock } from './block-stages.ts';
 import { inThreadExecutor, type ListExecutor, matchList } from './match-list.ts';
-import { readSample } from './stages/fit.ts';
+import { readSample } from './sample-pass.ts';
 import { type RoutingCounts, shardRouter } from './stages/route.ts';
 
 const SNAPSHOTS = [NC, VA];

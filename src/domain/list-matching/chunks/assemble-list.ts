@@ -2,12 +2,12 @@ import type { CsvBlock } from '../../csv/csv-blocks.ts';
 import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 import type { BlockExecutor } from '../block-executor.ts';
 import { assembleBlock, type BlockOutcomeLines, type BlockOutput } from '../block-stages.ts';
+import { rowOfLine } from '../chunk-lines.ts';
 import { inTurns } from '../in-turn.ts';
 import type { BlockSpec, ListRun } from '../list-run.ts';
 import { runPass } from '../pipeline.ts';
 import type { ResultSinks } from '../stages/write.ts';
 import type { ListSummary } from '../summary-tally.ts';
-import { rowOfLine } from './chunk-lines.ts';
 
 /** Runs the assemble stage of a block, given its rows' chunk lines, on the matching threads. */
 export interface AssembleBlockRunner {

@@ -1,8 +1,8 @@
 import type { ListFit, Matcher, MatchInput } from '../../matching/matcher.ts';
 import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
+import { chunkOutcomeOf, inputOfLine } from '../chunk-lines.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
 import { fitOn } from '../stages/fit.ts';
-import { chunkOutcomeOf, inputOfLine } from './chunk-lines.ts';
 
 /** Rows matched per batch of a chunk on this thread. */
 export const CHUNK_BATCH_ROWS = 2000;
