@@ -6,10 +6,10 @@ import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 import { firstGroupsOf, soundOf, TEXT_FIELDS } from './match-index-fields.ts';
 import {
   MATCH_INDEX_FORMAT,
-  SHARD_MATCH_INDEX_FORMAT,
   type MatchIndexMeta,
   matchIndexFromParts,
   matchIndexParts,
+  SHARD_MATCH_INDEX_FORMAT,
 } from './match-index-parts.ts';
 
 const AS_OF = new Date('2025-06-01T00:00:00Z');
