@@ -60,6 +60,8 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
       '/service/smartmatch': {
         get: {
           summary: 'Register a list-matching job',
+          description:
+            'The filename names the job per API key. Registering a filename whose job awaits its upload replaces that job (its upload URL stops working, 403); while its job is being matched (uploaded or processing) the registration is refused with a Validation Error naming the wait; once that job finished, a new job starts and the finished result stays downloadable by its URL until retention. Poll answers for the newest job.',
           security,
           parameters: queryParameters(smartmatchQuerySchema),
           responses: {
@@ -76,7 +78,7 @@ export function buildOpenApiDocument(serverUrl: string): JsonSchema {
           responses: {
             '200': jsonBody(
               pollBodySchema,
-              'Blank url while running; presigned GET url when complete; error when failed or when no job of this key has that filename',
+              'Blank url while running; presigned GET url when complete; error when failed or when no job of this key has that filename. Beside url and error: status, progress (rows through matching and upload bytes read so far, recorded about once a second; totals once known) and, when complete, warnings. Clients that do not know a field ignore it.',
             ),
             ...errorResponses,
           },

@@ -144,8 +144,12 @@ describe('failure texts (pinned: clients read them)', () => {
       const url = await register(t, key, 'filename=never_uploaded');
       const record = (await t.running.services.keys.activeKey(keyId))!;
       const later = Date.now() + 2 * 3600_000;
-      const answer = await t.running.services.jobs.poll(record, 'never_uploaded', later);
-      assert.deepEqual(answer, { url: '', error: EXPIRED, status: 'expired' });
+      const {
+        url: pollUrl,
+        error,
+        status,
+      } = await t.running.services.jobs.poll(record, 'never_uploaded', later);
+      assert.deepEqual({ url: pollUrl, error, status }, { url: '', error: EXPIRED, status: 'expired' });
       assert.ok((await t.running.services.jobStore.expireUnuploaded(later)) >= 1);
       assert.equal(await storedError(jobIdOf(url)), EXPIRED);
       assert.equal(await pollError(key, 'never_uploaded'), EXPIRED);

@@ -17,6 +17,7 @@ import { type JobRef, MATCH_LIST_JOB } from '../domain/ports/job-catalog.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { completionFollowUps } from './completion-follow-ups.ts';
 import { exponentialBackoff, type JobModule, jobRefSchema } from './job-module.ts';
+import { ProgressRecorder } from './job-progress.ts';
 import { splitList } from './list-chunks.ts';
 import {
   failJob,
@@ -98,11 +99,14 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
   await stopIfKeyRevoked(deps, job, revokedBeforeMatching);
   const replaced = job.voterVersion !== null && pinned === null;
   let reportedRows = 0;
+  // Poll's progress: rows through matching and upload bytes read, recorded about once a second.
+  const progress = new ProgressRecorder(deps.jobs, job);
   const onProgress = (rows: number) => {
     if (signal.aborted) throw signal.reason;
     // matchList reports a running total for this job; the metric counts increments.
     deps.onRows?.(rows - reportedRows);
     reportedRows = rows;
+    progress.rows(rows);
   };
   const map = voters.shardMap;
   if (map !== undefined && deps.holdsEveryShard?.(map) !== true) {
@@ -118,7 +122,7 @@ async function processJob(deps: MatchListDeps, job: SmartmatchJob, signal: Abort
     replaced,
     run: async (sinks) =>
       await matchList({
-        open: () => deps.blobs.read(job.uploadBlob!),
+        open: async () => progress.countBytes(await deps.blobs.read(job.uploadBlob!)),
         sinks,
         run: withOutputs(run, outputsOf(sinks)),
         voters,

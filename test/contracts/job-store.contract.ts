@@ -528,6 +528,100 @@ export function jobStoreContract(backend: string, open: () => Promise<JobStoreBa
       });
     });
 
+    describe('insertUnderFilename (the filename rule)', () => {
+      const REPLACED = 'Validation Error: replaced';
+
+      it('inserts the first job of a filename', async () => {
+        const job = smartmatchJob({}, T0);
+        assert.equal(await store.insertUnderFilename(job, REPLACED), true);
+        assert.deepEqual(await store.getJob(job.id), job);
+      });
+
+      it('replaces a job awaiting its upload: expired with the given error, the new one newest', async () => {
+        const first = await inserted(smartmatchJob({}, T0));
+        const other = await inserted(smartmatchJob({ filename: 'list_2' }, T0));
+        const otherKey = await inserted(smartmatchJob({ keyId: 'key_B' }, T0));
+        const second = smartmatchJob({}, T0 + 1_000);
+        assert.equal(await store.insertUnderFilename(second, REPLACED), true);
+        const replaced = await store.getJob(first.id);
+        assert.deepEqual(
+          [replaced?.state, replaced?.error, replaced?.updatedAt],
+          ['expired', REPLACED, T0 + 1_000],
+        );
+        assert.equal(await stateOf(other.id), 'registered', 'another filename is not touched');
+        assert.equal(await stateOf(otherKey.id), 'registered', "another key's job is not touched");
+        assert.equal((await store.findLatestByFilename('key_A', 'list_1'))?.id, second.id);
+        // Its upload can no longer be taken.
+        assert.equal(await store.markUploaded(first.id, { blob: 'u', bytes: 1, at: T0 + 2_000 }, []), false);
+      });
+
+      for (const busy of ['uploaded', 'processing'] as const) {
+        it(`refuses while a job of the filename is ${busy}, changing nothing`, async () => {
+          const running = await inserted(smartmatchJob({ state: busy }, T0));
+          const next = smartmatchJob({}, T0 + 1_000);
+          assert.equal(await store.insertUnderFilename(next, REPLACED), false);
+          assert.equal(await store.getJob(next.id), null);
+          assert.equal(await stateOf(running.id), busy);
+        });
+      }
+
+      for (const finished of ['complete', 'failed', 'expired'] as const) {
+        it(`adds a new job beside a ${finished} one, which stays as it was`, async () => {
+          const done = await inserted(
+            smartmatchJob({ state: finished, resultBlob: 'r', resultName: 'n' }, T0),
+          );
+          const next = smartmatchJob({}, T0 + 1_000);
+          assert.equal(await store.insertUnderFilename(next, REPLACED), true);
+          assert.deepEqual(await store.getJob(done.id), done);
+          assert.equal((await store.findLatestByFilename('key_A', 'list_1'))?.id, next.id);
+        });
+      }
+
+      it('concurrent registrations of one filename, from two processes, leave one awaiting upload', async () => {
+        const jobs = Array.from({ length: 6 }, (_, i) => smartmatchJob({}, T0 + i));
+        const answers = await Promise.all(
+          jobs.map((job, i) => (i % 2 === 0 ? store : b.otherJobs).insertUnderFilename(job, REPLACED)),
+        );
+        assert.deepEqual(
+          answers,
+          jobs.map(() => true),
+        );
+        const states = await Promise.all(jobs.map((job) => stateOf(job.id)));
+        assert.equal(
+          states.filter((state) => state === 'registered').length,
+          1,
+          `states: ${states.join(', ')}`,
+        );
+      });
+
+      it('refuses an unknown key', async () => {
+        assert.equal(
+          await store.insertUnderFilename(smartmatchJob({ keyId: 'key_UNKNOWN' }), REPLACED),
+          false,
+        );
+      });
+    });
+
+    describe('recordProgress', () => {
+      const progress = { rowsMatched: 5_000, bytesRead: 2 ** 33, bytesTotal: 2 ** 34, at: T0 + 1 };
+
+      it('records the progress of a processing job, read back by another process', async () => {
+        const job = await inserted(smartmatchJob({ state: 'processing' }, T0));
+        assert.equal(await store.recordProgress(job.id, progress), true);
+        const seen = await b.otherJobs.getJob(job.id);
+        assert.deepEqual(seen?.progress, progress);
+        assert.equal(seen?.updatedAt, job.updatedAt, 'progress does not count as a change of the job');
+      });
+
+      it('changes nothing of a job that is not processing', async () => {
+        for (const state of ['registered', 'uploaded', 'complete', 'failed'] as const) {
+          const job = await inserted(smartmatchJob({ state, filename: `list_${state}` }, T0));
+          assert.equal(await store.recordProgress(job.id, progress), false);
+          assert.deepEqual(await store.getJob(job.id), job);
+        }
+      });
+    });
+
     describe('findLatestByFilename', () => {
       it('returns the newest of several registrations, whatever the insert order', async () => {
         const oldest = smartmatchJob({}, T0);

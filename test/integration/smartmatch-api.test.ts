@@ -184,23 +184,20 @@ describe('list matching over real HTTP', () => {
     }
   });
 
-  test('registering a filename again: poll follows the new job, the earlier one still completes', async () => {
+  test('registering a filename again before its upload: the later job replaces it, poll follows it', async () => {
     const first = await register(t, key, 'filename=again');
     const second = await register(t, key, 'filename=again&format=gzip');
     assert.notEqual(first, second);
-    await upload(first, LIST);
-    const firstJobId = /files\/(job_[^/]+)\//.exec(first)![1]!;
-    await until(
-      async () => (await t.running.services.jobStore.getJob(firstJobId))?.state === 'complete',
-      'first job complete',
-    );
+    const refused = await upload(first, LIST);
+    assert.equal(refused.status, 403);
+    assert.match(refused.text, /Authorization Error: this upload URL was replaced by a later registration/);
     const poll = await getJson(`${t.base}/service/smartmatch/poll?filename=again`, key);
     assert.deepEqual(
       [poll.body['url'], poll.body['status']],
       ['', 'registered'],
       'poll follows the newest job',
     );
-    await upload(second, LIST);
+    assert.equal((await upload(second, LIST)).status, 200);
     assert.match((await waitForResult(t, key, 'again')).url, /again\.csv\.gz/);
   });
 

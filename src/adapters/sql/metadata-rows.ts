@@ -1,5 +1,6 @@
 import type {
   Job,
+  JobProgress,
   JobState,
   JobSummary,
   OnboardingParams,
@@ -50,6 +51,9 @@ export function jobFromRow(row: Row, cells: CellDecoder): Job {
     createdAt: cells.int(row['created_at']),
     updatedAt: cells.int(row['updated_at']),
   };
+  // Only a job the worker recorded progress of has the field (a job reads back as it was inserted).
+  const progress = cells.nullableJson(row['progress'] ?? null) as JobProgress | null;
+  if (progress !== null) Object.assign(base, { progress });
   const params = cells.json(row['params']);
   return row['kind'] === 'onboarding'
     ? { ...base, kind: 'onboarding', filename: null, params: params as OnboardingParams }

@@ -1,10 +1,10 @@
 import { uploadExpired } from '../../domain/client-jobs/job-failures.ts';
-import type { Job, JobState } from '../../domain/client-jobs/job-types.ts';
+import type { Job, JobProgress, JobState, SmartmatchJob } from '../../domain/client-jobs/job-types.ts';
 import { publicMessage } from '../../domain/errors.ts';
 import type { JobStore, JobTransitionFields } from '../../domain/ports/job-store.ts';
 import type { QueueMessage } from '../../domain/ports/queue.ts';
 import { jobFromRow } from './metadata-rows.ts';
-import type { Row, SqlRunner, SqlValue } from './sql-runner.ts';
+import type { Row, SqlRunner, SqlStatement, SqlValue } from './sql-runner.ts';
 
 /** The columns `transition` may write, by field. */
 const TRANSITION_COLUMNS: Readonly<Record<keyof JobTransitionFields, string>> = {
@@ -30,29 +30,44 @@ export class SqlJobStore implements JobStore {
 
   /** Inserts a job; rejects when its key does not exist (foreign key) or its id is taken. */
   async insertJob(job: Job): Promise<void> {
-    await this.sql.run(
-      `INSERT INTO jobs (id, kind, key_id, filename, state, params, upload_expires_at, upload_blob, upload_bytes,
-         result_blob, result_name, error, summary, voter_version, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        job.id,
-        job.kind,
-        job.keyId,
-        job.filename,
-        job.state,
-        JSON.stringify(job.params),
-        job.uploadExpiresAt,
-        job.uploadBlob,
-        job.uploadBytes,
-        job.resultBlob,
-        job.resultName,
-        job.error,
-        job.summary === null ? null : JSON.stringify(job.summary),
-        job.voterVersion,
-        job.createdAt,
-        job.updatedAt,
-      ],
-    );
+    const insert = insertStatement(job);
+    await this.sql.run(insert.sql, insert.params);
+  }
+
+  /**
+   * The filename rule in one transaction: the key's row is locked first (an UPDATE that changes
+   * nothing), so registrations of one key take turns across processes (PostgreSQL waits for the
+   * row lock; SQLite holds the write lock throughout); then the awaiting jobs are replaced, then
+   * a guard that no job of the filename is being matched (a fresh snapshot: it sees an upload that
+   * committed meanwhile), then the insert.
+   */
+  async insertUnderFilename(job: SmartmatchJob, replacedError: string): Promise<boolean> {
+    const lockKey = {
+      sql: 'UPDATE api_keys SET name = name WHERE id = ?',
+      params: [job.keyId],
+      mustChangeOneRow: true,
+    };
+    const replaceAwaiting = {
+      sql: `UPDATE jobs SET state = 'expired', error = ?, updated_at = ?
+            WHERE key_id = ? AND filename = ? AND state = 'registered' AND upload_expires_at >= ?`,
+      params: [replacedError, job.createdAt, job.keyId, job.filename, job.createdAt],
+    };
+    const noneBeingMatched = {
+      sql: `UPDATE api_keys SET name = name WHERE id = ? AND NOT EXISTS (
+              SELECT 1 FROM jobs WHERE key_id = ? AND filename = ? AND state IN ('uploaded', 'processing'))`,
+      params: [job.keyId, job.keyId, job.filename],
+      mustChangeOneRow: true,
+    };
+    return this.sql.write([lockKey, replaceAwaiting, noneBeingMatched, insertStatement(job)]);
+  }
+
+  /** Writes the progress of a processing job. */
+  async recordProgress(id: string, progress: JobProgress): Promise<boolean> {
+    const changed = await this.sql.run(`UPDATE jobs SET progress = ? WHERE id = ? AND state = 'processing'`, [
+      JSON.stringify(progress),
+      id,
+    ]);
+    return changed === 1;
   }
 
   /** The job with this id, or null. */
@@ -165,4 +180,31 @@ export class SqlJobStore implements JobStore {
   private toJob(row: Row): Job {
     return jobFromRow(row, this.sql.cells);
   }
+}
+
+/** The INSERT of a new job's row (its progress starts empty). */
+function insertStatement(job: Job): SqlStatement {
+  return {
+    sql: `INSERT INTO jobs (id, kind, key_id, filename, state, params, upload_expires_at, upload_blob, upload_bytes,
+         result_blob, result_name, error, summary, voter_version, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    params: [
+      job.id,
+      job.kind,
+      job.keyId,
+      job.filename,
+      job.state,
+      JSON.stringify(job.params),
+      job.uploadExpiresAt,
+      job.uploadBlob,
+      job.uploadBytes,
+      job.resultBlob,
+      job.resultName,
+      job.error,
+      job.summary === null ? null : JSON.stringify(job.summary),
+      job.voterVersion,
+      job.createdAt,
+      job.updatedAt,
+    ],
+  };
 }

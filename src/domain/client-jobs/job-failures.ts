@@ -9,6 +9,30 @@ import { AppError, isAppError } from '../errors.ts';
 export const uploadExpired = () =>
   new AppError('VALIDATION_FAILED', 'no file was uploaded before the upload URL expired; register again');
 
+/**
+ * A job still awaiting its upload when its filename was registered again: the later registration
+ * replaced it (its upload URL stopped working; poll follows the later job).
+ */
+export const replacedByLaterRegistration = () =>
+  new AppError(
+    'VALIDATION_FAILED',
+    'a later registration of this filename replaced this job; upload to the URL that registration answered',
+  );
+
+/** An upload to the URL of a job that a later registration of its filename replaced. */
+export const replacedUploadUrl = () =>
+  new AppError(
+    'URL_INVALID',
+    'this upload URL was replaced by a later registration of the same filename; upload to the URL that registration answered',
+  );
+
+/** A registration of a filename whose job is being matched: the client waits for that job. */
+export const filenameBeingMatched = (filename: string) =>
+  new AppError(
+    'VALIDATION_FAILED',
+    `the list "${filename}" is still being matched; wait until poll answers its result or error, then register this filename again (or register under another filename)`,
+  );
+
 /** An upload object storage received over the size cap. */
 export const uploadTooLarge = (maxBytes: number) =>
   new AppError(

@@ -698,6 +698,14 @@ describe('JobService.poll', () => {
     );
   }
 
+  /** Poll's progress before anything was matched; `bytes_total` once uploaded. */
+  const noProgress = (bytesTotal: number | null = null) => ({
+    rows_matched: 0,
+    rows_total: null,
+    bytes_read: 0,
+    bytes_total: bytesTotal,
+  });
+
   it('answers a blank url and no error while registered', async () => {
     const key = await createKey('client');
     await register(key);
@@ -705,6 +713,7 @@ describe('JobService.poll', () => {
       url: '',
       error: null,
       status: 'registered',
+      progress: noProgress(),
     });
   });
 
@@ -712,12 +721,48 @@ describe('JobService.poll', () => {
     const key = await createKey('client');
     const jobId = await register(key);
     await jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1, at: T0 + 1 }, []);
-    assert.deepEqual(await service.poll(key, 'list_1', T0 + 2), { url: '', error: null, status: 'uploaded' });
+    assert.deepEqual(await service.poll(key, 'list_1', T0 + 2), {
+      url: '',
+      error: null,
+      status: 'uploaded',
+      progress: noProgress(1),
+    });
     await jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 3);
     assert.deepEqual(await service.poll(key, 'list_1', T0 + 4), {
       url: '',
       error: null,
       status: 'processing',
+      progress: noProgress(1),
+    });
+  });
+
+  it("answers the worker's last recorded progress while processing, the totals once complete", async () => {
+    const key = await createKey('client');
+    const jobId = await register(key);
+    await jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1_000, at: T0 + 1 }, []);
+    const progress = { rowsMatched: 40, bytesRead: 600, bytesTotal: 1_000, at: T0 + 5 };
+    assert.equal(await jobStore.recordProgress(jobId, progress), false, 'only a processing job records');
+    await jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 3);
+    assert.equal(await jobStore.recordProgress(jobId, progress), true);
+    assert.deepEqual((await service.poll(key, 'list_1', T0 + 6)).progress, {
+      rows_matched: 40,
+      rows_total: null,
+      bytes_read: 600,
+      bytes_total: 1_000,
+    });
+    const summary = { rows: 70, warnings: { total: 0, byKind: {}, first: [] } } as unknown as JobSummary;
+    await jobStore.transition(
+      jobId,
+      ['processing'],
+      'complete',
+      { resultBlob: `results/${jobId}/r.csv`, resultName: 'list_1.csv', summary },
+      T0 + 7,
+    );
+    assert.deepEqual((await service.poll(key, 'list_1', T0 + 8)).progress, {
+      rows_matched: 70,
+      rows_total: 70,
+      bytes_read: 1_000,
+      bytes_total: 1_000,
     });
   });
 
@@ -735,6 +780,7 @@ describe('JobService.poll', () => {
       url: '',
       error: 'Validation Error: the uploaded file is empty',
       status: 'failed',
+      progress: noProgress(),
     });
   });
 
@@ -746,6 +792,7 @@ describe('JobService.poll', () => {
       url: '',
       error: 'Internal Error: the job failed',
       status: 'failed',
+      progress: noProgress(),
     });
   });
 
@@ -756,11 +803,13 @@ describe('JobService.poll', () => {
       url: '',
       error: null,
       status: 'registered',
+      progress: noProgress(),
     });
     assert.deepEqual(await service.poll(key, 'list_1', T0 + 3_600_001), {
       url: '',
       error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
       status: 'expired',
+      progress: noProgress(),
     });
   });
 
@@ -772,6 +821,7 @@ describe('JobService.poll', () => {
       url: '',
       error: 'Validation Error: no file was uploaded before the upload URL expired; register again',
       status: 'expired',
+      progress: noProgress(),
     });
   });
 
@@ -841,6 +891,7 @@ describe('JobService.poll', () => {
       url: '',
       error: null,
       status: 'registered',
+      progress: noProgress(),
     });
   });
 });

@@ -11,8 +11,16 @@ import type { JobStore } from '../ports/job-store.ts';
 import type { QueueMessage } from '../ports/queue.ts';
 import type { UrlSigner } from '../ports/url-signer.ts';
 import { refuseWebhookTarget } from '../webhooks/public-address.ts';
-import { failedWithoutReason, revokedUploadUnread, uploadExpired, uploadTooLarge } from './job-failures.ts';
-import type { Job, JobSummary, OnboardingParams, SmartmatchParams } from './job-types.ts';
+import {
+  failedWithoutReason,
+  filenameBeingMatched,
+  replacedByLaterRegistration,
+  replacedUploadUrl,
+  revokedUploadUnread,
+  uploadExpired,
+  uploadTooLarge,
+} from './job-failures.ts';
+import type { Job, JobSummary, OnboardingParams, SmartmatchJob, SmartmatchParams } from './job-types.ts';
 
 /** With a 30 s base doubling to 15 min: platform outages of about an hour and a half are ridden out. */
 export const ONBOARD_MAX_ATTEMPTS = 12;
@@ -51,6 +59,8 @@ export interface PollAnswer {
   url: string;
   error: string | null;
   status: Job['state'];
+  /** How far the job has got (clients that do not know the field ignore it). */
+  progress: PollProgress;
   /**
    * A complete job's reader warnings (the csv and gzip results carry no summary.json): rows the
    * reader could not return (`rows_skipped`, each named by its line in `first`), and the rest by
@@ -64,6 +74,38 @@ export interface PollWarnings {
   rows_skipped: number;
   by_kind: Record<string, number>;
   first: string[];
+}
+
+/**
+ * Poll's progress: rows through matching and upload bytes read by the matching pass so far, the
+ * upload's size once uploaded, the list's row count once complete (null until known).
+ */
+export interface PollProgress {
+  rows_matched: number;
+  rows_total: number | null;
+  bytes_read: number;
+  bytes_total: number | null;
+}
+
+/** Poll's progress of a job, from its state and the worker's last record. */
+function pollProgress(job: Job): PollProgress {
+  const bytesTotal = job.uploadBytes;
+  if (job.state === 'complete') {
+    const rows = job.summary?.rows ?? null;
+    return {
+      rows_matched: rows ?? 0,
+      rows_total: rows,
+      bytes_read: bytesTotal ?? 0,
+      bytes_total: bytesTotal,
+    };
+  }
+  const recorded = job.progress ?? null;
+  return {
+    rows_matched: recorded?.rowsMatched ?? 0,
+    rows_total: null,
+    bytes_read: recorded?.bytesRead ?? 0,
+    bytes_total: bytesTotal,
+  };
 }
 
 /** The poll's view of a summary's warnings. */
@@ -108,8 +150,11 @@ export class JobService {
   }
 
   /**
-   * Registers a list-matching job and returns its upload URL. Registering a filename that is
-   * already in use starts a new job: poll follows the newest, older ones still finish.
+   * Registers a list-matching job and returns its upload URL. The filename rule, per key: a job of
+   * that filename still awaiting its upload is replaced (its URL stops working); while one is being
+   * matched the registration is refused (Validation Error naming the wait); a finished one stays
+   * as it is (its result downloadable by its URL until retention) and a new job starts. Poll
+   * follows the newest.
    */
   async registerSmartmatch(
     key: ApiKeyRecord,
@@ -147,15 +192,30 @@ export class JobService {
         );
       }
     }
-    const job: Job = {
+    const job: SmartmatchJob = {
       ...this.newJobBase(key, now),
       kind: 'smartmatch',
       filename: input.filename,
       params: { ...input.params, profileId: profile.profileId },
     };
-    await this.jobs.insertJob(job);
+    await this.insertUnderFilename(job);
     this.events.onTransition?.(job.kind, job.state);
     return { jobId: job.id, url: await this.uploadUrl(job) };
+  }
+
+  /** Inserts the job under the filename rule (JobStore.insertUnderFilename). */
+  private async insertUnderFilename(job: SmartmatchJob): Promise<void> {
+    const replaced = publicMessage(replacedByLaterRegistration());
+    // Refused: a job of the filename is being matched, or was a moment ago (an upload that raced
+    // this registration); a second look tells which.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (await this.jobs.insertUnderFilename(job, replaced)) return;
+      const latest = await this.jobs.findLatestByFilename(job.keyId, job.filename);
+      if (latest !== null && (latest.state === 'uploaded' || latest.state === 'processing')) {
+        throw filenameBeingMatched(job.filename);
+      }
+    }
+    throw new AppError('INTERNAL', 'the job could not be registered; retry');
   }
 
   async registerOnboarding(
@@ -326,18 +386,29 @@ export class JobService {
           url: await this.downloadUrl(job, now),
           error: null,
           status: job.state,
+          progress: pollProgress(job),
           warnings: pollWarnings(job.summary),
         };
       case 'failed':
       case 'expired':
-        return { url: '', error: job.error ?? publicMessage(failedWithoutReason()), status: job.state };
+        return {
+          url: '',
+          error: job.error ?? publicMessage(failedWithoutReason()),
+          status: job.state,
+          progress: pollProgress(job),
+        };
       case 'registered':
         if (job.uploadExpiresAt < now) {
-          return { url: '', error: publicMessage(uploadExpired()), status: 'expired' };
+          return {
+            url: '',
+            error: publicMessage(uploadExpired()),
+            status: 'expired',
+            progress: pollProgress(job),
+          };
         }
-        return { url: '', error: null, status: job.state };
+        return { url: '', error: null, status: job.state, progress: pollProgress(job) };
       default:
-        return { url: '', error: null, status: job.state };
+        return { url: '', error: null, status: job.state, progress: pollProgress(job) };
     }
   }
 
@@ -402,6 +473,9 @@ export class JobService {
 
   private assertAwaitingUpload(job: Job, now: number): void {
     if (job.state === 'registered' && job.uploadExpiresAt >= now) return;
+    if (job.state === 'expired' && job.error === publicMessage(replacedByLaterRegistration())) {
+      throw replacedUploadUrl();
+    }
     if (job.state === 'registered' || job.state === 'expired') {
       throw new AppError('URL_INVALID', 'this URL has expired; register the job again for a new one');
     }

@@ -42,6 +42,24 @@ interface JobBase {
   voterVersion: string | null;
   createdAt: number;
   updatedAt: number;
+  /** How far matching has got: written by the worker while the job runs (absent before). */
+  progress?: JobProgress | null;
+}
+
+/**
+ * A running job's progress as the worker last recorded it (at most about once a second). Rows are
+ * counted once through the matcher; bytes are of the upload, read by the matching pass (the reader
+ * runs a few blocks ahead of the matcher).
+ */
+export interface JobProgress {
+  /** Rows of the list through matching so far (matched to a voter or not): the result holds them. */
+  rowsMatched: number;
+  /** Bytes of the upload read by the matching pass so far. */
+  bytesRead: number;
+  /** The upload's size. */
+  bytesTotal: number;
+  /** Epoch ms of the record. */
+  at: number;
 }
 
 export interface SmartmatchJob extends JobBase {

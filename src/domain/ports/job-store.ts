@@ -1,4 +1,4 @@
-import type { Job, JobState } from '../client-jobs/job-types.ts';
+import type { Job, JobProgress, JobState, SmartmatchJob } from '../client-jobs/job-types.ts';
 import type { QueueMessage } from './queue.ts';
 
 /** The fields a state change may write beside the state. */
@@ -10,6 +10,20 @@ export type JobTransitionFields = Partial<
 export interface JobStore {
   insertJob(job: Job): Promise<void>;
   getJob(id: string): Promise<Job | null>;
+  /**
+   * Inserts a list-matching job under its filename with the filename rule, atomically (even
+   * against registrations of the same key in other processes): jobs of the key with that filename
+   * that await their upload (registered, upload window open) are replaced, moved to `expired`
+   * with `replacedError`, so their upload URLs stop working; when one is being matched
+   * (uploaded or processing) nothing changes and the answer is false. Finished jobs stay as they
+   * are. True when the job was inserted.
+   */
+  insertUnderFilename(job: SmartmatchJob, replacedError: string): Promise<boolean>;
+  /**
+   * Records a processing job's progress (nothing else of the row changes, not `updatedAt`);
+   * false when the job is no longer processing.
+   */
+  recordProgress(id: string, progress: JobProgress): Promise<boolean>;
   /** The newest job of this key with this filename: the one poll follows. */
   findLatestByFilename(keyId: string, filename: string): Promise<Job | null>;
   /**

@@ -68,6 +68,31 @@ export const urlErrorBodySchema = z.object({
   request_id: z.string().optional(),
 });
 
+const count = z.number().int().min(0);
+
 export const pollBodySchema = urlErrorBodySchema.extend({
-  status: z.enum(['registered', 'uploaded', 'processing', 'complete', 'failed', 'expired']).optional(),
+  status: z
+    .enum(['registered', 'uploaded', 'processing', 'complete', 'failed', 'expired'])
+    .optional()
+    .describe(
+      'registered: awaiting the upload; uploaded: waiting for a worker; processing: being matched; complete; failed; expired (no upload in time, replaced by a later registration, or deleted after retention)',
+    ),
+  progress: z
+    .object({
+      rows_matched: count.describe('rows of the list through matching so far (matched to a voter or not)'),
+      rows_total: count.nullable().describe("the list's rows; null until the job is complete"),
+      bytes_read: count.describe('bytes of the upload read by the matching so far'),
+      bytes_total: count.nullable().describe("the upload's size; null before the upload"),
+    })
+    .optional()
+    .describe('How far the job has got; recorded by the worker about once a second'),
+  warnings: z
+    .object({
+      total: count,
+      rows_skipped: count,
+      by_kind: z.record(z.string(), count),
+      first: z.array(z.string()),
+    })
+    .optional()
+    .describe("A complete job's reader warnings: counts and line numbers, never values"),
 });

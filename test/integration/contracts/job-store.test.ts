@@ -137,7 +137,7 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
       const result = await first.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
       assert.deepEqual(
         result.rows.map((row) => row.name),
-        ['001_initial.sql', '002_rate_buckets.sql'],
+        ['001_initial.sql', '002_rate_buckets.sql', '003_job_progress.sql'],
       );
     });
 
@@ -148,7 +148,7 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
         for (let i = 0; i < 4; i++) databases.push(await openPgDatabase(fresh.url, { poolSize: 2 }));
         const reports = await Promise.all(databases.map((database) => database.migrate()));
         const applied = reports.flatMap((report) => report.applied).sort();
-        assert.deepEqual(applied, ['001_initial.sql', '002_rate_buckets.sql']);
+        assert.deepEqual(applied, ['001_initial.sql', '002_rate_buckets.sql', '003_job_progress.sql']);
         for (const report of reports) {
           assert.deepEqual([...report.applied, ...report.alreadyApplied].sort(), applied);
           assert.deepEqual(report.unknown, []);
