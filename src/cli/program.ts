@@ -27,6 +27,8 @@ const COMMANDS: Record<string, (program: Command, context: CliContext) => Promis
   eval: async (p, c) => (await import('./commands/eval.command.ts')).evalCommand(p, c),
   migrate: async (p) => (await import('./commands/migrate.command.ts')).migrateCommand(p),
   generate: async (p) => (await import('./commands/generate.command.ts')).generateCommands(p),
+  submit: async (p) => (await import('./commands/submit.command.ts')).submitCommands(p),
+  audience: async (p) => (await import('./commands/submit.command.ts')).audienceCommands(p),
 };
 const asked = process.argv[2];
 for (const [name, register] of Object.entries(COMMANDS)) {

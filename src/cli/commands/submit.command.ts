@@ -1,0 +1,401 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { Command } from 'commander';
+import {
+  ListmatchClient,
+  ListmatchError,
+  type PollAnswer,
+  type SmartmatchParams,
+} from '../../client/index.ts';
+import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
+
+/**
+ * `listmatch submit` and `listmatch audience submit`: the client's side of the service, on the
+ * typed client (src/client/). The list is streamed from disk to the upload URL and the result from
+ * the download URL to disk (memory does not grow with the list); the join reads the list and the
+ * result side by side, both in input order.
+ */
+
+/** Exit codes: the kind of the service's error text, so scripts can tell them apart. */
+export const EXIT_CODES = {
+  /** A usage error, a file that cannot be read or written, a service that cannot be reached. */
+  local: 1,
+  validation: 2,
+  authorization: 3,
+  rate_limit: 4,
+  internal: 5,
+} as const;
+
+/** Longest pause between polls: the service allows one per key and filename every 30 s. */
+const POLL_SECONDS = 30;
+/** Slack added to each wait, so that a client clock running fast is not refused. */
+const POLL_SLACK_MS = 500;
+
+interface ServerOptions {
+  server: string;
+  keyFile?: string;
+  progress?: boolean;
+}
+
+/** The API key: `LISTMATCH_API_KEY`, else the first line of `--key-file`; never a command-line value. */
+async function apiKeyOf(options: ServerOptions): Promise<string> {
+  if (options.keyFile !== undefined) {
+    const key = (await readFile(options.keyFile, 'utf8')).split(/\r?\n/)[0]?.trim() ?? '';
+    if (key === '') throw new UsageError(`${options.keyFile} holds no API key`);
+    return key;
+  }
+  const key = process.env['LISTMATCH_API_KEY']?.trim();
+  if (!key) throw new UsageError('no API key: set LISTMATCH_API_KEY, or give --key-file PATH');
+  return key;
+}
+
+class UsageError extends Error {}
+
+/** A filename the service accepts, from the list's file name (`Members 2026.csv` → `Members_2026`). */
+export function filenameOf(path: string): string {
+  const name = basename(path)
+    .replace(/\.csv$/i, '')
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/^[.-]+/, '')
+    .replace(/\.\.+/g, '.')
+    .slice(0, 45);
+  return name === '' ? 'list' : name;
+}
+
+/**
+ * Progress on stderr, only when it is a terminal or `--progress` asked for it: a terminal's line
+ * is redrawn (at most every 100 ms), elsewhere a line is written at most once a second.
+ */
+class ProgressLine {
+  private readonly enabled: boolean;
+  private readonly tty: boolean;
+  private last = 0;
+  private pending: string | null = null;
+
+  constructor(force: boolean | undefined) {
+    this.tty = process.stderr.isTTY === true;
+    this.enabled = force ?? this.tty;
+  }
+
+  show(text: string, final = false): void {
+    if (!this.enabled) return;
+    const now = Date.now();
+    this.pending = text;
+    if (!final && now - this.last < (this.tty ? 100 : 1_000)) return;
+    this.last = now;
+    process.stderr.write(this.tty ? `\r\x1b[2K${text}${final ? '\n' : ''}` : `${text}\n`);
+    this.pending = null;
+  }
+
+  /** Ends the current line (writes what was held back). */
+  done(): void {
+    if (this.pending !== null) this.show(this.pending, true);
+  }
+}
+
+const MB = 1024 * 1024;
+const mb = (bytes: number) => (bytes / MB).toFixed(1);
+
+function bar(fraction: number, width = 24): string {
+  const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}
+
+/** Streams a file to an upload URL, showing its progress; answers bytes and seconds. */
+async function uploadFile(
+  client: ListmatchClient,
+  url: string,
+  path: string,
+  line: ProgressLine,
+): Promise<{ bytes: number; seconds: number }> {
+  const { size } = await stat(path);
+  const started = performance.now();
+  await client.upload(url, createReadStream(path, { highWaterMark: MB }), {
+    bytes: size,
+    onBytes: (sent) => {
+      const seconds = (performance.now() - started) / 1000;
+      line.show(
+        `upload ${bar(size === 0 ? 1 : sent / size)} ${mb(sent)}/${mb(size)} MB  ${mb(sent / Math.max(seconds, 0.001))} MB/s`,
+      );
+    },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  line.show(`upload ${bar(1)} ${mb(size)}/${mb(size)} MB  ${mb(size / Math.max(seconds, 0.001))} MB/s`, true);
+  return { bytes: size, seconds };
+}
+
+function describePoll(answer: PollAnswer): string {
+  const progress = answer.progress;
+  const status = answer.status ?? 'processing';
+  if (progress === undefined) return `job ${status}`;
+  const fraction =
+    progress.bytes_total !== null && progress.bytes_total > 0
+      ? progress.bytes_read / progress.bytes_total
+      : 0;
+  const rows = progress.rows_matched.toLocaleString('en-US');
+  return `job ${status} ${bar(status === 'complete' ? 1 : fraction)} ${rows} rows matched${progress.rows_total === null ? '' : ` of ${progress.rows_total.toLocaleString('en-US')}`}`;
+}
+
+/** Polls until the result is ready, within the rate limit; answers the download URL. */
+async function pollUntilReady(
+  client: ListmatchClient,
+  filename: string,
+  line: ProgressLine,
+  intervalSeconds: number,
+): Promise<PollAnswer> {
+  for (;;) {
+    let wait = intervalSeconds * 1000;
+    try {
+      const answer = await client.poll(filename);
+      line.show(describePoll(answer));
+      if (answer.url !== null && answer.url !== '') {
+        line.show(describePoll(answer), true);
+        return answer;
+      }
+    } catch (error) {
+      // A poll too early is no failure of the job: wait as long as the service says.
+      if (!(error instanceof ListmatchError) || error.kind !== 'rate_limit') throw error;
+      wait = (error.retryAfterSeconds ?? intervalSeconds) * 1000;
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait + POLL_SLACK_MS));
+  }
+}
+
+/** The output file's default name for a format. */
+const resultNameOf = (filename: string, format: SmartmatchParams['format']) =>
+  `${filename}.result${format === 'gzip' ? '.csv.gz' : format === 'zip' ? '.zip' : '.csv'}`;
+
+/**
+ * Writes the client's rows with the columns the service appended: for each result line (one per
+ * match, in input order) the list's own row (its cells as read from the list, a newline inside a
+ * cell written as a space), then the result's columns after the client's. The list and the result
+ * are read side by side; the input row number (`ts__input_row`, else `sm.input_row`) pairs them.
+ */
+export async function joinResult(
+  listPath: string,
+  result: AsyncIterable<Uint8Array>,
+  out: Writable,
+  maxRowBytes = 1024 * 1024,
+): Promise<{ rows: number }> {
+  const options = { maxRowBytes, onWarning: () => {} };
+  const list = readCsvTable(createReadStream(listPath), options)[Symbol.asyncIterator]();
+  let listRows: string[][] = [];
+  let listAt = 0;
+  let listRow = 0;
+  let listDone = false;
+  let listHeader: string[] | null = null;
+  const nextListRow = async (): Promise<string[] | null> => {
+    while (listAt >= listRows.length) {
+      if (listDone) return null;
+      const next = await list.next();
+      if (next.done) {
+        listDone = true;
+        return null;
+      }
+      if (next.value.kind === 'header') listHeader = next.value.header;
+      else {
+        listRows = next.value.rows.map((row) => row.fields);
+        listAt = 0;
+      }
+    }
+    listRow++;
+    return listRows[listAt++]!;
+  };
+  // Reads the list's header.
+  while (listHeader === null && !listDone) {
+    const next = await list.next();
+    if (next.done) listDone = true;
+    else if (next.value.kind === 'header') listHeader = next.value.header;
+  }
+  if (listHeader === null) throw new UsageError(`${listPath} is empty`);
+  const width = (listHeader as string[]).length;
+  let inputRowColumn = -1;
+  let buffered = '';
+  let written = 0;
+  const flush = async () => {
+    if (!out.write(buffered)) await new Promise((resolve) => out.once('drain', resolve));
+    buffered = '';
+  };
+  let current: string[] | null = null;
+  for await (const event of readCsvTable(result, options)) {
+    if (event.kind === 'header') {
+      inputRowColumn = event.header.indexOf('ts__input_row');
+      if (inputRowColumn < 0) inputRowColumn = event.header.indexOf('sm.input_row');
+      if (inputRowColumn < 0) throw new Error('the result has no input row column to join on');
+      buffered += formatCsvRow([...(listHeader as string[]), ...event.header.slice(width)], []);
+      continue;
+    }
+    for (const { fields } of event.rows) {
+      const wanted = Number(fields[inputRowColumn]);
+      while (listRow < wanted) {
+        current = await nextListRow();
+        if (current === null) throw new Error(`the result names input row ${wanted}, beyond the list's rows`);
+      }
+      buffered += formatCsvRow([...current!, ...fields.slice(width)], []);
+      written++;
+      if (buffered.length > 256 * 1024) await flush();
+    }
+  }
+  await flush();
+  await new Promise<void>((resolve, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+  return { rows: written };
+}
+
+/** Runs a command's body, printing the service's error text and exiting with its kind's code. */
+async function reportingExit(body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    if (error instanceof ListmatchError) {
+      console.error(error.message);
+      process.exitCode = EXIT_CODES[error.kind];
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    console.error(`listmatch: ${message}${cause?.code ? ` (${cause.code})` : ''}`);
+    process.exitCode = EXIT_CODES.local;
+  }
+}
+
+const positiveNumber = (name: string) => (value: string) => {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0) throw new UsageError(`${name} must be a number of seconds`);
+  return number;
+};
+
+function serverOptions(command: Command): Command {
+  return command
+    .requiredOption('--server <url>', 'the service, e.g. http://localhost:8080')
+    .option('--key-file <path>', 'file whose first line is the API key (else LISTMATCH_API_KEY)')
+    .option('--progress', 'show progress on stderr also when it is not a terminal')
+    .option('--no-progress', 'show no progress');
+}
+
+export function submitCommands(program: Command): void {
+  serverOptions(
+    program
+      .command('submit')
+      .description(
+        'match a list on a listmatch service: register, upload, poll, download (and --join); exit codes: 2 validation, 3 authorization, 4 rate limit, 5 internal, 1 local',
+      )
+      .argument('<list>', 'the contact list (CSV)'),
+  )
+    .option('--filename <name>', 'the job name and poll key (default: from the list file name)')
+    .option('--max-matches <n>', 'matches per input row, 1-10', '1')
+    .option('--format <format>', 'csv, zip or gzip', 'csv')
+    .option('--include-email', 'append e-mail values')
+    .option('--include-landline', 'append landline phone values')
+    .option('--include-wireless', 'append wireless phone values')
+    .option('--include-voip', 'append VoIP phone values')
+    .option('--webhook <url>', 'POSTed {"callback": url} on completion')
+    .option('--search-radius <miles>', 'one search radius for every row')
+    .option('--notification-email <address>', 'receives processing notifications')
+    .option('--mbp-onboarding', 'build a media buying platform audience from the matches')
+    .option('--digital-audience-name <name>', 'that audience name')
+    .option('--profile-id <id>', 'a configuration profile of the key')
+    .option('--out <path>', 'where the result goes (default: <filename>.result.<csv|csv.gz|zip>)')
+    .option('--join <path>', "write the list's rows with the appended columns here (format csv or gzip)")
+    .option(
+      '--poll-interval <seconds>',
+      'seconds between polls',
+      positiveNumber('--poll-interval'),
+      POLL_SECONDS,
+    )
+    .action(async (listPath: string, options: Record<string, unknown> & ServerOptions) => {
+      await reportingExit(async () => {
+        const format = String(options['format']) as SmartmatchParams['format'];
+        if (options['join'] !== undefined && format === 'zip') {
+          throw new UsageError('--join reads a csv or gzip result: use --format csv or --format gzip');
+        }
+        const client = new ListmatchClient({ server: options.server, apiKey: await apiKeyOf(options) });
+        const filename = (options['filename'] as string | undefined) ?? filenameOf(listPath);
+        const line = new ProgressLine(options.progress);
+        await stat(listPath);
+        const params: SmartmatchParams = {
+          filename,
+          max_matches: Number(options['maxMatches']),
+          ...(format === undefined ? {} : { format }),
+          ...(options['includeEmail'] ? { include_email: true } : {}),
+          ...(options['includeLandline'] ? { include_landline: true } : {}),
+          ...(options['includeWireless'] ? { include_wireless: true } : {}),
+          ...(options['includeVoip'] ? { include_voip: true } : {}),
+          ...(options['webhook'] === undefined ? {} : { webhook: String(options['webhook']) }),
+          ...(options['searchRadius'] === undefined
+            ? {}
+            : { search_radius: Number(options['searchRadius']) }),
+          ...(options['notificationEmail'] === undefined
+            ? {}
+            : { notification_email: String(options['notificationEmail']) }),
+          ...(options['mbpOnboarding'] ? { mbp_onboarding: true } : {}),
+          ...(options['digitalAudienceName'] === undefined
+            ? {}
+            : { digital_audience_name: String(options['digitalAudienceName']) }),
+          ...(options['profileId'] === undefined ? {} : { profile_id: String(options['profileId']) }),
+        };
+        const uploadUrl = await client.registerSmartmatch(params);
+        line.show(`registered ${filename}`);
+        const sent = await uploadFile(client, uploadUrl, listPath, line);
+        const ready = await pollUntilReady(client, filename, line, Number(options['pollInterval']));
+        line.done();
+        const out = (options['out'] as string | undefined) ?? resultNameOf(filename, format);
+        const response = await client.download(ready.url!);
+        await pipeline(Readable.fromWeb(response.body! as never), createWriteStream(out));
+        let joined = '';
+        if (options['join'] !== undefined) {
+          const source = createReadStream(out);
+          const result = format === 'gzip' ? source.pipe(createGunzip()) : source;
+          const { rows } = await joinResult(listPath, result, createWriteStream(String(options['join'])));
+          joined = `; ${rows.toLocaleString('en-US')} joined rows in ${String(options['join'])}`;
+        }
+        const rows = ready.progress?.rows_total;
+        console.error(
+          `${filename}: ${rows === null || rows === undefined ? '' : `${rows.toLocaleString('en-US')} rows, `}uploaded ${mb(sent.bytes)} MB at ${mb(sent.bytes / Math.max(sent.seconds, 0.001))} MB/s; result in ${out}${joined}`,
+        );
+      });
+    });
+}
+
+/** `listmatch audience submit`: onboarding from the client's side. */
+export function audienceCommands(program: Command): void {
+  const audience = program.command('audience').description('audience onboarding, from the client side');
+  serverOptions(
+    audience
+      .command('submit')
+      .description(
+        'build an audience on a listmatch service: register, then upload the ids (CSV with voterbase_id, or Pattern #2 PII); exit codes as submit',
+      )
+      .argument('<list>', 'the CSV to onboard'),
+  )
+    .requiredOption('--platform <platform>', 'social or politicaldsp')
+    .requiredOption('--audience <name>', 'the audience name (1-50 letters, digits, _)')
+    .requiredOption('--status-email <address>', 'receives status updates')
+    .option('--social-adid <id>', 'the ad account the audience is shared with (social)')
+    .option('--owner-adid <id>', 'the ad account approved for direct upload (Pattern #2)')
+    .action(async (listPath: string, options: Record<string, unknown> & ServerOptions) => {
+      await reportingExit(async () => {
+        const client = new ListmatchClient({ server: options.server, apiKey: await apiKeyOf(options) });
+        const line = new ProgressLine(options.progress);
+        await stat(listPath);
+        const url = await client.registerOnboarding({
+          platform: String(options['platform']) as 'social' | 'politicaldsp',
+          audience: String(options['audience']),
+          status_email: String(options['statusEmail']),
+          ...(options['socialAdid'] === undefined ? {} : { social_adid: String(options['socialAdid']) }),
+          ...(options['ownerAdid'] === undefined ? {} : { owner_adid: String(options['ownerAdid']) }),
+        });
+        const sent = await uploadFile(client, url, listPath, line);
+        line.done();
+        console.error(
+          `${String(options['audience'])}: uploaded ${mb(sent.bytes)} MB; the audience is being built (${String(options['statusEmail'])} hears each step)`,
+        );
+      });
+    });
+}

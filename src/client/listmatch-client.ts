@@ -1,0 +1,238 @@
+import createClient from 'openapi-fetch';
+import type { paths } from './api-types.ts';
+
+/*
+ * The typed client of the service's HTTP API: the key-authenticated endpoints through
+ * openapi-fetch over the types openapi-typescript generated from /openapi.json (api-types.ts), the
+ * presigned upload and download URLs (opaque absolute URLs, no key) through fetch. It runs wherever
+ * fetch does (Node ≥ 22, browsers for the JSON calls); `listmatch submit` is built on it.
+ */
+
+type Ok<P extends keyof paths> = paths[P]['get'] extends {
+  responses: { 200: { content: { 'application/json': infer B } } };
+}
+  ? B
+  : never;
+
+/** What a registration answers (`url` is the presigned PUT URL). */
+export type RegistrationAnswer = Ok<'/service/smartmatch'>;
+/** What poll answers: `url`, `error`, `status`, `progress`, and `warnings` once complete. */
+export type PollAnswer = Ok<'/service/smartmatch/poll'>;
+export type PollProgress = NonNullable<PollAnswer['progress']>;
+export type JobStatus = NonNullable<PollAnswer['status']>;
+
+/** Parameters of a list-matching registration (spec 2.4), typed; sent as the query string. */
+export interface SmartmatchParams {
+  filename: string;
+  webhook?: string;
+  include_email?: boolean;
+  include_landline?: boolean;
+  include_wireless?: boolean;
+  include_voip?: boolean;
+  /** 1-10. */
+  max_matches?: number;
+  format?: 'csv' | 'zip' | 'gzip';
+  /** Miles. */
+  search_radius?: number;
+  notification_email?: string;
+  mbp_onboarding?: boolean;
+  digital_audience_name?: string;
+  profile_id?: string;
+}
+
+/** Parameters of an onboarding registration (spec 2.1). */
+export interface OnboardingParams {
+  platform: 'social' | 'politicaldsp';
+  audience: string;
+  status_email: string;
+  social_adid?: string;
+  owner_adid?: string;
+}
+
+/** The kind of a refusal, from its `<Kind> Error:` prefix (or, without one, its HTTP status). */
+export type ErrorKind = 'validation' | 'authorization' | 'rate_limit' | 'internal';
+
+const KIND_PREFIXES: [prefix: string, kind: ErrorKind][] = [
+  ['Validation Error:', 'validation'],
+  ['Authorization Error:', 'authorization'],
+  ['Rate Limit Error:', 'rate_limit'],
+  ['Internal Error:', 'internal'],
+];
+
+/** The kind of a service error text, or by the status when the text has no known prefix. */
+export function errorKindOf(text: string, status: number): ErrorKind {
+  for (const [prefix, kind] of KIND_PREFIXES) if (text.startsWith(prefix)) return kind;
+  if (status === 401 || status === 403) return 'authorization';
+  if (status === 429) return 'rate_limit';
+  if (status >= 400 && status < 500) return 'validation';
+  return 'internal';
+}
+
+/** A refusal or failure the service answered; `message` is the service's own text, unchanged. */
+export class ListmatchError extends Error {
+  readonly kind: ErrorKind;
+  /** HTTP status of the answer (200 for a refusal answered with `error` set). */
+  readonly status: number;
+  /** Seconds to wait before retrying (Retry-After), for rate limits. */
+  readonly retryAfterSeconds: number | null;
+
+  constructor(message: string, status: number, retryAfterSeconds: number | null = null) {
+    super(message);
+    this.name = 'ListmatchError';
+    this.kind = errorKindOf(message, status);
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export interface ListmatchClientOptions {
+  /** The service's base URL, e.g. `http://localhost:8080`. */
+  server: string;
+  /** The API key (`lm_…`), sent as `x-api-key` to the service's endpoints only, never to presigned URLs. */
+  apiKey: string;
+  fetch?: typeof fetch;
+}
+
+/** A body to upload: bytes, text, or a stream (Node Readable or any async iterable of bytes). */
+export type UploadBody = string | Uint8Array | AsyncIterable<Uint8Array>;
+
+export class ListmatchClient {
+  private readonly api: ReturnType<typeof createClient<paths>>;
+  private readonly fetch: typeof fetch;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: ListmatchClientOptions) {
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.api = createClient<paths>({ baseUrl: options.server.replace(/\/+$/, ''), fetch: this.fetch });
+    this.headers = { 'x-api-key': options.apiKey };
+  }
+
+  /** Registers a list-matching job; answers its presigned upload URL, or throws ListmatchError. */
+  async registerSmartmatch(params: SmartmatchParams): Promise<string> {
+    const { data, error, response } = await this.api.GET('/service/smartmatch', {
+      params: { query: queryOf(params) as paths['/service/smartmatch']['get']['parameters']['query'] },
+      headers: this.headers,
+    });
+    return uploadUrlOf(data ?? error, response);
+  }
+
+  /** Registers an audience-onboarding job; answers its presigned upload URL, or throws ListmatchError. */
+  async registerOnboarding(params: OnboardingParams): Promise<string> {
+    const { data, error, response } = await this.api.GET('/service/onboarding', {
+      params: { query: queryOf(params) as paths['/service/onboarding']['get']['parameters']['query'] },
+      headers: this.headers,
+    });
+    return uploadUrlOf(data ?? error, response);
+  }
+
+  /**
+   * Polls a list-matching job. Answers the poll body while the job runs or once complete (`url`
+   * set); throws ListmatchError when the job failed or expired, when the filename is unknown, and
+   * for a rate limit (with `retryAfterSeconds`).
+   */
+  async poll(filename: string): Promise<PollAnswer> {
+    const { data, error, response } = await this.api.GET('/service/smartmatch/poll', {
+      params: { query: { filename } },
+      headers: this.headers,
+    });
+    const body = (data ?? error) as PollAnswer | undefined;
+    throwIfRefused(body, response);
+    return body!;
+  }
+
+  /**
+   * PUTs a list to a presigned upload URL as the contract asks: no API key, no Content-Type,
+   * `Content-Length` when `bytes` is given (else chunked). A stream is sent as it is read, never
+   * held whole. `onBytes` hears the running total of bytes handed to the connection.
+   */
+  async upload(
+    url: string,
+    body: UploadBody,
+    options: { bytes?: number; onBytes?: (sent: number) => void; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const headers: Record<string, string> = {};
+    if (options.bytes !== undefined) headers['content-length'] = String(options.bytes);
+    const payload =
+      typeof body === 'string' || body instanceof Uint8Array ? body : counted(body, options.onBytes);
+    const response = await this.fetch(url, {
+      method: 'PUT',
+      headers,
+      body: payload as RequestInit['body'],
+      // A streamed request body (Node's fetch requires saying so).
+      ...(typeof payload === 'string' || payload instanceof Uint8Array ? {} : { duplex: 'half' }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    } as RequestInit);
+    if (response.status !== 200) await throwFromResponse(response);
+    await response.body?.cancel();
+  }
+
+  /** GETs a presigned result URL (no key); answers the response, its body not yet read. */
+  async download(url: string, options: { signal?: AbortSignal } = {}): Promise<Response> {
+    const response = await this.fetch(url, options.signal === undefined ? {} : { signal: options.signal });
+    if (response.status !== 200) await throwFromResponse(response);
+    return response;
+  }
+}
+
+/** Typed parameters as the query string's strings (booleans `true`/`false`; absent ones left out). */
+function queryOf(params: object): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null) query[name] = String(value);
+  }
+  return query;
+}
+
+function retryAfterOf(response: Response): number | null {
+  const header = response.headers.get('retry-after');
+  const seconds = header === null ? Number.NaN : Number(header);
+  return Number.isFinite(seconds) ? seconds : null;
+}
+
+/** Throws the body's `error` (or one the status implies) unless the answer is a 200 without one. */
+function throwIfRefused(body: { error?: string | null } | undefined, response: Response): void {
+  const text = typeof body?.error === 'string' && body.error !== '' ? body.error : null;
+  if (response.status === 200 && text === null) return;
+  throw new ListmatchError(
+    text ?? `the service answered HTTP ${response.status} without an error text`,
+    response.status,
+    retryAfterOf(response),
+  );
+}
+
+function uploadUrlOf(body: RegistrationAnswer | undefined, response: Response): string {
+  throwIfRefused(body, response);
+  if (typeof body?.url !== 'string' || body.url === '') {
+    throw new ListmatchError('the service answered no upload URL', response.status);
+  }
+  return body.url;
+}
+
+async function throwFromResponse(response: Response): Promise<never> {
+  const text = await response.text();
+  let error: string | null = null;
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown };
+    if (typeof parsed.error === 'string') error = parsed.error;
+  } catch {
+    // Not the service's JSON (a proxy's page): the status tells what happened.
+  }
+  throw new ListmatchError(
+    error ?? `HTTP ${response.status} from ${new URL(response.url || 'http://unknown').host}`,
+    response.status,
+    retryAfterOf(response),
+  );
+}
+
+/** The stream as fetch reads it, the running byte count told to `onBytes`. */
+async function* counted(
+  source: AsyncIterable<Uint8Array>,
+  onBytes: ((sent: number) => void) | undefined,
+): AsyncIterable<Uint8Array> {
+  let sent = 0;
+  for await (const chunk of source) {
+    sent += chunk.length;
+    onBytes?.(sent);
+    yield chunk;
+  }
+}
