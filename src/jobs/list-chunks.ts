@@ -30,6 +30,9 @@ import { failJob, type JobPlan, type MatchListDeps, runOfJob } from './list-job-
  */
 export const chunkInputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.rows.jsonl`;
 export const chunkOutputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.matches.jsonl`;
+/** What a shard's part of the sample tells the fit (ShardEvidence, JSON). */
+export const chunkEvidenceKey = (jobId: string, chunk: string) =>
+  `work/${jobId}/chunks/${chunk}.evidence.json`;
 
 /**
  * Splits the upload into one chunk per shard (rows routed by routeRow), then enqueues a
@@ -71,24 +74,26 @@ export async function splitList(
       await buffers[i]!.end();
       await writers[i]!.commit();
     }
-    const { chunks, rows, shardRows, everywhere, fitChunk, sampleRows } = split;
+    const { chunks, rows, shardRows, everywhere, sample } = split;
     const spec: ChunkSpec = {
       v: 2,
       jobId: job.id,
       version: voters.version,
       chunks: chunks.map((chunk) => chunk.name),
       routing: { rows, shardRows, everywhere },
-      ...(fitChunk === null ? {} : { fitChunk }),
+      sample,
       run,
-      sampleRows,
       appended: plan.appendedFields,
       threshold: plan.matchThreshold,
       startedAt,
     };
-    // A list without data rows has no chunk: it is assembled (header only) at once. Otherwise the
-    // fit chunk goes first; it enqueues the others once the job's model is fitted.
+    // A list without data rows has no chunk: it is assembled (header only) at once. Otherwise each
+    // shard with rows of the sample weighs them first; the last to finish fits the job's model
+    // and enqueues every chunk with it.
     const followUps: QueueMessage[] =
-      fitChunk === null ? [assembleMessage(job, spec)] : [chunkMessage(job, spec, fitChunk)];
+      sample.chunks.length === 0
+        ? [assembleMessage(job, spec)]
+        : sample.chunks.map((chunk) => evidenceMessage(job, spec, chunk));
     await deps.jobs.transition(job.id, ['processing'], 'processing', {}, Date.now(), followUps);
   } catch (error) {
     for (const writer of writers) await writer.abort().catch(() => {});
@@ -115,6 +120,19 @@ export function chunkMessage(
   return jobMessage(MATCH_CHUNK_JOB, { ...spec, chunk }, { shard: shardOfChunk(chunk), group: job.keyId });
 }
 
+/** The message that weighs a shard's part of the sample for the job's fit (on its shard's queue). */
+export function evidenceMessage(
+  job: Pick<SmartmatchJob, 'keyId'>,
+  spec: ChunkSpec,
+  chunk: string,
+): QueueMessage {
+  return jobMessage(
+    MATCH_CHUNK_JOB,
+    { ...spec, chunk, step: 'evidence' as const },
+    { shard: shardOfChunk(chunk), group: job.keyId },
+  );
+}
+
 export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec): QueueMessage {
   return jobMessage(ASSEMBLE_LIST_JOB, spec, { group: job.keyId });
 }
@@ -134,5 +152,6 @@ export async function deleteChunks(
   for (const chunk of chunks) {
     await deps.blobs.delete(chunkInputKey(jobId, chunk));
     await deps.blobs.delete(chunkOutputKey(jobId, chunk));
+    await deps.blobs.delete(chunkEvidenceKey(jobId, chunk));
   }
 }

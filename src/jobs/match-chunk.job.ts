@@ -1,11 +1,15 @@
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { revokedBeforeMatching } from '../domain/client-jobs/job-failures.ts';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { AppError } from '../domain/errors.ts';
-import { fitChunk, matchChunk } from '../domain/list-matching/chunks/match-chunk.ts';
+import { chunkEvidence, fitChunk, matchChunk } from '../domain/list-matching/chunks/match-chunk.ts';
 import { shardOfChunk } from '../domain/list-matching/chunks/split-list.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { listRun, SAMPLE_ROWS } from '../domain/list-matching/list-run.ts';
+import { fitFromShards, givesEvidence, type ShardEvidence } from '../domain/list-matching/stages/fit.ts';
 import type { Matcher } from '../domain/matching/matcher.ts';
 import { type ChunkSpec, MATCH_CHUNK_JOB } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
@@ -13,6 +17,7 @@ import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import {
   assembleMessage,
+  chunkEvidenceKey,
   chunkInputKey,
   chunkMessage,
   chunkOutputKey,
@@ -39,6 +44,7 @@ const chunkSpecV2 = z.object({
   routing: z
     .object({ rows: z.number().int(), shardRows: z.number().int(), everywhere: z.number().int() })
     .optional(),
+  sample: z.object({ rows: z.array(z.number().int()), chunks: z.array(z.string().min(1)) }).optional(),
   fitChunk: z.string().min(1).optional(),
   listFit: z
     .preprocess(
@@ -84,7 +90,10 @@ const fromV1 = (value: unknown) => {
 };
 
 export const chunkSpecSchema = z.preprocess(fromV1, chunkSpecV2);
-export const chunkPayloadSchema = z.preprocess(fromV1, chunkSpecV2.extend({ chunk: z.string().min(1) }));
+export const chunkPayloadSchema = z.preprocess(
+  fromV1,
+  chunkSpecV2.extend({ chunk: z.string().min(1), step: z.literal('evidence').optional() }),
+);
 type Payload = z.infer<typeof chunkPayloadSchema>;
 
 export interface MatchChunkDeps extends MatchListDeps {
@@ -122,6 +131,10 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
       const unpin = deps.pinShard?.(shard.version) ?? (() => {});
       let spec: ChunkSpec;
       try {
+        if (payload.step === 'evidence') {
+          await weighSample(deps, job, payload, shard.version);
+          return;
+        }
         spec = await matchShard(deps, job, payload, shard.version, context.signal);
       } finally {
         unpin();
@@ -136,9 +149,64 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
 }
 
 /**
- * Matches the chunk against the shard and writes its result. The fit chunk first fits the job's
- * model on its sample and enqueues the other chunks with it (run again after a crash, it fits
- * the same model and enqueues them again: a chunk matched twice writes the same result). Returns
+ * The evidence step: the shard's part of the list's sample weighed for the fit and written
+ * beside the chunk. The step that finds every sample chunk's evidence written fits the job's
+ * model (fitFromShards) and enqueues every chunk with it; two that finish together may both (a
+ * chunk matched twice writes the same result), as may one run again after a crash.
+ */
+async function weighSample(deps: MatchChunkDeps, job: SmartmatchJob, payload: Payload, shardVersion: string) {
+  const snapshot = await openShard(deps, payload, shardVersion);
+  const run = runOfSpec(deps, job, payload);
+  const sample = payload.sample;
+  if (sample === undefined || sample.rows.length === 0) throw new Error('an evidence step without a sample');
+  const matcher = deps.executor.matcher(snapshot, null, run);
+  if (!givesEvidence(matcher))
+    throw new Error('the matcher of a sharded list learns nothing from its sample');
+  const evidence = await chunkEvidence(
+    matcher,
+    blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
+    sample.rows.at(-1)!,
+    run,
+  );
+  await writeBlob(deps, chunkEvidenceKey(job.id, payload.chunk), JSON.stringify(evidence));
+  const shards: ShardEvidence[] = [];
+  for (const chunk of sample.chunks) {
+    const key = chunkEvidenceKey(job.id, chunk);
+    if ((await deps.blobs.stat(key)) === null) return;
+    shards.push(JSON.parse(await text(await deps.blobs.read(key))) as ShardEvidence);
+  }
+  const { chunk: _chunk, step: _step, ...spec } = payload;
+  const listFit = fitFromShards(sample.rows, shards);
+  for (const chunk of spec.chunks) await deps.enqueue(chunkMessage(job, { ...spec, listFit }, chunk));
+}
+
+async function openShard(deps: MatchChunkDeps, payload: Payload, shardVersion: string) {
+  const snapshot = await deps.voters.open(shardVersion);
+  if (snapshot === null) {
+    throw new AppError(
+      'UNAVAILABLE',
+      `shard ${shardOfChunk(payload.chunk)} of voter file ${payload.version} is gone`,
+    );
+  }
+  return snapshot;
+}
+
+/** Writes a small blob whole. */
+async function writeBlob(deps: MatchChunkDeps, key: string, content: string): Promise<void> {
+  const writer = await deps.blobs.openWriter(key);
+  try {
+    await pipeline(Readable.from([Buffer.from(content)]), writer.stream);
+    await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+}
+
+/**
+ * Matches the chunk against the shard with the job's model and writes its result. A chunk of an
+ * earlier version's message without the model (the fit chunk, or one of the first format) fits
+ * it on its own first rows first, and the fit chunk enqueues the other chunks with it. Returns
  * the job's spec as the chunks carry it.
  */
 async function matchShard(
@@ -148,15 +216,9 @@ async function matchShard(
   shardVersion: string,
   signal: AbortSignal,
 ): Promise<ChunkSpec> {
-  const snapshot = await deps.voters.open(shardVersion);
-  if (snapshot === null) {
-    throw new AppError(
-      'UNAVAILABLE',
-      `shard ${shardOfChunk(payload.chunk)} of voter file ${payload.version} is gone`,
-    );
-  }
+  const snapshot = await openShard(deps, payload, shardVersion);
   const run = runOfSpec(deps, job, payload);
-  const { chunk: _chunk, ...spec } = payload;
+  const { chunk: _chunk, step: _step, ...spec } = payload;
   let matcher: Matcher;
   if (payload.listFit !== undefined) {
     matcher = deps.executor.matcher(snapshot, payload.listFit, run);

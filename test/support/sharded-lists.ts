@@ -10,7 +10,7 @@ import {
   type AssembleBlockRunner,
   assembleList,
 } from '../../src/domain/list-matching/chunks/assemble-list.ts';
-import { fitChunk, matchChunk } from '../../src/domain/list-matching/chunks/match-chunk.ts';
+import { chunkEvidence, matchChunk } from '../../src/domain/list-matching/chunks/match-chunk.ts';
 import {
   chunkName,
   chunksByShard,
@@ -19,6 +19,7 @@ import {
   splitList,
 } from '../../src/domain/list-matching/chunks/split-list.ts';
 import { type ListRun, listRun } from '../../src/domain/list-matching/list-run.ts';
+import { fitFromShards, type ShardEvidence } from '../../src/domain/list-matching/stages/fit.ts';
 import { shardRouter } from '../../src/domain/list-matching/stages/route.ts';
 import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
 import type { ListFit } from '../../src/domain/matching/matcher.ts';
@@ -153,7 +154,7 @@ export async function matchSharded(
   result: string;
   chunks: string[][];
   names: string[];
-  fitChunk: string | null;
+  sampleChunks: string[];
   listFit: ListFit | null;
 }> {
   const written = new Map<string, string[]>();
@@ -170,15 +171,17 @@ export async function matchSharded(
       return { write: (line: string) => lines.push(line), ready: async () => {} };
     },
   });
-  const { chunks: routed, fitChunk: fitName } = splitResult;
+  const { chunks: routed, sample } = splitResult;
   const names = routed.map((chunk) => chunk.name);
   const shardOf = (name: string) => SHARDS[MAP.shards.find((s) => s.id === shardOfChunk(name))!.version]!;
-  // The job's model: fitted once, on the fit chunk's first SAMPLE rows, as the service does.
-  const fitMatcher = fitName === null ? null : matcherFor(shardOf(fitName));
-  const listFit =
-    fitName === null
-      ? null
-      : await fitChunk(fitMatcher!, linesOf(written.get(fitName)!), run, splitResult.sampleRows);
+  // The job's model, as the service fits it: each sample chunk's evidence step, then the fit.
+  const evidence: ShardEvidence[] = [];
+  for (const name of sample.chunks) {
+    evidence.push(
+      await chunkEvidence(matcherFor(shardOf(name)), linesOf(written.get(name)!), sample.rows.at(-1)!, run),
+    );
+  }
+  const listFit = sample.chunks.length === 0 ? null : fitFromShards(sample.rows, evidence);
   const outputs = new Map<string, string[]>();
   for (const name of names) {
     const shard = shardOf(name);
@@ -186,7 +189,7 @@ export async function matchSharded(
     await matchChunk({
       lines: linesOf(written.get(name)!),
       shard,
-      matcher: name === fitName ? fitMatcher! : matcherFor(shard, listFit),
+      matcher: matcherFor(shard, listFit),
       run,
       // One or more lines a call, each ending in a newline.
       write: (lines) => {
@@ -209,5 +212,5 @@ export async function matchSharded(
   const chunks = MAP.shards.map((shard) =>
     names.filter((name) => shardOfChunk(name) === shard.id).flatMap((name) => written.get(name)!),
   );
-  return { result: await result, chunks, names, fitChunk: fitName, listFit };
+  return { result: await result, chunks, names, sampleChunks: sample.chunks, listFit };
 }

@@ -4,8 +4,12 @@ import type { BlockSpec, ListRun } from '../../domain/list-matching/list-run.ts'
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
-import type { PersonMatchJob, PersonMatchRunner } from '../../domain/matching/probabilistic-matcher.ts';
-import type { PersonEvidence } from '../../domain/matching/score/fellegi-sunter.ts';
+import type {
+  PersonMatchJob,
+  PersonMatchRunner,
+  RowEvidence,
+} from '../../domain/matching/probabilistic-matcher.ts';
+
 import type { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import { TaskPool } from '../threads/task-pool.ts';
@@ -165,8 +169,8 @@ export class MatchSource implements PersonMatchRunner {
     return await this.perRow<MatchOutcome>('match', rows, job);
   }
 
-  async sampleEvidence(rows: readonly MatchInput[], job: PersonMatchJob): Promise<PersonEvidence[]> {
-    return await this.perRow<PersonEvidence>('sample-evidence', rows, job);
+  async sampleEvidence(rows: readonly MatchInput[], job: PersonMatchJob): Promise<RowEvidence[]> {
+    return await this.perRow<RowEvidence>('sample-evidence', rows, job);
   }
 
   /** A task whose answer is a list (one per row or person) shared out and put back in order. */
@@ -187,7 +191,7 @@ export class MatchSource implements PersonMatchRunner {
    * (the answers are the same on every thread; the first's are returned). Other samples are
    * shared out as `sampleEvidence` does.
    */
-  async sampleEvidenceWarming(rows: readonly MatchInput[], job: PersonMatchJob): Promise<PersonEvidence[]> {
+  async sampleEvidenceWarming(rows: readonly MatchInput[], job: PersonMatchJob): Promise<RowEvidence[]> {
     const shares = this.owner.warmed || rows.length >= WARM_UP_ROWS * this.threads;
     this.owner.warmed = true;
     if (shares) return await this.sampleEvidence(rows, job);
@@ -197,7 +201,7 @@ export class MatchSource implements PersonMatchRunner {
         this.pool.runOn(i, { kind: 'sample-evidence', source: this.source, rows, job }),
       ),
     );
-    return answers[0] as PersonEvidence[];
+    return answers[0] as RowEvidence[];
   }
 
   /**

@@ -17,7 +17,7 @@ import {
   inThreadRunner,
   matchPersons,
   type PersonMatchJob,
-  samplePersonEvidence,
+  shardSampleEvidence,
 } from '../../domain/matching/probabilistic-matcher.ts';
 import { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
@@ -172,7 +172,7 @@ async function answer(task: MatchTask): Promise<unknown> {
   const job = { ...task.job, options: { ...task.job.options, asOf: new Date(task.job.options.asOf) } };
   return task.kind === 'match'
     ? task.rows.map((row) => matchPersons(index, row, job))
-    : samplePersonEvidence(index, task.rows, job);
+    : shardSampleEvidence(index, task.rows, job);
 }
 
 /** The run's matcher on this thread: ids, then the probabilistic strategies with its fitted model. */

@@ -74,7 +74,7 @@ async function sampleOf(csv: string) {
       return router.route(row, normalized, asOf);
     },
   });
-  return { ...sampled, routed };
+  return Object.assign(sampled, { routed });
 }
 
 /** A list of `rows` rows cycling through LIST's, several blocks of 64 KiB long when big. */
@@ -96,21 +96,21 @@ describe('a sharded list matched in one process', () => {
     }
   });
 
-  it('fits on the shard that filled the sample first, reading the list only that far first', async () => {
-    // VA's part fills the sample (3 rows) on row 4; NC's part ends longer.
-    const rows = ['matchback_id,first_name,last_name,address1,city,state,zip'];
-    rows.push('n0,Margaret,Smith,12 Oak St,Raleigh,NC,27601');
-    for (let i = 0; i < 3; i++) rows.push(`v${i},Alan,Brown,1 Main St,Norfolk,VA,23510`);
-    for (let i = 1; i < 6; i++) rows.push(`n${i},Margaret,Smith,12 Oak St,Raleigh,NC,27601`);
+  it('fits on the list’s first rows, each weighed in every shard it goes to, as the queue’s steps do', async () => {
+    const rows = ['matchback_id,first_name,last_name,address1,city,state,zip,email'];
+    rows.push('n0,Margaret,Smith,12 Oak St,Raleigh,NC,27601,');
+    rows.push('x0,Alan,Brown,,,,,alan@example.com'); // no place: both shards
+    for (let i = 0; i < 3; i++) rows.push(`v${i},Alan,Brown,1 Main St,Norfolk,VA,23510,`);
+    for (let i = 1; i < 6; i++) rows.push(`n${i},Margaret,Smith,12 Oak St,Raleigh,NC,27601,`);
     const list = rows.join('\n');
     const sampled = await sampleOf(list);
-    assert.equal(sampled.fitShard, 1, 'VA filled its three rows first');
     assert.deepEqual(
-      sampled.rows.map((row) => row.row),
-      [2, 3, 4],
+      sampled.map(({ row, shards }) => `${row.row}:${shards.join('+')}`),
+      ['1:0', '2:0+1', '3:1'],
+      'the first three rows, with their shards',
     );
     const steps = await matchSharded(list);
-    assert.equal(steps.fitChunk, 'va');
+    assert.deepEqual(steps.sampleChunks, ['nc', 'va'], 'an evidence step in each shard the sample went to');
     assert.equal((await matchHere(list)).result, steps.result);
   });
 
@@ -149,7 +149,7 @@ describe('a sharded list matched in one process', () => {
 
   it('writes the header alone for a list without data rows, fitting nothing', async () => {
     const header = LIST.split('\n')[0]!;
-    assert.equal((await sampleOf(`${header}\n`)).fitShard, null);
+    assert.deepEqual((await sampleOf(`${header}\n`)).length, 0);
     const once = await matchHere(`${header}\n`);
     assert.equal(once.result, (await matchSharded(`${header}\n`)).result);
     assert.deepEqual(once.routing, { rows: 0, shardRows: 0, everywhere: 0 });

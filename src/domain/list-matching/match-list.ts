@@ -9,7 +9,7 @@ import type { ChunkBatchRunner } from './chunks/match-chunk.ts';
 import type { ListRun } from './list-run.ts';
 import { runPass } from './pipeline.ts';
 import { readSample } from './sample-pass.ts';
-import { fitOn } from './stages/fit.ts';
+import { fitList } from './stages/fit.ts';
 import { addRouting, type ListRouter, noRouting, ONE_SHARD, shardRouter } from './stages/route.ts';
 import type { ResultSinks } from './stages/write.ts';
 import type { ListSummary } from './summary-tally.ts';
@@ -81,15 +81,10 @@ export async function matchList(input: MatchListInput): Promise<MatchedList> {
   }
   const router: ListRouter = map === undefined ? ONE_SHARD : shardRouter(map, voters.shardDirectory ?? null);
   const sample = await readSample(await input.open(), run, voters, router);
-  // The list's model, fitted once on the fit shard's sample; every other shard's matcher takes it.
-  let matchers: Matcher[] = [];
-  if (sample.fitShard !== null) {
-    const fitMatcher = here.matcher(snapshots[sample.fitShard]!, null, run);
-    const fit = await fitOn(fitMatcher, sample.rows, run);
-    matchers = snapshots.map((shard, i) =>
-      i === sample.fitShard ? fitMatcher : here.matcher(shard, fit, run),
-    );
-  }
+  // The list's model, fitted once on its sample over every shard the sample's rows go to; every
+  // shard's matcher matches with it.
+  const fit = await fitList(sample, (shard) => here.matcher(snapshots[shard]!, null, run), run);
+  const matchers = sample.length === 0 ? [] : snapshots.map((shard) => here.matcher(shard, fit, run));
   const held = {
     router,
     snapshots,

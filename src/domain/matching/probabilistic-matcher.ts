@@ -28,7 +28,7 @@ import {
   sharesHousehold,
 } from './score/household.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
-import { scoreCandidates } from './score/score-candidates.ts';
+import { type ScoredCandidate, scoreCandidates } from './score/score-candidates.ts';
 import { isCorroborated, MAX_PROBABILISTIC_SCORE, selectMatches } from './select/select-matches.ts';
 
 export interface ProbabilisticMatcherOptions {
@@ -84,11 +84,8 @@ export function randomPairU(index: MatchIndex): Float64Array {
  */
 export interface PersonMatchRunner {
   run(rows: readonly MatchInput[], job: PersonMatchJob): MatchOutcome[] | Promise<MatchOutcome[]>;
-  /** What each sample person tells the fit (samplePersonEvidence), in the rows' order. */
-  sampleEvidence(
-    rows: readonly MatchInput[],
-    job: PersonMatchJob,
-  ): PersonEvidence[] | Promise<PersonEvidence[]>;
+  /** What each sample row's persons tell the fit in this voter file (shardSampleEvidence), in the rows' order. */
+  sampleEvidence(rows: readonly MatchInput[], job: PersonMatchJob): RowEvidence[] | Promise<RowEvidence[]>;
 }
 
 /** Everything a runner needs besides the index: plain data, so it can cross to a worker thread. */
@@ -103,7 +100,7 @@ export interface PersonMatchJob {
 export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
   return {
     run: (rows, job) => rows.map((row) => matchPersons(index, row, job)),
-    sampleEvidence: (rows, job) => samplePersonEvidence(index, rows, job),
+    sampleEvidence: (rows, job) => shardSampleEvidence(index, rows, job),
   };
 }
 
@@ -111,6 +108,8 @@ export function inThreadRunner(index: MatchIndex): PersonMatchRunner {
 export type ProbabilisticMatcher = Matcher & {
   model(): FellegiSunterModel | null;
   prepare(sample: readonly MatchInput[], options: MatchOptions): Promise<void>;
+  idMatched(rows: readonly MatchInput[]): Set<number>;
+  sampleEvidence(rows: readonly MatchInput[], options: MatchOptions): Promise<RowEvidence[]>;
   /** What matching rows elsewhere (on a worker thread) takes, once the model is fitted. */
   jobFor(options: MatchOptions): PersonMatchJob;
 };
@@ -133,18 +132,7 @@ export function createProbabilisticMatcher(
   // proof of the same layout (a level added to one field, none to the longest).
   const fitted = settings.listFit?.layout === LEVELS_LAYOUT ? settings.listFit : undefined;
   let model: FellegiSunterModel | null =
-    settings.model ??
-    (fitted === undefined
-      ? null
-      : buildModel(
-          Float64Array.from(fitted.m),
-          randomPairU(index),
-          fitted.priorMatchOdds,
-          fitted.source,
-          fitted.emIterations,
-          fitted.relativeOdds,
-          fitted.possibleOdds,
-        ));
+    settings.model ?? (fitted === undefined ? null : modelOf(fitted, index));
   // The pipeline asks for the next batch before the first one is done: every batch must wait
   // for the one model fitted on the first batch's rows, or a second fit would race it.
   let fitting: Promise<FellegiSunterModel> | null = model === null ? null : Promise.resolve(model);
@@ -156,32 +144,24 @@ export function createProbabilisticMatcher(
     sample: readonly MatchInput[],
     matchOptions: MatchOptions,
   ): Promise<FellegiSunterModel> => {
-    const u = randomPairU(index);
-    // The rows the probabilistic strategies score (an id that matched decides its row without
-    // them): the first emSampleRows of them, so a list mostly of ids still gives enough persons.
-    const scored: MatchInput[] = [];
-    for (const row of sample) {
-      if (scored.length >= settings.emSampleRows) break;
-      if (matchIds(voters, row, 1).candidates.length === 0) scored.push(row);
-    }
-    const evidence = await runner.sampleEvidence(scored, {
-      model: buildModel(priorM(), u, 1, 'prior'),
+    const scored = rowsToFit(sample, idMatched(sample), settings.emSampleRows);
+    const fitted = fitFromEvidence(mergeSampleEvidence([await sampleEvidence(scored, matchOptions)]));
+    model = modelOf(fitted, index);
+    return model;
+  };
+  /** The rows of `rows` an id of this voter file matches (their row numbers). */
+  const idMatched = (rows: readonly MatchInput[]) => {
+    const matched = new Set<number>();
+    for (const row of rows) if (matchIds(voters, row, 1).candidates.length > 0) matched.add(row.row);
+    return matched;
+  };
+  const sampleEvidence = async (rows: readonly MatchInput[], matchOptions: MatchOptions) =>
+    await runner.sampleEvidence(rows, {
+      model: buildModel(priorM(), randomPairU(index), 1, 'prior'),
       options: matchOptions,
       candidates: candidatesFor(matchOptions),
       thresholdScore: settings.thresholdScore,
     });
-    const fitted = estimateFromPersons(evidence);
-    model = buildModel(
-      fitted.m,
-      u,
-      fitted.matchOdds,
-      fitted.source,
-      fitted.iterations,
-      fitted.relativeOdds,
-      fitted.possibleOdds,
-    );
-    return model;
-  };
   const fitOn = (sample: readonly MatchInput[], matchOptions: MatchOptions) => {
     fitting ??= fit(sample, matchOptions);
     return fitting;
@@ -212,6 +192,8 @@ export function createProbabilisticMatcher(
             possibleOdds: model.possibleOdds,
           },
     jobFor,
+    idMatched,
+    sampleEvidence,
     async prepare(sample: readonly MatchInput[], matchOptions: MatchOptions): Promise<void> {
       await fitOn(sample, matchOptions);
     },
@@ -483,66 +465,191 @@ const hasAnyValue = (row: MatchInput) =>
   Object.values(row.fields).some((v) => v !== undefined && v.trim() !== '');
 
 /**
- * What each sample person tells the fit (estimateFromPersons): its best candidates under the
- * job's model at even prior odds, each with its comparison levels, the part of its weight that m
- * does not set (term frequencies, the name's cohort, the file's size) and what its personal
- * fields say for the voter over a relative (household.ts), and the odds of its other candidates.
- * Candidates that selection would not accept (isCorroborated) are left out.
+ * What one voter file (a shard of a sharded one) tells the fit about one sample person: its best
+ * candidates found there and the odds of all of them. mergeSampleEvidence weighs the shards a
+ * row was matched in together, as one voter file would.
+ */
+export interface ShardPersonEvidence {
+  /** Odds at even prior odds of every candidate found here, the relative outside the file left out. */
+  total: number;
+  /**
+   * Its best EVIDENCE_CANDIDATES_PER_PERSON candidates here, best first (weight, then the whole
+   * file's order): their odds, and what the fit weighs of them (null: selection never accepts it).
+   */
+  best: { weight: number; order: number; odds: number; evidence: CandidateEvidence | null }[];
+}
+
+/** A sample row's searched persons (personsToSearch) as one voter file tells them. */
+export interface RowEvidence {
+  row: number;
+  persons: ShardPersonEvidence[];
+}
+
+/**
+ * What each sample person tells the fit (estimateFromPersons), in one voter file: its best
+ * candidates under the job's model at even prior odds, each with its comparison levels, the part
+ * of its weight that m does not set (term frequencies, the name's cohort, the file's size) and
+ * what its personal fields say for the voter over a relative (household.ts), and the odds of its
+ * other candidates. Candidates that selection would not accept (isCorroborated) are kept only as
+ * odds.
  */
 export function samplePersonEvidence(
   index: MatchIndex,
   sample: readonly MatchInput[],
   job: PersonMatchJob,
 ): PersonEvidence[] {
-  const evidence: PersonEvidence[] = [];
+  return mergeSampleEvidence([shardSampleEvidence(index, sample, job)]);
+}
+
+/** The sample's evidence in one voter file (a shard), per row: see samplePersonEvidence. */
+export function shardSampleEvidence(
+  index: MatchIndex,
+  sample: readonly MatchInput[],
+  job: PersonMatchJob,
+): RowEvidence[] {
   const model = job.model.priorMatchOdds === 1 ? job.model : { ...job.model, priorMatchOdds: 1 };
   const evenJob = { ...job, model };
   const fileBits = Math.log2(Math.max(1, index.size));
-  for (const person of personsToSearch(sample, job.options.asOf)) {
-    const scored = scoredCandidatesOf(index, person, evenJob, EVIDENCE_CANDIDATES_PER_PERSON);
-    // The relative outside the file is weighed again by the fit from the listed candidates.
-    let rest = scored.oddsSum - scored.relative;
-    const kept: CandidateEvidence[] = [];
-    for (const candidate of scored.best) {
-      rest -= candidate.odds;
-      // A candidate selection never accepts (isCorroborated: the name and no more than a state,
-      // a city or a disagreeing date with it) is left out as a household member is: counted, the
-      // namesakes a prospect list is full of passed for members whose dates differ, and a list of
-      // 20% voters was fitted a match rate of 42%, the prior of every score.
-      if (!isCorroborated(candidate.levels)) continue;
-      let mBits = 0;
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const level = candidate.levels[f]!;
-        if (level !== 0) mBits += Math.log2(model.m[at(f, level)]!);
-      }
-      // A man's surname weighs by men's own rate of change (score-candidates.ts), so the
-      // surname's levels are learnt from women and voters of no recorded gender, whose surnames
-      // change on marriage. A generational suffix that differs is what tells a father from his
-      // son: a list's fathers and sons would teach it as readily as its errors, so the suffix
-      // keeps its prior m.
-      // Nor does a possible household member teach how often a first name differs: nothing on
-      // its row tells a replaced first name from a twin's, so counted it would raise that m with
-      // every twin a list holds. The band is weighed by possibleOddsOf.
-      const male = isMaleVoter(index, candidate.voter);
-      let teaches = (male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS) & ~(1 << F.suffix);
-      if (isPossibleHouseholdMember(candidate.levels) || isRelativeAlike(candidate.levels))
-        teaches &= ~(1 << F.first);
-      kept.push({
-        levels: Array.from(candidate.levels),
-        otherBits: mBits - candidate.weight + fileBits,
-        teaches,
-        identifies: identifiedWithout(candidate.levels) & teaches,
-        personalBits: sharesHousehold(candidate.levels) ? personalBits(candidate.levels, model.m) : null,
-      });
+  return sample.map((row) => ({
+    row: row.row,
+    persons: personsToSearch(row, job.options.asOf).map((person) => {
+      const scored = scoredCandidatesOf(index, person, evenJob, EVIDENCE_CANDIDATES_PER_PERSON);
+      return {
+        // The relative outside the file is weighed again by the fit from the listed candidates.
+        total: scored.oddsSum - scored.relative,
+        best: scored.best.map((candidate) => ({
+          weight: candidate.weight,
+          order: candidate.order ?? index.voterOrder(candidate.voter),
+          odds: candidate.odds,
+          evidence: candidateEvidence(index, model, candidate, fileBits),
+        })),
+      };
+    }),
+  }));
+}
+
+/**
+ * The sample's persons from the evidence of every voter file (shard) their rows were matched in,
+ * in the order of the rows: each person's best candidates over all of them, and the odds of the
+ * rest, as one voter file holding them all would give them. One voter file: its own evidence.
+ */
+export function mergeSampleEvidence(shards: readonly (readonly RowEvidence[])[]): PersonEvidence[] {
+  const rows = new Map<number, RowEvidence[]>();
+  for (const shard of shards) {
+    for (const row of shard) {
+      const seen = rows.get(row.row);
+      if (seen === undefined) rows.set(row.row, [row]);
+      else seen.push(row);
     }
-    // Not below 0: the sum less its best terms may leave a rounding error; past a double's
-    // range the sum says only that the others weigh more than anything.
-    evidence.push({
-      rest: Number.isNaN(rest) ? Number.POSITIVE_INFINITY : Math.max(0, rest),
-      candidates: kept,
+  }
+  const evidence: PersonEvidence[] = [];
+  for (const row of [...rows.keys()].sort((a, b) => a - b)) {
+    const told = rows.get(row)!;
+    told[0]!.persons.forEach((_, p) => {
+      let rest = 0;
+      const all: ShardPersonEvidence['best'] = [];
+      for (const shard of told) {
+        const person = shard.persons[p]!;
+        rest += person.total;
+        all.push(...person.best);
+      }
+      all.sort((a, b) => b.weight - a.weight || a.order - b.order);
+      const kept: CandidateEvidence[] = [];
+      for (const candidate of all.slice(0, EVIDENCE_CANDIDATES_PER_PERSON)) {
+        rest -= candidate.odds;
+        if (candidate.evidence !== null) kept.push(candidate.evidence);
+      }
+      // Not below 0: the sum less its best terms may leave a rounding error; past a double's
+      // range the sum says only that the others weigh more than anything.
+      evidence.push({
+        rest: Number.isNaN(rest) ? Number.POSITIVE_INFINITY : Math.max(0, rest),
+        candidates: kept,
+      });
     });
   }
   return evidence;
+}
+
+/** What the list taught: m and its match rate, fitted on the sample's persons (estimateFromPersons). */
+export function fitFromEvidence(evidence: readonly PersonEvidence[]): ListFit {
+  const fitted = estimateFromPersons(evidence);
+  return {
+    layout: LEVELS_LAYOUT,
+    m: [...fitted.m],
+    priorMatchOdds: fitted.matchOdds,
+    source: fitted.source,
+    emIterations: fitted.iterations,
+    relativeOdds: fitted.relativeOdds,
+    possibleOdds: fitted.possibleOdds,
+  };
+}
+
+/**
+ * The sample rows the fit weighs: the first `most` of them that no id matched (an id decides its
+ * row without the probabilistic strategies), so a list mostly of ids still gives enough persons.
+ */
+export function rowsToFit(
+  sample: readonly MatchInput[],
+  idMatched: ReadonlySet<number>,
+  most: number,
+): MatchInput[] {
+  const rows: MatchInput[] = [];
+  for (const row of sample) {
+    if (rows.length >= most) break;
+    if (!idMatched.has(row.row)) rows.push(row);
+  }
+  return rows;
+}
+
+/** A list's fit as this voter file's model (its own u). */
+function modelOf(fit: ListFit, index: MatchIndex): FellegiSunterModel {
+  return buildModel(
+    Float64Array.from(fit.m),
+    randomPairU(index),
+    fit.priorMatchOdds,
+    fit.source,
+    fit.emIterations,
+    fit.relativeOdds,
+    fit.possibleOdds,
+  );
+}
+
+/**
+ * What the fit weighs of one candidate, or null when selection never accepts it (isCorroborated:
+ * the name and no more than a state, a city or a disagreeing date with it): counted, the
+ * namesakes a prospect list is full of passed for members whose dates differ, and a list of 20%
+ * voters was fitted a match rate of 42%, the prior of every score.
+ */
+function candidateEvidence(
+  index: MatchIndex,
+  model: FellegiSunterModel,
+  candidate: ScoredCandidate,
+  fileBits: number,
+): CandidateEvidence | null {
+  if (!isCorroborated(candidate.levels)) return null;
+  let mBits = 0;
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const level = candidate.levels[f]!;
+    if (level !== 0) mBits += Math.log2(model.m[at(f, level)]!);
+  }
+  // A man's surname weighs by men's own rate of change (score-candidates.ts), so the surname's
+  // levels are learnt from women and voters of no recorded gender, whose surnames change on
+  // marriage. A generational suffix that differs is what tells a father from his son: a list's
+  // fathers and sons would teach it as readily as its errors, so the suffix keeps its prior m.
+  // Nor does a possible household member teach how often a first name differs: nothing on its
+  // row tells a replaced first name from a twin's, so counted it would raise that m with every
+  // twin a list holds. The band is weighed by possibleOddsOf.
+  const male = isMaleVoter(index, candidate.voter);
+  let teaches = (male ? ALL_FIELDS & ~(1 << F.last) : ALL_FIELDS) & ~(1 << F.suffix);
+  if (isPossibleHouseholdMember(candidate.levels) || isRelativeAlike(candidate.levels))
+    teaches &= ~(1 << F.first);
+  return {
+    levels: Array.from(candidate.levels),
+    otherBits: mBits - candidate.weight + fileBits,
+    teaches,
+    identifies: identifiedWithout(candidate.levels) & teaches,
+    personalBits: sharesHousehold(candidate.levels) ? personalBits(candidate.levels, model.m) : null,
+  };
 }
 
 /** Candidates per sample person whose levels the fit weighs (the others count as odds only). */
@@ -567,13 +674,10 @@ function identifiedWithout(levels: Uint8Array): number {
 }
 
 /**
- * The persons of a sample's rows that the strategies search (a searchable value and one that
- * could corroborate a name): what EM and the match rate both learn from.
+ * The persons of a sample row that the strategies search (a searchable value and one that could
+ * corroborate a name): what EM and the match rate both learn from.
  */
-function* personsToSearch(sample: readonly MatchInput[], asOf: Date): Generator<NormalizedPerson> {
-  for (const row of sample) {
-    const input = row.normalized ?? normalizeInput(row.fields, asOf);
-    for (const person of input.persons)
-      if (hasSearchableValue(person) && canCorroborate(person)) yield person;
-  }
+function personsToSearch(row: MatchInput, asOf: Date): NormalizedPerson[] {
+  const input = row.normalized ?? normalizeInput(row.fields, asOf);
+  return input.persons.filter((person) => hasSearchableValue(person) && canCorroborate(person));
 }

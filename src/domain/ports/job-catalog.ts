@@ -49,9 +49,15 @@ export interface ChunkSpec {
   /** How the split routed the rows (reported in the summary). */
   routing?: { rows: number; shardRows: number; everywhere: number };
   /**
-   * The chunk the job's model is fitted on (FitShard): the split enqueues it alone; it fits,
-   * then enqueues the other chunks with `listFit`. Absent in messages of the first format (each
-   * chunk fitted on its own rows).
+   * The list's sample (stages/fit.ts): its rows' numbers, and the first chunks of the shards they
+   * went to. The split enqueues an evidence step for each of those chunks; the last to finish fits
+   * the job's model and enqueues every chunk with `listFit`.
+   */
+  sample?: { rows: number[]; chunks: string[] };
+  /**
+   * Messages of an earlier version: the chunk the job's model is fitted on alone (it fits on its
+   * own rows, then enqueues the other chunks with `listFit`). Absent in messages of the first
+   * format (each chunk fitted on its own rows).
    */
   fitChunk?: string;
   listFit?: ListFit;
@@ -86,7 +92,8 @@ export interface NoticePayload {
 /** The payload of each job type. */
 export interface JobPayloads {
   [MATCH_LIST_JOB]: JobRef;
-  [MATCH_CHUNK_JOB]: ChunkSpec & { chunk: string };
+  /** `step`: `evidence` weighs the chunk's part of the sample for the fit; absent: matches the chunk. */
+  [MATCH_CHUNK_JOB]: ChunkSpec & { chunk: string; step?: 'evidence' };
   [ASSEMBLE_LIST_JOB]: ChunkSpec;
   [ONBOARD_AUDIENCE_JOB]: JobRef;
   [CHECK_AUDIENCE_JOB]: JobRef;

@@ -2,7 +2,7 @@ import type { ListFit, Matcher, MatchInput } from '../../matching/matcher.ts';
 import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 import { chunkOutcomeOf, inputOfLine } from '../chunk-lines.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
-import { fitOn } from '../stages/fit.ts';
+import { type EvidenceMatcher, fitOn, type ShardEvidence } from '../stages/fit.ts';
 
 /** Rows matched per batch of a chunk on this thread. */
 export const CHUNK_BATCH_ROWS = 2000;
@@ -42,8 +42,33 @@ export interface MatchChunkInput {
 }
 
 /**
- * Fits `matcher` on the first `sampleRows` rows of the fit chunk (FitShard) and returns what it
- * learned about the list, for the other chunks' matchers.
+ * The evidence step: what a shard's part of the list's sample tells the fit (the rows of its first
+ * chunk up to `lastSampleRow`: stages/fit.ts fitFromShards weighs every shard's together). Every
+ * such row no id of this shard matches is weighed, whether or not another shard's id matches it.
+ */
+export async function chunkEvidence(
+  matcher: EvidenceMatcher,
+  lines: AsyncIterable<string>,
+  lastSampleRow: number,
+  run: ListRun,
+): Promise<ShardEvidence> {
+  const rows: MatchInput[] = [];
+  for await (const text of lines) {
+    const row = inputOfLine(text);
+    if (row.row > lastSampleRow) break;
+    rows.push(row);
+  }
+  const idMatched = matcher.idMatched(rows);
+  const weighed = rows.filter((row) => !idMatched.has(row.row));
+  return {
+    idMatched: [...idMatched],
+    rows: weighed.length === 0 ? [] : await matcher.sampleEvidence(weighed, matchOptionsOf(run)),
+  };
+}
+
+/**
+ * A chunk enqueued by an earlier version (the job's model fitted on one shard's part): fits
+ * `matcher` on the first `sampleRows` rows of the chunk and returns what it learned.
  */
 export async function fitChunk(
   matcher: Matcher,

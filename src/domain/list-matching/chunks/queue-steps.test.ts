@@ -20,7 +20,6 @@ import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 import type { BlockExecutor } from '../block-executor.ts';
 import { assembleBlock, splitBlock } from '../block-stages.ts';
 import { inThreadExecutor, matchList } from '../match-list.ts';
-import { FitShard } from '../stages/fit.ts';
 import { mergeOutcomes } from '../stages/merge.ts';
 import { shardRouter } from '../stages/route.ts';
 import { type AssembleBlockRunner, assembleList } from './assemble-list.ts';
@@ -304,29 +303,14 @@ describe('mergeOutcomes', () => {
     assert.equal(routed.result, everywhere.result, 'the same match, from one shard instead of two');
   });
 
-  it('fits the job’s model on the first shard whose part fills the sample, else the one with the most rows', () => {
-    assert.equal(new FitShard(3, 2).shard, null);
-    const filled = new FitShard(3, 2);
-    assert.equal(filled.add([2]), false);
-    assert.equal(filled.add([1]), false);
-    assert.equal(filled.shard, 1, 'a tie: map order');
-    // Shard 1 then shard 2 reach the sample's two rows; 0 ends with the most rows.
-    assert.equal(filled.add([1, 2]), true);
-    assert.equal(filled.add([0]), true);
-    filled.add([0]);
-    filled.add([0]);
-    assert.equal(filled.shard, 1, 'the first to fill it, whatever comes after');
-    const short = new FitShard(3, 10);
-    for (const shards of [[0], [2], [2], [0, 1], [2]]) assert.equal(short.add(shards), false);
-    assert.equal(short.shard, 2, 'none filled it: the most rows');
-  });
-
-  it('fits on the chunk of the shard that filled the sample first, not the biggest part', async () => {
-    // VA's part reaches 3 rows first; NC's ends longer.
+  it('fits the job’s model once, from the evidence of every shard the sample went to, however the list is cut', async () => {
     const rows = ['matchback_id,first_name,last_name,address1,city,state,zip'];
     for (let i = 0; i < 3; i++) rows.push(`v${i},Alan,Brown,1 Main St,Norfolk,VA,23510`);
     for (let i = 0; i < 5; i++) rows.push(`n${i},Margaret,Smith,12 Oak St,Raleigh,NC,27601`);
-    const { fitChunk } = await matchSharded(rows.join('\n'));
-    assert.equal(fitChunk, 'va');
+    const whole = await matchSharded(rows.join('\n'));
+    const cut = await matchSharded(rows.join('\n'), OPTIONS, 3);
+    assert.deepEqual(whole.sampleChunks, ['va'], 'the first 3 rows are VA’s');
+    assert.deepEqual(cut.listFit, whole.listFit);
+    assert.equal(cut.result, whole.result);
   });
 });

@@ -8,17 +8,16 @@
  */
 import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 import type { BlockExecutor } from '../block-executor.ts';
+import { rowOfLine } from '../chunk-lines.ts';
 import { type ListRun, withOutputs } from '../list-run.ts';
 import { runPass } from '../pipeline.ts';
 import { sampleRowsOf } from '../stages/cut.ts';
-import { FitShard } from '../stages/fit.ts';
 import { addRouting, noRouting, type RoutingCounts } from '../stages/route.ts';
 
 /**
  * Default rows per chunk: a shard's part of a list is cut into chunks of at most this many
- * rows, so that several workers share one big state. Never below the sample's rows: the job's
- * model is fitted on the first rows of one shard's part (FitShard), which must lie in that
- * shard's first chunk for the result not to depend on how the list was cut.
+ * rows, so that several workers share one big state. Never below the sample's rows: each shard's
+ * part of the sample (the list's first rows) then lies in its first chunk.
  */
 export const DEFAULT_CHUNK_ROWS = 50_000;
 
@@ -68,10 +67,11 @@ export interface SplitInput {
 /** What the split did: its chunks in map order, then chunk order, and how rows were routed. */
 export interface SplitResult extends RoutingCounts {
   chunks: { shard: number; name: string; rows: number }[];
-  /** The chunk the job's model is fitted on (FitShard): its shard's first; null without rows. */
-  fitChunk: string | null;
-  /** Rows of the sample: the fit chunk's first rows (sampleRowsOf). */
-  sampleRows: number;
+  /**
+   * The sample the job's model is fitted on (stages/fit.ts): the list's first rows (their
+   * numbers), and the first chunk of each shard some of them went to, where they are.
+   */
+  sample: { rows: number[]; chunks: string[] };
 }
 
 /**
@@ -85,9 +85,10 @@ export async function splitList(input: SplitInput): Promise<SplitResult> {
   const chunks: SplitResult['chunks'] = [];
   const sinks: ChunkSink[] = [];
   const routing = noRouting();
-  let fitShard: FitShard | null = null;
   let chunkRows = input.chunkRows;
-  let sampleRows = input.run.sampleRows;
+  let sampleRows: number | null = null;
+  const sample: number[] = [];
+  const sampleShards = new Set<number>();
   const chunkFor = async (shard: number) => {
     let current = open[shard]!;
     if (current === null || current.rows >= chunkRows) {
@@ -108,27 +109,30 @@ export async function splitList(input: SplitInput): Promise<SplitResult> {
     voters: input.voters,
     executor: input.executor,
     onBlock: async (output, spec) => {
-      if (fitShard === null) {
+      if (sampleRows === null) {
         sampleRows = sampleRowsOf(spec);
-        fitShard = new FitShard(map.shards.length, sampleRows);
-        // The fit shard's sample must lie in its first chunk.
+        // Each shard's part of the sample must lie in its first chunk.
         chunkRows = Math.max(chunkRows, sampleRows);
       }
       addRouting(routing, output.routing!);
       for (const { line, shards } of output.routed!) {
-        fitShard.add(shards);
+        if (sample.length < sampleRows) {
+          sample.push(rowOfLine(line));
+          for (const shard of shards) sampleShards.add(shard);
+        }
         for (const shard of shards) (await chunkFor(shard)).write(line);
       }
       for (const sink of sinks) await sink.ready();
       return false;
     },
   });
-  const fit = (fitShard as FitShard | null)?.shard ?? null;
   return {
     // Map order, then chunk order: the order the assembly reads them in.
     chunks: [...chunks].sort((a, b) => a.shard - b.shard),
     ...routing,
-    fitChunk: fit === null ? null : chunkName(map.shards[fit]!.id, 0),
-    sampleRows,
+    sample: {
+      rows: sample,
+      chunks: [...sampleShards].sort((a, b) => a - b).map((shard) => chunkName(map.shards[shard]!.id, 0)),
+    },
   };
 }

@@ -1,41 +1,107 @@
 import type { ListFit, Matcher, MatchInput } from '../../matching/matcher.ts';
+import {
+  DEFAULT_MATCHER_OPTIONS,
+  fitFromEvidence,
+  mergeSampleEvidence,
+  type RowEvidence,
+  rowsToFit,
+} from '../../matching/probabilistic-matcher.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
 
 /**
- * The fit stage: the list's model (EM's m, its match rate) learned once, on its sample, and read
- * by every shard's matcher. The sample is the first `sampleRows` rows the fit shard holds: the
- * first shard whose part of the list reaches that many rows (counting in input order, so it is
- * known as soon as they are read), else the shard with the most rows. For an unsharded file,
- * the list's first rows. The same whatever runs the list and however it is cut into chunks.
+ * The fit stage: the list's model (EM's m, its match rate) learned once, on its sample (the list's
+ * first rows: sample-pass.ts), and read by every shard's matcher. Each sample person's evidence
+ * is gathered in every shard its row is routed to and weighed as one voter file holding them all
+ * would weigh it (mergeSampleEvidence), so the model is the same however the file is stored and
+ * wherever the shards are matched.
  */
-export class FitShard {
-  readonly #rows: number[];
-  readonly #sampleRows: number;
-  #first: number | null = null;
 
-  constructor(shards: number, sampleRows: number) {
-    this.#rows = new Array<number>(shards).fill(0);
-    this.#sampleRows = sampleRows;
-  }
+/** A sample row with the shards it is routed to. */
+export interface SampleRow {
+  row: MatchInput;
+  shards: readonly number[];
+}
 
-  /** Counts a row sent to `shards` (in map order); true once some shard's part holds the sample. */
-  add(shards: readonly number[]): boolean {
-    for (const shard of shards) {
-      const rows = ++this.#rows[shard]!;
-      if (rows === this.#sampleRows && this.#first === null) this.#first = shard;
-    }
-    return this.#first !== null;
-  }
+/** A matcher that gives a list's fit its evidence (the probabilistic matcher). */
+export interface EvidenceMatcher extends Matcher {
+  /** The rows an id of its voter file matches (row numbers): the fit leaves them out. */
+  idMatched(rows: readonly MatchInput[]): Set<number>;
+  /** What the rows' persons tell the fit in its voter file. */
+  sampleEvidence(
+    rows: readonly MatchInput[],
+    options: ReturnType<typeof matchOptionsOf>,
+  ): Promise<RowEvidence[]>;
+}
 
-  /** The fit shard of the rows counted so far; null before any. */
-  get shard(): number | null {
-    if (this.#first !== null) return this.#first;
-    let best: number | null = null;
-    this.#rows.forEach((rows, shard) => {
-      if (rows > 0 && (best === null || rows > this.#rows[best]!)) best = shard;
-    });
-    return best;
+export const givesEvidence = (matcher: Matcher): matcher is EvidenceMatcher =>
+  'idMatched' in matcher && 'sampleEvidence' in matcher;
+
+/** Rows of the sample the fit weighs at most (of those no id matched). */
+export const FIT_ROWS = DEFAULT_MATCHER_OPTIONS.emSampleRows;
+
+/**
+ * The list's fit from its sample, each shard's evidence from `matcherOf(shard)` (a matcher not yet
+ * fitted). Null for a list without sample rows, or matchers that learn nothing from a list.
+ */
+export async function fitList(
+  sample: readonly SampleRow[],
+  matcherOf: (shard: number) => Matcher,
+  run: ListRun,
+): Promise<ListFit | null> {
+  const shards = [...new Set(sample.flatMap((row) => row.shards))].sort((a, b) => a - b);
+  if (shards.length === 0) return null;
+  const matchers = shards.map((shard) => matcherOf(shard));
+  if (!matchers.every(givesEvidence)) {
+    // A matcher of its own kind (the evaluation's deterministic one): it learns what it learns.
+    if (matchers.length !== 1) return null;
+    return await fitOn(
+      matchers[0]!,
+      sample.map((row) => row.row),
+      run,
+    );
   }
+  const rowsOf = (shard: number) => sample.filter((row) => row.shards.includes(shard)).map((row) => row.row);
+  const idMatched = new Set<number>();
+  shards.forEach((shard, i) => {
+    for (const row of matchers[i]!.idMatched(rowsOf(shard))) idMatched.add(row);
+  });
+  const fitted = new Set(
+    rowsToFit(
+      sample.map((row) => row.row),
+      idMatched,
+      FIT_ROWS,
+    ).map((row) => row.row),
+  );
+  const options = matchOptionsOf(run);
+  const evidence: RowEvidence[][] = [];
+  for (let i = 0; i < shards.length; i++) {
+    const rows = rowsOf(shards[i]!).filter((row) => fitted.has(row.row));
+    evidence.push(rows.length === 0 ? [] : await matchers[i]!.sampleEvidence(rows, options));
+  }
+  return fitFromEvidence(mergeSampleEvidence(evidence));
+}
+
+/** The evidence of one shard's sample rows, with the rows its ids matched: what a queue's shard step gives the fit. */
+export interface ShardEvidence {
+  idMatched: number[];
+  rows: RowEvidence[];
+}
+
+/**
+ * The list's fit from the evidence each shard gave separately (the queue's steps: every shard
+ * weighs its sample rows no id of its own matched; the rows no id matched anywhere are then
+ * chosen here, as fitList chooses them): the same fit as fitList's.
+ */
+export function fitFromShards(sampleRows: readonly number[], shards: readonly ShardEvidence[]): ListFit {
+  const idMatched = new Set(shards.flatMap((shard) => shard.idMatched));
+  const chosen = new Set<number>();
+  for (const row of sampleRows) {
+    if (chosen.size >= FIT_ROWS) break;
+    if (!idMatched.has(row)) chosen.add(row);
+  }
+  return fitFromEvidence(
+    mergeSampleEvidence(shards.map((shard) => shard.rows.filter((row) => chosen.has(row.row)))),
+  );
 }
 
 /** Fits `matcher` on the sample; what it learned (null: a matcher that learns nothing). */
