@@ -1,15 +1,19 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileStatisticsCount, withFileStatistics } from '../../domain/matching/index/file-statistics.ts';
+import { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { MatchIndexData } from '../../domain/matching/index/match-index-data.ts';
 import { matchIndexFromParts, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
-import { readMatchMeta } from './snapshot-files.ts';
+import { FileRandomPairSample } from '../../domain/matching/score/file-random-pair-u.ts';
+import { RANDOM_PAIR_U_FILE, readMatchMeta } from './snapshot-files.ts';
 
 /**
- * Gives every shard's stored match index the whole voter file's statistics (file-statistics.ts)
- * and each voter's position in the file: a first pass over the built shards counts the file, a
- * second rewrites each shard's counts, genders and cohorts and adds the file's parts. One shard's
- * index is in memory at a time, as when it was built.
+ * Gives every shard's stored match index the whole voter file's statistics (file-statistics.ts),
+ * each voter's position in the file and the file's random-pair u: a first pass over the built
+ * shards counts the file and reads the voters u samples (file-random-pair-u.ts), a second
+ * rewrites each shard's counts, genders and cohorts, adds the file's parts and replaces the u
+ * its build estimated on the shard alone. One shard's index is in memory at a time, as when it
+ * was built.
  *
  * `orders[i]` holds, per record of shard i, its position among the whole file's imported records.
  */
@@ -18,8 +22,14 @@ export async function storeFileStatistics(
   orders: readonly Uint32Array[],
 ): Promise<void> {
   const count = new FileStatisticsCount();
-  for (const dir of buildDirs) count.add(await readIndexData(join(dir, 'match')));
+  const sample = new FileRandomPairSample(orders.reduce((sum, order) => sum + order.length, 0));
+  for (const [i, dir] of buildDirs.entries()) {
+    const data = await readIndexData(join(dir, 'match'));
+    count.add(data, orders[i]!);
+    sample.add(new MatchIndex(data), orders[i]!);
+  }
   const whole = count.finish();
+  const u = sample.estimate(whole);
   for (const [i, dir] of buildDirs.entries()) {
     const matchDir = join(dir, 'match');
     const data = withFileStatistics(await readIndexData(matchDir), whole, orders[i]!);
@@ -29,6 +39,9 @@ export async function storeFileStatistics(
       if (!REWRITTEN.test(name) && before?.parts.includes(name)) continue;
       await writeFile(join(matchDir, name), bytes, { flush: true });
     }
+    await writeFile(join(matchDir, RANDOM_PAIR_U_FILE), Buffer.from(u.buffer, u.byteOffset, u.byteLength), {
+      flush: true,
+    });
     // The meta last, through a rename: until then the folder reads as the shard's own index.
     const temporary = join(matchDir, '.meta.json');
     await writeFile(temporary, JSON.stringify(meta), { flush: true });

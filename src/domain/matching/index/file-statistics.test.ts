@@ -6,6 +6,7 @@ import { DEFAULT_CANDIDATE_OPTIONS, generateCandidates } from '../candidates/gen
 import { type NormalizedPerson, voterNormalizer } from '../normalize/person.ts';
 import { prepareQuery } from '../score/compare-person.ts';
 import { buildModel, priorM } from '../score/fellegi-sunter.ts';
+import { FileRandomPairSample } from '../score/file-random-pair-u.ts';
 import { estimateRandomPairU, voterAsPerson } from '../score/random-pair-u.ts';
 import { scoreCandidates } from '../score/score-candidates.ts';
 import { selectMatches } from '../select/select-matches.ts';
@@ -28,20 +29,28 @@ function indexOf(voters: readonly NormalizedPerson[]): MatchIndex {
   return builder.finish();
 }
 
-/** The file as state shards (records in file order), each given the file's statistics as an import does. */
-function shardsOf(): { index: MatchIndex; positions: number[] }[] {
-  const byState = new Map<string, number[]>();
+/** The file's records split by `shardOf` (records in file order), each shard's index as built. */
+function builtShards(shardOf: (person: NormalizedPerson, i: number) => string): {
+  index: MatchIndex;
+  positions: number[];
+}[] {
+  const byShard = new Map<string, number[]>();
   persons.forEach((person, i) => {
-    const own = byState.get(person.state) ?? [];
+    const own = byShard.get(shardOf(person, i)) ?? [];
     own.push(i);
-    byState.set(person.state, own);
+    byShard.set(shardOf(person, i), own);
   });
-  const built = [...byState.values()].map((positions) => ({
+  return [...byShard.values()].map((positions) => ({
     index: indexOf(positions.map((i) => persons[i]!)),
     positions,
   }));
+}
+
+/** The file as state shards, each given the file's statistics as an import does. */
+function shardsOf(): { index: MatchIndex; positions: number[] }[] {
+  const built = builtShards((person) => person.state);
   const count = new FileStatisticsCount();
-  for (const { index } of built) count.add(index.data);
+  for (const { index, positions } of built) count.add(index.data, Uint32Array.from(positions));
   const whole = count.finish();
   return built.map(({ index, positions }) => {
     const data = withFileStatistics(index.data, whole, Uint32Array.from(positions));
@@ -80,6 +89,32 @@ describe('a shard with the whole file statistics', () => {
       });
     }
     assert.equal(whole.voterOrder(17), 17);
+  });
+
+  it("gets the whole file's random-pair u, bit for bit, from its shards one at a time", () => {
+    const expected = estimateRandomPairU(whole);
+    // By state (a few large shards), and every third record (each shard's values first appear
+    // elsewhere in the file than in the shard; the last shard added holds the file's first voter).
+    for (const shardOf of [
+      (p: NormalizedPerson) => p.state,
+      (_p: NormalizedPerson, i: number) => `${2 - (i % 3)}`,
+    ]) {
+      const built = builtShards(shardOf);
+      const count = new FileStatisticsCount();
+      const sample = new FileRandomPairSample(persons.length);
+      for (const { index, positions } of built) {
+        count.add(index.data, Uint32Array.from(positions));
+        sample.add(index, Uint32Array.from(positions));
+      }
+      const stats = count.finish();
+      // The density map of the dynamic radius at a sampled voter is the whole file's.
+      assert.deepEqual(stats.cellIds, whole.data.cellIds);
+      assert.deepEqual(stats.cellCounts, whole.data.cellCounts);
+      const u = sample.estimate(stats);
+      // Each shard alone estimates another u: what the sample replaces.
+      assert.notDeepEqual(estimateRandomPairU(built[0]!.index), expected);
+      assert.deepEqual(new Uint8Array(u.buffer), new Uint8Array(expected.buffer));
+    }
   });
 
   it('scores every candidate it finds exactly as the whole file does, ties in the same order', () => {

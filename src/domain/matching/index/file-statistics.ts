@@ -7,62 +7,74 @@ import { StringDictionary } from './string-dictionary.ts';
 /**
  * The whole voter file's statistics, counted from its shards' indexes one at a time (a sharded
  * import never holds the file's index): each dictionary value's voters, first names' genders and
- * birth-year cohorts, voters per date of birth and per ZIP, and the file's size. `withFileStatistics`
- * then gives each shard's index these figures in place of its own, so that a shard scores a
- * candidate exactly as the whole file's index does (the same prior odds per voter, the same term
- * frequencies, the same first-name genders and cohorts).
+ * birth-year cohorts, voters per date of birth, per ZIP and per map cell, and the file's size.
+ * `withFileStatistics` then gives each shard's index these figures in place of its own, so that a
+ * shard scores a candidate exactly as the whole file's index does (the same prior odds per voter,
+ * the same term frequencies, the same first-name genders and cohorts).
  *
  * Every figure is a sum of integers (or, for genders and cohorts, computed from such sums by name),
- * so neither the shards' order nor the order of values within them changes it.
+ * so neither the shards' order nor the order of values within them changes it. Each value, date
+ * and ZIP also keeps the file position of its first voter: the order an index of the whole file
+ * lists them in, in which the random-pair u sums their shares (sums of floating-point numbers
+ * depend on their order).
  */
 export class FileStatisticsCount {
   private size = 0;
-  private readonly values = {} as Record<TextField, Map<string, number>>;
-  /** First names by a file-wide id, for the gender and cohort counts. */
-  private readonly firstIds = new Map<string, number>();
+  private readonly values = {} as Record<TextField, FileValueCounts>;
   private readonly genders = new FirstNameGenderCount(1024);
   private readonly cohorts = new FirstNameCohortCount(1024);
   private readonly dobs = new Map<number, number>();
+  private readonly dobFirstAt = new Map<number, number>();
   private readonly zips = new Map<number, number>();
+  private readonly zipFirstAt = new Map<number, number>();
+  private cellIds: Uint32Array = new Uint32Array(0);
+  private cellCounts: Uint32Array = new Uint32Array(0);
 
   constructor() {
-    for (const field of TEXT_FIELDS) this.values[field] = new Map();
-    this.firstIds.set('', 0);
+    for (const field of TEXT_FIELDS) this.values[field] = new FileValueCounts();
   }
 
-  /** One shard's index (its own statistics, as built). */
-  add(data: MatchIndexData): void {
+  /**
+   * One shard's index (its own statistics, as built) and each of its voters' position in the
+   * whole file (ascending, as its records are in file order).
+   */
+  add(data: MatchIndexData, order: Uint32Array): void {
+    if (order.length !== data.size) throw new RangeError('one file position per voter of the shard');
     this.size += data.size;
+    const fields = data.fields;
+    let firstIds = new Uint32Array(0);
     for (const field of TEXT_FIELDS) {
       const dictionary = data.dictionaries[field];
+      const firstVoter = new Int32Array(dictionary.size).fill(-1);
+      for (let voter = fields.size - 1; voter >= 0; voter--) firstVoter[fields.id(field, voter)] = voter;
+      const ids = new Uint32Array(dictionary.size);
       const counts = this.values[field];
       for (let id = 0; id < dictionary.size; id++) {
-        const value = dictionary.value(id);
-        counts.set(value, (counts.get(value) ?? 0) + dictionary.count(id));
+        const voter = firstVoter[id]!;
+        ids[id] = counts.add(
+          dictionary.value(id),
+          dictionary.count(id),
+          voter < 0 ? Infinity : order[voter]!,
+        );
       }
+      if (field === 'first') firstIds = ids;
     }
-    const first = data.dictionaries.first;
-    const fileIds = new Uint32Array(first.size);
-    for (let id = 1; id < first.size; id++) {
-      const value = first.value(id);
-      let fileId = this.firstIds.get(value);
-      if (fileId === undefined) {
-        fileId = this.firstIds.size;
-        this.firstIds.set(value, fileId);
-      }
-      fileIds[id] = fileId;
-    }
-    const fields = data.fields;
     for (let voter = 0; voter < fields.size; voter++) {
-      const firstId = fileIds[fields.first(voter)]!;
+      const firstId = firstIds[fields.first(voter)]!;
       const dob = fields.dob(voter);
       this.genders.add(firstId, fields.gender(voter));
       this.cohorts.add(firstId, dob);
       // As MatchIndex counts them: dates and ZIPs a voter has (0 is none).
-      if (dob > 0) this.dobs.set(dob, (this.dobs.get(dob) ?? 0) + 1);
+      if (dob > 0) countAt(this.dobs, this.dobFirstAt, dob, order[voter]!);
       const zip = fields.zip(voter);
-      if (zip > 0 && zip < 100_000) this.zips.set(zip, (this.zips.get(zip) ?? 0) + 1);
+      if (zip > 0 && zip < 100_000) countAt(this.zips, this.zipFirstAt, zip, order[voter]!);
     }
+    [this.cellIds, this.cellCounts] = mergeSortedCounts(
+      this.cellIds,
+      this.cellCounts,
+      data.cellIds,
+      data.cellCounts,
+    );
   }
 
   /** The file's figures, once every shard was added. */
@@ -71,27 +83,108 @@ export class FileStatisticsCount {
     return {
       size: this.size,
       values: this.values,
-      firstIds: this.firstIds,
       genders: this.genders.genders(),
       cohorts: this.cohorts.concentrations(),
       dobs: this.dobs,
+      dobFirstAt: this.dobFirstAt,
       zipIds,
       zipCounts: Uint32Array.from(zipIds, (zip) => this.zips.get(zip)!),
+      zipFirstAt: this.zipFirstAt,
+      cellIds: this.cellIds,
+      cellCounts: this.cellCounts,
     };
+  }
+}
+
+/** Adds one voter to `counts` at `key`, and keeps the lowest file position in `firstAt`. */
+function countAt(
+  counts: Map<number, number>,
+  firstAt: Map<number, number>,
+  key: number,
+  position: number,
+): void {
+  const count = counts.get(key);
+  if (count === undefined) {
+    counts.set(key, 1);
+    firstAt.set(key, position);
+    return;
+  }
+  counts.set(key, count + 1);
+  if (position < firstAt.get(key)!) firstAt.set(key, position);
+}
+
+/** Two sorted (keys, counts) lists as one: the union of keys, ascending, counts summed. */
+function mergeSortedCounts(
+  aKeys: Uint32Array,
+  aCounts: Uint32Array,
+  bKeys: Uint32Array,
+  bCounts: Uint32Array,
+): [Uint32Array, Uint32Array] {
+  const keys = new Uint32Array(aKeys.length + bKeys.length);
+  const counts = new Uint32Array(keys.length);
+  let i = 0;
+  let j = 0;
+  let out = 0;
+  while (i < aKeys.length || j < bKeys.length) {
+    const a = i < aKeys.length ? aKeys[i]! : Infinity;
+    const b = j < bKeys.length ? bKeys[j]! : Infinity;
+    keys[out] = Math.min(a, b);
+    counts[out++] = (a <= b ? aCounts[i++]! : 0) + (b <= a ? bCounts[j++]! : 0);
+  }
+  return [keys.slice(0, out), counts.slice(0, out)];
+}
+
+/**
+ * One text field's values over the whole file: a file-wide id per value (the empty value's is
+ * 0), its voters, and the file position of its first voter (Infinity for a value no voter has).
+ */
+export class FileValueCounts {
+  readonly ids = new Map<string, number>([['', 0]]);
+  /** By id. */
+  readonly values: string[] = [''];
+  readonly counts: number[] = [0];
+  readonly firstAt: number[] = [Infinity];
+
+  /** Counts a shard's `count` voters with `value`, the first at file position `firstAt`; returns the value's id. */
+  add(value: string, count: number, firstAt: number): number {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.counts.length;
+      this.ids.set(value, id);
+      this.values.push(value);
+      this.counts.push(0);
+      this.firstAt.push(Infinity);
+    }
+    this.counts[id]! += count;
+    if (firstAt < this.firstAt[id]!) this.firstAt[id] = firstAt;
+    return id;
+  }
+
+  /** Voters with this value in the whole file (0 for a value none has). */
+  count(value: string): number {
+    const id = this.ids.get(value);
+    return id === undefined ? 0 : this.counts[id]!;
   }
 }
 
 /** The whole file's figures (FileStatisticsCount.finish), to give each of its shards. */
 export interface WholeFileStatistics {
   size: number;
-  values: Record<TextField, Map<string, number>>;
-  firstIds: Map<string, number>;
+  /** Per text field; the first names' ids are those `genders` and `cohorts` are indexed by. */
+  values: Record<TextField, FileValueCounts>;
   /** By file-wide first-name id. */
   genders: Uint8Array;
   cohorts: Float32Array;
   dobs: Map<number, number>;
+  /** File position of the first voter born on each date of `dobs`. */
+  dobFirstAt: Map<number, number>;
   zipIds: Uint32Array;
   zipCounts: Uint32Array;
+  /** File position of the first voter of each ZIP of `zipIds`. */
+  zipFirstAt: Map<number, number>;
+  /** Voters per map cell of the whole file (sorted cell ids): the density of the dynamic radius. */
+  cellIds: Uint32Array;
+  cellCounts: Uint32Array;
 }
 
 /**
@@ -111,14 +204,14 @@ export function withFileStatistics(
     const counts = whole.values[field];
     dictionaries[field] = StringDictionary.fromValues(
       own.values,
-      Uint32Array.from(own.values, (value) => counts.get(value) ?? 0),
+      Uint32Array.from(own.values, (value) => counts.count(value)),
     );
   }
   const first = data.dictionaries.first;
   const firstGenders = new Uint8Array(first.size);
   const firstCohorts = new Float32Array(first.size).fill(1);
   for (let id = 1; id < first.size; id++) {
-    const fileId = whole.firstIds.get(first.value(id));
+    const fileId = whole.values.first.ids.get(first.value(id));
     if (fileId === undefined) continue;
     firstGenders[id] = whole.genders[fileId] ?? 0;
     firstCohorts[id] = whole.cohorts[fileId] ?? 1;

@@ -2,7 +2,6 @@ import { dynamicRadius } from '../candidates/generate-candidates.ts';
 import { zipTranspositions } from '../compare/zip-transposition.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import type { TextField } from '../index/match-index-fields.ts';
-import type { StringDictionary } from '../index/string-dictionary.ts';
 import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
 import { comparePerson, distanceLevel, distanceMiles, prepareQuery } from './compare-person.ts';
 import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS } from './comparison-levels.ts';
@@ -20,10 +19,67 @@ const SAMPLE_PAIRS = 40_000;
  * voters. Seeded, so the same voter file always gives the same model.
  */
 export function estimateRandomPairU(index: MatchIndex): Float64Array {
-  // The voters of this index (a shard's own, whose u its import estimates on itself).
-  const n = index.data.size;
-  const counts = new Float64Array(FIELD_COUNT * MAX_LEVELS);
-  const levels = new Uint8Array(FIELD_COUNT);
+  // The voters of this index (a shard's own, were it given one: a sharded import estimates the
+  // whole file's u with estimateFileRandomPairU instead).
+  return estimateFileRandomPairU(randomPairFigures(index), { index, voterAt: (position) => position });
+}
+
+/**
+ * What u is estimated from besides the sampled voters: the voter file's size and its value
+ * frequencies, each in order of first appearance in the file (the order of an index of the whole
+ * file's dictionaries): u sums their shares in that order, and a floating-point sum depends on it.
+ */
+export interface RandomPairFigures {
+  size: number;
+  /** The file's first names (not the empty one) and their voters. */
+  firstNames: readonly string[];
+  firstCounts: ArrayLike<number>;
+  /** Voters per surname, city and state (not the empty value). */
+  lastCounts: ArrayLike<number>;
+  cityCounts: ArrayLike<number>;
+  stateCounts: ArrayLike<number>;
+  /** Voters per ZIP (not 0), per date of birth (not 0, partial dates too). */
+  zips: ReadonlyMap<number, number>;
+  dobs: ReadonlyMap<number, number>;
+}
+
+/**
+ * The voters u compares: an index holding at least those at the file positions
+ * randomPairPositions samples, with the whole file's statistics (dictionary counts, first-name
+ * genders, size, ZIPs, map-cell counts), and the index's voter at each such position.
+ */
+export interface RandomPairVoters {
+  index: MatchIndex;
+  voterAt(position: number): number;
+}
+
+/** The figures of the file an index holds whole. */
+function randomPairFigures(index: MatchIndex): RandomPairFigures {
+  const d = index.data.dictionaries;
+  const dobs = new Map<number, number>();
+  const fields = index.data.fields;
+  for (let voter = 0; voter < fields.size; voter++) {
+    const dob = fields.dob(voter);
+    if (dob !== 0) dobs.set(dob, (dobs.get(dob) ?? 0) + 1);
+  }
+  // Dictionary id 0 is the empty value: not a value two voters can agree on.
+  return {
+    size: index.data.size,
+    firstNames: d.first.values.slice(1),
+    firstCounts: d.first.counts.subarray(1),
+    lastCounts: d.last.counts.subarray(1),
+    cityCounts: d.city.counts.subarray(1),
+    stateCounts: d.state.counts.subarray(1),
+    zips: zipCounts(index),
+    dobs,
+  };
+}
+
+/**
+ * The file positions of the voter pairs u samples (seeded by nothing but the file's size): the
+ * pairs compared field by field, and the pairs whose distance is measured.
+ */
+export function randomPairPositions(n: number): { pairs: Uint32Array; distance: Uint32Array } {
   let state = 0x2545f491;
   const next = () => {
     // xorshift32: enough for sampling, no dependency on Math.random.
@@ -32,18 +88,40 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
     state ^= state << 5;
     return (state >>> 0) / 4294967296;
   };
-  if (n >= 2) {
-    for (let s = 0; s < SAMPLE_PAIRS; s++) {
-      const i = Math.floor(next() * n);
-      let j = Math.floor(next() * (n - 1));
-      if (j >= i) j++;
-      const q = prepareQuery(index, voterAsPerson(index, i));
-      q.radiusMiles = 1;
-      if (!Number.isNaN(q.person.lat))
-        q.location = { lat: q.person.lat, lon: q.person.lon, source: 'coordinates' };
-      comparePerson(index, q, j, levels);
-      for (let f = 0; f < FIELD_COUNT; f++) if (levels[f] !== 0) counts[at(f, levels[f]!)]! += 1;
-    }
+  if (n < 2) return { pairs: new Uint32Array(0), distance: new Uint32Array(0) };
+  const pairs = new Uint32Array(2 * SAMPLE_PAIRS);
+  for (let s = 0; s < SAMPLE_PAIRS; s++) {
+    const i = Math.floor(next() * n);
+    let j = Math.floor(next() * (n - 1));
+    if (j >= i) j++;
+    pairs[2 * s] = i;
+    pairs[2 * s + 1] = j;
+  }
+  const distance = new Uint32Array(2 * SAMPLE_PAIRS);
+  for (let s = 0; s < SAMPLE_PAIRS; s++) {
+    distance[2 * s] = Math.floor(next() * n);
+    distance[2 * s + 1] = Math.floor(next() * n);
+  }
+  return { pairs, distance };
+}
+
+/**
+ * u of a voter file from its figures and its sampled voters: the same numbers whether the file's
+ * index is held whole or the file was imported as shards (the voters then gathered from them).
+ */
+export function estimateFileRandomPairU(figures: RandomPairFigures, voters: RandomPairVoters): Float64Array {
+  const n = figures.size;
+  const { index, voterAt } = voters;
+  const counts = new Float64Array(FIELD_COUNT * MAX_LEVELS);
+  const levels = new Uint8Array(FIELD_COUNT);
+  const { pairs, distance } = randomPairPositions(n);
+  for (let s = 0; s < pairs.length; s += 2) {
+    const q = prepareQuery(index, voterAsPerson(index, voterAt(pairs[s]!)));
+    q.radiusMiles = 1;
+    if (!Number.isNaN(q.person.lat))
+      q.location = { lat: q.person.lat, lon: q.person.lon, source: 'coordinates' };
+    comparePerson(index, q, voterAt(pairs[s + 1]!), levels);
+    for (let f = 0; f < FIELD_COUNT; f++) if (levels[f] !== 0) counts[at(f, levels[f]!)]! += 1;
   }
   const u = new Float64Array(FIELD_COUNT * MAX_LEVELS);
   for (let f = 0; f < FIELD_COUNT; f++) {
@@ -55,13 +133,12 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
     }
   }
   // Exact agreement from frequencies: random pairs see a ZIP or a surname agree too rarely.
-  const zips = zipCounts(index);
+  const zips = figures.zips;
   const exact: [number, number][] = [
-    // Dictionary id 0 is the empty value: not a value two voters can agree on.
-    [F.first, shareSquares(index.data.dictionaries.first.counts.subarray(1))],
-    [F.last, shareSquares(index.data.dictionaries.last.counts.subarray(1))],
-    [F.city, shareSquares(index.data.dictionaries.city.counts.subarray(1))],
-    [F.state, shareSquares(index.data.dictionaries.state.counts.subarray(1))],
+    [F.first, shareSquares(Array.from(figures.firstCounts))],
+    [F.last, shareSquares(Array.from(figures.lastCounts))],
+    [F.city, shareSquares(Array.from(figures.cityCounts))],
+    [F.state, shareSquares(Array.from(figures.stateCounts))],
     [F.zip, shareSquares(zips.values())],
   ];
   for (const [field, share] of exact) setExact(u, field, Math.max(share, 0.5 / Math.max(n, 1)));
@@ -72,11 +149,11 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
   // posterior among themselves through the scorer's competition.
   setExact(u, F.phone, CHANCE_AGREEMENT);
   setExact(u, F.email, CHANCE_AGREEMENT);
-  setDobLevels(u, index, n);
+  setDobLevels(u, figures.dobs, n);
   // Voter pairs never compare a bare initial (voter files hold full first names), but lists
   // do: an initial agrees by chance as often as two random first letters do.
-  u[at(F.first, L.first.initial)] = initialAgreement(index.data.dictionaries.first);
-  setDistanceLevels(u, index, next);
+  u[at(F.first, L.first.initial)] = initialAgreement(figures.firstNames, figures.firstCounts);
+  setDistanceLevels(u, voters, distance);
   return u;
 }
 
@@ -88,16 +165,14 @@ export function estimateRandomPairU(index: MatchIndex): Float64Array {
  */
 const TYPO_NEIGHBOURS = 25;
 
-function setDobLevels(u: Float64Array, index: MatchIndex, n: number): void {
+function setDobLevels(u: Float64Array, dobs: ReadonlyMap<number, number>, n: number): void {
+  // Years and full dates in order of first appearance, as the dates are.
   const years = new Map<number, number>();
   const dates = new Map<number, number>();
-  const fields = index.data.fields;
-  for (let voter = 0; voter < fields.size; voter++) {
-    const dob = fields.dob(voter);
-    if (dob === 0) continue;
+  for (const [dob, count] of dobs) {
     const year = Math.floor(dob / 10000);
-    years.set(year, (years.get(year) ?? 0) + 1);
-    if (dob % 100 !== 0 && Math.floor(dob / 100) % 100 !== 0) dates.set(dob, (dates.get(dob) ?? 0) + 1);
+    years.set(year, (years.get(year) ?? 0) + count);
+    if (dob % 100 !== 0 && Math.floor(dob / 100) % 100 !== 0) dates.set(dob, (dates.get(dob) ?? 0) + count);
   }
   const floor = 0.5 / Math.max(n, 1);
   const yearSq = years.size === 0 ? 1 / 80 : shareSquares(years.values());
@@ -126,15 +201,16 @@ function setDobLevels(u: Float64Array, index: MatchIndex, n: number): void {
  * Distance levels from random pairs of located voters, each against the dynamic radius at the
  * first one (the pairs above skip distance: voters have addresses, which take precedence).
  */
-function setDistanceLevels(u: Float64Array, index: MatchIndex, next: () => number): void {
+function setDistanceLevels(u: Float64Array, voters: RandomPairVoters, pairs: Uint32Array): void {
+  const { index, voterAt } = voters;
   const fields = index.data.fields;
-  const n = index.data.size;
   const counts = [0, 0, 0, 0, 0];
   let total = 0;
-  for (let s = 0; s < SAMPLE_PAIRS && n >= 2; s++) {
-    const i = Math.floor(next() * n);
-    const j = Math.floor(next() * n);
-    if (i === j || Number.isNaN(fields.lat(i)) || Number.isNaN(fields.lat(j))) continue;
+  for (let s = 0; s < pairs.length; s += 2) {
+    if (pairs[s] === pairs[s + 1]) continue;
+    const i = voterAt(pairs[s]!);
+    const j = voterAt(pairs[s + 1]!);
+    if (Number.isNaN(fields.lat(i)) || Number.isNaN(fields.lat(j))) continue;
     const miles = distanceMiles(fields.lat(i), fields.lon(i), fields.lat(j), fields.lon(j));
     const radius = dynamicRadius(index, fields.lat(i), fields.lon(i));
     counts[distanceLevel(miles, radius)]!++;
@@ -143,11 +219,11 @@ function setDistanceLevels(u: Float64Array, index: MatchIndex, next: () => numbe
   for (let l = 1; l <= 4; l++) u[at(F.distance, l)] = (counts[l]! + 0.5) / (total + 2);
 }
 
-function initialAgreement(first: StringDictionary): number {
+function initialAgreement(names: readonly string[], counts: ArrayLike<number>): number {
   const byInitial = new Map<number, number>();
-  for (let id = 1; id < first.size; id++) {
-    const c = first.value(id).charCodeAt(0);
-    byInitial.set(c, (byInitial.get(c) ?? 0) + first.count(id));
+  for (let i = 0; i < names.length; i++) {
+    const c = names[i]!.charCodeAt(0);
+    byInitial.set(c, (byInitial.get(c) ?? 0) + counts[i]!);
   }
   return byInitial.size === 0 ? 1 / 26 : shareSquares(byInitial.values());
 }
@@ -157,7 +233,7 @@ function initialAgreement(first: StringDictionary): number {
  * transpositions z'): random pairs seldom see one, and a city's consecutive ZIPs (27601, 27610)
  * make it likelier than chance. The disagreement keeps the rest.
  */
-function setZipTransposed(u: Float64Array, counts: Map<number, number>, n: number): void {
+function setZipTransposed(u: Float64Array, counts: ReadonlyMap<number, number>, n: number): void {
   let total = 0;
   for (const count of counts.values()) total += count;
   let transposed = 0;
