@@ -32,6 +32,8 @@ export interface ChunkOutcome {
   b?: number;
   /** The outcome's oddsSum (MatchOutcome), for weighing its candidates against other shards'. */
   o?: number;
+  /** Each candidate's order in the whole voter file (MatchCandidate.order), when every one has it. */
+  q?: number[];
 }
 
 /** The row an input line holds. */
@@ -42,6 +44,10 @@ export function inputOfLine(text: string): MatchInput {
 
 /** The outcome an output line holds (its candidates carry their voter values; no voter index). */
 export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
+  return withOrders(outcomeOf(line), line.q);
+}
+
+function outcomeOf(line: ChunkOutcome): MatchOutcome {
   return {
     candidates: line.c.map(([score, method, explain, values, odds, maxScore, minScore]) => ({
       voter: -1,
@@ -58,6 +64,15 @@ export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
     ...(line.b === undefined ? {} : { bestCount: line.b }),
     ...(line.o === undefined ? {} : { oddsSum: line.o }),
   };
+}
+
+/** The orders of an output line's candidates put back on its outcome (outcomeOfLine). */
+function withOrders(outcome: MatchOutcome, orders: readonly number[] | undefined): MatchOutcome {
+  if (orders === undefined) return outcome;
+  outcome.candidates.forEach((candidate, i) => {
+    candidate.order = orders[i]!;
+  });
+  return outcome;
 }
 
 const ROW_PREFIX = '{"r":';
@@ -107,5 +122,8 @@ export function chunkOutcomeOf(
   if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
   if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
   if (weighed) line.o = outcome.oddsSum!;
+  if (outcome.candidates.length > 0 && outcome.candidates.every((c) => c.order !== undefined)) {
+    line.q = outcome.candidates.map((c) => c.order!);
+  }
   return line;
 }

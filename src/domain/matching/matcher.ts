@@ -61,6 +61,11 @@ export interface MatchCandidate {
   values?: string[];
   /** The shard of a sharded voter file `voter` indexes (absent: 0, or an unsharded file). */
   shard?: number;
+  /**
+   * The voter's position in the whole voter file (MatchIndex.voterOrder), the same in a shard:
+   * what breaks a tie between candidates of several shards as the whole file breaks it.
+   */
+  order?: number;
   /** Its posterior odds, when the outcome has `oddsSum` (see there). */
   odds?: number;
   /**

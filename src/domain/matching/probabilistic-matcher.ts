@@ -382,6 +382,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
       if (found.some((c) => c.voter === match.voter)) continue;
       found.push({
         voter: match.voter,
+        order: index.voterOrder(match.voter),
         score: match.score,
         method: match.method,
         explain: match.explain,

@@ -86,7 +86,8 @@ function weighOutcomes(
         candidate,
         odds: candidate.odds,
         flagged: explain.endsWith(AMBIGUOUS),
-        order: all.length,
+        // The whole file's order breaks ties as one voter file would (a line without it: shard order, then rank).
+        order: candidate.order ?? all.length,
       });
     }
   }
