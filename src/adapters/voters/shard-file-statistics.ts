@@ -4,14 +4,15 @@ import { FileStatisticsCount, withFileStatistics } from '../../domain/matching/i
 import { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { MatchIndexData } from '../../domain/matching/index/match-index-data.ts';
 import { matchIndexFromParts, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
+import { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
 import { FileRandomPairSample } from '../../domain/matching/score/file-random-pair-u.ts';
 import { RANDOM_PAIR_U_FILE, readMatchMeta } from './snapshot-files.ts';
 
 /**
  * Gives every shard's stored match index the whole voter file's statistics (file-statistics.ts),
  * each voter's position in the file and the file's random-pair u: a first pass over the built
- * shards counts the file and reads the voters u samples (file-random-pair-u.ts), a second
- * rewrites each shard's counts, genders and cohorts, adds the file's parts and replaces the u
+ * shards counts the file and reads the voters u samples (file-random-pair-u.ts), a second reads
+ * their postings alone to count the keys that may be too common to block on, a third rewrites each shard's counts, genders and cohorts, adds the file's parts and replaces the u
  * its build estimated on the shard alone. One shard's index is in memory at a time, as when it
  * was built.
  *
@@ -21,13 +22,14 @@ export async function storeFileStatistics(
   buildDirs: readonly string[],
   orders: readonly Uint32Array[],
 ): Promise<void> {
-  const count = new FileStatisticsCount();
+  const count = new FileStatisticsCount(buildDirs.length);
   const sample = new FileRandomPairSample(orders.reduce((sum, order) => sum + order.length, 0));
   for (const [i, dir] of buildDirs.entries()) {
     const data = await readIndexData(join(dir, 'match'));
     count.add(data, orders[i]!);
     sample.add(new MatchIndex(data), orders[i]!);
   }
+  for (const dir of buildDirs) count.countPostings(await readPostings(join(dir, 'match')));
   const whole = count.finish();
   const u = sample.estimate(whole);
   for (const [i, dir] of buildDirs.entries()) {
@@ -62,6 +64,22 @@ async function readIndexData(dir: string): Promise<MatchIndexData> {
     if (part === undefined) throw new Error(`match index part ${name} is missing`);
     return part;
   }).data;
+}
+
+/** The stored postings of an index alone (a part of its size). */
+async function readPostings(dir: string): Promise<PackedPostings> {
+  const meta = await readMatchMeta(dir);
+  if (meta === null) throw new Error(`the match index of ${dir} was not stored`);
+  // A copy: the typed views need their own aligned buffers.
+  const read = async (name: string) => new Uint8Array(await readFile(join(dir, name)));
+  const directory = await read('postings-directory');
+  const residuals = await read('postings-residuals');
+  return new PackedPostings(
+    new Uint32Array(directory.buffer),
+    new Uint16Array(residuals.buffer),
+    await read('postings-voters'),
+    meta.postingsVoterBytes,
+  );
 }
 
 /**

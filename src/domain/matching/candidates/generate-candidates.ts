@@ -133,7 +133,8 @@ export function generateCandidates(
   for (let k = 0; k < keys.size; k++) {
     const start = keys.starts[k]!;
     const end = keys.ends[k]!;
-    if (end - start > options.maxPostings) continue;
+    // A shard skips the keys the whole file skips, by the file's count.
+    if (index.filePostings(keys.hashes[k]!, end - start) > options.maxPostings) continue;
     const bit = 1 << keys.kinds[k]!;
     for (let i = start; i < end; i++) out.add(postings.voterAt(i), bit);
   }
@@ -289,7 +290,7 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
   for (let k = 0; k < keys.size; k++) {
     const start = keys.starts[k]!;
     const end = keys.ends[k]!;
-    if (end - start > options.maxPostings) continue;
+    if (index.filePostings(keys.hashes[k]!, end - start) > options.maxPostings) continue;
     for (let i = start; i < end; i++) voters.push(postings.voterAt(i));
   }
   const fields = index.data.fields;

@@ -11,7 +11,7 @@ import { estimateRandomPairU, voterAsPerson } from '../score/random-pair-u.ts';
 import { scoreCandidates } from '../score/score-candidates.ts';
 import { selectMatches } from '../select/select-matches.ts';
 import { voterFieldReader } from './build-match-index.ts';
-import { FileStatisticsCount, withFileStatistics } from './file-statistics.ts';
+import { FILE_POSTINGS_FLOOR, FileStatisticsCount, withFileStatistics } from './file-statistics.ts';
 import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 import { matchIndexFromParts, matchIndexParts, SHARD_MATCH_INDEX_FORMAT } from './match-index-parts.ts';
 
@@ -30,28 +30,38 @@ function indexOf(voters: readonly NormalizedPerson[]): MatchIndex {
 }
 
 /** The file's records split by `shardOf` (records in file order), each shard's index as built. */
-function builtShards(shardOf: (person: NormalizedPerson, i: number) => string): {
+function builtShards(
+  shardOf: (person: NormalizedPerson, i: number) => string,
+  file: readonly NormalizedPerson[] = persons,
+): {
   index: MatchIndex;
   positions: number[];
 }[] {
   const byShard = new Map<string, number[]>();
-  persons.forEach((person, i) => {
+  file.forEach((person, i) => {
     const own = byShard.get(shardOf(person, i)) ?? [];
     own.push(i);
     byShard.set(shardOf(person, i), own);
   });
   return [...byShard.values()].map((positions) => ({
-    index: indexOf(positions.map((i) => persons[i]!)),
+    index: indexOf(positions.map((i) => file[i]!)),
     positions,
   }));
 }
 
-/** The file as state shards, each given the file's statistics as an import does. */
-function shardsOf(): { index: MatchIndex; positions: number[] }[] {
-  const built = builtShards((person) => person.state);
-  const count = new FileStatisticsCount();
+/** The whole file's statistics counted from its shards, as an import does (two passes). */
+function countFile(built: readonly { index: MatchIndex; positions: number[] }[]): FileStatisticsCount {
+  const count = new FileStatisticsCount(built.length);
   for (const { index, positions } of built) count.add(index.data, Uint32Array.from(positions));
-  const whole = count.finish();
+  for (const { index } of built) count.countPostings(index.data.postings);
+  return count;
+}
+
+/** The file as shards (by state), each given the file's statistics as an import does. */
+function shardsOf(
+  built = builtShards((person) => person.state),
+): { index: MatchIndex; positions: number[] }[] {
+  const whole = countFile(built).finish();
   return built.map(({ index, positions }) => {
     const data = withFileStatistics(index.data, whole, Uint32Array.from(positions));
     // Through the stored form, as a worker loads it.
@@ -99,14 +109,10 @@ describe('a shard with the whole file statistics', () => {
       (p: NormalizedPerson) => p.state,
       (_p: NormalizedPerson, i: number) => `${2 - (i % 3)}`,
     ]) {
-      const built = builtShards(shardOf);
-      const count = new FileStatisticsCount();
+      const built = builtShards(shardOf).toReversed();
       const sample = new FileRandomPairSample(persons.length);
-      for (const { index, positions } of built) {
-        count.add(index.data, Uint32Array.from(positions));
-        sample.add(index, Uint32Array.from(positions));
-      }
-      const stats = count.finish();
+      for (const { index, positions } of built) sample.add(index, Uint32Array.from(positions));
+      const stats = countFile(built).finish();
       // The density map of the dynamic radius at a sampled voter is the whole file's.
       assert.deepEqual(stats.cellIds, whole.data.cellIds);
       assert.deepEqual(stats.cellCounts, whole.data.cellCounts);
@@ -166,5 +172,48 @@ describe('a shard with the whole file statistics', () => {
     }
     assert.ok(compared > 1000, `compared ${compared}`);
     assert.ok(tied > 0, 'some candidates tie');
+  });
+});
+
+describe('a shard skips the blocking keys the whole file skips', () => {
+  // 1,500 voters named JOHN SMITH born in 1970, in three states: their surname-and-year keys
+  // list 1,500 voters in the file, about 500 in each state's shard.
+  const states = ['NC', 'SC', 'VA'];
+  const file = persons.map((p, i) =>
+    i < 1500
+      ? {
+          ...p,
+          first: 'JOHN',
+          last: 'SMITH',
+          dob: { year: 1970, month: 1 + (i % 12), day: 1 + (i % 28) },
+          state: states[i % 3]!,
+        }
+      : p,
+  );
+  const whole = indexOf(file);
+  const built = builtShards((p) => p.state, file);
+  const shards = shardsOf(built);
+  const options = { ...DEFAULT_CANDIDATE_OPTIONS, maxPostings: FILE_POSTINGS_FLOOR };
+  const query = { ...file[0]!, dob: { year: 1970, month: 6, day: 15 } };
+
+  const candidates = (index: MatchIndex, positions?: number[]) => {
+    const found = new CandidateSet();
+    generateCandidates(index, prepareQuery(index, query, asOf), options, found);
+    const voters: number[] = [];
+    for (let i = 0; i < found.size; i++) voters.push(positions?.[found.voterAt(i)] ?? found.voterAt(i));
+    return new Set(voters);
+  };
+
+  it('finds in a shard only candidates the whole file finds', () => {
+    const wholeFound = candidates(whole);
+    const state = states.indexOf(query.state);
+    const shard = shards.find(({ positions }) => file[positions[0]!]!.state === query.state)!;
+    const own = built.find(({ positions }) => file[positions[0]!]!.state === query.state)!;
+    assert.ok(state >= 0 && shard.index.data.file!.postingsHashes.length > 0);
+    const found = candidates(shard.index, shard.positions);
+    for (const position of found) assert.ok(wholeFound.has(position), `voter ${position}`);
+    // By its own counts the shard searches the keys the whole file skips: hundreds more.
+    const ownFound = candidates(own.index, own.positions);
+    assert.ok(ownFound.size > found.size + 300, `${ownFound.size} against ${found.size}`);
   });
 });

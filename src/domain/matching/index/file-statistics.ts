@@ -2,6 +2,7 @@ import { FirstNameCohortCount } from './first-name-cohorts.ts';
 import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { FileStatistics, MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
+import type { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 
 /**
@@ -17,6 +18,11 @@ import { StringDictionary } from './string-dictionary.ts';
  * and ZIP also keeps the file position of its first voter: the order an index of the whole file
  * lists them in, in which the random-pair u sums their shares (sums of floating-point numbers
  * depend on their order).
+ *
+ * The blocking keys too common to block on in the whole file are counted in a second pass:
+ * `add` notes each shard's keys that may hold more than FILE_POSTINGS_FLOOR postings in the file
+ * (a key of so many has more than its share of them in some shard), `countPostings` then sums
+ * those keys' postings over every shard.
  */
 export class FileStatisticsCount {
   private size = 0;
@@ -29,9 +35,16 @@ export class FileStatisticsCount {
   private readonly zipFirstAt = new Map<number, number>();
   private cellIds: Uint32Array = new Uint32Array(0);
   private cellCounts: Uint32Array = new Uint32Array(0);
+  /** Postings a key needs in one shard to be counted over all of them. */
+  private readonly postingsShare: number;
+  /** Each noted key's postings in the shards counted so far (countPostings). */
+  private readonly postings = new Map<number, number>();
 
-  constructor() {
+  /** `shards`: how many shards the file has. */
+  constructor(shards: number) {
     for (const field of TEXT_FIELDS) this.values[field] = new FileValueCounts();
+    // No key holds more than S · (share - 1) postings over S shards without `share` in one.
+    this.postingsShare = Math.ceil((FILE_POSTINGS_FLOOR + 1) / Math.max(1, shards));
   }
 
   /**
@@ -69,6 +82,9 @@ export class FileStatisticsCount {
       const zip = fields.zip(voter);
       if (zip > 0 && zip < 100_000) countAt(this.zips, this.zipFirstAt, zip, order[voter]!);
     }
+    data.postings.forEachKey(this.postingsShare, (hash) => {
+      this.postings.set(hash, 0);
+    });
     [this.cellIds, this.cellCounts] = mergeSortedCounts(
       this.cellIds,
       this.cellCounts,
@@ -77,10 +93,19 @@ export class FileStatisticsCount {
     );
   }
 
-  /** The file's figures, once every shard was added. */
+  /** One shard's postings, once every shard was added: the noted keys' postings there. */
+  countPostings(postings: PackedPostings): void {
+    for (const [hash, count] of this.postings) this.postings.set(hash, count + postings.count(hash));
+  }
+
+  /** The file's figures, once every shard was added and its postings counted. */
   finish(): WholeFileStatistics {
     const zipIds = Uint32Array.from(this.zips.keys()).sort();
+    const postings = [...this.postings].filter(([, count]) => count > FILE_POSTINGS_FLOOR);
+    const postingsHashes = Uint32Array.from(postings, ([hash]) => hash).sort();
     return {
+      postingsHashes,
+      postingsCounts: Uint32Array.from(postingsHashes, (hash) => this.postings.get(hash)!),
       size: this.size,
       values: this.values,
       genders: this.genders.genders(),
@@ -167,8 +192,18 @@ export class FileValueCounts {
   }
 }
 
+/**
+ * Postings of a blocking key in the whole file above which a shard stores the file's count
+ * (FileStatistics.postingsHashes): a shard skips a key exactly as the whole file does for any
+ * CandidateOptions.maxPostings of at least this (the default is 5,000).
+ */
+export const FILE_POSTINGS_FLOOR = 1000;
+
 /** The whole file's figures (FileStatisticsCount.finish), to give each of its shards. */
 export interface WholeFileStatistics {
+  /** The blocking keys with more than FILE_POSTINGS_FLOOR postings in the file (ascending), and their postings. */
+  postingsHashes: Uint32Array;
+  postingsCounts: Uint32Array;
   size: number;
   /** Per text field; the first names' ids are those `genders` and `cohorts` are indexed by. */
   values: Record<TextField, FileValueCounts>;
@@ -223,6 +258,25 @@ export function withFileStatistics(
     dobCounts: Uint32Array.from(dobs, (dob) => (dob === 0 ? 0 : (whole.dobs.get(dob) ?? 0))),
     zipIds: whole.zipIds,
     zipCounts: whole.zipCounts,
+    ...shardPostings(data.postings, whole),
   };
   return { ...data, dictionaries, firstGenders, firstCohorts, file };
+}
+
+/** The whole file's counts of the shard's keys that hold more postings in the file than in the shard. */
+function shardPostings(
+  postings: PackedPostings,
+  whole: WholeFileStatistics,
+): { postingsHashes: Uint32Array; postingsCounts: Uint32Array } {
+  const hashes: number[] = [];
+  const counts: number[] = [];
+  whole.postingsHashes.forEach((hash, i) => {
+    const own = postings.count(hash);
+    const count = whole.postingsCounts[i]!;
+    if (own > 0 && own < count) {
+      hashes.push(hash);
+      counts.push(count);
+    }
+  });
+  return { postingsHashes: Uint32Array.from(hashes), postingsCounts: Uint32Array.from(counts) };
 }

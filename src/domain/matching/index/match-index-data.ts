@@ -66,4 +66,12 @@ export interface FileStatistics {
   /** The whole file's ZIPs, ascending, and their voters (located or not). */
   zipIds: Uint32Array;
   zipCounts: Uint32Array;
+  /**
+   * The whole file's postings count of each blocking key of the shard (hash, ascending) that has
+   * more postings in the whole file than here and more than FILE_POSTINGS_FLOOR: a key the whole
+   * file skips as too common (CandidateOptions.maxPostings) is skipped here too. Empty in a shard
+   * stored before they were (it skips by its own counts).
+   */
+  postingsHashes: Uint32Array;
+  postingsCounts: Uint32Array;
 }

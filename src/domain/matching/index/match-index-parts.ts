@@ -29,7 +29,9 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * the file-order, file-dob-counts, file-zip-ids and file-zip-counts parts, and dictionary counts,
  * first-name genders and cohorts of the whole file. An index of a whole file has none of them and
  * is still written as 11, so its bytes (and every index stored before) stay as they were; a shard
- * stored as 11 (imported before 12) loads with its own statistics, as it always did.
+ * stored as 11 (imported before 12) loads with its own statistics, as it always did. Later, still
+ * 12: the file-postings-hashes and file-postings-counts parts (the whole file's counts of the
+ * shard's keys it skips as too common); a shard stored without them skips by its own counts.
  */
 export const MATCH_INDEX_FORMAT = 11;
 export const SHARD_MATCH_INDEX_FORMAT = 12;
@@ -83,6 +85,8 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
     put('file-dob-counts', d.file.dobCounts);
     put('file-zip-ids', d.file.zipIds);
     put('file-zip-counts', d.file.zipCounts);
+    put('file-postings-hashes', d.file.postingsHashes);
+    put('file-postings-counts', d.file.postingsCounts);
   }
   return {
     meta: {
@@ -151,6 +155,13 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
       dobCounts: u32('file-dob-counts'),
       zipIds: u32('file-zip-ids'),
       zipCounts: u32('file-zip-counts'),
+      // Absent from a shard stored before they were.
+      postingsHashes: meta.parts.includes('file-postings-hashes')
+        ? u32('file-postings-hashes')
+        : new Uint32Array(0),
+      postingsCounts: meta.parts.includes('file-postings-counts')
+        ? u32('file-postings-counts')
+        : new Uint32Array(0),
     };
   }
   const expect = (name: string, length: number, wanted: number) => {
@@ -172,6 +183,7 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     expect('file-order', data.file.order.length, meta.size);
     expect('file-dob-counts', data.file.dobCounts.length, data.fields.dobs.length);
     expect('file-zip-counts', data.file.zipCounts.length, data.file.zipIds.length);
+    expect('file-postings-counts', data.file.postingsCounts.length, data.file.postingsHashes.length);
   }
   return new MatchIndex(data);
 }

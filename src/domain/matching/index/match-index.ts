@@ -63,6 +63,17 @@ export class MatchIndex {
     return file === undefined ? voter : file.order[voter]!;
   }
 
+  /**
+   * The whole file's postings of a blocking key that has `own` postings in this index (the hash's
+   * range in its postings): a shard's key may be too common to block on in the whole file only.
+   */
+  filePostings(hash: number, own: number): number {
+    const file = this.data.file;
+    if (file === undefined || own === 0 || file.postingsHashes.length === 0) return own;
+    const i = positionOf(file.postingsHashes, hash >>> 0);
+    return i < 0 ? own : file.postingsCounts[i]!;
+  }
+
   /** Voters in a map cell (0 when none). */
   cellCount(cell: number): number {
     const i = this.cellIndex(cell);
