@@ -65,6 +65,20 @@ export const configSchema = z.object({
   VOTER_CACHE_MB: integer(1, 16_000_000).optional(),
   /** Lowest match score (0-100) accepted when a key's profile sets none. */
   MATCH_THRESHOLD: z.coerce.number().min(0).max(100).default(50),
+  /** Person and voter lookups (docs/api.md): requests per second one key may make (a burst of as many). */
+  LOOKUP_RATE_PER_SECOND: integer(1, 100_000).default(50),
+  /** Persons one key may look up per UTC day unless its grant sets its own quota; 0: no limit. */
+  LOOKUP_DAILY_QUOTA: integer(0).default(100_000),
+  /** The registration check confirms one match only at or above this score. */
+  LOOKUP_CONFIDENT_SCORE: z.coerce.number().min(1).max(100).default(90),
+  /** The registration check answers too_many when two or more candidates reach this score. */
+  LOOKUP_AMBIGUOUS_SCORE: z.coerce.number().min(1).max(100).default(20),
+  /** Lowest score of a voter a phone or e-mail search returns. */
+  LOOKUP_CONTACT_SCORE: z.coerce.number().min(0).max(100).default(50),
+  /** The match rate of the lookups' fixed model (no list to fit it on): conservative by default. */
+  LOOKUP_MATCH_RATE: z.coerce.number().gt(0).lt(1).default(0.3),
+  /** How often an api process checks for a newly published voter file to swap to, in seconds. */
+  LOOKUP_REFRESH_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
   /** Days after a job finishes before its uploaded list and results are deleted (the job record stays). */
   RETENTION_DAYS: integer(1, 3650).default(30),
   /**

@@ -15,6 +15,7 @@ import type { HttpDeps } from './http-deps.ts';
 import { bodyDeadlineOf, hasBody } from './request-helpers.ts';
 import { fileBrowserRoute } from './routes/file-browser.route.ts';
 import { operationsRoutes } from './routes/operations.route.ts';
+import { LOOKUP_ROUTES, personLookupRoutes } from './routes/person-lookups.route.ts';
 import { pollSmartmatchRoute } from './routes/poll-smartmatch.route.ts';
 import { presignedFilesRoute } from './routes/presigned-files.route.ts';
 import { registerOnboardingRoute } from './routes/register-onboarding.route.ts';
@@ -26,6 +27,7 @@ const METHOD_GUARDS: [path: string, allowed: string][] = [
   ['/service/smartmatch/poll', 'GET'],
   ['/service/onboarding', 'GET'],
   ['/files/:jobId/:name', 'GET, HEAD or PUT'],
+  ...LOOKUP_ROUTES.map((path): [string, string] => [path, 'GET']),
 ];
 const OTHER_METHODS = ['HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 /** A socket with no traffic either way for this long is closed (a client that stopped reading a download). */
@@ -230,6 +232,8 @@ export function buildApp(
     (scope) => pollSmartmatchRoute(scope, deps),
     (scope) => registerOnboardingRoute(scope, deps),
   ]);
+  if (deps.lookups !== undefined && deps.lookups !== null)
+    personLookupRoutes(app, { ...deps, lookups: deps.lookups });
   if (deps.fileUrls !== null) presignedFilesRoute(app, { ...deps, fileUrls: deps.fileUrls });
   operationsRoutes(app, deps);
   fileBrowserRoute(app, deps);

@@ -3,6 +3,7 @@ import type { JobService } from '../domain/client-jobs/job-service.ts';
 import type { FileBrowser } from '../domain/delivery/file-browser.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { RateLimits } from '../domain/keys/rate-limits.ts';
+import type { LookupService } from '../domain/lookups/lookup-service.ts';
 import type { VerifyingUrlSigner } from '../domain/ports/url-signer.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -34,4 +35,6 @@ export interface HttpDeps {
   /** The web file browser over each key's smartmatch folder. */
   files: FileBrowser;
   readiness: () => Promise<ReadinessReport>;
+  /** The person and voter lookups (clients.md 25-29); absent: their routes are not served. */
+  lookups?: LookupService | null;
 }

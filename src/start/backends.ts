@@ -5,6 +5,7 @@ import { SqliteQueue } from '../adapters/queue/sqlite-queue.ts';
 import { MemoryRateLimiter } from '../adapters/rate-limit/memory-rate-limiter.ts';
 import { SqlJobStore } from '../adapters/sql/sql-job-store.ts';
 import { SqlKeyStore } from '../adapters/sql/sql-key-store.ts';
+import { SqlLookupStore } from '../adapters/sql/sql-lookup-store.ts';
 import { SqlOnboardingStore } from '../adapters/sql/sql-onboarding-store.ts';
 import { SqliteRunner } from '../adapters/sql/sqlite-runner.ts';
 import { SqliteDatabase } from '../adapters/sqlite/sqlite-database.ts';
@@ -14,6 +15,7 @@ import { incomingUploadKey } from '../domain/client-jobs/job-service.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
 import type { KeyStore } from '../domain/ports/key-store.ts';
+import type { LookupStore } from '../domain/ports/lookup-store.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import type { Queue } from '../domain/ports/queue.ts';
 import type { RateLimiter } from '../domain/ports/rate-limiter.ts';
@@ -28,6 +30,8 @@ export interface MetadataBackends {
   /** The embedded database (tests look inside it); null with PostgreSQL. */
   sqlite: SqliteDatabase | null;
   keyStore: KeyStore;
+  /** Lookup rights, quotas and counts (person and voter lookups). */
+  lookupStore: LookupStore;
   jobStore: JobStore;
   onboarding: OnboardingStore;
   queue: Queue;
@@ -79,6 +83,7 @@ export async function openMetadata(config: Config, dataDir: string): Promise<Met
       sqlite: database,
       // A full disk answers as the service's storage being full (storage-full.ts).
       keyStore: reportingStorageFull(new SqlKeyStore(sql)),
+      lookupStore: reportingStorageFull(new SqlLookupStore(sql)),
       jobStore: reportingStorageFull(new SqlJobStore(sql)),
       onboarding: reportingStorageFull(new SqlOnboardingStore(sql)),
       queue: reportingStorageFull(queue),
@@ -156,6 +161,7 @@ async function openPostgresMetadata(config: Config, url: string): Promise<Metada
     kind: 'postgres',
     sqlite: null,
     keyStore: reportingStorageFull(new SqlKeyStore(sql)),
+    lookupStore: reportingStorageFull(new SqlLookupStore(sql)),
     jobStore: reportingStorageFull(new SqlJobStore(sql)),
     onboarding: reportingStorageFull(new SqlOnboardingStore(sql)),
     queue: reportingStorageFull(queue),

@@ -6,6 +6,7 @@ import type { ApiKeyRecord } from '../domain/keys/key-types.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { FileDrop } from '../domain/ports/file-drop.ts';
 import type { JobStore } from '../domain/ports/job-store.ts';
+import type { LookupStore } from '../domain/ports/lookup-store.ts';
 import type { OnboardingStore } from '../domain/ports/onboarding-store.ts';
 import type { Queue } from '../domain/ports/queue.ts';
 import type { UrlSigner } from '../domain/ports/url-signer.ts';
@@ -19,6 +20,7 @@ import { type MetadataBackends, openBackends, type StorageBackends } from './bac
 import { clientServices } from './client-services.ts';
 import { housekeepingSweeps } from './housekeeping.ts';
 import { listMatchingDeps, voterMatching } from './list-matching.ts';
+import { lookupService } from './lookups.ts';
 import { createFileDrop, createMailer } from './mail-and-file-drop.ts';
 import { makeDataDirsPrivate, privateDirs } from './private-data-dir.ts';
 import { freeBytesUnder, readinessCheck } from './readiness.ts';
@@ -60,6 +62,8 @@ export interface Services extends HttpDeps {
   signer: UrlSigner;
   /** Progress of onboarding jobs (the operator marks DSP audiences ready). */
   onboarding: OnboardingStore;
+  /** Lookup rights, quotas and counts (the keys CLI grants and reports them). */
+  lookupStore: LookupStore;
   createWorker(logger: FastifyBaseLogger): Worker;
   /** S3 mode: the loop that notices uploads clients PUT into the bucket (worker role); null otherwise. */
   createUploadArrivals(logger: FastifyBaseLogger): UploadArrivals | null;
@@ -98,6 +102,9 @@ export async function compose(config: Config): Promise<Services> {
   const client = clientServices(config, { metadata, storage, drop, metrics, secret });
   const { keys, jobs, retention } = client;
   const mailer = createMailer(config, dataDir);
+  const lookups = config.ROLES.includes('api')
+    ? lookupService(config, { voters, keys, store: metadata.lookupStore, limiter: metadata.rateLimiter })
+    : null;
   const registry = registerJobs({
     config,
     matchListDeps: listMatchingDeps(config, {
@@ -142,6 +149,8 @@ export async function compose(config: Config): Promise<Services> {
     keys,
     jobs,
     rateLimits: client.rateLimits,
+    lookups,
+    lookupStore: metadata.lookupStore,
     signer: storage.signer,
     fileUrls: storage.fileUrls,
     metrics,
@@ -165,7 +174,7 @@ export async function compose(config: Config): Promise<Services> {
     }),
     createUploadArrivals: uploadArrivalsFactory({ config, storage, blobs, jobs, metrics }),
     close: async () => {
-      await Promise.allSettled([matchers.close(), mailer.close()]);
+      await Promise.allSettled([matchers.close(), mailer.close(), lookups?.close()]);
       await metadata.close();
     },
   };

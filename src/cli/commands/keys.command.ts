@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { ContactField, Entitlements, ProfileDelivery } from '../../domain/keys/key-types.ts';
 import { contactFields, profileDeliveries } from '../../domain/keys/key-types.ts';
+import { LookupAdmin } from '../../domain/lookups/lookup-admin.ts';
+import { LOOKUP_RIGHTS, parseLookupRights } from '../../domain/lookups/lookup-rights.ts';
 import type { CliContext } from '../cli-context.ts';
 import { isoTime, parseAppendedFields, printTable } from '../output.ts';
 
@@ -131,6 +133,48 @@ export function keysCommands(program: Command, context: CliContext): void {
     .action(async (key: string, options: Partial<Entitlements>) => {
       const record = await (await context.services()).keys.setEntitlements(key, options);
       console.log(`${record.id}: ${JSON.stringify(record.entitlements)}`);
+    });
+
+  keys
+    .command('lookups <key>')
+    .description(
+      `grant the person and voter lookups: rights ${LOOKUP_RIGHTS.join(', ')} (or all, none) and a daily quota of persons`,
+    )
+    .option('--rights <list>', 'comma-separated lookup rights, all or none')
+    .option('--daily-quota <n>', 'persons per UTC day, or "default" for LOOKUP_DAILY_QUOTA')
+    .action(async (key: string, options: { rights?: string; dailyQuota?: string }) => {
+      const services = await context.services();
+      const admin = new LookupAdmin(services.lookupStore, services.keys);
+      const quota = options.dailyQuota;
+      const grant = await admin.grant(key, {
+        ...(options.rights === undefined ? {} : { rights: parseLookupRights(options.rights) }),
+        ...(quota === undefined ? {} : { dailyQuota: quota === 'default' ? null : Number(quota) }),
+      });
+      console.log(
+        `${grant.keyId}: lookups ${grant.rights.length === 0 ? 'none' : grant.rights.join(',')}, daily quota ${grant.dailyQuota ?? 'default'}`,
+      );
+    });
+  keys
+    .command('usage')
+    .description('who looked up how many persons: lookups per key, UTC day and endpoint')
+    .option('--days <n>', 'the last n UTC days, today included', '30')
+    .option('--json', 'print JSON')
+    .action(async (options: { days: string; json?: boolean }) => {
+      const services = await context.services();
+      const days = Number(options.days);
+      if (!(Number.isInteger(days) && days >= 1)) throw new Error('--days must be a whole number of days');
+      const names = new Map((await services.keys.list()).map((k) => [k.id, k.name]));
+      printTable(
+        (await new LookupAdmin(services.lookupStore, services.keys).usage(days)).map((row) => ({
+          key: row.keyId,
+          name: names.get(row.keyId) ?? '',
+          day: row.day,
+          endpoint: row.right,
+          requests: row.requests,
+          persons: row.persons,
+        })),
+        options.json === true,
+      );
     });
 
   const profiles = program

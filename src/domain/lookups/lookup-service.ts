@@ -1,0 +1,76 @@
+import { AppError } from '../errors.ts';
+import type { KeyService } from '../keys/key-service.ts';
+import type { AppendedField } from '../keys/key-types.ts';
+import type { LookupAccess } from './lookup-access.ts';
+import type { LookupRight } from './lookup-rights.ts';
+import type { CurrentLookupFile, LookupVoterFile } from './lookup-voter-file.ts';
+import { type LookupThresholds, PersonLookups } from './person-lookups.ts';
+
+/** How long a key's profile is cached for lookups (ms): a changed profile applies within this. */
+const PROFILE_TTL_MS = 2000;
+
+/**
+ * The person and voter lookups of the client API: admits a request (the key's right, rate limit,
+ * daily quota, counted), resolves the key's profile (the appended `vb.*` fields) and runs the
+ * lookup on the voter file version in use, which the request holds to its end.
+ */
+export class LookupService {
+  private readonly file: CurrentLookupFile;
+  private readonly access: LookupAccess;
+  private readonly keys: KeyService;
+  private readonly thresholds: LookupThresholds;
+  private readonly profiles = new Map<string, { fields: AppendedField[]; until: number }>();
+
+  constructor(parts: {
+    file: CurrentLookupFile;
+    access: LookupAccess;
+    keys: KeyService;
+    thresholds: LookupThresholds;
+  }) {
+    this.file = parts.file;
+    this.access = parts.access;
+    this.keys = parts.keys;
+    this.thresholds = parts.thresholds;
+  }
+
+  /**
+   * Runs one lookup of `persons` persons for the key: `lookup` gets the version's lookups and
+   * the version itself. Throws FORBIDDEN, RATE_LIMITED, VALIDATION_FAILED (unknown profile) or
+   * UNAVAILABLE (no voter file imported yet).
+   */
+  async run<T>(
+    keyId: string,
+    right: LookupRight,
+    persons: number,
+    profileId: string | undefined,
+    lookup: (lookups: PersonLookups, file: LookupVoterFile, now: Date) => Promise<T>,
+  ): Promise<{ answer: T; statesUpdated: Readonly<Record<string, string>> }> {
+    await this.access.admit(keyId, right, persons);
+    const fields = await this.appendedFields(keyId, profileId);
+    const file = await this.file.get();
+    if (file === null) throw new AppError('UNAVAILABLE', 'no voter file is imported yet; try again later');
+    const now = new Date();
+    const answer = await lookup(new PersonLookups(file, fields, this.thresholds, now), file, now);
+    return { answer, statesUpdated: file.statesUpdated };
+  }
+
+  /** Loads the current voter file now (start-up of an api process), so the first lookup is fast. */
+  async warm(): Promise<void> {
+    await this.file.get();
+  }
+
+  /** Writes the lookup counts not yet stored. */
+  async close(): Promise<void> {
+    await this.access.close();
+  }
+
+  private async appendedFields(keyId: string, profileId: string | undefined): Promise<AppendedField[]> {
+    const cacheKey = `${keyId}|${profileId ?? ''}`;
+    const now = Date.now();
+    const cached = this.profiles.get(cacheKey);
+    if (cached !== undefined && cached.until > now) return cached.fields;
+    const profile = await this.keys.resolveProfile(keyId, profileId);
+    this.profiles.set(cacheKey, { fields: profile.appendedFields, until: now + PROFILE_TTL_MS });
+    return profile.appendedFields;
+  }
+}
