@@ -59,7 +59,12 @@ export class LookupService {
     await this.file.get();
   }
 
-  /** Writes the lookup counts not yet stored. */
+  /** Writes the lookup counts not yet stored (they are written every second anyway). */
+  async flush(): Promise<void> {
+    await this.access.flush();
+  }
+
+  /** Stops counting and writes the counts not yet stored. */
   async close(): Promise<void> {
     await this.access.close();
   }
