@@ -150,6 +150,13 @@ export class ListmatchClient {
     body: UploadBody,
     options: { bytes?: number; onBytes?: (sent: number) => void; signal?: AbortSignal } = {},
   ): Promise<void> {
+    if (typeof body !== 'string' && !(body instanceof Uint8Array) && this.fetch === globalThis.fetch) {
+      // A stream on Node: node:http writes it straight to the socket, at about half again fetch's
+      // rate and with less memory (fetch copies each chunk through a web stream).
+      const { status, text, headers } = await putWithNodeHttp(url, counted(body, options.onBytes), options);
+      if (status !== 200) throwFromText(text, status, headers['retry-after'], url);
+      return;
+    }
     const headers: Record<string, string> = {};
     if (options.bytes !== undefined) headers['content-length'] = String(options.bytes);
     const payload =
@@ -209,7 +216,16 @@ function uploadUrlOf(body: RegistrationAnswer | undefined, response: Response): 
 }
 
 async function throwFromResponse(response: Response): Promise<never> {
-  const text = await response.text();
+  throwFromText(await response.text(), response.status, response.headers.get('retry-after'), response.url);
+}
+
+/** Throws the `error` of a JSON answer body, or one its status implies. */
+function throwFromText(
+  text: string,
+  status: number,
+  retryAfter: string | string[] | null | undefined,
+  url: string,
+): never {
   let error: string | null = null;
   try {
     const parsed = JSON.parse(text) as { error?: unknown };
@@ -217,11 +233,51 @@ async function throwFromResponse(response: Response): Promise<never> {
   } catch {
     // Not the service's JSON (a proxy's page): the status tells what happened.
   }
+  const seconds = typeof retryAfter === 'string' ? Number(retryAfter) : Number.NaN;
   throw new ListmatchError(
-    error ?? `HTTP ${response.status} from ${new URL(response.url || 'http://unknown').host}`,
-    response.status,
-    retryAfterOf(response),
+    error ?? `HTTP ${status} from ${new URL(url || 'http://unknown').host}`,
+    status,
+    Number.isFinite(seconds) ? seconds : null,
   );
+}
+
+/**
+ * PUTs a stream with node:http or node:https (loaded only when used): no Content-Type, the
+ * Content-Length when known, the body written as read with the socket's backpressure.
+ */
+async function putWithNodeHttp(
+  url: string,
+  source: AsyncIterable<Uint8Array>,
+  options: { bytes?: number; signal?: AbortSignal },
+): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+  const { request } = url.startsWith('https:') ? await import('node:https') : await import('node:http');
+  const { Readable } = await import('node:stream');
+  const { pipeline } = await import('node:stream/promises');
+  return await new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'PUT',
+      headers: options.bytes === undefined ? {} : { 'content-length': String(options.bytes) },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          headers: res.headers,
+        }),
+      );
+      res.on('error', reject);
+    });
+    // A refusal answered before the whole body was sent closes the connection, and writing the rest
+    // fails: the answer (which usually arrives first) is what the caller hears, so an error waits a
+    // moment for it.
+    const failed = (error: unknown) => setTimeout(() => reject(error), 200).unref();
+    req.on('error', failed);
+    pipeline(Readable.from(source, { objectMode: false }), req).catch(failed);
+  });
 }
 
 /** The stream as fetch reads it, the running byte count told to `onBytes`. */

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { ListmatchClient } from 'listmatch/client';
+import { ListmatchClient, ListmatchError } from 'listmatch/client';
 import { readCsvTable } from '../../src/domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../src/domain/csv/csv-writer.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
@@ -221,5 +221,42 @@ describe('listmatch audience submit', () => {
     const second = await runCli(args, { LISTMATCH_API_KEY: key });
     assert.equal(second.code, 4);
     assert.match(second.stderr, /^Rate Limit Error: /);
+  });
+});
+
+describe('the typed client streams an upload with node:http', () => {
+  let t: TestService;
+  let client: ListmatchClient;
+
+  before(async () => {
+    t = await startTestService({ RATE_LIMIT_POLL_SECONDS: '0', MAX_UPLOAD_BYTES: '100000' });
+    client = new ListmatchClient({ server: t.base, apiKey: (await t.createKey()).key });
+  });
+  after(async () => await t.stop());
+
+  test('a stream is sent whole and counted; a refusal mid-stream is the service answer', async () => {
+    const url = await client.registerSmartmatch({ filename: 'streamed' });
+    const seen: number[] = [];
+    const body = Buffer.from(LIST);
+    await client.upload(url, Readable.from([body.subarray(0, 50), body.subarray(50)]), {
+      bytes: body.length,
+      onBytes: (sent) => seen.push(sent),
+    });
+    assert.deepEqual(seen, [50, body.length]);
+    assert.equal((await client.poll('streamed')).status === 'registered', false);
+
+    const big = await client.registerSmartmatch({ filename: 'too_big' });
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    await assert.rejects(
+      client.upload(big, Readable.from(Array.from({ length: 40 }, () => chunk)), {
+        bytes: 40 * chunk.length,
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof ListmatchError);
+        assert.equal(error.status, 413);
+        assert.match(error.message, /^Validation Error: the upload exceeds the maximum of 100000 bytes/);
+        return true;
+      },
+    );
   });
 });

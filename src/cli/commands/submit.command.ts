@@ -1,9 +1,9 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Readable, type Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
 import type { Command } from 'commander';
 import {
   ListmatchClient,
@@ -11,8 +11,6 @@ import {
   type PollAnswer,
   type SmartmatchParams,
 } from '../../client/index.ts';
-import { readCsvTable } from '../../domain/csv/csv-reader.ts';
-import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
 
 /**
  * `listmatch submit` and `listmatch audience submit`: the client's side of the service, on the
@@ -54,7 +52,7 @@ async function apiKeyOf(options: ServerOptions): Promise<string> {
   return key;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 /** A filename the service accepts, from the list's file name (`Members 2026.csv` → `Members_2026`). */
 export function filenameOf(path: string): string {
@@ -152,11 +150,8 @@ async function pollUntilReady(
     let wait = intervalSeconds * 1000;
     try {
       const answer = await client.poll(filename);
-      line.show(describePoll(answer));
-      if (answer.url !== null && answer.url !== '') {
-        line.show(describePoll(answer), true);
-        return answer;
-      }
+      line.show(describePoll(answer), answer.url !== null && answer.url !== '');
+      if (answer.url !== null && answer.url !== '') return answer;
     } catch (error) {
       // A poll too early is no failure of the job: wait as long as the service says.
       if (!(error instanceof ListmatchError) || error.kind !== 'rate_limit') throw error;
@@ -170,82 +165,22 @@ async function pollUntilReady(
 const resultNameOf = (filename: string, format: SmartmatchParams['format']) =>
   `${filename}.result${format === 'gzip' ? '.csv.gz' : format === 'zip' ? '.zip' : '.csv'}`;
 
-/**
- * Writes the client's rows with the columns the service appended: for each result line (one per
- * match, in input order) the list's own row (its cells as read from the list, a newline inside a
- * cell written as a space), then the result's columns after the client's. The list and the result
- * are read side by side; the input row number (`ts__input_row`, else `sm.input_row`) pairs them.
- */
-export async function joinResult(
-  listPath: string,
-  result: AsyncIterable<Uint8Array>,
-  out: Writable,
-  maxRowBytes = 1024 * 1024,
-): Promise<{ rows: number }> {
-  const options = { maxRowBytes, onWarning: () => {} };
-  const list = readCsvTable(createReadStream(listPath), options)[Symbol.asyncIterator]();
-  let listRows: string[][] = [];
-  let listAt = 0;
-  let listRow = 0;
-  let listDone = false;
-  let listHeader: string[] | null = null;
-  const nextListRow = async (): Promise<string[] | null> => {
-    while (listAt >= listRows.length) {
-      if (listDone) return null;
-      const next = await list.next();
-      if (next.done) {
-        listDone = true;
-        return null;
-      }
-      if (next.value.kind === 'header') listHeader = next.value.header;
-      else {
-        listRows = next.value.rows.map((row) => row.fields);
-        listAt = 0;
-      }
-    }
-    listRow++;
-    return listRows[listAt++]!;
-  };
-  // Reads the list's header.
-  while (listHeader === null && !listDone) {
-    const next = await list.next();
-    if (next.done) listDone = true;
-    else if (next.value.kind === 'header') listHeader = next.value.header;
-  }
-  if (listHeader === null) throw new UsageError(`${listPath} is empty`);
-  const width = (listHeader as string[]).length;
-  let inputRowColumn = -1;
-  let buffered = '';
-  let written = 0;
-  const flush = async () => {
-    if (!out.write(buffered)) await new Promise((resolve) => out.once('drain', resolve));
-    buffered = '';
-  };
-  let current: string[] | null = null;
-  for await (const event of readCsvTable(result, options)) {
-    if (event.kind === 'header') {
-      inputRowColumn = event.header.indexOf('ts__input_row');
-      if (inputRowColumn < 0) inputRowColumn = event.header.indexOf('sm.input_row');
-      if (inputRowColumn < 0) throw new Error('the result has no input row column to join on');
-      buffered += formatCsvRow([...(listHeader as string[]), ...event.header.slice(width)], []);
-      continue;
-    }
-    for (const { fields } of event.rows) {
-      const wanted = Number(fields[inputRowColumn]);
-      while (listRow < wanted) {
-        current = await nextListRow();
-        if (current === null) throw new Error(`the result names input row ${wanted}, beyond the list's rows`);
-      }
-      buffered += formatCsvRow([...current!, ...fields.slice(width)], []);
-      written++;
-      if (buffered.length > 256 * 1024) await flush();
-    }
-  }
-  await flush();
-  await new Promise<void>((resolve, reject) =>
-    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-  );
-  return { rows: written };
+/** Runs the join (join-result.ts) on a thread with a small young generation (see join-result.worker.ts). */
+async function joinOnThread(input: {
+  listPath: string;
+  resultPath: string;
+  gzip: boolean;
+  outPath: string;
+}): Promise<{ rows: number }> {
+  const worker = new Worker(new URL('./join-result.worker.ts', import.meta.url), {
+    workerData: input,
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
+  return await new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the join stopped (exit code ${code})`)));
+  });
 }
 
 /** Runs a command's body, printing the service's error text and exiting with its kind's code. */
@@ -350,9 +285,12 @@ export function submitCommands(program: Command): void {
         await pipeline(Readable.fromWeb(response.body! as never), createWriteStream(out));
         let joined = '';
         if (options['join'] !== undefined) {
-          const source = createReadStream(out);
-          const result = format === 'gzip' ? source.pipe(createGunzip()) : source;
-          const { rows } = await joinResult(listPath, result, createWriteStream(String(options['join'])));
+          const { rows } = await joinOnThread({
+            listPath,
+            resultPath: out,
+            gzip: format === 'gzip',
+            outPath: String(options['join']),
+          });
           joined = `; ${rows.toLocaleString('en-US')} joined rows in ${String(options['join'])}`;
         }
         const rows = ready.progress?.rows_total;
