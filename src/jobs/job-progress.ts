@@ -21,6 +21,7 @@ export class ProgressRecorder {
   private bytesRead = 0;
   private lastWrite = Number.NEGATIVE_INFINITY;
   private writing = false;
+  private dirty = false;
   private trailing: NodeJS.Timeout | null = null;
 
   constructor(
@@ -55,6 +56,8 @@ export class ProgressRecorder {
   }
 
   private record(): void {
+    // Something to write: now, when the interval ends, or when the write in flight has finished.
+    this.dirty = true;
     if (this.writing || this.trailing !== null) return;
     const wait = this.lastWrite + this.intervalMs - this.now();
     if (wait > 0) {
@@ -65,6 +68,7 @@ export class ProgressRecorder {
       this.trailing.unref();
       return;
     }
+    this.dirty = false;
     this.lastWrite = this.now();
     this.writing = true;
     const progress = {
@@ -78,6 +82,7 @@ export class ProgressRecorder {
       .catch(() => false)
       .finally(() => {
         this.writing = false;
+        if (this.dirty) this.record();
       });
   }
 }
