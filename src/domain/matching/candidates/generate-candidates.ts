@@ -208,7 +208,8 @@ export function dynamicRadius(index: MatchIndex, lat: number, lon: number): numb
   const row = Math.floor((lat + 90) / CELL_DEGREES);
   const column = Math.floor((lon + 180) / CELL_DEGREES);
   let voters = 0;
-  const { cellIds, cellCounts } = index.data;
+  // The whole file's density, in a shard too: the same radius however the file is stored.
+  const { cellIds, cellCounts } = index.densityCells();
   for (let dr = -1; dr <= 1; dr++) {
     const west = cellAt(row + dr, column - 1);
     const east = cellAt(row + dr, column + 1);

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateVoterRows, VOTER_COLUMNS } from '../../../lab/synthetic/voters/voter-generator.ts';
 import { CandidateSet } from '../candidates/candidate-set.ts';
-import { DEFAULT_CANDIDATE_OPTIONS, generateCandidates } from '../candidates/generate-candidates.ts';
+import {
+  DEFAULT_CANDIDATE_OPTIONS,
+  dynamicRadius,
+  generateCandidates,
+} from '../candidates/generate-candidates.ts';
 import { type NormalizedPerson, voterNormalizer } from '../normalize/person.ts';
 import { prepareQuery } from '../score/compare-person.ts';
 import { buildModel, priorM } from '../score/fellegi-sunter.ts';
@@ -10,6 +14,7 @@ import { FileRandomPairSample } from '../score/file-random-pair-u.ts';
 import { estimateRandomPairU, voterAsPerson } from '../score/random-pair-u.ts';
 import { scoreCandidates } from '../score/score-candidates.ts';
 import { selectMatches } from '../select/select-matches.ts';
+import { cellOf } from './blocking-keys.ts';
 import { voterFieldReader } from './build-match-index.ts';
 import { FILE_POSTINGS_FLOOR, FileStatisticsCount, withFileStatistics } from './file-statistics.ts';
 import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
@@ -99,6 +104,24 @@ describe('a shard with the whole file statistics', () => {
       });
     }
     assert.equal(whole.voterOrder(17), 17);
+  });
+
+  it("measures a row's dynamic radius on the whole file's voters, wherever the row is", () => {
+    // Every voter's point, in every shard: a row routed to a shard far from it (by its phone or
+    // e-mail) searches the whole file's radius there, not the widest one.
+    let located = 0;
+    for (const person of persons) {
+      if (Number.isNaN(person.lat)) continue;
+      located++;
+      const radius = dynamicRadius(whole, person.lat, person.lon);
+      for (const { index } of shards) assert.equal(dynamicRadius(index, person.lat, person.lon), radius);
+      for (const { index } of shards)
+        assert.equal(
+          index.cellCount(cellOf(person.lat, person.lon)),
+          whole.cellCount(cellOf(person.lat, person.lon)),
+        );
+    }
+    assert.ok(located > 1000);
   });
 
   it("gets the whole file's random-pair u, bit for bit, from its shards one at a time", () => {

@@ -259,6 +259,8 @@ export function withFileStatistics(
     zipIds: whole.zipIds,
     zipCounts: whole.zipCounts,
     ...shardPostings(data.postings, whole),
+    cellIds: whole.cellIds,
+    cellCounts: whole.cellCounts,
   };
   return { ...data, dictionaries, firstGenders, firstCohorts, file };
 }

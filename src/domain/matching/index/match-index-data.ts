@@ -74,4 +74,11 @@ export interface FileStatistics {
    */
   postingsHashes: Uint32Array;
   postingsCounts: Uint32Array;
+  /**
+   * Voters per map cell of the whole file (sorted cell ids): the density a row's dynamic radius
+   * is measured on, and where its coordinates may be swapped. Empty in a shard stored before they
+   * were (it measures on its own voters).
+   */
+  cellIds: Uint32Array;
+  cellCounts: Uint32Array;
 }

@@ -31,7 +31,8 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * is still written as 11, so its bytes (and every index stored before) stay as they were; a shard
  * stored as 11 (imported before 12) loads with its own statistics, as it always did. Later, still
  * 12: the file-postings-hashes and file-postings-counts parts (the whole file's counts of the
- * shard's keys it skips as too common); a shard stored without them skips by its own counts.
+ * shard's keys it skips as too common), file-cell-ids and file-cell-counts (the whole file's
+ * density map); a shard stored without them skips keys and measures density by its own.
  */
 export const MATCH_INDEX_FORMAT = 11;
 export const SHARD_MATCH_INDEX_FORMAT = 12;
@@ -87,6 +88,8 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
     put('file-zip-counts', d.file.zipCounts);
     put('file-postings-hashes', d.file.postingsHashes);
     put('file-postings-counts', d.file.postingsCounts);
+    put('file-cell-ids', d.file.cellIds);
+    put('file-cell-counts', d.file.cellCounts);
   }
   return {
     meta: {
@@ -162,6 +165,8 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
       postingsCounts: meta.parts.includes('file-postings-counts')
         ? u32('file-postings-counts')
         : new Uint32Array(0),
+      cellIds: meta.parts.includes('file-cell-ids') ? u32('file-cell-ids') : new Uint32Array(0),
+      cellCounts: meta.parts.includes('file-cell-counts') ? u32('file-cell-counts') : new Uint32Array(0),
     };
   }
   const expect = (name: string, length: number, wanted: number) => {
@@ -184,6 +189,7 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     expect('file-dob-counts', data.file.dobCounts.length, data.fields.dobs.length);
     expect('file-zip-counts', data.file.zipCounts.length, data.file.zipIds.length);
     expect('file-postings-counts', data.file.postingsCounts.length, data.file.postingsHashes.length);
+    expect('file-cell-counts', data.file.cellCounts.length, data.file.cellIds.length);
   }
   return new MatchIndex(data);
 }

@@ -74,10 +74,20 @@ export class MatchIndex {
     return i < 0 ? own : file.postingsCounts[i]!;
   }
 
-  /** Voters in a map cell (0 when none). */
+  /**
+   * Voters per map cell, sorted by cell id: the whole file's when this index holds a shard of it
+   * (a row's dynamic radius and its coordinates' check are then the whole file's), else its own.
+   */
+  densityCells(): { cellIds: Uint32Array; cellCounts: Uint32Array } {
+    const file = this.data.file;
+    return file !== undefined && file.cellIds.length > 0 ? file : this.data;
+  }
+
+  /** Voters of the file in a map cell (0 when none): see densityCells. */
   cellCount(cell: number): number {
-    const i = this.cellIndex(cell);
-    return i < 0 ? 0 : this.data.cellCounts[i]!;
+    const { cellIds, cellCounts } = this.densityCells();
+    const i = positionOf(cellIds, cell);
+    return i < 0 ? 0 : cellCounts[i]!;
   }
 
   /** A map cell's position in `cellIds` (and its key filter's), -1 when no voter is in it. */

@@ -1,4 +1,3 @@
-import { CELL_KEY_WORDS } from '../index/blocking-keys.ts';
 import {
   type FileValueCounts,
   type WholeFileStatistics,
@@ -63,15 +62,8 @@ export class FileRandomPairSample {
         throw new Error(`no shard holds the voter at file position ${this.positions[k]}`);
       builder.add(k, person);
     });
-    const data = withFileStatistics(builder.finishData(), whole, this.positions);
-    const index = new MatchIndex({
-      ...data,
-      // The dynamic radius at a sampled voter counts the whole file's voters around it (the
-      // sample's index has no postings, so its cells' key filters stay empty).
-      cellIds: whole.cellIds,
-      cellCounts: whole.cellCounts,
-      cellKeyFilters: new Uint32Array(whole.cellIds.length * CELL_KEY_WORDS),
-    });
+    // The dynamic radius at a sampled voter counts the whole file's voters around it (densityCells).
+    const index = new MatchIndex(withFileStatistics(builder.finishData(), whole, this.positions));
     const positions = this.positions;
     return estimateFileRandomPairU(fileFigures(whole), {
       index,
