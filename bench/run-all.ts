@@ -8,7 +8,7 @@ import { type BenchmarkOutcome, environment, markdownReport, Recorder } from './
 
 /**
  * `npm run bench` /
- * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match-threads|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out|shards|national …] [--runs N] [--cpu-prof] [--strict]`
+ * `node bench/run-all.ts [poll|register|upload|generate|import|pipeline|match|match-threads|match10m|match20m|onboarding-normalize|onboarding-job|rate-limit|register-pg|poll-pg|scale-out|shards|national|lookups …] [--runs N] [--cpu-prof] [--strict]`
  *
  * Runs the selected benchmarks (all by default) one after the other, prints a Markdown table to
  * stdout (progress goes to stderr) and writes it with the raw figures to bench/out/latest.md and
@@ -41,6 +41,7 @@ const BENCHMARKS = [
   'scale-out',
   'shards',
   'national',
+  'lookups',
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const OUT_DIR = join(ROOT, 'bench', 'out');
@@ -172,6 +173,9 @@ async function run(name: BenchmarkName, options: BenchOptions, fixture: () => Pr
         break;
       case 'shards':
         await (await import('./benchmarks/voter-shards.ts')).voterShardsBenchmark(recorder, options);
+        break;
+      case 'lookups':
+        await (await import('./benchmarks/lookups.ts')).lookupsBenchmark(recorder, options, await fixture());
         break;
     }
   } catch (error) {

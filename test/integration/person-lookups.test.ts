@@ -382,3 +382,58 @@ describe('person and voter lookups against a synthetic voter file, as the real c
     assert.equal(failures, 0);
   });
 });
+
+describe('lookups on a sharded voter file', () => {
+  test('ask only the shards a request can touch, and answer as the whole file does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lookups-sharded-'));
+    const file = join(dir, 'voters.csv');
+    execFileSync(process.execPath, [
+      CLI,
+      'generate',
+      'voters',
+      '--rows',
+      '3000',
+      '--seed',
+      '7',
+      '--states',
+      'NC,OH',
+      '--out',
+      file,
+    ]);
+    const voters = readVoters(file);
+    const t = await startTestService(
+      { VOTER_SHARD_MAX_ROWS: '1000', LOOKUP_RATE_PER_SECOND: '100000' },
+      { voters: false },
+    );
+    try {
+      await t.running.services.voters.importFile(file, { replace: true });
+      const { key, id } = await t.createKey();
+      await new LookupAdmin(t.running.services.lookupStore, t.running.services.keys).grant(id, {
+        rights: [...LOOKUP_RIGHTS],
+      });
+      const lookups = t.running.services.lookups!;
+      const sharded = (await lookups.voterFile())!;
+      assert.ok(sharded.shards >= 2, 'the file is sharded');
+      assert.deepEqual(sharded.openedShards(), []);
+      const v = voters.find((x) => x['state'] === 'OH' && /^\d{8}$/.test(x['dob']!))!;
+      const { body } = await getJson(
+        `${t.base}/voter/voter-registration-check?${requestsQuery({ first_name: v['first_name']!, last_name: v['last_name']!, state: 'OH', zip_code: v['zip']!, dob: v['dob']! })}`,
+        key,
+      );
+      assert.equal(body['error'], null);
+      assert.equal(body['result'], true);
+      assert.equal((body['result_set'] as Voter[])[0]!['vb.voterbase_id'], v['voterbase_id']);
+      const ohio = sharded.map!.shards.flatMap((shard, i) => (shard.state === 'OH' ? [i] : []));
+      assert.ok(
+        sharded.openedShards().every((i) => ohio.includes(i)),
+        'only Ohio shards were opened',
+      );
+      const byId = await getJson(`${t.base}/person/data-enhance?search_id=${v['voterbase_id']}`, key);
+      assert.equal((byId.body['output'] as Voter[])[0]!['vb.voterbase_id'], v['voterbase_id']);
+      assert.deepEqual(Object.keys(body['states_updated'] as object), ['NC', 'OH']);
+    } finally {
+      await t.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

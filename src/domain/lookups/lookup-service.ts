@@ -54,6 +54,11 @@ export class LookupService {
     return { answer, statesUpdated: file.statesUpdated };
   }
 
+  /** The voter file version lookups answer from now (null: none imported). */
+  async voterFile(): Promise<LookupVoterFile | null> {
+    return await this.file.get();
+  }
+
   /** Loads the current voter file now (start-up of an api process), so the first lookup is fast. */
   async warm(): Promise<void> {
     await this.file.get();

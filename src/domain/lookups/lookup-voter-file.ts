@@ -92,6 +92,11 @@ export class LookupVoterFile {
     return this.map === null ? 1 : this.map.shards.length;
   }
 
+  /** The shards opened so far (requests open only those they can find a person in). */
+  openedShards(): number[] {
+    return [...this.parts.keys()].sort((a, b) => a - b);
+  }
+
   /** The part with this position, opened (and its matchers built) on first use. */
   part(shard: number): Promise<LookupPart> {
     let part = this.parts.get(shard);

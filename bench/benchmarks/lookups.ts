@@ -1,0 +1,196 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { createApiKey, getJson, log, procStatusBytes, runCli, startService } from '../lib/processes.ts';
+import type { Recorder } from '../lib/report.ts';
+import type { BenchOptions } from './options.ts';
+import type { VoterFixture } from './voters.ts';
+
+/** The issue's load: 50 concurrent clients, 10 s. */
+const CONNECTIONS = 50;
+const DURATION_SECONDS = 10;
+/** Voters sampled from the file to ask for (every k-th row). */
+const SAMPLE = 5_000;
+const PHONES_PER_SEARCH = 500;
+const PHONE_SEARCHES = 20;
+
+/** Rows of the voter CSV sampled evenly (no quoted commas in the synthetic file). */
+async function sampleVoters(path: string, rows: number): Promise<Record<string, string>[]> {
+  const every = Math.max(1, Math.floor(rows / SAMPLE));
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  let header: string[] | null = null;
+  let n = 0;
+  const out: Record<string, string>[] = [];
+  for await (const line of lines) {
+    if (header === null) {
+      header = line.split(',');
+      continue;
+    }
+    if (n++ % every !== 0) continue;
+    const cells = line.split(',');
+    out.push(Object.fromEntries(header.map((name, i) => [name, cells[i] ?? ''])));
+  }
+  return out;
+}
+
+/** Each request of a connection takes the next of `paths`, round robin. */
+function rotating(paths: string[]): autocannon.Request {
+  let next = 0;
+  return {
+    method: 'GET',
+    setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }),
+  } as autocannon.Request;
+}
+
+async function load(options: autocannon.Options): Promise<autocannon.Result> {
+  const instance = autocannon(options);
+  const timer = setTimeout(() => instance.stop(), (Number(options.duration ?? 60) + 20) * 1000);
+  try {
+    return await instance;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Person and voter lookups (issue 39) against the benchmark voter file (1M synthetic voters, the
+ * import benchmark's): the api process (ROLES=api) loads the voter index itself. Registration
+ * check p99 and lookups/s with 50 concurrent clients; data-enhance by voterbase id p99 (one
+ * client); phone search of 500 phones (one client, sequential); the api's RSS per voter.
+ */
+export async function lookupsBenchmark(
+  recorder: Recorder,
+  options: BenchOptions,
+  fixture: VoterFixture,
+): Promise<void> {
+  const dataDir = await fixture.importedDataDir();
+  const rows = fixture.generation?.rows ?? 1_000_000;
+  const voters = await sampleVoters(fixture.voterCsv, rows);
+  const key = await createApiKey(dataDir);
+  await runCli(['keys', 'lookups', 'bench', '--rights', 'all', '--daily-quota', '0'], {
+    dataDir,
+    timeoutMs: 30_000,
+  });
+  const service = await startService({
+    dataDir,
+    nodeArgs: options.profileArgs('lookups', 'server'),
+    env: { LOOKUP_RATE_PER_SECOND: '100000' },
+  });
+  try {
+    const headers = { 'x-api-key': key };
+    const started = performance.now();
+    const first: Record<string, unknown> = await getJson(
+      `${service.url}/person/data-enhance?search_id=${voters[0]!['voterbase_id']}`,
+      key,
+    );
+    if (first['match_found'] !== true) throw new Error(`data-enhance found nobody: ${JSON.stringify(first)}`);
+    recorder.metric('first lookup (loads the voter index)', performance.now() - started, 'ms');
+    const rss = procStatusBytes(service.pid) ?? 0;
+    recorder.metric('api RSS per voter', rss / rows, 'B', {
+      digits: 1,
+      note: `RSS ${(rss / 2 ** 20).toFixed(0)} MiB with ${rows.toLocaleString('en-US')} voters loaded (target: ≤ 200 B per voter + 300 MB)`,
+    });
+    recorder.check(
+      'api RSS ≤ 200 B per voter + 300 MB',
+      `${(rss / 2 ** 20).toFixed(0)} MiB`,
+      `≤ ${((200 * rows + 300e6) / 2 ** 20).toFixed(0)} MiB`,
+      rss <= 200 * rows + 300e6,
+    );
+
+    const checks = voters.map(
+      (v) =>
+        `/voter/voter-registration-check?first_name=${encodeURIComponent(v['first_name']!)}&last_name=${encodeURIComponent(v['last_name']!)}&state=${v['state']}&zip_code=${v['zip']}&dob=${v['dob']!.slice(0, 4)}*`,
+    );
+    let confirmed = 0;
+    for (const path of checks.slice(0, 200)) {
+      const body: Record<string, unknown> = await getJson(`${service.url}${path}`, key);
+      if (body['result'] === true) confirmed++;
+    }
+    recorder.metric(
+      'registration checks confirmed (200 voters of the file, name + ZIP + birth year)',
+      (confirmed / 200) * 100,
+      '%',
+    );
+    log(`lookups: registration check, ${CONNECTIONS} connections, ${DURATION_SECONDS} s`);
+    await load({
+      url: service.url,
+      headers,
+      connections: 10,
+      amount: 2000,
+      requests: [rotating(checks)],
+    } as autocannon.Options);
+    const result = await load({
+      url: service.url,
+      headers,
+      connections: CONNECTIONS,
+      duration: DURATION_SECONDS,
+      requests: [rotating(checks)],
+    });
+    recorder.metric('registration check lookups/s (50 clients)', result['2xx'] / result.duration, 'req/s', {
+      target: { min: 2000 },
+      note: `${result['2xx']} × 2xx, non-2xx ${result.non2xx}, errors ${result.errors}`,
+    });
+    recorder.metric('registration check p99 (50 clients)', result.latency.p99, 'ms', {
+      target: { max: 10 },
+      note: `p50 ${result.latency.p50} ms, p97.5 ${result.latency.p97_5} ms, max ${result.latency.max} ms`,
+    });
+    recorder.check(
+      'registration check responses',
+      `non-2xx ${result.non2xx}, errors ${result.errors}`,
+      'all 2xx',
+      result.non2xx === 0 && result.errors === 0,
+    );
+
+    log('lookups: data-enhance by voterbase id, 1 client, 5 s');
+    const ids = voters.map((v) => `/person/data-enhance?search_id=${v['voterbase_id']}`);
+    const enhance = await load({
+      url: service.url,
+      headers,
+      connections: 1,
+      duration: 5,
+      requests: [rotating(ids)],
+    });
+    recorder.metric('data-enhance by id p99 (1 client)', enhance.latency.p99, 'ms', {
+      target: { max: 2 },
+      note: `p50 ${enhance.latency.p50} ms; ${Math.round(enhance['2xx'] / enhance.duration)} req/s`,
+    });
+
+    log(`lookups: phone search of ${PHONES_PER_SEARCH} phones × ${PHONE_SEARCHES}`);
+    const phones = voters
+      .map((v) => v['wireless_phone'] || v['landline_phone'] || '')
+      .filter((p) => p !== '');
+    const times: number[] = [];
+    let found = 0;
+    for (let i = 0; i < PHONE_SEARCHES; i++) {
+      const batch = Array.from(
+        { length: PHONES_PER_SEARCH },
+        (_, k) => phones[(i * PHONES_PER_SEARCH + k) % phones.length],
+      );
+      const at = performance.now();
+      const body: Record<string, unknown> = await getJson(
+        `${service.url}/person/phone-search?phones=${batch.join(',')}`,
+        key,
+      );
+      times.push(performance.now() - at);
+      found += (body['result'] as unknown[]).length;
+    }
+    times.sort((a, b) => a - b);
+    recorder.metric(
+      `phone search of ${PHONES_PER_SEARCH} phones (median)`,
+      times[Math.floor(times.length / 2)]!,
+      'ms',
+      {
+        target: { max: 50 },
+        note: `max ${times.at(-1)!.toFixed(1)} ms; ${(found / PHONE_SEARCHES).toFixed(0)} records per search`,
+      },
+    );
+    recorder.raw['lookups'] = {
+      registration: result.latency,
+      enhance: enhance.latency,
+      phoneMs: times,
+      rssBytes: rss,
+    };
+  } finally {
+    await service.stop();
+  }
+}
