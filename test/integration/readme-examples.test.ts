@@ -64,23 +64,27 @@ describe("the README's examples, run against a started service", () => {
 
   /** A block as this test runs it: the service's address, its files and ids; `[--optional]` parts left out. */
   function runnable(block: string, jobId: string): string {
-    return block
-      .split('\n')
-      .map((line) =>
-        line
-          // The test keys have a webhook secret already: showing it again needs --rotate.
-          .replace('[--rotate [--immediately]]', '--rotate')
-          .replace(/\s*\[--(?:[^[\]]|\[[^\]]*\])*\]/g, '')
-          .replaceAll('key_…', line.includes('revoke') ? revocable : keyId)
-          .replaceAll('job_…', jobId),
-      )
-      .join('\n')
-      .replaceAll('http://localhost:8080', t.base)
-      .replaceAll('data/demo/sample-list.csv', join(dir, 'sample-list.csv'))
-      .replaceAll('~/.listmatch-key', join(dir, 'key.txt'))
-      .replaceAll('voters import voters.csv', `voters import ${join(FIXTURES, 'voters-small.csv')}`)
-      .replaceAll("export LISTMATCH_KEY='lm_…'", `export LISTMATCH_KEY='${key}'`)
-      .replaceAll('sleep 30', 'sleep 0.2');
+    return (
+      block
+        .split('\n')
+        .map((line) =>
+          line
+            // The test keys have a webhook secret already: showing it again needs --rotate.
+            .replace('[--rotate [--immediately]]', '--rotate')
+            .replace(/\s*\[--(?:[^[\]]|\[[^\]]*\])*\]/g, '')
+            .replaceAll('key_…', line.includes('revoke') ? revocable : keyId)
+            .replaceAll('job_…', jobId),
+        )
+        .join('\n')
+        .replaceAll('http://localhost:8080', t.base)
+        .replaceAll('data/demo/sample-list.csv', join(dir, 'sample-list.csv'))
+        .replaceAll('~/.listmatch-key', join(dir, 'key.txt'))
+        .replaceAll('voters import voters.csv', `voters import ${join(FIXTURES, 'voters-small.csv')}`)
+        .replaceAll("export LISTMATCH_KEY='lm_…'", `export LISTMATCH_KEY='${key}'`)
+        .replaceAll('sleep 30', 'sleep 0.2')
+        // The service under test allows polls at any pace: no 30 s waits.
+        .replaceAll('listmatch submit ', 'listmatch submit --poll-interval 0.2 ')
+    );
   }
 
   function bash(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
