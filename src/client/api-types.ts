@@ -405,6 +405,1068 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/voter/voter-registration-check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check one person's voter registration
+     * @description A trailing * is a wildcard (not first; not in names, state or unparsed_full_address): dob=1961* is the year 1961. Answers result (one record confirmed), too_many, result_set and parsed_address.
+     */
+    get: {
+      parameters: {
+        query: {
+          first_name: string;
+          last_name: string;
+          state: string;
+          street_number?: string;
+          street_name?: string;
+          city?: string;
+          zip_code?: string;
+          age?: string & (unknown & unknown);
+          dob?: string;
+          phone?: string;
+          email?: string;
+          unparsed_full_address?: string;
+          profile_id?: string & (unknown & unknown);
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The answer (error null); or, refused with error set: a Validation Error (bad parameters) or an Authorization Error (the key lacks this lookup's right) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | {
+                  error: null;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description State → YYYYMMDD: the date of the voter file's version holding that state */
+                  states_updated: {
+                    [key: string]: string;
+                  };
+                  /** @description true only when exactly one record matches confidently */
+                  result: boolean;
+                  /** @description two or more candidates are close and none is confirmed */
+                  too_many: boolean;
+                  /** @description The one confirmed record, else empty */
+                  result_set: {
+                    [key: string]: string | number;
+                  }[];
+                  parsed_address: {
+                    street_number: string;
+                    street_name: string;
+                    zip_code: string;
+                  };
+                }
+              | {
+                  /** @description "<Kind> Error: …"; never repeats a value of the query */
+                  error: string;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description Machine-readable error code */
+                  code?: string;
+                  request_id?: string;
+                };
+          };
+        };
+        /** @description Validation Error: a request the HTTP parser refused (malformed) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Authorization Error: missing, unknown or revoked key */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Rate Limit Error: the key's rate limit or daily quota of persons is spent */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            'Retry-After'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Validation Error: request line and headers over 16 KB */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error: no voter file is imported yet */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/person/data-enhance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Records of an id, a phone, an e-mail address or a household
+     * @description search_id_type voterbase (default), exacttrack, voter, smartvan or votebuilder (these three with state), phone, email, household. Answers output, output_size and match_found.
+     */
+    get: {
+      parameters: {
+        query: {
+          search_id: string;
+          search_id_type?: string;
+          state?: string;
+          profile_id?: string & (unknown & unknown);
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The answer (error null); or, refused with error set: a Validation Error (bad parameters) or an Authorization Error (the key lacks this lookup's right) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | {
+                  error: null;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description State → YYYYMMDD: the date of the voter file's version holding that state */
+                  states_updated: {
+                    [key: string]: string;
+                  };
+                  output: {
+                    [key: string]: string | number;
+                  }[];
+                  output_size: number;
+                  match_found: boolean;
+                }
+              | {
+                  /** @description "<Kind> Error: …"; never repeats a value of the query */
+                  error: string;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description Machine-readable error code */
+                  code?: string;
+                  request_id?: string;
+                };
+          };
+        };
+        /** @description Validation Error: a request the HTTP parser refused (malformed) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Authorization Error: missing, unknown or revoked key */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Rate Limit Error: the key's rate limit or daily quota of persons is spent */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            'Retry-After'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Validation Error: request line and headers over 16 KB */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error: no voter file is imported yet */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/person/radius-search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Voters of a similar name within a radius
+     * @description latitude and longitude, or an address; radius_size (default 10) in radius_unit (miles default), at most 120 miles. Answers output (best first), output_size, search_latitude and search_longitude.
+     */
+    get: {
+      parameters: {
+        query: {
+          first_name: string;
+          last_name: string;
+          middle_name?: string;
+          name_suffix?: string;
+          latitude?: string & (unknown & unknown);
+          longitude?: string & (unknown & unknown);
+          address?: string;
+          address_type?: string;
+          radius_size?: string & (unknown & unknown);
+          radius_unit?: string;
+          max_results?: string & (unknown & unknown);
+          gender?: string;
+          age_min?: string & (unknown & unknown);
+          age_max?: string & (unknown & unknown);
+          composite_score_min?: string & (unknown & unknown);
+          composite_score_max?: string & (unknown & unknown);
+          last_name_exact?: string & (unknown & unknown);
+          last_name_is_prefix?: string & (unknown & unknown);
+          last_name_prefix_length?: string & (unknown & unknown);
+          profile_id?: string & (unknown & unknown);
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The answer (error null); or, refused with error set: a Validation Error (bad parameters) or an Authorization Error (the key lacks this lookup's right) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | {
+                  error: null;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description State → YYYYMMDD: the date of the voter file's version holding that state */
+                  states_updated: {
+                    [key: string]: string;
+                  };
+                  /** @description Best composite_score first */
+                  output: {
+                    similarity_score: number;
+                    distance_km: number;
+                    distance_meters: number;
+                    distance_miles: number;
+                    distance_feet: number;
+                    proximity_score: number;
+                    composite_score: number;
+                    uniqueness_score: number;
+                    /** @description Excellent Match, Very Good Match, Good Match, Fair Match or Poor Match */
+                    confidence_indicator: string;
+                    'sm.score': number;
+                    'sm.explain': string;
+                    /** @description The record's vb.* fields */
+                    data_fields: {
+                      [key: string]: string | number;
+                    };
+                  }[];
+                  output_size: number;
+                  search_latitude: number;
+                  search_longitude: number;
+                }
+              | {
+                  /** @description "<Kind> Error: …"; never repeats a value of the query */
+                  error: string;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description Machine-readable error code */
+                  code?: string;
+                  request_id?: string;
+                };
+          };
+        };
+        /** @description Validation Error: a request the HTTP parser refused (malformed) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Authorization Error: missing, unknown or revoked key */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Rate Limit Error: the key's rate limit or daily quota of persons is spent */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            'Retry-After'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Validation Error: request line and headers over 16 KB */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error: no voter file is imported yet */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/person/phone-search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Voters of up to 500 phone numbers
+     * @description phones: the parameter repeated or comma-separated; each phone counts one person of the daily quota. Answers result and result_size.
+     */
+    get: {
+      parameters: {
+        query: {
+          phones: string | string[];
+          profile_id?: string & (unknown & unknown);
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The answer (error null); or, refused with error set: a Validation Error (bad parameters) or an Authorization Error (the key lacks this lookup's right) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | {
+                  error: null;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description State → YYYYMMDD: the date of the voter file's version holding that state */
+                  states_updated: {
+                    [key: string]: string;
+                  };
+                  /** @description Each record with the phone or email asked, its vb.* fields, sm.score and sm.explain */
+                  result: {
+                    [key: string]: string | number;
+                  }[];
+                  result_size: number;
+                }
+              | {
+                  /** @description "<Kind> Error: …"; never repeats a value of the query */
+                  error: string;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description Machine-readable error code */
+                  code?: string;
+                  request_id?: string;
+                };
+          };
+        };
+        /** @description Validation Error: a request the HTTP parser refused (malformed) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Authorization Error: missing, unknown or revoked key */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Rate Limit Error: the key's rate limit or daily quota of persons is spent */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            'Retry-After'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Validation Error: request line and headers over 16 KB */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error: no voter file is imported yet */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/person/email-search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Voters of up to 200 e-mail addresses
+     * @description emails: the parameter repeated or comma-separated; match_type I (individual, default) or H (household). Answers result and result_size.
+     */
+    get: {
+      parameters: {
+        query: {
+          emails: string | string[];
+          match_type?: string;
+          profile_id?: string & (unknown & unknown);
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The answer (error null); or, refused with error set: a Validation Error (bad parameters) or an Authorization Error (the key lacks this lookup's right) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | {
+                  error: null;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description State → YYYYMMDD: the date of the voter file's version holding that state */
+                  states_updated: {
+                    [key: string]: string;
+                  };
+                  /** @description Each record with the phone or email asked, its vb.* fields, sm.score and sm.explain */
+                  result: {
+                    [key: string]: string | number;
+                  }[];
+                  result_size: number;
+                }
+              | {
+                  /** @description "<Kind> Error: …"; never repeats a value of the query */
+                  error: string;
+                  /** @description The query parameters as received (a repeated parameter as a list); never the key */
+                  input: {
+                    [key: string]: string | string[];
+                  };
+                  /** @description Request id (UUID), new per answer */
+                  gateway_id: string;
+                  /** @description Request id (UUID), new per answer */
+                  function_id: string;
+                  /** @description Machine-readable error code */
+                  code?: string;
+                  request_id?: string;
+                };
+          };
+        };
+        /** @description Validation Error: a request the HTTP parser refused (malformed) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Authorization Error: missing, unknown or revoked key */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Rate Limit Error: the key's rate limit or daily quota of persons is spent */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying */
+            'Retry-After'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Validation Error: request line and headers over 16 KB */
+        431: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Presigned URL; empty or null when there is none */
+              url: string | null;
+              /** @description null on success, else "<Kind> Error: …" */
+              error: string | null;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+        /** @description Internal Error: no voter file is imported yet */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description "<Kind> Error: …"; never repeats a value of the query */
+              error: string;
+              /** @description The query parameters as received (a repeated parameter as a list); never the key */
+              input: {
+                [key: string]: string | string[];
+              };
+              /** @description Request id (UUID), new per answer */
+              gateway_id: string;
+              /** @description Request id (UUID), new per answer */
+              function_id: string;
+              /** @description Machine-readable error code */
+              code?: string;
+              request_id?: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/files/{jobId}/{name}': {
     parameters: {
       query?: never;

@@ -21,6 +21,77 @@ export type PollAnswer = Ok<'/service/smartmatch/poll'>;
 export type PollProgress = NonNullable<PollAnswer['progress']>;
 export type JobStatus = NonNullable<PollAnswer['status']>;
 
+/** A lookup's answer once it succeeded (`error` null): the refusal variant of its 200 body left out. */
+type LookupAnswer<P extends keyof paths> = Extract<Ok<P>, { error: null }>;
+export type RegistrationCheckAnswer = LookupAnswer<'/voter/voter-registration-check'>;
+export type DataEnhanceAnswer = LookupAnswer<'/person/data-enhance'>;
+export type RadiusSearchAnswer = LookupAnswer<'/person/radius-search'>;
+export type PhoneSearchAnswer = LookupAnswer<'/person/phone-search'>;
+export type EmailSearchAnswer = LookupAnswer<'/person/email-search'>;
+
+/** Parameters of a voter registration check (clients.md 25); a trailing `*` is a wildcard. */
+export interface RegistrationCheckParams {
+  first_name: string;
+  last_name: string;
+  /** Two letters. */
+  state: string;
+  street_number?: string;
+  street_name?: string;
+  city?: string;
+  zip_code?: string;
+  /** 18-120. */
+  age?: number;
+  /** `YYYYMMDD`, or `YYYY*` / `YYYYMM*`. */
+  dob?: string;
+  phone?: string;
+  email?: string;
+  unparsed_full_address?: string;
+  profile_id?: string;
+}
+
+/** Parameters of a data-enhance lookup (clients.md 26). */
+export interface DataEnhanceParams {
+  search_id: string;
+  search_id_type?:
+    | 'voterbase'
+    | 'exacttrack'
+    | 'phone'
+    | 'email'
+    | 'smartvan'
+    | 'votebuilder'
+    | 'voter'
+    | 'household';
+  /** Required for smartvan, votebuilder and voter. */
+  state?: string;
+  profile_id?: string;
+}
+
+/** Parameters of a radius search (clients.md 27): latitude and longitude, or an address. */
+export interface RadiusSearchParams {
+  first_name: string;
+  last_name: string;
+  middle_name?: string;
+  name_suffix?: string;
+  latitude?: number;
+  longitude?: number;
+  address?: string;
+  address_type?: 'reg';
+  radius_size?: number;
+  radius_unit?: 'miles' | 'kilometers' | 'meters' | 'feet';
+  /** 0-100; 0: up to 100. */
+  max_results?: number;
+  gender?: 'm' | 'f' | 'u' | 'a';
+  age_min?: number;
+  age_max?: number;
+  composite_score_min?: number;
+  composite_score_max?: number;
+  last_name_exact?: boolean;
+  last_name_is_prefix?: boolean;
+  /** 3-10. */
+  last_name_prefix_length?: number;
+  profile_id?: string;
+}
+
 /** Parameters of a list-matching registration (spec 2.4), typed; sent as the query string. */
 export interface SmartmatchParams {
   filename: string;
@@ -141,6 +212,56 @@ export class ListmatchClient {
   }
 
   /**
+   * Checks one person's voter registration (clients.md 25). Answers the body when `error` is
+   * null; throws ListmatchError for a refusal (validation, a missing right: 200 with `error`), a
+   * bad key (401), a rate limit or spent quota (429, with `retryAfterSeconds`) and failures.
+   */
+  async registrationCheck(params: RegistrationCheckParams): Promise<RegistrationCheckAnswer> {
+    return await this.lookup('/voter/voter-registration-check', params);
+  }
+
+  /** The records of an id, phone, e-mail address or household (clients.md 26); refusals throw. */
+  async dataEnhance(params: DataEnhanceParams): Promise<DataEnhanceAnswer> {
+    return await this.lookup('/person/data-enhance', params);
+  }
+
+  /** Voters of a similar name within a radius (clients.md 27); refusals throw. */
+  async radiusSearch(params: RadiusSearchParams): Promise<RadiusSearchAnswer> {
+    return await this.lookup('/person/radius-search', params);
+  }
+
+  /** The voters of up to 500 phone numbers (clients.md 28); refusals throw. */
+  async phoneSearch(
+    phones: readonly string[],
+    options: { profile_id?: string } = {},
+  ): Promise<PhoneSearchAnswer> {
+    return await this.lookup('/person/phone-search', { phones: phones.join(','), ...options });
+  }
+
+  /** The voters of up to 200 e-mail addresses (clients.md 29), individuals or households; refusals throw. */
+  async emailSearch(
+    emails: readonly string[],
+    options: { match_type?: 'I' | 'H'; profile_id?: string } = {},
+  ): Promise<EmailSearchAnswer> {
+    return await this.lookup('/person/email-search', { emails: emails.join(','), ...options });
+  }
+
+  private async lookup<P extends LookupPath>(path: P, params: object): Promise<LookupAnswer<P>> {
+    // The five paths share one shape of call; openapi-fetch's overloads are per path.
+    const get = this.api.GET as (
+      path: LookupPath,
+      init: { params: { query: Record<string, string> }; headers: Record<string, string> },
+    ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+    const { data, error, response } = await get(path, {
+      params: { query: queryOf(params) },
+      headers: this.headers,
+    });
+    const body = (data ?? error) as { error?: string | null } | undefined;
+    throwIfRefused(body, response);
+    return body as LookupAnswer<P>;
+  }
+
+  /**
    * PUTs a list to a presigned upload URL as the contract asks: no API key, no Content-Type,
    * `Content-Length` when `bytes` is given (else chunked). A stream is sent as it is read, never
    * held whole. `onBytes` hears the running total of bytes handed to the connection.
@@ -180,6 +301,13 @@ export class ListmatchClient {
     return response;
   }
 }
+
+type LookupPath =
+  | '/voter/voter-registration-check'
+  | '/person/data-enhance'
+  | '/person/radius-search'
+  | '/person/phone-search'
+  | '/person/email-search';
 
 /** Typed parameters as the query string's strings (booleans `true`/`false`; absent ones left out). */
 function queryOf(params: object): Record<string, string> {
