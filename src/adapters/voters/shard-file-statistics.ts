@@ -22,8 +22,9 @@ export async function storeFileStatistics(
   buildDirs: readonly string[],
   orders: readonly Uint32Array[],
 ): Promise<void> {
-  const count = new FileStatisticsCount(buildDirs.length);
-  const sample = new FileRandomPairSample(orders.reduce((sum, order) => sum + order.length, 0));
+  const voters = orders.reduce((sum, order) => sum + order.length, 0);
+  const count = new FileStatisticsCount(voters);
+  const sample = new FileRandomPairSample(voters);
   for (const [i, dir] of buildDirs.entries()) {
     const data = await readIndexData(join(dir, 'match'));
     count.add(data, orders[i]!);

@@ -56,7 +56,7 @@ function builtShards(
 
 /** The whole file's statistics counted from its shards, as an import does (two passes). */
 function countFile(built: readonly { index: MatchIndex; positions: number[] }[]): FileStatisticsCount {
-  const count = new FileStatisticsCount(built.length);
+  const count = new FileStatisticsCount(built.reduce((sum, { positions }) => sum + positions.length, 0));
   for (const { index, positions } of built) count.add(index.data, Uint32Array.from(positions));
   for (const { index } of built) count.countPostings(index.data.postings);
   return count;

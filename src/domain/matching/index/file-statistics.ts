@@ -20,9 +20,11 @@ import { StringDictionary } from './string-dictionary.ts';
  * depend on their order).
  *
  * The blocking keys too common to block on in the whole file are counted in a second pass:
- * `add` notes each shard's keys that may hold more than FILE_POSTINGS_FLOOR postings in the file
- * (a key of so many has more than its share of them in some shard), `countPostings` then sums
- * those keys' postings over every shard.
+ * `add` sums each shard's postings into a fixed table of counters by key hash (a key's counter
+ * holds its postings and those of the keys that share it, so a counter of at most
+ * FILE_POSTINGS_FLOOR rules out its keys); `countPostings` then sums exactly, over every shard,
+ * the postings of the keys whose counter is above it (the common keys, and the few that share
+ * their counters). Memory: the table (4 bytes per 4 to 64 voters), and the keys counted.
  */
 export class FileStatisticsCount {
   private size = 0;
@@ -35,16 +37,16 @@ export class FileStatisticsCount {
   private readonly zipFirstAt = new Map<number, number>();
   private cellIds: Uint32Array = new Uint32Array(0);
   private cellCounts: Uint32Array = new Uint32Array(0);
-  /** Postings a key needs in one shard to be counted over all of them. */
-  private readonly postingsShare: number;
-  /** Each noted key's postings in the shards counted so far (countPostings). */
+  /** Postings per counter of key hashes (by their low bits), summed over the shards added. */
+  private readonly keyLoads: Uint32Array;
+  /** The postings of the keys whose counter is above FILE_POSTINGS_FLOOR (countPostings). */
   private readonly postings = new Map<number, number>();
 
-  /** `shards`: how many shards the file has. */
-  constructor(shards: number) {
+  /** `voters`: the whole file's (it sizes the table of key counters). */
+  constructor(voters: number) {
     for (const field of TEXT_FIELDS) this.values[field] = new FileValueCounts();
-    // No key holds more than S · (share - 1) postings over S shards without `share` in one.
-    this.postingsShare = Math.ceil((FILE_POSTINGS_FLOOR + 1) / Math.max(1, shards));
+    // About 17 postings per voter: some 4 to 70 per counter on average, far below the floor.
+    this.keyLoads = new Uint32Array(2 ** Math.ceil(Math.log2(Math.min(2 ** 24, Math.max(2 ** 16, voters)))));
   }
 
   /**
@@ -82,9 +84,7 @@ export class FileStatisticsCount {
       const zip = fields.zip(voter);
       if (zip > 0 && zip < 100_000) countAt(this.zips, this.zipFirstAt, zip, order[voter]!);
     }
-    data.postings.forEachKey(this.postingsShare, (hash) => {
-      this.postings.set(hash, 0);
-    });
+    addKeyLoads(data.postings, this.keyLoads);
     [this.cellIds, this.cellCounts] = mergeSortedCounts(
       this.cellIds,
       this.cellCounts,
@@ -93,9 +93,24 @@ export class FileStatisticsCount {
     );
   }
 
-  /** One shard's postings, once every shard was added: the noted keys' postings there. */
+  /** One shard's postings, once every shard was added: those of the keys that may be common. */
   countPostings(postings: PackedPostings): void {
-    for (const [hash, count] of this.postings) this.postings.set(hash, count + postings.count(hash));
+    const loads = this.keyLoads;
+    const mask = loads.length - 1;
+    const { directory, residuals } = postings;
+    const bucketSpan = 2 ** (32 - postings.bits);
+    for (let b = 0; b + 1 < directory.length; b++) {
+      const end = directory[b + 1]!;
+      for (let i = directory[b]!; i < end; ) {
+        const residual = residuals[i]!;
+        let next = i + 1;
+        while (next < end && residuals[next] === residual) next++;
+        const hash = b * bucketSpan + residual;
+        if (loads[hash & mask]! > FILE_POSTINGS_FLOOR)
+          this.postings.set(hash, (this.postings.get(hash) ?? 0) + next - i);
+        i = next;
+      }
+    }
   }
 
   /** The file's figures, once every shard was added and its postings counted. */
@@ -118,6 +133,18 @@ export class FileStatisticsCount {
       cellIds: this.cellIds,
       cellCounts: this.cellCounts,
     };
+  }
+}
+
+/** Adds each posting to the counter of its key hash's low bits (`loads` has a power of two of them). */
+function addKeyLoads(postings: PackedPostings, loads: Uint32Array): void {
+  const mask = loads.length - 1;
+  const { directory, residuals } = postings;
+  const bucketSpan = 2 ** (32 - postings.bits);
+  for (let b = 0; b + 1 < directory.length; b++) {
+    const high = b * bucketSpan;
+    const end = directory[b + 1]!;
+    for (let i = directory[b]!; i < end; i++) loads[(high + residuals[i]!) & mask]!++;
   }
 }
 

@@ -151,20 +151,6 @@ export class PackedPostings {
     return end;
   }
 
-  /** Calls `visit` with each key (hash, ascending) that has at least `least` entries, and their count. */
-  forEachKey(least: number, visit: (hash: number, count: number) => void): void {
-    const { directory, residuals } = this;
-    const shift = this.#shift;
-    for (let b = 0; b + 1 < directory.length; b++) {
-      const limit = directory[b + 1]!;
-      for (let start = directory[b]!; start < limit; ) {
-        const end = this.#endOf(start, limit, residuals[start]!);
-        if (end - start >= least) visit((b * 2 ** shift + residuals[start]!) >>> 0, end - start);
-        start = end;
-      }
-    }
-  }
-
   /** Number of entries with this hash (the key's frequency). */
   count(hash: number): number {
     const [start, end] = this.range(hash);

@@ -5,7 +5,7 @@ import {
 } from '../index/file-statistics.ts';
 import { positionOf } from '../index/lower-bound.ts';
 import { MatchIndex, MatchIndexBuilder } from '../index/match-index.ts';
-import type { NormalizedPerson } from '../normalize/person.ts';
+import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
 import {
   estimateFileRandomPairU,
   type RandomPairFigures,
@@ -26,6 +26,8 @@ export class FileRandomPairSample {
   /** The sampled file positions, distinct and ascending: voter k of the sample's index is the k-th. */
   private readonly positions: Uint32Array;
   private readonly persons: (NormalizedPerson | undefined)[];
+  /** Per sampled position, whether it is only ever measured for distance (its place is all u reads). */
+  private readonly placeOnly: Uint8Array;
   private readonly size: number;
 
   /** `size`: voters in the whole file. */
@@ -40,6 +42,8 @@ export class FileRandomPairSample {
     for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[distinct++] = all[i]!;
     this.positions = all.slice(0, distinct);
     this.persons = new Array(distinct);
+    this.placeOnly = new Uint8Array(distinct).fill(1);
+    for (const position of pairs) this.placeOnly[positionOf(this.positions, position)] = 0;
   }
 
   /** One shard's index and each of its voters' file position (ascending): reads its sampled voters. */
@@ -48,7 +52,11 @@ export class FileRandomPairSample {
     const positions = this.positions;
     for (let k = 0; k < positions.length; k++) {
       const voter = positionOf(order, positions[k]!);
-      if (voter >= 0) this.persons[k] = voterAsPerson(index, voter);
+      if (voter < 0) continue;
+      const person = voterAsPerson(index, voter);
+      // A voter only measured for distance is indexed by its place alone (fewer keys to build).
+      this.persons[k] =
+        this.placeOnly[k] === 1 ? { ...emptyPerson(), lat: person.lat, lon: person.lon } : person;
     }
   }
 
