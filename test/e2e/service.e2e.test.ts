@@ -59,7 +59,7 @@ describe('the service as a separate process', () => {
       const lines = csv.trimEnd().split('\n');
       assert.equal(
         lines[0],
-        'matchback_id,voterbase_id,voter_id,state,exact_track,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party,vb.given_name',
+        'matchback_id,voterbase_id,voter_id,state,exact_track,ts__input_row,ts__row,tsmart_match_code,vb.voterbase_id,vb.party,vb.given_name,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain',
       );
       assert.equal(lines.length, 2_001);
       const matched = lines.slice(1).filter((l) => l.split(',')[7] === 'Y').length;

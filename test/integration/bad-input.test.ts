@@ -50,7 +50,7 @@ describe('bad input files never crash the service; the job says why', () => {
     assert.deepEqual(result.summary.warnings.byKind, { no_data_rows: 1 });
     assert.equal(
       result.csv!.split('\n')[0],
-      'first_name,last_name,voter_id,state,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party',
+      'first_name,last_name,voter_id,state,ts__input_row,ts__row,tsmart_match_code,vb.voterbase_id,vb.party,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain',
     );
   });
 
@@ -180,7 +180,7 @@ describe('bad input files never crash the service; the job says why', () => {
     assert.equal(lines.length, 3);
     assert.ok(lines[1]!.includes(long));
     // The client's own cells come back as sent; summary.json counts the formula-like ones.
-    assert.match(lines[2]!, /^@SUM\(A1\),\+cmd,-2,2,,N,/);
+    assert.match(lines[2]!, /^@SUM\(A1\),\+cmd,-2,2,2,N,/);
     assert.deepEqual(result.summary.formulaCells, { total: 2, byColumn: { voterbase_id: 1, first_name: 1 } });
   });
 

@@ -29,9 +29,16 @@ const IDS_LIST = [
   'e,NC-000000002,9001,,NC', // ranks 1 and 2
 ].join('\n');
 
-/** Column positions in the output: matchback_id … then sm.input_row, sm.rank, sm.match. */
+/**
+ * Column positions in the output of a 5-column list (the test key's profile appends vb.party): its
+ * columns, then ts__input_row, ts__row, tsmart_match_code, vb.voterbase_id, vb.party,
+ * sm.input_row, sm.rank, sm.match, …
+ */
 const INPUT_ROW = 5;
-const RANK = 6;
+const TS_ROW = 6;
+const VOTERBASE_ID = 8;
+const RANK = 11;
+const MATCH = 12;
 
 const lines = (csv: Buffer) => csv.toString('utf8').trimEnd().split('\n');
 const cells = (line: string) => line.split(',');
@@ -72,7 +79,7 @@ describe('delivery archive', () => {
     assert.equal(best[0], additional[0], 'same columns in both');
     assert.match(
       best[0]!,
-      /^matchback_id,voterbase_id,smartvan_id,voter_id,state,sm\.input_row,sm\.rank,sm\.match,/,
+      /^matchback_id,voterbase_id,smartvan_id,voter_id,state,ts__input_row,ts__row,tsmart_match_code,vb\.voterbase_id,vb\.party,sm\.input_row,sm\.rank,sm\.match,/,
     );
     // _best: exactly one line per input row, in input order, unmatched rows included.
     assert.deepEqual(
@@ -85,13 +92,13 @@ describe('delivery archive', () => {
         ['e', '5', '1'],
       ],
     );
-    // _additional: ranks 2.. only, in input order then rank.
+    // _additional: ranks 2.. only, in input order then rank, each line numbered in its file.
     assert.deepEqual(
-      additional.slice(1).map((l) => [cells(l)[0], cells(l)[RANK]]),
+      additional.slice(1).map((l) => [cells(l)[0], cells(l)[RANK], cells(l)[TS_ROW]]),
       [
-        ['a', '2'],
-        ['a', '3'],
-        ['e', '2'],
+        ['a', '2', '1'],
+        ['a', '3', '2'],
+        ['e', '2', '3'],
       ],
     );
     const summary = JSON.parse(entries.get('summary.json')!.toString('utf8'));
@@ -129,7 +136,12 @@ describe('delivery archive', () => {
     // The split holds exactly the poll download's lines.
     const best = lines(entries.get('ranked_csv_best.csv')!);
     const additional = lines(entries.get('ranked_csv_additional.csv')!);
-    assert.deepEqual([...best.slice(1), ...additional.slice(1)].sort(), csv.slice(1).sort());
+    // Each line numbered in its own file (ts__row): the same lines otherwise.
+    const unnumbered = (line: string) => cells(line).toSpliced(TS_ROW, 1).join(',');
+    assert.deepEqual(
+      [...best.slice(1), ...additional.slice(1)].map(unnumbered).sort(),
+      csv.slice(1).map(unnumbered).sort(),
+    );
     assert.equal(best.length, 1 + 5);
   });
 
@@ -158,9 +170,8 @@ describe('delivery archive', () => {
     const result = await waitForResult(t, key, 'couples');
     const entries = await readZip(Buffer.from(await (await fetch(result.url)).arrayBuffer()));
     const best = lines(entries.get('couples_best.csv')!).slice(1);
-    // matchback_id,first_name_combined,last_name,address1,zip,sm.input_row,sm.rank,sm.match,…,vb.voterbase_id
     assert.deepEqual(
-      best.map((l) => [cells(l)[0], cells(l)[6], cells(l)[7]]),
+      best.map((l) => [cells(l)[0], cells(l)[RANK], cells(l)[MATCH]]),
       [
         ['couple', '1', 'Y'],
         ['couple', '2', 'Y'],
@@ -170,12 +181,12 @@ describe('delivery archive', () => {
     assert.deepEqual(
       best
         .slice(0, 2)
-        .map((l) => cells(l)[11])
+        .map((l) => cells(l)[VOTERBASE_ID])
         .sort(),
       ['NC-000000001', 'NC-000000002'],
     );
     for (const line of lines(entries.get('couples_additional.csv')!).slice(1)) {
-      assert.ok(Number(cells(line)[6]) >= 3, line);
+      assert.ok(Number(cells(line)[RANK]) >= 3, line);
     }
   });
 
@@ -195,14 +206,18 @@ describe('delivery archive', () => {
     const { csv: one, jobId } = await run('couples_one', 1);
     const { csv: two } = await run('couples_two', 2);
     assert.deepEqual(
-      one.map((l) => [cells(l)[0], cells(l)[6]]),
+      one.map((l) => [cells(l)[0], cells(l)[RANK]]),
       [
         ['couple', '1'],
         ['single', '1'],
       ],
     );
     assert.equal(one[0], two[0], 'the better-scoring person, as rank 1 of max_matches=2');
-    assert.ok(Number(cells(two[0]!)[8]) >= Number(cells(two[1]!)[8]), 'rank 1 scores at least rank 2');
+    const SCORE = RANK + 2;
+    assert.ok(
+      Number(cells(two[0]!)[SCORE]) >= Number(cells(two[1]!)[SCORE]),
+      'rank 1 scores at least rank 2',
+    );
     const entries = await readZip(await archiveOf(jobId));
     const summary = JSON.parse(entries.get('summary.json')!.toString('utf8'));
     assert.deepEqual([summary.rows, summary.matchedRows, summary.outputRows], [2, 2, 2]);

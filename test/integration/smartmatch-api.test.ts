@@ -50,22 +50,22 @@ describe('list matching over real HTTP', () => {
     const lines = bytes.toString('utf8').trimEnd().split('\n');
     assert.equal(
       lines[0],
-      'matchback_id,First_Name,LAST_NAME,voter_id,State,notes,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party,vb.email',
+      'matchback_id,First_Name,LAST_NAME,voter_id,State,notes,ts__input_row,ts__row,tsmart_match_code,vb.voterbase_id,vb.party,vb.email,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain',
     );
     assert.equal(
       lines[1],
-      '1,Peggy,Smith,123456,nc,first,1,1,Y,100,voter_id,voter_id=exact first=nickname last=exact state=exact,NC-000000001,DEM,peggy.smith@example.com',
+      '1,Peggy,Smith,123456,nc,first,1,1,Y,NC-000000001,DEM,peggy.smith@example.com,1,1,Y,100,voter_id,voter_id=exact first=nickname last=exact state=exact',
     );
     assert.equal(
       lines[2],
-      'abc-007,Jose,Munoz,777,NC,"has, comma",2,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,NC-000000003,UNA,jose.munoz@example.com',
+      'abc-007,Jose,Munoz,777,NC,"has, comma",2,2,Y,NC-000000003,UNA,jose.munoz@example.com,2,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact',
     );
     // Every cell of the client's columns comes back byte for byte (formula-like ones counted in
     // the summary); the embedded newline became a space.
-    assert.equal(lines[3], '3,Nobody,Here,999999,NC,=cmd(),3,,N,,,,,,');
+    assert.equal(lines[3], '3,Nobody,Here,999999,NC,=cmd(),3,3,N,,,,3,,N,,,,');
     assert.equal(
       lines[4],
-      '=1+1,Mary,OBrien,000123456,OH,two lines,4,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact,OH-000000004,REP,',
+      '=1+1,Mary,OBrien,000123456,OH,two lines,4,4,Y,OH-000000004,REP,,4,1,Y,100,voter_id,voter_id=exact first=exact last=exact state=exact',
     );
     assert.equal(lines.length, 5);
   });
@@ -86,11 +86,12 @@ describe('list matching over real HTTP', () => {
     const lines = await read(key, 'names_default');
     assert.equal(lines.length, 3);
     const [peggy, jose, nobody] = lines.map((l) => l.split(','));
-    // matchback_id,…,zip,sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id,vb.party
-    assert.deepEqual([peggy![7], peggy![9], peggy![11]], ['Y', 'name_address', 'NC-000000001']);
-    assert.match(peggy![10]!, /^first=nickname last=exact .*address=exact zip=exact$/);
-    assert.ok(Number(peggy![8]) >= 90, `score ${peggy![8]}`);
-    assert.deepEqual([jose![7], jose![11]], ['Y', 'NC-000000003']);
+    // matchback_id,…,zip,ts__input_row,ts__row,tsmart_match_code,vb.voterbase_id,vb.party,
+    // sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain
+    assert.deepEqual([peggy![7], peggy![14], peggy![8]], ['Y', 'name_address', 'NC-000000001']);
+    assert.match(peggy![15]!, /^first=nickname last=exact .*address=exact zip=exact$/);
+    assert.ok(Number(peggy![13]) >= 90, `score ${peggy![13]}`);
+    assert.deepEqual([jose![7], jose![8]], ['Y', 'NC-000000003']);
     assert.equal(nobody![7], 'N');
 
     const strict = await t.createKey({ name: 'strict client' });
@@ -148,10 +149,10 @@ describe('list matching over real HTTP', () => {
     const csv = await (await fetch((await waitForResult(t, key, 'ranks')).url)).text();
     const rows = csv.trimEnd().split('\n').slice(1);
     assert.deepEqual(
-      rows.map((r) => r.split(',').slice(3, 10).join(',')),
+      rows.map((r) => r.split(',').slice(3).join(',')),
       [
-        '1,1,Y,100,voterbase_id,voterbase_id=exact state=exact,NC-000000001',
-        '1,2,Y,100,smartvan_id,smartvan_id=exact state=exact,NC-000000002',
+        '1,1,Y,NC-000000001,DEM,1,1,Y,100,voterbase_id,voterbase_id=exact state=exact',
+        '1,2,Y,NC-000000002,REP,1,2,Y,100,smartvan_id,smartvan_id=exact state=exact',
       ],
     );
   });

@@ -3,7 +3,14 @@ import type { AppendedField } from '../keys/key-types.ts';
 import { IDENTIFIER_COLUMNS, type IdentifierColumn, type MatchInput } from '../matching/matcher.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 
-/** Columns the service adds after the input columns, before the appended voter fields. */
+/**
+ * Columns the service adds right after the input columns, before the appended voter fields: what
+ * warehouse code written against the documented service reads (clients.md rule 24). `ts__row`
+ * is the line's number in its file (1 for the first line under the header).
+ */
+export const LEAD_COLUMNS = ['ts__input_row', 'ts__row', 'tsmart_match_code', 'vb.voterbase_id'] as const;
+
+/** The service's own columns, after the appended voter fields. */
 export const MATCH_COLUMNS = [
   'sm.input_row',
   'sm.rank',
@@ -11,8 +18,15 @@ export const MATCH_COLUMNS = [
   'sm.score',
   'sm.method',
   'sm.explain',
-  'vb.voterbase_id',
 ] as const;
+
+/** The result's header: the client's columns, LEAD_COLUMNS, the appended fields, MATCH_COLUMNS. */
+export const resultHeader = (header: readonly string[], layout: Pick<ListLayout, 'appendedHeaders'>) => [
+  ...header,
+  ...LEAD_COLUMNS,
+  ...layout.appendedHeaders,
+  ...MATCH_COLUMNS,
+];
 
 /** Widest header accepted: contact lists have tens of columns; thousands means a broken file. */
 export const MAX_LIST_COLUMNS = 1000;
@@ -103,7 +117,7 @@ export function planLayout(
   // The client's columns come back byte for byte (clients join on them: matchback_id, phones
   // written `+1 …`); only the columns the service adds are neutralized against spreadsheet
   // formulas. The summary counts the client's formula-like cells instead.
-  const extra = MATCH_COLUMNS.length + appendedFields.length;
+  const extra = LEAD_COLUMNS.length + appendedFields.length + MATCH_COLUMNS.length;
   const voterbaseId = voters?.columnIndex('voterbase_id') ?? -1;
   return {
     width: header.length,

@@ -10,6 +10,7 @@ import { IDENTIFIER_COLUMNS, type Matcher } from '../matching/matcher.ts';
 import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { LEAD_COLUMNS } from './list-layout.ts';
 import { listRun } from './list-run.ts';
 import {
   inThreadExecutor,
@@ -33,7 +34,11 @@ const APPENDED: AppendedField[] = [
   { source: 'party', as: 'party' },
   { source: 'county', as: 'county' },
 ];
-const MATCH_HEADER = 'sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain,vb.voterbase_id';
+const LEAD_HEADER = 'ts__input_row,ts__row,tsmart_match_code,vb.voterbase_id';
+const MATCH_HEADER = 'sm.input_row,sm.rank,sm.match,sm.score,sm.method,sm.explain';
+/** The result's header for a list's header: the lead columns, the appended fields, the service's own. */
+const resultHeader = (client: string, appended = '') =>
+  `${client},${LEAD_HEADER}${appended === '' ? '' : `,${appended}`},${MATCH_HEADER}`;
 
 /** A list's run as these tests give it (the run's settings, the matcher, the sinks besides `output`). */
 interface Options {
@@ -122,22 +127,25 @@ describe('matchList output layout', () => {
     const { lines } = await run('matchback_id,voterbase_id,Notes\nm1,TX-000000001,hi\n', {
       appendedFields: APPENDED,
     });
-    assert.equal(lines[0], `matchback_id,voterbase_id,Notes,${MATCH_HEADER},vb.party,vb.county`);
+    assert.equal(lines[0], resultHeader('matchback_id,voterbase_id,Notes', 'vb.party,vb.county'));
     assert.deepEqual(MATCH_COLUMNS, MATCH_HEADER.split(','));
+    assert.deepEqual(LEAD_COLUMNS, LEAD_HEADER.split(','));
   });
 
   it('writes a matched row with rank 1, Y, the score, the method, the voterbase_id and the appended fields', async () => {
     const { lines } = await run('matchback_id,voterbase_id,Notes\nm1,TX-000000001,hi\n', {
       appendedFields: APPENDED,
     });
-    assert.deepEqual(lines.slice(1), ['m1,TX-000000001,hi,1,1,Y,100,voterbase_id,,TX-000000001,D,Travis']);
+    assert.deepEqual(lines.slice(1), [
+      'm1,TX-000000001,hi,1,1,Y,TX-000000001,D,Travis,1,1,Y,100,voterbase_id,',
+    ]);
   });
 
   it('keeps unmatched rows with N and empty match columns', async () => {
     const { lines } = await run('matchback_id,voterbase_id,Notes\nm2,TX-999999999,x\nm3,,y\n', {
       appendedFields: APPENDED,
     });
-    assert.deepEqual(lines.slice(1), ['m2,TX-999999999,x,1,,N,,,,,,', 'm3,,y,2,,N,,,,,,']);
+    assert.deepEqual(lines.slice(1), ['m2,TX-999999999,x,1,1,N,,,,1,,N,,,,', 'm3,,y,2,2,N,,,,2,,N,,,,']);
   });
 
   it('writes one line per match with ranks 1 and 2 when max_matches is 2', async () => {
@@ -149,8 +157,8 @@ describe('matchList output layout', () => {
       },
     );
     assert.deepEqual(lines.slice(1), [
-      'm1,TX-000000001,777,TX,1,1,Y,100,voterbase_id,,TX-000000001,D',
-      "m1,TX-000000001,777,TX,1,2,Y,100,voter_id,,TX-000000002,'=R",
+      'm1,TX-000000001,777,TX,1,1,Y,TX-000000001,D,1,1,Y,100,voterbase_id,',
+      "m1,TX-000000001,777,TX,1,2,Y,TX-000000002,'=R,1,2,Y,100,voter_id,",
     ]);
     assert.equal(summary.rows, 1);
     assert.equal(summary.matchedRows, 1);
@@ -165,8 +173,8 @@ describe('matchList output layout', () => {
       ],
     });
     assert.deepEqual(lines, [
-      `voterbase_id,${MATCH_HEADER},vb.missing,vb.party`,
-      'TX-000000001,1,1,Y,100,voterbase_id,,TX-000000001,,D',
+      resultHeader('voterbase_id', 'vb.missing,vb.party'),
+      'TX-000000001,1,1,Y,TX-000000001,,D,1,1,Y,100,voterbase_id,',
     ]);
     assert.equal(summary.warnings.byKind['appended_field_missing'], 1);
   });
@@ -183,20 +191,20 @@ describe('matchList input handling', () => {
   it('matches header names case-insensitively, with a BOM and CRLF line ends', async () => {
     const { lines, summary } = await run('\uFEFFVoterBase_ID,STATE,Voter_ID\r\nxx-1,tx,0012345\r\n');
     assert.deepEqual(lines, [
-      `VoterBase_ID,STATE,Voter_ID,${MATCH_HEADER}`,
-      'xx-1,tx,0012345,1,1,Y,100,voter_id,,TX-000000001',
+      resultHeader('VoterBase_ID,STATE,Voter_ID'),
+      'xx-1,tx,0012345,1,1,Y,TX-000000001,1,1,Y,100,voter_id,',
     ]);
     assert.deepEqual(summary.identifierColumns, ['voterbase_id', 'state', 'voter_id']);
   });
 
   it('accepts spaces and hyphens for underscores in header names', async () => {
     const { lines } = await run(' Exact Track ,voter-id\nET0002,\n');
-    assert.equal(lines[1], 'ET0002,,1,1,Y,100,exact_track,,TX-000000002');
+    assert.equal(lines[1], 'ET0002,,1,1,Y,TX-000000002,1,1,Y,100,exact_track,');
   });
 
   it('reads a file without a final newline', async () => {
     const { lines } = await run('voterbase_id\nTX-000000001');
-    assert.equal(lines[1], 'TX-000000001,1,1,Y,100,voterbase_id,,TX-000000001');
+    assert.equal(lines[1], 'TX-000000001,1,1,Y,TX-000000001,1,1,Y,100,voterbase_id,');
   });
 
   it('carries unknown columns through unchanged, in place', async () => {
@@ -204,8 +212,8 @@ describe('matchList input handling', () => {
       'Favorite Color,voterbase_id,"notes, misc",Donor Level\n"red, dark",TX-000000002,"said ""hi""",Gold\n',
     );
     assert.deepEqual(lines, [
-      `Favorite Color,voterbase_id,"notes, misc",Donor Level,${MATCH_HEADER}`,
-      '"red, dark",TX-000000002,"said ""hi""",Gold,1,1,Y,100,voterbase_id,,TX-000000002',
+      resultHeader('Favorite Color,voterbase_id,"notes, misc",Donor Level'),
+      '"red, dark",TX-000000002,"said ""hi""",Gold,1,1,Y,TX-000000002,1,1,Y,100,voterbase_id,',
     ]);
     assert.deepEqual(summary.passthroughColumns, ['Favorite Color', 'notes, misc', 'Donor Level']);
     assert.deepEqual(summary.identifierColumns, ['voterbase_id']);
@@ -228,12 +236,15 @@ describe('matchList input handling', () => {
     const { lines } = await run(
       'voterbase_id,phone,a,b,c,d,e,f,g\n=cmd|x,+1 336 828 5232,=SUM(A1),+x,-x,@x,-78.91,+19195550100,\tt\n',
     );
-    assert.equal(lines[1], '=cmd|x,+1 336 828 5232,=SUM(A1),+x,-x,@x,-78.91,+19195550100,\tt,1,,N,,,,');
+    assert.equal(
+      lines[1],
+      '=cmd|x,+1 336 828 5232,=SUM(A1),+x,-x,@x,-78.91,+19195550100,\tt,1,1,N,,1,,N,,,,',
+    );
   });
 
   it('returns the header names as written, even one a spreadsheet would read as a formula', async () => {
     const { lines } = await run('voterbase_id,+phone,@note\nTX-000000001,1,2\n');
-    assert.equal(lines[0], `voterbase_id,+phone,@note,${MATCH_HEADER}`);
+    assert.equal(lines[0], resultHeader('voterbase_id,+phone,@note'));
   });
 
   it("prefixes ' to the formula-like cells of the columns it adds (the appended voter fields), leaving numbers alone", async () => {
@@ -252,7 +263,7 @@ describe('matchList input handling', () => {
     });
     assert.equal(
       lines[1],
-      `=1,"=HYPERLINK(""x"")",1,1,Y,100,voterbase_id,,"'=HYPERLINK(""x"")",'@R,'+1 336 828 5232,-78.91`,
+      `=1,"=HYPERLINK(""x"")",1,1,Y,"'=HYPERLINK(""x"")",'@R,'+1 336 828 5232,-78.91,1,1,Y,100,voterbase_id,`,
     );
   });
 
@@ -261,7 +272,10 @@ describe('matchList input handling', () => {
       'voterbase_id,note,matchback_id\nTX-000000001,"line 1\nline 2\r\nline 3","a\nb"\n',
     );
     assert.equal(output.split('\n').length, 3);
-    assert.equal(lines[1], 'TX-000000001,line 1 line 2 line 3,a b,1,1,Y,100,voterbase_id,,TX-000000001');
+    assert.equal(
+      lines[1],
+      'TX-000000001,line 1 line 2 line 3,a b,1,1,Y,TX-000000001,1,1,Y,100,voterbase_id,',
+    );
   });
 
   it('pads short rows, drops extra fields and counts both as warnings', async () => {
@@ -269,9 +283,9 @@ describe('matchList input handling', () => {
       'voterbase_id,a,b\nTX-000000001\nTX-000000002,1,2,3,4\nOH-000000003,x,y\n',
     );
     assert.deepEqual(lines.slice(1), [
-      'TX-000000001,,,1,1,Y,100,voterbase_id,,TX-000000001',
-      'TX-000000002,1,2,2,1,Y,100,voterbase_id,,TX-000000002',
-      'OH-000000003,x,y,3,1,Y,100,voterbase_id,,OH-000000003',
+      'TX-000000001,,,1,1,Y,TX-000000001,1,1,Y,100,voterbase_id,',
+      'TX-000000002,1,2,2,2,Y,TX-000000002,2,1,Y,100,voterbase_id,',
+      'OH-000000003,x,y,3,3,Y,OH-000000003,3,1,Y,100,voterbase_id,',
     ]);
     assert.equal(summary.warnings.total, 2);
     assert.deepEqual(summary.warnings.byKind, { ragged_row: 2 });
@@ -350,7 +364,7 @@ describe('matchList refusals', () => {
         maxRowBytes: 1024,
       },
     );
-    assert.deepEqual(lines.slice(1), ['TX-000000002,ok,1,1,Y,100,voterbase_id,,TX-000000002']);
+    assert.deepEqual(lines.slice(1), ['TX-000000002,ok,1,1,Y,TX-000000002,1,1,Y,100,voterbase_id,']);
     assert.deepEqual(summary.warnings.byKind, { row_too_long: 1 });
   });
 
@@ -363,7 +377,7 @@ describe('matchList refusals', () => {
     ];
     const summary = await matchList(inputFor('', output, { maxRowBytes: 1024, chunks }));
     assert.deepEqual((await collected).trimEnd().split('\n').slice(1), [
-      'TX-000000002,ok,1,1,Y,100,voterbase_id,,TX-000000002',
+      'TX-000000002,ok,1,1,Y,TX-000000002,1,1,Y,100,voterbase_id,',
     ]);
     assert.deepEqual(summary.warnings.byKind, { row_too_long: 1 });
     assert.equal(summary.rows, 1);
@@ -395,7 +409,7 @@ describe('matchList refusals', () => {
 
   it('answers a header without data rows with zero rows and a no_data_rows warning', async () => {
     const { lines, summary } = await run('matchback_id,voterbase_id\n');
-    assert.deepEqual(lines, [`matchback_id,voterbase_id,${MATCH_HEADER}`]);
+    assert.deepEqual(lines, [resultHeader('matchback_id,voterbase_id')]);
     assert.deepEqual(summary, {
       rows: 0,
       matchedRows: 0,
@@ -489,7 +503,7 @@ describe('matchList summary', () => {
     };
     const { summary, lines } = await run('voterbase_id\nA\nB\n', { matcher: silent });
     assert.deepEqual(summary.unmatchedReasons, { no_match: 2 });
-    assert.equal(lines[2], 'B,2,,N,,,,');
+    assert.equal(lines[2], 'B,2,2,N,,2,,N,,,,');
   });
 
   it('writes sm.explain, counts ambiguous best matches and unusable values', async () => {
@@ -514,7 +528,10 @@ describe('matchList summary', () => {
     assert.equal(summary.ambiguousMatches, 1);
     assert.deepEqual(summary.inputProblems, { invalid_phone: 1, invalid_dob: 1 });
     assert.deepEqual(summary.unmatchedReasons, { invalid_phone: 1 });
-    assert.match(lines[1]!, /^ANN,27601,1,1,Y,51,name_zip,first=exact zip=exact ambiguous,/);
+    assert.match(
+      lines[1]!,
+      /^ANN,27601,1,1,Y,TX-000000001,1,1,Y,51,name_zip,first=exact zip=exact ambiguous$/,
+    );
   });
 
   it('bands best-match scores by 5 (95-100 last) and counts states, unknown when the voter has none', async () => {
@@ -577,20 +594,29 @@ describe('matchList split into best and additional matches', () => {
       'm4,TX-000000002,00012345,TX', // ranks 1 and 2
     ].join('\n');
     const { all, best, additional, summary } = await runSplit(csv, { maxMatches: 3 });
-    const header = `matchback_id,voterbase_id,voter_id,state,${MATCH_HEADER}`;
+    const header = resultHeader('matchback_id,voterbase_id,voter_id,state');
     assert.deepEqual([all[0], best[0], additional[0]], [header, header, header]);
     assert.deepEqual(best.slice(1), [
-      'm1,TX-000000001,777,TX,1,1,Y,100,voterbase_id,,TX-000000001',
-      'm2,TX-999999999,,,2,,N,,,,',
-      'm3,OH-000000003,,,3,1,Y,100,voterbase_id,,OH-000000003',
-      'm4,TX-000000002,00012345,TX,4,1,Y,100,voterbase_id,,TX-000000002',
+      'm1,TX-000000001,777,TX,1,1,Y,TX-000000001,1,1,Y,100,voterbase_id,',
+      'm2,TX-999999999,,,2,2,N,,2,,N,,,,',
+      'm3,OH-000000003,,,3,3,Y,OH-000000003,3,1,Y,100,voterbase_id,',
+      'm4,TX-000000002,00012345,TX,4,4,Y,TX-000000002,4,1,Y,100,voterbase_id,',
     ]);
     assert.deepEqual(additional.slice(1), [
-      'm1,TX-000000001,777,TX,1,2,Y,100,voter_id,,TX-000000002',
-      'm4,TX-000000002,00012345,TX,4,2,Y,100,voter_id,,TX-000000001',
+      'm1,TX-000000001,777,TX,1,1,Y,TX-000000002,1,2,Y,100,voter_id,',
+      'm4,TX-000000002,00012345,TX,4,2,Y,TX-000000001,4,2,Y,100,voter_id,',
     ]);
-    // The every-rank file holds exactly the lines of both, rows in input order.
-    assert.deepEqual(all.slice(1), [best[1], additional[1], best[2], best[3], best[4], additional[2]]);
+    // The every-rank file holds the lines of both, rows in input order, each numbered in its own
+    // file (ts__row, the sixth cell here).
+    const unnumbered = (line: string) => line.split(',').toSpliced(5, 1).join(',');
+    assert.deepEqual(
+      all.slice(1).map(unnumbered),
+      [best[1], additional[1], best[2], best[3], best[4], additional[2]].map((line) => unnumbered(line!)),
+    );
+    assert.deepEqual(
+      all.slice(1).map((line) => line.split(',')[5]),
+      ['1', '2', '3', '4', '5', '6'],
+    );
     assert.equal(summary.outputRows, 6);
   });
 
@@ -621,7 +647,7 @@ describe('matchList split into best and additional matches', () => {
     );
     assert.deepEqual(
       additional.slice(1).map((line) => line.split(',').slice(2, 5).join(',')),
-      ['1,3,Y'],
+      ['1,1,Y'],
     );
     assert.deepEqual(summary.matchesByMethod, { name_address: 1 }, 'one matched row, counted once');
   });
@@ -704,7 +730,7 @@ describe('matchList with a couple row (first_name_combined)', () => {
       LIST,
       options(1, (id) => audience.push(id)),
     );
-    assert.deepEqual(ranks(lines.slice(1)), ['c1 1 NC-1', 'c2 1 NC-3']);
+    assert.deepEqual(ranks(lines.slice(1)), ['c1 1 1', 'c2 2 1']);
     assert.deepEqual([summary.rows, summary.matchedRows, summary.outputRows], [2, 2, 2]);
     assert.deepEqual(summary.matchesByState, { NC: 2 });
     assert.deepEqual(audience, ['NC-1', 'NC-3'], 'the media-buying ids are the lines written');
@@ -716,7 +742,7 @@ describe('matchList with a couple row (first_name_combined)', () => {
       LIST,
       options(2, (id) => audience.push(id)),
     );
-    assert.deepEqual(ranks(best.slice(1)), ['c1 1 NC-1', 'c1 2 NC-2', 'c2 1 NC-3']);
+    assert.deepEqual(ranks(best.slice(1)), ['c1 1 1', 'c1 2 2', 'c2 3 1']);
     assert.deepEqual(additional.slice(1), []);
     assert.deepEqual([summary.rows, summary.matchedRows, summary.outputRows], [2, 2, 3]);
     assert.deepEqual(audience, ['NC-1', 'NC-2', 'NC-3']);

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import type { BlockExecutor } from './block-executor.ts';
 import type { BlockOutput } from './block-stages.ts';
-import { type ListLayout, MATCH_COLUMNS, planLayout } from './list-layout.ts';
+import { type ListLayout, planLayout, resultHeader } from './list-layout.ts';
 import type { BlockSpec, ListRun } from './list-run.ts';
 import { countFormulaCells } from './stages/format.ts';
 import { OrderedWriter, type ResultSinks } from './stages/write.ts';
@@ -111,9 +111,7 @@ export async function runPass(pass: ListPass): Promise<PassResult> {
         const tally = emptyTally(layout.width);
         countFormulaCells(event.header, tally.formulaCells);
         list = { layout, spec: Object.freeze({ run, layout }), tally };
-        await writer.header(
-          formatCsvRow([...event.header, ...MATCH_COLUMNS, ...layout.appendedHeaders], layout.neutralize),
-        );
+        await writer.header(formatCsvRow(resultHeader(event.header, layout), layout.neutralize));
       } else if (event.kind === 'block') {
         const running = executor.run(event.block, list!.spec);
         // Awaited in order by settle; a failure before its turn must not go unhandled meanwhile.

@@ -11,13 +11,9 @@ import { performance } from 'node:perf_hooks';
 import { ThreadedMatcherFactory } from '../../adapters/matching/threaded-matcher-factory.ts';
 import { FsVoterStore } from '../../adapters/voters/fs-voter-store.ts';
 import { readCsvTable } from '../../domain/csv/csv-reader.ts';
+import { LEAD_COLUMNS, MATCH_COLUMNS } from '../../domain/list-matching/list-layout.ts';
 import { listRun } from '../../domain/list-matching/list-run.ts';
-import {
-  type ListExecutor,
-  type ListSummary,
-  MATCH_COLUMNS,
-  matchList,
-} from '../../domain/list-matching/match-list.ts';
+import { type ListExecutor, type ListSummary, matchList } from '../../domain/list-matching/match-list.ts';
 import type { ListFit, Matcher } from '../../domain/matching/matcher.ts';
 import {
   DEFAULT_THRESHOLD_SCORE,
@@ -345,15 +341,20 @@ export async function scoreResultFile(
 }
 
 function resultLayout(header: readonly string[]) {
-  // The match columns follow the input columns: with no appended fields they are the last ones.
+  // The service's own columns are the last ones (the evaluation appends no field); the lead
+  // columns (ts__input_row … vb.voterbase_id) come right after the input columns.
   const base = header.length - MATCH_COLUMNS.length;
-  if (base < 0 || MATCH_COLUMNS.some((name, i) => header[base + i] !== name)) {
-    throw new Error('the result file does not end with the match columns');
+  const lead = base - LEAD_COLUMNS.length;
+  if (lead < 0 || [...LEAD_COLUMNS, ...MATCH_COLUMNS].some((name, i) => header[lead + i] !== name)) {
+    throw new Error('the result file does not end with the lead and match columns');
   }
-  const matchbackId = header.slice(0, base).findIndex((name) => name.trim().toLowerCase() === 'matchback_id');
+  const matchbackId = header.slice(0, lead).findIndex((name) => name.trim().toLowerCase() === 'matchback_id');
   if (matchbackId < 0)
     throw new Error('the list has no matchback_id column, so its rows cannot be joined to the truth');
-  const at = (name: (typeof MATCH_COLUMNS)[number]) => base + MATCH_COLUMNS.indexOf(name);
+  const at = (name: (typeof MATCH_COLUMNS)[number] | (typeof LEAD_COLUMNS)[number]) =>
+    name.startsWith('sm.')
+      ? base + MATCH_COLUMNS.indexOf(name as (typeof MATCH_COLUMNS)[number])
+      : lead + LEAD_COLUMNS.indexOf(name as (typeof LEAD_COLUMNS)[number]);
   return {
     matchbackId,
     inputRow: at('sm.input_row'),

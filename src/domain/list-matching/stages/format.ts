@@ -11,13 +11,20 @@ import { countIn, emptyTally, scoreBand, type Tally } from '../summary-tally.ts'
  * the merge kept; it cuts nothing.
  */
 
+/**
+ * Lines of one result file, each in two pieces around its `ts__row` cell, which only the writer
+ * knows (the line's number in its file): head, tail, head, tail, …; the writer puts the number
+ * between them (stages/write.ts).
+ */
+export type LinePieces = string[];
+
 /** A block's share of the list's outputs and counts, to be written and merged in block order. */
 export interface BlockResult {
   index: number;
   /** Lines of the CSV with every rank (empty when not asked for). */
-  every: string;
-  best: string;
-  additional: string;
+  every: LinePieces;
+  best: LinePieces;
+  additional: LinePieces;
   /** The voterbase_id of each best match, in order (when asked for). */
   bestIds: string[];
   tally: Tally;
@@ -37,13 +44,19 @@ export class BlockLines {
   readonly tally: Tally;
   readonly bestIds: string[] = [];
   readonly #spec: BlockSpec;
-  readonly #every: string[] = [];
-  readonly #best: string[] = [];
-  readonly #additional: string[] = [];
+  readonly #every: LinePieces = [];
+  readonly #best: LinePieces = [];
+  readonly #additional: LinePieces = [];
+  /** Which cells each piece's formatting neutralizes: the head's last (ts__input_row) and the whole tail. */
+  readonly #headNeutralize: boolean[];
+  readonly #tailNeutralize: boolean[];
 
   constructor(spec: BlockSpec) {
     this.#spec = spec;
     this.tally = emptyTally(spec.layout.width);
+    const { width, neutralize } = spec.layout;
+    this.#headNeutralize = neutralize.slice(0, width + 1);
+    this.#tailNeutralize = neutralize.slice(width + 1);
   }
 
   /** One input row with its merged outcome: a line per candidate (ranks 1..k), or one unmatched line. */
@@ -56,7 +69,12 @@ export class BlockLines {
     if (outcome.problems) for (const problem of outcome.problems) countIn(tally.inputProblems, problem);
     if (outcome.candidates.length === 0) {
       countIn(tally.unmatchedReasons, outcome.unmatchedReason ?? 'no_match');
-      this.#line([...fields, rowNumber, '', 'N', '', '', '', '', ...layout.emptyAppended], true);
+      this.#line(
+        fields,
+        rowNumber,
+        ['N', '', ...layout.emptyAppended, rowNumber, '', 'N', '', '', '', ''],
+        true,
+      );
       return;
     }
     tally.matchedRows++;
@@ -72,15 +90,17 @@ export class BlockLines {
       if (rank === 0) countIn(tally.matchesByState, voterValues.pop() || 'unknown');
       if (run.outputs.bestIds && rank < bestCount && voterValues[0]) this.bestIds.push(voterValues[0]);
       this.#line(
+        fields,
+        rowNumber,
         [
-          ...fields,
+          'Y',
+          ...voterValues,
           rowNumber,
           String(rank + 1),
           'Y',
           String(Math.round(candidate.score)),
           candidate.method,
           candidate.explain ?? '',
-          ...voterValues,
         ],
         rank < bestCount,
       );
@@ -88,18 +108,22 @@ export class BlockLines {
   }
 
   texts(): Pick<BlockResult, 'every' | 'best' | 'additional'> {
-    return { every: this.#every.join(''), best: this.#best.join(''), additional: this.#additional.join('') };
+    return { every: this.#every, best: this.#best, additional: this.#additional };
   }
 
-  /** Writes one line to the every-rank CSV and to the best or the additional one. */
-  #line(fields: string[], isBest: boolean): void {
-    const { layout, run } = this.#spec;
+  /**
+   * Writes one line to the every-rank CSV and to the best or the additional one: the client's
+   * cells and ts__input_row, then (after the ts__row the writer numbers) the `rest`.
+   */
+  #line(fields: readonly string[], rowNumber: string, rest: string[], isBest: boolean): void {
+    const { run } = this.#spec;
     this.tally.outputRows++;
     // A pass that writes nothing (the split) formats nothing.
     if (!run.outputs.every && !run.outputs.split) return;
-    const line = formatCsvRow(fields, layout.neutralize);
-    if (run.outputs.every) this.#every.push(line);
-    if (run.outputs.split) (isBest ? this.#best : this.#additional).push(line);
+    const head = `${formatCsvRow([...fields, rowNumber], this.#headNeutralize).slice(0, -1)},`;
+    const tail = `,${formatCsvRow(rest, this.#tailNeutralize)}`;
+    if (run.outputs.every) this.#every.push(head, tail);
+    if (run.outputs.split) (isBest ? this.#best : this.#additional).push(head, tail);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { CsvChunkWriter } from '../../csv/csv-writer.ts';
-import type { BlockResult } from './format.ts';
+import type { BlockResult, LinePieces } from './format.ts';
 
 /** Where a list's result goes: the CSV with every rank, the best/additional split, the best matches' ids. */
 export interface ResultSinks {
@@ -17,32 +17,54 @@ export interface ResultSinks {
   onBestMatch?: (voterbaseId: string) => void;
 }
 
-/** The write stage: the result CSVs, written block by block in block order. */
+/** One result file and the number of its last line (its ts__row). */
+class NumberedFile {
+  readonly #writer: CsvChunkWriter;
+  #lines = 0;
+
+  constructor(out: Writable) {
+    this.#writer = new CsvChunkWriter(out);
+  }
+
+  async header(line: string): Promise<void> {
+    await this.#writer.writeFormatted(line);
+  }
+
+  /** A block's lines, each numbered between its two pieces. */
+  async write(pieces: LinePieces): Promise<void> {
+    if (pieces.length === 0) return;
+    let text = '';
+    for (let i = 0; i < pieces.length; i += 2) text += `${pieces[i]!}${++this.#lines}${pieces[i + 1]!}`;
+    await this.#writer.writeFormatted(text);
+  }
+
+  async end(): Promise<void> {
+    await this.#writer.end();
+  }
+}
+
+/** The write stage: the result CSVs, written block by block in block order, each line numbered. */
 export class OrderedWriter {
-  readonly #every: CsvChunkWriter | null;
-  readonly #best: CsvChunkWriter | null;
-  readonly #additional: CsvChunkWriter | null;
+  readonly #every: NumberedFile | null;
+  readonly #best: NumberedFile | null;
+  readonly #additional: NumberedFile | null;
   readonly #onBestMatch: ((id: string) => void) | undefined;
 
   constructor(sinks: ResultSinks) {
-    this.#every = sinks.output ? new CsvChunkWriter(sinks.output) : null;
-    this.#best = sinks.split ? new CsvChunkWriter(sinks.split.best) : null;
-    this.#additional = sinks.split ? new CsvChunkWriter(sinks.split.additional) : null;
+    this.#every = sinks.output ? new NumberedFile(sinks.output) : null;
+    this.#best = sinks.split ? new NumberedFile(sinks.split.best) : null;
+    this.#additional = sinks.split ? new NumberedFile(sinks.split.additional) : null;
     this.#onBestMatch = sinks.onBestMatch;
   }
 
   async header(line: string): Promise<void> {
-    for (const writer of [this.#every, this.#best, this.#additional]) await writer?.writeFormatted(line);
+    for (const file of [this.#every, this.#best, this.#additional]) await file?.header(line);
   }
 
   async write(result: BlockResult): Promise<void> {
-    for (const [writer, text] of [
-      [this.#every, result.every],
-      [this.#best, result.best],
-      [this.#additional, result.additional],
-    ] as const) {
-      if (writer !== null && text !== '') await writer.writeFormatted(text);
-    }
+    await this.#every?.write(result.every);
+    await this.#best?.write(result.best);
+    await this.#additional?.write(result.additional);
     if (this.#onBestMatch) for (const id of result.bestIds) this.#onBestMatch(id);
   }
 
