@@ -148,10 +148,11 @@ describe('deterministic matcher several ids on one row', () => {
     });
   });
 
-  it('caps the candidates at maxMatches, keeping the higher-priority ones', () => {
+  it('returns every id match, the higher-priority ones first, whatever max_matches (the list’s merge stage cuts)', () => {
     const fields = { voterbase_id: 'TX-000000004', voter_id: '777', smartvan_id: '555', state: 'TX' };
-    assert.deepEqual(matchOne(fields, 1), { candidates: [hit(3, 'voterbase_id')] });
-    assert.deepEqual(matchOne(fields, 2), { candidates: [hit(3, 'voterbase_id'), hit(1, 'voter_id')] });
+    const all = { candidates: [hit(3, 'voterbase_id'), hit(1, 'voter_id'), hit(0, 'smartvan_id')] };
+    assert.deepEqual(matchOne(fields, 1), all);
+    assert.deepEqual(matchOne(fields, 2), all);
   });
 
   it('counts the same person found by two ids once, under the first strategy', () => {
@@ -167,7 +168,9 @@ describe('deterministic matcher several ids on one row', () => {
     assert.deepEqual(matchOne({ exact_track: 'ET0005' }, 5), {
       candidates: [hit(4, 'exact_track'), hit(5, 'exact_track')],
     });
-    assert.deepEqual(matchOne({ exact_track: 'ET0005' }, 1), { candidates: [hit(4, 'exact_track')] });
+    assert.deepEqual(matchOne({ exact_track: 'ET0005' }, 1), {
+      candidates: [hit(4, 'exact_track'), hit(5, 'exact_track')],
+    });
   });
 
   it('matches on the other ids when voter_id lacks a state', () => {

@@ -24,13 +24,20 @@ export function createDeterministicMatcher(voters: VoterSnapshot): Matcher {
   return {
     name: 'deterministic',
     matchBatch(rows: readonly MatchInput[], options: MatchOptions): MatchOutcome[] {
-      return rows.map((row) => matchIds(voters, row, options.maxMatches));
+      return rows.map((row) => matchIds(voters, row));
     },
   };
 }
 
+/**
+ * Most records an id lookup returns for one row: the most lines any run keeps for a row (spec
+ * 2.4), so that a voter file with an id repeated thousands of times costs no more. The run's own
+ * max_matches is applied by the list's merge stage.
+ */
+const MOST_ID_MATCHES = 10;
+
 /** The id strategies alone for one row (the probabilistic matcher runs them first). */
-export function matchIds(voters: VoterSnapshot, row: MatchInput, maxMatches: number): MatchOutcome {
+export function matchIds(voters: VoterSnapshot, row: MatchInput): MatchOutcome {
   const candidates: MatchCandidate[] = [];
   let hadId = false;
   let missingState = false;
@@ -48,10 +55,10 @@ export function matchIds(voters: VoterSnapshot, row: MatchInput, maxMatches: num
     // Sorted record indexes make ties between several records of one id deterministic.
     if (found.length > 1) found.sort((a, b) => a - b);
     for (const voter of found) {
-      // Candidates are few (at most max_matches): a linear check beats a Set per row.
+      // Candidates are few (at most MOST_ID_MATCHES): a linear check beats a Set per row.
       if (candidates.some((c) => c.voter === voter)) continue;
       candidates.push({ voter, score: ID_MATCH_SCORE, method: index });
-      if (candidates.length >= maxMatches) return { candidates };
+      if (candidates.length >= MOST_ID_MATCHES) return { candidates };
     }
   }
   if (candidates.length > 0) return { candidates };

@@ -152,7 +152,7 @@ export function createProbabilisticMatcher(
   /** The rows of `rows` an id of this voter file matches (their row numbers). */
   const idMatched = (rows: readonly MatchInput[]) => {
     const matched = new Set<number>();
-    for (const row of rows) if (matchIds(voters, row, 1).candidates.length > 0) matched.add(row.row);
+    for (const row of rows) if (matchIds(voters, row).candidates.length > 0) matched.add(row.row);
     return matched;
   };
   const sampleEvidence = async (rows: readonly MatchInput[], matchOptions: MatchOptions) =>
@@ -205,7 +205,7 @@ export function createProbabilisticMatcher(
       const restAt: number[] = [];
       const idOutcomes = new Array<MatchOutcome>(rows.length);
       rows.forEach((row, i) => {
-        const ids = matchIds(voters, row, matchOptions.maxMatches);
+        const ids = matchIds(voters, row);
         idOutcomes[i] = ids;
         if (ids.candidates.length > 0) {
           const input = row.normalized ?? normalizeInput(row.fields, matchOptions.asOf);
@@ -365,7 +365,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
       if (job.rankOnly) {
         result = {
           candidates: result.candidates || swapped.candidates,
-          matches: bestReadings(index, result.matches, matches, options.maxMatches),
+          matches: bestReadings(index, result.matches, matches),
           oddsSum: result.oddsSum + swapped.oddsSum,
         };
       } else if (matches.length > 0) {
@@ -406,19 +406,17 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   return { candidates: [...bests, ...others], problems: input.problems, bestCount: bests.length };
 }
 
-/** Two rankings of one row's candidates merged: each voter once, under its better score, best first. */
-function bestReadings<T extends { voter: number; score: number }>(
-  index: MatchIndex,
-  a: T[],
-  b: T[],
-  keep: number,
-): T[] {
+/**
+ * Two rankings of one row's candidates merged: each voter once, under its better score, best
+ * first (the list's merge stage keeps max_matches of them).
+ */
+function bestReadings<T extends { voter: number; score: number }>(index: MatchIndex, a: T[], b: T[]): T[] {
   const best = new Map<number, T>();
   for (const match of [...a, ...b]) {
     const seen = best.get(match.voter);
     if (seen === undefined || match.score > seen.score) best.set(match.voter, match);
   }
-  return [...best.values()].sort(byScoreIn(index)).slice(0, keep);
+  return [...best.values()].sort(byScoreIn(index));
 }
 
 /**
