@@ -60,7 +60,7 @@ export async function openPgStoresFixture(): Promise<PgStoresFixture> {
     async reset() {
       followUps.holdMs = 0;
       await first.query(
-        'TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys; TRUNCATE pgboss.job',
+        'TRUNCATE lookup_usage, lookup_grants, onboarding_runs, jobs, webhook_secrets, profiles, api_keys; TRUNCATE pgboss.job',
       );
     },
     async committedFollowUps() {

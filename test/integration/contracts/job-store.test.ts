@@ -95,7 +95,8 @@ async function silentServer() {
   };
 }
 
-const TRUNCATE = 'TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys RESTART IDENTITY';
+const TRUNCATE =
+  'TRUNCATE lookup_usage, lookup_grants, onboarding_runs, jobs, webhook_secrets, profiles, api_keys RESTART IDENTITY';
 
 // Skipped, with the reason printed, where PostgreSQL is missing on a developer's machine; under
 // CI=true the before() fails every test of the suite instead.
@@ -133,11 +134,11 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
   });
 
   describe('PgDatabase migrations', () => {
-    it('applied both shipped migrations on start (migrate: true)', async () => {
+    it('applied every shipped migration on start (migrate: true)', async () => {
       const result = await first.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
       assert.deepEqual(
         result.rows.map((row) => row.name),
-        ['001_initial.sql', '002_rate_buckets.sql', '003_job_progress.sql'],
+        ['001_initial.sql', '002_rate_buckets.sql', '003_job_progress.sql', '004_lookups.sql'],
       );
     });
 
@@ -148,7 +149,12 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
         for (let i = 0; i < 4; i++) databases.push(await openPgDatabase(fresh.url, { poolSize: 2 }));
         const reports = await Promise.all(databases.map((database) => database.migrate()));
         const applied = reports.flatMap((report) => report.applied).sort();
-        assert.deepEqual(applied, ['001_initial.sql', '002_rate_buckets.sql', '003_job_progress.sql']);
+        assert.deepEqual(applied, [
+          '001_initial.sql',
+          '002_rate_buckets.sql',
+          '003_job_progress.sql',
+          '004_lookups.sql',
+        ]);
         for (const report of reports) {
           assert.deepEqual([...report.applied, ...report.alreadyApplied].sort(), applied);
           assert.deepEqual(report.unknown, []);

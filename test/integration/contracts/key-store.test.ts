@@ -38,7 +38,9 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
   });
 
   keyStoreContract('PostgreSQL', async () => {
-    await database.query('TRUNCATE onboarding_runs, jobs, webhook_secrets, profiles, api_keys');
+    await database.query(
+      'TRUNCATE lookup_usage, lookup_grants, onboarding_runs, jobs, webhook_secrets, profiles, api_keys',
+    );
     return { keys: new SqlKeyStore(new PgRunner(database)), close: async () => {} };
   });
 });
