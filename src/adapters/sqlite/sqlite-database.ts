@@ -30,7 +30,9 @@ export class SqliteDatabase {
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      // SQLite rolls a transaction back by itself after some errors (a full disk, SQLITE_FULL):
+      // rolling back again would fail and hide the error that matters.
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
       throw error;
     }
   }
