@@ -100,7 +100,7 @@ describe('webhook (clients.md 22)', () => {
     assert.equal(download.status, 200);
     assert.match(
       await download.text(),
-      /^voterbase_id,sm\.input_row.*\nNC-000000001,1,1,Y,100,voterbase_id,voterbase_id=exact,NC-000000001,DEM\n$/s,
+      /^voterbase_id,ts__input_row.*\nNC-000000001,1,1,Y,NC-000000001,DEM,1,1,Y,100,voterbase_id,voterbase_id=exact\n$/s,
     );
     // Done is recorded once the 200 came back: from then on the job has no webhook call left to make.
     const jobId = await jobIdOf(t, keyId, 'hooked');
