@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { revokedBeforeMatching } from '../domain/client-jobs/job-failures.ts';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
@@ -168,7 +167,10 @@ async function weighSample(deps: MatchChunkDeps, job: SmartmatchJob, payload: Pa
     sample.rows.at(-1)!,
     run,
   );
-  await writeBlob(deps, chunkEvidenceKey(job.id, payload.chunk), JSON.stringify(evidence));
+  await deps.blobs.put(
+    chunkEvidenceKey(job.id, payload.chunk),
+    Readable.from([Buffer.from(JSON.stringify(evidence))]),
+  );
   const shards: ShardEvidence[] = [];
   for (const chunk of sample.chunks) {
     const key = chunkEvidenceKey(job.id, chunk);
@@ -189,18 +191,6 @@ async function openShard(deps: MatchChunkDeps, payload: Payload, shardVersion: s
     );
   }
   return snapshot;
-}
-
-/** Writes a small blob whole. */
-async function writeBlob(deps: MatchChunkDeps, key: string, content: string): Promise<void> {
-  const writer = await deps.blobs.openWriter(key);
-  try {
-    await pipeline(Readable.from([Buffer.from(content)]), writer.stream);
-    await writer.commit();
-  } catch (error) {
-    await writer.abort();
-    throw error;
-  }
 }
 
 /**

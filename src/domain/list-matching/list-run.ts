@@ -1,5 +1,5 @@
 import type { AppendedField } from '../keys/key-types.ts';
-import type { ListFit, MatchOptions } from '../matching/matcher.ts';
+import type { MatchOptions } from '../matching/matcher.ts';
 import type { ListLayout } from './list-layout.ts';
 
 /**
@@ -74,11 +74,4 @@ export function matchOptionsOf(
 export interface BlockSpec {
   readonly run: ListRun;
   readonly layout: ListLayout;
-}
-
-/** What a list learned on its sample, with the run it was fitted for (fit stage). */
-export interface FittedRun {
-  readonly run: ListRun;
-  /** Null for a list without data rows, or a matcher that learns nothing. */
-  readonly fit: ListFit | null;
 }

@@ -587,12 +587,12 @@ export function fitFromEvidence(evidence: readonly PersonEvidence[]): ListFit {
  * The sample rows the fit weighs: the first `most` of them that no id matched (an id decides its
  * row without the probabilistic strategies), so a list mostly of ids still gives enough persons.
  */
-export function rowsToFit(
-  sample: readonly MatchInput[],
+export function rowsToFit<T extends Pick<MatchInput, 'row'>>(
+  sample: readonly T[],
   idMatched: ReadonlySet<number>,
   most: number,
-): MatchInput[] {
-  const rows: MatchInput[] = [];
+): T[] {
+  const rows: T[] = [];
   for (const row of sample) {
     if (rows.length >= most) break;
     if (!idMatched.has(row.row)) rows.push(row);

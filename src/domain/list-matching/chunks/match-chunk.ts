@@ -5,7 +5,7 @@ import { type ListRun, matchOptionsOf } from '../list-run.ts';
 import { type EvidenceMatcher, fitOn, type ShardEvidence } from '../stages/fit.ts';
 
 /** Rows matched per batch of a chunk on this thread. */
-export const CHUNK_BATCH_ROWS = 2000;
+const CHUNK_BATCH_ROWS = 2000;
 /** Batches of a chunk on the matching threads at once, while this thread writes the oldest. */
 const CHUNK_BATCHES_IN_FLIGHT = 4;
 /**

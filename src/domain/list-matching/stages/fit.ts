@@ -94,11 +94,13 @@ export interface ShardEvidence {
  */
 export function fitFromShards(sampleRows: readonly number[], shards: readonly ShardEvidence[]): ListFit {
   const idMatched = new Set(shards.flatMap((shard) => shard.idMatched));
-  const chosen = new Set<number>();
-  for (const row of sampleRows) {
-    if (chosen.size >= FIT_ROWS) break;
-    if (!idMatched.has(row)) chosen.add(row);
-  }
+  const chosen = new Set(
+    rowsToFit(
+      sampleRows.map((row) => ({ row })),
+      idMatched,
+      FIT_ROWS,
+    ).map(({ row }) => row),
+  );
   return fitFromEvidence(
     mergeSampleEvidence(shards.map((shard) => shard.rows.filter((row) => chosen.has(row.row)))),
   );
