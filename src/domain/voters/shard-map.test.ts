@@ -106,12 +106,35 @@ describe('routeRow', () => {
 
   it('sends a row to every shard of its state', () => {
     assert.deepEqual(ids(routeRow(map, { state: 'va' })), ['va-1', 'va-2']);
-    assert.deepEqual(ids(routeRow(map, { state: 'North Carolina', zip: '22001' })), ['nc']);
+    assert.deepEqual(ids(routeRow(map, { state: 'North Carolina', zip: '27501' })), ['nc']);
+  });
+
+  it("adds the shard holding the ZIP's ZIP3 in another state, and those of its transpositions", () => {
+    // A VA ZIP on an NC row: the ZIP's keys list its VA voters in the whole file.
+    assert.deepEqual(ids(routeRow(map, { state: 'North Carolina', zip: '22001' })), ['nc', 'va-1']);
+    // 25401 is 24501 with two digits swapped: ZIP3 245 is va-2's.
+    assert.deepEqual(ids(routeRow(map, { state: 'NC', zip: '25401' })), ['nc', 'va-2']);
+  });
+
+  it("adds the shards a radius search around the row's coordinates reaches, across its state's line", () => {
+    // 37.3°N is within 25 miles of VA's voters (from 37.4°N); 35.8°N is not.
+    assert.deepEqual(ids(routeRow(map, { state: 'NC', latitude: '37.3', longitude: '-77.5' })), [
+      'nc',
+      'va-1',
+      'va-2',
+    ]);
+    assert.deepEqual(ids(routeRow(map, { state: 'NC', latitude: '35.8', longitude: '-78.6' })), ['nc']);
+  });
+
+  it('sends a row with keys naming no place (a birth date, an address without a state) to every shard', () => {
+    const route = routeRow(map, { state: 'NC', zip: '27501', placeFreeKeys: true });
+    assert.deepEqual(ids(route), ['nc', 'va-1', 'va-2']);
+    assert.equal(route.everywhere, false, 'placed, and sent everywhere for its keys');
   });
 
   it('uses the states its ZIP3 has in the voter file when it has no state', () => {
     assert.deepEqual(ids(routeRow(map, { zip: '27513' })), ['nc']);
-    assert.deepEqual(ids(routeRow(map, { zip: '24101' })), ['nc', 'va-1', 'va-2']);
+    assert.deepEqual(ids(routeRow(map, { zip: '24101' })), ['nc', 'va-1']);
   });
 
   it('adds the state a voterbase_id names, and sends a row naming no state of the file everywhere', () => {

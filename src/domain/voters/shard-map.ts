@@ -1,3 +1,4 @@
+import { zipTranspositions } from '../matching/compare/zip-transposition.ts';
 import { normalizeLatLong, normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
 import { idKey } from './id-keys.ts';
 import type { ShardDirectory } from './shard-directory.ts';
@@ -79,7 +80,8 @@ export function planShards(counts: ShardCounts, maxRows: number): ShardPlan {
   for (const state of states) {
     const zips = counts.byState.get(state)!;
     for (const zip3 of zips.keys()) {
-      if (zip3 === '' || state === '') continue;
+      // Records without a state are listed too: a row's ZIP keys find them in the whole file.
+      if (zip3 === '') continue;
       const list = zip3States[zip3] ?? [];
       list.push(state);
       zip3States[zip3] = list;
@@ -143,6 +145,13 @@ export interface RoutingValues {
    * shard, so it goes to one shard only, for its outcome.
    */
   searchableAnywhere?: boolean;
+  /**
+   * Whether the row has blocking keys that name no shard's place: a birth date, a mistyped one or
+   * an age (name + birth year or date), or a street address or city without a state (searched in
+   * every state): in the whole file those keys list voters of any state, so the row is matched in
+   * every shard, as the whole file would find them (default false).
+   */
+  placeFreeKeys?: boolean;
 }
 
 /** Where a row goes, and whether nothing placed it (it goes to every shard). */
@@ -186,15 +195,21 @@ export function extendBox(
 }
 
 /**
- * The shards a list row is matched in (indexes, ascending):
- * - the shards of its state (from its `state`, else the states its ZIP3 has in the voter file),
- *   plus the state its `voterbase_id` names (an id match is exact wherever the person lives now);
+ * The shards a list row is matched in (indexes, ascending): every shard where the whole file's
+ * blocking keys for the row could list a voter, so that matching shard by shard finds the
+ * candidates matching the whole file finds (the same answer however the file is stored):
+ * - the shards of its state, plus the state its `voterbase_id` names (an id match is exact
+ *   wherever the person lives now);
+ * - the shards holding its ZIP's ZIP3 and those of the ZIP's transpositions, whatever their
+ *   state (ZIP keys name no state);
  * - plus, with a directory, the shards where its phones and e-mail addresses are (a person who
  *   moved keeps them); a row placed by nothing else goes only there;
- * - a row with only coordinates to place it goes to the shards with voters within the widest
- *   search radius of the point. Without a directory (a file imported before there was one), a
- *   row with a phone or an e-mail is not placed by its coordinates: its contact finds a voter
+ * - with coordinates, the shards with voters within the widest search radius of the point.
+ *   Without a directory (a file imported before there was one), a row with a phone or an e-mail
+ *   and nothing else to place it is not placed by its coordinates: its contact finds a voter
  *   anywhere;
+ * - a row with keys that name no place (`placeFreeKeys`: a birth date or age, an address
+ *   without a state) goes to every shard;
  * - a row that nothing places goes to every shard (`everywhere`), unless it could find no
  *   candidate anywhere (`searchableAnywhere` false): then to one shard, for its outcome.
  */
@@ -206,16 +221,24 @@ export function routeRow(
   const states = new Set<string>();
   const state = values.state === undefined || values.state === '' ? null : normalizeStateCode(values.state);
   if (state !== null) states.add(state);
-  else if (values.zip !== undefined && values.zip !== '') {
-    const zip = normalizeZip(values.zip);
-    for (const s of zip === null ? [] : (map.zip3States[zip.slice(0, 3)] ?? [])) states.add(s);
+  const found = new Set<number>();
+  // The ZIP's keys list its voters whatever their state (a row's wrong state, or a ZIP across a
+  // state line), and a ZIP no voter has is also searched as its transpositions (prepareQuery):
+  // the shards holding those ZIP3s.
+  const zip = values.zip === undefined || values.zip === '' ? null : normalizeZip(values.zip);
+  if (zip !== null) {
+    const zip3s = new Set([zip.slice(0, 3)]);
+    for (const typo of zipTranspositions(Number(zip))) zip3s.add(String(typo).padStart(5, '0').slice(0, 3));
+    for (const zip3 of zip3s) {
+      for (const s of map.zip3States[zip3] ?? []) found.add(shardOfRecord(map, s, zip3));
+    }
   }
   const idState = values.voterbaseId === undefined ? null : stateOfVoterbaseId(values.voterbaseId);
   if (idState !== null) states.add(idState);
-  const found = new Set<number>();
   map.shards.forEach((shard, i) => {
     if (states.has(shard.state)) found.add(i);
   });
+  const placed = found.size > 0;
   const hasContact =
     (values.phones?.length ?? 0) > 0 || (values.emails?.length ?? 0) > 0 || (values.ids?.length ?? 0) > 0;
   if (directory !== null) {
@@ -223,7 +246,8 @@ export function routeRow(
     for (const email of values.emails ?? []) directory.emailShards(email, found);
     for (const id of values.ids ?? []) directory.idShards(id.index, id.key, found);
   }
-  if (states.size === 0 && (directory !== null || !hasContact)) {
+  // Coordinates: the shards a radius search around them can reach (the row's state may not).
+  if (placed || directory !== null || !hasContact) {
     const point = normalizeLatLong(values.latitude ?? '', values.longitude ?? '');
     if (point !== null) {
       const [lat, lon] = point;
@@ -243,6 +267,7 @@ export function routeRow(
   }
   // Without a directory a phone, an e-mail or an id may be in any shard.
   const nowhereElse = values.searchableAnywhere === false && (directory !== null || !hasContact);
+  if (values.placeFreeKeys === true) return { shards: map.shards.map((_, i) => i), everywhere: false };
   if (found.size === 0 && nowhereElse && map.shards.length > 0) {
     // The shard of records without a state, where a street address without a state can agree.
     const none = map.shards.findIndex((shard) => shard.state === '');

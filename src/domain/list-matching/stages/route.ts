@@ -87,6 +87,7 @@ function routePlaced(
       emails: place.emails,
       ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
       searchableAnywhere: place.dated || place.addressedWithoutState,
+      placeFreeKeys: place.dated || place.addressedWithoutState,
     },
     directory,
   );
