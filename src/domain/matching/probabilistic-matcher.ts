@@ -12,6 +12,7 @@ import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchO
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
 import { comparePerson, prepareQuery } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
+import { addExact, addExactParts, roundExact } from './score/exact-sum.ts';
 import {
   at,
   buildModel,
@@ -303,13 +304,14 @@ function scoredCandidatesOf(
   person: NormalizedPerson,
   job: PersonMatchJob,
   keep: number,
+  oddsParts?: number[],
 ): ReturnType<typeof scoreCandidates> {
   const q = prepareQuery(index, person, job.options.asOf);
   const candidates = scratchCandidates;
   candidates.clear();
   generateCandidates(index, q, job.candidates, candidates);
   if (candidates.size === 0) return { best: [], oddsSum: 0, relative: 0 };
-  return scoreCandidates(index, job.model, q, candidates, keep);
+  return scoreCandidates(index, job.model, q, candidates, keep, oddsParts);
 }
 
 const isMaleVoter = (index: MatchIndex, voter: number) => index.data.fields.gender(voter) === GENDER_CODE.M;
@@ -469,8 +471,11 @@ const hasAnyValue = (row: MatchInput) =>
  * row was matched in together, as one voter file would.
  */
 export interface ShardPersonEvidence {
-  /** Odds at even prior odds of every candidate found here, the relative outside the file left out. */
-  total: number;
+  /**
+   * Odds at even prior odds of every candidate found here, the relative outside the file left
+   * out: their exact sum (exact-sum.ts), so that the shards' parts add up to the whole file's.
+   */
+  totalParts: number[];
   /**
    * Its best EVIDENCE_CANDIDATES_PER_PERSON candidates here, best first (weight, then the whole
    * file's order): their odds, and what the fit weighs of them (null: selection never accepts it).
@@ -512,10 +517,11 @@ export function shardSampleEvidence(
   return sample.map((row) => ({
     row: row.row,
     persons: personsToSearch(row, job.options.asOf).map((person) => {
-      const scored = scoredCandidatesOf(index, person, evenJob, EVIDENCE_CANDIDATES_PER_PERSON);
+      // The relative outside the file is weighed again by the fit from the listed candidates.
+      const totalParts: number[] = [];
+      const scored = scoredCandidatesOf(index, person, evenJob, EVIDENCE_CANDIDATES_PER_PERSON, totalParts);
       return {
-        // The relative outside the file is weighed again by the fit from the listed candidates.
-        total: scored.oddsSum - scored.relative,
+        totalParts,
         best: scored.best.map((candidate) => ({
           weight: candidate.weight,
           order: candidate.order ?? index.voterOrder(candidate.voter),
@@ -545,19 +551,21 @@ export function mergeSampleEvidence(shards: readonly (readonly RowEvidence[])[])
   for (const row of [...rows.keys()].sort((a, b) => a - b)) {
     const told = rows.get(row)!;
     told[0]!.persons.forEach((_, p) => {
-      let rest = 0;
+      // Summed exactly: the same rest in whatever shards and order the candidates were found.
+      const restParts: number[] = [];
       const all: ShardPersonEvidence['best'] = [];
       for (const shard of told) {
         const person = shard.persons[p]!;
-        rest += person.total;
+        addExactParts(restParts, person.totalParts);
         all.push(...person.best);
       }
       all.sort((a, b) => b.weight - a.weight || a.order - b.order);
       const kept: CandidateEvidence[] = [];
       for (const candidate of all.slice(0, EVIDENCE_CANDIDATES_PER_PERSON)) {
-        rest -= candidate.odds;
+        addExact(restParts, -candidate.odds);
         if (candidate.evidence !== null) kept.push(candidate.evidence);
       }
+      const rest = roundExact(restParts);
       // Not below 0: the sum less its best terms may leave a rounding error; past a double's
       // range the sum says only that the others weigh more than anything.
       evidence.push({

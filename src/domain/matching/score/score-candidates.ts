@@ -3,6 +3,7 @@ import type { MatchIndex } from '../index/match-index.ts';
 import { GENDER_CODE } from '../index/match-index-fields.ts';
 import { comparePerson, type Query } from './compare-person.ts';
 import { dateAgrees, F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
+import { addExact } from './exact-sum.ts';
 import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
 import { householdOdds, isPossibleHouseholdMember } from './household.ts';
 
@@ -28,7 +29,9 @@ export interface ScoredCandidate {
  * position in the whole file for a deterministic order, the same in a shard as in the whole file). Also returns the sum of all candidates' odds with the odds of a
  * relative outside the file (the likeliest of the candidates' odds ÷ household): the posterior of
  * candidate i is odds_i / (1 + Σ odds + relative), since at most one voter record is the person,
- * and a relative outside the file may be the row's person instead.
+ * and a relative outside the file may be the row's person instead. With `oddsParts`, the
+ * candidates' odds are also added to that exact sum (exact-sum.ts): the list's fit sums a
+ * person's odds over the shards of a sharded file as the whole file would.
  */
 export function scoreCandidates(
   index: MatchIndex,
@@ -36,6 +39,7 @@ export function scoreCandidates(
   q: Query,
   candidates: CandidateSet,
   keep: number,
+  oddsParts?: number[],
 ): { best: ScoredCandidate[]; oddsSum: number; relative: number } {
   const n = Math.max(1, index.size);
   const priorOdds = model.priorMatchOdds / n;
@@ -124,6 +128,7 @@ export function scoreCandidates(
     const modelled = householdOdds(levels, model.m, model.priorMatchOdds, model.relativeOdds);
     const household = isPossibleHouseholdMember(levels) ? Math.min(modelled, model.possibleOdds) : modelled;
     oddsSum += odds;
+    if (oddsParts !== undefined) addExact(oddsParts, odds);
     // One relative outside the file, however many of the household's voters are candidates:
     // each candidate's is the same event weighed from another member, so the likeliest counts.
     relative = Math.max(relative, odds / household);
