@@ -52,8 +52,11 @@ export async function storeFileStatistics(
   }
 }
 
-/** The parts whose bytes the whole file's statistics change (the others are the shard's own). */
-const REWRITTEN = /^(dict-.*\.counts|first-genders|first-cohorts|file-.*)$/;
+/**
+ * The parts whose bytes the whole file's statistics change (the others are the shard's own): the
+ * counts, and the name and state dictionaries with their sounds (they gain the file's values).
+ */
+const REWRITTEN = /^(dict-.*|sounds-.*|first-genders|first-cohorts|file-.*)$/;
 
 async function readIndexData(dir: string): Promise<MatchIndexData> {
   const meta = await readMatchMeta(dir);

@@ -1,7 +1,7 @@
 import { FirstNameCohortCount } from './first-name-cohorts.ts';
 import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { FileStatistics, MatchIndexData } from './match-index-data.ts';
-import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
+import { soundOf, TEXT_FIELDS, type TextField } from './match-index-fields.ts';
 import type { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 
@@ -250,9 +250,19 @@ export interface WholeFileStatistics {
 }
 
 /**
- * A shard's index with the whole file's statistics: its dictionaries count the file's voters, its
- * first names carry the file's genders and cohorts, and `file` holds the rest, with each voter's
- * position in the whole file (`order`, from the import).
+ * The fields whose whole-file values a shard's dictionaries hold, not only its voters': a row's
+ * first and last names and its state are weighed by their counts in the whole file (term
+ * frequencies, first-name genders and cohorts, a state's share, whether names may be swapped)
+ * whichever shard it is matched in, also one where no voter has them (a row routed there by its
+ * birth date or ZIP). Memory: the file's distinct names, in every shard.
+ */
+const WHOLE_FILE_VALUES: readonly TextField[] = ['first', 'last', 'state'];
+
+/**
+ * A shard's index with the whole file's statistics: its dictionaries count the file's voters (and
+ * hold the file's names and states: WHOLE_FILE_VALUES), its first names carry the file's genders
+ * and cohorts, and `file` holds the rest, with each voter's position in the whole file (`order`,
+ * from the import).
  */
 export function withFileStatistics(
   data: MatchIndexData,
@@ -261,15 +271,33 @@ export function withFileStatistics(
 ): MatchIndexData {
   if (order.length !== data.size) throw new RangeError('one file position per voter of the shard');
   const dictionaries = {} as Record<TextField, StringDictionary>;
+  const sounds = { first: data.firstSounds, last: data.lastSounds };
   for (const field of TEXT_FIELDS) {
     const own = data.dictionaries[field];
     const counts = whole.values[field];
+    let values = own.values;
+    if (WHOLE_FILE_VALUES.includes(field)) {
+      // Then the file's values the shard lacks (ids past its own, which no voter of it carries).
+      const held = new Set(own.values);
+      const added = counts.values.filter(
+        (value, id) => value !== '' && counts.counts[id]! > 0 && !held.has(value),
+      );
+      if (added.length > 0) {
+        values = [...own.values, ...added];
+        if (field === 'first' || field === 'last') {
+          const extended = new Uint32Array(values.length);
+          extended.set(sounds[field]);
+          for (let id = own.size; id < values.length; id++) extended[id] = soundOf(values[id]!);
+          sounds[field] = extended;
+        }
+      }
+    }
     dictionaries[field] = StringDictionary.fromValues(
-      own.values,
-      Uint32Array.from(own.values, (value) => counts.count(value)),
+      values,
+      Uint32Array.from(values, (value) => counts.count(value)),
     );
   }
-  const first = data.dictionaries.first;
+  const first = dictionaries.first;
   const firstGenders = new Uint8Array(first.size);
   const firstCohorts = new Float32Array(first.size).fill(1);
   for (let id = 1; id < first.size; id++) {
@@ -289,7 +317,15 @@ export function withFileStatistics(
     cellIds: whole.cellIds,
     cellCounts: whole.cellCounts,
   };
-  return { ...data, dictionaries, firstGenders, firstCohorts, file };
+  return {
+    ...data,
+    dictionaries,
+    firstSounds: sounds.first,
+    lastSounds: sounds.last,
+    firstGenders,
+    firstCohorts,
+    file,
+  };
 }
 
 /** The whole file's counts of the shard's keys that hold more postings in the file than in the shard. */

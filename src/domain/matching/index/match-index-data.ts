@@ -47,7 +47,8 @@ export interface MatchIndexData {
    * The whole voter file's statistics, where this index holds one shard of it (file-statistics.ts):
    * a shard must weigh a candidate exactly as the whole file's index does. Absent for an index of
    * a whole file, whose statistics are its own. The shard's dictionary counts, first-name genders
-   * and cohorts then hold the whole file's figures too.
+   * and cohorts then hold the whole file's figures too, and its first-name, last-name and state
+   * dictionaries hold the file's values its voters lack (ids past theirs: withFileStatistics).
    */
   file?: FileStatistics;
 }

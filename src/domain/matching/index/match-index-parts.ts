@@ -49,6 +49,11 @@ export interface MatchIndexMeta {
   parts: string[];
   /** Bytes per voter in the postings (3 or 4). */
   postingsVoterBytes: 3 | 4;
+  /**
+   * The dictionary sizes the voter records are laid out for, where they differ from the stored
+   * dictionaries' (a shard's dictionaries also hold the whole file's names and states).
+   */
+  voterDictionarySizes?: Record<TextField, number>;
 }
 
 type Typed = Uint32Array | Uint16Array | Uint8Array | Float32Array;
@@ -91,6 +96,8 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
     put('file-cell-ids', d.file.cellIds);
     put('file-cell-counts', d.file.cellCounts);
   }
+  const laidOut = d.fields.dictionarySizes;
+  const extended = TEXT_FIELDS.some((field) => laidOut[field] !== d.dictionaries[field].size);
   return {
     meta: {
       format: d.file === undefined ? MATCH_INDEX_FORMAT : SHARD_MATCH_INDEX_FORMAT,
@@ -98,6 +105,7 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
       ...(d.file === undefined ? {} : { fileSize: d.file.size }),
       parts: [...parts.keys()],
       postingsVoterBytes: d.postings.voterBytes,
+      ...(extended ? { voterDictionarySizes: { ...laidOut } } : {}),
     },
     parts,
   };
@@ -119,10 +127,9 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     const values = new TextDecoder().decode(bytes).split('\n');
     dictionaries[field] = StringDictionary.fromValues(values, u32(`dict-${field}.counts`));
   }
-  const sizes = Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<
-    TextField,
-    number
-  >;
+  const sizes =
+    meta.voterDictionarySizes ??
+    (Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<TextField, number>);
   const data: MatchIndexData = {
     size: meta.size,
     dictionaries,

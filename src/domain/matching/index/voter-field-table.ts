@@ -29,6 +29,8 @@ export class VoterFieldTable {
   /** Distinct ZIPs (as numbers) and dates of birth (yyyymmdd) of the file, ascending, 0 first. */
   readonly zips: Uint32Array;
   readonly dobs: Uint32Array;
+  /** The dictionary sizes the layout was made for (a shard's own, before it holds the file's names). */
+  readonly dictionarySizes: Readonly<Record<TextField, number>>;
   private readonly u16: Uint16Array;
   private readonly u32: Uint32Array;
   private readonly f32: Float32Array;
@@ -69,6 +71,7 @@ export class VoterFieldTable {
     }
     this.zips = codes.zips;
     this.dobs = codes.dobs;
+    this.dictionarySizes = { ...dictionarySizes };
     const layout = voterFieldLayout({ ...dictionarySizes, zip: codes.zips.length, dob: codes.dobs.length });
     this.size = size;
     this.stride = layout.stride;
