@@ -32,9 +32,8 @@ export async function matchInShards(
       if (own === undefined) rowsOf.set(shard, [i]);
       else own.push(i);
     }
-    // A row matched in one shard is not normalized again there; one matched in several is, so
-    // that no shard's matching can see what another's did with it.
-    return route.shards.length === 1 ? { ...row, normalized } : row;
+    // Normalized once: each shard's matcher reads it and changes nothing in it.
+    return { ...row, normalized };
   });
   const found: MatchOutcome[][] = rows.map(() => []);
   for (const shard of [...rowsOf.keys()].sort((a, b) => a - b)) {
