@@ -32,6 +32,9 @@ export interface ChunkOutcome {
   b?: number;
   /** The outcome's oddsSum (MatchOutcome), for weighing its candidates against other shards'. */
   o?: number;
+  /** With `o`: its exact parts and its relative's odds (MatchOutcome.oddsParts, .relative). */
+  e?: number[];
+  v?: number;
   /** Each candidate's order in the whole voter file (MatchCandidate.order), when every one has it. */
   q?: number[];
 }
@@ -63,6 +66,9 @@ function outcomeOf(line: ChunkOutcome): MatchOutcome {
     ...(line.p === undefined ? {} : { problems: line.p }),
     ...(line.b === undefined ? {} : { bestCount: line.b }),
     ...(line.o === undefined ? {} : { oddsSum: line.o }),
+    ...(line.o === undefined || line.e === undefined || line.v === undefined
+      ? {}
+      : { oddsParts: line.e, relative: line.v }),
   };
 }
 
@@ -121,7 +127,13 @@ export function chunkOutcomeOf(
   if (outcome.unmatchedReason !== undefined) line.u = outcome.unmatchedReason;
   if (outcome.problems !== undefined && outcome.problems.length > 0) line.p = outcome.problems;
   if (outcome.bestCount !== undefined) line.b = outcome.bestCount;
-  if (weighed) line.o = outcome.oddsSum!;
+  if (weighed) {
+    line.o = outcome.oddsSum!;
+    if (outcome.oddsParts !== undefined && outcome.relative !== undefined) {
+      line.e = outcome.oddsParts;
+      line.v = outcome.relative;
+    }
+  }
   if (outcome.candidates.length > 0 && outcome.candidates.every((c) => c.order !== undefined)) {
     line.q = outcome.candidates.map((c) => c.order!);
   }

@@ -97,6 +97,14 @@ export interface MatchOutcome {
    * their `odds`. A sharded list's merge weighs candidates of several shards together with it.
    */
   oddsSum?: number;
+  /**
+   * With `oddsSum`: the candidates' odds summed exactly (exact-sum.ts), and the odds of a relative
+   * outside the file that oddsSum adds to them (roundExact(oddsParts) + relative). Several
+   * shards' outcomes are weighed together by their parts and the largest relative, as the whole
+   * file's one search would weigh them.
+   */
+  oddsParts?: number[];
+  relative?: number;
 }
 
 export interface MatchOptions {

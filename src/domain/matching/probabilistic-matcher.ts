@@ -286,16 +286,33 @@ function searchPerson(
   person: NormalizedPerson,
   job: PersonMatchJob,
   oddsScale: number,
-): { candidates: boolean; matches: ReturnType<typeof selectMatches>['matches']; oddsSum: number } {
+): PersonSearch {
   const scored = scoredCandidatesOf(index, person, job, Math.max(job.options.maxMatches, 2));
-  if (scored.best.length === 0) return { candidates: false, matches: [], oddsSum: 0 };
+  if (scored.best.length === 0)
+    return { candidates: false, matches: [], oddsSum: 0, oddsParts: [], relative: 0 };
   if (oddsScale !== 1) {
     for (const candidate of scored.best) candidate.odds *= oddsScale;
     scored.oddsSum *= oddsScale;
     scored.relative *= oddsScale;
   }
   const selected = selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly);
-  return { candidates: true, matches: selected.matches, oddsSum: selected.oddsSum };
+  return {
+    candidates: true,
+    matches: selected.matches,
+    oddsSum: selected.oddsSum,
+    oddsParts: scored.oddsParts,
+    relative: scored.relative,
+  };
+}
+
+/** One person searched: whether anything was found, what was selected, and the odds they were weighed by. */
+interface PersonSearch {
+  candidates: boolean;
+  matches: ReturnType<typeof selectMatches>['matches'];
+  oddsSum: number;
+  /** The candidates' odds, summed exactly (the relative left out: it is `relative`). */
+  oddsParts: number[];
+  relative: number;
 }
 
 /** One person's candidates, scored with the job's model, the best `keep` of them kept. */
@@ -310,7 +327,7 @@ function scoredCandidatesOf(
   const candidates = scratchCandidates;
   candidates.clear();
   generateCandidates(index, q, job.candidates, candidates);
-  if (candidates.size === 0) return { best: [], oddsSum: 0, relative: 0 };
+  if (candidates.size === 0) return { best: [], oddsSum: 0, relative: 0, oddsParts: [] };
   return scoreCandidates(index, job.model, q, candidates, keep, oddsParts);
 }
 
@@ -343,8 +360,8 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   const ownBest = new Set<number>();
   let anyCandidates = false;
   let anySearched = false;
-  /** The one person's odds sum, while its names as written are what was matched (MatchOutcome.oddsSum). */
-  let oddsSum: number | undefined;
+  /** The one person's search, while its names as written are what was matched (MatchOutcome.oddsSum). */
+  let weighedBy: PersonSearch | undefined;
   for (const person of searchable) {
     // No value of the row could corroborate a name (see isCorroborated): searching would only
     // find namesakes to refuse, which for a common name in a big state costs thousands of
@@ -352,7 +369,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     if (!job.rankOnly && !canCorroborate(person)) continue;
     anySearched = true;
     let result = searchPerson(index, person, job, 1);
-    if (searchable.length === 1 && !job.rankOnly) oddsSum = result.oddsSum;
+    if (searchable.length === 1 && !job.rankOnly) weighedBy = result;
     // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
     // nothing was accepted and the voter file holds either name as the other kind (mayBeSwapped).
     // The candidate-stage measurement ranks both readings (a voter under the better of its two).
@@ -369,11 +386,13 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
           candidates: result.candidates || swapped.candidates,
           matches: bestReadings(index, result.matches, matches),
           oddsSum: result.oddsSum + swapped.oddsSum,
+          oddsParts: [],
+          relative: 0,
         };
       } else if (matches.length > 0) {
-        result = { candidates: true, matches, oddsSum: swapped.oddsSum };
+        result = { ...swapped, candidates: true, matches };
         // Matched swapped: its odds carry the swap's prior, not comparable across voter files.
-        oddsSum = undefined;
+        weighedBy = undefined;
       }
     }
     if (!result.candidates) continue;
@@ -394,7 +413,10 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
       });
     }
   }
-  const weighed = oddsSum === undefined || oddsSum === 0 ? {} : { oddsSum };
+  const weighed =
+    weighedBy === undefined || weighedBy.oddsSum === 0
+      ? {}
+      : { oddsSum: weighedBy.oddsSum, oddsParts: weighedBy.oddsParts, relative: weighedBy.relative };
   if (found.length === 0) {
     const reason = anyCandidates ? 'below_threshold' : anySearched ? 'no_candidates' : 'name_only';
     return { candidates: [], unmatchedReason: reason, problems: input.problems, ...weighed };

@@ -209,6 +209,30 @@ describe('mergeOutcomes', () => {
     );
   });
 
+  it('weighs the shards by their exact sums and the likeliest relative, as one search over all of them', () => {
+    // Shard 1: a possible household member (the possible band: at most 89, at least 50 when its
+    // own evidence says so); shard 2: another candidate. Each shard's oddsSum adds its own
+    // relative outside the file; the whole file's adds one, the likeliest.
+    const possible = { voter: 1, score: 50, method: 'name_address', odds: 1.2, maxScore: 89, minScore: 50 };
+    const other = { voter: 2, score: 33.3, method: 'name_address', odds: 1.0 };
+    const shards: MatchOutcome[] = [
+      { candidates: [possible], oddsSum: 1.2 + 0.5, oddsParts: [1.2], relative: 0.5 },
+      { candidates: [other], oddsSum: 1.0 + 0.2, oddsParts: [1.0], relative: 0.2 },
+    ];
+    const total = 1.2 + 1.0 + 0.5;
+    const merged = mergeOutcomes(shards, 2, 0);
+    assert.deepEqual(
+      merged.candidates.map((c) => [c.voter, c.score, c.minScore ?? 0]),
+      [
+        // Over both shards its own evidence, 120 / (1 + total - 0.5), is under 50: no floor.
+        [1, 120 / (1 + total), 0],
+        [2, 100 / (1 + total), 0],
+      ],
+    );
+    // Summing the shards' oddsSums would count two relatives.
+    assert.notEqual(120 / (1 + 1.7 + 1.2), 120 / (1 + total));
+  });
+
   it('weighs one person’s candidates of several shards together, as one voter file would', () => {
     const weighed = (voter: number, odds: number, explain = 'email=exact') => ({
       voter,

@@ -1,4 +1,6 @@
 import type { MatchCandidate, MatchOutcome } from '../../matching/matcher.ts';
+import { addExactParts, roundExact } from '../../matching/score/exact-sum.ts';
+import { POSSIBLE_MAX_SCORE, POSSIBLE_MIN_SCORE } from '../../matching/score/household.ts';
 import { MAX_PROBABILISTIC_SCORE } from '../../matching/select/select-matches.ts';
 
 /**
@@ -71,6 +73,10 @@ function weighOutcomes(
   thresholdScore: number,
 ): Omit<MatchOutcome, 'problems'> | null {
   let total = 0;
+  // The shards' exact sums and largest relative: the whole file's one sum, to the bit.
+  const parts: number[] = [];
+  let relative = 0;
+  let exact = true;
   const all: { candidate: MatchCandidate; odds: number; flagged: boolean; order: number }[] = [];
   for (const outcome of outcomes) {
     if (outcome.bestCount !== undefined) return null;
@@ -79,6 +85,11 @@ function weighOutcomes(
       continue;
     }
     total += outcome.oddsSum;
+    if (outcome.oddsParts === undefined || outcome.relative === undefined) exact = false;
+    else {
+      addExactParts(parts, outcome.oddsParts);
+      relative = Math.max(relative, outcome.relative);
+    }
     for (const candidate of outcome.candidates) {
       if (candidate.odds === undefined) return null;
       const explain = candidate.explain ?? '';
@@ -92,27 +103,42 @@ function weighOutcomes(
     }
   }
   if (total === 0) return null;
+  // As select-matches.ts computes them over one file's candidates.
+  if (exact) total = roundExact(parts) + relative;
   all.sort((a, b) => b.odds - a.odds || a.order - b.order);
   const top = all[0];
   const ambiguous =
     top !== undefined && (top.flagged || (all[1] !== undefined && all[1].odds * 2 >= top.odds));
   const candidates: MatchCandidate[] = [];
   const scored = all
-    .map((entry) => ({
-      ...entry,
-      score: Math.max(
-        entry.candidate.minScore ?? 0,
-        Math.min(entry.candidate.maxScore ?? MAX_PROBABILISTIC_SCORE, (100 * entry.odds) / (1 + total)),
-      ),
-    }))
+    .map((entry) => {
+      const maxScore = entry.candidate.maxScore ?? MAX_PROBABILISTIC_SCORE;
+      // A possible household member's floor, from its own evidence over every shard's candidates.
+      const own = (100 * entry.odds) / (1 + total - relative);
+      const minScore = !exact
+        ? (entry.candidate.minScore ?? 0)
+        : maxScore === POSSIBLE_MAX_SCORE && own >= POSSIBLE_MIN_SCORE
+          ? POSSIBLE_MIN_SCORE
+          : 0;
+      return {
+        ...entry,
+        minScore,
+        score: Math.max(minScore, Math.min(maxScore, (100 * entry.odds) / (1 + total))),
+      };
+    })
     .sort((a, b) => b.score - a.score || b.odds - a.odds || a.order - b.order);
-  for (const { candidate, score } of scored) {
+  for (const { candidate, score, minScore } of scored) {
     if (score < thresholdScore) break;
     let explain = candidate.explain ?? '';
     if (explain.endsWith(AMBIGUOUS)) explain = explain.slice(0, -AMBIGUOUS.length);
     if (candidates.length === 0 && ambiguous) explain = `${explain}${AMBIGUOUS}`;
-    const { explain: _old, ...rest } = candidate;
-    candidates.push({ ...rest, score, ...(explain === '' ? {} : { explain }) });
+    const { explain: _old, minScore: _shard, ...rest } = candidate;
+    candidates.push({
+      ...rest,
+      score,
+      ...(minScore > 0 ? { minScore } : {}),
+      ...(explain === '' ? {} : { explain }),
+    });
   }
   return candidates.length === 0 ? { candidates, unmatchedReason: 'below_threshold' } : { candidates };
 }

@@ -137,6 +137,7 @@ describe('scoreCandidates', () => {
       best: [],
       oddsSum: 0,
       relative: 0,
+      oddsParts: [],
     });
   });
 

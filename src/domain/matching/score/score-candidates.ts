@@ -3,7 +3,7 @@ import type { MatchIndex } from '../index/match-index.ts';
 import { GENDER_CODE } from '../index/match-index-fields.ts';
 import { comparePerson, type Query } from './compare-person.ts';
 import { dateAgrees, F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
-import { addExact } from './exact-sum.ts';
+import { addExact, roundExact } from './exact-sum.ts';
 import { at, type FellegiSunterModel } from './fellegi-sunter.ts';
 import { householdOdds, isPossibleHouseholdMember } from './household.ts';
 
@@ -29,9 +29,9 @@ export interface ScoredCandidate {
  * position in the whole file for a deterministic order, the same in a shard as in the whole file). Also returns the sum of all candidates' odds with the odds of a
  * relative outside the file (the likeliest of the candidates' odds ÷ household): the posterior of
  * candidate i is odds_i / (1 + Σ odds + relative), since at most one voter record is the person,
- * and a relative outside the file may be the row's person instead. With `oddsParts`, the
- * candidates' odds are also added to that exact sum (exact-sum.ts): the list's fit sums a
- * person's odds over the shards of a sharded file as the whole file would.
+ * and a relative outside the file may be the row's person instead. The odds are summed exactly
+ * (exact-sum.ts; into `oddsParts` when given, which is returned): a sharded file's merge and the
+ * list's fit add the shards' sums as the whole file's would be, to the bit.
  */
 export function scoreCandidates(
   index: MatchIndex,
@@ -39,8 +39,8 @@ export function scoreCandidates(
   q: Query,
   candidates: CandidateSet,
   keep: number,
-  oddsParts?: number[],
-): { best: ScoredCandidate[]; oddsSum: number; relative: number } {
+  oddsParts: number[] = [],
+): { best: ScoredCandidate[]; oddsSum: number; relative: number; oddsParts: number[] } {
   const n = Math.max(1, index.size);
   const priorOdds = model.priorMatchOdds / n;
   const data = index.data;
@@ -91,7 +91,6 @@ export function scoreCandidates(
   const cohortBits = Math.log2(index.firstNameCohort(q.firstId));
   const maleSurnameBits = Math.min(0, Math.log2(MALE_SURNAME_CHANGE_M / model.m[at(F.last, L.last.differ)]!));
   const best: ScoredCandidate[] = [];
-  let oddsSum = 0;
   let relative = 0;
   const levels = new Uint8Array(FIELD_COUNT);
   prefetchCandidates(index, candidates);
@@ -127,8 +126,7 @@ export function scoreCandidates(
     // evidence says (possibleOddsOf), if lower.
     const modelled = householdOdds(levels, model.m, model.priorMatchOdds, model.relativeOdds);
     const household = isPossibleHouseholdMember(levels) ? Math.min(modelled, model.possibleOdds) : modelled;
-    oddsSum += odds;
-    if (oddsParts !== undefined) addExact(oddsParts, odds);
+    addExact(oddsParts, odds);
     // One relative outside the file, however many of the household's voters are candidates:
     // each candidate's is the same event weighed from another member, so the likeliest counts.
     relative = Math.max(relative, odds / household);
@@ -140,7 +138,7 @@ export function scoreCandidates(
       best.splice(i, 0, entry);
     }
   }
-  return { best, oddsSum: oddsSum + relative, relative };
+  return { best, oddsSum: roundExact(oddsParts) + relative, relative, oddsParts };
 }
 
 /**
