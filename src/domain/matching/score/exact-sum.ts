@@ -20,10 +20,31 @@ export function addExact(parts: number[], x: number): void {
     setOverflow(parts);
     return;
   }
+  if (parts.length === 1) {
+    // The common case (a person's first candidates): one part, a branch-free two-sum (Knuth).
+    const p = parts[0]!;
+    const hi = x + p;
+    if (!Number.isFinite(hi)) {
+      setOverflow(parts);
+      return;
+    }
+    const b = hi - x;
+    const lo = x - (hi - b) + (p - b);
+    if (lo === 0) parts[0] = hi;
+    else {
+      parts[0] = lo;
+      parts.push(hi);
+    }
+    return;
+  }
   let kept = 0;
   for (let j = 0; j < parts.length; j++) {
     let y = parts[j]!;
-    if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x];
+    if (Math.abs(x) < Math.abs(y)) {
+      const t = x;
+      x = y;
+      y = t;
+    }
     const hi = x + y;
     if (!Number.isFinite(hi)) {
       setOverflow(parts);
