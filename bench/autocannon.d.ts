@@ -21,6 +21,8 @@ declare module 'autocannon' {
       duration?: number;
       amount?: number;
       maxOverallRequests?: number;
+      /** Requests per second over all connections (an open-loop load), unset: as fast as answered. */
+      overallRate?: number;
       timeout?: number;
       pipelining?: number;
       method?: string;

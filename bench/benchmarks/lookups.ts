@@ -1,13 +1,23 @@
 import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { createApiKey, getJson, log, procStatusBytes, runCli, startService } from '../lib/processes.ts';
+import {
+  createApiKey,
+  getJson,
+  log,
+  procStatusBytes,
+  runCli,
+  startService,
+  tempDir,
+} from '../lib/processes.ts';
 import type { Recorder } from '../lib/report.ts';
 import type { BenchOptions } from './options.ts';
 import type { VoterFixture } from './voters.ts';
 
-/** The issue's load: 50 concurrent clients, 10 s. */
+/** The issue's load: 50 concurrent clients, 10 s; the rate its p99 is asked at. */
 const CONNECTIONS = 50;
+const TARGET_RATE = 2000;
 const DURATION_SECONDS = 10;
 /** Voters sampled from the file to ask for (every k-th row). */
 const SAMPLE = 5_000;
@@ -57,15 +67,59 @@ async function load(options: autocannon.Options): Promise<autocannon.Result> {
  * import benchmark's): the api process (ROLES=api) loads the voter index itself. Registration
  * check p99 and lookups/s with 50 concurrent clients; data-enhance by voterbase id p99 (one
  * client); phone search of 500 phones (one client, sequential); the api's RSS per voter.
+ * The registration check runs twice: as fast as 50 clients are answered (the capacity), and at the
+ * issue's 2,000 lookups/s from 50 clients (its p99 there). LOOKUPS_VOTERS=10000000 generates and
+ * imports a voter file of that size for it (the issue's 10M) instead of the shared 1M one.
  */
 export async function lookupsBenchmark(
   recorder: Recorder,
   options: BenchOptions,
   fixture: VoterFixture,
 ): Promise<void> {
-  const dataDir = await fixture.importedDataDir();
-  const rows = fixture.generation?.rows ?? 1_000_000;
-  const voters = await sampleVoters(fixture.voterCsv, rows);
+  const size = process.env['LOOKUPS_VOTERS'];
+  const own = size === undefined ? null : await ownVoterFile(Number(size));
+  try {
+    await measureLookups(
+      recorder,
+      options,
+      own ?? {
+        dataDir: await fixture.importedDataDir(),
+        voterCsv: fixture.voterCsv,
+        rows: fixture.generation?.rows ?? 1_000_000,
+      },
+    );
+  } finally {
+    await own?.remove();
+  }
+}
+
+/** A voter file of `rows` generated and imported in a folder of its own. */
+async function ownVoterFile(
+  rows: number,
+): Promise<{ dataDir: string; voterCsv: string; rows: number; remove: () => Promise<void> }> {
+  if (!Number.isInteger(rows) || rows < 1000)
+    throw new Error('LOOKUPS_VOTERS: a number of voters, at least 1000');
+  const dir = await tempDir('lookups');
+  const voterCsv = join(dir.path, 'voters.csv');
+  const dataDir = join(dir.path, 'data');
+  const timeoutMs = 60 * 60_000;
+  log(`lookups: listmatch generate voters --rows ${rows}`);
+  await runCli(['generate', 'voters', '--rows', String(rows), '--seed', '3', '--out', voterCsv], {
+    dataDir,
+    timeoutMs,
+  });
+  log('lookups: listmatch voters import');
+  await runCli(['voters', 'import', voterCsv, '--json'], { dataDir, timeoutMs });
+  return { dataDir, voterCsv, rows, remove: dir.remove };
+}
+
+async function measureLookups(
+  recorder: Recorder,
+  options: BenchOptions,
+  file: { dataDir: string; voterCsv: string; rows: number },
+): Promise<void> {
+  const { dataDir, rows } = file;
+  const voters = await sampleVoters(file.voterCsv, rows);
   const key = await createApiKey(dataDir);
   await runCli(['keys', 'lookups', 'bench', '--rights', 'all', '--daily-quota', '0'], {
     dataDir,
@@ -130,10 +184,29 @@ export async function lookupsBenchmark(
       target: { min: 2000 },
       note: `${result['2xx']} × 2xx, non-2xx ${result.non2xx}, errors ${result.errors}`,
     });
-    recorder.metric('registration check p99 (50 clients)', result.latency.p99, 'ms', {
-      target: { max: 10 },
-      note: `p50 ${result.latency.p50} ms, p97.5 ${result.latency.p97_5} ms, max ${result.latency.max} ms`,
+    recorder.metric('registration check p99 (50 clients, as fast as answered)', result.latency.p99, 'ms', {
+      note: `p50 ${result.latency.p50} ms, p97.5 ${result.latency.p97_5} ms, max ${result.latency.max} ms; 50 requests always in flight: latency is 50 ÷ throughput`,
     });
+    log(
+      `lookups: registration check, ${CONNECTIONS} connections at ${TARGET_RATE} req/s, ${DURATION_SECONDS} s`,
+    );
+    const paced = await load({
+      url: service.url,
+      headers,
+      connections: CONNECTIONS,
+      duration: DURATION_SECONDS,
+      overallRate: TARGET_RATE,
+      requests: [rotating(checks)],
+    });
+    recorder.metric(
+      `registration check p99 at ${TARGET_RATE} lookups/s (50 clients)`,
+      paced.latency.p99,
+      'ms',
+      {
+        target: { max: 10 },
+        note: `p50 ${paced.latency.p50} ms, p97.5 ${paced.latency.p97_5} ms, max ${paced.latency.max} ms; ${Math.round(paced['2xx'] / paced.duration)} req/s answered, non-2xx ${paced.non2xx}, errors ${paced.errors}`,
+      },
+    );
     recorder.check(
       'registration check responses',
       `non-2xx ${result.non2xx}, errors ${result.errors}`,
