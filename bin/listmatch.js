@@ -4,7 +4,31 @@
 import { spawnSync } from 'node:child_process';
 import { enableCompileCache } from 'node:module';
 
-if (process.features.typescript) {
+/**
+ * `submit` and `audience` stream a list up and its result down: with V8's default young
+ * generation the garbage of that stream alone grows the process by some 45 MB; 2 MB semi-spaces
+ * keep it flat at no cost in speed (a 1M-row list: 148 MB RSS instead of 188, uploaded at 300+
+ * MB/s either way). The flag must be given at start: the command runs in a child with it.
+ */
+const LEAN_YOUNG_GENERATION = '--max-semi-space-size=2';
+const streams = ['submit', 'audience'].includes(process.argv[2] ?? '');
+
+if (streams && !process.execArgv.includes(LEAN_YOUNG_GENERATION)) {
+  const result = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      ...(process.features.typescript
+        ? []
+        : ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']),
+      LEAN_YOUNG_GENERATION,
+      new URL(import.meta.url).pathname,
+      ...process.argv.slice(2),
+    ],
+    { stdio: 'inherit' },
+  );
+  process.exit(result.status ?? 1);
+} else if (process.features.typescript) {
   // On before the first TypeScript module loads, so that the cache covers main.ts too (the CLI's
   // main.ts turns it on as well, for `node src/cli/main.ts`).
   enableCompileCache();

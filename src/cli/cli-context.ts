@@ -3,7 +3,6 @@ import type { FsVoterStoreOptions } from '../adapters/voters/fs-voter-store.ts';
 import { type Config, loadConfig } from '../config.ts';
 import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 import type { Services } from '../start/compose.ts';
-import { localVoterStore } from '../start/voter-stores.ts';
 
 /** Lazily composed services, so that `--help` touches no data directory. */
 export interface CliContext {
@@ -28,6 +27,8 @@ export function createCliContext(env: Record<string, string | undefined> = proce
     async voters(hooks = {}) {
       const config = loadConfig(env);
       if (config.S3_BUCKET === undefined) {
+        // Loaded here: the voter store's modules are most of a process that only submits a list.
+        const { localVoterStore } = await import('../start/voter-stores.ts');
         return { config, voters: localVoterStore(config, resolve(config.DATA_DIR), hooks) };
       }
       const composed = await this.services();
