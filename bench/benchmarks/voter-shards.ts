@@ -161,9 +161,14 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
     const half = Math.ceil(shards.length / 2);
     const biggest = Math.max(...shards.map((shard) => shard.memoryBytes));
     const cacheMb = String(Math.ceil((biggest * half) / (1024 * 1024)));
-    const oneSharded = await run('sharded-1', [{}]);
-    const oneHalf = await run('sharded-1-half', [{ VOTER_CACHE_MB: cacheMb }]);
-    const twoSharded = await run('sharded-2', [{ VOTER_CACHE_MB: cacheMb }, { VOTER_CACHE_MB: cacheMb }]);
+    // Workers of a sharded file are given VOTER_SHARD_MAX_ROWS, as the README asks: without it a
+    // worker keeps two voter files open on its threads, never holds every shard, and splits
+    // every list into chunks.
+    const sharded = { VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS };
+    const halfCache = { ...sharded, VOTER_CACHE_MB: cacheMb };
+    const oneSharded = await run('sharded-1', [sharded]);
+    const oneHalf = await run('sharded-1-half', [halfCache]);
+    const twoSharded = await run('sharded-2', [halfCache, halfCache]);
 
     // The embedded reference on the same sharded file: the cluster must give these very bytes.
     const embedded = join(dir.path, 'embedded');

@@ -3,7 +3,10 @@
  * parts: the exact sum is kept as a few non-overlapping doubles (Shewchuk's partials, the method
  * of Python's math.fsum) and rounded once, correctly, at the end. A person's candidates are summed
  * in whatever order a voter file lists them, and a sharded file sums them shard by shard: the
- * list's fit weighs these sums, and it must be the same however the file is stored.
+ * list's fit and the merge weigh these sums, and they must be the same however the file is
+ * stored. (Scoring sums a person's candidates as a double-double, whose two parts it adds here:
+ * equal to the exact sum's double unless that lies within about 2^-100 of half a unit in its last
+ * place.)
  *
  * A sum past a double's range is held as two MAX_VALUEs (which JSON carries, unlike Infinity):
  * it stays there, and rounds to Infinity.
@@ -15,7 +18,7 @@ const overflowed = (parts: readonly number[]) => parts.length === 2 && parts[0] 
 
 /** Adds `x` to the exact sum held by `parts` (in place). */
 export function addExact(parts: number[], x: number): void {
-  if (overflowed(parts)) return;
+  if (x === 0 || overflowed(parts)) return;
   if (!Number.isFinite(x)) {
     setOverflow(parts);
     return;
