@@ -23,7 +23,7 @@ const ID_MATCH_SCORE = 100;
 export function createDeterministicMatcher(voters: VoterSnapshot): Matcher {
   return {
     name: 'deterministic',
-    matchBatch(rows: readonly MatchInput[], options: MatchOptions): MatchOutcome[] {
+    matchBatch(rows: readonly MatchInput[], _options: MatchOptions): MatchOutcome[] {
       return rows.map((row) => matchIds(voters, row));
     },
   };
