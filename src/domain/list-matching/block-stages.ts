@@ -13,7 +13,7 @@ import type { BlockSpec } from './list-run.ts';
 import { blockRows } from './stages/cut.ts';
 import { BlockLines, type BlockResult, type ShardSnapshots } from './stages/format.ts';
 import { matchInShards } from './stages/match.ts';
-import { mergeOutcomes } from './stages/merge.ts';
+import { mergeOutcomes, mergeSwapped } from './stages/merge.ts';
 import { countRoute, type ListRouter, noRouting, ONE_SHARD, type RoutingCounts } from './stages/route.ts';
 
 /** What a block stage gives back: the block's lines and counts, and what its pass needs besides. */
@@ -49,8 +49,47 @@ export async function matchBlock(block: CsvBlock, spec: BlockSpec, held: HeldSha
   const merged = found.map((outcomes) =>
     mergeOutcomes(outcomes, spec.run.maxMatches, spec.run.thresholdScore),
   );
+  await matchSwapped(parsed.inputs, found, merged, spec, held);
   const result = formatRows(block, spec, parsed, merged, held.snapshots);
   return routing === null ? { result } : { result, routing };
+}
+
+/**
+ * The rows matched in several shards whose names as written matched nothing in any of them and
+ * may be swapped (MatchOutcome.maySwap): searched swapped in each of their shards and weighed as
+ * one (mergeSwapped), which is what one voter file does with them. Replaces their outcomes in
+ * `merged` where the swapped names match.
+ */
+async function matchSwapped(
+  inputs: readonly MatchInput[],
+  found: readonly (readonly MatchOutcome[])[],
+  merged: MatchOutcome[],
+  spec: BlockSpec,
+  held: HeldShards,
+): Promise<void> {
+  const at = merged.flatMap((outcome, i) =>
+    outcome.candidates.length === 0 && found[i]!.length > 1 && found[i]!.some((o) => o.maySwap === true)
+      ? [i]
+      : [],
+  );
+  if (at.length === 0) return;
+  const readings = await matchInShards(
+    at.map((i) => inputs[i]!),
+    spec.run,
+    held.router,
+    (s) => held.matcherOf(s),
+    null,
+    true,
+  );
+  at.forEach((i, k) => {
+    const swapped = mergeSwapped(
+      readings[k]!,
+      spec.run.maxMatches,
+      spec.run.thresholdScore,
+      merged[i]!.problems,
+    );
+    if (swapped !== null) merged[i] = swapped;
+  });
 }
 
 /** split: parse → route; each row's chunk line with its shards, and the block's counts. */
@@ -61,7 +100,9 @@ export function splitBlock(block: CsvBlock, spec: BlockSpec, router: ListRouter)
   const routed = parsed.inputs.map((row): RoutedRow => {
     const route = router.route(row, null, asOf);
     countRoute(routing, route);
-    const line = `${JSON.stringify({ r: row.row, f: row.fields } satisfies ChunkRow)}\n`;
+    const chunkRow: ChunkRow =
+      route.shards.length > 1 ? { r: row.row, f: row.fields, m: 1 } : { r: row.row, f: row.fields };
+    const line = `${JSON.stringify(chunkRow)}\n`;
     return { line, shards: route.shards, everywhere: route.everywhere };
   });
   const unmatched = parsed.inputs.map((): MatchOutcome => ({ candidates: [] }));
@@ -84,7 +125,12 @@ export function assembleBlock(block: CsvBlock, spec: BlockSpec, lines: BlockOutc
       found.push(outcomeOfLine(JSON.parse(text) as ChunkOutcome));
     }
     if (found.length === 0) throw new Error(`no chunk holds the outcome of row ${row.row}`);
-    return mergeOutcomes(found, spec.run.maxMatches, spec.run.thresholdScore);
+    const merged = mergeOutcomes(found, spec.run.maxMatches, spec.run.thresholdScore);
+    // Names as written matched in no shard: their swapped readings, weighed as one (matchSwapped).
+    if (merged.candidates.length > 0 || found.length < 2 || !found.some((o) => o.maySwap === true))
+      return merged;
+    const readings = found.flatMap((o) => (o.swapped === undefined ? [] : [o.swapped]));
+    return mergeSwapped(readings, spec.run.maxMatches, spec.run.thresholdScore, merged.problems) ?? merged;
   });
   // Candidates carry their values: no snapshot is read.
   return { result: formatRows(block, spec, parsed, merged, []) };

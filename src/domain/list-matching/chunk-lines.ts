@@ -10,6 +10,8 @@ import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 export interface ChunkRow {
   r: number;
   f: MatchInput['fields'];
+  /** 1: the row is matched in several shards (its swapped names are decided at the assembly). */
+  m?: 1;
 }
 
 /**
@@ -37,20 +39,33 @@ export interface ChunkOutcome {
   v?: number;
   /** Each candidate's order in the whole voter file (MatchCandidate.order), when every one has it. */
   q?: number[];
+  /** A swapped reading's scale (MatchOutcome.oddsScale). */
+  k?: number;
+  /** 1: the names may be swapped (MatchOutcome.maySwap); `w`: their swapped reading (.swapped). */
+  y?: 1;
+  w?: Omit<ChunkOutcome, 'r'>;
 }
 
 /** The row an input line holds. */
 export function inputOfLine(text: string): MatchInput {
   const line = JSON.parse(text) as ChunkRow;
-  return { row: line.r, fields: line.f };
+  return line.m === 1 ? { row: line.r, fields: line.f, swap: 'both' } : { row: line.r, fields: line.f };
 }
 
 /** The outcome an output line holds (its candidates carry their voter values; no voter index). */
 export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
-  return withOrders(outcomeOf(line), line.q);
+  return outcomeOfParts(line);
 }
 
-function outcomeOf(line: ChunkOutcome): MatchOutcome {
+function outcomeOfParts(line: Omit<ChunkOutcome, 'r'>): MatchOutcome {
+  const outcome = withOrders(outcomeOf(line), line.q);
+  if (line.k !== undefined) outcome.oddsScale = line.k;
+  if (line.y === 1) outcome.maySwap = true;
+  if (line.w !== undefined) outcome.swapped = outcomeOfParts(line.w);
+  return outcome;
+}
+
+function outcomeOf(line: Omit<ChunkOutcome, 'r'>): MatchOutcome {
   return {
     candidates: line.c.map(([score, method, explain, values, odds, maxScore, minScore]) => ({
       voter: -1,
@@ -136,6 +151,12 @@ export function chunkOutcomeOf(
   }
   if (outcome.candidates.length > 0 && outcome.candidates.every((c) => c.order !== undefined)) {
     line.q = outcome.candidates.map((c) => c.order!);
+  }
+  if (outcome.oddsScale !== undefined) line.k = outcome.oddsScale;
+  if (outcome.maySwap === true) line.y = 1;
+  if (outcome.swapped !== undefined) {
+    const { r: _row, ...swapped } = chunkOutcomeOf(row, outcome.swapped, shard, columns);
+    line.w = swapped;
   }
   return line;
 }

@@ -43,6 +43,15 @@ export interface MatchInput {
    * list routes each row on its normalized values): the matcher uses it instead of again.
    */
   normalized?: NormalizedInput;
+  /**
+   * For a one-person row matched in several shards, when its names are searched swapped (the
+   * whole file searches them only when no shard's names as written give a match): `later`, not
+   * here (the outcome says whether they may be: `maySwap`); `only`, the swapped reading alone,
+   * weighed for the merge (MatchOutcome.oddsScale); `both`, the names as written, and the swapped
+   * reading beside them when they may be swapped (MatchOutcome.swapped: a queue's chunk, whose
+   * assembly decides). Absent: as one voter file, here.
+   */
+  swap?: 'later' | 'only' | 'both';
 }
 
 export interface MatchCandidate {
@@ -105,6 +114,15 @@ export interface MatchOutcome {
    */
   oddsParts?: number[];
   relative?: number;
+  /**
+   * Of a row's swapped reading (MatchInput.swap `only`): the swap's probability its candidates'
+   * odds were scaled by; its oddsParts and relative are unscaled, its oddsSum scaled.
+   */
+  oddsScale?: number;
+  /** With MatchInput.swap `later` or `both`: the names may be swapped (the whole file's names say so). */
+  maySwap?: boolean;
+  /** With MatchInput.swap `both`, when they may: the swapped reading (as for swap `only`). */
+  swapped?: MatchOutcome;
 }
 
 export interface MatchOptions {

@@ -221,6 +221,40 @@ describe('probabilistic matcher', () => {
     assert.doesNotMatch(straight!.candidates[0]!.explain!, /swapped/);
   });
 
+  it('leaves a swapped reading to the merge for a row of several shards (MatchInput.swap)', async () => {
+    const { voters, index } = setup();
+    const matcher = createProbabilisticMatcher(voters, index, { thresholdScore: 20 });
+    const fields = {
+      first_name: 'Kowalczyk',
+      last_name: 'Zbigniew',
+      address1: '500 Elm Ave Apt 3',
+      zip: '27701',
+    };
+    const [eager, later, only, both] = await matcher.matchBatch(
+      [
+        input(1, fields),
+        { ...input(1, fields), swap: 'later' },
+        { ...input(1, fields), swap: 'only' },
+        { ...input(1, fields), swap: 'both' },
+      ],
+      OPTIONS,
+    );
+    // Alone, the names are searched swapped here, as one voter file does.
+    assert.match(eager!.candidates[0]!.explain!, /names=swapped$/);
+    // `later`: only the names as written, and whether they may be swapped.
+    assert.equal(later!.candidates.length, 0);
+    assert.equal(later!.maySwap, true);
+    assert.equal(later!.swapped, undefined);
+    // `only`: the swapped reading, the same candidates as one voter file gives, with its weighing.
+    assert.deepEqual(only!.candidates, eager!.candidates);
+    assert.ok(only!.oddsScale! > 0 && only!.oddsScale! < 1, `scale ${only!.oddsScale}`);
+    assert.ok(only!.oddsParts!.length > 0 && only!.relative! >= 0);
+    // `both`: the names as written, with the swapped reading beside them.
+    assert.equal(both!.candidates.length, 0);
+    assert.equal(both!.maySwap, true);
+    assert.deepEqual(both!.swapped, only);
+  });
+
   it('weighs a swap by how the voter file uses each name (swapProbability)', () => {
     const people = (first: string, last: string, count: number) =>
       Array.from({ length: count }, () => ({ first_name: first, last_name: last }));

@@ -290,6 +290,8 @@ function searchPerson(
   const scored = scoredCandidatesOf(index, person, job, Math.max(job.options.maxMatches, 2));
   if (scored.best.length === 0)
     return { candidates: false, matches: [], oddsSum: 0, oddsParts: [], relative: 0 };
+  // Unscaled, as the merge of a sharded file's readings weighs them (MatchOutcome.oddsScale).
+  const relative = scored.relative;
   if (oddsScale !== 1) {
     for (const candidate of scored.best) candidate.odds *= oddsScale;
     scored.oddsSum *= oddsScale;
@@ -301,7 +303,7 @@ function searchPerson(
     matches: selected.matches,
     oddsSum: selected.oddsSum,
     oddsParts: scored.oddsParts,
-    relative: scored.relative,
+    relative,
   };
 }
 
@@ -310,7 +312,7 @@ interface PersonSearch {
   candidates: boolean;
   matches: ReturnType<typeof selectMatches>['matches'];
   oddsSum: number;
-  /** The candidates' odds, summed exactly (the relative left out: it is `relative`). */
+  /** The candidates' odds, summed exactly (the relative left out: it is `relative`); both unscaled. */
   oddsParts: number[];
   relative: number;
 }
@@ -355,8 +357,12 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
       input.problems.length > 0 ? input.problems[0]! : hasAnyValue(row) ? 'no_usable_values' : 'empty_row';
     return { candidates: [], unmatchedReason: reason, problems: input.problems };
   }
+  if (searchable.length === 1 && !job.rankOnly && row.swap === 'only') {
+    return swappedReading(index, searchable[0]!, job, input.problems);
+  }
   const found: MatchCandidate[] = [];
   /** Each person's best match (a voter may be one person's best and the other's second). */
+  let maySwap = false;
   const ownBest = new Set<number>();
   let anyCandidates = false;
   let anySearched = false;
@@ -373,7 +379,11 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
     // nothing was accepted and the voter file holds either name as the other kind (mayBeSwapped).
     // The candidate-stage measurement ranks both readings (a voter under the better of its two).
-    if ((job.rankOnly || result.matches.length === 0) && mayBeSwapped(index, person)) {
+    // A row of several shards: whether to search the names swapped is decided over all of them.
+    const deferred =
+      (row.swap === 'later' || row.swap === 'both') && searchable.length === 1 && !job.rankOnly;
+    if (deferred) maySwap = mayBeSwapped(index, person);
+    else if ((job.rankOnly || result.matches.length === 0) && mayBeSwapped(index, person)) {
       const swapped = searchPerson(
         index,
         { ...person, first: person.last, last: person.first },
@@ -413,13 +423,22 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
       });
     }
   }
-  const weighed =
+  const weighed: Pick<MatchOutcome, 'oddsSum' | 'oddsParts' | 'relative' | 'maySwap' | 'swapped'> =
     weighedBy === undefined || weighedBy.oddsSum === 0
       ? {}
       : { oddsSum: weighedBy.oddsSum, oddsParts: weighedBy.oddsParts, relative: weighedBy.relative };
+  if (maySwap) {
+    weighed.maySwap = true;
+    if (row.swap === 'both') weighed.swapped = swappedReading(index, searchable[0]!, job, input.problems);
+  }
   if (found.length === 0) {
     const reason = anyCandidates ? 'below_threshold' : anySearched ? 'no_candidates' : 'name_only';
-    return { candidates: [], unmatchedReason: reason, problems: input.problems, ...weighed };
+    return {
+      candidates: [],
+      unmatchedReason: reason,
+      problems: input.problems,
+      ...weighed,
+    };
   }
   if (ownBest.size < 2) return { candidates: found, problems: input.problems, ...weighed };
   // Two people in one row: each one's best match comes first (ranks 1 and 2), then the other
@@ -428,6 +447,35 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
   const bests = found.filter((c) => ownBest.has(c.voter)).sort(byScore);
   const others = found.filter((c) => !ownBest.has(c.voter)).sort(byScore);
   return { candidates: [...bests, ...others], problems: input.problems, bestCount: bests.length };
+}
+
+/**
+ * A one-person row's swapped reading alone (MatchInput.swap `only`): its selected candidates, as
+ * matchPersons gives them when the names as written matched nothing, and what the merge weighs
+ * the shards' readings by (the unscaled odds sum and relative, and the scale).
+ */
+function swappedReading(
+  index: MatchIndex,
+  person: NormalizedPerson,
+  job: PersonMatchJob,
+  problems: string[],
+): MatchOutcome {
+  const oddsScale = swapProbability(index, person);
+  const swapped = searchPerson(index, { ...person, first: person.last, last: person.first }, job, oddsScale);
+  const candidates: MatchCandidate[] = swapped.matches.map((match) => ({
+    voter: match.voter,
+    order: index.voterOrder(match.voter),
+    score: match.score,
+    method: match.method,
+    explain: `${match.explain} names=swapped`,
+    odds: match.odds,
+    ...(match.maxScore < MAX_PROBABILISTIC_SCORE ? { maxScore: match.maxScore } : {}),
+    ...(match.minScore > 0 ? { minScore: match.minScore } : {}),
+  }));
+  const weighed = swapped.candidates
+    ? { oddsSum: swapped.oddsSum, oddsParts: swapped.oddsParts, relative: swapped.relative, oddsScale }
+    : {};
+  return { candidates, problems, ...weighed };
 }
 
 /**

@@ -20,7 +20,7 @@ import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 import type { BlockExecutor } from '../block-executor.ts';
 import { assembleBlock, splitBlock } from '../block-stages.ts';
 import { inThreadExecutor, matchList } from '../match-list.ts';
-import { mergeOutcomes } from '../stages/merge.ts';
+import { mergeOutcomes, mergeSwapped } from '../stages/merge.ts';
 import { shardRouter } from '../stages/route.ts';
 import { type AssembleBlockRunner, assembleList } from './assemble-list.ts';
 
@@ -231,6 +231,42 @@ describe('mergeOutcomes', () => {
     );
     // Summing the shards' oddsSums would count two relatives.
     assert.notEqual(120 / (1 + 1.7 + 1.2), 120 / (1 + total));
+  });
+
+  it('weighs a row’s swapped readings of several shards as one, scaled by the swap’s probability', () => {
+    // Each shard's reading: its candidate's odds already scaled (0.5); the sums and relatives
+    // unscaled, as searchPerson gives them.
+    const reading = (voter: number, odds: number, relative: number, order: number): MatchOutcome => ({
+      candidates: [
+        {
+          voter,
+          score: 0,
+          method: 'name_address',
+          explain: 'first=exact last=exact names=swapped',
+          odds: odds * 0.5,
+          order,
+        },
+      ],
+      oddsSum: (odds + relative) * 0.5,
+      oddsParts: [odds],
+      relative,
+      oddsScale: 0.5,
+    });
+    const merged = mergeSwapped([reading(1, 300, 2, 10), reading(2, 100, 4, 20)], 2, 0, ['invalid_phone']);
+    const total = (300 + 100 + 4) * 0.5;
+    assert.deepEqual(
+      merged!.candidates.map((c) => [c.voter, c.score, c.explain]),
+      [
+        [1, (100 * 150) / (1 + total), 'first=exact last=exact names=swapped'],
+        [2, (100 * 50) / (1 + total), 'first=exact last=exact names=swapped'],
+      ],
+    );
+    assert.deepEqual(merged!.problems, ['invalid_phone']);
+    // Two near-equal readings: the best is flagged ambiguous, before the swap's mark.
+    const close = mergeSwapped([reading(1, 300, 2, 10), reading(2, 200, 4, 20)], 1, 0, undefined);
+    assert.equal(close!.candidates[0]!.explain, 'first=exact last=exact ambiguous names=swapped');
+    // Nothing above the threshold: no outcome (the names as written keep theirs).
+    assert.equal(mergeSwapped([reading(1, 300, 2, 10), reading(2, 300, 4, 20)], 1, 60, undefined), null);
   });
 
   it('weighs one person’s candidates of several shards together, as one voter file would', () => {

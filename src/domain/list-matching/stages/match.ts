@@ -7,6 +7,7 @@ import { countRoute, type ListRouter, ONE_SHARD, type RoutingCounts } from './ro
  * The match stage: a batch of rows, each matched in every shard the router sends it to (all of a
  * shard's rows at once), by that shard's matcher with the run's model. Per row, its outcomes in
  * shard order, each candidate marked with its shard (for the format stage to read its values).
+ * `swapped`: the rows' swapped readings alone (MatchInput.swap `only`).
  */
 export async function matchInShards(
   rows: readonly MatchInput[],
@@ -14,6 +15,7 @@ export async function matchInShards(
   router: ListRouter,
   matcherOf: (shard: number) => Matcher,
   routing: RoutingCounts | null,
+  swapped = false,
 ): Promise<MatchOutcome[][]> {
   const options = matchOptionsOf(run);
   if (router === ONE_SHARD) {
@@ -22,7 +24,7 @@ export async function matchInShards(
     return outcomes.map((outcome) => [outcome]);
   }
   const rowsOf = new Map<number, number[]>();
-  const inputs = rows.map((row, i) => {
+  const inputs = rows.map((row, i): MatchInput => {
     // The row is normalized anyway to be matched: routed from that.
     const normalized: NormalizedInput = normalizeInput(row.fields, options.asOf);
     const route = router.route(row, normalized, options.asOf);
@@ -32,8 +34,11 @@ export async function matchInShards(
       if (own === undefined) rowsOf.set(shard, [i]);
       else own.push(i);
     }
-    // Normalized once: each shard's matcher reads it and changes nothing in it.
-    return { ...row, normalized };
+    // Normalized once: each shard's matcher reads it and changes nothing in it. A row matched in
+    // several shards is searched swapped only once none of them matched it as written
+    // (MatchInput.swap; block-stages.ts matchSwapped), as one voter file searches it.
+    const swap: MatchInput['swap'] = swapped ? 'only' : route.shards.length > 1 ? 'later' : undefined;
+    return swap === undefined ? { ...row, normalized } : { ...row, normalized, swap };
   });
   const found: MatchOutcome[][] = rows.map(() => []);
   for (const shard of [...rowsOf.keys()].sort((a, b) => a - b)) {

@@ -58,15 +58,23 @@ function combine(outcomes: readonly MatchOutcome[], thresholdScore: number): Mat
 }
 
 const AMBIGUOUS = ' ambiguous';
+/** The end of a swapped reading's explain (after its ambiguity flag). */
+const SWAPPED = ' names=swapped';
+
+/** An explain without a swapped reading's end, and that end ('' when there is none). */
+const splitSwapped = (explain: string): [string, string] =>
+  explain.endsWith(SWAPPED) ? [explain.slice(0, -SWAPPED.length), SWAPPED] : [explain, ''];
 
 /**
  * Several shards' outcomes of a one-person row weighed as one voter file would weigh its
  * candidates (select-matches.ts): each score recomputed over the odds of every shard's
- * candidates, 100 × odds ÷ (1 + Σ oddsSum), at most 99; the threshold applied again; the best
- * flagged ambiguous when its shard flagged it or another candidate has at least half its odds.
- * One shard with candidates gets its own scores back. Null when an outcome cannot be weighed (an
- * id match, a couple row, names matched swapped, lines of the first format): then scores are
- * compared as each shard gave them.
+ * candidates, 100 × odds ÷ (1 + the odds sum), at most 99, the odds sum being the shards' exact
+ * parts added with the likeliest relative outside the file (times the swap's probability, for a
+ * swapped reading: MatchOutcome.oddsScale); a possible household member's floor from its own
+ * evidence over every shard; the threshold applied again; the best flagged ambiguous when its
+ * shard flagged it or the next by score has at least half its odds. Null when an outcome cannot
+ * be weighed (an id match, a couple row, names matched swapped beside the names as written, lines
+ * of the first format): then scores are compared as each shard gave them.
  */
 function weighOutcomes(
   outcomes: readonly MatchOutcome[],
@@ -77,12 +85,17 @@ function weighOutcomes(
   const parts: number[] = [];
   let relative = 0;
   let exact = true;
+  let scale: number | undefined;
   const all: { candidate: MatchCandidate; odds: number; flagged: boolean; order: number }[] = [];
   for (const outcome of outcomes) {
     if (outcome.bestCount !== undefined) return null;
     if (outcome.oddsSum === undefined) {
       if (outcome.candidates.length > 0) return null;
       continue;
+    }
+    if (outcome.oddsScale !== undefined) {
+      if (scale !== undefined && scale !== outcome.oddsScale) return null;
+      scale = outcome.oddsScale;
     }
     total += outcome.oddsSum;
     if (outcome.oddsParts === undefined || outcome.relative === undefined) exact = false;
@@ -92,24 +105,26 @@ function weighOutcomes(
     }
     for (const candidate of outcome.candidates) {
       if (candidate.odds === undefined) return null;
-      const explain = candidate.explain ?? '';
       all.push({
         candidate,
         odds: candidate.odds,
-        flagged: explain.endsWith(AMBIGUOUS),
+        flagged: splitSwapped(candidate.explain ?? '')[0].endsWith(AMBIGUOUS),
         // The whole file's order breaks ties as one voter file would (a line without it: shard order, then rank).
         order: candidate.order ?? all.length,
       });
     }
   }
   if (total === 0) return null;
-  // As select-matches.ts computes them over one file's candidates.
-  if (exact) total = roundExact(parts) + relative;
-  all.sort((a, b) => b.odds - a.odds || a.order - b.order);
-  const top = all[0];
-  const ambiguous =
-    top !== undefined && (top.flagged || (all[1] !== undefined && all[1].odds * 2 >= top.odds));
-  const candidates: MatchCandidate[] = [];
+  if (scale !== undefined && !exact) return null;
+  // As select-matches.ts computes them over one file's candidates (a swapped reading's sum and
+  // relative scaled as searchPerson scales them).
+  if (exact) {
+    total = roundExact(parts) + relative;
+    if (scale !== undefined) {
+      total *= scale;
+      relative *= scale;
+    }
+  }
   const scored = all
     .map((entry) => {
       const maxScore = entry.candidate.maxScore ?? MAX_PROBABILISTIC_SCORE;
@@ -127,11 +142,16 @@ function weighOutcomes(
       };
     })
     .sort((a, b) => b.score - a.score || b.odds - a.odds || a.order - b.order);
+  const top = scored[0];
+  const ambiguous =
+    top !== undefined && (top.flagged || (scored[1] !== undefined && scored[1].odds * 2 >= top.odds));
+  const candidates: MatchCandidate[] = [];
   for (const { candidate, score, minScore } of scored) {
     if (score < thresholdScore) break;
-    let explain = candidate.explain ?? '';
+    let [explain, swapped] = splitSwapped(candidate.explain ?? '');
     if (explain.endsWith(AMBIGUOUS)) explain = explain.slice(0, -AMBIGUOUS.length);
     if (candidates.length === 0 && ambiguous) explain = `${explain}${AMBIGUOUS}`;
+    explain = `${explain}${swapped}`;
     const { explain: _old, minScore: _shard, ...rest } = candidate;
     candidates.push({
       ...rest,
@@ -141,6 +161,22 @@ function weighOutcomes(
     });
   }
   return candidates.length === 0 ? { candidates, unmatchedReason: 'below_threshold' } : { candidates };
+}
+
+/**
+ * A row's swapped readings, one per shard it was matched in (MatchInput.swap `only`), weighed as
+ * one: the row's outcome when its names as written gave no match anywhere and these give one
+ * (what matchPersons does in one voter file); null when they give none. `problems`: the row's.
+ */
+export function mergeSwapped(
+  readings: readonly MatchOutcome[],
+  maxMatches: number,
+  thresholdScore: number,
+  problems: string[] | undefined,
+): MatchOutcome | null {
+  const weighed = readings.length === 1 ? readings[0]! : weighOutcomes(readings, thresholdScore);
+  if (weighed === null || weighed.candidates.length === 0) return null;
+  return cut({ candidates: weighed.candidates, ...(problems === undefined ? {} : { problems }) }, maxMatches);
 }
 
 /**
