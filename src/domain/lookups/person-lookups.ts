@@ -1,7 +1,13 @@
 import type { AppendedField } from '../keys/key-types.ts';
-import { mergeOutcomes } from '../list-matching/stages/merge.ts';
+import { mergeOutcomes, mergeSwapped } from '../list-matching/stages/merge.ts';
 import { jaroWinkler } from '../matching/compare/string-similarity.ts';
-import type { IdentifierColumn, MatchCandidate, MatchInput, MatchOptions } from '../matching/matcher.ts';
+import type {
+  IdentifierColumn,
+  MatchCandidate,
+  MatchInput,
+  MatchOptions,
+  MatchOutcome,
+} from '../matching/matcher.ts';
 import { normalizeEmail, normalizePhone } from '../matching/normalize/contact.ts';
 import { normalizeInput } from '../matching/normalize/person.ts';
 import { idKey } from '../voters/id-keys.ts';
@@ -70,14 +76,27 @@ export class PersonLookups {
       asOf: this.now,
     };
     const parts = await this.file.partsFor(row, this.now);
+    // Asked in several shards, the names are searched swapped as a list row's are: both readings
+    // here, and the swapped one only when no shard matched the names as written.
+    const asked: MatchInput = parts.length > 1 ? { ...row, swap: 'both' } : row;
+    const inShard = (outcome: MatchOutcome, shard: number): MatchOutcome => ({
+      ...outcome,
+      candidates: outcome.candidates.map((c) => ({ ...c, shard })),
+    });
     const outcomes = await Promise.all(
       parts.map(async (part) => {
         const matcher = options.rank === true ? part.rank : part.select;
-        const [outcome] = await matcher.matchBatch([row], matchOptions);
-        return { ...outcome!, candidates: outcome!.candidates.map((c) => ({ ...c, shard: part.shard })) };
+        const [outcome] = await matcher.matchBatch([asked], matchOptions);
+        const swapped =
+          outcome!.swapped === undefined ? {} : { swapped: inShard(outcome!.swapped, part.shard) };
+        return { ...inShard(outcome!, part.shard), ...swapped };
       }),
     );
-    const merged = mergeOutcomes(outcomes, maxMatches);
+    let merged = mergeOutcomes(outcomes, maxMatches);
+    if (merged.candidates.length === 0 && outcomes.some((o) => o.maySwap === true)) {
+      const readings = outcomes.flatMap((o) => (o.swapped === undefined ? [] : [o.swapped]));
+      merged = mergeSwapped(readings, maxMatches, 0, merged.problems) ?? merged;
+    }
     const byShard = new Map(parts.map((part) => [part.shard, part]));
     return merged.candidates.map((candidate) => ({ part: byShard.get(candidate.shard ?? 0)!, candidate }));
   }
