@@ -13,7 +13,7 @@ import type { BlockSpec } from './list-run.ts';
 import { blockRows } from './stages/cut.ts';
 import { BlockLines, type BlockResult, type ShardSnapshots } from './stages/format.ts';
 import { matchInShards } from './stages/match.ts';
-import { mergeOutcomes, mergeSwapped } from './stages/merge.ts';
+import { mergeOutcomes, mergeSwapped, wantsSwappedReadings, withSwappedReadings } from './stages/merge.ts';
 import { countRoute, type ListRouter, noRouting, ONE_SHARD, type RoutingCounts } from './stages/route.ts';
 
 /** What a block stage gives back: the block's lines and counts, and what its pass needs besides. */
@@ -67,11 +67,7 @@ async function matchSwapped(
   spec: BlockSpec,
   held: HeldShards,
 ): Promise<void> {
-  const at = merged.flatMap((outcome, i) =>
-    outcome.candidates.length === 0 && found[i]!.length > 1 && found[i]!.some((o) => o.maySwap === true)
-      ? [i]
-      : [],
-  );
+  const at = merged.flatMap((outcome, i) => (wantsSwappedReadings(outcome, found[i]!) ? [i] : []));
   if (at.length === 0) return;
   const readings = await matchInShards(
     at.map((i) => inputs[i]!),
@@ -125,12 +121,9 @@ export function assembleBlock(block: CsvBlock, spec: BlockSpec, lines: BlockOutc
       found.push(outcomeOfLine(JSON.parse(text) as ChunkOutcome));
     }
     if (found.length === 0) throw new Error(`no chunk holds the outcome of row ${row.row}`);
+    // Names as written matched in no shard: the chunks' swapped readings, weighed as one.
     const merged = mergeOutcomes(found, spec.run.maxMatches, spec.run.thresholdScore);
-    // Names as written matched in no shard: their swapped readings, weighed as one (matchSwapped).
-    if (merged.candidates.length > 0 || found.length < 2 || !found.some((o) => o.maySwap === true))
-      return merged;
-    const readings = found.flatMap((o) => (o.swapped === undefined ? [] : [o.swapped]));
-    return mergeSwapped(readings, spec.run.maxMatches, spec.run.thresholdScore, merged.problems) ?? merged;
+    return withSwappedReadings(merged, found, spec.run.maxMatches, spec.run.thresholdScore);
   });
   // Candidates carry their values: no snapshot is read.
   return { result: formatRows(block, spec, parsed, merged, []) };

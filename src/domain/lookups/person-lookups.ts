@@ -1,5 +1,5 @@
 import type { AppendedField } from '../keys/key-types.ts';
-import { mergeOutcomes, mergeSwapped } from '../list-matching/stages/merge.ts';
+import { mergeOutcomes, withSwappedReadings } from '../list-matching/stages/merge.ts';
 import { jaroWinkler } from '../matching/compare/string-similarity.ts';
 import type {
   IdentifierColumn,
@@ -92,11 +92,7 @@ export class PersonLookups {
         return { ...inShard(outcome!, part.shard), ...swapped };
       }),
     );
-    let merged = mergeOutcomes(outcomes, maxMatches);
-    if (merged.candidates.length === 0 && outcomes.some((o) => o.maySwap === true)) {
-      const readings = outcomes.flatMap((o) => (o.swapped === undefined ? [] : [o.swapped]));
-      merged = mergeSwapped(readings, maxMatches, 0, merged.problems) ?? merged;
-    }
+    const merged = withSwappedReadings(mergeOutcomes(outcomes, maxMatches), outcomes, maxMatches, 0);
     const byShard = new Map(parts.map((part) => [part.shard, part]));
     return merged.candidates.map((candidate) => ({ part: byShard.get(candidate.shard ?? 0)!, candidate }));
   }

@@ -411,16 +411,7 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     if (matches.length > 0) ownBest.add(matches[0]!.voter);
     for (const match of matches) {
       if (found.some((c) => c.voter === match.voter)) continue;
-      found.push({
-        voter: match.voter,
-        order: index.voterOrder(match.voter),
-        score: match.score,
-        method: match.method,
-        explain: match.explain,
-        odds: match.odds,
-        ...(match.maxScore < MAX_PROBABILISTIC_SCORE ? { maxScore: match.maxScore } : {}),
-        ...(match.minScore > 0 ? { minScore: match.minScore } : {}),
-      });
+      found.push(candidateOf(index, match));
     }
   }
   const weighed: Pick<MatchOutcome, 'oddsSum' | 'oddsParts' | 'relative' | 'maySwap' | 'swapped'> =
@@ -462,20 +453,30 @@ function swappedReading(
 ): MatchOutcome {
   const oddsScale = swapProbability(index, person);
   const swapped = searchPerson(index, { ...person, first: person.last, last: person.first }, job, oddsScale);
-  const candidates: MatchCandidate[] = swapped.matches.map((match) => ({
-    voter: match.voter,
-    order: index.voterOrder(match.voter),
-    score: match.score,
-    method: match.method,
-    explain: `${match.explain} names=swapped`,
-    odds: match.odds,
-    ...(match.maxScore < MAX_PROBABILISTIC_SCORE ? { maxScore: match.maxScore } : {}),
-    ...(match.minScore > 0 ? { minScore: match.minScore } : {}),
-  }));
+  const candidates = swapped.matches.map((match) =>
+    candidateOf(index, { ...match, explain: `${match.explain} names=swapped` }),
+  );
   const weighed = swapped.candidates
     ? { oddsSum: swapped.oddsSum, oddsParts: swapped.oddsParts, relative: swapped.relative, oddsScale }
     : {};
   return { candidates, problems, ...weighed };
+}
+
+/** A selected match as the row's candidate: its voter's order in the file, its bands when it has them. */
+function candidateOf(
+  index: MatchIndex,
+  match: ReturnType<typeof selectMatches>['matches'][number],
+): MatchCandidate {
+  return {
+    voter: match.voter,
+    order: index.voterOrder(match.voter),
+    score: match.score,
+    method: match.method,
+    explain: match.explain,
+    odds: match.odds,
+    ...(match.maxScore < MAX_PROBABILISTIC_SCORE ? { maxScore: match.maxScore } : {}),
+    ...(match.minScore > 0 ? { minScore: match.minScore } : {}),
+  };
 }
 
 /**

@@ -164,6 +164,28 @@ function weighOutcomes(
 }
 
 /**
+ * Whether a row's names as written matched in none of its shards and may be swapped: then its
+ * swapped readings decide (MatchOutcome.maySwap; one voter file searches them only then).
+ */
+export const wantsSwappedReadings = (merged: MatchOutcome, outcomes: readonly MatchOutcome[]): boolean =>
+  merged.candidates.length === 0 && outcomes.length > 1 && outcomes.some((o) => o.maySwap === true);
+
+/**
+ * A row's merged outcome, or, when it wants them, the outcome of the swapped readings its shards
+ * gave beside their names as written (MatchOutcome.swapped) if those match.
+ */
+export function withSwappedReadings(
+  merged: MatchOutcome,
+  outcomes: readonly MatchOutcome[],
+  maxMatches: number,
+  thresholdScore: number,
+): MatchOutcome {
+  if (!wantsSwappedReadings(merged, outcomes)) return merged;
+  const readings = outcomes.flatMap((o) => (o.swapped === undefined ? [] : [o.swapped]));
+  return mergeSwapped(readings, maxMatches, thresholdScore, merged.problems) ?? merged;
+}
+
+/**
  * A row's swapped readings, one per shard it was matched in (MatchInput.swap `only`), weighed as
  * one: the row's outcome when its names as written gave no match anywhere and these give one
  * (what matchPersons does in one voter file); null when they give none. `problems`: the row's.
