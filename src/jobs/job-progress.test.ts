@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JobProgress } from '../domain/client-jobs/job-types.ts';
-import { ProgressRecorder } from './job-progress.ts';
+import { ChunkRowsRecorder, ProgressRecorder } from './job-progress.ts';
 
 /** Lets the recorder's write (a few promise steps) finish. */
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -91,4 +91,40 @@ test('ProgressRecorder: a change while a write is in flight is written after it,
   finish();
   await settled();
   assert.deepEqual(written, [1, 2]);
+});
+
+test('ChunkRowsRecorder: adds the rows since the last add, at most once per interval, and the rest when done', async (t) => {
+  t.mock.timers.enable({ apis: ['Date'] });
+  const added: number[] = [];
+  let fail = false;
+  const recorder = new ChunkRowsRecorder(
+    {
+      addChunkRows: async (_id, rows) => {
+        if (fail) throw new Error('database away');
+        added.push(rows);
+        return true;
+      },
+    },
+    'job_1',
+    { intervalMs: 1_000 },
+  );
+  recorder.rows(100);
+  await settled();
+  recorder.rows(250); // within the interval: held back
+  await settled();
+  assert.deepEqual(added, [100]);
+  t.mock.timers.tick(1_000);
+  fail = true;
+  recorder.rows(300); // fails: added again with the next
+  await settled();
+  fail = false;
+  t.mock.timers.tick(1_000);
+  recorder.rows(420);
+  await settled();
+  assert.deepEqual(added, [100, 320]);
+  recorder.rows(500);
+  await recorder.finish();
+  assert.deepEqual(added, [100, 320, 80], 'every row counted once');
+  await recorder.finish();
+  assert.equal(added.length, 3, 'nothing left to add');
 });

@@ -86,3 +86,63 @@ export class ProgressRecorder {
       });
   }
 }
+
+/**
+ * Adds the rows a chunk of a sharded list matches to its job's count (JobStore.addChunkRows) at
+ * most once per interval, and what is left when the chunk is done (`finish`): each add is the
+ * rows since the last, so chunks on several workers add up. One add is in flight at a time; a
+ * failed one is added again with the next. A chunk run again after a crash adds its rows again
+ * (poll caps the share at the whole list).
+ */
+export class ChunkRowsRecorder {
+  private readonly jobs: Pick<JobStore, 'addChunkRows'>;
+  private readonly jobId: string;
+  private readonly intervalMs: number;
+  private readonly now: () => number;
+  private total = 0;
+  private counted = 0;
+  private lastWrite = Number.NEGATIVE_INFINITY;
+  private inFlight: Promise<void> | null = null;
+
+  constructor(
+    jobs: Pick<JobStore, 'addChunkRows'>,
+    jobId: string,
+    options: { intervalMs?: number; now?: () => number } = {},
+  ) {
+    this.jobs = jobs;
+    this.jobId = jobId;
+    this.intervalMs = options.intervalMs ?? PROGRESS_INTERVAL_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The chunk's running total of rows matched. */
+  rows(total: number): void {
+    this.total = total;
+    if (this.inFlight === null && this.now() - this.lastWrite >= this.intervalMs) this.add();
+  }
+
+  /** The rest, once the chunk is done. */
+  async finish(): Promise<void> {
+    await this.inFlight;
+    this.add();
+    await this.inFlight;
+  }
+
+  private add(): void {
+    const rows = this.total - this.counted;
+    if (rows <= 0) return;
+    this.counted = this.total;
+    this.lastWrite = this.now();
+    this.inFlight = this.jobs
+      .addChunkRows(this.jobId, rows)
+      .then(
+        () => {},
+        () => {
+          this.counted -= rows;
+        },
+      )
+      .finally(() => {
+        this.inFlight = null;
+      });
+  }
+}

@@ -87,6 +87,15 @@ export async function splitList(
       threshold: plan.matchThreshold,
       startedAt,
     };
+    // Poll's progress from here on: the chunks' shard-rows matched, out of these.
+    const bytes = job.uploadBytes ?? 0;
+    await deps.jobs.recordProgress(job.id, {
+      rowsMatched: 0,
+      bytesRead: bytes,
+      bytesTotal: bytes,
+      at: Date.now(),
+      chunks: { listRows: rows, shardRows, shardRowsMatched: 0 },
+    });
     // A list without data rows has no chunk: it is assembled (header only) at once. Otherwise each
     // shard with rows of the sample weighs them first; the last to finish fits the job's model
     // and enqueues every chunk with it.

@@ -14,6 +14,7 @@ import { type ChunkSpec, MATCH_CHUNK_JOB } from '../domain/ports/job-catalog.ts'
 import type { QueueMessage } from '../domain/ports/queue.ts';
 import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
+import { ChunkRowsRecorder } from './job-progress.ts';
 import {
   assembleMessage,
   chunkEvidenceKey,
@@ -230,6 +231,8 @@ async function matchShard(
   const writer = await deps.blobs.openWriter(chunkOutputKey(job.id, payload.chunk));
   const out = new LineBuffer(writer.stream);
   let reported = 0;
+  // Poll's progress: the job's count of rows its chunks have matched.
+  const progress = new ChunkRowsRecorder(deps.jobs, job.id);
   try {
     const threads = deps.executor.chunkBatches?.(matcher);
     await matchChunk({
@@ -246,10 +249,12 @@ async function matchShard(
         if (signal.aborted) throw signal.reason;
         deps.onRows?.(rows - reported);
         reported = rows;
+        progress.rows(rows);
       },
     });
     await out.end();
     await writer.commit();
+    await progress.finish();
   } catch (error) {
     await writer.abort();
     throw error;

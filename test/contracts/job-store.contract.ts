@@ -622,6 +622,37 @@ export function jobStoreContract(backend: string, open: () => Promise<JobStoreBa
       });
     });
 
+    describe('addChunkRows', () => {
+      const split = {
+        rowsMatched: 0,
+        bytesRead: 100,
+        bytesTotal: 100,
+        at: T0 + 1,
+        chunks: { listRows: 1_000, shardRows: 2_500, shardRowsMatched: 0 },
+      };
+
+      it("adds chunks' rows at once from several writers, read back with the split's counts", async () => {
+        const job = await inserted(smartmatchJob({ state: 'processing' }, T0));
+        assert.equal(await store.recordProgress(job.id, split), true);
+        // Two processes' chunks adding at the same time: no add is lost.
+        const adds = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : b.otherJobs).addChunkRows(job.id, 100)),
+        );
+        assert.deepEqual(new Set(adds), new Set([true]));
+        const seen = await b.otherJobs.getJob(job.id);
+        assert.deepEqual(seen?.progress, { ...split, chunks: { ...split.chunks, shardRowsMatched: 2_000 } });
+        assert.equal(seen?.updatedAt, job.updatedAt, 'progress does not count as a change of the job');
+      });
+
+      it('changes nothing of a job that is not processing', async () => {
+        for (const state of ['registered', 'uploaded', 'complete', 'failed'] as const) {
+          const job = await inserted(smartmatchJob({ state, filename: `chunks_${state}` }, T0));
+          assert.equal(await store.addChunkRows(job.id, 100), false);
+          assert.deepEqual(await store.getJob(job.id), job);
+        }
+      });
+    });
+
     describe('findLatestByFilename', () => {
       it('returns the newest of several registrations, whatever the insert order', async () => {
         const oldest = smartmatchJob({}, T0);

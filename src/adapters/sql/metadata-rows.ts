@@ -53,6 +53,7 @@ export function jobFromRow(row: Row, cells: CellDecoder): Job {
   };
   // Only a job the worker recorded progress of has the field (a job reads back as it was inserted).
   const progress = cells.nullableJson(row['progress'] ?? null) as JobProgress | null;
+  if (progress?.chunks !== undefined) progress.chunks.shardRowsMatched = cells.int(row['chunk_rows'] ?? 0);
   if (progress !== null) Object.assign(base, { progress });
   const params = cells.json(row['params']);
   return row['kind'] === 'onboarding'

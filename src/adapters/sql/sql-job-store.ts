@@ -70,6 +70,14 @@ export class SqlJobStore implements JobStore {
     return changed === 1;
   }
 
+  async addChunkRows(id: string, rows: number): Promise<boolean> {
+    const changed = await this.sql.run(
+      `UPDATE jobs SET chunk_rows = chunk_rows + ? WHERE id = ? AND state = 'processing'`,
+      [rows, id],
+    );
+    return changed === 1;
+  }
+
   /** The job with this id, or null. */
   async getJob(id: string): Promise<Job | null> {
     const row = await this.sql.get('SELECT * FROM jobs WHERE id = ?', [id]);

@@ -766,6 +766,40 @@ describe('JobService.poll', () => {
     });
   });
 
+  it("answers a list split over shards by its chunks' rows, as a share of the list's", async () => {
+    const key = await createKey('client');
+    const jobId = await register(key);
+    await jobStore.markUploaded(jobId, { blob: 'uploads/x/u.csv', bytes: 1_000, at: T0 + 1 }, []);
+    await jobStore.transition(jobId, ['uploaded'], 'processing', {}, T0 + 3);
+    // 400 rows, matched as 1,000 shard-rows (dated rows go to every shard).
+    const split = { listRows: 400, shardRows: 1_000, shardRowsMatched: 0 };
+    await jobStore.recordProgress(jobId, {
+      rowsMatched: 0,
+      bytesRead: 1_000,
+      bytesTotal: 1_000,
+      at: T0 + 4,
+      chunks: split,
+    });
+    const pollAt = async (at: number) => (await service.poll(key, 'list_1', at)).progress;
+    assert.deepEqual(await pollAt(T0 + 5), {
+      rows_matched: 0,
+      rows_total: 400,
+      bytes_read: 1_000,
+      bytes_total: 1_000,
+    });
+    await jobStore.addChunkRows(jobId, 250);
+    await jobStore.addChunkRows(jobId, 251);
+    assert.deepEqual(await pollAt(T0 + 6), {
+      rows_matched: 200,
+      rows_total: 400,
+      bytes_read: 1_000,
+      bytes_total: 1_000,
+    });
+    // A chunk run again after a crash counts twice: never more than the list.
+    await jobStore.addChunkRows(jobId, 900);
+    assert.equal((await pollAt(T0 + 7)).rows_matched, 400);
+  });
+
   it("answers the job's error once failed", async () => {
     const key = await createKey('client');
     const jobId = await register(key);

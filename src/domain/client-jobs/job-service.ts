@@ -100,6 +100,17 @@ function pollProgress(job: Job): PollProgress {
     };
   }
   const recorded = job.progress ?? null;
+  const chunks = recorded?.chunks;
+  if (chunks !== undefined) {
+    // Split over a sharded file: the chunks' shard-rows matched, as a share of the list's rows.
+    const share = chunks.shardRows === 0 ? 0 : Math.min(1, chunks.shardRowsMatched / chunks.shardRows);
+    return {
+      rows_matched: Math.floor(share * chunks.listRows),
+      rows_total: chunks.listRows,
+      bytes_read: recorded!.bytesRead,
+      bytes_total: bytesTotal,
+    };
+  }
   return {
     rows_matched: recorded?.rowsMatched ?? 0,
     rows_total: null,

@@ -60,6 +60,12 @@ export interface JobProgress {
   bytesTotal: number;
   /** Epoch ms of the record. */
   at: number;
+  /**
+   * A list split into chunks over a sharded voter file (rowsMatched stays 0): its rows, their
+   * shard-rows (a row matched in three shards counts three), and the shard-rows its chunks have
+   * matched so far (JobStore.addChunkRows; a chunk run again after a crash counts again).
+   */
+  chunks?: { listRows: number; shardRows: number; shardRowsMatched: number };
 }
 
 export interface SmartmatchJob extends JobBase {

@@ -24,6 +24,12 @@ export interface JobStore {
    * false when the job is no longer processing.
    */
   recordProgress(id: string, progress: JobProgress): Promise<boolean>;
+  /**
+   * Adds rows a chunk of a processing job has matched to the job's count (JobProgress.chunks), in
+   * one statement, so that chunks matched at once on several workers all count; false when the
+   * job is no longer processing.
+   */
+  addChunkRows(id: string, rows: number): Promise<boolean>;
   /** The newest job of this key with this filename: the one poll follows. */
   findLatestByFilename(keyId: string, filename: string): Promise<Job | null>;
   /**

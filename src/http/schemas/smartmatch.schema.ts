@@ -80,7 +80,9 @@ export const pollBodySchema = urlErrorBodySchema.extend({
   progress: z
     .object({
       rows_matched: count.describe('rows of the list through matching so far (matched to a voter or not)'),
-      rows_total: count.nullable().describe("the list's rows; null until the job is complete"),
+      rows_total: count
+        .nullable()
+        .describe("the list's rows; null until the job is complete (or split over a sharded file's workers)"),
       bytes_read: count.describe('bytes of the upload read by the matching so far'),
       bytes_total: count.nullable().describe("the upload's size; null before the upload"),
     })

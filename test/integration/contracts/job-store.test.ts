@@ -138,7 +138,13 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
       const result = await first.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
       assert.deepEqual(
         result.rows.map((row) => row.name),
-        ['001_initial.sql', '002_rate_buckets.sql', '003_job_progress.sql', '004_lookups.sql'],
+        [
+          '001_initial.sql',
+          '002_rate_buckets.sql',
+          '003_job_progress.sql',
+          '004_lookups.sql',
+          '005_chunk_rows.sql',
+        ],
       );
     });
 
@@ -154,6 +160,7 @@ describe('PostgreSQL', { skip: await postgresSuiteSkip() }, () => {
           '002_rate_buckets.sql',
           '003_job_progress.sql',
           '004_lookups.sql',
+          '005_chunk_rows.sql',
         ]);
         for (const report of reports) {
           assert.deepEqual([...report.applied, ...report.alreadyApplied].sort(), applied);
