@@ -178,7 +178,7 @@ export interface paths {
               progress?: {
                 /** @description rows of the list through matching so far (matched to a voter or not) */
                 rows_matched: number;
-                /** @description the list's rows; null until the job is complete */
+                /** @description the list's rows; null until the job is complete (or split over a sharded file's workers) */
                 rows_total: number | null;
                 /** @description bytes of the upload read by the matching so far */
                 bytes_read: number;

@@ -9,6 +9,7 @@ import {
   radiusSearchSchema,
   registrationCheckSchema,
 } from './schemas/lookups.schema.ts';
+import { smartmatchQuerySchema } from './schemas/smartmatch.schema.ts';
 
 type Operation = {
   parameters: { name: string; required: boolean }[];
@@ -47,5 +48,35 @@ test('the lookups are documented with the parameters their zod schemas validate 
     const body = JSON.stringify(operation.responses['200']!.content);
     for (const field of ['error', 'input', 'gateway_id', 'function_id', 'states_updated'])
       assert.ok(body.includes(`"${field}"`), `${path}: ${field}`);
+  }
+});
+
+test("a boolean parameter's documented pattern takes what the service takes (Python's True/False too)", () => {
+  const paths = buildOpenApiDocument('http://x').paths as Record<
+    string,
+    { get?: { parameters: { name: string; schema?: { allOf?: { pattern: string }[] } }[] } }
+  >;
+  const parameter = paths['/service/smartmatch']?.get?.parameters.find((p) => p.name === 'mbp_onboarding');
+  const patterns = (parameter?.schema?.allOf ?? []).map((part) => part.pattern);
+  assert.ok(patterns.length > 0, 'mbp_onboarding has patterns');
+  // JSON Schema patterns are ECMAScript regular expressions without flags; a value must match each.
+  const documented = { test: (value: string) => patterns.every((p) => new RegExp(p, 'u').test(value)) };
+  for (const value of ['True', 'False', 'true', 'false', 'TRUE', '1', '0']) {
+    assert.ok(documented.test(value), `${value} is documented`);
+    assert.equal(
+      smartmatchQuerySchema.safeParse({ filename: 'a', mbp_onboarding: value, digital_audience_name: 'A' })
+        .success,
+      true,
+      value,
+    );
+  }
+  for (const value of ['yes', 'on', '', 'true1']) {
+    assert.equal(documented.test(value), false, `${value} is not documented`);
+    assert.equal(
+      smartmatchQuerySchema.safeParse({ filename: 'a', mbp_onboarding: value, digital_audience_name: 'A' })
+        .success,
+      false,
+      value,
+    );
   }
 });

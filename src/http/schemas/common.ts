@@ -22,7 +22,12 @@ export const single = (name: string) =>
 /** Booleans as real clients send them: True/False, true/false, 1/0 (any letter case). */
 export const booleanParam = (name: string) =>
   single(name)
-    .regex(/^(true|false|1|0)$/i, `${name} must be true or false (True/False, true/false, 1/0)`)
+    // Spelled out rather than with the `i` flag, which a JSON Schema pattern cannot carry: the
+    // OpenAPI file then accepts the True/False that Python clients send, as the service does.
+    .regex(
+      /^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/,
+      `${name} must be true or false (True/False, true/false, 1/0)`,
+    )
     .transform((value) => value === '1' || value.toLowerCase() === 'true');
 
 /** clients.md 4: `[A-Za-z0-9_.-]`, 1-45 characters, not starting with `.` or `-`, no `..`. */
