@@ -218,6 +218,8 @@ export function routeRow(
   values: RoutingValues,
   directory: ShardDirectory | null = null,
 ): Route {
+  // Keys that name no place list voters in every shard: nothing else about the row matters.
+  if (values.placeFreeKeys === true) return { shards: map.shards.map((_, i) => i), everywhere: false };
   const states = new Set<string>();
   const state = values.state === undefined || values.state === '' ? null : normalizeStateCode(values.state);
   if (state !== null) states.add(state);
@@ -267,7 +269,6 @@ export function routeRow(
   }
   // Without a directory a phone, an e-mail or an id may be in any shard.
   const nowhereElse = values.searchableAnywhere === false && (directory !== null || !hasContact);
-  if (values.placeFreeKeys === true) return { shards: map.shards.map((_, i) => i), everywhere: false };
   if (found.size === 0 && nowhereElse && map.shards.length > 0) {
     // The shard of records without a state, where a street address without a state can agree.
     const none = map.shards.findIndex((shard) => shard.state === '');

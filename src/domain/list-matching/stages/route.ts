@@ -74,6 +74,8 @@ function routePlaced(
   map: ShardMap,
   directory: ShardDirectory | null,
 ): Route {
+  // Keys that name no place (a birth date or age, an address without a state): every shard.
+  if (place.dated || place.addressedWithoutState) return routeRow(map, { placeFreeKeys: true });
   return routeRow(
     map,
     {
@@ -86,8 +88,7 @@ function routePlaced(
       phones: place.phones,
       emails: place.emails,
       ids: statelessIds(row.fields.voterbase_id ?? '', row.fields.exact_track ?? ''),
-      searchableAnywhere: place.dated || place.addressedWithoutState,
-      placeFreeKeys: place.dated || place.addressedWithoutState,
+      searchableAnywhere: false,
     },
     directory,
   );

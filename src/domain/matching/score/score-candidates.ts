@@ -139,8 +139,17 @@ export function scoreCandidates(
     // each candidate's is the same event weighed from another member, so the likeliest counts.
     relative = Math.max(relative, odds / household);
     if (best.length < keep || isBetter(weight, order, best[best.length - 1]!)) {
-      const entry = { voter, order, weight, odds, levels: levels.slice(), sources };
-      if (best.length >= keep) best.pop();
+      // The entry let go is reused: most candidates of a long list pass through the best few.
+      const entry: ScoredCandidate =
+        best.length >= keep
+          ? best.pop()!
+          : { voter, order, weight, odds, levels: new Uint8Array(FIELD_COUNT), sources };
+      entry.voter = voter;
+      entry.order = order;
+      entry.weight = weight;
+      entry.odds = odds;
+      entry.levels.set(levels);
+      entry.sources = sources;
       let i = best.length;
       while (i > 0 && isBetter(weight, order, best[i - 1]!)) i--;
       best.splice(i, 0, entry);
