@@ -5,7 +5,8 @@
  * - the same lists matched by 1 worker holding the whole file unsharded, by 1 worker holding every
  *   shard (it matches each list in one pass), and by 1 and by 2 workers each given memory for half
  *   the shards (VOTER_CACHE_MB: they split lists into chunks per shard): throughput, peak resident
- *   memory per worker, shards loaded;
+ *   memory per worker, shards loaded; the first two once more at the end (the file imported again
+ *   each way), their ratio from both runs;
  * - the results of every way byte-identical: unsharded, every shard held, chunks on 1 and on 2
  *   workers, and the embedded one (`listmatch match` on a sharded DATA_DIR); precision and recall.
  */
@@ -137,21 +138,26 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
       }
     };
 
-    log('shards: importing the voter file unsharded');
-    await runCli(['voters', 'import', voters, '--replace', '--json'], {
-      dataDir: join(dir.path, 'importer'),
-      timeoutMs: TIMEOUT_MS,
-      env,
-    });
+    const importWhole = async () => {
+      log('shards: importing the voter file unsharded');
+      await runCli(['voters', 'import', voters, '--replace', '--json'], {
+        dataDir: join(dir.path, 'importer'),
+        timeoutMs: TIMEOUT_MS,
+        env,
+      });
+    };
+    const importShards = async () => {
+      log('shards: importing the voter file as shards by state');
+      const imported = await runCli(['voters', 'import', voters, '--replace', '--json'], {
+        dataDir: join(dir.path, 'importer'),
+        timeoutMs: TIMEOUT_MS,
+        env: { ...env, VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS },
+      });
+      return (JSON.parse(imported.stdout) as { version: string }).version;
+    };
+    await importWhole();
     const plain = await run('unsharded', [{}]);
-
-    log('shards: importing the voter file as shards by state');
-    const imported = await runCli(['voters', 'import', voters, '--replace', '--json'], {
-      dataDir: join(dir.path, 'importer'),
-      timeoutMs: TIMEOUT_MS,
-      env: { ...env, VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS },
-    });
-    const version = (JSON.parse(imported.stdout) as { version: string }).version;
+    const version = await importShards();
     const meta = JSON.parse(
       await readFile(join(dir.path, 'importer', 'voters', version, 'meta.json'), 'utf8'),
     ) as {
@@ -169,6 +175,16 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
     const oneSharded = await run('sharded-1', [sharded]);
     const oneHalf = await run('sharded-1-half', [halfCache]);
     const twoSharded = await run('sharded-2', [halfCache, halfCache]);
+    // The one-worker comparison once more, the other way round (unsharded, then sharded again):
+    // this VM's speed drifts by tens of percent within minutes, and the two runs of each way
+    // taken together fall on either side of the drift.
+    await importWhole();
+    const plainAgain = await run('unsharded-again', [{}]);
+    await importShards();
+    const oneShardedAgain = await run('sharded-1-again', [sharded]);
+    const pairRatio =
+      (oneSharded.rowsPerSecond + oneShardedAgain.rowsPerSecond) /
+      (plain.rowsPerSecond + plainAgain.rowsPerSecond);
 
     // The embedded reference on the same sharded file: the cluster must give these very bytes.
     const embedded = join(dir.path, 'embedded');
@@ -186,6 +202,8 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
     const identical =
       (await readFile(reference)).equals(twoSharded.result) &&
       plain.result.equals(oneSharded.result) &&
+      plainAgain.result.equals(plain.result) &&
+      oneShardedAgain.result.equals(oneSharded.result) &&
       twoSharded.result.equals(oneSharded.result) &&
       oneHalf.result.equals(oneSharded.result);
     recorder.check(
@@ -207,12 +225,13 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
     recorder.metric('throughput, 1 worker, sharded, every shard held', oneSharded.rowsPerSecond, 'rows/s', {
       note: `one pass per list; ${shards.length} shards (${shards.map((s) => `${s.id} ${formatNumber(s.rows)}`).join(', ')}); ${describe(oneSharded)}`,
     });
-    recorder.metric(
-      'ratio, 1 sharded worker (every shard) / 1 unsharded',
-      oneSharded.rowsPerSecond / plain.rowsPerSecond,
-      '×',
-      { digits: 2, note: 'the same lists and file' },
-    );
+    recorder.metric('ratio, 1 sharded worker (every shard) / 1 unsharded', pairRatio, '×', {
+      digits: 2,
+      note:
+        `the same lists and file, measured twice each way (unsharded, sharded, …, unsharded, sharded): ` +
+        `${formatNumber(oneSharded.rowsPerSecond)} + ${formatNumber(oneShardedAgain.rowsPerSecond)} rows/s sharded ÷ ` +
+        `${formatNumber(plain.rowsPerSecond)} + ${formatNumber(plainAgain.rowsPerSecond)} unsharded`,
+    });
     recorder.metric('throughput, 1 worker, sharded, half the shards', oneHalf.rowsPerSecond, 'rows/s', {
       note: `lists split into chunks; VOTER_CACHE_MB=${cacheMb}; ${describe(oneHalf)}`,
     });
@@ -257,6 +276,8 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
       figures: {
         plain: { ...plain, result: undefined },
         oneSharded: { ...oneSharded, result: undefined },
+        plainAgain: { ...plainAgain, result: undefined },
+        oneShardedAgain: { ...oneShardedAgain, result: undefined },
         oneHalf: { ...oneHalf, result: undefined },
         twoSharded: { ...twoSharded, result: undefined },
         quality: { unsharded: a, sharded: b },
