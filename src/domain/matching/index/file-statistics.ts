@@ -1,7 +1,7 @@
 import { FirstNameCohortCount } from './first-name-cohorts.ts';
 import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { FileStatistics, MatchIndexData } from './match-index-data.ts';
-import { soundOf, TEXT_FIELDS, type TextField } from './match-index-fields.ts';
+import { soundOf, TEXT_FIELDS, type TextField, WHOLE_FILE_VALUES } from './match-index-fields.ts';
 import type { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 
@@ -248,15 +248,6 @@ export interface WholeFileStatistics {
   cellIds: Uint32Array;
   cellCounts: Uint32Array;
 }
-
-/**
- * The fields whose whole-file values a shard's dictionaries hold, not only its voters': a row's
- * first and last names and its state are weighed by their counts in the whole file (term
- * frequencies, first-name genders and cohorts, a state's share, whether names may be swapped)
- * whichever shard it is matched in, also one where no voter has them (a row routed there by its
- * birth date or ZIP). Memory: the file's distinct names, in every shard.
- */
-const WHOLE_FILE_VALUES: readonly TextField[] = ['first', 'last', 'state'];
 
 /**
  * A shard's index with the whole file's statistics: its dictionaries count the file's voters (and

@@ -21,6 +21,16 @@ export const TEXT_FIELDS = [
 ] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];
 
+/**
+ * The fields whose whole-file values a shard's dictionaries hold, not only its voters': a row's
+ * first and last names and its state are weighed by their counts in the whole file (term
+ * frequencies, first-name genders and cohorts, a state's share, whether names may be swapped)
+ * whichever shard it is matched in, also one where no voter has them (a row routed there by its
+ * birth date or ZIP). Memory: the file's distinct names, in every shard (held once per thread:
+ * StringDictionary.fromSharedValues).
+ */
+export const WHOLE_FILE_VALUES: readonly TextField[] = ['first', 'last', 'state'];
+
 export const GENDER_CODE = { '': 0, F: 1, M: 2 } as const;
 export const CONTACT_PHONE = 1;
 export const CONTACT_EMAIL = 2;

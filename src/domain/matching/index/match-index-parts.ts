@@ -1,7 +1,7 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
 import { MatchIndex } from './match-index.ts';
 import type { MatchIndexData } from './match-index-data.ts';
-import { TEXT_FIELDS, type TextField } from './match-index-fields.ts';
+import { TEXT_FIELDS, type TextField, WHOLE_FILE_VALUES } from './match-index-fields.ts';
 import { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
@@ -125,7 +125,13 @@ export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) =
     // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
     const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
     const values = new TextDecoder().decode(bytes).split('\n');
-    dictionaries[field] = StringDictionary.fromValues(values, u32(`dict-${field}.counts`));
+    const counts = u32(`dict-${field}.counts`);
+    // The names every shard holds whole (WHOLE_FILE_VALUES) are held once per thread; a file
+    // imported whole (no fileSize: not a shard) keeps its own map (one lookup less per name).
+    dictionaries[field] =
+      meta.fileSize !== undefined && WHOLE_FILE_VALUES.includes(field)
+        ? StringDictionary.fromSharedValues(field, values, counts)
+        : StringDictionary.fromValues(values, counts);
   }
   const sizes =
     meta.voterDictionarySizes ??

@@ -6,16 +6,51 @@
 export class StringDictionary {
   readonly values: string[];
   readonly counts: Uint32Array;
-  private readonly ids: Map<string, number>;
+  /** Value → id; null for a dictionary of shared values (then `shared` and `local` say it). */
+  private readonly ids: Map<string, number> | null;
+  private readonly shared: SharedValues | null;
+  /** The shared values' numbers → ids here (-1: not here); numbers past its end are not here. */
+  private readonly local: Int32Array | null;
 
-  private constructor(values: string[], counts: Uint32Array) {
-    this.values = values;
+  private constructor(values: string[], counts: Uint32Array, shared: SharedValues | null) {
     this.counts = counts;
-    this.ids = new Map(values.map((value, id) => [value, id]));
+    this.shared = shared;
+    if (shared === null) {
+      this.values = values;
+      this.ids = new Map(values.map((value, id) => [value, id]));
+      this.local = null;
+      return;
+    }
+    const numbers = values.map((value) => shared.number(value));
+    const local = new Int32Array(shared.size).fill(-1);
+    numbers.forEach((number, id) => {
+      local[number] = id;
+    });
+    // The shared strings: the decoded ones are let go.
+    this.values = numbers.map((number) => shared.value(number));
+    this.ids = null;
+    this.local = local;
   }
 
   static fromValues(values: string[], counts: Uint32Array): StringDictionary {
-    return new StringDictionary(values, counts);
+    return new StringDictionary(values, counts, null);
+  }
+
+  /**
+   * A dictionary whose values are held once by every dictionary of `field` on this thread: the
+   * shards of a sharded voter file each hold the whole file's names (file-statistics.ts), which as
+   * a map per shard cost some 60 bytes a name per shard and thread (30+ MB for the half million
+   * surnames of a national file, times its shards, times the matching threads); shared, a shard's
+   * costs 12 bytes a name. Values stay in the table while the thread lives (the names of the next
+   * voter file are mostly the same).
+   */
+  static fromSharedValues(field: string, values: string[], counts: Uint32Array): StringDictionary {
+    let shared = SHARED.get(field);
+    if (shared === undefined) {
+      shared = new SharedValues();
+      SHARED.set(field, shared);
+    }
+    return new StringDictionary(values, counts, shared);
   }
 
   get size(): number {
@@ -24,7 +59,10 @@ export class StringDictionary {
 
   /** Id of a value, or -1 when no voter has it. */
   idOf(value: string): number {
-    return this.ids.get(value) ?? -1;
+    if (this.ids !== null) return this.ids.get(value) ?? -1;
+    const number = this.shared!.numberOf(value);
+    const local = this.local!;
+    return number < 0 || number >= local.length ? -1 : local[number]!;
   }
 
   value(id: number): string {
@@ -36,3 +74,34 @@ export class StringDictionary {
     return id < 0 ? 0 : (this.counts[id] ?? 0);
   }
 }
+
+/** The values of one field met by this thread's shared dictionaries, each numbered once. */
+class SharedValues {
+  private readonly numbers = new Map<string, number>();
+  private readonly values: string[] = [];
+
+  get size(): number {
+    return this.values.length;
+  }
+
+  number(value: string): number {
+    let number = this.numbers.get(value);
+    if (number === undefined) {
+      number = this.values.length;
+      this.numbers.set(value, number);
+      this.values.push(value);
+    }
+    return number;
+  }
+
+  numberOf(value: string): number {
+    return this.numbers.get(value) ?? -1;
+  }
+
+  value(number: number): string {
+    return this.values[number]!;
+  }
+}
+
+/** Per field, this thread's shared values (each thread has its own module instance). */
+const SHARED = new Map<string, SharedValues>();
