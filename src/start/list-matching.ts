@@ -41,14 +41,18 @@ export function voterMatching(
 
 /**
  * The matching threads (MATCH_THREADS). They keep every loaded shard of a sharded voter file open
- * (the voter store decides which shards stay loaded), otherwise at most two voter versions.
+ * (the voter store decides which shards stay loaded), otherwise at most two voter versions. A
+ * worker given VOTER_SHARD_MAX_ROWS is ready for any number of shards; one without it sizes its
+ * threads for the first sharded file it matches (ThreadedMatcherFactory.holdsEveryShard), so it
+ * holds that file's shards too if they fit in VOTER_CACHE_MB.
  */
 function createMatchers(
   config: Pick<Config, 'MATCH_THREADS' | 'VOTER_SHARD_MAX_ROWS'>,
 ): ThreadedMatcherFactory {
-  return new ThreadedMatcherFactory(config.MATCH_THREADS, {
-    sourcesKept: config.VOTER_SHARD_MAX_ROWS === undefined ? 2 : Number.POSITIVE_INFINITY,
-  });
+  return new ThreadedMatcherFactory(
+    config.MATCH_THREADS,
+    config.VOTER_SHARD_MAX_ROWS === undefined ? {} : { sourcesKept: Number.POSITIVE_INFINITY },
+  );
 }
 
 /** What the list-matching job handlers (match-list, match-chunk, assemble-list) are built from. */

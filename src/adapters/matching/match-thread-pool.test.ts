@@ -4,6 +4,7 @@ import { buildMatchIndex } from '../../domain/matching/index/build-match-index.t
 import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
 import { createProbabilisticMatcher, inThreadRunner } from '../../domain/matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
+import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
 import { MatchThreadPool } from './match-thread-pool.ts';
 import { ThreadedMatcherFactory } from './threaded-matcher-factory.ts';
@@ -218,6 +219,62 @@ describe('one pool of threads for several voter files', () => {
       assert.equal(factory.threadPool, pool, 'the same threads');
     } finally {
       await factory.close();
+    }
+  });
+});
+
+describe('ThreadedMatcherFactory sized by the voter file it meets', () => {
+  const mapOf = (shards: number): ShardMap => ({
+    shards: Array.from({ length: shards }, (_, i) => ({
+      id: `s${i}`,
+      state: `S${i}`,
+      zip3From: '',
+      zip3To: '',
+      rows: 1000,
+      version: `v1-s${i}`,
+      memoryBytes: 1_000_000,
+      box: null,
+    })),
+    zip3States: {},
+  });
+
+  it('holds every shard of the first sharded file, its threads started with heaps for them', async () => {
+    const factory = new ThreadedMatcherFactory(1);
+    try {
+      assert.equal(factory.keepsOpen(4), false, 'two voter files before it meets one');
+      assert.equal(factory.holdsEveryShard(mapOf(4), undefined), true);
+      assert.equal(factory.keepsOpen(4), true);
+      factory.start();
+      assert.equal(factory.threadPool!.sourcesKept, 4);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('threads already started keep their heaps: a bigger sharded file is matched in chunks', async () => {
+    const factory = new ThreadedMatcherFactory(1);
+    try {
+      factory.start();
+      assert.equal(factory.holdsEveryShard(mapOf(4), undefined), false);
+      assert.equal(factory.threadPool!.sourcesKept, 2);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('shards that do not fit the voter cache, or a count the caller fixed, change nothing', async () => {
+    const tooSmall = new ThreadedMatcherFactory(1);
+    const fixed = new ThreadedMatcherFactory(1, { sourcesKept: 2 });
+    try {
+      assert.equal(tooSmall.holdsEveryShard(mapOf(4), 3_000_000), false);
+      assert.equal(tooSmall.keepsOpen(4), false);
+      assert.equal(fixed.holdsEveryShard(mapOf(4), undefined), false);
+      tooSmall.start();
+      fixed.start();
+      assert.deepEqual([tooSmall.threadPool!.sourcesKept, fixed.threadPool!.sourcesKept], [2, 2]);
+    } finally {
+      await tooSmall.close();
+      await fixed.close();
     }
   });
 });

@@ -49,8 +49,12 @@ export class MatchThreadPool {
   /** Whether a sample has warmed every thread up (see MatchSource.sampleEvidenceWarming). */
   warmed = false;
 
+  /** Voter files a thread may hold at once, which sized its heap limit. */
+  readonly sourcesKept: number;
+
   /** `sourcesKept`: voter files a thread may hold at once, which sizes its heap limit. */
   constructor(threads: number, sourcesKept = 2) {
+    this.sourcesKept = sourcesKept;
     this.pool = new TaskPool(new URL('./match-thread.worker.ts', import.meta.url), threads, {
       resourceLimits: threadHeapLimits(sourcesKept),
     });

@@ -44,7 +44,13 @@ const SOURCES_KEPT = 2;
  */
 export class ThreadedMatcherFactory implements ListExecutor {
   private readonly threads: number;
-  private readonly sourcesKept: number;
+  /**
+   * Voter files kept open on the threads (their heaps are sized by it). Unless the caller fixed
+   * it, a sharded file met before the threads start raises it to the file's shards
+   * (holdsEveryShard): a worker then holds every shard and matches each list in one pass.
+   */
+  private sourcesKept: number;
+  private readonly sourcesFixed: boolean;
   private pool: MatchThreadPool | null = null;
   private readonly sources = new Map<MatchIndex, MatchSource>();
   /**
@@ -59,6 +65,7 @@ export class ThreadedMatcherFactory implements ListExecutor {
   constructor(threads: number, options: { sourcesKept?: number } = {}) {
     this.threads = threads;
     this.sourcesKept = options.sourcesKept ?? SOURCES_KEPT;
+    this.sourcesFixed = options.sourcesKept !== undefined;
   }
 
   /**
@@ -204,7 +211,13 @@ export class ThreadedMatcherFactory implements ListExecutor {
    * a list is matched against them in one pass (sharded-in-one-pass.ts).
    */
   holdsEveryShard(map: ShardMap, cacheBytes: number | undefined): boolean {
-    return this.keepsOpen(map.shards.length) && everyShardFits(map, cacheBytes);
+    const fits = everyShardFits(map, cacheBytes);
+    // Threads not started yet are started for the file they meet (the shards stay open on them
+    // until the voter store lets them go: release). Started ones keep the heaps they have.
+    if (fits && !this.sourcesFixed && this.pool === null) {
+      this.sourcesKept = Math.max(this.sourcesKept, map.shards.length);
+    }
+    return fits && this.keepsOpen(map.shards.length);
   }
 
   /**
