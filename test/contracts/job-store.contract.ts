@@ -644,6 +644,16 @@ export function jobStoreContract(backend: string, open: () => Promise<JobStoreBa
         assert.equal(seen?.updatedAt, job.updatedAt, 'progress does not count as a change of the job');
       });
 
+      it("a split's record starts the count over (a split run again after a crash)", async () => {
+        const job = await inserted(smartmatchJob({ state: 'processing' }, T0));
+        await store.recordProgress(job.id, split);
+        await store.addChunkRows(job.id, 700);
+        await store.recordProgress(job.id, { ...split, at: T0 + 2 });
+        await store.addChunkRows(job.id, 100);
+        const seen = await b.otherJobs.getJob(job.id);
+        assert.equal(seen?.progress?.chunks?.shardRowsMatched, 100);
+      });
+
       it('changes nothing of a job that is not processing', async () => {
         for (const state of ['registered', 'uploaded', 'complete', 'failed'] as const) {
           const job = await inserted(smartmatchJob({ state, filename: `chunks_${state}` }, T0));

@@ -63,10 +63,11 @@ export class SqlJobStore implements JobStore {
 
   /** Writes the progress of a processing job. */
   async recordProgress(id: string, progress: JobProgress): Promise<boolean> {
-    const changed = await this.sql.run(`UPDATE jobs SET progress = ? WHERE id = ? AND state = 'processing'`, [
-      JSON.stringify(progress),
-      id,
-    ]);
+    // A split's record starts its chunks' count over (a split run again after a crash).
+    const changed = await this.sql.run(
+      `UPDATE jobs SET progress = ?, chunk_rows = COALESCE(?, chunk_rows) WHERE id = ? AND state = 'processing'`,
+      [JSON.stringify(progress), progress.chunks?.shardRowsMatched ?? null, id],
+    );
     return changed === 1;
   }
 

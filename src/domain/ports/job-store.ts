@@ -21,7 +21,8 @@ export interface JobStore {
   insertUnderFilename(job: SmartmatchJob, replacedError: string): Promise<boolean>;
   /**
    * Records a processing job's progress (nothing else of the row changes, not `updatedAt`);
-   * false when the job is no longer processing.
+   * false when the job is no longer processing. With `chunks`, the chunks' count is set to its
+   * `shardRowsMatched` (a split starts it over).
    */
   recordProgress(id: string, progress: JobProgress): Promise<boolean>;
   /**
