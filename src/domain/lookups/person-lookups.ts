@@ -1,13 +1,8 @@
 import type { AppendedField } from '../keys/key-types.ts';
+import { inShard } from '../list-matching/stages/match.ts';
 import { mergeOutcomes, withSwappedReadings } from '../list-matching/stages/merge.ts';
 import { jaroWinkler } from '../matching/compare/string-similarity.ts';
-import type {
-  IdentifierColumn,
-  MatchCandidate,
-  MatchInput,
-  MatchOptions,
-  MatchOutcome,
-} from '../matching/matcher.ts';
+import type { IdentifierColumn, MatchCandidate, MatchInput, MatchOptions } from '../matching/matcher.ts';
 import { normalizeEmail, normalizePhone } from '../matching/normalize/contact.ts';
 import { normalizeInput } from '../matching/normalize/person.ts';
 import { idKey } from '../voters/id-keys.ts';
@@ -79,17 +74,11 @@ export class PersonLookups {
     // Asked in several shards, the names are searched swapped as a list row's are: both readings
     // here, and the swapped one only when no shard matched the names as written.
     const asked: MatchInput = parts.length > 1 ? { ...row, swap: 'both' } : row;
-    const inShard = (outcome: MatchOutcome, shard: number): MatchOutcome => ({
-      ...outcome,
-      candidates: outcome.candidates.map((c) => ({ ...c, shard })),
-    });
     const outcomes = await Promise.all(
       parts.map(async (part) => {
         const matcher = options.rank === true ? part.rank : part.select;
         const [outcome] = await matcher.matchBatch([asked], matchOptions);
-        const swapped =
-          outcome!.swapped === undefined ? {} : { swapped: inShard(outcome!.swapped, part.shard) };
-        return { ...inShard(outcome!, part.shard), ...swapped };
+        return inShard(outcome!, part.shard);
       }),
     );
     const merged = withSwappedReadings(mergeOutcomes(outcomes, maxMatches), outcomes, maxMatches, 0);

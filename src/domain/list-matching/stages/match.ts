@@ -54,8 +54,15 @@ export async function matchInShards(
   return found;
 }
 
-/** An outcome's candidates marked with the shard they were found in. */
-function inShard(outcome: MatchOutcome, shard: number): MatchOutcome {
-  if (shard === 0 || outcome.candidates.length === 0) return outcome;
-  return { ...outcome, candidates: outcome.candidates.map((candidate) => ({ ...candidate, shard })) };
+/**
+ * An outcome's candidates, and those of its swapped reading (MatchOutcome.swapped), marked with
+ * the shard they were found in (unmarked: shard 0).
+ */
+export function inShard(outcome: MatchOutcome, shard: number): MatchOutcome {
+  const swapped = outcome.swapped === undefined ? undefined : inShard(outcome.swapped, shard);
+  const marked =
+    shard === 0 || outcome.candidates.length === 0
+      ? outcome
+      : { ...outcome, candidates: outcome.candidates.map((candidate) => ({ ...candidate, shard })) };
+  return swapped === outcome.swapped ? marked : { ...marked, swapped };
 }
