@@ -173,11 +173,21 @@ const resultNameOf = (filename: string, format: SmartmatchParams['format']) =>
  */
 async function joinFiles(input: { listPath: string; resultPath: string; gzip: boolean; outPath: string }) {
   const source = createReadStream(input.resultPath);
-  return await joinResult(
-    input.listPath,
-    input.gzip ? source.pipe(createGunzip()) : source,
-    createWriteStream(input.outPath),
-  );
+  const out = createWriteStream(input.outPath);
+  // A file that cannot be read or written fails the join with its error (on its own thread, the
+  // error ended the thread; here an unheard stream error would end the command uncaught).
+  const failed = new Promise<never>((_, reject) => {
+    source.once('error', reject);
+    out.once('error', reject);
+  });
+  try {
+    return await Promise.race([
+      joinResult(input.listPath, input.gzip ? source.pipe(createGunzip()) : source, out),
+      failed,
+    ]);
+  } finally {
+    source.destroy();
+  }
 }
 
 /** Runs a command's body, printing the service's error text and exiting with its kind's code. */
