@@ -11,6 +11,7 @@ import {
   type PollAnswer,
   type SmartmatchParams,
 } from '../../client/index.ts';
+import { ProgressLine } from '../progress-line.ts';
 import { joinResult } from './join-result.ts';
 
 /**
@@ -64,37 +65,6 @@ export function filenameOf(path: string): string {
     .replace(/\.\.+/g, '.')
     .slice(0, 45);
   return name === '' ? 'list' : name;
-}
-
-/**
- * Progress on stderr, only when it is a terminal or `--progress` asked for it: a terminal's line
- * is redrawn (at most every 100 ms), elsewhere a line is written at most once a second.
- */
-class ProgressLine {
-  private readonly enabled: boolean;
-  private readonly tty: boolean;
-  private last = 0;
-  private pending: string | null = null;
-
-  constructor(force: boolean | undefined) {
-    this.tty = process.stderr.isTTY === true;
-    this.enabled = force ?? this.tty;
-  }
-
-  show(text: string, final = false): void {
-    if (!this.enabled) return;
-    const now = Date.now();
-    this.pending = text;
-    if (!final && now - this.last < (this.tty ? 100 : 1_000)) return;
-    this.last = now;
-    process.stderr.write(this.tty ? `\r\x1b[2K${text}${final ? '\n' : ''}` : `${text}\n`);
-    this.pending = null;
-  }
-
-  /** Ends the current line (writes what was held back). */
-  done(): void {
-    if (this.pending !== null) this.show(this.pending, true);
-  }
 }
 
 const MB = 1024 * 1024;
