@@ -10,18 +10,10 @@ import { enableCompileCache } from 'node:module';
  * keep it flat at no cost in speed (a 1M-row list: 148 MB RSS instead of 188, uploaded at 300+
  * MB/s either way). What survives the small young generation is promoted and, unbounded, the old
  * one grew to 167-201 MB RSS while `--join` read the list and the result; a 64 MB bound keeps the
- * whole run at 142 MB (1M rows, same bytes, same time). What these commands hold at once is a few
+ * whole run at 133-152 MB (1M rows, 8 runs; same bytes, same time). What these commands hold at once is a few
  * blocks of rows (a row is at most MAX_ROW_BYTES, 1 MB), far below the bound. The flags must be
  * given at start: the command runs in a child with them.
- *
- * The stream's buffers (a megabyte read from the list at a time) live outside V8's heap. glibc's
- * malloc raises its mmap threshold to the largest block freed, after which such buffers come from
- * its heap and their pages stay with the process when freed: a fixed threshold (128 KB, the
- * default's start) returns them at once, and two arenas keep the threads' pools few. 1M rows
- * with --join: 113 MB RSS instead of 133-155. An operator's own setting of either wins; other C
- * libraries ignore them.
  */
-const LEAN_MALLOC = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_ARENA_MAX: '2' };
 const LEAN_YOUNG_GENERATION = '--max-semi-space-size=2';
 const BOUNDED_OLD_GENERATION = '--max-old-space-size=64';
 const streams = ['submit', 'audience'].includes(process.argv[2] ?? '');
@@ -39,7 +31,7 @@ if (streams && !process.execArgv.includes(LEAN_YOUNG_GENERATION)) {
       new URL(import.meta.url).pathname,
       ...process.argv.slice(2),
     ],
-    { stdio: 'inherit', env: { ...LEAN_MALLOC, ...process.env } },
+    { stdio: 'inherit' },
   );
   process.exit(result.status ?? 1);
 } else if (process.features.typescript) {
