@@ -1,7 +1,10 @@
 import { createReadStream } from 'node:fs';
+import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { loadConfig } from '../../src/config.ts';
+import { localVoterStore } from '../../src/start/voter-stores.ts';
 import {
   createApiKey,
   getJson,
@@ -23,6 +26,12 @@ const DURATION_SECONDS = 10;
 const SAMPLE = 5_000;
 const PHONES_PER_SEARCH = 500;
 const PHONE_SEARCHES = 20;
+/** The registration-check load while a new voter file is published (a quarter of the 2-core capacity). */
+const SWAP_RATE = 500;
+/** How often the api looks for a newly published voter file here (LOOKUP_REFRESH_SECONDS). */
+const REFRESH_SECONDS = 2;
+/** After the new version is in use, how long the swap window goes on. */
+const AFTER_SWAP_MS = 2000;
 
 /** Rows of the voter CSV sampled evenly (no quoted commas in the synthetic file). */
 async function sampleVoters(path: string, rows: number): Promise<Record<string, string>[]> {
@@ -128,7 +137,7 @@ async function measureLookups(
   const service = await startService({
     dataDir,
     nodeArgs: options.profileArgs('lookups', 'server'),
-    env: { LOOKUP_RATE_PER_SECOND: '100000' },
+    env: { LOOKUP_RATE_PER_SECOND: '100000', LOOKUP_REFRESH_SECONDS: String(REFRESH_SECONDS) },
   });
   try {
     const headers = { 'x-api-key': key };
@@ -257,13 +266,122 @@ async function measureLookups(
         note: `max ${times.at(-1)!.toFixed(1)} ms; ${(found / PHONE_SEARCHES).toFixed(0)} records per search`,
       },
     );
+    const swap = await measureSwap(recorder, service.url, key, checks, file);
     recorder.raw['lookups'] = {
       registration: result.latency,
       enhance: enhance.latency,
       phoneMs: times,
       rssBytes: rss,
+      swap,
     };
   } finally {
     await service.stop();
+  }
+}
+
+/** Latency of the responses that ended within [from, to] (ms since the epoch), as p50/p99/max. */
+function windowLatency(responses: { at: number; ms: number }[], from: number, to: number, firstAt = 0) {
+  const ms = responses.filter((r) => r.at >= from && r.at <= to && r.at >= firstAt + 1000).map((r) => r.ms);
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
+  return { count: ms.length, p50: at(0.5), p99: at(0.99), max: ms.at(-1) ?? Number.NaN };
+}
+
+/** This process's count of voter files (or shards) loaded, from /metrics. */
+async function voterLoads(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const line = text.split('\n').find((l) => l.startsWith('listmatch_voter_snapshot_loads_total '));
+  return Number(line?.split(' ')[1] ?? Number.NaN);
+}
+
+/**
+ * Publishing a new voter file under load (issue 39): the voter file is imported again in a
+ * folder of its own beforehand (as a worker imports it elsewhere), its version moved beside the
+ * api's, then published (`makeCurrent`, what a machine that fetched a version does) while the
+ * registration check runs at SWAP_RATE from 50 clients; the api loads the new version beside the
+ * one in use and swaps. Every request must be answered (0 failed); the p99 is the swap window's:
+ * from the publish to AFTER_SWAP_MS after the api loaded the new version.
+ */
+async function measureSwap(
+  recorder: Recorder,
+  url: string,
+  key: string,
+  checks: string[],
+  file: { dataDir: string; voterCsv: string },
+): Promise<Record<string, unknown>> {
+  const scratch = await tempDir('lookups-next');
+  try {
+    log('lookups: importing the voter file again (the version to publish)');
+    await runCli(['voters', 'import', file.voterCsv, '--replace', '--json'], {
+      dataDir: scratch.path,
+      timeoutMs: 60 * 60_000,
+    });
+    const version = (await readFile(join(scratch.path, 'voters', 'CURRENT'), 'utf8')).trim();
+    const votersDir = join(file.dataDir, 'voters');
+    await rename(join(scratch.path, 'voters', version), join(votersDir, version));
+    const store = localVoterStore(loadConfig({ DATA_DIR: file.dataDir }), file.dataDir);
+
+    const loadsBefore = await voterLoads(url);
+    const responses: { at: number; ms: number }[] = [];
+    const instance = autocannon({
+      url,
+      headers: { 'x-api-key': key },
+      connections: CONNECTIONS,
+      duration: 3600,
+      overallRate: SWAP_RATE,
+      requests: [rotating(checks)],
+    });
+    instance.on('response', (_client, _status, _bytes, responseTime) => {
+      responses.push({ at: Date.now(), ms: responseTime });
+    });
+    const done = new Promise<autocannon.Result>((resolve) => instance.on('done', resolve));
+    log(`lookups: registration check at ${SWAP_RATE} req/s while a new voter file is published`);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const published = Date.now();
+    await store.makeCurrent(version);
+    let swapped = Number.NaN;
+    const deadline = published + (REFRESH_SECONDS + 120) * 1000;
+    while (Date.now() < deadline) {
+      if ((await voterLoads(url)) > loadsBefore) {
+        swapped = Date.now();
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, AFTER_SWAP_MS));
+    instance.stop();
+    const result = await done;
+    const failed = result.non2xx + result.errors + result.timeouts;
+    // The first second of the load (connections opening) is left out of "before".
+    const before = windowLatency(responses, 0, published, responses[0]?.at ?? 0);
+    const window = windowLatency(
+      responses,
+      published,
+      (Number.isNaN(swapped) ? published : swapped) + AFTER_SWAP_MS,
+    );
+    recorder.metric(
+      `registration check p99 while a new voter file is swapped in (${SWAP_RATE} req/s)`,
+      window.p99,
+      'ms',
+      {
+        target: { max: 50 },
+        note: `${window.count} responses from the publish to ${AFTER_SWAP_MS / 1000} s after the api loaded the new version (${((swapped - published) / 1000).toFixed(1)} s after the publish; it looks every ${REFRESH_SECONDS} s): p50 ${window.p50.toFixed(1)} ms, max ${window.max.toFixed(1)} ms; before the publish p50 ${before.p50.toFixed(1)} ms, p99 ${before.p99.toFixed(1)} ms`,
+      },
+    );
+    recorder.check(
+      'requests failed while a new voter file was published',
+      `${failed} (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}) of ${result.requests.total}`,
+      '0, and the new version in use',
+      failed === 0 && !Number.isNaN(swapped),
+    );
+    return {
+      before,
+      window,
+      failed,
+      requests: result.requests.total,
+      swapAfterMs: swapped - published,
+    };
+  } finally {
+    await scratch.remove();
   }
 }
