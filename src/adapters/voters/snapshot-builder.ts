@@ -9,7 +9,11 @@ import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
 import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
-import { isReadableIndexFormat, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
+import {
+  dictionariesFromParts,
+  isReadableIndexFormat,
+  matchIndexFromParts,
+} from '../../domain/matching/index/match-index-parts.ts';
 import { randomPairU, rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
 import { estimateRandomPairU } from '../../domain/matching/score/random-pair-u.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
@@ -416,11 +420,19 @@ export async function loadMatchIndex(versionDir: string, columns: readonly strin
   const parts = new Map<string, Uint8Array>();
   // Shared memory: the matching threads read these arrays without a copy.
   for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name), true));
-  const index = matchIndexFromParts(meta, (name) => {
-    const part = parts.get(name);
-    if (part === undefined) throw new Error(`match index part ${name} is missing`);
-    return part;
-  });
+  const part = (name: string) => {
+    const bytes = parts.get(name);
+    if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
+    return bytes;
+  };
+  // The dictionaries' maps are made a step at a time: a process answering lookups while it loads
+  // a newly published voter file keeps answering meanwhile.
+  const dictionaries = await dictionariesFromParts(
+    meta,
+    part,
+    () => new Promise((resolve) => setImmediate(resolve)),
+  );
+  const index = matchIndexFromParts(meta, part, dictionaries);
   const u = await readFile(join(dir, RANDOM_PAIR_U_FILE)).catch(() => null);
   const stored =
     u !== null &&

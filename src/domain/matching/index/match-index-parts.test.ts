@@ -5,6 +5,7 @@ import { keyZipFirst, keyZipLast } from './blocking-keys.ts';
 import { type MatchIndex, MatchIndexBuilder } from './match-index.ts';
 import { firstGroupsOf, soundOf, TEXT_FIELDS } from './match-index-fields.ts';
 import {
+  dictionariesFromParts,
   MATCH_INDEX_FORMAT,
   type MatchIndexMeta,
   matchIndexFromParts,
@@ -157,6 +158,16 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.equal(loaded.data.postings.count(keyZipLast(27601, soundOf('SMITH'))), 2);
     assert.equal(loaded.data.postings.count(keyZipFirst(27601, firstGroupsOf('ROBERT')[0]!)), 2);
     assert.deepEqual(loaded.zipCentroid(27601), index.zipCentroid(27601));
+  });
+
+  it('round trips with dictionaries made in steps (dictionariesFromParts), pausing between them', async () => {
+    const { meta, parts } = matchIndexParts(index);
+    let pauses = 0;
+    const dictionaries = await dictionariesFromParts(meta, fromMap(parts), async () => {
+      pauses++;
+    });
+    assert.ok(pauses >= TEXT_FIELDS.length, 'a pause before each dictionary at least');
+    assertSameIndex(matchIndexFromParts(meta, fromMap(parts), dictionaries), index);
   });
 
   it('round trips through copies of the bytes (as read back from disk)', () => {

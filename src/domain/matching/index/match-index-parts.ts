@@ -111,27 +111,67 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   };
 }
 
+/** A dictionary's stored values and counts, and whether its values are held once per thread. */
+function dictionaryPart(
+  meta: MatchIndexMeta,
+  part: (name: string) => Uint8Array,
+  field: TextField,
+): { values: string[]; counts: Uint32Array; shared: boolean } {
+  const text = part(`dict-${field}.txt`);
+  // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
+  const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
+  return {
+    values: new TextDecoder().decode(bytes).split('\n'),
+    counts: view(part(`dict-${field}.counts`), Uint32Array, `dict-${field}.counts`),
+    // The names every shard holds whole (WHOLE_FILE_VALUES) are held once per thread; a file
+    // imported whole (no fileSize: not a shard) keeps its own map (one lookup less per name).
+    shared: meta.fileSize !== undefined && WHOLE_FILE_VALUES.includes(field),
+  };
+}
+
+/**
+ * The index's dictionaries from its stored parts, one at a time with `pause` between them and
+ * within the large ones (StringDictionary.fromValuesInSteps), for matchIndexFromParts: what a
+ * process that answers requests meanwhile loads a voter file with.
+ */
+export async function dictionariesFromParts(
+  meta: MatchIndexMeta,
+  part: (name: string) => Uint8Array,
+  pause: () => Promise<void>,
+): Promise<Record<TextField, StringDictionary>> {
+  const dictionaries = {} as Record<TextField, StringDictionary>;
+  for (const field of TEXT_FIELDS) {
+    await pause();
+    const { values, counts, shared } = dictionaryPart(meta, part, field);
+    dictionaries[field] = shared
+      ? StringDictionary.fromSharedValues(field, values, counts)
+      : await StringDictionary.fromValuesInSteps(values, counts, pause);
+  }
+  return dictionaries;
+}
+
 /** Rebuilds the index from stored parts; throws when a part is missing or has the wrong size. */
-export function matchIndexFromParts(meta: MatchIndexMeta, part: (name: string) => Uint8Array): MatchIndex {
+export function matchIndexFromParts(
+  meta: MatchIndexMeta,
+  part: (name: string) => Uint8Array,
+  /** The dictionaries, already made from the parts (dictionariesFromParts); else made here. */
+  made?: Record<TextField, StringDictionary>,
+): MatchIndex {
   if (!isReadableIndexFormat(meta.format))
     throw new Error(`match index format ${meta.format} is not supported`);
   const u32 = (name: string) => view(part(name), Uint32Array, name);
   const u16 = (name: string) => view(part(name), Uint16Array, name);
   const f32 = (name: string) => view(part(name), Float32Array, name);
   const u8 = (name: string) => part(name);
-  const dictionaries = {} as Record<TextField, StringDictionary>;
-  for (const field of TEXT_FIELDS) {
-    const text = part(`dict-${field}.txt`);
-    // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
-    const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
-    const values = new TextDecoder().decode(bytes).split('\n');
-    const counts = u32(`dict-${field}.counts`);
-    // The names every shard holds whole (WHOLE_FILE_VALUES) are held once per thread; a file
-    // imported whole (no fileSize: not a shard) keeps its own map (one lookup less per name).
-    dictionaries[field] =
-      meta.fileSize !== undefined && WHOLE_FILE_VALUES.includes(field)
+  let dictionaries = made;
+  if (dictionaries === undefined) {
+    dictionaries = {} as Record<TextField, StringDictionary>;
+    for (const field of TEXT_FIELDS) {
+      const { values, counts, shared } = dictionaryPart(meta, part, field);
+      dictionaries[field] = shared
         ? StringDictionary.fromSharedValues(field, values, counts)
         : StringDictionary.fromValues(values, counts);
+    }
   }
   const sizes =
     meta.voterDictionarySizes ??

@@ -38,3 +38,25 @@ test('shared values of another field are numbered apart', () => {
   const last = StringDictionary.fromSharedValues('test-last-2', ['', 'SMITH', 'MARY'], counts(0, 1, 1));
   assert.deepEqual([first.idOf('MARY'), last.idOf('MARY'), first.idOf('SMITH')], [1, 2, -1]);
 });
+
+test('a dictionary made in steps answers as one made at once, pausing between its steps', async () => {
+  const values = ['', 'SMITH', 'JONES', 'GARCIA', 'NGUYEN', 'LEE', 'SMITH'];
+  const at = counts(0, 5, 3, 2, 1, 4, 9);
+  let pauses = 0;
+  const stepped = await StringDictionary.fromValuesInSteps(
+    values,
+    at,
+    async () => {
+      pauses++;
+    },
+    2,
+  );
+  const whole = StringDictionary.fromValues(values, at);
+  assert.equal(pauses, 3, 'between 4 steps of 2 values');
+  for (const value of [...values, 'KIM']) {
+    assert.equal(stepped.idOf(value), whole.idOf(value), value);
+    assert.equal(stepped.count(stepped.idOf(value)), whole.count(whole.idOf(value)), value);
+  }
+  // A repeated value names its last id, as at once.
+  assert.equal(stepped.idOf('SMITH'), 6);
+});
