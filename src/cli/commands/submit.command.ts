@@ -84,8 +84,7 @@ async function uploadFile(
 ): Promise<{ bytes: number; seconds: number }> {
   const { size } = await stat(path);
   const started = performance.now();
-  await client.upload(url, createReadStream(path, { highWaterMark: MB }), {
-    bytes: size,
+  await client.uploadFile(url, path, {
     onBytes: (sent) => {
       const seconds = (performance.now() - started) / 1000;
       line.show(
