@@ -1,8 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { Command } from 'commander';
 import {
@@ -257,8 +255,7 @@ export function submitCommands(program: Command): void {
         const ready = await pollUntilReady(client, filename, line, Number(options['pollInterval']));
         line.done();
         const out = (options['out'] as string | undefined) ?? resultNameOf(filename, format);
-        const response = await client.download(ready.url!);
-        await pipeline(Readable.fromWeb(response.body! as never), createWriteStream(out));
+        await client.downloadFile(ready.url!, out);
         let joined = '';
         if (options['join'] !== undefined) {
           const { rows } = await joinFiles({

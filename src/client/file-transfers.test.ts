@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ const server = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => handle(request, response, Buffer.concat(chunks)));
 });
-const dir = mkdtempSync(join(tmpdir(), 'upload-file-'));
+const dir = mkdtempSync(join(tmpdir(), 'file-transfers-'));
 const client = new ListmatchClient({ server: 'http://unused', apiKey: 'lm_k' });
 
 before(async () => {
@@ -85,4 +85,29 @@ test('a refusal answered before the body is read is what uploadFile throws', asy
   } finally {
     early = null;
   }
+});
+
+test('downloadFile writes the answer to a file byte for byte and answers its length', async () => {
+  const bytes = randomBytes(3 * 2 ** 20 + 5);
+  handle = (_request, response) => {
+    response.writeHead(200, { 'content-length': String(bytes.length) }).end(bytes);
+  };
+  const path = join(dir, 'result.csv');
+  assert.equal(await client.downloadFile(url, path), bytes.length);
+  assert.ok(readFileSync(path).equals(bytes));
+});
+
+test('a refused download throws the service text and writes no file', async () => {
+  handle = (_request, response) => {
+    response
+      .writeHead(403, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'Authorization Error: this download URL has expired' }));
+  };
+  await assert.rejects(client.downloadFile(url, join(dir, 'refused.csv')), (error: unknown) => {
+    assert.ok(error instanceof ListmatchError);
+    assert.equal(error.status, 403);
+    assert.match(error.message, /^Authorization Error: this download URL has expired/);
+    return true;
+  });
+  assert.equal(existsSync(join(dir, 'refused.csv')), false);
 });
