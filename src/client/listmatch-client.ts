@@ -434,18 +434,25 @@ function throwFromText(
   );
 }
 
+/** A PUT's answer: its status, its text and its headers. */
+interface PutAnswer {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 /**
- * PUTs a stream with node:http or node:https (loaded only when used): no Content-Type, the
- * Content-Length when known, the body written as read with the socket's backpressure.
+ * A PUT with node:http or node:https (loaded only when used): no Content-Type, the Content-Length
+ * when known, the body written by `write` (which calls `failed` if it cannot). A refusal answered
+ * before the whole body was sent closes the connection, and writing the rest fails: the answer
+ * (which usually arrives first) is what the caller hears, so an error waits a moment for it.
  */
-async function putWithNodeHttp(
+async function nodePut(
   url: string,
-  source: AsyncIterable<Uint8Array>,
   options: { bytes?: number; signal?: AbortSignal },
-): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+  write: (req: import('node:http').ClientRequest, failed: (error: unknown) => void) => void,
+): Promise<PutAnswer> {
   const { request } = url.startsWith('https:') ? await import('node:https') : await import('node:http');
-  const { Readable } = await import('node:stream');
-  const { pipeline } = await import('node:stream/promises');
   return await new Promise((resolve, reject) => {
     const req = request(url, {
       method: 'PUT',
@@ -464,11 +471,21 @@ async function putWithNodeHttp(
       );
       res.on('error', reject);
     });
-    // A refusal answered before the whole body was sent closes the connection, and writing the rest
-    // fails: the answer (which usually arrives first) is what the caller hears, so an error waits a
-    // moment for it.
     const failed = (error: unknown) => setTimeout(() => reject(error), 200).unref();
     req.on('error', failed);
+    write(req, failed);
+  });
+}
+
+/** PUTs a stream (nodePut), written as read with the socket's backpressure. */
+async function putWithNodeHttp(
+  url: string,
+  source: AsyncIterable<Uint8Array>,
+  options: { bytes?: number; signal?: AbortSignal },
+): Promise<PutAnswer> {
+  const { Readable } = await import('node:stream');
+  const { pipeline } = await import('node:stream/promises');
+  return await nodePut(url, options, (req, failed) => {
     pipeline(Readable.from(source, { objectMode: false }), req).catch(failed);
   });
 }
@@ -476,62 +493,43 @@ async function putWithNodeHttp(
 /** What uploadFile reads at a time (each of its two buffers). */
 const FILE_CHUNK_BYTES = 1 << 20;
 
-/** A PUT of a file's bytes through node:http from two reused buffers (ListmatchClient.uploadFile). */
+/**
+ * PUTs a file's bytes (nodePut) from two buffers used in turn, each refilled only once the socket
+ * took the bytes last written from it (ListmatchClient.uploadFile).
+ */
 async function putFileWithNodeHttp(
   url: string,
   path: string,
   options: { onBytes?: (sent: number) => void; signal?: AbortSignal },
-): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
-  const { request } = url.startsWith('https:') ? await import('node:https') : await import('node:http');
+): Promise<PutAnswer> {
   const { open } = await import('node:fs/promises');
   const file = await open(path, 'r');
   try {
     const { size } = await file.stat();
-    return await new Promise((resolve, reject) => {
-      const req = request(url, {
-        method: 'PUT',
-        headers: { 'content-length': String(size) },
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            headers: res.headers,
-          }),
+    const send = async (req: import('node:http').ClientRequest) => {
+      const buffers = [Buffer.allocUnsafeSlow(FILE_CHUNK_BYTES), Buffer.allocUnsafeSlow(FILE_CHUNK_BYTES)];
+      // Per buffer, the write of its bytes: the socket has taken them once it settles.
+      const taken: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
+      let sent = 0;
+      for (let turn = 0; sent < size; turn++) {
+        const k = turn % 2;
+        await taken[k];
+        const buffer = buffers[k]!;
+        const { bytesRead } = await file.read(buffer, 0, Math.min(FILE_CHUNK_BYTES, size - sent), sent);
+        if (bytesRead === 0) throw new Error(`${path} ended before its ${size} bytes were read`);
+        sent += bytesRead;
+        taken[k] = new Promise<void>((done, fail) =>
+          req.write(buffer.subarray(0, bytesRead), (error) => (error ? fail(error) : done())),
         );
-        res.on('error', reject);
-      });
-      // As putWithNodeHttp: a refusal answered before the whole body was sent is what the caller
-      // hears, so an error waits a moment for it.
-      const failed = (error: unknown) => setTimeout(() => reject(error), 200).unref();
-      req.on('error', failed);
-      const send = async () => {
-        const buffers = [Buffer.allocUnsafeSlow(FILE_CHUNK_BYTES), Buffer.allocUnsafeSlow(FILE_CHUNK_BYTES)];
-        // Per buffer, the write of its bytes: the socket has taken them once it settles.
-        const taken: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
-        let sent = 0;
-        for (let turn = 0; sent < size; turn++) {
-          const k = turn % 2;
-          await taken[k];
-          const buffer = buffers[k]!;
-          const { bytesRead } = await file.read(buffer, 0, Math.min(FILE_CHUNK_BYTES, size - sent), sent);
-          if (bytesRead === 0) throw new Error(`${path} ended before its ${size} bytes were read`);
-          sent += bytesRead;
-          taken[k] = new Promise<void>((done, fail) =>
-            req.write(buffer.subarray(0, bytesRead), (error) => (error ? fail(error) : done())),
-          );
-          // Seen by the caller once the other buffer's write settles too (below), not before.
-          taken[k].catch(() => {});
-          options.onBytes?.(sent);
-        }
-        await Promise.all(taken);
-        req.end();
-      };
-      send().catch(failed);
+        // Seen once its turn comes again, or below: not an unhandled rejection meanwhile.
+        taken[k].catch(() => {});
+        options.onBytes?.(sent);
+      }
+      await Promise.all(taken);
+      req.end();
+    };
+    return await nodePut(url, { ...options, bytes: size }, (req, failed) => {
+      send(req).catch(failed);
     });
   } finally {
     await file.close();
