@@ -328,18 +328,13 @@ export class ListmatchClient {
   async downloadFile(url: string, path: string, options: { signal?: AbortSignal } = {}): Promise<number> {
     const { createWriteStream } = await import('node:fs');
     const { pipeline } = await import('node:stream/promises');
-    const { Readable, Transform } = await import('node:stream');
-    let bytes = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        bytes += chunk.length;
-        done(null, chunk);
-      },
-    });
+    // The file is made only once the answer is a result (a refusal writes none).
     if (this.fetch !== globalThis.fetch) {
+      const { Readable } = await import('node:stream');
       const response = await this.download(url, options);
-      await pipeline(Readable.fromWeb(response.body as never), counted, createWriteStream(path));
-      return bytes;
+      const out = createWriteStream(path);
+      await pipeline(Readable.fromWeb(response.body as never), out);
+      return out.bytesWritten;
     }
     const { get } = url.startsWith('https:') ? await import('node:https') : await import('node:http');
     const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
@@ -355,8 +350,9 @@ export class ListmatchClient {
         url,
       );
     }
-    await pipeline(response, counted, createWriteStream(path));
-    return bytes;
+    const out = createWriteStream(path);
+    await pipeline(response, out);
+    return out.bytesWritten;
   }
 
   /** GETs a presigned result URL (no key); answers the response, its body not yet read. */
