@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { loadConfig } from '../../src/config.ts';
 import { localVoterStore } from '../../src/start/voter-stores.ts';
-import { openLoop } from '../lib/open-loop.ts';
+import { latencyOf, openLoop } from '../lib/open-loop.ts';
 import {
   createApiKey,
   getJson,
@@ -297,13 +297,9 @@ async function measureLookups(
   }
 }
 
-/** Latency of the responses that ended within [from, to] (ms since the epoch), as p50/p99/max. */
-function windowLatency(responses: { at: number; ms: number }[], from: number, to: number, firstAt = 0) {
-  const ms = responses.filter((r) => r.at >= from && r.at <= to && r.at >= firstAt + 1000).map((r) => r.ms);
-  ms.sort((a, b) => a - b);
-  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
-  return { count: ms.length, p50: at(0.5), p99: at(0.99), max: ms.at(-1) ?? Number.NaN };
-}
+/** Latency of the responses that ended within [from, to] (ms since the epoch). */
+const windowLatency = (responses: { at: number; ms: number }[], from: number, to: number) =>
+  latencyOf(responses.filter((r) => r.at >= from && r.at <= to).map((r) => r.ms));
 
 /** This process's count of voter files (or shards) loaded, from /metrics. */
 async function voterLoads(url: string): Promise<number> {
@@ -317,8 +313,9 @@ async function voterLoads(url: string): Promise<number> {
  * folder of its own beforehand (as a worker imports it elsewhere), its version moved beside the
  * api's, then published (`makeCurrent`, what a machine that fetched a version does) while the
  * registration checks arrive at a steady TARGET_RATE over 50 connections (openLoop); the api
- * loads the new version beside the one in use and swaps. Every request must be answered (0 failed); the p99 is the swap window's:
- * from the publish to AFTER_SWAP_MS after the api loaded the new version.
+ * loads the new version beside the one in use and swaps. Every request must be answered (0
+ * failed); the p99 is the swap window's: from the publish to AFTER_SWAP_MS after the api loaded
+ * the new version.
  */
 async function measureSwap(
   recorder: Recorder,
@@ -368,7 +365,7 @@ async function measureSwap(
     const result = await running;
     const { responses, failed } = result;
     // The first second of the load (connections opening) is left out of "before".
-    const before = windowLatency(responses, 0, published, responses[0]?.at ?? 0);
+    const before = windowLatency(responses, (responses[0]?.at ?? 0) + 1000, published);
     const window = windowLatency(
       responses,
       published,

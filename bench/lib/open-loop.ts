@@ -67,7 +67,11 @@ export async function openLoop(options: {
     pending++;
     const path = options.paths[sent % options.paths.length]!;
     sent++;
+    // Settled once: a timeout destroys the request, which may also end its response in error.
+    let settled = false;
     const done = (success: boolean) => {
+      if (settled) return;
+      settled = true;
       const end = performance.now();
       if (success) {
         ok++;
@@ -102,18 +106,21 @@ export async function openLoop(options: {
   agent.destroy();
   delay.disable();
   const seconds = (performance.now() - started) / 1000;
-  const ms = responses.map((r) => r.ms).sort((a, b) => a - b);
-  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
   return {
     sent,
     ok,
     failed,
     rate: ok / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
-    max: ms.at(-1) ?? Number.NaN,
+    ...latencyOf(responses.map((r) => r.ms)),
     responses,
     senderDelayP99: delay.percentile(99) / 1e6,
     senderDelayMax: delay.max / 1e6,
   };
+}
+
+/** The count, p50, p99 and largest of latencies (ms; NaN for none). */
+export function latencyOf(latencies: number[]): { count: number; p50: number; p99: number; max: number } {
+  const ms = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
+  return { count: ms.length, p50: at(0.5), p99: at(0.99), max: ms.at(-1) ?? Number.NaN };
 }
