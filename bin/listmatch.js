@@ -10,8 +10,8 @@ import { enableCompileCache } from 'node:module';
  * keep it flat at no cost in speed (a 1M-row list: 148 MB RSS instead of 188, uploaded at 300+
  * MB/s either way). What survives the small young generation is promoted and, unbounded, the old
  * one grew to 167-201 MB RSS while `--join` read the list and the result; a 64 MB bound keeps the
- * whole run at 133-152 MB (1M rows, 8 runs; same bytes, same time). What these commands hold at once is a few
- * blocks of rows (a row is at most MAX_ROW_BYTES, 1 MB), far below the bound. The flags must be
+ * whole run at 133-152 MB (1M rows, 8 runs; same bytes, same time). What these commands hold at
+ * once is a few blocks of rows (a row is at most MAX_ROW_BYTES, 1 MB), far below the bound. The flags must be
  * given at start: the command runs in a child with them.
  */
 const LEAN_YOUNG_GENERATION = '--max-semi-space-size=2';
