@@ -9,7 +9,8 @@
  * - NATIONAL_WORKERS (default `1,2`): worker counts to run, one after the other;
  * - NATIONAL_DIR: where the files and the DATA_DIR stay between runs (default: a temporary folder,
  *   removed at the end), and NATIONAL_STEPS (default `generate,import,match`): which steps run, so
- *   that the generated and imported file can be matched by a later run;
+ *   that the generated and imported file can be matched by a later run; `unsharded` also imports
+ *   the file whole and matches the list with one worker (where it fits one index: ~10M);
  * - NATIONAL_SHARD_MAX_ROWS (default 30,000,000: every state whole).
  *
  * The file is generated one state per process at once (`generate voters --states XX`, a seed per
@@ -87,15 +88,24 @@ export async function nationalBenchmark(recorder: Recorder, _options: BenchOptio
   const cores = availableParallelism();
   try {
     if (set.steps.has('generate')) await generate(recorder, dir, set, cores);
-    if (set.steps.has('import')) await importShards(recorder, dir, dataDir, set);
+    if (set.steps.has('import')) await importVoters(recorder, dir, dataDir, set.shardMaxRows);
+    const digests = new Map<string, string>();
     if (set.steps.has('match')) {
-      const digests = new Map<number, string>();
       for (const workers of set.workers) {
-        digests.set(workers, await matchWith(recorder, dir, dataDir, workers, cores));
+        digests.set(`${workers}`, await matchWith(recorder, dir, dataDir, workers, cores));
       }
+    }
+    // The same file imported whole and matched by one worker: the bytes of the shards' answer, and
+    // what sharding costs in time (where the file fits one index).
+    if (set.steps.has('unsharded')) {
+      const wholeDir = join(dir, 'data-whole');
+      await importVoters(recorder, dir, wholeDir, null);
+      digests.set('unsharded', await matchWith(recorder, dir, wholeDir, 1, cores));
+    }
+    if (digests.size > 1) {
       const distinct = new Set(digests.values());
       recorder.check(
-        'the same result bytes whatever the workers',
+        'the same result bytes whatever the workers (and unsharded)',
         distinct.size === 1 ? 'identical' : 'different',
         'identical',
         distinct.size === 1,
@@ -224,22 +234,26 @@ async function concatenate(
   await once(output, 'finish');
 }
 
-/** `listmatch voters import` as shards by state, timed, its peak memory read when /usr/bin/time exists. */
-async function importShards(recorder: Recorder, dir: string, dataDir: string, set: NationalSettings) {
+/**
+ * `listmatch voters import`, as shards by state (`shardMaxRows`) or whole (null), timed, its peak
+ * memory read when /usr/bin/time exists.
+ */
+async function importVoters(recorder: Recorder, dir: string, dataDir: string, shardMaxRows: number | null) {
   await rm(dataDir, { recursive: true, force: true });
   const voters = join(dir, 'voters.csv');
   const bytes = (await stat(voters)).size;
-  log(`national: importing ${formatNumber(bytes / 1e9, 1)} GB as shards`);
+  const how = shardMaxRows === null ? 'whole' : 'as shards';
+  log(`national: importing ${formatNumber(bytes / 1e9, 1)} GB ${how}`);
   const timed = existsSync('/usr/bin/time');
   const run = await runCli(['voters', 'import', voters, '--replace', '--json'], {
     dataDir,
     timeoutMs: TIMEOUT_MS,
-    env: { VOTER_SHARD_MAX_ROWS: String(set.shardMaxRows) },
+    env: { VOTER_SHARD_MAX_ROWS: shardMaxRows === null ? '' : String(shardMaxRows) },
     ...(timed ? { wrapper: ['/usr/bin/time', '-f', 'peak-rss-kb %M'] } : {}),
   });
   const peak = /peak-rss-kb (\d+)/.exec(run.stderr)?.[1];
   const report = JSON.parse(run.stdout) as { imported: number; rejected: number };
-  recorder.metric('import national file as shards', report.imported / (run.ms / 1000), 'rows/s', {
+  recorder.metric(`import national file ${how}`, report.imported / (run.ms / 1000), 'rows/s', {
     note: `${formatNumber(report.imported)} imported, ${formatNumber(report.rejected)} rejected in ${formatNumber(run.ms / 1000, 1)} s${peak === undefined ? '' : `; peak RSS ${formatNumber(Number(peak) / 1024 / 1024, 1)} GB`}`,
   });
 }
@@ -255,6 +269,7 @@ async function matchWith(
 ): Promise<string> {
   const threads = Math.max(1, Math.floor(cores / workers));
   const meta = await shardMemory(dataDir);
+  if (workers > 1 && meta.shards === 0) throw new Error('several workers need the file imported as shards');
   // One worker holds every shard; several hold their share each, and share the list's chunks.
   const cacheMb = workers === 1 ? null : Math.ceil(((meta.totalBytes / workers) * 1.1) / (1024 * 1024));
   const env: Record<string, string> = {
@@ -292,8 +307,9 @@ async function matchWith(
     const peaks = rss.map((sampler) => Math.max(...sampler.stop().map((s) => s.bytes)));
     const rows = list.toString('utf8').split('\n').length - 2;
     const quality = rankOneQuality(result.toString('utf8'), await readFile(join(dir, 'truth.csv'), 'utf8'));
-    recorder.metric(`national list, ${workers} worker(s)`, rows / seconds, 'rows/s', {
-      note: `${formatNumber(rows)} rows in ${formatNumber(seconds, 1)} s, upload to result, the shards loaded by the job (${meta.shards} shards, ${formatNumber(meta.totalBytes / 1e9, 1)} GB); ${threads} threads each; peak RSS ${peaks.map((b) => `${formatNumber(b / 1e9, 1)} GB`).join(', ')}; precision ${formatNumber(quality.precision, 4)}, recall ${formatNumber(quality.recall, 4)}`,
+    const held = meta.shards === 0 ? 'the whole file' : `${meta.shards} shards, ${formatNumber(meta.totalBytes / 1e9, 1)} GB`;
+    recorder.metric(`national list, ${workers} worker(s)${meta.shards === 0 ? ', unsharded' : ''}`, rows / seconds, 'rows/s', {
+      note: `${formatNumber(rows)} rows in ${formatNumber(seconds, 1)} s, upload to result, the voters loaded by the job (${held}); ${threads} threads each; peak RSS ${peaks.map((b) => `${formatNumber(b / 1e9, 1)} GB`).join(', ')}; precision ${formatNumber(quality.precision, 4)}, recall ${formatNumber(quality.recall, 4)}`,
     });
     return createHash('sha256').update(result).digest('hex').slice(0, 12);
   } finally {
@@ -302,13 +318,12 @@ async function matchWith(
   }
 }
 
-/** The current sharded version's shards and their estimated memory. */
+/** The current version's shards and their estimated memory (no shards: imported whole). */
 async function shardMemory(dataDir: string): Promise<{ shards: number; totalBytes: number }> {
   const version = (await readFile(join(dataDir, 'voters', 'CURRENT'), 'utf8')).trim();
   const meta = JSON.parse(await readFile(join(dataDir, 'voters', version, 'meta.json'), 'utf8')) as {
     shards?: { shards: { memoryBytes: number }[] };
   };
   const shards = meta.shards?.shards ?? [];
-  if (shards.length === 0) throw new Error('the national file was not imported as shards');
   return { shards: shards.length, totalBytes: shards.reduce((sum, s) => sum + s.memoryBytes, 0) };
 }

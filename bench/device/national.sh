@@ -11,13 +11,21 @@ steps="${1:-generate,import,match}"
 out="${OUT:-/tmp/national-out}"
 mkdir -p "$out"
 exec > >(tee -a "$out/national.log") 2>&1
+# xz where the image has it, else Python's lzma (the lent image always has python3).
+unxz_to() {
+  if command -v xz >/dev/null; then xz -dc "$1" > "$2"
+  else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
+}
 if [ ! -x /tmp/node24/node ]; then
   mkdir -p /tmp/node24
-  xz -dc .device-run/node.xz > /tmp/node24/node
+  unxz_to .device-run/node.xz /tmp/node24/node
   chmod +x /tmp/node24/node
 fi
 export PATH="/tmp/node24:$PATH"
-[ -d node_modules ] || tar -xJf .device-run/nm.tar.xz
+if [ ! -d node_modules ]; then
+  unxz_to .device-run/nm.tar.xz /tmp/nm.tar
+  tar -xf /tmp/nm.tar && rm -f /tmp/nm.tar
+fi
 echo "node $(node --version), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(df -h /tmp | awk 'NR==2 {print $4}') free in /tmp"
 export NATIONAL_DIR="${NATIONAL_DIR:-/tmp/national}"
 export NATIONAL_VOTERS="${NATIONAL_VOTERS:-50000000}"

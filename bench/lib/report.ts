@@ -70,6 +70,14 @@ export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/**
+ * Each row on stderr as it is recorded: a run cut short (a lent machine's time limit, a timeout)
+ * still leaves the figures it measured in its log. Notes name sizes and timings, never row content.
+ */
+function printRow(metric: string, measured: string, note: string): void {
+  process.stderr.write(`[bench] = ${metric}: ${measured}${note === '' ? '' : ` (${note})`}\n`);
+}
+
 /** Collects the rows of one benchmark. */
 export class Recorder {
   readonly rows: Row[] = [];
@@ -105,6 +113,7 @@ export class Recorder {
       }
       targetText = parts.join(' and ');
     }
+    printRow(metric, shown(value), options.note ?? '');
     this.rows.push({
       benchmark: this.benchmark,
       metric,
@@ -120,6 +129,7 @@ export class Recorder {
 
   /** A correctness check: `actual` must equal `expected` (or `ok` decides). */
   check(metric: string, actual: string, expected: string, ok = actual === expected, note = ''): void {
+    printRow(metric, `${actual} (expected ${expected})`, note);
     this.rows.push({
       benchmark: this.benchmark,
       metric,
