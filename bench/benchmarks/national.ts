@@ -307,10 +307,18 @@ async function matchWith(
     const peaks = rss.map((sampler) => Math.max(...sampler.stop().map((s) => s.bytes)));
     const rows = list.toString('utf8').split('\n').length - 2;
     const quality = rankOneQuality(result.toString('utf8'), await readFile(join(dir, 'truth.csv'), 'utf8'));
-    const held = meta.shards === 0 ? 'the whole file' : `${meta.shards} shards, ${formatNumber(meta.totalBytes / 1e9, 1)} GB`;
-    recorder.metric(`national list, ${workers} worker(s)${meta.shards === 0 ? ', unsharded' : ''}`, rows / seconds, 'rows/s', {
-      note: `${formatNumber(rows)} rows in ${formatNumber(seconds, 1)} s, upload to result, the voters loaded by the job (${held}); ${threads} threads each; peak RSS ${peaks.map((b) => `${formatNumber(b / 1e9, 1)} GB`).join(', ')}; precision ${formatNumber(quality.precision, 4)}, recall ${formatNumber(quality.recall, 4)}`,
-    });
+    const held =
+      meta.shards === 0
+        ? 'the whole file'
+        : `${meta.shards} shards, ${formatNumber(meta.totalBytes / 1e9, 1)} GB`;
+    recorder.metric(
+      `national list, ${workers} worker(s)${meta.shards === 0 ? ', unsharded' : ''}`,
+      rows / seconds,
+      'rows/s',
+      {
+        note: `${formatNumber(rows)} rows in ${formatNumber(seconds, 1)} s, upload to result, the voters loaded by the job (${held}); ${threads} threads each; peak RSS ${peaks.map((b) => `${formatNumber(b / 1e9, 1)} GB`).join(', ')}; precision ${formatNumber(quality.precision, 4)}, recall ${formatNumber(quality.recall, 4)}`,
+      },
+    );
     return createHash('sha256').update(result).digest('hex').slice(0, 12);
   } finally {
     await Promise.all(started.map((worker) => worker.stop()));
