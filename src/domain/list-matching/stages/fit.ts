@@ -1,4 +1,5 @@
 import type { ListFit, Matcher, MatchInput } from '../../matching/matcher.ts';
+import { normalizeInput } from '../../matching/normalize/person.ts';
 import {
   DEFAULT_MATCHER_OPTIONS,
   fitFromEvidence,
@@ -73,9 +74,18 @@ export async function fitList(
     ).map((row) => row.row),
   );
   const options = matchOptionsOf(run);
+  // A row weighed in several shards is normalized once, here, as the match stage does; a row of
+  // one shard is normalized where it is matched (on a matching thread, beside the others).
+  const normalized = new Map<number, MatchInput>();
+  for (const { row, shards: routed } of sample) {
+    if (routed.length > 1 && fitted.has(row.row) && row.normalized === undefined)
+      normalized.set(row.row, { ...row, normalized: normalizeInput(row.fields, options.asOf) });
+  }
   const evidence: RowEvidence[][] = [];
   for (let i = 0; i < shards.length; i++) {
-    const rows = rowsOf(shards[i]!).filter((row) => fitted.has(row.row));
+    const rows = rowsOf(shards[i]!)
+      .filter((row) => fitted.has(row.row))
+      .map((row) => normalized.get(row.row) ?? row);
     evidence.push(rows.length === 0 ? [] : await matchers[i]!.sampleEvidence(rows, options));
   }
   return fitFromEvidence(mergeSampleEvidence(evidence));
