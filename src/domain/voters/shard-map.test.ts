@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { zipTranspositions } from '../matching/compare/zip-transposition.ts';
 import { ShardDirectory, ShardDirectoryBuilder } from './shard-directory.ts';
 import {
   planShards,
@@ -10,6 +11,7 @@ import {
   type ShardMap,
   shardOfRecord,
   statelessIds,
+  zip3sOf,
 } from './shard-map.ts';
 
 function counts(entries: [string, string, number][]): ShardCounts {
@@ -213,5 +215,20 @@ describe('routeRow', () => {
       assert.throws(() => ShardDirectory.fromBytes(directory.toBytes().subarray(0, 20)), /truncated/);
       assert.throws(() => ShardDirectory.fromBytes(new Uint8Array(16)), /not a shard directory/);
     });
+  });
+});
+
+describe('zip3sOf', () => {
+  it('gives the ZIP3s of a ZIP and of every transposition zipTranspositions makes of it', () => {
+    // Every ZIP3 pattern: equal and different neighbouring digits, leading zeros.
+    const zips = ['27601', '11111', '00501', '12345', '21345', '99899', '10010', '27061', '09870'];
+    for (let n = 0; n < 2000; n++) zips.push(String((n * 7919 + 13) % 100_000).padStart(5, '0'));
+    for (const zip of zips) {
+      const expected = new Set([zip.slice(0, 3)]);
+      for (const typo of zipTranspositions(Number(zip)))
+        expected.add(String(typo).padStart(5, '0').slice(0, 3));
+      assert.deepEqual(new Set(zip3sOf(zip)), expected, zip);
+      assert.equal(zip3sOf(zip).length, expected.size, `${zip}: each ZIP3 once`);
+    }
   });
 });

@@ -175,8 +175,29 @@ export function statelessIds(voterbaseId: string, exactTrack: string): { index: 
   return ids;
 }
 
+/**
+ * The ZIP3s of a ZIP and of its transpositions (zipTranspositions: one swap of neighbouring
+ * digits): a swap of the last two digits keeps the ZIP3, the other three give d0d1d3, d0d2d1 and
+ * d1d0d2 (the same ZIP3 again where the swapped digits are equal). Read off the digits: routing
+ * every row built four strings and a set for it.
+ */
+export function zip3sOf(zip: string): string[] {
+  if (zip.length !== 5) {
+    const zip3s = new Set([zip.slice(0, 3)]);
+    for (const typo of zipTranspositions(Number(zip))) zip3s.add(String(typo).padStart(5, '0').slice(0, 3));
+    return [...zip3s];
+  }
+  const own = zip.slice(0, 3);
+  const out = [own];
+  for (const zip3 of [zip[0]! + zip[1]! + zip[3]!, zip[0]! + zip[2]! + zip[1]!, zip[1]! + zip[0]! + zip[2]!])
+    if (!out.includes(zip3)) out.push(zip3);
+  return out;
+}
+
 /** The state a `voterbase_id` names in its prefix (`VA-…`), or null. */
 function stateOfVoterbaseId(id: string): string | null {
+  // Most list rows have no voterbase_id: no prefix to read.
+  if (id.length < 3) return null;
   const prefix = id.trim().slice(0, 3).toUpperCase();
   return /^[A-Z]{2}-$/.test(prefix) ? normalizeStateCode(prefix.slice(0, 2)) : null;
 }
@@ -229,9 +250,7 @@ export function routeRow(
   // the shards holding those ZIP3s.
   const zip = values.zip === undefined || values.zip === '' ? null : normalizeZip(values.zip);
   if (zip !== null) {
-    const zip3s = new Set([zip.slice(0, 3)]);
-    for (const typo of zipTranspositions(Number(zip))) zip3s.add(String(typo).padStart(5, '0').slice(0, 3));
-    for (const zip3 of zip3s) {
+    for (const zip3 of zip3sOf(zip)) {
       for (const s of map.zip3States[zip3] ?? []) found.add(shardOfRecord(map, s, zip3));
     }
   }

@@ -447,8 +447,8 @@ export interface RowPlace {
   /** Normalized state and ZIP, from their cells or a one-line address ('' when absent or unusable). */
   state: string;
   zip: string;
-  phones: string[];
-  emails: string[];
+  phones: readonly string[];
+  emails: readonly string[];
   /** A birth date, a mistyped one or an age: the row could find a voter anywhere. */
   dated: boolean;
   /**
@@ -473,6 +473,18 @@ function isAddressedRow(address1: string, address2: string, city: string): boole
 /** The place of a normalized row. */
 export function placeOfNormalized(input: NormalizedInput): RowPlace {
   const persons = input.persons;
+  // One person mostly: its own arrays, no copies (routing reads every row's place).
+  if (persons.length === 1) {
+    const p = persons[0]!;
+    return {
+      state: p.state,
+      zip: p.zip,
+      phones: p.phones,
+      emails: p.email === '' ? [] : [p.email],
+      dated: p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null,
+      addressedWithoutState: p.state === '' && isAddressed(p.house, p.street, p.city),
+    };
+  }
   return {
     state: persons.find((p) => p.state !== '')?.state ?? '',
     zip: persons.find((p) => p.zip !== '')?.zip ?? '',
