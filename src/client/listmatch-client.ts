@@ -341,14 +341,7 @@ export class ListmatchClient {
       get(url, options.signal === undefined ? {} : { signal: options.signal }, resolve).on('error', reject);
     });
     if (response.statusCode !== 200) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
-      throwFromText(
-        Buffer.concat(chunks).toString('utf8'),
-        response.statusCode ?? 0,
-        response.headers['retry-after'],
-        url,
-      );
+      throwFromText(await textOf(response), response.statusCode ?? 0, response.headers['retry-after'], url);
     }
     const out = createWriteStream(path);
     await pipeline(response, out);
@@ -430,6 +423,13 @@ function throwFromText(
   );
 }
 
+/** A node:http answer's body as text (a refusal's JSON, a PUT's answer). */
+async function textOf(response: AsyncIterable<unknown>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** A PUT's answer: its status, its text and its headers. */
 interface PutAnswer {
   status: number;
@@ -456,16 +456,10 @@ async function nodePut(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          text: Buffer.concat(chunks).toString('utf8'),
-          headers: res.headers,
-        }),
+      textOf(res).then(
+        (text) => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }),
+        reject,
       );
-      res.on('error', reject);
     });
     const failed = (error: unknown) => setTimeout(() => reject(error), 200).unref();
     req.on('error', failed);

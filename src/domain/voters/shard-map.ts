@@ -1,4 +1,3 @@
-import { zipTranspositions } from '../matching/compare/zip-transposition.ts';
 import { normalizeLatLong, normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
 import { idKey } from './id-keys.ts';
 import type { ShardDirectory } from './shard-directory.ts';
@@ -176,17 +175,12 @@ export function statelessIds(voterbaseId: string, exactTrack: string): { index: 
 }
 
 /**
- * The ZIP3s of a ZIP and of its transpositions (zipTranspositions: one swap of neighbouring
- * digits): a swap of the last two digits keeps the ZIP3, the other three give d0d1d3, d0d2d1 and
- * d1d0d2 (the same ZIP3 again where the swapped digits are equal). Read off the digits: routing
- * every row built four strings and a set for it.
+ * The ZIP3s of a normalized ZIP (normalizeZip: five digits) and of its transpositions
+ * (zipTranspositions: one swap of neighbouring digits): a swap of the last two digits keeps the
+ * ZIP3, the other three give d0d1d3, d0d2d1 and d1d0d2 (the same ZIP3 again where the swapped
+ * digits are equal). Read off the digits: routing every row built four strings and a set for it.
  */
 export function zip3sOf(zip: string): string[] {
-  if (zip.length !== 5) {
-    const zip3s = new Set([zip.slice(0, 3)]);
-    for (const typo of zipTranspositions(Number(zip))) zip3s.add(String(typo).padStart(5, '0').slice(0, 3));
-    return [...zip3s];
-  }
   const own = zip.slice(0, 3);
   const out = [own];
   for (const zip3 of [zip[0]! + zip[1]! + zip[3]!, zip[0]! + zip[2]! + zip[1]!, zip[1]! + zip[0]! + zip[2]!])

@@ -472,27 +472,22 @@ function isAddressedRow(address1: string, address2: string, city: string): boole
 
 /** The place of a normalized row. */
 export function placeOfNormalized(input: NormalizedInput): RowPlace {
-  const persons = input.persons;
-  // One person mostly: its own arrays, no copies (routing reads every row's place).
-  if (persons.length === 1) {
-    const p = persons[0]!;
-    return {
-      state: p.state,
-      zip: p.zip,
-      phones: p.phones,
-      emails: p.email === '' ? [] : [p.email],
-      dated: p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null,
-      addressedWithoutState: p.state === '' && isAddressed(p.house, p.street, p.city),
-    };
+  // One pass, no closures; a one-person row (most) keeps its person's phones without a copy.
+  let state = '';
+  let zip = '';
+  let phones: readonly string[] = [];
+  const emails: string[] = [];
+  let dated = false;
+  let addressedWithoutState = false;
+  for (const p of input.persons) {
+    if (state === '') state = p.state;
+    if (zip === '') zip = p.zip;
+    if (p.phones.length > 0) phones = phones.length === 0 ? p.phones : [...phones, ...p.phones];
+    if (p.email !== '') emails.push(p.email);
+    dated ||= p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null;
+    addressedWithoutState ||= p.state === '' && isAddressed(p.house, p.street, p.city);
   }
-  return {
-    state: persons.find((p) => p.state !== '')?.state ?? '',
-    zip: persons.find((p) => p.zip !== '')?.zip ?? '',
-    phones: persons.flatMap((p) => p.phones),
-    emails: persons.flatMap((p) => (p.email === '' ? [] : [p.email])),
-    dated: persons.some((p) => p.dob !== null || p.dobTypos.length > 0 || p.birthYears !== null),
-    addressedWithoutState: persons.some((p) => p.state === '' && isAddressed(p.house, p.street, p.city)),
-  };
+  return { state, zip, phones, emails, dated, addressedWithoutState };
 }
 
 /**
