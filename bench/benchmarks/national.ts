@@ -11,6 +11,10 @@
  *   removed at the end), and NATIONAL_STEPS (default `generate,import,match`): which steps run, so
  *   that the generated and imported file can be matched by a later run; `unsharded` also imports
  *   the file whole and matches the list with one worker (where it fits one index: ~10M);
+ *   `quality` draws one list per pattern of NATIONAL_QUALITY_PATTERNS (default `mixed,name_dob`) of
+ *   NATIONAL_QUALITY_ROWS rows (default 50,000; 70% voters) from the whole national file and
+ *   reports each one's precision and recall at the default threshold and at 90, and its matches
+ *   right and wrong per band of scores (the curve of quality against the file's size);
  * - NATIONAL_SHARD_MAX_ROWS (default 30,000,000: every state whole).
  *
  * The file is generated one state per process at once (`generate voters --states XX`, a seed per
@@ -28,7 +32,12 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { STATES } from '../../src/lab/synthetic/voters/places.ts';
-import { rankOneQuality } from '../../test/support/match-quality.ts';
+import {
+  atThreshold,
+  qualityByScore,
+  rankOneQuality,
+  type ScoreBand,
+} from '../../test/support/match-quality.ts';
 import {
   createApiKey,
   log,
@@ -50,6 +59,8 @@ interface NationalSettings {
   workers: number[];
   steps: Set<string>;
   shardMaxRows: number;
+  qualityPatterns: string[];
+  qualityRows: number;
 }
 
 function settings(env: NodeJS.ProcessEnv = process.env): NationalSettings {
@@ -68,6 +79,8 @@ function settings(env: NodeJS.ProcessEnv = process.env): NationalSettings {
     }),
     steps: new Set((env['NATIONAL_STEPS'] ?? 'generate,import,match').split(',')),
     shardMaxRows: count('NATIONAL_SHARD_MAX_ROWS', 30_000_000),
+    qualityPatterns: (env['NATIONAL_QUALITY_PATTERNS'] ?? 'mixed,name_dob').split(','),
+    qualityRows: count('NATIONAL_QUALITY_ROWS', 50_000),
   };
 }
 
@@ -102,6 +115,7 @@ export async function nationalBenchmark(recorder: Recorder, _options: BenchOptio
       await importVoters(recorder, dir, wholeDir, null);
       digests.set('unsharded', await matchWith(recorder, dir, wholeDir, 1, cores));
     }
+    if (set.steps.has('quality')) await measureQuality(recorder, dir, dataDir, set, cores);
     if (digests.size > 1) {
       const distinct = new Set(digests.values());
       recorder.check(
@@ -322,6 +336,77 @@ async function matchWith(
     return createHash('sha256').update(result).digest('hex').slice(0, 12);
   } finally {
     await Promise.all(started.map((worker) => worker.stop()));
+    await api.stop();
+  }
+}
+
+/**
+ * Quality against the file's size: one list per pattern drawn from the whole national file (one
+ * streaming pass; members and near twins from every state), matched by one worker through the
+ * HTTP contract at the default threshold. The lists stay in `dir` (same seed, same rows), so a
+ * later run measures the same lists.
+ */
+async function measureQuality(
+  recorder: Recorder,
+  dir: string,
+  dataDir: string,
+  set: NationalSettings,
+  cores: number,
+): Promise<void> {
+  const lists = set.qualityPatterns.map((pattern) => ({
+    pattern,
+    list: join(dir, `quality-${pattern}-${set.qualityRows}.csv`),
+    truth: join(dir, `quality-${pattern}-${set.qualityRows}.truth.csv`),
+  }));
+  // Each draw is one pass over the whole file: the patterns' passes run at once.
+  await inBatches(lists, cores, async ({ pattern, list, truth }, i) => {
+    if (existsSync(truth)) return;
+    log(`national: drawing a ${pattern} list of ${formatNumber(set.qualityRows)} rows`);
+    await runCli(
+      [
+        ...['generate', 'list', '--from', join(dir, 'voters.csv'), '--rows', String(set.qualityRows)],
+        ...['--match-rate', '0.7', '--pattern', pattern, '--seed', String(3000 + i)],
+        ...['--out', list, '--truth', truth],
+      ],
+      { dataDir: dir, timeoutMs: TIMEOUT_MS },
+    );
+  });
+  const env: Record<string, string> = {
+    MATCH_THREADS: String(cores),
+    NODE_OPTIONS: `--v8-pool-size=${cores}`,
+    QUEUE_POLL_MS: '50',
+  };
+  const api = await startService({ dataDir, env: { ...env, ROLES: 'api' } });
+  const worker = await startService({ dataDir, env: { ...env, ROLES: 'worker' } });
+  try {
+    const key = await createApiKey(dataDir);
+    for (const { pattern, list, truth } of lists) {
+      const result = (
+        await matchListOnce(api.url, key, `quality_${pattern}`, await readFile(list), {
+          timeoutMs: TIMEOUT_MS,
+          pollMs: 200,
+        })
+      ).toString('utf8');
+      const truthCsv = await readFile(truth, 'utf8');
+      const bands = qualityByScore(result, truthCsv);
+      const all = atThreshold(bands, 50);
+      const at90 = atThreshold(bands, 90);
+      const plain = rankOneQuality(result, truthCsv);
+      if (plain.precision !== all.precision || plain.recall !== all.recall)
+        throw new Error('qualityByScore disagrees with rankOneQuality on the same result');
+      const shown = (b: ScoreBand) => `${b.from}+ ${b.right}/${b.wrong}`;
+      recorder.metric(`national ${pattern} list: precision at the default threshold`, all.precision, '', {
+        digits: 4,
+        note: `${formatNumber(set.voters)} voters; recall ${formatNumber(all.recall, 4)}; at 90: precision ${formatNumber(at90.precision, 4)}, recall ${formatNumber(at90.recall, 4)}; right/wrong by score ${bands.scored.map(shown).join(', ')}; possible members ${
+          bands.possible
+            .filter((b) => b.right + b.wrong > 0)
+            .map(shown)
+            .join(', ') || 'none'
+        }`,
+      });
+    }
+  } finally {
+    await worker.stop();
     await api.stop();
   }
 }

@@ -30,3 +30,72 @@ export function rankOneQuality(result: string, truthCsv: string): { precision: n
   const members = [...truth.values()].filter((id) => id !== '' && id !== undefined).length;
   return { precision: right / Math.max(1, right + wrong), recall: right / Math.max(1, members) };
 }
+
+/** Right and wrong rank-1 matches in one band of scores (`from` ≤ score < `to`). */
+export interface ScoreBand {
+  from: number;
+  to: number;
+  right: number;
+  wrong: number;
+}
+
+/**
+ * Rank-1 matches by score band of 10 (50-59, …, 90-100), the `possible` household members apart
+ * (sm.explain names `possible`): what precision a client gets at each threshold, and whether a
+ * score means what it says (the right share of a band near its middle). Same reading of the
+ * files as rankOneQuality.
+ */
+export function qualityByScore(
+  result: string,
+  truthCsv: string,
+): { scored: ScoreBand[]; possible: ScoreBand[]; members: number } {
+  const truth = new Map(
+    truthCsv
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',') as [string, string]),
+  );
+  const bands = () =>
+    Array.from({ length: 5 }, (_, i) => ({
+      from: 50 + 10 * i,
+      to: i === 4 ? 101 : 60 + 10 * i,
+      right: 0,
+      wrong: 0,
+    }));
+  const scored: ScoreBand[] = bands();
+  const possible: ScoreBand[] = bands();
+  const lines = result.trimEnd().split('\n');
+  const header = lines[0]!.split(',');
+  const fromEnd = (name: string) => header.length - header.indexOf(name);
+  for (const line of lines.slice(1)) {
+    const fields = line.split(',');
+    const at = (name: string) => fields[fields.length - fromEnd(name)] ?? '';
+    if (at('sm.rank') !== '1' || at('sm.match') !== 'Y') continue;
+    const score = Number(at('sm.score'));
+    const band = (` ${at('sm.explain')} `.includes(' possible ') ? possible : scored).find(
+      (b) => score >= b.from && score < b.to,
+    );
+    if (band === undefined) throw new Error(`a match scored ${score}, below every band`);
+    const ids = truth.get(fields[0]!)?.split('|') ?? [];
+    if (ids.includes(at('vb.voterbase_id'))) band.right++;
+    else band.wrong++;
+  }
+  const members = [...truth.values()].filter((id) => id !== '' && id !== undefined).length;
+  return { scored, possible, members };
+}
+
+/** Precision and recall of the rank-1 matches scored `threshold` (50, 60, … 90) or more. */
+export function atThreshold(
+  quality: { scored: ScoreBand[]; possible: ScoreBand[]; members: number },
+  threshold: number,
+): { precision: number; recall: number } {
+  let right = 0;
+  let wrong = 0;
+  for (const band of [...quality.scored, ...quality.possible]) {
+    if (band.from < threshold) continue;
+    right += band.right;
+    wrong += band.wrong;
+  }
+  return { precision: right / Math.max(1, right + wrong), recall: right / Math.max(1, quality.members) };
+}
