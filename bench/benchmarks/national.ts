@@ -381,12 +381,14 @@ async function measureQuality(
   try {
     const key = await createApiKey(dataDir);
     for (const { pattern, list, truth } of lists) {
+      const started = performance.now();
       const result = (
         await matchListOnce(api.url, key, `quality_${pattern}`, await readFile(list), {
           timeoutMs: TIMEOUT_MS,
           pollMs: 200,
         })
       ).toString('utf8');
+      const seconds = (performance.now() - started) / 1000;
       const truthCsv = await readFile(truth, 'utf8');
       const bands = qualityByScore(result, truthCsv);
       const all = atThreshold(bands, 50);
@@ -397,7 +399,7 @@ async function measureQuality(
       const shown = (b: ScoreBand) => `${b.from}+ ${b.right}/${b.wrong}`;
       recorder.metric(`national ${pattern} list: precision at the default threshold`, all.precision, '', {
         digits: 4,
-        note: `${formatNumber(set.voters)} voters; recall ${formatNumber(all.recall, 4)}; at 90: precision ${formatNumber(at90.precision, 4)}, recall ${formatNumber(at90.recall, 4)}; right/wrong by score ${bands.scored.map(shown).join(', ')}; possible members ${
+        note: `${formatNumber(set.voters)} voters, ${formatNumber(set.qualityRows)} rows in ${formatNumber(seconds, 1)} s (${cores} threads, upload to result); recall ${formatNumber(all.recall, 4)}; at 90: precision ${formatNumber(at90.precision, 4)}, recall ${formatNumber(at90.recall, 4)}; right/wrong by score ${bands.scored.map(shown).join(', ')}; possible members ${
           bands.possible
             .filter((b) => b.right + b.wrong > 0)
             .map(shown)
