@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { closeAfterLingering } from '../http/lingering-close.ts';
 import { ListmatchClient, ListmatchError } from './listmatch-client.ts';
 
 /** A local server that answers `handle`; what each PUT carried is kept. */
@@ -67,8 +68,10 @@ test('uploadFile sends an empty file', async () => {
 test('a refusal answered before the body is read is what uploadFile throws', async () => {
   const path = join(dir, 'big.csv');
   writeFileSync(path, randomBytes(8 * 2 ** 20));
-  early = (_request, response) => {
-    // As the service refuses an upload: JSON with `error`, answered without reading the body.
+  early = (request, response) => {
+    // As the service refuses an upload: JSON with `error`, answered without reading the body,
+    // the connection closed after lingering (src/http/lingering-close.ts).
+    closeAfterLingering(request.socket);
     response
       .writeHead(403, { connection: 'close', 'content-type': 'application/json' })
       .end(JSON.stringify({ error: 'Authorization Error: this upload URL has expired' }));

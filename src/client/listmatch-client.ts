@@ -456,10 +456,11 @@ async function nodePut(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     req.on('response', (res) => {
-      textOf(res).then(
-        (text) => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }),
-        reject,
-      );
+      textOf(res).then((text) => {
+        resolve({ status: res.statusCode ?? 0, text, headers: res.headers });
+        // Answered before the whole body went (a refusal): the rest is not sent.
+        if (!req.writableFinished) req.destroy();
+      }, reject);
     });
     const failed = (error: unknown) => setTimeout(() => reject(error), 200).unref();
     req.on('error', failed);

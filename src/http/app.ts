@@ -12,6 +12,7 @@ import { bodyStreamWithDeadline } from './body-deadline.ts';
 import { clientApiScope } from './client-api-scope.ts';
 import { errorAnswer, refusedRequestError } from './error-mapping.ts';
 import type { HttpDeps } from './http-deps.ts';
+import { closeAfterLingering } from './lingering-close.ts';
 import { bodyDeadlineOf, hasBody } from './request-helpers.ts';
 import { fileBrowserRoute } from './routes/file-browser.route.ts';
 import { operationsRoutes } from './routes/operations.route.ts';
@@ -175,8 +176,12 @@ export function buildApp(
   );
   // An answer given before the client finished sending (a refused upload, a body that stalled)
   // closes the connection: otherwise Node would read on and a trickling client would hold it.
+  // A refusal lingers first (reads and drops the body a moment), so that a client still sending
+  // hears the answer rather than a reset; a body cut off at its deadline (408) closes at once.
   app.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    if (request.raw.complete) return;
+    reply.header('connection', 'close');
+    if (reply.statusCode !== 408) closeAfterLingering(request.raw.socket);
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { ListmatchClient, ListmatchError } from 'listmatch/client';
 import {
   getJson,
   register,
@@ -114,6 +116,32 @@ describe('presigned upload and download URLs', () => {
     assert.equal(streamed.status, 413);
     assert.deepEqual(await leftovers(t, url), [], 'no partial file left');
     assert.equal((await upload(url, 'voterbase_id\nNC-000000001\n')).status, 200);
+  });
+
+  test('a large upload refused before its body is read: the client hears the refusal, every time', async () => {
+    // 32 MB declared against a 4 KB cap: answered 413 at once, while the client is still
+    // writing. Closing with the body unread made the kernel reset the connection, and the
+    // client mostly heard EPIPE instead (2 of 20 refusals of an 8 MB upload were heard).
+    const path = join(await mkdtemp(join(tmpdir(), 'refused-upload-')), 'big.csv');
+    await writeFile(path, Buffer.alloc(32 * 2 ** 20, 'voterbase_id\nNC-000000001\n'));
+    const client = new ListmatchClient({ server: t.base, apiKey: key });
+    try {
+      for (let i = 0; i < 10; i++) {
+        const url = await register(t, key, `filename=refused_big_${i}`);
+        await assert.rejects(client.uploadFile(url, path), (error: unknown) => {
+          assert.ok(error instanceof ListmatchError, `try ${i}: ${String(error)}`);
+          assert.equal(error.status, 413);
+          assert.match(
+            error.message,
+            new RegExp(`^Validation Error: the upload exceeds the maximum of ${CAP} bytes`),
+          );
+          return true;
+        });
+        assert.deepEqual(await leftovers(t, url), [], 'no partial file left');
+      }
+    } finally {
+      await rm(dirname(path), { recursive: true, force: true });
+    }
   });
 
   test('a broken upload leaves no partial file and may be retried with the same URL', async () => {
