@@ -23,8 +23,13 @@ export function closeAfterLingering(socket: Socket, ms: number = LINGER_MS): voi
       clearTimeout(timer);
       this.destroy();
     };
+    // At the deadline the connection goes, answered or not (a client that reads nothing must not
+    // hold it); a client that ended its side first waits only for the answer to be written out.
     const timer = setTimeout(close, ms);
     timer.unref();
-    this.once('end', close);
+    this.once('end', () => {
+      if (this.writableFinished) close();
+      else this.once('finish', close);
+    });
   };
 }
