@@ -286,11 +286,7 @@ async function matchWith(
   if (workers > 1 && meta.shards === 0) throw new Error('several workers need the file imported as shards');
   // One worker holds every shard; several hold their share each, and share the list's chunks.
   const cacheMb = workers === 1 ? null : Math.ceil(((meta.totalBytes / workers) * 1.1) / (1024 * 1024));
-  const env: Record<string, string> = {
-    MATCH_THREADS: String(threads),
-    NODE_OPTIONS: `--v8-pool-size=${threads}`,
-    QUEUE_POLL_MS: '50',
-  };
+  const env = matchingEnv(threads);
   const api = await startService({ dataDir, env: { ...env, ROLES: 'api' } });
   const started: ServiceProcess[] = [];
   try {
@@ -340,6 +336,13 @@ async function matchWith(
   }
 }
 
+/** The environment of the bench's api and worker processes: `threads` matching threads each. */
+const matchingEnv = (threads: number): Record<string, string> => ({
+  MATCH_THREADS: String(threads),
+  NODE_OPTIONS: `--v8-pool-size=${threads}`,
+  QUEUE_POLL_MS: '50',
+});
+
 /**
  * Quality against the file's size: one list per pattern drawn from the whole national file (one
  * streaming pass; members and near twins from every state), matched by one worker through the
@@ -371,11 +374,7 @@ async function measureQuality(
       { dataDir: dir, timeoutMs: TIMEOUT_MS },
     );
   });
-  const env: Record<string, string> = {
-    MATCH_THREADS: String(cores),
-    NODE_OPTIONS: `--v8-pool-size=${cores}`,
-    QUEUE_POLL_MS: '50',
-  };
+  const env = matchingEnv(cores);
   const api = await startService({ dataDir, env: { ...env, ROLES: 'api' } });
   const worker = await startService({ dataDir, env: { ...env, ROLES: 'worker' } });
   try {

@@ -57,15 +57,19 @@ export interface ScoreBand {
   wrong: number;
 }
 
+/** Rank-1 matches by band of scores, possible household members apart, and the truth's members. */
+export interface ScoreQuality {
+  scored: ScoreBand[];
+  possible: ScoreBand[];
+  members: number;
+}
+
 /**
  * Rank-1 matches by score band of 10 (50-59, …, 90-100), the `possible` household members apart
  * (sm.explain names `possible`): what precision a client gets at each threshold, and whether a
  * score means what it says (the right share of a band near its middle).
  */
-export function qualityByScore(
-  result: string,
-  truthCsv: string,
-): { scored: ScoreBand[]; possible: ScoreBand[]; members: number } {
+export function qualityByScore(result: string, truthCsv: string): ScoreQuality {
   const bands = () =>
     Array.from({ length: 5 }, (_, i) => ({
       from: 50 + 10 * i,
@@ -88,10 +92,7 @@ export function qualityByScore(
 }
 
 /** Precision and recall of the rank-1 matches scored `threshold` (50, 60, … 90) or more. */
-export function atThreshold(
-  quality: { scored: ScoreBand[]; possible: ScoreBand[]; members: number },
-  threshold: number,
-): { precision: number; recall: number } {
+export function atThreshold(quality: ScoreQuality, threshold: number): { precision: number; recall: number } {
   let right = 0;
   let wrong = 0;
   for (const band of [...quality.scored, ...quality.possible]) {
