@@ -57,6 +57,10 @@ const chunkSpecV2 = z.object({
         emIterations: z.number(),
         relativeOdds: z.number().optional(),
         possibleOdds: z.number().optional(),
+        chance: z
+          .object({ phone: z.number().nullable(), email: z.number().nullable() })
+          .nullable()
+          .optional(),
       }),
     )
     .optional(),

@@ -188,8 +188,12 @@ async function output(result: EvaluationResult, context: ReportContext, options:
   }
 }
 
-/** The fit's match rate, relatives' share of non-members and how often a first name or a surname differs. */
+/**
+ * The fit's match rate, relatives' share of non-members, how often a first name or a surname
+ * differs, and the strangers per person found holding the list's phones and e-mails.
+ */
 function describeFit(fit: ListFit): string {
+  const chance = (value: number | null | undefined) => (value == null ? 'n/a' : value.toPrecision(2));
   const share = (odds: number) => (odds / (1 + odds)).toFixed(3);
   const m = (field: number, level: number) => (fit.m[at(field, level)] ?? 0).toFixed(3);
   return [
@@ -198,6 +202,7 @@ function describeFit(fit: ListFit): string {
     `the possible band right ${fit.possibleOdds === undefined ? 'n/a' : share(fit.possibleOdds)}`,
     `m(first differs) ${m(F.first, L.first.differ)}`,
     `m(surname differs) ${m(F.last, L.last.differ)}`,
+    `strangers holding a phone ${chance(fit.chance?.phone)}, an e-mail ${chance(fit.chance?.email)}`,
     `(${fit.source}, ${fit.emIterations} iterations)`,
   ].join(', ');
 }

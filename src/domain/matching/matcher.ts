@@ -5,6 +5,7 @@
  */
 
 import type { NormalizedInput } from './normalize/person.ts';
+import type { ListChance } from './score/chance-agreement.ts';
 
 /** Identifier columns of spec §2.6, lower-case. `matchback_id` is pass-through, not an identifier. */
 export const IDENTIFIER_COLUMNS = [
@@ -153,6 +154,11 @@ export interface ListFit {
   relativeOdds?: number;
   /** FellegiSunterModel.possibleOdds; absent in fits made before it was fitted (the prior then). */
   possibleOdds?: number;
+  /**
+   * Strangers per person holding the list's phones and e-mails in the voter file (chance-agreement.ts):
+   * u of their agreement. Absent or null: the file's own u (fits made before it was learnt).
+   */
+  chance?: ListChance | null;
 }
 
 export interface Matcher {

@@ -5,7 +5,7 @@ import { CORE_VOTER_COLUMNS } from '../voters/voter-columns.ts';
 import { CandidateSet } from './candidates/candidate-set.ts';
 import { DEFAULT_CANDIDATE_OPTIONS, generateCandidates } from './candidates/generate-candidates.ts';
 import { buildMatchIndex } from './index/build-match-index.ts';
-import type { MatchInput, MatchOptions } from './matcher.ts';
+import type { ListFit, MatchInput, MatchOptions } from './matcher.ts';
 import { emptyPerson, normalizeInput } from './normalize/person.ts';
 import {
   createProbabilisticMatcher,
@@ -514,6 +514,58 @@ describe('probabilistic matcher', () => {
     );
     const fitted = estimateFromPersons([voter!, namesake!]);
     assert.ok(fitted.matchOdds < 1.2, `one of two rows is a member, fitted odds ${fitted.matchOdds}`);
+  });
+
+  it('learns from the list how many strangers hold its persons’ phones, and weighs a lone phone by it', async () => {
+    const { voters, index } = setup();
+    // NC-1 MARGARET OBRIEN holds 9194471042, NC-3 ZBIGNIEW KOWALCZYK 9194471099.
+    const listOf = (names: [string, string][]) =>
+      Array.from({ length: 120 }, (_, i) => {
+        const [first, last] = names[i % 2]!;
+        return input(i, {
+          first_name: first,
+          last_name: last,
+          phone: i % 2 === 0 ? '9194471042' : '9194471099',
+        });
+      });
+    const fitOn = async (sample: MatchInput[]) => {
+      const matcher = createProbabilisticMatcher(voters, index);
+      await matcher.prepare(sample, OPTIONS);
+      return matcher.listFit?.() ?? assert.fail('the matcher learned nothing');
+    };
+    const ownNumbers = await fitOn(
+      listOf([
+        ['MARGARET', 'OBRIEN'],
+        ['ZBIGNIEW', 'KOWALCZYK'],
+      ]),
+    );
+    const strangersNumbers = await fitOn(
+      listOf([
+        ['PETER', 'QUINCE'],
+        ['WENDY', 'DARLING'],
+      ]),
+    );
+    const prior = randomPairU(index)[at(F.phone, L.binary.exact)]! * index.size;
+    // 120 persons tell; the prior's strangers per person count as 50 more.
+    assert.equal(ownNumbers.chance?.phone, (0 + 50 * prior) / 170);
+    assert.equal(strangersNumbers.chance?.phone, (120 + 50 * prior) / 170);
+    assert.equal(ownNumbers.chance?.email, null, 'no person gave an e-mail');
+    // The same fit but for what it learnt of chance: a lone phone weighs by it alone.
+    const loneScore = async (chance: ListFit['chance']) => {
+      const matcher = createProbabilisticMatcher(voters, index, {
+        listFit: { ...ownNumbers, chance },
+        thresholdScore: 1,
+      });
+      const [outcome] = await matcher.matchBatch([input(500, { phone: '919-447-1042' })], OPTIONS);
+      assert.equal(id(outcome!.candidates[0]!.voter), 'NC-1');
+      return outcome!.candidates[0]!.score;
+    };
+    const trusted = await loneScore(ownNumbers.chance);
+    const doubted = await loneScore(strangersNumbers.chance);
+    assert.ok(trusted >= 95, `a number nobody else was found holding: ${trusted}`);
+    assert.ok(doubted < 90, `a list whose every number a stranger holds: ${doubted} (against ${trusted})`);
+    // A fit without it (made before it was learnt) weighs by the file's own u, as before.
+    assert.equal(await loneScore(null), await loneScore(undefined));
   });
 
   it('uses a list fit of its own layout of levels, and fits again on one of another or none', async () => {

@@ -10,6 +10,15 @@ import type { MatchIndex } from './index/match-index.ts';
 import { GENDER_CODE } from './index/match-index-fields.ts';
 import type { ListFit, MatchCandidate, Matcher, MatchInput, MatchOptions, MatchOutcome } from './matcher.ts';
 import { type NormalizedPerson, normalizeInput } from './normalize/person.ts';
+import {
+  addChance,
+  estimateChance,
+  type ListChance,
+  type PersonChance,
+  personChance,
+  type StrangerTally,
+  withListChance,
+} from './score/chance-agreement.ts';
 import { comparePerson, prepareQuery } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
 import { addExact, addExactParts, roundExact } from './score/exact-sum.ts';
@@ -134,6 +143,8 @@ export function createProbabilisticMatcher(
   const fitted = settings.listFit?.layout === LEVELS_LAYOUT ? settings.listFit : undefined;
   let model: FellegiSunterModel | null =
     settings.model ?? (fitted === undefined ? null : modelOf(fitted, index));
+  // What the list's fit learnt of chance agreement (its u is in the model): told again by listFit.
+  let chance: ListChance | null = fitted?.chance ?? null;
   // The pipeline asks for the next batch before the first one is done: every batch must wait
   // for the one model fitted on the first batch's rows, or a second fit would race it.
   let fitting: Promise<FellegiSunterModel> | null = model === null ? null : Promise.resolve(model);
@@ -148,6 +159,7 @@ export function createProbabilisticMatcher(
     const scored = rowsToFit(sample, idMatched(sample), settings.emSampleRows);
     const fitted = fitFromEvidence(mergeSampleEvidence([await sampleEvidence(scored, matchOptions)]));
     model = modelOf(fitted, index);
+    chance = fitted.chance ?? null;
     return model;
   };
   /** The rows of `rows` an id of this voter file matches (their row numbers). */
@@ -191,6 +203,7 @@ export function createProbabilisticMatcher(
             emIterations: model.emIterations,
             relativeOdds: model.relativeOdds,
             possibleOdds: model.possibleOdds,
+            chance,
           },
     jobFor,
     idMatched,
@@ -324,13 +337,14 @@ function scoredCandidatesOf(
   job: PersonMatchJob,
   keep: number,
   oddsParts?: number[],
+  strangers?: StrangerTally,
 ): ReturnType<typeof scoreCandidates> {
   const q = prepareQuery(index, person, job.options.asOf);
   const candidates = scratchCandidates;
   candidates.clear();
   generateCandidates(index, q, job.candidates, candidates);
   if (candidates.size === 0) return { best: [], oddsSum: 0, relative: 0, oddsParts: [] };
-  return scoreCandidates(index, job.model, q, candidates, keep, oddsParts);
+  return scoreCandidates(index, job.model, q, candidates, keep, oddsParts, strangers);
 }
 
 const isMaleVoter = (index: MatchIndex, voter: number) => index.data.fields.gender(voter) === GENDER_CODE.M;
@@ -552,6 +566,8 @@ export interface ShardPersonEvidence {
    * file's order): their odds, and what the fit weighs of them (null: selection never accepts it).
    */
   best: { weight: number; order: number; odds: number; evidence: CandidateEvidence | null }[];
+  /** The strangers here holding its phone and e-mail (absent in evidence of earlier versions). */
+  chance?: PersonChance;
 }
 
 /** A sample row's searched persons (personsToSearch) as one voter file tells them. */
@@ -585,13 +601,30 @@ export function shardSampleEvidence(
   const model = job.model.priorMatchOdds === 1 ? job.model : { ...job.model, priorMatchOdds: 1 };
   const evenJob = { ...job, model };
   const fileBits = Math.log2(Math.max(1, index.size));
+  // The strangers per person the file's own u says (the prior of the list's: chance-agreement.ts).
+  const prior = {
+    phone: model.u[at(F.phone, L.binary.exact)]! * index.size,
+    email: model.u[at(F.email, L.binary.exact)]! * index.size,
+  };
   return sample.map((row) => ({
     row: row.row,
     persons: personsToSearch(row, job.options.asOf).map((person) => {
       // The relative outside the file is weighed again by the fit from the listed candidates.
       const totalParts: number[] = [];
-      const scored = scoredCandidatesOf(index, person, evenJob, EVIDENCE_CANDIDATES_PER_PERSON, totalParts);
+      const strangers: StrangerTally = { phone: 0, email: 0 };
+      const scored = scoredCandidatesOf(
+        index,
+        person,
+        evenJob,
+        EVIDENCE_CANDIDATES_PER_PERSON,
+        totalParts,
+        strangers,
+      );
+      // Only a person with both names can tell a stranger holding its number from the voter.
+      const named = person.first !== '' && person.last !== '';
+      const tells = { phone: named && person.phones.length > 0, email: named && person.email !== '' };
       return {
+        chance: personChance(prior, tells, strangers),
         totalParts,
         best: scored.best.map((candidate) => ({
           weight: candidate.weight,
@@ -625,10 +658,13 @@ export function mergeSampleEvidence(shards: readonly (readonly RowEvidence[])[])
       // Summed exactly: the same rest in whatever shards and order the candidates were found.
       const restParts: number[] = [];
       const all: ShardPersonEvidence['best'] = [];
+      let chance: PersonChance | undefined;
       for (const shard of told) {
         const person = shard.persons[p]!;
         addExactParts(restParts, person.totalParts);
         all.push(...person.best);
+        if (person.chance !== undefined)
+          chance = chance === undefined ? person.chance : addChance(chance, person.chance);
       }
       all.sort((a, b) => b.weight - a.weight || a.order - b.order);
       const kept: CandidateEvidence[] = [];
@@ -642,15 +678,32 @@ export function mergeSampleEvidence(shards: readonly (readonly RowEvidence[])[])
       evidence.push({
         rest: Number.isNaN(rest) ? Number.POSITIVE_INFINITY : Math.max(0, rest),
         candidates: kept,
+        ...(chance === undefined ? {} : { chance }),
       });
     });
   }
   return evidence;
 }
 
-/** What the list taught: m and its match rate, fitted on the sample's persons (estimateFromPersons). */
+/**
+ * What the list taught: how many strangers hold its persons' phones and e-mails by chance
+ * (estimateChance), then m and its match rate, fitted on the sample's persons with that u
+ * (estimateFromPersons).
+ */
 export function fitFromEvidence(evidence: readonly PersonEvidence[]): ListFit {
-  const fitted = estimateFromPersons(evidence);
+  const chance = estimateChance(evidence.map((person) => person.chance));
+  // The candidates were weighed with the file's u of a phone or e-mail agreement: with the list's.
+  const persons =
+    chance === null
+      ? evidence
+      : evidence.map((person) => ({
+          ...person,
+          candidates: person.candidates.map((candidate) => {
+            const shift = chance.shiftBits(candidate.levels);
+            return shift === 0 ? candidate : { ...candidate, otherBits: candidate.otherBits + shift };
+          }),
+        }));
+  const fitted = estimateFromPersons(persons);
   return {
     layout: LEVELS_LAYOUT,
     m: [...fitted.m],
@@ -659,6 +712,7 @@ export function fitFromEvidence(evidence: readonly PersonEvidence[]): ListFit {
     emIterations: fitted.iterations,
     relativeOdds: fitted.relativeOdds,
     possibleOdds: fitted.possibleOdds,
+    chance: chance?.chance ?? null,
   };
 }
 
@@ -683,7 +737,7 @@ export function rowsToFit<T extends Pick<MatchInput, 'row'>>(
 function modelOf(fit: ListFit, index: MatchIndex): FellegiSunterModel {
   return buildModel(
     Float64Array.from(fit.m),
-    randomPairU(index),
+    withListChance(randomPairU(index), fit.chance ?? undefined, index.size),
     fit.priorMatchOdds,
     fit.source,
     fit.emIterations,

@@ -1,3 +1,4 @@
+import type { PersonChance } from './chance-agreement.ts';
 import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS, PRIOR_M } from './comparison-levels.ts';
 import {
   isHouseholdDateMatch,
@@ -71,6 +72,8 @@ export interface PersonEvidence {
   rest: number;
   /** Its best candidates (those selection would never accept left out). */
   candidates: CandidateEvidence[];
+  /** The strangers found holding its phone and e-mail (chance-agreement.ts); absent: it tells nothing. */
+  chance?: PersonChance;
 }
 
 export interface CandidateEvidence {

@@ -3,12 +3,10 @@ import { zipTranspositions } from '../compare/zip-transposition.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import type { TextField } from '../index/match-index-fields.ts';
 import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
+import { CHANCE_AGREEMENT } from './chance-agreement.ts';
 import { comparePerson, distanceLevel, distanceMiles, prepareQuery } from './compare-person.ts';
 import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS } from './comparison-levels.ts';
 import { at } from './fellegi-sunter.ts';
-
-/** u of a phone or e-mail agreement between different people. */
-const CHANCE_AGREEMENT = 1e-8;
 
 /** Random voter pairs sampled to estimate u. */
 const SAMPLE_PAIRS = 40_000;
@@ -146,7 +144,8 @@ export function estimateFileRandomPairU(figures: RandomPairFigures, voters: Rand
   // A phone number or e-mail address names about one person in the whole population, not one
   // in the voter file: the chance that a stranger's equals a given voter's is that of a
   // recycled number or a shared inbox. Voters who share one (a household landline) split the
-  // posterior among themselves through the scorer's competition.
+  // posterior among themselves through the scorer's competition. This is the prior: each list's
+  // fit learns how many strangers hold its persons' numbers (chance-agreement.ts).
   setExact(u, F.phone, CHANCE_AGREEMENT);
   setExact(u, F.email, CHANCE_AGREEMENT);
   setDobLevels(u, figures.dobs, n);

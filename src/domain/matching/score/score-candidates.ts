@@ -1,6 +1,7 @@
 import type { CandidateSet } from '../candidates/candidate-set.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { GENDER_CODE } from '../index/match-index-fields.ts';
+import { countStranger, type StrangerTally } from './chance-agreement.ts';
 import { comparePerson, type Query } from './compare-person.ts';
 import { dateAgrees, F, FIELD_COUNT, L, MAX_LEVELS } from './comparison-levels.ts';
 import { addExact, roundExact } from './exact-sum.ts';
@@ -32,6 +33,8 @@ export interface ScoredCandidate {
  * and a relative outside the file may be the row's person instead. The odds' sum is also given
  * as the parts of an exact sum (exact-sum.ts; into `oddsParts` when given, which is returned): a
  * sharded file's merge and the list's fit add the shards' parts to the whole file's sum.
+ * `strangers`, when given, counts the candidates holding the row's phone or e-mail under other
+ * names (the list's fit learns chance agreement from them: chance-agreement.ts).
  */
 export function scoreCandidates(
   index: MatchIndex,
@@ -40,6 +43,7 @@ export function scoreCandidates(
   candidates: CandidateSet,
   keep: number,
   oddsParts: number[] = [],
+  strangers?: StrangerTally,
 ): { best: ScoredCandidate[]; oddsSum: number; relative: number; oddsParts: number[] } {
   const n = Math.max(1, index.size);
   const priorOdds = model.priorMatchOdds / n;
@@ -104,6 +108,7 @@ export function scoreCandidates(
     const order = index.voterOrder(voter);
     const sources = candidates.bitsAt(c);
     comparePerson(index, q, voter, levels);
+    if (strangers !== undefined) countStranger(levels, strangers);
     let weight = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const level = levels[f]!;
