@@ -1,3 +1,4 @@
+import { type ContactSample, joinContactSamples } from './contact-sample.ts';
 import { FirstNameCohortCount } from './first-name-cohorts.ts';
 import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { FileStatistics, MatchIndexData } from './match-index-data.ts';
@@ -39,6 +40,8 @@ export class FileStatisticsCount {
   private cellCounts: Uint32Array = new Uint32Array(0);
   /** Postings per counter of key hashes (by their low bits), summed over the shards added. */
   private readonly keyLoads: Uint32Array;
+  /** The shards' samples of phones and e-mails; null once a shard had none (stored before them). */
+  private contacts: ContactSample[] | null = [];
   /** The postings of the keys whose counter is above FILE_POSTINGS_FLOOR (countPostings). */
   private readonly postings = new Map<number, number>();
 
@@ -84,6 +87,8 @@ export class FileStatisticsCount {
       const zip = fields.zip(voter);
       if (zip > 0 && zip < 100_000) countAt(this.zips, this.zipFirstAt, zip, order[voter]!);
     }
+    if (data.contacts === undefined) this.contacts = null;
+    else this.contacts?.push(data.contacts);
     addKeyLoads(data.postings, this.keyLoads);
     [this.cellIds, this.cellCounts] = mergeSortedCounts(
       this.cellIds,
@@ -132,6 +137,7 @@ export class FileStatisticsCount {
       zipFirstAt: this.zipFirstAt,
       cellIds: this.cellIds,
       cellCounts: this.cellCounts,
+      ...(this.contacts === null ? {} : { contacts: joinContactSamples(this.contacts) }),
     };
   }
 }
@@ -247,6 +253,8 @@ export interface WholeFileStatistics {
   /** Voters per map cell of the whole file (sorted cell ids): the density of the dynamic radius. */
   cellIds: Uint32Array;
   cellCounts: Uint32Array;
+  /** Every shard's sampled phones and e-mails (contact-sample.ts); absent when a shard has none. */
+  contacts?: ContactSample;
 }
 
 /**

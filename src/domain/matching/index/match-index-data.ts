@@ -1,3 +1,4 @@
+import type { ContactSample } from './contact-sample.ts';
 import type { TextField } from './match-index-fields.ts';
 import type { PackedPostings } from './packed-postings.ts';
 import type { StringDictionary } from './string-dictionary.ts';
@@ -43,6 +44,11 @@ export interface MatchIndexData {
   zipIds: Uint32Array;
   zipLat: Float32Array;
   zipLon: Float32Array;
+  /**
+   * The sampled phones and e-mails with their holders' names (contact-sample.ts): what u of their
+   * agreement is estimated from. Absent from an index stored before it was (u keeps its prior).
+   */
+  contacts?: ContactSample;
   /**
    * The whole voter file's statistics, where this index holds one shard of it (file-statistics.ts):
    * a shard must weigh a candidate exactly as the whole file's index does. Absent for an index of

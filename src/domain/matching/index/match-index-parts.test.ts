@@ -130,10 +130,10 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.equal(new Set(meta.parts).size, meta.parts.length);
     for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
     // Per text field: the values and their counts; the names' sounds, first names' genders and
-    // birth-year cohorts; the
-    // voters' records and their ZIP and date codes; three parts each of postings, map cells and
-    // ZIP centroids.
-    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 4 + 3 + 9);
+    // birth-year cohorts; the voters' records and their ZIP and date codes; three parts each of
+    // postings, map cells and ZIP centroids; the sampled phones and e-mails.
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 4 + 3 + 9 + 2);
+    assert.ok(meta.parts.includes('contact-phones') && meta.parts.includes('contact-emails'));
     for (const name of ['voter-fields', 'voter-zips', 'voter-dobs'])
       assert.ok(meta.parts.includes(name), name);
     assert.ok(meta.parts.includes('sounds-first') && meta.parts.includes('sounds-last'));

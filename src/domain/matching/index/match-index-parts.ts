@@ -1,4 +1,5 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
+import { CONTACT_SAMPLE_WORDS } from './contact-sample.ts';
 import { MatchIndex } from './match-index.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField, WHOLE_FILE_VALUES } from './match-index-fields.ts';
@@ -33,6 +34,8 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * 12: the file-postings-hashes and file-postings-counts parts (the whole file's counts of the
  * shard's keys it skips as too common), file-cell-ids and file-cell-counts (the whole file's
  * density map); a shard stored without them skips keys and measures density by its own.
+ * Later, both 11 and 12: the contact-phones and contact-emails parts (contact-sample.ts); an index
+ * stored without them estimates u of a phone or e-mail agreement from its prior.
  */
 export const MATCH_INDEX_FORMAT = 11;
 export const SHARD_MATCH_INDEX_FORMAT = 12;
@@ -86,6 +89,10 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   put('zip-ids', d.zipIds);
   put('zip-lat', d.zipLat);
   put('zip-lon', d.zipLon);
+  if (d.contacts !== undefined) {
+    put('contact-phones', d.contacts.phone);
+    put('contact-emails', d.contacts.email);
+  }
   if (d.file !== undefined) {
     put('file-order', d.file.order);
     put('file-dob-counts', d.file.dobCounts);
@@ -201,6 +208,10 @@ export function matchIndexFromParts(
     zipIds: u32('zip-ids'),
     zipLat: f32('zip-lat'),
     zipLon: f32('zip-lon'),
+    // Absent from an index stored before they were.
+    ...(meta.parts.includes('contact-phones') && meta.parts.includes('contact-emails')
+      ? { contacts: { phone: u32('contact-phones'), email: u32('contact-emails') } }
+      : {}),
   };
   if (meta.format === SHARD_MATCH_INDEX_FORMAT) {
     if (meta.fileSize === undefined || meta.fileSize < meta.size)
@@ -237,6 +248,10 @@ export function matchIndexFromParts(
   expect('cell-key-filters', data.cellKeyFilters.length, data.cellIds.length * CELL_KEY_WORDS);
   expect('zip-lat', data.zipLat.length, data.zipIds.length);
   expect('zip-lon', data.zipLon.length, data.zipIds.length);
+  if (data.contacts !== undefined) {
+    expect('contact-phones', data.contacts.phone.length % CONTACT_SAMPLE_WORDS, 0);
+    expect('contact-emails', data.contacts.email.length % CONTACT_SAMPLE_WORDS, 0);
+  }
   if (data.file !== undefined) {
     expect('file-order', data.file.order.length, meta.size);
     expect('file-dob-counts', data.file.dobCounts.length, data.fields.dobs.length);

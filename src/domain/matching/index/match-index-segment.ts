@@ -11,6 +11,7 @@ import {
   valueKey,
   zipNumber,
 } from './blocking-keys.ts';
+import { type ContactSample, ContactSampleCollector } from './contact-sample.ts';
 import { hash3, hash4 } from './hashing.ts';
 import { sortPostingBlocks } from './key-postings.ts';
 import {
@@ -64,6 +65,8 @@ export interface MatchIndexSegment {
   zipLatSums: Float64Array;
   zipLonSums: Float64Array;
   zipCounts: Uint32Array;
+  /** The sampled phones and e-mails with their holders' names (contact-sample.ts). */
+  contacts: ContactSample;
 }
 
 export interface SegmentDictionary {
@@ -95,6 +98,8 @@ export function segmentBuffers(segment: MatchIndexSegment): ArrayBuffer[] {
     segment.zipCounts,
     segment.firstSounds,
     segment.lastSounds,
+    segment.contacts.phone,
+    segment.contacts.email,
   ];
   for (const dictionary of Object.values(segment.dictionaries))
     arrays.push(dictionary.counts, dictionary.firstRows);
@@ -138,6 +143,7 @@ export class MatchIndexSegmentBuilder {
   private readonly cells = new Map<number, number>();
   private readonly cellKeys = new Map<number, Uint32Array>();
   private readonly zips = new Map<number, [number, number, number]>();
+  private readonly contacts = new ContactSampleCollector();
   private size = 0;
   private lastVoter = -1;
   /** Blocking features per dictionary id, computed once per distinct value. */
@@ -234,11 +240,22 @@ export class MatchIndexSegmentBuilder {
       if (zip !== 0) this.post3(KEY.houseZip, houseKey, zip, voter);
       this.post4(KEY.houseStreet, houseKey, this.streetSounds[street]!, stateKey, voter);
     }
+    const firstKey = first === 0 ? 0 : valueKey(person.first);
+    const lastKey = last === 0 ? 0 : valueKey(person.last);
     for (const phone of person.phones) {
-      this.post3(KEY.phone, digitsValue(phone, 0, 5), digitsValue(phone, 5, phone.length), voter);
-      this.post3(KEY.phoneCheck, digitsValue(phone, 0, 4), digitsValue(phone, 4, phone.length), voter);
+      const hash = hash3(KEY.phone, digitsValue(phone, 0, 5), digitsValue(phone, 5, phone.length));
+      const check = hash3(KEY.phoneCheck, digitsValue(phone, 0, 4), digitsValue(phone, 4, phone.length));
+      this.post(hash, voter);
+      this.post(check, voter);
+      this.contacts.add('phone', hash, check, firstKey, lastKey);
     }
-    if (person.email !== '') this.postEmail(person.email, voter);
+    if (person.email !== '') {
+      const hash = keyEmail(person.email);
+      const check = keyEmailCheck(person.email);
+      this.post(hash, voter);
+      this.post(check, voter);
+      this.contacts.add('email', hash, check, firstKey, lastKey);
+    }
     if (!Number.isNaN(person.lat)) {
       const cell = cellOf(person.lat, person.lon);
       this.cells.set(cell, (this.cells.get(cell) ?? 0) + 1);
@@ -301,12 +318,8 @@ export class MatchIndexSegmentBuilder {
       zipLatSums: Float64Array.from(zipSums, (s) => s[0]),
       zipLonSums: Float64Array.from(zipSums, (s) => s[1]),
       zipCounts: Uint32Array.from(zipSums, (s) => s[2]),
+      contacts: this.contacts.finish(),
     };
-  }
-
-  private postEmail(email: string, voter: number): void {
-    this.post(keyEmail(email), voter);
-    this.post(keyEmailCheck(email), voter);
   }
 
   private postCellKey(filter: Uint32Array, hash: number, voter: number): void {

@@ -1,4 +1,5 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
+import { joinContactSamples } from './contact-sample.ts';
 import { FirstNameCohortCount } from './first-name-cohorts.ts';
 import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { MatchIndexData } from './match-index-data.ts';
@@ -98,6 +99,7 @@ export function mergeMatchIndexSegments(segments: readonly MatchIndexSegment[]):
     zipIds: zips.keys,
     zipLat: Float32Array.from(zipLatSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
     zipLon: Float32Array.from(zipLonSums, (sum, i) => sum / zipCounts[i]! / MICRODEGREES),
+    contacts: joinContactSamples(segments.map((s) => s.contacts)),
   };
 }
 

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   addChance,
+  CHANCE_AGREEMENT,
   countStranger,
   estimateChance,
+  fileAgreement,
   type PersonChance,
   personChance,
   type StrangerTally,
@@ -85,5 +87,17 @@ describe('chance agreement of phones and e-mails (learnt from the list)', () => 
     assert.equal(own[at(F.phone, L.binary.differ)], 1 - 0.02 / 1_000_000);
     assert.equal(own[at(F.email, L.binary.exact)], 0.25, 'an e-mail the list did not tell keeps the file’s');
     assert.equal(withListChance(u, undefined, 10), u);
+  });
+
+  it('takes u of a file from its own strangers per holder, the constant a prior worth 50 holders', () => {
+    const n = 2_000_000;
+    // 10,000 sampled holders with both names, 300 strangers among their numbers' other holders.
+    const u = fileAgreement({ holders: 10_000, strangers: 300 }, n);
+    assert.equal(u, (300 + 50 * CHANCE_AGREEMENT * n) / 10_050 / n);
+    assert.ok(Math.abs(u * n - 0.03) < 0.001, 'about 0.03 strangers per holder');
+    // No stranger among a few holders: the prior keeps it from being certain.
+    assert.ok(fileAgreement({ holders: 10, strangers: 0 }, n) > 0);
+    // A file stored before its sample: the constant, as before.
+    assert.equal(fileAgreement(undefined, n), CHANCE_AGREEMENT);
   });
 });

@@ -2,19 +2,23 @@ import { F, L, MAX_LEVELS } from './comparison-levels.ts';
 
 /**
  * How often a phone number or an e-mail address agrees between a list's person and a voter who is
- * someone else: u of their exact agreement, learnt from each list's own evidence.
+ * someone else: u of their exact agreement, learnt from evidence, the file's and each list's.
  *
  * Random pairs of voters cannot tell it (two voters almost never share a number), so u was once a
  * constant per pair. But the number of voters that hold a stranger's number by chance (a recycled
- * number, a shared inbox, a spouse under another name) is what sets how far a row's phone alone
- * can be trusted, and a constant per pair made it grow with the file: a lone phone scored 97 on a
- * 5M-voter file and 68 on a 50M one while it was right 96-98% of the time on both. So the fit
- * counts it on the list's sample instead: for each person that gives a phone (an e-mail) and both
- * names, the voters holding it whose first and last names both differ from the row's — strangers,
- * by every other sign. Their number per such person, `c`, is what a voter file of this size holds
- * of a stranger's number by chance, and u = c ÷ N. The old constant per pair (CHANCE_AGREEMENT ×
- * N strangers per row) is the prior, worth PRIOR_PERSONS persons: a list without such persons
- * (only phones, or no phones) keeps it.
+ * number, a shared line or inbox, a spouse under another name) is what sets how far a row's phone
+ * alone can be trusted, and a constant per pair made it grow with the file: a lone phone scored 97
+ * on a 5M-voter file and 68 on a 50M one while it was right 96-98% of the time on both.
+ *
+ * - The file's own (fileAgreement): the voters holding a number under another first and last name
+ *   than its other holders', per holder, counted on a sample of its numbers (contact-sample.ts).
+ * - Each list's (estimateChance): for each sample person that gives a phone (an e-mail) and both
+ *   names, the voters holding it whose first and last names both differ from the row's, per such
+ *   person. The file's figure is its prior, worth PRIOR_PERSONS persons, so a list without such
+ *   persons (only phones, or no phones) and the single-person lookups keep the file's.
+ *
+ * Either way `c`, strangers per person, is what a voter file of this size holds of a stranger's
+ * number, and u = c ÷ N. The old constant per pair (CHANCE_AGREEMENT) is the file's prior.
  */
 
 /** The prior u of a phone or e-mail agreement between different people, per pair. */
@@ -22,6 +26,24 @@ export const CHANCE_AGREEMENT = 1e-8;
 
 /** Pseudo-persons the prior's count weighs as (the fit's other priors weigh 50 rows alike). */
 const PRIOR_PERSONS = 50;
+
+/**
+ * u of a phone (e-mail) agreement in a voter file of `size` voters: its strangers per holder of a
+ * number ÷ N, from the file's own sample of numbers (contact-sample.ts: the holders that have both
+ * names, and the other holders of their numbers under another first and last name), with
+ * CHANCE_AGREEMENT × N strangers as a prior worth PRIOR_PERSONS holders. A file stored before its
+ * sample was keeps CHANCE_AGREEMENT. A voter holding a recycled or shared number under others'
+ * names stands for how often a stranger's number is a voter's; the list's fit (estimateChance)
+ * takes it as its prior.
+ */
+export function fileAgreement(
+  sample: { holders: number; strangers: number } | undefined,
+  size: number,
+): number {
+  if (sample === undefined || size < 1) return CHANCE_AGREEMENT;
+  const prior = CHANCE_AGREEMENT * size;
+  return (sample.strangers + PRIOR_PERSONS * prior) / (sample.holders + PRIOR_PERSONS) / size;
+}
 
 /** Strangers found holding a person's phone (e-mail), counted while its candidates are scored. */
 export interface StrangerTally {

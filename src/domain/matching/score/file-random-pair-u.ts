@@ -94,6 +94,7 @@ function fileFigures(whole: WholeFileStatistics): RandomPairFigures {
     dobs: new Map(
       byFirstAppearance(whole.dobs.keys(), whole.dobFirstAt).map((dob) => [dob, whole.dobs.get(dob)!]),
     ),
+    ...(whole.contacts === undefined ? {} : { contacts: whole.contacts }),
   };
 }
 

@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { InMemoryVoterSnapshot } from '../../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
 import { buildMatchIndex, voterFieldReader } from '../index/build-match-index.ts';
+import { strangersPerHolder } from '../index/contact-sample.ts';
 import { normalizeVoter } from '../normalize/person.ts';
+import { fileAgreement } from './chance-agreement.ts';
 import { F, FIELD_COUNT, L, LEVEL_COUNTS } from './comparison-levels.ts';
 import { at } from './fellegi-sunter.ts';
 import { estimateRandomPairU, voterAsPerson } from './random-pair-u.ts';
@@ -117,6 +119,39 @@ describe('estimateRandomPairU', () => {
   it('phone and e-mail exact u is the chance of a recycled number or shared inbox', () => {
     assert.ok(u[at(F.phone, L.binary.exact)]! > 0 && u[at(F.phone, L.binary.exact)]! < 1e-6);
     assert.ok(u[at(F.email, L.binary.exact)]! > 0 && u[at(F.email, L.binary.exact)]! < 1e-6);
+  });
+
+  it('phone exact u is as often as the file holds its own numbers under other names (its sample)', () => {
+    // 4,000 voters, every number held by two of them: strangers (ZELDA OKAFOR, JAMES SMITH, …)
+    // for the first 3,000, a couple sharing a surname for the last 1,000.
+    const rows = Array.from({ length: 4000 }, (_, i) => {
+      const pair = Math.floor(i / 2);
+      const couple = i >= 3000;
+      return CORE_VOTER_COLUMNS.map(
+        (column) =>
+          ({
+            first_name: FIRSTS[i % FIRSTS.length]! + (i % 2 === 0 ? '' : 'A'),
+            last_name: couple ? 'LEE' : `${LASTS[i % LASTS.length]!}${i % 2 === 0 ? '' : 'SON'}`,
+            state: 'NC',
+            wireless_phone: `919${String(3_000_000 + pair * 13).padStart(7, '0')}`,
+          })[column as string] ?? '',
+      );
+    });
+    const shared = buildMatchIndex(new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, rows), AS_OF);
+    const sample = shared.data.contacts ?? assert.fail('the index samples its phones');
+    const counted = strangersPerHolder(sample.phone);
+    assert.ok(counted.holders >= 30, `${counted.holders} holders sampled, one number in 64`);
+    // Each holder of a strangers' number has one stranger; a couple's, none.
+    assert.ok(counted.strangers > 0 && counted.strangers < counted.holders);
+    const phone = estimateRandomPairU(shared)[at(F.phone, L.binary.exact)]!;
+    assert.equal(phone, fileAgreement(counted, 4000));
+    // About 0.75 strangers per holder, the prior (10⁻⁸ a pair) weighing as 50 holders.
+    assert.ok(phone * 4000 > 0.3, `strangers per holder ${phone * 4000}`);
+    // Nobody holds an e-mail: the prior's.
+    assert.equal(
+      estimateRandomPairU(shared)[at(F.email, L.binary.exact)],
+      fileAgreement({ holders: 0, strangers: 0 }, 4000),
+    );
   });
 
   it('every level of every field has u in (0, 1]', () => {

@@ -1,9 +1,10 @@
 import { dynamicRadius } from '../candidates/generate-candidates.ts';
 import { zipTranspositions } from '../compare/zip-transposition.ts';
+import { type ContactSample, strangersPerHolder } from '../index/contact-sample.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import type { TextField } from '../index/match-index-fields.ts';
 import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
-import { CHANCE_AGREEMENT } from './chance-agreement.ts';
+import { fileAgreement } from './chance-agreement.ts';
 import { comparePerson, distanceLevel, distanceMiles, prepareQuery } from './compare-person.ts';
 import { F, FIELD_COUNT, L, LEVEL_COUNTS, MAX_LEVELS } from './comparison-levels.ts';
 import { at } from './fellegi-sunter.ts';
@@ -39,6 +40,8 @@ export interface RandomPairFigures {
   /** Voters per ZIP (not 0), per date of birth (not 0, partial dates too). */
   zips: ReadonlyMap<number, number>;
   dobs: ReadonlyMap<number, number>;
+  /** The file's sampled phones and e-mails with their holders' names (absent: stored before them). */
+  contacts?: ContactSample;
 }
 
 /**
@@ -70,6 +73,7 @@ function randomPairFigures(index: MatchIndex): RandomPairFigures {
     stateCounts: d.state.counts.subarray(1),
     zips: zipCounts(index),
     dobs,
+    ...(index.data.contacts === undefined ? {} : { contacts: index.data.contacts }),
   };
 }
 
@@ -143,11 +147,12 @@ export function estimateFileRandomPairU(figures: RandomPairFigures, voters: Rand
   setZipTransposed(u, zips, n);
   // A phone number or e-mail address names about one person in the whole population, not one
   // in the voter file: the chance that a stranger's equals a given voter's is that of a
-  // recycled number or a shared inbox. Voters who share one (a household landline) split the
-  // posterior among themselves through the scorer's competition. This is the prior: each list's
-  // fit learns how many strangers hold its persons' numbers (chance-agreement.ts).
-  setExact(u, F.phone, CHANCE_AGREEMENT);
-  setExact(u, F.email, CHANCE_AGREEMENT);
+  // recycled number or a shared inbox, as often as the file holds its own numbers under other
+  // names (fileChance). Voters who share one (a household landline) split the posterior among
+  // themselves through the scorer's competition. Each list's fit learns it again from its own
+  // persons, with this as its prior (chance-agreement.ts).
+  setExact(u, F.phone, fileAgreement(figures.contacts && strangersPerHolder(figures.contacts.phone), n));
+  setExact(u, F.email, fileAgreement(figures.contacts && strangersPerHolder(figures.contacts.email), n));
   setDobLevels(u, figures.dobs, n);
   // Voter pairs never compare a bare initial (voter files hold full first names), but lists
   // do: an initial agrees by chance as often as two random first letters do.
