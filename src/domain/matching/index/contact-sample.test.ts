@@ -15,7 +15,8 @@ describe('the voter file’s sample of phones and e-mails (contact-sample.ts)', 
   it('counts, per holder with both names, the other holders of its number under another first and last name', () => {
     const sample = entries(
       // One number, three holders: ANN LEE and her husband BOB LEE (a surname shared), and a
-      // stranger CAL ORR: Ann and Bob each have one stranger, Cal two.
+      // stranger CAL ORR: each of the three shares the number with a stranger (Cal with two,
+      // counted once).
       [64, 7, 1, 10],
       [64, 7, 2, 10],
       [64, 7, 3, 11],
@@ -24,9 +25,21 @@ describe('the voter file’s sample of phones and e-mails (contact-sample.ts)', 
       // A holder without a surname tells nothing, and is no one's stranger.
       [128, 9, 5, 0],
       [128, 9, 6, 13],
+      // A number a household shares under one surname: no stranger.
+      [192, 3, 7, 14],
+      [192, 3, 8, 14],
     );
-    assert.deepEqual(strangersPerHolder(sample), { holders: 5, strangers: 4 });
+    assert.deepEqual(strangersPerHolder(sample), { holders: 7, strangers: 3 });
     assert.deepEqual(strangersPerHolder(new Uint32Array(0)), { holders: 0, strangers: 0 });
+  });
+
+  it('counts a number a thousand voters hold once per holder, in time linear in its holders', () => {
+    const office = entries(
+      ...Array.from({ length: 20_000 }, (_, i): [number, number, number, number] => [64, 1, i + 1, i + 1]),
+    );
+    const started = performance.now();
+    assert.deepEqual(strangersPerHolder(office), { holders: 20_000, strangers: 20_000 });
+    assert.ok(performance.now() - started < 5000, 'not quadratic (400M pairs)');
   });
 
   it('samples a number by its key hash, so every holder of a sampled number is in it', () => {

@@ -76,34 +76,48 @@ function sortedEntries(entries: Uint32Array): Uint32Array {
 }
 
 /**
- * Of the sampled holders that have both names: how many, and how many other holders of their
- * number have another first and another last name (strangers, by every name). Integers: the same
- * whatever the order of the entries.
+ * Of the sampled holders that have both names: how many, and how many of them share their number
+ * with another holder under another first and last name (a stranger, by every name). Each holder
+ * counts once however many strangers share its number, so a number a thousand voters hold (an
+ * office's line) weighs as a thousand holders with a stranger, not as a million pairs. Linear in
+ * each number's holders; integers, the same whatever the order of the entries.
  */
 export function strangersPerHolder(entries: Uint32Array): { holders: number; strangers: number } {
   const n = entries.length / CONTACT_SAMPLE_WORDS;
-  const order = Array.from({ length: n }, (_, i) => i);
   const word = (i: number, w: number) => entries[i * CONTACT_SAMPLE_WORDS + w]!;
+  const named = (i: number) => word(i, 2) !== 0 && word(i, 3) !== 0;
+  const order = Array.from({ length: n }, (_, i) => i).filter(named);
   order.sort((a, b) => word(a, 0) - word(b, 0) || word(a, 1) - word(b, 1));
   let holders = 0;
   let strangers = 0;
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < order.length; ) {
+    const number = order[start]!;
     let end = start + 1;
     while (
-      end < n &&
-      word(order[end]!, 0) === word(order[start]!, 0) &&
-      word(order[end]!, 1) === word(order[start]!, 1)
+      end < order.length &&
+      word(order[end]!, 0) === word(number, 0) &&
+      word(order[end]!, 1) === word(number, 1)
     )
       end++;
+    // Holders of this number by first name, by last name, by both: a holder's strangers are the
+    // others less those sharing its first name or its last name.
+    const byFirst = new Map<number, number>();
+    const byLast = new Map<number, number>();
+    const byBoth = new Map<string, number>();
     for (let i = start; i < end; i++) {
-      const a = order[i]!;
-      if (word(a, 2) === 0 || word(a, 3) === 0) continue;
+      const h = order[i]!;
+      byFirst.set(word(h, 2), (byFirst.get(word(h, 2)) ?? 0) + 1);
+      byLast.set(word(h, 3), (byLast.get(word(h, 3)) ?? 0) + 1);
+      const both = `${word(h, 2)} ${word(h, 3)}`;
+      byBoth.set(both, (byBoth.get(both) ?? 0) + 1);
+    }
+    const k = end - start;
+    for (let i = start; i < end; i++) {
+      const h = order[i]!;
+      const same =
+        byFirst.get(word(h, 2))! + byLast.get(word(h, 3))! - byBoth.get(`${word(h, 2)} ${word(h, 3)}`)!;
       holders++;
-      for (let j = start; j < end; j++) {
-        const b = order[j]!;
-        if (j === i || word(b, 2) === 0 || word(b, 3) === 0) continue;
-        if (word(b, 2) !== word(a, 2) && word(b, 3) !== word(a, 3)) strangers++;
-      }
+      if (k - same > 0) strangers++;
     }
     start = end;
   }

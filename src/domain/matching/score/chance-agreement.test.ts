@@ -37,11 +37,12 @@ describe('chance agreement of phones and e-mails (learnt from the list)', () => 
     assert.deepEqual(tally, { phone: 2, email: 1 });
   });
 
-  it('estimates strangers per person from the persons that tell, the prior worth 50 more', () => {
+  it('estimates the share of persons whose number a stranger holds, the prior worth 50 more persons', () => {
     const persons: (PersonChance | undefined)[] = [];
-    // 150 persons give a phone and both names: 3 phones held by strangers. 10 give an e-mail too.
+    // 150 persons give a phone and both names: 3 phones held by strangers (one of them by 40, an
+    // office's line: counted once). 10 give an e-mail too.
     for (let i = 0; i < 150; i++) {
-      const tally = { phone: i < 3 ? 1 : 0, email: 0 };
+      const tally = { phone: i === 0 ? 40 : i < 3 ? 1 : 0, email: 0 };
       persons.push(personChance(PRIOR, { phone: true, email: i < 10 }, tally));
     }
     // Persons that cannot tell (no names, no phone) and evidence of earlier versions count for nothing.

@@ -10,15 +10,17 @@ import { F, L, MAX_LEVELS } from './comparison-levels.ts';
  * alone can be trusted, and a constant per pair made it grow with the file: a lone phone scored 97
  * on a 5M-voter file and 68 on a 50M one while it was right 96-98% of the time on both.
  *
- * - The file's own (fileAgreement): the voters holding a number under another first and last name
- *   than its other holders', per holder, counted on a sample of its numbers (contact-sample.ts).
- * - Each list's (estimateChance): for each sample person that gives a phone (an e-mail) and both
- *   names, the voters holding it whose first and last names both differ from the row's, per such
- *   person. The file's figure is its prior, worth PRIOR_PERSONS persons, so a list without such
- *   persons (only phones, or no phones) and the single-person lookups keep the file's.
+ * - The file's own (fileAgreement): the share of a sample of its numbers' holders (contact-
+ *   sample.ts) whose number another holder has under another first and last name.
+ * - Each list's (estimateChance): the share of its sample persons that give a phone (an e-mail)
+ *   and both names whose number a voter holds under another first and last name than the row's.
+ *   The file's figure is its prior, worth PRIOR_PERSONS persons, so a list without such persons
+ *   (only phones, or no phones) and the single-person lookups keep the file's.
  *
- * Either way `c`, strangers per person, is what a voter file of this size holds of a stranger's
- * number, and u = c ÷ N. The old constant per pair (CHANCE_AGREEMENT) is the file's prior.
+ * Either way `c` is how often a voter file of this size holds a stranger's number (each counted
+ * once however many strangers share it, so an office's line held by a thousand voters does not
+ * outweigh the file), and u = c ÷ N. The old constant per pair (CHANCE_AGREEMENT) is the file's
+ * prior.
  */
 
 /** The prior u of a phone or e-mail agreement between different people, per pair. */
@@ -28,9 +30,10 @@ export const CHANCE_AGREEMENT = 1e-8;
 const PRIOR_PERSONS = 50;
 
 /**
- * u of a phone (e-mail) agreement in a voter file of `size` voters: its strangers per holder of a
- * number ÷ N, from the file's own sample of numbers (contact-sample.ts: the holders that have both
- * names, and the other holders of their numbers under another first and last name), with
+ * u of a phone (e-mail) agreement in a voter file of `size` voters: the share of its numbers'
+ * holders that share theirs with a stranger, ÷ N, from the file's own sample of numbers
+ * (contact-sample.ts: the holders that have both names, and those of them whose number another
+ * holder has under another first and last name), with
  * CHANCE_AGREEMENT × N strangers as a prior worth PRIOR_PERSONS holders. A file stored before its
  * sample was keeps CHANCE_AGREEMENT. A voter holding a recycled or shared number under others'
  * names stands for how often a stranger's number is a voter's; the list's fit (estimateChance)
@@ -126,7 +129,8 @@ export function estimateChance(persons: readonly (PersonChance | undefined)[]): 
       const count = person === undefined ? null : pick(person);
       if (count === null) continue;
       told++;
-      strangers += count.strangers;
+      // Once per person however many strangers hold its number, as the file's sample counts holders.
+      strangers += Math.min(1, count.strangers);
       prior = count.prior;
     }
     if (told === 0 || !(prior > 0)) return null;
