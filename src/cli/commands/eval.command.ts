@@ -190,7 +190,7 @@ async function output(result: EvaluationResult, context: ReportContext, options:
 
 /**
  * The fit's match rate, relatives' share of non-members, how often a first name or a surname
- * differs, and the strangers per person found holding the list's phones and e-mails.
+ * differs, and the share of its persons whose phone or e-mail a stranger holds.
  */
 function describeFit(fit: ListFit): string {
   const chance = (value: number | null | undefined) => (value == null ? 'n/a' : value.toPrecision(2));

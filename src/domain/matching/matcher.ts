@@ -155,8 +155,9 @@ export interface ListFit {
   /** FellegiSunterModel.possibleOdds; absent in fits made before it was fitted (the prior then). */
   possibleOdds?: number;
   /**
-   * Strangers per person holding the list's phones and e-mails in the voter file (chance-agreement.ts):
-   * u of their agreement. Absent or null: the file's own u (fits made before it was learnt).
+   * The share of the list's persons whose phone (e-mail) a stranger holds in the voter file
+   * (chance-agreement.ts): u of their agreement × N. Absent or null: the file's own u (fits made
+   * before it was learnt).
    */
   chance?: ListChance | null;
 }

@@ -601,7 +601,7 @@ export function shardSampleEvidence(
   const model = job.model.priorMatchOdds === 1 ? job.model : { ...job.model, priorMatchOdds: 1 };
   const evenJob = { ...job, model };
   const fileBits = Math.log2(Math.max(1, index.size));
-  // The strangers per person the file's own u says (the prior of the list's: chance-agreement.ts).
+  // The share the file's own u says (u × N: the prior of the list's, chance-agreement.ts).
   const prior = {
     phone: model.u[at(F.phone, L.binary.exact)]! * index.size,
     email: model.u[at(F.email, L.binary.exact)]! * index.size,

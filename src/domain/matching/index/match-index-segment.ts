@@ -11,7 +11,7 @@ import {
   valueKey,
   zipNumber,
 } from './blocking-keys.ts';
-import { type ContactSample, ContactSampleCollector } from './contact-sample.ts';
+import { type ContactSample, ContactSampleCollector, isSampledContact } from './contact-sample.ts';
 import { hash3, hash4 } from './hashing.ts';
 import { sortPostingBlocks } from './key-postings.ts';
 import {
@@ -240,21 +240,19 @@ export class MatchIndexSegmentBuilder {
       if (zip !== 0) this.post3(KEY.houseZip, houseKey, zip, voter);
       this.post4(KEY.houseStreet, houseKey, this.streetSounds[street]!, stateKey, voter);
     }
-    const firstKey = first === 0 ? 0 : valueKey(person.first);
-    const lastKey = last === 0 ? 0 : valueKey(person.last);
     for (const phone of person.phones) {
       const hash = hash3(KEY.phone, digitsValue(phone, 0, 5), digitsValue(phone, 5, phone.length));
       const check = hash3(KEY.phoneCheck, digitsValue(phone, 0, 4), digitsValue(phone, 4, phone.length));
       this.post(hash, voter);
       this.post(check, voter);
-      this.contacts.add('phone', hash, check, firstKey, lastKey);
+      this.sampleContact('phone', hash, check, person);
     }
     if (person.email !== '') {
       const hash = keyEmail(person.email);
       const check = keyEmailCheck(person.email);
       this.post(hash, voter);
       this.post(check, voter);
-      this.contacts.add('email', hash, check, firstKey, lastKey);
+      this.sampleContact('email', hash, check, person);
     }
     if (!Number.isNaN(person.lat)) {
       const cell = cellOf(person.lat, person.lon);
@@ -320,6 +318,17 @@ export class MatchIndexSegmentBuilder {
       zipCounts: Uint32Array.from(zipSums, (s) => s[2]),
       contacts: this.contacts.finish(),
     };
+  }
+
+  /** A number the sample keeps, with its holder's names (hashed only for the one number in 64 kept). */
+  private sampleContact(
+    kind: 'phone' | 'email',
+    hash: number,
+    check: number,
+    person: NormalizedPerson,
+  ): void {
+    if (isSampledContact(hash))
+      this.contacts.add(kind, hash, check, valueKey(person.first), valueKey(person.last));
   }
 
   private postCellKey(filter: Uint32Array, hash: number, voter: number): void {

@@ -44,9 +44,12 @@ export function fileAgreement(
   size: number,
 ): number {
   if (sample === undefined || size < 1) return CHANCE_AGREEMENT;
-  const prior = CHANCE_AGREEMENT * size;
-  return (sample.strangers + PRIOR_PERSONS * prior) / (sample.holders + PRIOR_PERSONS) / size;
+  return withPrior(sample.strangers, sample.holders, CHANCE_AGREEMENT * size) / size;
 }
+
+/** The share `strangers` of `told`, with `prior` as the share of PRIOR_PERSONS more. */
+const withPrior = (strangers: number, told: number, prior: number): number =>
+  (strangers + PRIOR_PERSONS * prior) / (told + PRIOR_PERSONS);
 
 /** Strangers found holding a person's phone (e-mail), counted while its candidates are scored. */
 export interface StrangerTally {
@@ -63,9 +66,9 @@ export function countStranger(levels: Uint8Array, tally: StrangerTally): void {
 
 /**
  * What one sample person tells of chance agreement on one kind of value: the strangers holding
- * it, and the prior's strangers per person in this voter file (CHANCE_AGREEMENT × N: the same in
- * every shard, which all know the whole file's size). Null: the person gives no such value, or not
- * both names, so it cannot tell a stranger from the voter.
+ * it, and the file's own share (u × N, fileAgreement: the same in every shard, which all know the
+ * whole file's u and size), the prior. Null: the person gives no such value, or not both names, so
+ * it cannot tell a stranger from the voter.
  */
 export type ChanceCount = { strangers: number; prior: number } | null;
 
@@ -75,8 +78,8 @@ export interface PersonChance {
 }
 
 /**
- * Strangers per person of a list, for its phones and its e-mails (the fit's estimate); null for a
- * kind no sample person told (the file's u then). Plain data: it travels with the list's fit.
+ * The share of a list's persons whose phone (e-mail) a stranger holds (the fit's estimate); null
+ * for a kind no sample person told (the file's u then). Plain data: it travels with the list's fit.
  */
 export interface ListChance {
   phone: number | null;
@@ -84,8 +87,8 @@ export interface ListChance {
 }
 
 /**
- * The counts of one person in one voter file (a shard): `prior`, the strangers per person that
- * the file's own u says (u × N, whole-file figures in every shard), for phones and e-mails.
+ * The counts of one person in one voter file (a shard): `prior`, the share the file's own u says
+ * (u × N, whole-file figures in every shard), for phones and e-mails.
  */
 export function personChance(
   prior: { phone: number; email: number },
@@ -110,15 +113,15 @@ export interface ChanceFit {
   chance: ListChance;
   /**
    * Bits to add to a candidate's "other bits" (the part of its weight m does not set, weighed with
-   * the file's u): log2 of the list's strangers per person over the prior's, for each of a phone
+   * the file's u): log2 of the list's share over the prior's, for each of a phone
    * and an e-mail it agrees on.
    */
   shiftBits(levels: ArrayLike<number>): number;
 }
 
 /**
- * Strangers per person, for phones and e-mails, from the sample's persons: the strangers counted
- * and the prior's as PRIOR_PERSONS more persons. Null when no person tells either.
+ * The share of the sample's persons whose phone (e-mail) a stranger holds, with the prior's as
+ * PRIOR_PERSONS more persons. Null when no person tells either.
  */
 export function estimateChance(persons: readonly (PersonChance | undefined)[]): ChanceFit | null {
   const kind = (pick: (p: PersonChance) => ChanceCount): { c: number; prior: number } | null => {
@@ -134,7 +137,7 @@ export function estimateChance(persons: readonly (PersonChance | undefined)[]): 
       prior = count.prior;
     }
     if (told === 0 || !(prior > 0)) return null;
-    return { c: (strangers + PRIOR_PERSONS * prior) / (told + PRIOR_PERSONS), prior };
+    return { c: withPrior(strangers, told, prior), prior };
   };
   const phone = kind((p) => p.phone);
   const email = kind((p) => p.email);
