@@ -266,6 +266,8 @@ export class FsVoterStore implements VoterStore {
             previous: null,
             maxRowBytes: this.maxRowBytes,
             onProgress: undefined,
+            // The whole file's u is stored in each shard once they are all built.
+            storesRandomPairU: false,
           });
           return { report, buildDir };
         },

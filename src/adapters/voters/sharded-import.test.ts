@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { concurrentBuilds, importSharded, inParallel } from './sharded-import.ts';
+import { concurrentBuilds, importSharded, inParallel, splitThreads } from './sharded-import.ts';
+import { RANDOM_PAIR_U_FILE } from './snapshot-files.ts';
 import { buildSnapshot } from './snapshot-builder.ts';
 
 describe('inParallel (shards built at once)', () => {
@@ -63,6 +64,12 @@ describe('inParallel (shards built at once)', () => {
       [1, 1, 1, 1, 2, 4, 16],
     );
   });
+  it('counts and splits on every core but the writing one, on two threads at least', () => {
+    assert.deepEqual(
+      [1, 2, 4, 16].map((cores) => splitThreads(cores)),
+      [2, 2, 3, 15],
+    );
+  });
 });
 
 describe('a voter file imported as shards, several built at once', () => {
@@ -110,6 +117,7 @@ describe('a voter file imported as shards, several built at once', () => {
           previous: null,
           maxRowBytes: 1 << 20,
           onProgress: undefined,
+          storesRandomPairU: false,
         });
         return { report, buildDir };
       },
@@ -148,5 +156,9 @@ describe('a voter file imported as shards, several built at once', () => {
       Buffer.from(three.result.directory.toBytes()),
       Buffer.from(one.result.directory.toBytes()),
     );
+    // The shards' builds estimate no u: every shard stores the whole file's, the same bytes.
+    const us = Object.entries(one.files).filter(([name]) => name.endsWith(`/match/${RANDOM_PAIR_U_FILE}`));
+    assert.equal(us.length, one.result.buildDirs.length);
+    for (const [name, bytes] of us) assert.equal(bytes, us[0]![1], name);
   });
 });

@@ -351,9 +351,14 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
 /** Blocks of the voter CSV handed to the split's threads: about 1,000 voter rows. */
 const SPLIT_BLOCK_BYTES = 256 * 1024;
 
-/** Threads of the split pass: all cores but the one that writes the shards' files. */
-function splitThreads(cores = availableParallelism()): number {
-  return Math.max(1, cores - 1);
+/**
+ * Threads of the count and split passes: all cores but the one that writes the shards' files, and
+ * at least two. That thread is busy about a quarter of the time (measured on 2 cores: 1.7 s of
+ * the 6.7 s a split thread took over 1M voters), so on a small machine it shares a core with a
+ * split thread rather than leave one idle.
+ */
+export function splitThreads(cores = availableParallelism()): number {
+  return Math.max(2, cores - 1);
 }
 
 /** What a loaded snapshot keeps in memory: its files but the records (read from disk per lookup). */

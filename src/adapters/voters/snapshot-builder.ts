@@ -50,6 +50,13 @@ export interface BuildInput {
   previous: VoterSnapshot | null;
   maxRowBytes: number;
   onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
+  /**
+   * Whether the build estimates the voter file's random-pair u and stores it (default). A shard of
+   * a sharded import does not: the file's u replaces it once every shard is built
+   * (shard-file-statistics.ts), and estimating it on the shard alone cost a fifth of the import's
+   * CPU on the thread every build waits for.
+   */
+  storesRandomPairU?: boolean;
 }
 
 /** What building one snapshot reports, before the import adds where and how long. */
@@ -121,7 +128,7 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
   );
   if (builder.columns.length === 0) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
   await writeFile(join(input.buildDir, 'import-report.csv'), `${reportLines.join('\n')}\n`);
-  const meta = await builder.finish(input.version);
+  const meta = await builder.finish(input.version, input.storesRandomPairU ?? true);
   return {
     version: input.version,
     rowsRead,
@@ -344,7 +351,7 @@ class SnapshotBuilder {
     await this.matchIndex?.terminate();
   }
 
-  async finish(version: string): Promise<SnapshotMeta> {
+  async finish(version: string, storesRandomPairU: boolean): Promise<SnapshotMeta> {
     if (this.out === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
     this.flushPending();
     const out = this.out;
@@ -367,13 +374,15 @@ class SnapshotBuilder {
     await mkdir(join(this.dir, 'match'));
     for (const [name, bytes] of parts)
       writes.push(writeFile(join(this.dir, 'match', name), bytes, { flush: true }));
-    // u depends on the voter file alone: estimated once here, not by every process (or every
-    // shard a worker loads) before its first job.
-    const byName = new Map(parts);
-    const u = estimateRandomPairU(matchIndexFromParts(matchMeta, (name) => byName.get(name)!));
-    writes.push(
-      writeFile(join(this.dir, 'match', RANDOM_PAIR_U_FILE), Buffer.from(u.buffer), { flush: true }),
-    );
+    if (storesRandomPairU) {
+      // u depends on the voter file alone: estimated once here, not by every process (or every
+      // shard a worker loads) before its first job.
+      const byName = new Map(parts);
+      const u = estimateRandomPairU(matchIndexFromParts(matchMeta, (name) => byName.get(name)!));
+      writes.push(
+        writeFile(join(this.dir, 'match', RANDOM_PAIR_U_FILE), Buffer.from(u.buffer), { flush: true }),
+      );
+    }
     writes.push(writeFile(join(this.dir, 'match', 'meta.json'), JSON.stringify(matchMeta), { flush: true }));
     await Promise.all(writes);
     const meta: SnapshotMeta = {
