@@ -138,21 +138,27 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
       }
     };
 
+    /** Seconds of each import (the CLI's, into the bucket), whole and as shards, in the order run. */
+    const importSeconds = { whole: [] as number[], sharded: [] as number[] };
     const importWhole = async () => {
       log('shards: importing the voter file unsharded');
+      const started = Date.now();
       await runCli(['voters', 'import', voters, '--replace', '--json'], {
         dataDir: join(dir.path, 'importer'),
         timeoutMs: TIMEOUT_MS,
         env,
       });
+      importSeconds.whole.push((Date.now() - started) / 1000);
     };
     const importShards = async () => {
       log('shards: importing the voter file as shards by state');
+      const started = Date.now();
       const imported = await runCli(['voters', 'import', voters, '--replace', '--json'], {
         dataDir: join(dir.path, 'importer'),
         timeoutMs: TIMEOUT_MS,
         env: { ...env, VOTER_SHARD_MAX_ROWS: SHARD_MAX_ROWS },
       });
+      importSeconds.sharded.push((Date.now() - started) / 1000);
       return (JSON.parse(imported.stdout) as { version: string }).version;
     };
     await importWhole();
@@ -232,6 +238,17 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
         `${formatNumber(oneSharded.rowsPerSecond)} + ${formatNumber(oneShardedAgain.rowsPerSecond)} rows/s sharded ÷ ` +
         `${formatNumber(plain.rowsPerSecond)} + ${formatNumber(plainAgain.rowsPerSecond)} unsharded`,
     });
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    const seconds = (values: number[]) => values.map((v) => `${formatNumber(v, 1)} s`).join(' + ');
+    recorder.metric(
+      'ratio, sharded import / unsharded import (time)',
+      sum(importSeconds.sharded) / sum(importSeconds.whole),
+      '×',
+      {
+        digits: 2,
+        note: `the same file imported twice each way, alternately (\`listmatch voters import --replace\`, into the bucket): ${seconds(importSeconds.sharded)} as ${shards.length} shards ÷ ${seconds(importSeconds.whole)} whole`,
+      },
+    );
     recorder.metric('throughput, 1 worker, sharded, half the shards', oneHalf.rowsPerSecond, 'rows/s', {
       note: `lists split into chunks; VOTER_CACHE_MB=${cacheMb}; ${describe(oneHalf)}`,
     });

@@ -9,7 +9,8 @@ const BLOCKS_IN_FLIGHT_PER_THREAD = 4;
  * A CSV file cut into blocks (cutCsvBlocks), each answered on the threads that `threads` starts
  * once the header is read, the answers handed to `take` in the file's order. At most
  * BLOCKS_IN_FLIGHT_PER_THREAD blocks per thread are in flight; each block's bytes move to its
- * thread. The threads are closed however it ends. Returns the header (null: a file without one).
+ * thread. The threads are closed however it ends, unless `keepThreads` (their owner closes them:
+ * threads kept over several files). Returns the header (null: a file without one).
  */
 export async function answerCsvBlocksInOrder<Answer>(
   source: AsyncIterable<Uint8Array>,
@@ -21,6 +22,7 @@ export async function answerCsvBlocksInOrder<Answer>(
     onHeader?: (header: string[], warnings: CsvWarning[]) => void | Promise<void>;
     take: (answer: Answer) => void | Promise<void>;
     onEnd?: (warnings: CsvWarning[]) => void;
+    keepThreads?: boolean;
   },
 ): Promise<string[] | null> {
   let threads: TaskPool<CsvBlock, Answer> | null = null;
@@ -46,7 +48,7 @@ export async function answerCsvBlocksInOrder<Answer>(
     }
     while (inFlight.length > 0) await take();
   } finally {
-    await threads?.close();
+    if (steps.keepThreads !== true) await threads?.close();
   }
   return header;
 }

@@ -11,6 +11,7 @@ import {
   type BuiltMatchIndex,
   buildMatchIndexFromRecords,
   MatchIndexThreads,
+  MatchIndexWorkers,
 } from './match-index-threads.ts';
 
 const AS_OF = new Date('2026-01-01T00:00:00Z');
@@ -66,5 +67,31 @@ describe('buildMatchIndexFromRecords', () => {
     threads.send(line(rows[0]!), 10);
     threads.send(line(rows[1]!), 3); // voters must come in ascending order
     await assert.rejects(threads.finish(), /building the match index failed: .*ascending order/);
+  });
+
+  it('builds one index after another on lent threads, the same as on fresh ones, and stops them when a build fails', async () => {
+    const line = (row: readonly string[]) => new TextEncoder().encode(`${row.join('\x1f')}\n`);
+    const build = async (
+      part: readonly (readonly string[])[],
+      options: ConstructorParameters<typeof MatchIndexThreads>[1],
+    ) => {
+      const threads = new MatchIndexThreads(VOTER_COLUMNS, { asOf: AS_OF, ...options });
+      part.forEach((row, i) => {
+        threads.send(line(row), i);
+      });
+      return await threads.finish();
+    };
+    const lent = new MatchIndexWorkers(2);
+    const halves = [rows.slice(0, 1500), rows.slice(1500, 3500)];
+    for (const half of [...halves, halves[0]!]) {
+      assertSameParts(await build(half, { workers: lent }), await build(half, { threads: 2 }));
+      assert.equal(lent.broken, false);
+    }
+    const failing = new MatchIndexThreads(VOTER_COLUMNS, { asOf: AS_OF, workers: lent });
+    failing.send(line(rows[0]!), 10);
+    failing.send(line(rows[1]!), 3); // voters must come in ascending order
+    await assert.rejects(failing.finish(), /building the match index failed/);
+    assert.equal(lent.broken, true, 'threads a build failed on are not lent again');
+    assert.throws(() => new MatchIndexThreads(VOTER_COLUMNS, { workers: lent }), /stopped/);
   });
 });

@@ -16,13 +16,45 @@ export interface BuiltMatchIndex {
 }
 
 /**
+ * Threads that build match indexes, one build after another (match-index-build.worker.ts): a
+ * sharded import keeps one set over its shards, so each thread loads and compiles its code and
+ * makes its tables once (a 250k-voter build spent some 1.4 s more per row on a fresh thread than
+ * a quarter of a 1M one). `broken` once a build failed on them: they are stopped.
+ */
+export class MatchIndexWorkers {
+  readonly workers: Worker[];
+  private stopped = false;
+
+  constructor(threads = defaultIndexThreads()) {
+    this.workers = Array.from(
+      { length: Math.max(1, threads) },
+      () => new Worker(new URL('./match-index-build.worker.ts', import.meta.url)),
+    );
+  }
+
+  get broken(): boolean {
+    return this.stopped;
+  }
+
+  async terminate(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+}
+
+/**
  * Builds the match index on several threads while the caller streams the records file to it:
  * chunks of whole records go to the threads in turn, each thread builds a segment of the index
  * from its chunks, and at the end one thread merges the segments (match-index-build.worker.ts).
- * The index is the same whatever the number of threads.
+ * The index is the same whatever the number of threads. The threads are its own (stopped at the
+ * end), or `workers` lent for this build (left running when it succeeds, for the next one).
  */
 export class MatchIndexThreads {
   private readonly workers: Worker[];
+  private readonly lent: MatchIndexWorkers;
+  private readonly owned: boolean;
+  private built = false;
+  private readonly listeners: { worker: Worker; event: string; listener: WorkerListener }[] = [];
   private readonly segments: Map<Worker, (segment: MatchIndexSegment) => void> = new Map();
   private next = 0;
   private inFlight = 0;
@@ -32,8 +64,14 @@ export class MatchIndexThreads {
   private resolveResult!: (built: BuiltMatchIndex) => void;
   private rejectResult!: (error: Error) => void;
 
-  constructor(columns: readonly string[], options: { threads?: number; asOf?: Date } = {}) {
-    const threads = Math.max(1, options.threads ?? defaultIndexThreads());
+  constructor(
+    columns: readonly string[],
+    options: { threads?: number; asOf?: Date; workers?: MatchIndexWorkers } = {},
+  ) {
+    if (options.workers?.broken) throw new Error('the match index threads were stopped');
+    this.owned = options.workers === undefined;
+    this.lent = options.workers ?? new MatchIndexWorkers(options.threads ?? defaultIndexThreads());
+    this.workers = this.lent.workers;
     const asOf = (options.asOf ?? new Date()).toISOString();
     this.result = new Promise((resolve, reject) => {
       this.resolveResult = resolve;
@@ -41,17 +79,14 @@ export class MatchIndexThreads {
     });
     // The import awaits the result only at the end; a failure before then surfaces in waitForRoom.
     this.result.catch(() => {});
-    this.workers = Array.from({ length: threads }, () => {
-      const worker = new Worker(new URL('./match-index-build.worker.ts', import.meta.url), {
-        workerData: { columns: [...columns], asOf },
-      });
-      worker.on('message', (message: WorkerMessage) => this.onMessage(worker, message));
-      worker.on('error', (error) => this.fail(error));
-      worker.on('exit', (code) => {
+    for (const worker of this.workers) {
+      this.listen(worker, 'message', (message: WorkerMessage) => this.onMessage(worker, message));
+      this.listen(worker, 'error', (error: Error) => this.fail(error));
+      this.listen(worker, 'exit', (code: number) => {
         if (code !== 0) this.fail(new Error(`a match index thread exited with code ${code}`));
       });
-      return worker;
-    });
+      worker.postMessage({ begin: { columns: [...columns], asOf } });
+    }
   }
 
   /** Sends whole records (lines) whose first is voter `firstRow`; the bytes are copied. */
@@ -93,14 +128,26 @@ export class MatchIndexThreads {
         }),
       ]);
       merger.postMessage({ finish: 'merge', segments }, segments.flatMap(segmentBuffers));
-      return await this.result;
+      const built = await this.result;
+      this.built = true;
+      return built;
     } finally {
       await this.terminate();
     }
   }
 
+  /**
+   * Ends the build: its own threads are stopped; lent ones are let go for the next build once
+   * this one succeeded, and stopped when it did not (they may still be busy with it).
+   */
   async terminate(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
+    for (const { worker, event, listener } of this.listeners.splice(0)) worker.off(event, listener);
+    if (this.owned || !this.built) await this.lent.terminate();
+  }
+
+  private listen(worker: Worker, event: string, listener: WorkerListener): void {
+    worker.on(event, listener);
+    this.listeners.push({ worker, event, listener });
   }
 
   private onMessage(worker: Worker, message: WorkerMessage): void {
@@ -128,6 +175,8 @@ export class MatchIndexThreads {
     wake?.();
   }
 }
+
+type WorkerListener = Parameters<Worker['on']>[1];
 
 type WorkerMessage =
   | { ack: number }

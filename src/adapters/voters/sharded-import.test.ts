@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { concurrentBuilds, importSharded, inParallel, splitThreads } from './sharded-import.ts';
-import { RANDOM_PAIR_U_FILE } from './snapshot-files.ts';
 import { buildSnapshot } from './snapshot-builder.ts';
+import { RANDOM_PAIR_U_FILE } from './snapshot-files.ts';
 
 describe('inParallel (shards built at once)', () => {
   /** Runs builds that take `ms[i]` milliseconds, recording what ran together. */

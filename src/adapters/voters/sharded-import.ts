@@ -23,7 +23,7 @@ import {
   type SplitPlan,
   voterLine,
 } from './shard-split-blocks.ts';
-import type { BuildReport } from './snapshot-builder.ts';
+import { type BuildReport, BuildThreads } from './snapshot-builder.ts';
 
 export interface ShardedImportInput {
   path: string;
@@ -36,8 +36,11 @@ export interface ShardedImportInput {
   onProgress: ((bytesRead: number, totalBytes: number) => void) | undefined;
   /** Shards built at once (default: concurrentBuilds()). */
   concurrentBuilds?: number;
-  /** Builds one shard's snapshot from its CSV into `buildDir` (the unsharded import, reused). */
-  buildShard(input: { path: string; totalBytes: number; version: string }): Promise<{
+  /**
+   * Builds one shard's snapshot from its CSV into `buildDir` (the unsharded import, reused), on
+   * `threads` (kept from one shard's build to the next).
+   */
+  buildShard(input: { path: string; totalBytes: number; version: string; threads: BuildThreads }): Promise<{
     report: BuildReport;
     buildDir: string;
   }>;
@@ -77,6 +80,9 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
     columns: [],
   };
   const reportLines = [...split.reportLines];
+  // Each build at once has its threads, which the next build takes over.
+  const idle: BuildThreads[] = [];
+  const everyThreads: BuildThreads[] = [];
   const built = await inParallel(
     plan.shards.map((planned) => planned.rows),
     input.concurrentBuilds ?? concurrentBuilds(),
@@ -84,11 +90,18 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
       const planned = plan.shards[i]!;
       const version = `${input.version}-${planned.id}`;
       const path = split.files[i]!;
+      let threads = idle.pop();
+      if (threads === undefined) {
+        threads = new BuildThreads();
+        everyThreads.push(threads);
+      }
       const { report, buildDir } = await input.buildShard({
         path,
         totalBytes: (await stat(path)).size,
         version,
+        threads,
       });
+      idle.push(threads);
       await rm(path, { force: true });
       // The shard's own report names lines of its CSV (line 1 the header): back to the file's lines.
       const lines = split.lines[i]!;
@@ -121,7 +134,7 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
         throw new Error(`shard ${planned.id}: ${accepted.length} lines kept for ${report.imported} records`);
       return { report, buildDir, mapped, shard, accepted };
     },
-  );
+  ).finally(() => Promise.all(everyThreads.map((threads) => threads.close())));
   // Every shard scores as the whole file: its statistics and its voters' order are the file's.
   await storeFileStatistics(
     built.map((b) => b.buildDir),
