@@ -18,8 +18,9 @@ export interface BuiltMatchIndex {
 /**
  * Threads that build match indexes, one build after another (match-index-build.worker.ts): a
  * sharded import keeps one set over its shards, so each thread loads and compiles its code and
- * makes its tables once (a 250k-voter build spent some 1.4 s more per row on a fresh thread than
- * a quarter of a 1M one). `broken` once a build failed on them: they are stopped.
+ * makes its tables once (a 250k-voter build on a fresh thread took about 1.4 s more of its index
+ * thread than a quarter of a 1M-voter build). `broken` once a build failed on them: they are
+ * stopped.
  */
 export class MatchIndexWorkers {
   readonly workers: Worker[];
