@@ -285,7 +285,6 @@ export class FsVoterStore implements VoterStore {
         indexCounts: {},
         shards: result.map,
       };
-      await writeFile(join(workDir, SHARD_DIRECTORY_FILE), result.directory.toBytes(), { flush: true });
       await writeFile(join(workDir, 'meta.json'), JSON.stringify(meta, null, 2), { flush: true });
       await writeFile(
         join(workDir, 'import-report.csv'),
