@@ -123,7 +123,7 @@ function dictionaryPart(
   meta: MatchIndexMeta,
   part: (name: string) => Uint8Array,
   field: TextField,
-): { values: string[]; counts: Uint32Array; shared: boolean } {
+): { values: string[]; counts: Uint32Array; shared: boolean; own: number } {
   const text = part(`dict-${field}.txt`);
   // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
   const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
@@ -133,6 +133,8 @@ function dictionaryPart(
     // The names every shard holds whole (WHOLE_FILE_VALUES) are held once per thread; a file
     // imported whole (no fileSize: not a shard) keeps its own map (one lookup less per name).
     shared: meta.fileSize !== undefined && WHOLE_FILE_VALUES.includes(field),
+    // A shard's own values come first, then the file's it lacks (file-statistics.ts).
+    own: meta.voterDictionarySizes?.[field] ?? Number.POSITIVE_INFINITY,
   };
 }
 
@@ -149,9 +151,9 @@ export async function dictionariesFromParts(
   const dictionaries = {} as Record<TextField, StringDictionary>;
   for (const field of TEXT_FIELDS) {
     await pause();
-    const { values, counts, shared } = dictionaryPart(meta, part, field);
+    const { values, counts, shared, own } = dictionaryPart(meta, part, field);
     dictionaries[field] = shared
-      ? StringDictionary.fromSharedValues(field, values, counts)
+      ? StringDictionary.fromSharedValues(field, values, counts, own)
       : await StringDictionary.fromValuesInSteps(values, counts, pause);
   }
   return dictionaries;
@@ -174,9 +176,9 @@ export function matchIndexFromParts(
   if (dictionaries === undefined) {
     dictionaries = {} as Record<TextField, StringDictionary>;
     for (const field of TEXT_FIELDS) {
-      const { values, counts, shared } = dictionaryPart(meta, part, field);
+      const { values, counts, shared, own } = dictionaryPart(meta, part, field);
       dictionaries[field] = shared
-        ? StringDictionary.fromSharedValues(field, values, counts)
+        ? StringDictionary.fromSharedValues(field, values, counts, own)
         : StringDictionary.fromValues(values, counts);
     }
   }

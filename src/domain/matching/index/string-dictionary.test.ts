@@ -33,6 +33,37 @@ test('dictionaries of shared values answer as their own values say, each in its 
   assert.equal(a.values[1], b.values[2]);
 });
 
+test('shards of one file, made one after another, each give every value its own id', () => {
+  // A file's names in its order, and four shards: each lists its own values first, then the
+  // file's it lacks in the file's order (file-statistics.ts); the last is another file's, and one
+  // is given a wrong count of own values. Each must answer as a dictionary of its own values.
+  const file = ['ADAMS', 'BROWN', 'CLARK', 'DAVIS', 'EVANS', 'FOX', 'GREEN', 'HILL', 'IVES', 'JONES'];
+  const shard = (own: string[]) => ['', ...own, ...file.filter((name) => !own.includes(name))];
+  const shards: [string[], number][] = [
+    [shard(['HILL', 'BROWN', 'FOX']), 4],
+    [shard(['CLARK', 'ADAMS']), 3],
+    [shard(['JONES', 'BROWN', 'EVANS', 'IVES']), 5],
+    [shard(['GREEN']), 1], // a wrong own count: GREEN is read as one of the file's
+    [['', 'ZHOU', 'JONES', 'YANG', 'ADAMS'], 2], // another file's
+  ];
+  for (const [values, own] of shards) {
+    const shared = StringDictionary.fromSharedValues(
+      'test-last-shards',
+      values,
+      Uint32Array.from(values, (_v, i) => i),
+      own,
+    );
+    const plain = StringDictionary.fromValues(
+      values,
+      Uint32Array.from(values, (_v, i) => i),
+    );
+    for (const value of [...file, 'ZHOU', 'YANG', 'KIM', '']) {
+      assert.equal(shared.idOf(value), plain.idOf(value), `${values.join('|')}: ${value}`);
+    }
+    assert.deepEqual(shared.values, values);
+  }
+});
+
 test('shared values of another field are numbered apart', () => {
   const first = StringDictionary.fromSharedValues('test-first', ['', 'MARY'], counts(0, 1));
   const last = StringDictionary.fromSharedValues('test-last-2', ['', 'SMITH', 'MARY'], counts(0, 1, 1));
