@@ -274,7 +274,7 @@ export function withFileStatistics(
   for (const field of TEXT_FIELDS) {
     const own = data.dictionaries[field];
     const counts = whole.values[field];
-    let values = own.values;
+    let values: readonly string[] = own.values;
     if (WHOLE_FILE_VALUES.includes(field)) {
       // Then the file's values the shard lacks (ids past its own, which no voter of it carries).
       const held = new Set(own.values);

@@ -4,16 +4,22 @@
  * give the term-frequency adjustment of the scorer (agreeing on a rare name is worth more).
  */
 export class StringDictionary {
-  readonly values: string[];
   readonly counts: Uint32Array;
+  /** The values by id; null for a dictionary of shared values (then `numbers` says them). */
+  private readonly own: readonly string[] | null;
   /** Value → id; null for a dictionary of shared values (then `shared` and `local` say it). */
   private readonly ids: Map<string, number> | null;
   private readonly shared: SharedValues | null;
+  /**
+   * Each id's number among the shared values: 4 bytes an id where an array of the strings costs 8
+   * (a national file's 1.4M surnames in each of 26 shards, on each thread: 290 MB a thread).
+   */
+  private readonly numbers: Int32Array | null;
   /** The shared values' numbers → ids here (-1: not here); numbers past its end are not here. */
   private readonly local: Int32Array | null;
 
   private constructor(
-    values: string[],
+    values: readonly string[],
     counts: Uint32Array,
     shared: SharedValues | null,
     ids: Map<string, number> | null = null,
@@ -21,11 +27,11 @@ export class StringDictionary {
     numbers: Int32Array | null = null,
   ) {
     this.counts = counts;
-    this.shared = shared;
     if (shared === null || numbers === null) {
-      this.values = values;
+      this.own = values;
       this.ids = ids ?? new Map(values.map((value, id) => [value, id]));
       this.shared = null;
+      this.numbers = null;
       this.local = null;
       return;
     }
@@ -33,13 +39,22 @@ export class StringDictionary {
     numbers.forEach((number, id) => {
       local[number] = id;
     });
-    // The shared strings: the decoded ones are let go.
-    this.values = Array.from(numbers, (number) => shared.value(number));
+    // The shared strings stand for the values: the decoded ones are let go.
+    this.own = null;
     this.ids = null;
+    this.shared = shared;
+    this.numbers = numbers;
     this.local = local;
   }
 
-  static fromValues(values: string[], counts: Uint32Array): StringDictionary {
+  /** The values by id (of a dictionary of shared values, made on each call). */
+  get values(): readonly string[] {
+    if (this.own !== null) return this.own;
+    const shared = this.shared!;
+    return Array.from(this.numbers!, (number) => shared.value(number));
+  }
+
+  static fromValues(values: readonly string[], counts: Uint32Array): StringDictionary {
     return new StringDictionary(values, counts, null);
   }
 
@@ -68,8 +83,8 @@ export class StringDictionary {
    * shards of a sharded voter file each hold the whole file's names (file-statistics.ts), which as
    * a map per shard cost some 60 bytes a name per shard and thread (30+ MB for the half million
    * surnames of a national file, times its shards, times the matching threads); shared, a shard's
-   * costs 12 bytes a name. Values stay in the table while the thread lives (the names of the next
-   * voter file are mostly the same).
+   * costs 8 bytes a name (its number, and the numbers' ids). Values stay in the table while the
+   * thread lives (the names of the next voter file are mostly the same).
    */
   static fromSharedValues(
     field: string,
@@ -87,7 +102,7 @@ export class StringDictionary {
   }
 
   get size(): number {
-    return this.values.length;
+    return this.own?.length ?? this.numbers!.length;
   }
 
   /** Id of a value, or -1 when no voter has it. */
@@ -99,7 +114,9 @@ export class StringDictionary {
   }
 
   value(id: number): string {
-    return this.values[id] ?? '';
+    if (this.own !== null) return this.own[id] ?? '';
+    const number = this.numbers![id];
+    return number === undefined ? '' : this.shared!.value(number);
   }
 
   /** Records carrying this id. */
