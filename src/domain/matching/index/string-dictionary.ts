@@ -18,23 +18,26 @@ export class StringDictionary {
   /** The shared values' numbers → ids here (-1: not here); numbers past its end are not here. */
   private readonly local: Int32Array | null;
 
+  /**
+   * Of its own values (with their map, when made already), or of shared values by each id's
+   * number there (SharedValues.numbersOf).
+   */
   private constructor(
-    values: readonly string[],
     counts: Uint32Array,
-    shared: SharedValues | null,
-    ids: Map<string, number> | null = null,
-    /** With `shared`: each value's number there (SharedValues.numbersOf). */
-    numbers: Int32Array | null = null,
+    of:
+      | { values: readonly string[]; ids?: Map<string, number> }
+      | { shared: SharedValues; numbers: Int32Array },
   ) {
     this.counts = counts;
-    if (shared === null || numbers === null) {
-      this.own = values;
-      this.ids = ids ?? new Map(values.map((value, id) => [value, id]));
+    if (!('shared' in of)) {
+      this.own = of.values;
+      this.ids = of.ids ?? new Map(of.values.map((value, id) => [value, id]));
       this.shared = null;
       this.numbers = null;
       this.local = null;
       return;
     }
+    const { shared, numbers } = of;
     const local = new Int32Array(shared.size).fill(-1);
     numbers.forEach((number, id) => {
       local[number] = id;
@@ -55,7 +58,7 @@ export class StringDictionary {
   }
 
   static fromValues(values: readonly string[], counts: Uint32Array): StringDictionary {
-    return new StringDictionary(values, counts, null);
+    return new StringDictionary(counts, { values });
   }
 
   /**
@@ -75,7 +78,7 @@ export class StringDictionary {
       const to = Math.min(values.length, from + step);
       for (let id = from; id < to; id++) ids.set(values[id]!, id);
     }
-    return new StringDictionary(values, counts, null, ids);
+    return new StringDictionary(counts, { values, ids });
   }
 
   /**
@@ -98,7 +101,7 @@ export class StringDictionary {
       shared = new SharedValues();
       SHARED.set(field, shared);
     }
-    return new StringDictionary(values, counts, shared, null, shared.numbersOf(values, own));
+    return new StringDictionary(counts, { shared, numbers: shared.numbersOf(values, own) });
   }
 
   get size(): number {
