@@ -15,7 +15,13 @@
  *   NATIONAL_QUALITY_ROWS rows (default 50,000; 70% voters) from the whole national file and
  *   reports each one's precision and recall at the default threshold and at 90, and its matches
  *   right and wrong per band of scores (the curve of quality against the file's size);
- * - NATIONAL_SHARD_MAX_ROWS (default 30,000,000: every state whole).
+ * - NATIONAL_SHARD_MAX_ROWS (default 30,000,000: every state whole);
+ * - the step `scaled-out` (issue 38, items 3 and 4) runs the list on PostgreSQL + S3 instead (the
+ *   bench's throwaway database and Swift bucket, `.ci/swift.sh`): the file imported as shards into
+ *   the bucket, one `ROLES=api` process, and worker processes each with a DATA_DIR of its own (its
+ *   cache of the shards it fetched): 1 worker holding every shard, then 2 given memory for half
+ *   each, then 2 again with one killed (SIGKILL) when the list is about half matched. The three
+ *   results must be the same bytes.
  *
  * The file is generated one state per process at once (`generate voters --states XX`, a seed per
  * state; ids are state-prefixed, so they do not collide), each state's rows in proportion to its
@@ -38,8 +44,11 @@ import {
   rankOneQuality,
   type ScoreBand,
 } from '../../test/support/match-quality.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/support/postgres.ts';
+import { createTestBucket, TEST_S3, type TestBucket } from '../../test/support/s3-server.ts';
 import {
   createApiKey,
+  getJson,
   log,
   matchListOnce,
   runCli,
@@ -116,6 +125,7 @@ export async function nationalBenchmark(recorder: Recorder, _options: BenchOptio
       digests.set('unsharded', await matchWith(recorder, dir, wholeDir, 1, cores));
     }
     if (set.steps.has('quality')) await measureQuality(recorder, dir, dataDir, set, cores);
+    if (set.steps.has('scaled-out')) await scaledOut(recorder, dir, set, cores);
     if (digests.size > 1) {
       const distinct = new Set(digests.values());
       recorder.check(
@@ -406,6 +416,171 @@ async function measureQuality(
   } finally {
     await worker.stop();
     await api.stop();
+  }
+}
+
+/** One list run on the scaled-out service: its time, the workers' peak RSS, the result's digest. */
+interface ScaledRun {
+  seconds: number;
+  peakRssBytes: number[];
+  digest: string;
+  /** The share of the list matched when a worker was killed (killed runs). */
+  killedAt?: number;
+}
+
+/** The list on PostgreSQL + S3 with 1, 2 and 2 workers of which one is killed (see the header). */
+async function scaledOut(recorder: Recorder, dir: string, set: NationalSettings, cores: number) {
+  let database: TestDatabase | undefined;
+  let bucket: TestBucket | undefined;
+  let api: ServiceProcess | undefined;
+  const importer = join(dir, 'importer');
+  const workerDir = (n: number) => join(dir, `scaled-worker-${n}`);
+  try {
+    database = await createTestDatabase();
+    bucket = await createTestBucket();
+    const env: Record<string, string> = {
+      DATABASE_URL: database.url,
+      S3_ENDPOINT: TEST_S3.endpoint,
+      S3_BUCKET: bucket.name,
+      S3_REGION: TEST_S3.region,
+      S3_ACCESS_KEY_ID: TEST_S3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: TEST_S3.secretAccessKey,
+      URL_SIGNING_SECRET: 'bench-national-scaled-out-signing-secret-0123',
+      QUEUE_POLL_MS: '50',
+      // Workers of a sharded file are given VOTER_SHARD_MAX_ROWS, as the README asks.
+      VOTER_SHARD_MAX_ROWS: String(set.shardMaxRows),
+    };
+    for (const path of [importer, workerDir(0), workerDir(1), join(dir, 'scaled-api')])
+      await rm(path, { recursive: true, force: true });
+    const voters = join(dir, 'voters.csv');
+    log(
+      `national: importing ${formatNumber((await stat(voters)).size / 1e9, 1)} GB as shards into the bucket`,
+    );
+    const timed = existsSync('/usr/bin/time');
+    const imported = await runCli(['voters', 'import', voters, '--replace', '--json'], {
+      dataDir: importer,
+      timeoutMs: TIMEOUT_MS,
+      env,
+      ...(timed ? { wrapper: ['/usr/bin/time', '-f', 'peak-rss-kb %M'] } : {}),
+    });
+    const peak = /peak-rss-kb (\d+)/.exec(imported.stderr)?.[1];
+    const report = JSON.parse(imported.stdout) as { imported: number; version: string };
+    const meta = JSON.parse(
+      await readFile(join(importer, 'voters', report.version, 'meta.json'), 'utf8'),
+    ) as { shards: { shards: { memoryBytes: number }[] } };
+    const shards = meta.shards.shards;
+    const totalBytes = shards.reduce((sum, shard) => sum + shard.memoryBytes, 0);
+    recorder.metric(
+      'import national file as shards into the bucket',
+      report.imported / (imported.ms / 1000),
+      'rows/s',
+      {
+        note: `${formatNumber(report.imported)} rows, ${shards.length} shards in ${formatNumber(imported.ms / 1000, 1)} s, the uploads included${peak === undefined ? '' : `; peak RSS ${formatNumber(Number(peak) / 1024 / 1024, 1)} GB`}`,
+      },
+    );
+    // The bucket holds the version now; the workers fetch their shards from it.
+    await rm(importer, { recursive: true, force: true });
+    api = await startService({ dataDir: join(dir, 'scaled-api'), env: { ...env, ROLES: 'api' } });
+    const key = await createApiKey(join(dir, 'scaled-api'), env);
+    const list = await readFile(join(dir, 'list.csv'));
+    const rows = list.toString('utf8').split('\n').length - 2;
+    const halfMb = String(Math.ceil(((totalBytes / 2) * 1.1) / (1024 * 1024)));
+    const half = { MATCH_THREADS: String(Math.max(1, Math.floor(cores / 2))), VOTER_CACHE_MB: halfMb };
+    const runs: [string, ScaledRun][] = [];
+    const runWith = async (label: string, workerEnvs: Record<string, string>[], killAt?: number) => {
+      const workers: ServiceProcess[] = [];
+      try {
+        for (const [n, extra] of workerEnvs.entries()) {
+          const threads = extra['MATCH_THREADS'] ?? '1';
+          workers.push(
+            await startService({
+              dataDir: workerDir(n),
+              env: { ...env, NODE_OPTIONS: `--v8-pool-size=${threads}`, ...extra, ROLES: 'worker' },
+            }),
+          );
+        }
+        log(`national: scaled out, ${label}`);
+        const rss = workers.map((worker) => sampleRss(worker.pid, 500));
+        const started = performance.now();
+        const { result, killedAt } = await matchKilling(api!.url, key, `scaled_${runs.length}`, list, () =>
+          killAt === undefined ? null : { at: killAt, kill: () => workers[1]!.kill() },
+        );
+        const seconds = (performance.now() - started) / 1000;
+        const peakRssBytes = rss.map((sampler) => Math.max(...sampler.stop().map((s) => s.bytes)));
+        const digest = createHash('sha256').update(result).digest('hex').slice(0, 12);
+        const run: ScaledRun = {
+          seconds,
+          peakRssBytes,
+          digest,
+          ...(killedAt === undefined ? {} : { killedAt }),
+        };
+        runs.push([label, run]);
+        recorder.metric(`national list scaled out, ${label}`, rows / seconds, 'rows/s', {
+          note: `${formatNumber(rows)} rows in ${formatNumber(seconds, 1)} s, upload to result (PostgreSQL + S3, ${shards.length} shards); peak RSS ${run.peakRssBytes.map((b) => `${formatNumber(b / 1e9, 1)} GB`).join(', ')}${killedAt === undefined ? '' : `; worker 2 killed at ${formatNumber(killedAt * 100)}% of the rows`}; result ${digest}`,
+        });
+      } finally {
+        await Promise.all(workers.map((worker) => worker.stop()));
+      }
+    };
+    await runWith('1 worker, every shard', [{ MATCH_THREADS: String(cores) }]);
+    await runWith('2 workers, half the shards each', [half, half]);
+    await runWith('2 workers, one killed mid-list', [half, half], 0.5);
+    const distinct = new Set(runs.map(([, run]) => run.digest));
+    recorder.check(
+      'scaled out: the same result bytes on 1 and 2 workers, and after a worker was killed',
+      distinct.size === 1 ? 'identical' : 'different',
+      'identical',
+      distinct.size === 1,
+      runs.map(([label, run]) => `${label}: ${run.digest}`).join(', '),
+    );
+  } finally {
+    await api?.stop();
+    await database?.drop().catch(() => {});
+    await bucket?.drop().catch(() => {});
+    for (const n of [0, 1]) await rm(workerDir(n), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Registers, uploads and polls a list to its result like matchListOnce; when `killer()` names a
+ * share, calls its `kill` once poll reports that share of the rows matched.
+ */
+async function matchKilling(
+  base: string,
+  key: string,
+  filename: string,
+  body: Buffer,
+  killer: () => { at: number; kill: () => Promise<void> } | null,
+): Promise<{ result: Buffer; killedAt?: number }> {
+  const registered = await getJson(`${base}/service/smartmatch?filename=${filename}&format=csv`, key);
+  const upload = await fetch(registered.url ?? '', { method: 'PUT', body });
+  await upload.arrayBuffer();
+  if (upload.status !== 200) throw new Error(`upload answered ${upload.status}`);
+  const plan = killer();
+  let killedAt: number | undefined;
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const answer = (await getJson(`${base}/service/smartmatch/poll?filename=${filename}`, key)) as {
+      error?: string;
+      url?: string;
+      progress?: { rows_matched: number; rows_total: number | null };
+    };
+    if (answer.error) throw new Error(`${filename} failed: ${answer.error}`);
+    if (answer.url) {
+      const result = Buffer.from(await (await fetch(answer.url)).arrayBuffer());
+      return killedAt === undefined ? { result } : { result, killedAt };
+    }
+    const progress = answer.progress;
+    if (plan !== null && killedAt === undefined && progress?.rows_total) {
+      const share = progress.rows_matched / progress.rows_total;
+      if (share >= plan.at) {
+        await plan.kill();
+        killedAt = share;
+        log(`national: a worker killed at ${formatNumber(share * 100)}% of the rows`);
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`${filename} did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 

@@ -163,6 +163,8 @@ export interface ServiceProcess {
   pid: number;
   /** Stops the service (SIGTERM, then SIGKILL after 15 s). */
   stop(): Promise<void>;
+  /** Kills the service at once (SIGKILL: a crash, nothing handed back) and waits for its exit. */
+  kill(): Promise<void>;
   /** The last output of the service, for error messages. */
   output(): string;
 }
@@ -240,7 +242,12 @@ export async function startService(options: {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (child.pid === undefined) throw new Error('the service has no pid');
-  return { url, pid: child.pid, stop, output: () => output.text };
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return { url, pid: child.pid, stop, kill, output: () => output.text };
 }
 
 /** The most telling line of a crash output: the last `…Error: …` line, else the last line. */
