@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
+import { buildMatchIndex, voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
+import { FileStatisticsCount, withFileStatistics } from '../../domain/matching/index/file-statistics.ts';
+import { MatchIndexBuilder } from '../../domain/matching/index/match-index.ts';
+import { matchIndexFromParts, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOptions } from '../../domain/matching/matcher.ts';
+import { voterNormalizer } from '../../domain/matching/normalize/person.ts';
 import { createProbabilisticMatcher, inThreadRunner } from '../../domain/matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
@@ -40,7 +44,7 @@ function fixture(listRows = 600) {
           : { first_name: pick('first_name'), last_name: pick('last_name'), zip: pick('zip') };
     return { row: i + 1, fields };
   });
-  return { voters, list };
+  return { voters, list, rows };
 }
 
 describe('matching on worker threads', () => {
@@ -219,6 +223,62 @@ describe('one pool of threads for several voter files', () => {
       assert.equal(factory.threadPool, pool, 'the same threads');
     } finally {
       await factory.close();
+    }
+  });
+});
+
+describe('shards on worker threads', () => {
+  /** The fixture's voters as shards by state, each with the file's statistics, through the stored form. */
+  function shards(rows: readonly string[][]) {
+    const read = voterFieldReader(VOTER_COLUMNS);
+    const normalize = voterNormalizer(OPTIONS.asOf);
+    const persons = rows.map((row) => normalize(read(row)));
+    const byState = new Map<string, number[]>();
+    persons.forEach((person, i) => {
+      byState.set(person.state, [...(byState.get(person.state) ?? []), i]);
+    });
+    const built = [...byState.values()].map((positions) => {
+      const builder = new MatchIndexBuilder();
+      positions.forEach((position, voter) => {
+        builder.add(voter, persons[position]!);
+      });
+      return { index: builder.finish(), positions: Uint32Array.from(positions) };
+    });
+    const count = new FileStatisticsCount(persons.length);
+    for (const { index, positions } of built) count.add(index.data, positions);
+    for (const { index } of built) count.countPostings(index.data.postings);
+    const whole = count.finish();
+    return built.map(({ index, positions }) => {
+      const { meta, parts } = matchIndexParts({ data: withFileStatistics(index.data, whole, positions) });
+      return matchIndexFromParts(meta, (name) => parts.get(name)!);
+    });
+  }
+
+  it("hand each shard's names to the threads as numbers: the in-thread outcomes, shard by shard", async () => {
+    const { voters, list, rows } = fixture(400);
+    const indexes = shards(rows);
+    assert.ok(indexes.length >= 2, 'several states');
+    assert.ok(
+      indexes.every((index) => index.data.dictionaries.last.sharedNumbers() !== null),
+      'shared names',
+    );
+    const pool = new MatchThreadPool(2, indexes.length);
+    try {
+      // Every shard opened before any is matched, as a worker holding every shard does: the
+      // threads take each opening's new names in turn.
+      const sources = indexes.map((index) => pool.open(index));
+      for (const [i, index] of indexes.entries()) {
+        const local = createProbabilisticMatcher(voters, index);
+        const expected = await local.matchBatch(list, OPTIONS);
+        const remote = createProbabilisticMatcher(voters, index, {}, sources[i]!);
+        assert.deepEqual(await remote.matchBatch(list, OPTIONS), expected, `shard ${i}`);
+        assert.ok(
+          expected.some((o) => o.candidates.length > 0),
+          `shard ${i} matches rows`,
+        );
+      }
+    } finally {
+      await pool.close();
     }
   });
 });

@@ -2,7 +2,12 @@ import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { BlockOutput } from '../../domain/list-matching/block-stages.ts';
 import type { BlockSpec, ListRun } from '../../domain/list-matching/list-run.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
-import { type MatchIndexMeta, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
+import type { TextField } from '../../domain/matching/index/match-index-fields.ts';
+import {
+  type MatchIndexMeta,
+  matchIndexParts,
+  sharedDictionaryHandover,
+} from '../../domain/matching/index/match-index-parts.ts';
 import type { MatchInput, MatchOutcome } from '../../domain/matching/matcher.ts';
 import type {
   PersonMatchJob,
@@ -40,12 +45,15 @@ const WARM_UP_ROWS = 250;
  * file it matches against: the current one and the one before, or every loaded shard of a
  * sharded file. Each voter file is `open`ed on every thread (its index's typed arrays handed over
  * as SharedArrayBuffers, so every thread reads the same memory; only the dictionaries' strings
- * are decoded per thread) and served through its MatchSource. A process with many shards thus
- * runs `threads` threads, not `threads` per shard.
+ * are decoded per thread, and a shard's copy of the file's names is handed over as numbers) and
+ * served through its MatchSource. A process with many shards thus runs `threads` threads, not
+ * `threads` per shard.
  */
 export class MatchThreadPool {
   private readonly pool: TaskPool<MatchTask, unknown>;
   private nextSource = 1;
+  /** Per field, the shared values of this thread the pool's threads hold (sharedDictionaryHandover). */
+  private readonly valuesSent = new Map<TextField, number>();
   /** Whether a sample has warmed every thread up (see MatchSource.sampleEvidenceWarming). */
   warmed = false;
 
@@ -79,17 +87,22 @@ export class MatchThreadPool {
    * rows only.
    */
   open(index: MatchIndex, snapshot: object | null = null): MatchSource {
-    const { meta, parts } = matchIndexParts(index);
+    // The dictionaries of shared values (a shard's copy of the file's names) go as their numbers
+    // in shared memory, with the shared values the threads lack, instead of as text to number
+    // again on every thread: the threads hold this thread's shared values, in its order.
+    const { meta, parts } = matchIndexParts(index, { sharedTexts: false });
     const shared: Record<string, Uint8Array> = {};
     for (const [name, part] of parts) shared[name] = toShared(part);
     const source = this.nextSource++;
-    // Each thread takes its tasks in order: the ones for this source come after its opening.
+    // Each thread takes its tasks in order: the ones for this source come after its opening, and
+    // every opening after the ones whose shared values it does not repeat.
     // A failed opening fails those tasks ("not open on this thread").
     onEveryThread(this.pool, {
       kind: 'open',
       source,
       meta: meta satisfies MatchIndexMeta,
       parts: shared,
+      handover: sharedDictionaryHandover(index, this.valuesSent),
       snapshot,
     });
     return new MatchSource(this, this.pool, source, snapshot !== null);

@@ -10,7 +10,13 @@ import { matchChunkBatch } from '../../domain/list-matching/chunks/match-chunk.t
 import type { BlockSpec, ListRun } from '../../domain/list-matching/list-run.ts';
 import { type ListRouter, ONE_SHARD, shardRouter } from '../../domain/list-matching/stages/route.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
-import { type MatchIndexMeta, matchIndexFromParts } from '../../domain/matching/index/match-index-parts.ts';
+import type { TextField } from '../../domain/matching/index/match-index-fields.ts';
+import {
+  dictionariesHandedOver,
+  type MatchIndexMeta,
+  matchIndexFromParts,
+  type SharedDictionaryHandover,
+} from '../../domain/matching/index/match-index-parts.ts';
 import type { Matcher, MatchInput } from '../../domain/matching/matcher.ts';
 import {
   createProbabilisticMatcher,
@@ -71,6 +77,8 @@ export type MatchTask =
       source: number;
       meta: MatchIndexMeta;
       parts: Record<string, Uint8Array>;
+      /** The dictionaries of shared values, as the opening thread holds them. */
+      handover: Partial<Record<TextField, SharedDictionaryHandover>>;
       snapshot: object | null;
     }
   | { kind: 'close'; source: number }
@@ -91,11 +99,12 @@ export type MatchTask =
 serveTasks<MatchTask, unknown>(answer);
 
 function open(task: Extract<MatchTask, { kind: 'open' }>): void {
-  const index = matchIndexFromParts(task.meta, (name) => {
-    const part = task.parts[name];
-    if (part === undefined) throw new Error(`match index part ${name} is missing`);
-    return part;
-  });
+  const part = (name: string) => {
+    const bytes = task.parts[name];
+    if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
+    return bytes;
+  };
+  const index = matchIndexFromParts(task.meta, part, dictionariesHandedOver(task.meta, part, task.handover));
   const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
   sources.set(task.source, { index, voters });
 }

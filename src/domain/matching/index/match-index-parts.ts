@@ -4,7 +4,7 @@ import { MatchIndex } from './match-index.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField, WHOLE_FILE_VALUES } from './match-index-fields.ts';
 import { PackedPostings } from './packed-postings.ts';
-import { StringDictionary } from './string-dictionary.ts';
+import { type SharedNumbers, StringDictionary } from './string-dictionary.ts';
 import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
 
 /**
@@ -61,7 +61,14 @@ export interface MatchIndexMeta {
 
 type Typed = Uint32Array | Uint16Array | Uint8Array | Float32Array;
 
-export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
+export function matchIndexParts(
+  index: Pick<MatchIndex, 'data'>,
+  /**
+   * `sharedTexts: false`: without the text of the dictionaries of shared values, for a thread
+   * that is handed their numbers instead (sharedDictionaryHandover).
+   */
+  options: { sharedTexts?: boolean } = {},
+): {
   meta: MatchIndexMeta;
   parts: Map<string, Uint8Array>;
 } {
@@ -70,8 +77,10 @@ export function matchIndexParts(index: Pick<MatchIndex, 'data'>): {
   const put = (name: string, array: Typed) =>
     parts.set(name, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   for (const field of TEXT_FIELDS) {
-    parts.set(`dict-${field}.txt`, new TextEncoder().encode(d.dictionaries[field].values.join('\n')));
-    put(`dict-${field}.counts`, d.dictionaries[field].counts);
+    const dictionary = d.dictionaries[field];
+    if (options.sharedTexts !== false || dictionary.sharedNumbers() === null)
+      parts.set(`dict-${field}.txt`, new TextEncoder().encode(dictionary.values.join('\n')));
+    put(`dict-${field}.counts`, dictionary.counts);
   }
   put('sounds-first', d.firstSounds);
   put('sounds-last', d.lastSounds);
@@ -159,6 +168,64 @@ export async function dictionariesFromParts(
   return dictionaries;
 }
 
+/**
+ * What a thread is handed of a dictionary of shared values instead of its text: the loading
+ * thread's shared values it lacks (from number `from` on) and the dictionary's numbers. Every
+ * shard of a national file holds the file's 1.4M surnames: numbered on each thread they cost
+ * each thread 7 s and 11 MB a shard (290 MB a thread at 50M).
+ */
+export interface SharedDictionaryHandover extends SharedNumbers {
+  from: number;
+  values: string[];
+}
+
+/**
+ * The handover of each dictionary of shared values of `index` (made on this thread) to a thread
+ * that holds this thread's shared values before number `sent[field]` (0: none); `sent` is moved
+ * on to what the thread will hold.
+ */
+export function sharedDictionaryHandover(
+  index: Pick<MatchIndex, 'data'>,
+  sent: Map<TextField, number>,
+): Partial<Record<TextField, SharedDictionaryHandover>> {
+  const handover: Partial<Record<TextField, SharedDictionaryHandover>> = {};
+  for (const field of TEXT_FIELDS) {
+    const numbers = index.data.dictionaries[field].sharedNumbers();
+    if (numbers === null) continue;
+    const from = sent.get(field) ?? 0;
+    const values = StringDictionary.sharedValuesSince(field, from);
+    sent.set(field, from + values.length);
+    handover[field] = { ...numbers, from, values };
+  }
+  return handover;
+}
+
+/**
+ * The index's dictionaries: those handed over (sharedDictionaryHandover) as the loading thread
+ * holds them, the others from their stored parts.
+ */
+export function dictionariesHandedOver(
+  meta: MatchIndexMeta,
+  part: (name: string) => Uint8Array,
+  handover: Partial<Record<TextField, SharedDictionaryHandover>>,
+): Record<TextField, StringDictionary> {
+  const dictionaries = {} as Record<TextField, StringDictionary>;
+  for (const field of TEXT_FIELDS) {
+    const given = handover[field];
+    if (given !== undefined) {
+      StringDictionary.appendSharedValues(field, given.from, given.values);
+      const counts = view(part(`dict-${field}.counts`), Uint32Array, `dict-${field}.counts`);
+      dictionaries[field] = StringDictionary.fromSharedNumbers(field, counts, given);
+      continue;
+    }
+    const { values, counts, shared, own } = dictionaryPart(meta, part, field);
+    dictionaries[field] = shared
+      ? StringDictionary.fromSharedValues(field, values, counts, own)
+      : StringDictionary.fromValues(values, counts);
+  }
+  return dictionaries;
+}
+
 /** Rebuilds the index from stored parts; throws when a part is missing or has the wrong size. */
 export function matchIndexFromParts(
   meta: MatchIndexMeta,
@@ -172,16 +239,7 @@ export function matchIndexFromParts(
   const u16 = (name: string) => view(part(name), Uint16Array, name);
   const f32 = (name: string) => view(part(name), Float32Array, name);
   const u8 = (name: string) => part(name);
-  let dictionaries = made;
-  if (dictionaries === undefined) {
-    dictionaries = {} as Record<TextField, StringDictionary>;
-    for (const field of TEXT_FIELDS) {
-      const { values, counts, shared, own } = dictionaryPart(meta, part, field);
-      dictionaries[field] = shared
-        ? StringDictionary.fromSharedValues(field, values, counts, own)
-        : StringDictionary.fromValues(values, counts);
-    }
-  }
+  const dictionaries = made ?? dictionariesHandedOver(meta, part, {});
   const sizes =
     meta.voterDictionarySizes ??
     (Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<TextField, number>);

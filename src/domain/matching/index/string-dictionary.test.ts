@@ -91,3 +91,52 @@ test('a dictionary made in steps answers as one made at once, pausing between it
   // A repeated value names its last id, as at once.
   assert.equal(stepped.idOf('SMITH'), 6);
 });
+
+test('a dictionary handed to another thread as its numbers answers as the one numbered there', () => {
+  // Two fields stand for one field on two threads: the receiver takes the sender's shared values
+  // in its order, then the dictionaries' numbers as they are.
+  const file = ['', 'SMITH', 'JONES', 'GARCIA', 'NGUYEN'];
+  const made = [
+    StringDictionary.fromSharedValues('test-handover-sender', file, counts(0, 5, 3, 2, 1), 2),
+    StringDictionary.fromSharedValues(
+      'test-handover-sender',
+      ['', 'NGUYEN', 'SMITH', 'JONES', 'GARCIA'],
+      counts(0, 1, 5, 3, 2),
+      2,
+    ),
+  ];
+  let sent = 0;
+  for (const sender of made) {
+    const values = StringDictionary.sharedValuesSince('test-handover-sender', sent);
+    StringDictionary.appendSharedValues('test-handover-receiver', sent, values);
+    sent += values.length;
+    const numbers = sender.sharedNumbers()!;
+    assert.ok(numbers.numbers.buffer instanceof SharedArrayBuffer, 'numbers in shared memory');
+    assert.ok(numbers.local.buffer instanceof SharedArrayBuffer, 'their inverse too');
+    const received = StringDictionary.fromSharedNumbers('test-handover-receiver', sender.counts, numbers);
+    for (const value of [...file, 'LEE']) assert.equal(received.idOf(value), sender.idOf(value), value);
+    assert.deepEqual(received.values, sender.values);
+  }
+  assert.equal(StringDictionary.fromValues(file, counts(0, 1, 1, 1, 1)).sharedNumbers(), null);
+});
+
+test('shared values handed over out of step are refused, never numbered otherwise', () => {
+  StringDictionary.appendSharedValues('test-handover-step', 0, ['', 'SMITH']);
+  // A gap (values 2-4 never received) and a repeat (values 0-1 again).
+  assert.throws(() => StringDictionary.appendSharedValues('test-handover-step', 5, ['JONES']), /out of step/);
+  assert.throws(
+    () => StringDictionary.appendSharedValues('test-handover-step', 0, ['', 'SMITH']),
+    /out of step/,
+  );
+  assert.throws(() => StringDictionary.appendSharedValues('test-handover-step', 2, ['SMITH']), /repeats/);
+  // Numbers of values this thread lacks.
+  const sender = StringDictionary.fromSharedValues(
+    'test-handover-big',
+    ['', 'A', 'B', 'C'],
+    counts(0, 1, 1, 1),
+  );
+  assert.throws(
+    () => StringDictionary.fromSharedNumbers('test-handover-step', sender.counts, sender.sharedNumbers()!),
+    /lacks/,
+  );
+});

@@ -26,7 +26,7 @@ export class StringDictionary {
     counts: Uint32Array,
     of:
       | { values: readonly string[]; ids?: Map<string, number> }
-      | { shared: SharedValues; numbers: Int32Array },
+      | { shared: SharedValues; numbers: Int32Array; local?: Int32Array },
   ) {
     this.counts = counts;
     if (!('shared' in of)) {
@@ -38,10 +38,15 @@ export class StringDictionary {
       return;
     }
     const { shared, numbers } = of;
-    const local = new Int32Array(shared.size).fill(-1);
-    numbers.forEach((number, id) => {
-      local[number] = id;
-    });
+    let local = of.local;
+    if (local === undefined) {
+      // In shared memory, as `numbers` is: another thread holding the same shared values takes
+      // both as they are (sharedNumbers) instead of numbering the values again.
+      local = new Int32Array(new SharedArrayBuffer(shared.size * 4)).fill(-1);
+      numbers.forEach((number, id) => {
+        local![number] = id;
+      });
+    }
     // The shared strings stand for the values: the decoded ones are let go.
     this.own = null;
     this.ids = null;
@@ -104,6 +109,45 @@ export class StringDictionary {
     return new StringDictionary(counts, { shared, numbers: shared.numbersOf(values, own) });
   }
 
+  /**
+   * A dictionary of this thread's shared values of `field` from another thread's (sharedNumbers),
+   * once this thread holds the same shared values (appendSharedValues): nothing numbered again.
+   */
+  static fromSharedNumbers(field: string, counts: Uint32Array, numbers: SharedNumbers): StringDictionary {
+    const shared = SHARED.get(field);
+    if (shared === undefined || numbers.local.length > shared.size)
+      throw new Error(`shared ${field} values: this thread lacks values another numbered`);
+    return new StringDictionary(counts, { shared, numbers: numbers.numbers, local: numbers.local });
+  }
+
+  /** A dictionary of shared values: its ids' numbers and their inverse, in shared memory; else null. */
+  sharedNumbers(): SharedNumbers | null {
+    return this.numbers === null ? null : { numbers: this.numbers, local: this.local! };
+  }
+
+  /** This thread's shared values of `field` from number `from` on (to hand to another thread). */
+  static sharedValuesSince(field: string, from: number): string[] {
+    return SHARED.get(field)?.since(from) ?? [];
+  }
+
+  /**
+   * Adds another thread's shared values of `field` from number `from` on (sharedValuesSince), so
+   * that this thread numbers them as that one does; throws unless this thread holds exactly the
+   * values before `from` (a thread numbers values in one order only: its own, or another's).
+   */
+  static appendSharedValues(field: string, from: number, values: readonly string[]): void {
+    let shared = SHARED.get(field);
+    if (shared === undefined) {
+      shared = new SharedValues();
+      SHARED.set(field, shared);
+    }
+    if (shared.size !== from)
+      throw new Error(`shared ${field} values out of step: ${shared.size} held, ${from} expected`);
+    for (const value of values) shared.number(value);
+    if (shared.size !== from + values.length)
+      throw new Error(`shared ${field} values: another thread's list repeats a value`);
+  }
+
   get size(): number {
     return this.own?.length ?? this.numbers!.length;
   }
@@ -162,7 +206,8 @@ class SharedValues {
    * so a shard of another file, or a wrong `own`, costs lookups, never a wrong number.
    */
   numbersOf(values: readonly string[], own: number): Int32Array {
-    const numbers = new Int32Array(values.length);
+    // In shared memory: see the constructor's `local`.
+    const numbers = new Int32Array(new SharedArrayBuffer(values.length * 4));
     const ownEnd = Math.max(0, Math.min(own, values.length));
     for (let i = 0; i < ownEnd; i++) numbers[i] = this.number(values[i]!);
     const inOwn = new Uint8Array(this.values.length);
@@ -184,6 +229,16 @@ class SharedValues {
   value(number: number): string {
     return this.values[number]!;
   }
+
+  since(from: number): string[] {
+    return this.values.slice(from);
+  }
+}
+
+/** A shared-value dictionary's numbers (id → number) and their inverse (number → id, -1: none). */
+export interface SharedNumbers {
+  numbers: Int32Array;
+  local: Int32Array;
 }
 
 /** Per field, this thread's shared values (each thread has its own module instance). */
