@@ -91,8 +91,9 @@ export class StringDictionary {
    * shards of a sharded voter file each hold the whole file's names (file-statistics.ts), which as
    * a map per shard cost some 60 bytes a name per shard and thread (30+ MB for the half million
    * surnames of a national file, times its shards, times the matching threads); shared, a shard's
-   * costs 8 bytes a name (its number, and the numbers' ids). Values stay in the table while the
-   * thread lives (the names of the next voter file are mostly the same).
+   * costs 8 bytes a name (its number, and the numbers' ids), in shared memory that the matching
+   * threads are handed (fromSharedNumbers). Values stay in the table while the thread lives (the
+   * names of the next voter file are mostly the same).
    */
   static fromSharedValues(
     field: string,
