@@ -45,7 +45,8 @@ import {
   type ScoreBand,
 } from '../../test/support/match-quality.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/support/postgres.ts';
-import { createTestBucket, TEST_S3, type TestBucket } from '../../test/support/s3-server.ts';
+import { createTestBucket, type TestBucket } from '../../test/support/s3-server.ts';
+import { scaledOutEnv } from '../../test/support/scaled-out-env.ts';
 import {
   createApiKey,
   getJson,
@@ -439,13 +440,7 @@ async function scaledOut(recorder: Recorder, dir: string, set: NationalSettings,
     database = await createTestDatabase();
     bucket = await createTestBucket();
     const env: Record<string, string> = {
-      DATABASE_URL: database.url,
-      S3_ENDPOINT: TEST_S3.endpoint,
-      S3_BUCKET: bucket.name,
-      S3_REGION: TEST_S3.region,
-      S3_ACCESS_KEY_ID: TEST_S3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: TEST_S3.secretAccessKey,
-      URL_SIGNING_SECRET: 'bench-national-scaled-out-signing-secret-0123',
+      ...scaledOutEnv(database, bucket, 'bench-national-scaled-out-signing-secret-0123'),
       QUEUE_POLL_MS: '50',
       // Workers of a sharded file are given VOTER_SHARD_MAX_ROWS, as the README asks.
       VOTER_SHARD_MAX_ROWS: String(set.shardMaxRows),
