@@ -12,7 +12,8 @@ export class StringDictionary {
   private readonly shared: SharedValues | null;
   /**
    * Each id's number among the shared values: 4 bytes an id where an array of the strings costs 8
-   * (a national file's 1.4M surnames in each of 26 shards, on each thread: 290 MB a thread).
+   * (a national file's 1.4M surnames in each of 26 shards: 290 MB), in shared memory, held once
+   * by the process (the matching threads are handed it: fromSharedNumbers).
    */
   private readonly numbers: Int32Array | null;
   /** The shared values' numbers → ids here (-1: not here); numbers past its end are not here. */
@@ -102,11 +103,7 @@ export class StringDictionary {
     /** The shard's own values, listed first (the file's it lacks follow: file-statistics.ts). */
     own = values.length,
   ): StringDictionary {
-    let shared = SHARED.get(field);
-    if (shared === undefined) {
-      shared = new SharedValues();
-      SHARED.set(field, shared);
-    }
+    const shared = sharedValuesOf(field);
     return new StringDictionary(counts, { shared, numbers: shared.numbersOf(values, own) });
   }
 
@@ -137,11 +134,7 @@ export class StringDictionary {
    * values before `from` (a thread numbers values in one order only: its own, or another's).
    */
   static appendSharedValues(field: string, from: number, values: readonly string[]): void {
-    let shared = SHARED.get(field);
-    if (shared === undefined) {
-      shared = new SharedValues();
-      SHARED.set(field, shared);
-    }
+    const shared = sharedValuesOf(field);
     if (shared.size !== from)
       throw new Error(`shared ${field} values out of step: ${shared.size} held, ${from} expected`);
     for (const value of values) shared.number(value);
@@ -244,3 +237,13 @@ export interface SharedNumbers {
 
 /** Per field, this thread's shared values (each thread has its own module instance). */
 const SHARED = new Map<string, SharedValues>();
+
+/** This thread's shared values of `field`, made on first use. */
+function sharedValuesOf(field: string): SharedValues {
+  let shared = SHARED.get(field);
+  if (shared === undefined) {
+    shared = new SharedValues();
+    SHARED.set(field, shared);
+  }
+  return shared;
+}
