@@ -45,7 +45,14 @@ export interface HeldShards {
 export async function matchBlock(block: CsvBlock, spec: BlockSpec, held: HeldShards): Promise<BlockOutput> {
   const parsed = blockRows(block, spec);
   const routing = held.router === ONE_SHARD ? null : noRouting();
-  const found = await matchInShards(parsed.inputs, spec.run, held.router, (s) => held.matcherOf(s), routing);
+  const found = await matchInShards(
+    parsed.inputs,
+    spec.run,
+    held.router,
+    (s) => held.matcherOf(s),
+    (s) => indexOf(held, s),
+    routing,
+  );
   const merged = found.map((outcomes) =>
     mergeOutcomes(outcomes, spec.run.maxMatches, spec.run.thresholdScore),
   );
@@ -74,6 +81,7 @@ async function matchSwapped(
     spec.run,
     held.router,
     (s) => held.matcherOf(s),
+    (s) => indexOf(held, s),
     null,
     true,
   );
@@ -87,6 +95,9 @@ async function matchSwapped(
     if (swapped !== null) merged[i] = swapped;
   });
 }
+
+/** A held shard's index (its snapshot's), where rows are placed over their shards. */
+const indexOf = (held: HeldShards, shard: number) => held.snapshots[shard]?.matchIndex ?? null;
 
 /** split: parse → route; each row's chunk line with its shards, and the block's counts. */
 export function splitBlock(block: CsvBlock, spec: BlockSpec, router: ListRouter): BlockOutput {

@@ -1,6 +1,7 @@
 import type { AppendedField } from '../keys/key-types.ts';
 import { inShard } from '../list-matching/stages/match.ts';
 import { mergeOutcomes, withSwappedReadings } from '../list-matching/stages/merge.ts';
+import { placedOverShards } from '../list-matching/stages/place.ts';
 import { jaroWinkler } from '../matching/compare/string-similarity.ts';
 import type { IdentifierColumn, MatchCandidate, MatchInput, MatchOptions } from '../matching/matcher.ts';
 import { normalizeEmail, normalizePhone } from '../matching/normalize/contact.ts';
@@ -71,9 +72,21 @@ export class PersonLookups {
       asOf: this.now,
     };
     const parts = await this.file.partsFor(row, this.now);
-    // Asked in several shards, the names are searched swapped as a list row's are: both readings
-    // here, and the swapped one only when no shard matched the names as written.
-    const asked: MatchInput = parts.length > 1 ? { ...row, swap: 'both' } : row;
+    // Asked in several shards, the person is placed over them and its names are searched swapped
+    // as a list row's are: both readings here, and the swapped one only when no shard matched the
+    // names as written.
+    const asked: MatchInput =
+      parts.length > 1
+        ? {
+            ...row,
+            normalized: placedOverShards(
+              normalized,
+              parts.map((_, i) => i),
+              (i) => parts[i]!.index,
+            ),
+            swap: 'both',
+          }
+        : row;
     const outcomes = await Promise.all(
       parts.map(async (part) => {
         const matcher = options.rank === true ? part.rank : part.select;

@@ -1,3 +1,4 @@
+import type { MatchIndex } from '../../matching/index/match-index.ts';
 import type { ListFit, Matcher, MatchInput } from '../../matching/matcher.ts';
 import { normalizeInput } from '../../matching/normalize/person.ts';
 import {
@@ -8,6 +9,7 @@ import {
   rowsToFit,
 } from '../../matching/probabilistic-matcher.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
+import { placedOverShards } from './place.ts';
 
 /**
  * The fit stage: the list's model (EM's m, its match rate) learned once, on its sample (the list's
@@ -42,12 +44,14 @@ export const FIT_ROWS = DEFAULT_MATCHER_OPTIONS.emSampleRows;
 
 /**
  * The list's fit from its sample, each shard's evidence from `matcherOf(shard)` (a matcher not yet
- * fitted). Null for a list without sample rows, or matchers that learn nothing from a list.
+ * fitted), a row of several shards placed over them (`indexOf`: a shard's index, place.ts). Null
+ * for a list without sample rows, or matchers that learn nothing from a list.
  */
 export async function fitList(
   sample: readonly SampleRow[],
   matcherOf: (shard: number) => Matcher,
   run: ListRun,
+  indexOf: (shard: number) => MatchIndex | null = () => null,
 ): Promise<ListFit | null> {
   const shards = [...new Set(sample.flatMap((row) => row.shards))].sort((a, b) => a - b);
   if (shards.length === 0) return null;
@@ -74,12 +78,15 @@ export async function fitList(
     ).map((row) => row.row),
   );
   const options = matchOptionsOf(run);
-  // A row weighed in several shards is normalized once, here, as the match stage does; a row of
-  // one shard is normalized where it is matched (on a matching thread, beside the others).
+  // A row weighed in several shards is normalized and placed over them once, here, as the match
+  // stage does; a row of one shard is normalized where it is matched (on a matching thread,
+  // beside the others).
   const normalized = new Map<number, MatchInput>();
   for (const { row, shards: routed } of sample) {
-    if (routed.length > 1 && fitted.has(row.row) && row.normalized === undefined)
-      normalized.set(row.row, { ...row, normalized: normalizeInput(row.fields, options.asOf) });
+    if (routed.length > 1 && fitted.has(row.row) && row.normalized === undefined) {
+      const written = normalizeInput(row.fields, options.asOf);
+      normalized.set(row.row, { ...row, normalized: placedOverShards(written, routed, indexOf) });
+    }
   }
   const evidence: RowEvidence[][] = [];
   for (let i = 0; i < shards.length; i++) {

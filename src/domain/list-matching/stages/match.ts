@@ -1,11 +1,14 @@
+import type { MatchIndex } from '../../matching/index/match-index.ts';
 import type { Matcher, MatchInput, MatchOutcome } from '../../matching/matcher.ts';
 import { type NormalizedInput, normalizeInput } from '../../matching/normalize/person.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
+import { placedOverShards } from './place.ts';
 import { countRoute, type ListRouter, ONE_SHARD, type RoutingCounts } from './route.ts';
 
 /**
  * The match stage: a batch of rows, each matched in every shard the router sends it to (all of a
- * shard's rows at once), by that shard's matcher with the run's model. Per row, its outcomes in
+ * shard's rows at once), by that shard's matcher with the run's model; a row of several shards
+ * placed over them first (place.ts; `indexOf`: a shard's index). Per row, its outcomes in
  * shard order, each candidate marked with its shard (for the format stage to read its values).
  * `swapped`: the rows' swapped readings alone (MatchInput.swap `only`).
  */
@@ -14,6 +17,7 @@ export async function matchInShards(
   run: ListRun,
   router: ListRouter,
   matcherOf: (shard: number) => Matcher,
+  indexOf: (shard: number) => MatchIndex | null,
   routing: RoutingCounts | null,
   swapped = false,
 ): Promise<MatchOutcome[][]> {
@@ -25,9 +29,10 @@ export async function matchInShards(
   }
   const rowsOf = new Map<number, number[]>();
   const inputs = rows.map((row, i): MatchInput => {
-    // The row is normalized anyway to be matched: routed from that.
-    const normalized: NormalizedInput = normalizeInput(row.fields, options.asOf);
-    const route = router.route(row, normalized, options.asOf);
+    // The row is normalized anyway to be matched: routed from that, then placed over its shards.
+    const written: NormalizedInput = normalizeInput(row.fields, options.asOf);
+    const route = router.route(row, written, options.asOf);
+    const normalized = placedOverShards(written, route.shards, indexOf);
     if (routing !== null) countRoute(routing, route);
     for (const shard of route.shards) {
       const own = rowsOf.get(shard);

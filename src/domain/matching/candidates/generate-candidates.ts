@@ -28,6 +28,7 @@ import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fiel
 import type { Query } from '../score/compare-person.ts';
 import type { CandidateSet } from './candidate-set.ts';
 import { KeyBatch, Uint32List } from './key-batch.ts';
+import { addressPoint } from './row-place.ts';
 import { radiusTest, reachInBand } from './within-radius.ts';
 
 /**
@@ -139,7 +140,7 @@ export function generateCandidates(
     for (let i = start; i < end; i++) out.add(postings.voterAt(i), bit);
   }
 
-  locate(index, q, out);
+  locate(index, q, options);
   if (q.location !== null && (q.lastSound !== 0 || q.firstGroups.length > 0)) {
     q.radiusMiles = options.searchRadiusMiles ?? dynamicRadius(index, q.location.lat, q.location.lon);
     searchRadius(index, q, options, out);
@@ -164,8 +165,12 @@ function intersect(index: MatchIndex, hash: number, check: number): Set<number> 
   return found;
 }
 
-/** The row's location: its coordinates, else its address's (from a voter there), else its ZIP's centroid. */
-function locate(index: MatchIndex, q: Query, candidates: CandidateSet): void {
+/**
+ * The row's location: its coordinates, else where the whole voter file places it when its row is
+ * matched shard by shard (NormalizedPerson.place), else its address's (the voter there first in
+ * the file: addressPoint), else its ZIP's centroid.
+ */
+function locate(index: MatchIndex, q: Query, options: CandidateOptions): void {
   const p = q.person;
   if (!Number.isNaN(p.lat)) {
     // Latitude and longitude given the wrong way round, an export's slip: the point where the
@@ -179,20 +184,14 @@ function locate(index: MatchIndex, q: Query, candidates: CandidateSet): void {
       : { lat: p.lat, lon: p.lon, source: 'coordinates' };
     return;
   }
-  const fields = index.data.fields;
-  if (q.houseId > 0 && q.streetId > 0) {
-    for (let i = 0; i < candidates.size; i++) {
-      const voter = candidates.voterAt(i);
-      const bits = candidates.bitsAt(i);
-      if (!(bits & ((1 << KEY.houseZip) | (1 << KEY.houseStreet)))) continue;
-      if (fields.house(voter) === q.houseId && fields.street(voter) === q.streetId) {
-        const lat = fields.lat(voter);
-        if (!Number.isNaN(lat)) {
-          q.location = { lat, lon: fields.lon(voter), source: 'address' };
-          return;
-        }
-      }
-    }
+  if (p.place !== undefined) {
+    q.location = p.place.location === null ? null : { ...p.place.location };
+    return;
+  }
+  const address = addressPoint(index, q, options.maxPostings);
+  if (address !== null) {
+    q.location = { lat: address.lat, lon: address.lon, source: 'address' };
+    return;
   }
   if (q.zip !== 0) {
     const centroid = index.zipCentroid(q.zip);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import { generateVoterRows, VOTER_COLUMNS } from '../../../lab/synthetic/voters/voter-generator.ts';
 import { CandidateSet } from '../candidates/candidate-set.ts';
 import {
@@ -7,6 +8,7 @@ import {
   dynamicRadius,
   generateCandidates,
 } from '../candidates/generate-candidates.ts';
+import { filePlace, shardPlace } from '../candidates/row-place.ts';
 import { type NormalizedPerson, voterNormalizer } from '../normalize/person.ts';
 import { prepareQuery } from '../score/compare-person.ts';
 import { buildModel, priorM } from '../score/fellegi-sunter.ts';
@@ -237,5 +239,73 @@ describe('a shard skips the blocking keys the whole file skips', () => {
     // By its own counts the shard searches the keys the whole file skips: hundreds more.
     const ownFound = candidates(own.index, own.positions);
     assert.ok(ownFound.size > found.size + 300, `${ownFound.size} against ${found.size}`);
+  });
+});
+
+describe('a row matched in several shards, placed over them', () => {
+  // Shards by state and ZIP3, as a big state is cut: a row's address and the voters within its
+  // radius lie in other shards than the one holding its ZIP.
+  const built = builtShards((person) => `${person.state}-${person.zip.slice(0, 3)}`);
+  const shards = shardsOf(built);
+  const whole = indexOf(persons);
+  const model = buildModel(priorM(), estimateRandomPairU(whole), 0.7, 'prior');
+  // Rows with an address and a ZIP, or a ZIP alone, and no coordinates: placed by the file.
+  const rowsToPlace = queries()
+    .filter((person) => Number.isNaN(person.lat) || person.zip !== '')
+    .map((person) => ({ ...person, lat: Number.NaN, lon: Number.NaN }));
+
+  /** Voter position → weight of every candidate the shards find for `person`, over all of them. */
+  const overShards = (person: NormalizedPerson) => {
+    const found = new Map<number, number>();
+    for (const { index, positions } of shards) {
+      const q = prepareQuery(index, person, asOf);
+      const candidates = new CandidateSet();
+      generateCandidates(index, q, DEFAULT_CANDIDATE_OPTIONS, candidates);
+      for (const c of scoreCandidates(index, model, q, candidates, 100_000).best)
+        found.set(positions[c.voter]!, c.weight);
+    }
+    return found;
+  };
+  const inWhole = (person: NormalizedPerson) => {
+    const q = prepareQuery(whole, person, asOf);
+    const candidates = new CandidateSet();
+    generateCandidates(whole, q, DEFAULT_CANDIDATE_OPTIONS, candidates);
+    return new Map(
+      scoreCandidates(whole, model, q, candidates, 100_000).best.map((c) => [c.voter, c.weight]),
+    );
+  };
+  const placed = (person: NormalizedPerson): NormalizedPerson => ({
+    ...person,
+    place: filePlace(
+      shards.map(({ index }) => shardPlace(index, person, DEFAULT_CANDIDATE_OPTIONS.maxPostings)),
+    ),
+  });
+
+  it('finds the whole file’s candidates, each weighed as there, wherever its address and radius lie', () => {
+    let compared = 0;
+    let apart = 0;
+    for (const person of rowsToPlace) {
+      const expected = inWhole(person);
+      assert.deepEqual(overShards(placed(person)), expected, `${person.first} ${person.last} ${person.zip}`);
+      compared += expected.size;
+      // Each shard placing the row itself: some rows find other voters, or weigh them otherwise.
+      if (!isDeepStrictEqual(overShards(person), expected)) apart++;
+    }
+    assert.ok(compared > 1000, `compared ${compared}`);
+    assert.ok(apart > 0, `rows placed otherwise shard by shard: ${apart} of ${rowsToPlace.length}`);
+  });
+
+  it('is placed where the whole file places it: its address’s first voter, else its ZIP’s centroid', () => {
+    let byAddress = 0;
+    let byZip = 0;
+    for (const person of rowsToPlace) {
+      const q = prepareQuery(whole, person, asOf);
+      generateCandidates(whole, q, DEFAULT_CANDIDATE_OPTIONS, new CandidateSet());
+      const { location } = placed(person).place!;
+      assert.deepEqual(location, q.location);
+      if (location?.source === 'address') byAddress++;
+      if (location?.source === 'zip') byZip++;
+    }
+    assert.ok(byAddress > 100 && byZip > 100, `by address ${byAddress}, by ZIP ${byZip}`);
   });
 });

@@ -74,6 +74,21 @@ export interface NormalizedPerson {
   /** NaN when unknown. */
   lat: number;
   lon: number;
+  /**
+   * Where the whole voter file places the person, when its row is matched in several shards of
+   * it (candidates/row-place.ts): each shard searches around that point and weighs the address
+   * by the file's voters at it, as the whole file would. Absent: the index places it itself (an
+   * unsharded file, a row of one shard, the queue's chunks).
+   */
+  place?: FilePlace;
+}
+
+/** What the whole voter file says of a person's place (NormalizedPerson.place). */
+export interface FilePlace {
+  /** The centre of its radius search when it gives no coordinates: its address's, else its ZIP's. */
+  location: { lat: number; lon: number; source: 'address' | 'zip' } | null;
+  /** The file's voters under its house number and street (the address's term frequency). */
+  addressVoters: number;
 }
 
 export const emptyPerson = (): NormalizedPerson => ({

@@ -1,4 +1,5 @@
 import type { CandidateSet } from '../candidates/candidate-set.ts';
+import { addressVoters } from '../candidates/row-place.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { GENDER_CODE } from '../index/match-index-fields.ts';
 import { countStranger, type StrangerTally } from './chance-agreement.ts';
@@ -52,8 +53,8 @@ export function scoreCandidates(
   const lastTf = tfWeight(model, F.last, data.dictionaries.last.count(q.lastId), n);
   let addressTf = Number.NaN;
   if (q.houseStreetKeys.length > 0 && q.streetId > 0) {
-    let count = 0;
-    for (const key of q.houseStreetKeys) count += data.postings.count(key);
+    // A row matched shard by shard weighs its address by the whole file's voters at it.
+    const count = q.person.place?.addressVoters ?? addressVoters(index, q);
     addressTf = tfWeight(model, F.address, count, n);
   }
   const firstShare = data.dictionaries.first.count(q.firstId) / n;
