@@ -1,7 +1,7 @@
 import { keyHouseZip } from '../index/blocking-keys.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import type { FilePlace, NormalizedPerson } from '../normalize/person.ts';
-import { prepareQuery, type Query } from '../score/compare-person.ts';
+import { type AddressQuery, prepareAddress } from '../score/compare-person.ts';
 
 /**
  * Where a row is, by the voter file: the point a radius search is centred on when the row gives
@@ -27,7 +27,7 @@ export interface AddressPoint {
  * listing more than `maxPostings` voters of the file is skipped, as candidate generation skips
  * it). Null when none: no such voter has coordinates.
  */
-export function addressPoint(index: MatchIndex, q: Query, maxPostings: number): AddressPoint | null {
+export function addressPoint(index: MatchIndex, q: AddressQuery, maxPostings: number): AddressPoint | null {
   if (q.houseId <= 0 || q.streetId <= 0) return null;
   const postings = index.data.postings;
   const fields = index.data.fields;
@@ -53,7 +53,7 @@ export function addressPoint(index: MatchIndex, q: Query, maxPostings: number): 
  * The voters the row's house number and street keys list here (0 without a house number):
  * summed over a file's shards, the whole file's count.
  */
-export function addressVoters(index: MatchIndex, q: Query): number {
+export function addressVoters(index: MatchIndex, q: AddressQuery): number {
   let count = 0;
   for (const key of q.houseStreetKeys) count += index.data.postings.count(key);
   return count;
@@ -68,7 +68,7 @@ export interface ShardPlace {
 }
 
 export function shardPlace(index: MatchIndex, person: NormalizedPerson, maxPostings: number): ShardPlace {
-  const q = prepareQuery(index, person);
+  const q = prepareAddress(index, person);
   const centroid = q.zip === 0 ? null : index.zipCentroid(q.zip);
   return {
     address: addressPoint(index, q, maxPostings),

@@ -85,16 +85,20 @@ export interface Query {
 const NO_ZIPS: readonly number[] = [];
 const NO_KEYS: readonly number[] = [];
 
-export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?: Date): Query {
+/** A dictionary's id of a value: 0 when empty, -1 when no voter has it. */
+const idIn = (dict: MatchIndex['data']['dictionaries']['first'], value: string) =>
+  value === '' ? 0 : dict.idOf(value);
+
+/** What a person's address is searched and weighed by in an index (prepareQuery's address part). */
+export type AddressQuery = Pick<
+  Query,
+  'houseId' | 'streetId' | 'stateId' | 'houseKey' | 'zip' | 'stateKeys' | 'houseStreetKeys'
+>;
+
+export function prepareAddress(index: MatchIndex, person: NormalizedPerson): AddressQuery {
   const d = index.data.dictionaries;
-  const id = (dict: (typeof d)['first'], value: string) => (value === '' ? 0 : dict.idOf(value));
-  const dob = person.dob === null ? 0 : packDate(person.dob);
-  const zip = person.zip === '' ? 0 : Number(person.zip);
-  const houseId = id(d.house, person.house);
-  const stateId = id(d.state, person.state);
-  const memo = threadQueryMemo;
-  const firstId = id(d.first, person.first);
-  const lastId = id(d.last, person.last);
+  const houseId = idIn(d.house, person.house);
+  const stateId = idIn(d.state, person.state);
   // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
   // filed without one, and is searched in every state besides.
   const stateKeys =
@@ -102,26 +106,39 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?:
   const houseKey = valueKey(person.house);
   const sound = houseId > 0 ? streetSound(person.street) : 0;
   return {
-    person,
-    firstId,
-    middleId: id(d.middle, person.middle),
-    lastId,
-    suffixId: id(d.suffix, person.suffix),
     houseId,
-    streetId: id(d.street, person.street),
-    unitId: id(d.unit, person.unit),
-    cityId: id(d.city, person.city),
+    streetId: idIn(d.street, person.street),
     stateId,
     houseKey,
-    cityKey: valueKey(person.city),
+    zip: person.zip === '' ? 0 : Number(person.zip),
     stateKeys,
     houseStreetKeys: houseId > 0 ? stateKeys.map((state) => keyHouseStreet(houseKey, sound, state)) : NO_KEYS,
+  };
+}
+
+export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?: Date): Query {
+  const d = index.data.dictionaries;
+  const dob = person.dob === null ? 0 : packDate(person.dob);
+  const address = prepareAddress(index, person);
+  const zip = address.zip;
+  const memo = threadQueryMemo;
+  const firstId = idIn(d.first, person.first);
+  const lastId = idIn(d.last, person.last);
+  return {
+    person,
+    firstId,
+    middleId: idIn(d.middle, person.middle),
+    lastId,
+    suffixId: idIn(d.suffix, person.suffix),
+    ...address,
+    unitId: idIn(d.unit, person.unit),
+    cityId: idIn(d.city, person.city),
+    cityKey: valueKey(person.city),
     firstGroups: firstGroupsOf(person.first),
     givenNamesSpaced: person.first.includes(' ') || person.middle.includes(' '),
     // A name some voter has: its stored sound.
     firstSound: firstId > 0 ? index.firstSound(firstId) : person.first === '' ? 0 : soundOf(person.first),
     lastSound: lastId > 0 ? index.lastSound(lastId) : person.last === '' ? 0 : soundOf(person.last),
-    zip,
     zipTypos:
       zip === 0 || index.hasZip(zip) ? NO_ZIPS : zipTranspositions(zip).filter((z) => index.hasZip(z)),
     dob,
