@@ -77,7 +77,9 @@ async function load(options: autocannon.Options): Promise<autocannon.Result> {
  * client); phone search of 500 phones (one client, sequential); the api's RSS per voter.
  * The registration check runs twice: as fast as 50 clients are answered (the capacity), and at the
  * issue's 2,000 lookups/s from 50 clients (its p99 there). LOOKUPS_VOTERS=10000000 generates and
- * imports a voter file of that size for it (the issue's 10M) instead of the shared 1M one.
+ * imports a voter file of that size for it (the issue's 10M) instead of the shared 1M one; with
+ * LOOKUPS_DATA_DIR and LOOKUPS_VOTER_CSV it uses a file imported before (kept); LOOKUPS_SWAP=0
+ * leaves out the publish under load (which imports the file again).
  */
 export async function lookupsBenchmark(
   recorder: Recorder,
@@ -85,20 +87,36 @@ export async function lookupsBenchmark(
   fixture: VoterFixture,
 ): Promise<void> {
   const size = process.env['LOOKUPS_VOTERS'];
-  const own = size === undefined ? null : await ownVoterFile(Number(size));
+  const kept = keptVoterFile();
+  const own = size === undefined || kept !== null ? null : await ownVoterFile(Number(size));
   try {
     await measureLookups(
       recorder,
       options,
-      own ?? {
-        dataDir: await fixture.importedDataDir(),
-        voterCsv: fixture.voterCsv,
-        rows: fixture.generation?.rows ?? 1_000_000,
-      },
+      kept ??
+        own ?? {
+          dataDir: await fixture.importedDataDir(),
+          voterCsv: fixture.voterCsv,
+          rows: fixture.generation?.rows ?? 1_000_000,
+        },
     );
   } finally {
     await own?.remove();
   }
+}
+
+/**
+ * A voter file imported before and kept (LOOKUPS_DATA_DIR, its CSV LOOKUPS_VOTER_CSV): runs that
+ * compare versions of the code skip the generation and the import (minutes at 10M voters).
+ */
+function keptVoterFile(): { dataDir: string; voterCsv: string; rows: number } | null {
+  const dataDir = process.env['LOOKUPS_DATA_DIR'];
+  const voterCsv = process.env['LOOKUPS_VOTER_CSV'];
+  if (dataDir === undefined && voterCsv === undefined) return null;
+  const rows = Number(process.env['LOOKUPS_VOTERS']);
+  if (dataDir === undefined || voterCsv === undefined || !Number.isInteger(rows) || rows < 1000)
+    throw new Error('LOOKUPS_DATA_DIR and LOOKUPS_VOTER_CSV go together, with LOOKUPS_VOTERS (its rows)');
+  return { dataDir, voterCsv, rows };
 }
 
 /** A voter file of `rows` generated and imported in a folder of its own. */
@@ -284,7 +302,11 @@ async function measureLookups(
         note: `max ${times.at(-1)!.toFixed(1)} ms; ${(found / PHONE_SEARCHES).toFixed(0)} records per search`,
       },
     );
-    const swap = await measureSwap(recorder, service.url, key, checks, file);
+    // LOOKUPS_SWAP=0: not the publish under load (it imports the file again).
+    const swap =
+      process.env['LOOKUPS_SWAP'] === '0'
+        ? null
+        : await measureSwap(recorder, service.url, key, checks, file);
     recorder.raw['lookups'] = {
       registration: result.latency,
       enhance: enhance.latency,
