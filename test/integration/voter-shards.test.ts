@@ -251,3 +251,64 @@ describe('a sharded voter file', () => {
     }
   });
 });
+
+describe('a row whose radius crosses a state line', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'listmatch-state-line-'));
+  });
+  after(async () => await rm(dir, { recursive: true, force: true }));
+
+  test('finds the voters across it in a file sharded by state, as in the file imported whole', async () => {
+    // 40 voters of NC ZIP 27320 around 36.40 N 79.40 W; 40 of VA ZIP 24540 some 10 miles north,
+    // one of them JOHN QUIXLEY. The row names the NC ZIP: only the NC shard is routed to it, while
+    // the whole file's radius search around the ZIP reaches the VA voter.
+    const firsts = ['MARY', 'JAMES', 'LINDA', 'ROBERT', 'SUSAN', 'DAVID', 'KAREN', 'PAUL'];
+    const lasts = ['BAKER', 'COOPER', 'FOSTER', 'HAYES', 'MORGAN'];
+    const lines = ['voterbase_id,first_name,last_name,address1,city,state,zip,dob,latitude,longitude'];
+    for (const [state, zip, city, lat] of [
+      ['NC', '27320', 'REIDSVILLE', 36.4],
+      ['VA', '24540', 'DANVILLE', 36.55],
+    ] as const) {
+      for (let i = 0; i < 40; i++) {
+        const quixley = state === 'VA' && i === 7;
+        const first = quixley ? 'JOHN' : firsts[i % firsts.length]!;
+        const last = quixley ? 'QUIXLEY' : lasts[i % lasts.length]!;
+        const at = (lat + (i % 5) * 0.004).toFixed(5);
+        const lon = (-79.4 - Math.floor(i / 5) * 0.004).toFixed(5);
+        lines.push(
+          `${state}-${100 + i},${first},${last},${10 + i} MAIN ST,${city},${state},${zip},19${50 + i}0${1 + (i % 9)}15,${at},${lon}`,
+        );
+      }
+    }
+    await writeFile(join(dir, 'voters.csv'), `${lines.join('\n')}\n`);
+    await writeFile(join(dir, 'list.csv'), 'matchback_id,first_name,last_name,zip\nq,JOHN,QUIXLEY,27320\n');
+    const results: string[] = [];
+    for (const [name, env] of [
+      ['whole', {}],
+      ['sharded', { VOTER_SHARD_MAX_ROWS: '1000' }],
+    ] as const) {
+      const dataDir = join(dir, name);
+      ok(
+        listmatch(['voters', 'import', join(dir, 'voters.csv'), '--replace'], { DATA_DIR: dataDir, ...env }),
+      );
+      const out = join(dir, `${name}.csv`);
+      const summary = join(dir, `${name}.json`);
+      ok(
+        listmatch(['match', join(dir, 'list.csv'), '--out', out, '--summary', summary], {
+          DATA_DIR: dataDir,
+          MATCH_THREADS: '1',
+          ...env,
+        }),
+      );
+      results.push(await readFile(out, 'utf8'));
+      const told = JSON.parse(await readFile(summary, 'utf8'));
+      // The VA voter is the row's candidate, below the threshold (a name alone, 10 miles away).
+      assert.deepEqual(told.unmatchedReasons, { below_threshold: 1 }, name);
+      // Sharded: two state shards, the row routed to its ZIP's alone (and matched in both).
+      if (name === 'sharded')
+        assert.deepEqual(told.shardRouting, { rows: 1, shardRows: 1, everywhere: 0, shards: 2 });
+    }
+    assert.equal(results[1], results[0], 'sharded and whole, byte for byte');
+  });
+});

@@ -68,7 +68,7 @@ async function sampleOf(csv: string) {
   let routed = 0;
   const router = shardRouter(MAP, null);
   const sampled = await readSample(Readable.from([Buffer.from(csv)]), runOf(), WHOLE, {
-    shards: router.shards,
+    ...router,
     route: (row, normalized, asOf) => {
       routed++;
       return router.route(row, normalized, asOf);

@@ -83,12 +83,10 @@ export async function matchList(input: MatchListInput): Promise<MatchedList> {
   const sample = await readSample(await input.open(), run, voters, router);
   // The list's model, fitted once on its sample over every shard the sample's rows go to; every
   // shard's matcher matches with it.
-  const fit = await fitList(
-    sample,
-    (shard) => here.matcher(snapshots[shard]!, null, run),
-    run,
-    (shard) => snapshots[shard]?.matchIndex ?? null,
-  );
+  const fit = await fitList(sample, (shard) => here.matcher(snapshots[shard]!, null, run), run, {
+    indexOf: (shard) => snapshots[shard]?.matchIndex ?? null,
+    near: router.near,
+  });
   const matchers = sample.length === 0 ? [] : snapshots.map((shard) => here.matcher(shard, fit, run));
   const held = {
     router,

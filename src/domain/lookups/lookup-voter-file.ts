@@ -8,7 +8,7 @@ import {
   randomPairU,
 } from '../matching/probabilistic-matcher.ts';
 import { buildModel, type FellegiSunterModel, priorM } from '../matching/score/fellegi-sunter.ts';
-import { routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
+import { routeRow, type ShardMap, shardsNear, statelessIds } from '../voters/shard-map.ts';
 import type { VoterSnapshot, VoterStore } from '../voters/voter-snapshot.ts';
 
 /**
@@ -118,6 +118,14 @@ export class LookupVoterFile {
     const normalized = row.normalized ?? normalizeInput(row.fields, asOf);
     const route = shardRouter(this.map, this.snapshot.shardDirectory ?? null).route(row, normalized, asOf);
     return await Promise.all(route.shards.map((shard) => this.part(shard)));
+  }
+
+  /** The shards whose voters may lie within `miles` of a point (ListRouter.near). */
+  near(lat: number, lon: number, miles: number): number[] {
+    if (this.map === null) return [0];
+    const found = new Set<number>();
+    shardsNear(this.map, lat, lon, miles, found);
+    return [...found].sort((a, b) => a - b);
   }
 
   /** The parts an id can be in: its state's shards, or (stateless ids) the directory's. */

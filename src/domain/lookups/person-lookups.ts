@@ -1,7 +1,7 @@
 import type { AppendedField } from '../keys/key-types.ts';
 import { inShard } from '../list-matching/stages/match.ts';
 import { mergeOutcomes, withSwappedReadings } from '../list-matching/stages/merge.ts';
-import { placedOverShards } from '../list-matching/stages/place.ts';
+import { placedOverShards, shardsReached } from '../list-matching/stages/place.ts';
 import { jaroWinkler } from '../matching/compare/string-similarity.ts';
 import type { IdentifierColumn, MatchCandidate, MatchInput, MatchOptions } from '../matching/matcher.ts';
 import { normalizeEmail, normalizePhone } from '../matching/normalize/contact.ts';
@@ -71,7 +71,19 @@ export class PersonLookups {
       searchRadiusMiles: options.searchRadiusMiles ?? null,
       asOf: this.now,
     };
-    const parts = await this.file.partsFor(row, this.now);
+    let parts = await this.file.partsFor(row, this.now);
+    // Asked in one shard, also in those its radius reaches from there (place.ts), as a list row.
+    const own = parts[0];
+    if (parts.length === 1 && own !== undefined && this.file.map !== null) {
+      const reached = shardsReached(
+        normalized,
+        [own.shard],
+        (shard) => (shard === own.shard ? own.index : null),
+        (lat, lon, miles) => this.file.near(lat, lon, miles),
+        matchOptions.searchRadiusMiles,
+      );
+      if (reached.length > 1) parts = await Promise.all(reached.map((shard) => this.file.part(shard)));
+    }
     // Asked in several shards, the person is placed over them and its names are searched swapped
     // as a list row's are: both readings here, and the swapped one only when no shard matched the
     // names as written.

@@ -196,8 +196,26 @@ function stateOfVoterbaseId(id: string): string | null {
   return /^[A-Z]{2}-$/.test(prefix) ? normalizeStateCode(prefix.slice(0, 2)) : null;
 }
 
-/** The widest search radius (candidates/generate-candidates.ts MAX_RADIUS_MILES), in degrees of latitude. */
-const RADIUS_DEGREES = 25 / 69.05;
+/** The widest search radius (candidates/generate-candidates.ts MAX_RADIUS_MILES). */
+const WIDEST_RADIUS_MILES = 25;
+const MILES_PER_DEGREE_LAT = 69.05;
+
+/** Adds to `found` the shards whose voters' box lies within `miles` of the point. */
+export function shardsNear(map: ShardMap, lat: number, lon: number, miles: number, found: Set<number>): void {
+  const dLat = miles / MILES_PER_DEGREE_LAT;
+  const dLon = dLat / Math.max(0.05, Math.cos((lat * Math.PI) / 180));
+  map.shards.forEach((shard, i) => {
+    const box = shard.box;
+    if (
+      box !== null &&
+      lat >= box[0] - dLat &&
+      lat <= box[2] + dLat &&
+      lon >= box[1] - dLon &&
+      lon <= box[3] + dLon
+    )
+      found.add(i);
+  });
+}
 
 /** Grows a shard's area to hold a voter's coordinates. */
 export function extendBox(
@@ -264,21 +282,7 @@ export function routeRow(
   // Coordinates: the shards a radius search around them can reach (the row's state may not).
   if (placed || directory !== null || !hasContact) {
     const point = normalizeLatLong(values.latitude ?? '', values.longitude ?? '');
-    if (point !== null) {
-      const [lat, lon] = point;
-      const dLon = RADIUS_DEGREES / Math.max(0.05, Math.cos((lat * Math.PI) / 180));
-      map.shards.forEach((shard, i) => {
-        const box = shard.box;
-        if (
-          box !== null &&
-          lat >= box[0] - RADIUS_DEGREES &&
-          lat <= box[2] + RADIUS_DEGREES &&
-          lon >= box[1] - dLon &&
-          lon <= box[3] + dLon
-        )
-          found.add(i);
-      });
-    }
+    if (point !== null) shardsNear(map, point[0], point[1], WIDEST_RADIUS_MILES, found);
   }
   // Without a directory a phone, an e-mail or an id may be in any shard.
   const nowhereElse = values.searchableAnywhere === false && (directory !== null || !hasContact);

@@ -9,7 +9,7 @@ import {
   rowsToFit,
 } from '../../matching/probabilistic-matcher.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
-import { placedOverShards } from './place.ts';
+import { placedOverShards, type ShardsNear, shardsReached } from './place.ts';
 
 /**
  * The fit stage: the list's model (EM's m, its match rate) learned once, on its sample (the list's
@@ -42,20 +42,28 @@ export const givesEvidence = (matcher: Matcher): matcher is EvidenceMatcher =>
 /** Rows of the sample the fit weighs at most (of those no id matched). */
 export const FIT_ROWS = DEFAULT_MATCHER_OPTIONS.emSampleRows;
 
+/** What the fit places its rows by (place.ts): the shards' indexes and the map's reach. */
+export interface FitPlacing {
+  indexOf: (shard: number) => MatchIndex | null;
+  near: ShardsNear;
+}
+
 /**
  * The list's fit from its sample, each shard's evidence from `matcherOf(shard)` (a matcher not yet
- * fitted), a row of several shards placed over them (`indexOf`: a shard's index, place.ts). Null
- * for a list without sample rows, or matchers that learn nothing from a list.
+ * fitted); with `placing`, a row is weighed in the shards its radius reaches and placed over its
+ * shards, as the match stage does (place.ts). Null for a list without sample rows, or matchers
+ * that learn nothing from a list.
  */
 export async function fitList(
   sample: readonly SampleRow[],
   matcherOf: (shard: number) => Matcher,
   run: ListRun,
-  indexOf: (shard: number) => MatchIndex | null = () => null,
+  placing: FitPlacing | null = null,
 ): Promise<ListFit | null> {
   const shards = [...new Set(sample.flatMap((row) => row.shards))].sort((a, b) => a - b);
   if (shards.length === 0) return null;
-  const matchers = shards.map((shard) => matcherOf(shard));
+  const made = new Map(shards.map((shard) => [shard, matcherOf(shard)]));
+  const matchers = [...made.values()];
   if (!matchers.every(givesEvidence)) {
     // A matcher of its own kind (the evaluation's deterministic one): it learns what it learns.
     if (matchers.length !== 1) return null;
@@ -78,22 +86,30 @@ export async function fitList(
     ).map((row) => row.row),
   );
   const options = matchOptionsOf(run);
-  // A row weighed in several shards is normalized and placed over them once, here, as the match
-  // stage does; a row of one shard is normalized where it is matched (on a matching thread,
-  // beside the others).
-  const normalized = new Map<number, MatchInput>();
-  for (const { row, shards: routed } of sample) {
-    if (routed.length > 1 && fitted.has(row.row) && row.normalized === undefined) {
+  // A row weighed in several shards (its route's, or those its radius reaches) is normalized and
+  // placed over them once, here, as the match stage does; a row of one shard is normalized where
+  // it is matched (on a matching thread, beside the others).
+  const weighed = sample
+    .filter(({ row }) => fitted.has(row.row))
+    .map(({ row, shards: routed }): SampleRow => {
+      if (row.normalized !== undefined || (routed.length < 2 && placing === null))
+        return { row, shards: routed };
       const written = normalizeInput(row.fields, options.asOf);
-      normalized.set(row.row, { ...row, normalized: placedOverShards(written, routed, indexOf) });
-    }
-  }
+      const indexOf = placing?.indexOf ?? (() => null);
+      const reached =
+        placing === null
+          ? routed
+          : shardsReached(written, routed, indexOf, placing.near, run.searchRadiusMiles);
+      if (reached.length < 2) return { row, shards: routed };
+      return { row: { ...row, normalized: placedOverShards(written, reached, indexOf) }, shards: reached };
+    });
   const evidence: RowEvidence[][] = [];
-  for (let i = 0; i < shards.length; i++) {
-    const rows = rowsOf(shards[i]!)
-      .filter((row) => fitted.has(row.row))
-      .map((row) => normalized.get(row.row) ?? row);
-    evidence.push(rows.length === 0 ? [] : await matchers[i]!.sampleEvidence(rows, options));
+  for (const shard of [...new Set(weighed.flatMap((row) => row.shards))].sort((a, b) => a - b)) {
+    const rows = weighed.filter((row) => row.shards.includes(shard)).map((row) => row.row);
+    let matcher = made.get(shard);
+    if (matcher === undefined) made.set(shard, (matcher = matcherOf(shard)));
+    if (!givesEvidence(matcher)) throw new Error(`shard ${shard}'s matcher gives no evidence`);
+    evidence.push(await matcher.sampleEvidence(rows, options));
   }
   return fitFromEvidence(mergeSampleEvidence(evidence));
 }

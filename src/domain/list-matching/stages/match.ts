@@ -2,7 +2,7 @@ import type { MatchIndex } from '../../matching/index/match-index.ts';
 import type { Matcher, MatchInput, MatchOutcome } from '../../matching/matcher.ts';
 import { type NormalizedInput, normalizeInput } from '../../matching/normalize/person.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
-import { placedOverShards } from './place.ts';
+import { placedOverShards, shardsReached } from './place.ts';
 import { countRoute, type ListRouter, ONE_SHARD, type RoutingCounts } from './route.ts';
 
 /**
@@ -29,12 +29,14 @@ export async function matchInShards(
   }
   const rowsOf = new Map<number, number[]>();
   const inputs = rows.map((row, i): MatchInput => {
-    // The row is normalized anyway to be matched: routed from that, then placed over its shards.
+    // The row is normalized anyway to be matched: routed from that, then placed over its shards
+    // (and matched too where its radius reaches from its one shard: place.ts).
     const written: NormalizedInput = normalizeInput(row.fields, options.asOf);
     const route = router.route(row, written, options.asOf);
-    const normalized = placedOverShards(written, route.shards, indexOf);
     if (routing !== null) countRoute(routing, route);
-    for (const shard of route.shards) {
+    const shards = shardsReached(written, route.shards, indexOf, router.near, options.searchRadiusMiles);
+    const normalized = placedOverShards(written, shards, indexOf);
+    for (const shard of shards) {
       const own = rowsOf.get(shard);
       if (own === undefined) rowsOf.set(shard, [i]);
       else own.push(i);
@@ -42,7 +44,7 @@ export async function matchInShards(
     // Normalized once: each shard's matcher reads it and changes nothing in it. A row matched in
     // several shards is searched swapped only once none of them matched it as written
     // (MatchInput.swap; block-stages.ts matchSwapped), as one voter file searches it.
-    const swap: MatchInput['swap'] = swapped ? 'only' : route.shards.length > 1 ? 'later' : undefined;
+    const swap: MatchInput['swap'] = swapped ? 'only' : shards.length > 1 ? 'later' : undefined;
     return swap === undefined ? { ...row, normalized } : { ...row, normalized, swap };
   });
   const found: MatchOutcome[][] = rows.map(() => []);

@@ -6,7 +6,7 @@ import {
   type RowPlace,
 } from '../../matching/normalize/person.ts';
 import type { ShardDirectory } from '../../voters/shard-directory.ts';
-import { type Route, routeRow, type ShardMap, statelessIds } from '../../voters/shard-map.ts';
+import { type Route, routeRow, type ShardMap, shardsNear, statelessIds } from '../../voters/shard-map.ts';
 
 /**
  * The route stage: the shards of the voter file a row can find its person in (routeRow, from its
@@ -20,6 +20,11 @@ export interface ListRouter {
    * placed from its cells without normalizing its names or parsing its street).
    */
   route(row: MatchInput, normalized: NormalizedInput | null, asOf: Date): Route;
+  /**
+   * The shards whose voters may lie within `miles` of a point (by their boxes), in map order:
+   * where a row's radius search reaches (place.ts).
+   */
+  near(lat: number, lon: number, miles: number): number[];
 }
 
 const EVERY_ROW_TO_SHARD_0: Route = Object.freeze({
@@ -28,7 +33,11 @@ const EVERY_ROW_TO_SHARD_0: Route = Object.freeze({
 });
 
 /** The router of an unsharded voter file. */
-export const ONE_SHARD: ListRouter = Object.freeze({ shards: 1, route: () => EVERY_ROW_TO_SHARD_0 });
+export const ONE_SHARD: ListRouter = Object.freeze({
+  shards: 1,
+  route: () => EVERY_ROW_TO_SHARD_0,
+  near: () => [0],
+});
 
 /** The router of a sharded voter file, by its map and its directory of phones, e-mails and ids. */
 export function shardRouter(map: ShardMap, directory: ShardDirectory | null): ListRouter {
@@ -41,6 +50,11 @@ export function shardRouter(map: ShardMap, directory: ShardDirectory | null): Li
         map,
         directory,
       ),
+    near: (lat, lon, miles) => {
+      const found = new Set<number>();
+      shardsNear(map, lat, lon, miles, found);
+      return [...found].sort((a, b) => a - b);
+    },
   };
 }
 
