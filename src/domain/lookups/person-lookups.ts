@@ -1,7 +1,7 @@
 import type { AppendedField } from '../keys/key-types.ts';
 import { inShard } from '../list-matching/stages/match.ts';
 import { mergeOutcomes, withSwappedReadings } from '../list-matching/stages/merge.ts';
-import { placedOverShards, shardsReached } from '../list-matching/stages/place.ts';
+import { placeRow } from '../list-matching/stages/place.ts';
 import { jaroWinkler } from '../matching/compare/string-similarity.ts';
 import type { IdentifierColumn, MatchCandidate, MatchInput, MatchOptions } from '../matching/matcher.ts';
 import { normalizeEmail, normalizePhone } from '../matching/normalize/contact.ts';
@@ -72,33 +72,23 @@ export class PersonLookups {
       asOf: this.now,
     };
     let parts = await this.file.partsFor(row, this.now);
-    // Asked in one shard, also in those its radius reaches from there (place.ts), as a list row.
-    const own = parts[0];
-    if (parts.length === 1 && own !== undefined && this.file.map !== null) {
-      const reached = shardsReached(
-        normalized,
-        [own.shard],
-        (shard) => (shard === own.shard ? own.index : null),
-        (lat, lon, miles) => this.file.near(lat, lon, miles),
-        matchOptions.searchRadiusMiles,
-      );
-      if (reached.length > 1) parts = await Promise.all(reached.map((shard) => this.file.part(shard)));
+    let asked = row;
+    if (this.file.map !== null) {
+      // Placed over its shards, and asked too where its radius reaches from one shard (place.ts),
+      // as a list row; asked in several, its names are searched swapped as a list row's are: both
+      // readings here, and the swapped one only when no shard matched the names as written.
+      const indexIn = (held: readonly LookupPart[]) => (shard: number) =>
+        held.find((part) => part.shard === shard)?.index ?? null;
+      const near = this.file.near.bind(this.file);
+      const radius = matchOptions.searchRadiusMiles;
+      const shards = parts.map((part) => part.shard);
+      let placed = placeRow(normalized, shards, indexIn(parts), near, radius);
+      if (placed.shards.length > shards.length) {
+        parts = await Promise.all(placed.shards.map((shard) => this.file.part(shard)));
+        placed = placeRow(normalized, placed.shards, indexIn(parts), null, radius);
+      }
+      asked = { ...row, normalized: placed.normalized, ...(parts.length > 1 ? { swap: 'both' } : {}) };
     }
-    // Asked in several shards, the person is placed over them and its names are searched swapped
-    // as a list row's are: both readings here, and the swapped one only when no shard matched the
-    // names as written.
-    const asked: MatchInput =
-      parts.length > 1
-        ? {
-            ...row,
-            normalized: placedOverShards(
-              normalized,
-              parts.map((_, i) => i),
-              (i) => parts[i]!.index,
-            ),
-            swap: 'both',
-          }
-        : row;
     const outcomes = await Promise.all(
       parts.map(async (part) => {
         const matcher = options.rank === true ? part.rank : part.select;

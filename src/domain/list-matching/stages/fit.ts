@@ -9,7 +9,7 @@ import {
   rowsToFit,
 } from '../../matching/probabilistic-matcher.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
-import { placedOverShards, type ShardsNear, shardsReached } from './place.ts';
+import { placeRow, type ShardsNear } from './place.ts';
 
 /**
  * The fit stage: the list's model (EM's m, its match rate) learned once, on its sample (the list's
@@ -95,13 +95,12 @@ export async function fitList(
       if (row.normalized !== undefined || (routed.length < 2 && placing === null))
         return { row, shards: routed };
       const written = normalizeInput(row.fields, options.asOf);
-      const indexOf = placing?.indexOf ?? (() => null);
-      const reached =
+      const placed =
         placing === null
-          ? routed
-          : shardsReached(written, routed, indexOf, placing.near, run.searchRadiusMiles);
-      if (reached.length < 2) return { row, shards: routed };
-      return { row: { ...row, normalized: placedOverShards(written, reached, indexOf) }, shards: reached };
+          ? { normalized: written, shards: routed }
+          : placeRow(written, routed, placing.indexOf, placing.near, run.searchRadiusMiles);
+      if (placed.shards.length < 2) return { row, shards: routed };
+      return { row: { ...row, normalized: placed.normalized }, shards: placed.shards };
     });
   const evidence: RowEvidence[][] = [];
   for (const shard of [...new Set(weighed.flatMap((row) => row.shards))].sort((a, b) => a - b)) {

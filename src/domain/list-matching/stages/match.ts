@@ -2,7 +2,7 @@ import type { MatchIndex } from '../../matching/index/match-index.ts';
 import type { Matcher, MatchInput, MatchOutcome } from '../../matching/matcher.ts';
 import { type NormalizedInput, normalizeInput } from '../../matching/normalize/person.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
-import { placedOverShards, shardsReached } from './place.ts';
+import { placeRow } from './place.ts';
 import { countRoute, type ListRouter, ONE_SHARD, type RoutingCounts } from './route.ts';
 
 /**
@@ -34,8 +34,13 @@ export async function matchInShards(
     const written: NormalizedInput = normalizeInput(row.fields, options.asOf);
     const route = router.route(row, written, options.asOf);
     if (routing !== null) countRoute(routing, route);
-    const shards = shardsReached(written, route.shards, indexOf, router.near, options.searchRadiusMiles);
-    const normalized = placedOverShards(written, shards, indexOf);
+    const { normalized, shards } = placeRow(
+      written,
+      route.shards,
+      indexOf,
+      router.near,
+      options.searchRadiusMiles,
+    );
     for (const shard of shards) {
       const own = rowsOf.get(shard);
       if (own === undefined) rowsOf.set(shard, [i]);

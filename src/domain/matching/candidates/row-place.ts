@@ -67,11 +67,13 @@ export interface ShardPlace {
   addressVoters: number;
 }
 
+/** A person's place in one shard; one with coordinates is searched around them (no point here). */
 export function shardPlace(index: MatchIndex, person: NormalizedPerson, maxPostings: number): ShardPlace {
   const q = prepareAddress(index, person);
-  const centroid = q.zip === 0 ? null : index.zipCentroid(q.zip);
+  const located = !Number.isNaN(person.lat);
+  const centroid = q.zip === 0 || located ? null : index.zipCentroid(q.zip);
   return {
-    address: addressPoint(index, q, maxPostings),
+    address: located ? null : addressPoint(index, q, maxPostings),
     zip: centroid === null ? null : { lat: centroid[0], lon: centroid[1] },
     addressVoters: addressVoters(index, q),
   };
