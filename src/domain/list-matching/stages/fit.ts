@@ -105,8 +105,9 @@ export async function fitList(
   const evidence: RowEvidence[][] = [];
   for (const shard of [...new Set(weighed.flatMap((row) => row.shards))].sort((a, b) => a - b)) {
     const rows = weighed.filter((row) => row.shards.includes(shard)).map((row) => row.row);
-    let matcher = made.get(shard);
-    if (matcher === undefined) made.set(shard, (matcher = matcherOf(shard)));
+    // A shard only a row's radius reaches has no matcher yet.
+    const matcher = made.get(shard) ?? matcherOf(shard);
+    made.set(shard, matcher);
     if (!givesEvidence(matcher)) throw new Error(`shard ${shard}'s matcher gives no evidence`);
     evidence.push(await matcher.sampleEvidence(rows, options));
   }
