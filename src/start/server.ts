@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
+import { closeServer } from '../http/close-server.ts';
 import type { Worker } from '../jobs/worker.ts';
 import { compose, type Services } from './compose.ts';
 
@@ -57,7 +58,7 @@ export async function startService(
   const stop = () => {
     stopping ??= (async () => {
       logger.info('shutting down');
-      await app.close();
+      await closeServer(app, config.SHUTDOWN_GRACE_SECONDS * 1000);
       await arrivals?.stop();
       await worker?.stop(config.SHUTDOWN_GRACE_SECONDS * 1000);
       await services.close();
