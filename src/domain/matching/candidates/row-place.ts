@@ -23,9 +23,9 @@ export interface AddressPoint {
 
 /**
  * The located voter at the row's house number and street with the first position in the whole
- * file, among the voters its address keys list (house + ZIP, house + street: the keys a key
- * listing more than `maxPostings` voters of the file is skipped, as candidate generation skips
- * it). Null when none: no such voter has coordinates.
+ * file, among the voters its address keys list (house + ZIP, house + street; a key listing more
+ * than `maxPostings` voters of the file is skipped, as candidate generation skips it). Null when
+ * no such voter has coordinates.
  */
 export function addressPoint(index: MatchIndex, q: AddressQuery, maxPostings: number): AddressPoint | null {
   if (q.houseId <= 0 || q.streetId <= 0) return null;
