@@ -8,7 +8,7 @@ import {
   randomPairU,
 } from '../matching/probabilistic-matcher.ts';
 import { buildModel, type FellegiSunterModel, priorM } from '../matching/score/fellegi-sunter.ts';
-import { routeRow, type ShardMap, shardsNear, statelessIds } from '../voters/shard-map.ts';
+import { nearShards, routeRow, type ShardMap, statelessIds } from '../voters/shard-map.ts';
 import type { VoterSnapshot, VoterStore } from '../voters/voter-snapshot.ts';
 
 /**
@@ -122,10 +122,7 @@ export class LookupVoterFile {
 
   /** The shards whose voters may lie within `miles` of a point (ListRouter.near). */
   near(lat: number, lon: number, miles: number): number[] {
-    if (this.map === null) return [0];
-    const found = new Set<number>();
-    shardsNear(this.map, lat, lon, miles, found);
-    return [...found].sort((a, b) => a - b);
+    return this.map === null ? [0] : nearShards(this.map, lat, lon, miles);
   }
 
   /** The parts an id can be in: its state's shards, or (stateless ids) the directory's. */

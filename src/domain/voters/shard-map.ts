@@ -217,6 +217,13 @@ export function shardsNear(map: ShardMap, lat: number, lon: number, miles: numbe
   });
 }
 
+/** The shards whose voters' box lies within `miles` of the point, ascending (shardsNear). */
+export function nearShards(map: ShardMap, lat: number, lon: number, miles: number): number[] {
+  const found = new Set<number>();
+  shardsNear(map, lat, lon, miles, found);
+  return [...found].sort((a, b) => a - b);
+}
+
 /** Grows a shard's area to hold a voter's coordinates. */
 export function extendBox(
   box: [number, number, number, number] | null,

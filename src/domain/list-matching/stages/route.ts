@@ -6,7 +6,7 @@ import {
   type RowPlace,
 } from '../../matching/normalize/person.ts';
 import type { ShardDirectory } from '../../voters/shard-directory.ts';
-import { type Route, routeRow, type ShardMap, shardsNear, statelessIds } from '../../voters/shard-map.ts';
+import { nearShards, type Route, routeRow, type ShardMap, statelessIds } from '../../voters/shard-map.ts';
 
 /**
  * The route stage: the shards of the voter file a row can find its person in (routeRow, from its
@@ -50,11 +50,7 @@ export function shardRouter(map: ShardMap, directory: ShardDirectory | null): Li
         map,
         directory,
       ),
-    near: (lat, lon, miles) => {
-      const found = new Set<number>();
-      shardsNear(map, lat, lon, miles, found);
-      return [...found].sort((a, b) => a - b);
-    },
+    near: (lat, lon, miles) => nearShards(map, lat, lon, miles),
   };
 }
 
