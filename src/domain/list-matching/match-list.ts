@@ -82,11 +82,13 @@ export async function matchList(input: MatchListInput): Promise<MatchedList> {
   const router: ListRouter = map === undefined ? ONE_SHARD : shardRouter(map, voters.shardDirectory ?? null);
   const sample = await readSample(await input.open(), run, voters, router);
   // The list's model, fitted once on its sample over every shard the sample's rows go to; every
-  // shard's matcher matches with it.
-  const fit = await fitList(sample, (shard) => here.matcher(snapshots[shard]!, null, run), run, {
-    indexOf: (shard) => snapshots[shard]?.matchIndex ?? null,
-    near: router.near,
-  });
+  // shard's matcher matches with it. A sharded file's sample rows are placed over their shards
+  // (stages/place.ts), as its rows are.
+  const placing =
+    map === undefined
+      ? null
+      : { indexOf: (shard: number) => snapshots[shard]?.matchIndex ?? null, near: router.near };
+  const fit = await fitList(sample, (shard) => here.matcher(snapshots[shard]!, null, run), run, placing);
   const matchers = sample.length === 0 ? [] : snapshots.map((shard) => here.matcher(shard, fit, run));
   const held = {
     router,

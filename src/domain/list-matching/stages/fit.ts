@@ -86,9 +86,10 @@ export async function fitList(
     ).map((row) => row.row),
   );
   const options = matchOptionsOf(run);
-  // A row weighed in several shards (its route's, or those its radius reaches) is normalized and
-  // placed over them once, here, as the match stage does; a row of one shard is normalized where
-  // it is matched (on a matching thread, beside the others).
+  // With `placing` every row is normalized and placed here (the shards it is weighed in may be
+  // more than its route's: those its radius reaches), as the match stage does; without it a row
+  // of several shards is normalized once, here, and a row of one where it is matched (on a
+  // matching thread, beside the others).
   const weighed = sample
     .filter(({ row }) => fitted.has(row.row))
     .map(({ row, shards: routed }): SampleRow => {
@@ -99,7 +100,6 @@ export async function fitList(
         placing === null
           ? { normalized: written, shards: routed }
           : placeRow(written, routed, placing.indexOf, placing.near, run.searchRadiusMiles);
-      if (placed.shards.length < 2) return { row, shards: routed };
       return { row: { ...row, normalized: placed.normalized }, shards: placed.shards };
     });
   const evidence: RowEvidence[][] = [];
