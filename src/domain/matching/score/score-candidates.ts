@@ -106,7 +106,6 @@ export function scoreCandidates(
   prefetchCandidates(index, candidates);
   for (let c = 0; c < candidates.size; c++) {
     const voter = candidates.voterAt(c);
-    const order = index.voterOrder(voter);
     const sources = candidates.bitsAt(c);
     comparePerson(index, q, voter, levels);
     if (strangers !== undefined) countStranger(levels, strangers);
@@ -144,7 +143,12 @@ export function scoreCandidates(
     // One relative outside the file, however many of the household's voters are candidates:
     // each candidate's is the same event weighed from another member, so the likeliest counts.
     relative = Math.max(relative, odds / household);
-    if (best.length < keep || isBetter(weight, order, best[best.length - 1]!)) {
+    // The voter's place in the file (a shard's own table) is read only for a candidate that may
+    // enter the best few: most weigh less than the last of them.
+    const last = best.length < keep ? undefined : best[best.length - 1]!;
+    if (last !== undefined && weight < last.weight) continue;
+    const order = index.voterOrder(voter);
+    if (last === undefined || isBetter(weight, order, last)) {
       // The entry let go is reused: most candidates of a long list pass through the best few.
       const entry: ScoredCandidate =
         best.length >= keep
