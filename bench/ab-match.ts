@@ -3,8 +3,8 @@
  * LIST PAIRS` (each root a checkout of this repository, e.g. a `git worktree` of the old commit
  * with this one's node_modules linked in). Each tree's `matchList` is loaded beside the other's
  * with its own voter store (DATA_DIR, sharded or not) and matching threads (MATCH_THREADS), as
- * `listmatch match` runs; after a warm-up pass of each, their passes alternate, old then new,
- * PAIRS times. Prints each pass's seconds, the ratio of the medians and the median of the pairs'
+ * `listmatch match` runs; after a warm-up pass of each, PAIRS pairs of passes, old first in one
+ * pair and new first in the next. Prints each pass's seconds, the ratio of the medians and the median of the pairs'
  * ratios, and writes each tree's result to /tmp/ab-match-old.csv and -new.csv (compare them).
  *
  * Why: this VM's speed drifts by tens of percent within minutes (user CPU in proportion), so runs
@@ -93,9 +93,16 @@ try {
   await older.pass();
   await newer.pass();
   const times = { old: [] as number[], new: [] as number[] };
+  // Old first in one pair, new first in the next: the second of two passes ran some percent
+  // slower here whichever tree it was (the same tree twice: 1.04×).
   for (let i = 0; i < pairs; i++) {
-    times.old.push(await older.pass());
-    times.new.push(await newer.pass());
+    if (i % 2 === 0) {
+      times.old.push(await older.pass());
+      times.new.push(await newer.pass());
+    } else {
+      times.new.push(await newer.pass());
+      times.old.push(await older.pass());
+    }
   }
   const ratios = times.new.map((t, i) => t / times.old[i]!);
   console.log(`old ${times.old.map((t) => t.toFixed(2)).join(' ')}`);

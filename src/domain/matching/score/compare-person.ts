@@ -370,7 +370,8 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   const a = q.person.first;
   const b = voterFirst;
   // MARYANN and MARY ANN, JEANPAUL and JEAN PAUL: one name, with or without its space.
-  if (sameButForSpaces(a, b)) return L.first.exact;
+  const marks = rowFirstMarks.of(a) | nameMarks(b);
+  if (sameButForSpaces(a, b, marks)) return L.first.exact;
   if (a.length === 1 || b.length === 1)
     return a.charCodeAt(0) === b.charCodeAt(0) ? L.first.initial : L.first.differ;
   if (q.firstGroups.length > 0 && areNicknameEquivalent(a, b)) return L.first.nickname;
@@ -379,7 +380,7 @@ function compareFirst(q: Query, vFirst: number, voterFirst: string, index: Match
   const vGender = qGender === 0 ? 0 : index.firstNameGender(vFirst);
   if (vGender !== 0 && vGender !== qGender) return L.first.differ;
   const similarity = jaroWinkler(a, b, SIMILAR_NAMES);
-  if (isTypo(a, b, similarity)) return L.first.typo;
+  if (isTypo(a, b, similarity, marks)) return L.first.typo;
   // A three-letter name one keystroke off (TOM as TCM, JIN as IJN) where the row's is no name
   // the voter file knows: a typo. Between two names people are given (AMY, MAY) it is another
   // person's, a twin's or a sister's.
@@ -450,10 +451,11 @@ function compareLast(
 ): number {
   if (aId === vLast) return L.last.exact;
   // DE LA CRUZ and DELACRUZ, VAN DER BERG and VANDERBERG, ST JOHN and STJOHN: one name.
-  if (sameButForSpaces(a, b)) return L.last.exact;
+  const marks = rowLastMarks.of(a) | nameMarks(b);
+  if (sameButForSpaces(a, b, marks)) return L.last.exact;
   const similarity = jaroWinkler(a, b, SIMILAR_NAMES);
-  if (isTypo(a, b, similarity)) return L.last.typo;
-  if (sharesWord(a, b)) return L.last.part;
+  if (isTypo(a, b, similarity, marks)) return L.last.typo;
+  if (sharesWord(a, b, marks)) return L.last.part;
   if (aSound === index.lastSound(vLast) || similarity >= SIMILAR_NAMES) return L.last.similar;
   if (aId < 0 && isMisspellingOf(a, b)) return L.last.similar;
   return L.last.differ;
@@ -472,19 +474,61 @@ function isMisspellingOf(a: string, b: string): boolean {
   );
 }
 
+/**
+ * What the name tests below look for in either name, as bits (nameMarks): a space (names in
+ * parts) and a scan's letter pair (RN, VV). Most pairs of names have neither, and one pass over
+ * the voter's name (the row's is kept between calls) tells so where each test searched both
+ * names for each mark: eight searches a pair of names.
+ */
+const SPACE_MARK = 1;
+const SCAN_MARK = 2;
+
+function nameMarks(name: string): number {
+  let marks = 0;
+  let previous = 0;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 32) marks |= SPACE_MARK;
+    // RN, VV
+    else if ((c === 78 && previous === 82) || (c === 86 && previous === 86)) marks |= SCAN_MARK;
+    previous = c;
+  }
+  return marks;
+}
+
+/** nameMarks of a row's name, kept: the scorer compares one row's name with many voters'. */
+class RowNameMarks {
+  #of = '';
+  #marks = 0;
+
+  of(name: string): number {
+    if (name !== this.#of) {
+      this.#of = name;
+      this.#marks = nameMarks(name);
+    }
+    return this.#marks;
+  }
+}
+
+/** The row's first and last names' (compared in turn, candidate by candidate). */
+const rowFirstMarks = new RowNameMarks();
+const rowLastMarks = new RowNameMarks();
+
 /** The same letters with or without the spaces between a name's parts: one name written two ways. */
-function sameButForSpaces(a: string, b: string): boolean {
-  return (a.includes(' ') || b.includes(' ')) && a.replaceAll(' ', '') === b.replaceAll(' ', '');
+function sameButForSpaces(a: string, b: string, marks: number): boolean {
+  return (marks & SPACE_MARK) !== 0 && a.replaceAll(' ', '') === b.replaceAll(' ', '');
 }
 
 /**
  * One edit (substitution, insertion, deletion or transposition), a very high Jaro-Winkler
  * (`similarity`, the caller's jaroWinkler(a, b) with a floor of at most 0.94), or a scanning slip.
  */
-function isTypo(a: string, b: string, similarity: number): boolean {
+function isTypo(a: string, b: string, similarity: number, marks: number): boolean {
   if (Math.abs(a.length - b.length) > 2) return false;
   if (similarity >= 0.94) return true;
-  return (Math.min(a.length, b.length) >= 4 && boundedEditDistance(a, b, 1) <= 1) || sameButScanned(a, b);
+  return (
+    (Math.min(a.length, b.length) >= 4 && boundedEditDistance(a, b, 1) <= 1) || sameButScanned(a, b, marks)
+  );
 }
 
 /**
@@ -492,16 +536,15 @@ function isTypo(a: string, b: string, similarity: number): boolean {
  * for W: RNARY, VVILLIAMS). No name pair told apart only by them is common; CL for D is left
  * out, since CLAY and DAY, CLAYTON and DAYTON are two families.
  */
-function sameButScanned(a: string, b: string): boolean {
-  if (!a.includes('RN') && !b.includes('RN') && !a.includes('VV') && !b.includes('VV')) return false;
-  return asScanned(a) === asScanned(b);
+function sameButScanned(a: string, b: string, marks: number): boolean {
+  return (marks & SCAN_MARK) !== 0 && asScanned(a) === asScanned(b);
 }
 
 const asScanned = (name: string) => name.replaceAll('RN', 'M').replaceAll('VV', 'W');
 
 /** Compound surnames: "GARCIA LOPEZ" and "LOPEZ", "SMITH-JONES" and "JONES". */
-function sharesWord(a: string, b: string): boolean {
-  if (!a.includes(' ') && !b.includes(' ')) return false;
+function sharesWord(a: string, b: string, marks: number): boolean {
+  if ((marks & SPACE_MARK) === 0) return false;
   const words = a.split(' ');
   for (const word of b.split(' ')) if (word.length > 1 && words.includes(word)) return true;
   return false;
