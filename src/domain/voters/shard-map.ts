@@ -1,3 +1,4 @@
+import { MAX_RADIUS_MILES, MILES_PER_DEGREE_LAT } from '../matching/candidates/generate-candidates.ts';
 import { normalizeLatLong, normalizeStateCode, normalizeZip } from '../matching/normalize/contact.ts';
 import { idKey } from './id-keys.ts';
 import type { ShardDirectory } from './shard-directory.ts';
@@ -196,10 +197,6 @@ function stateOfVoterbaseId(id: string): string | null {
   return /^[A-Z]{2}-$/.test(prefix) ? normalizeStateCode(prefix.slice(0, 2)) : null;
 }
 
-/** The widest search radius (candidates/generate-candidates.ts MAX_RADIUS_MILES). */
-const WIDEST_RADIUS_MILES = 25;
-const MILES_PER_DEGREE_LAT = 69.05;
-
 /** Adds to `found` the shards whose voters' box lies within `miles` of the point. */
 export function shardsNear(map: ShardMap, lat: number, lon: number, miles: number, found: Set<number>): void {
   const dLat = miles / MILES_PER_DEGREE_LAT;
@@ -289,7 +286,7 @@ export function routeRow(
   // Coordinates: the shards a radius search around them can reach (the row's state may not).
   if (placed || directory !== null || !hasContact) {
     const point = normalizeLatLong(values.latitude ?? '', values.longitude ?? '');
-    if (point !== null) shardsNear(map, point[0], point[1], WIDEST_RADIUS_MILES, found);
+    if (point !== null) shardsNear(map, point[0], point[1], MAX_RADIUS_MILES, found);
   }
   // Without a directory a phone, an e-mail or an id may be in any shard.
   const nowhereElse = values.searchableAnywhere === false && (directory !== null || !hasContact);

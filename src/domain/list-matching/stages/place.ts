@@ -61,8 +61,14 @@ export function placeRow(
       const more = shards.map(indexOf);
       // A shard not open here: the caller opens it and places the row over them all.
       if (!more.every((index) => index !== null)) return { normalized, shards };
+      // The row's own shard's part is known; the shards reached add theirs.
+      const own = routed[0]!;
       normalized.persons.forEach((person, i) => {
-        if (parts[i] !== null) parts[i] = more.map((index) => shardPlace(index!, person, maxPostings));
+        const known = parts[i];
+        if (!known) return;
+        parts[i] = more.map((index, k) =>
+          shards[k] === own ? known[0]! : shardPlace(index!, person, maxPostings),
+        );
       });
     }
   }

@@ -49,7 +49,8 @@ export const DEFAULT_CANDIDATE_OPTIONS: CandidateOptions = { maxPostings: 5000, 
 const RADIUS_TARGET_VOTERS = 1500;
 export const MIN_RADIUS_MILES = 0.5;
 export const MAX_RADIUS_MILES = 25;
-const MILES_PER_DEGREE_LAT = 69.05;
+/** Miles in a degree of latitude (and of longitude at the equator). */
+export const MILES_PER_DEGREE_LAT = 69.05;
 
 export function generateCandidates(
   index: MatchIndex,
