@@ -30,6 +30,9 @@ import { failJob, type JobPlan, type MatchListDeps, runOfJob } from './list-job-
  */
 export const chunkInputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.rows.jsonl`;
 export const chunkOutputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.matches.jsonl`;
+/** A chunk's shard's part of its rows' places (place-chunks.ts), and its rows' places combined. */
+export const chunkPartsKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.parts.jsonl`;
+export const chunkPlacesKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.places.jsonl`;
 /** What a shard's part of the sample tells the fit (ShardEvidence, JSON). */
 export const chunkEvidenceKey = (jobId: string, chunk: string) =>
   `work/${jobId}/chunks/${chunk}.evidence.json`;
@@ -97,12 +100,12 @@ export async function splitList(
       chunks: { listRows: rows, shardRows, shardRowsMatched: 0 },
     });
     // A list without data rows has no chunk: it is assembled (header only) at once. Otherwise each
-    // shard with rows of the sample weighs them first; the last to finish fits the job's model
-    // and enqueues every chunk with it.
+    // chunk's rows are placed first (place-chunks.ts); the last to finish enqueues the evidence
+    // steps, whose last fits the job's model and enqueues every chunk with it.
     const followUps: QueueMessage[] =
-      sample.chunks.length === 0
+      chunks.length === 0
         ? [assembleMessage(job, spec)]
-        : sample.chunks.map((chunk) => evidenceMessage(job, spec, chunk));
+        : chunks.map((chunk) => placeMessage(job, spec, chunk.name));
     await deps.jobs.transition(job.id, ['processing'], 'processing', {}, Date.now(), followUps);
   } catch (error) {
     for (const writer of writers) await writer.abort().catch(() => {});
@@ -142,6 +145,19 @@ export function evidenceMessage(
   );
 }
 
+/** The message that writes a chunk's shard's part of its rows' places (on its shard's queue). */
+export function placeMessage(
+  job: Pick<SmartmatchJob, 'keyId'>,
+  spec: ChunkSpec,
+  chunk: string,
+): QueueMessage {
+  return jobMessage(
+    MATCH_CHUNK_JOB,
+    { ...spec, chunk, step: 'place' as const },
+    { shard: shardOfChunk(chunk), group: job.keyId },
+  );
+}
+
 export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec): QueueMessage {
   return jobMessage(ASSEMBLE_LIST_JOB, spec, { group: job.keyId });
 }
@@ -162,5 +178,7 @@ export async function deleteChunks(
     await deps.blobs.delete(chunkInputKey(jobId, chunk));
     await deps.blobs.delete(chunkOutputKey(jobId, chunk));
     await deps.blobs.delete(chunkEvidenceKey(jobId, chunk));
+    await deps.blobs.delete(chunkPartsKey(jobId, chunk));
+    await deps.blobs.delete(chunkPlacesKey(jobId, chunk));
   }
 }

@@ -5,7 +5,7 @@ import { revokedBeforeMatching } from '../domain/client-jobs/job-failures.ts';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { AppError } from '../domain/errors.ts';
 import { chunkEvidence, fitChunk, matchChunk } from '../domain/list-matching/chunks/match-chunk.ts';
-import { shardOfChunk } from '../domain/list-matching/chunks/split-list.ts';
+import { isReachChunk, shardOfChunk } from '../domain/list-matching/chunks/split-list.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { listRun, SAMPLE_ROWS } from '../domain/list-matching/list-run.ts';
 import { fitFromShards, givesEvidence, type ShardEvidence } from '../domain/list-matching/stages/fit.ts';
@@ -25,6 +25,7 @@ import {
   runOfSpec,
 } from './list-chunks.ts';
 import { failJob, type MatchListDeps } from './list-job-steps.ts';
+import { chunkLines, placeChunk } from './place-chunks.ts';
 
 /**
  * A fit enqueued by an earlier version names its prior odds `matchesPerRow` (the same number:
@@ -45,6 +46,7 @@ const chunkSpecV2 = z.object({
     .object({ rows: z.number().int(), shardRows: z.number().int(), everywhere: z.number().int() })
     .optional(),
   sample: z.object({ rows: z.array(z.number().int()), chunks: z.array(z.string().min(1)) }).optional(),
+  placed: z.literal(true).optional(),
   fitChunk: z.string().min(1).optional(),
   listFit: z
     .preprocess(
@@ -96,7 +98,7 @@ const fromV1 = (value: unknown) => {
 export const chunkSpecSchema = z.preprocess(fromV1, chunkSpecV2);
 export const chunkPayloadSchema = z.preprocess(
   fromV1,
-  chunkSpecV2.extend({ chunk: z.string().min(1), step: z.literal('evidence').optional() }),
+  chunkSpecV2.extend({ chunk: z.string().min(1), step: z.enum(['place', 'evidence']).optional() }),
 );
 type Payload = z.infer<typeof chunkPayloadSchema>;
 
@@ -135,6 +137,11 @@ export function matchChunkJob(deps: MatchChunkDeps): JobModule<Payload> {
       const unpin = deps.pinShard?.(shard.version) ?? (() => {});
       let spec: ChunkSpec;
       try {
+        if (payload.step === 'place') {
+          const snapshot = await openShard(deps, payload, shard.version);
+          await placeChunk(deps, job, payload, runOfSpec(deps, job, payload), whole!.shardMap!, snapshot);
+          return;
+        }
         if (payload.step === 'evidence') {
           await weighSample(deps, job, payload, shard.version);
           return;
@@ -168,9 +175,10 @@ async function weighSample(deps: MatchChunkDeps, job: SmartmatchJob, payload: Pa
     throw new Error('the matcher of a sharded list learns nothing from its sample');
   const evidence = await chunkEvidence(
     matcher,
-    blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
+    chunkLines(deps, job.id, payload, payload.chunk),
     sample.rows.at(-1)!,
     run,
+    isReachChunk(payload.chunk),
   );
   await deps.blobs.put(
     chunkEvidenceKey(job.id, payload.chunk),
@@ -240,7 +248,7 @@ async function matchShard(
   try {
     const threads = deps.executor.chunkBatches?.(matcher);
     await matchChunk({
-      lines: blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
+      lines: chunkLines(deps, job.id, payload, payload.chunk),
       shard: snapshot,
       matcher,
       ...(threads === undefined ? {} : { threads }),

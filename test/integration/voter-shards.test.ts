@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { rankOneQuality } from '../support/match-quality.ts';
 import { register, startTestService, until, upload, waitForResult } from '../support/test-service.ts';
+import { readZip } from '../support/zip.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/listmatch.js', import.meta.url));
 
@@ -281,8 +282,28 @@ describe('a row whose radius crosses a state line', () => {
         );
       }
     }
+    // Voters far from both (Wilmington NC, Fairfax VA), in ZIP3s of their own: shards more than a
+    // voter cache of 1 MB holds together, so that the service splits the list into chunks.
+    for (const [state, zip, city, lat, lon] of [
+      ['NC', '28401', 'WILMINGTON', 34.2, -77.9],
+      ['VA', '22030', 'FAIRFAX', 38.85, -77.3],
+    ] as const) {
+      for (let i = 0; i < 4000; i++) {
+        lines.push(
+          `${state}-F${i},${firsts[i % firsts.length]},${lasts[i % lasts.length]}${i % 97},${1 + i} OAK AVE,${city},${state},${zip},19${40 + (i % 50)}0${1 + (i % 9)}1${i % 9},${(lat + (i % 60) * 0.001).toFixed(5)},${(lon - Math.floor(i / 60) * 0.001).toFixed(5)}`,
+        );
+      }
+    }
     await writeFile(join(dir, 'voters.csv'), `${lines.join('\n')}\n`);
-    await writeFile(join(dir, 'list.csv'), 'matchback_id,first_name,last_name,zip\nq,JOHN,QUIXLEY,27320\n');
+    await writeFile(
+      join(dir, 'list.csv'),
+      [
+        'matchback_id,first_name,last_name,address1,state,zip,dob',
+        'q,JOHN,QUIXLEY,,,27320,',
+        'd,MARY,BAKER,10 MAIN ST,NC,27320,19500115',
+        '',
+      ].join('\n'),
+    );
     const results: string[] = [];
     for (const [name, env] of [
       ['whole', {}],
@@ -303,12 +324,52 @@ describe('a row whose radius crosses a state line', () => {
       );
       results.push(await readFile(out, 'utf8'));
       const told = JSON.parse(await readFile(summary, 'utf8'));
-      // The VA voter is the row's candidate, below the threshold (a name alone, 10 miles away).
+      // The VA voter is the first row's candidate, below the threshold (a name alone, 10 miles
+      // away); the second row (a birth date: every shard) is placed over them all and matched.
       assert.deepEqual(told.unmatchedReasons, { below_threshold: 1 }, name);
-      // Sharded: two state shards, the row routed to its ZIP's alone (and matched in both).
+      assert.match(results.at(-1)!, /^d,.*,NC-100,/m, name);
+      // Sharded: a shard per ZIP3; the first row routed to its ZIP's alone (and matched in VA's too).
       if (name === 'sharded')
-        assert.deepEqual(told.shardRouting, { rows: 1, shardRows: 1, everywhere: 0, shards: 2 });
+        assert.deepEqual(told.shardRouting, { rows: 2, shardRows: 5, everywhere: 0, shards: 4 });
     }
     assert.equal(results[1], results[0], 'sharded and whole, byte for byte');
+
+    // Through the queue's chunks (a voter cache smaller than the file: the list is split): the
+    // place steps find the row's radius reaching VA, and the VA shard's reach chunk matches it.
+    const service = await startTestService(
+      {
+        VOTER_SHARD_MAX_ROWS: '1000',
+        RATE_LIMIT_POLL_SECONDS: '0',
+        MATCH_THREADS: '1',
+        VOTER_CACHE_MB: '1',
+      },
+      { voters: false },
+    );
+    try {
+      await service.running.services.voters.importFile(join(dir, 'voters.csv'), { replace: true });
+      const { key, id } = await service.createKey();
+      // The CLI's columns: no field appended.
+      await service.running.services.keys.setProfile(id, 'default', {
+        appendedFields: [],
+        contactFields: [],
+      });
+      const url = await register(service, key, 'filename=reach&format=zip');
+      assert.equal((await upload(url, await readFile(join(dir, 'list.csv')))).status, 200);
+      const polled = await waitForResult(service, key, 'reach', 60_000);
+      assert.equal(polled.error, null);
+      const entries = await readZip(Buffer.from(await (await fetch(polled.url)).arrayBuffer()));
+      const queued = entries.get('reach.csv')!.toString('utf8');
+      const summary = JSON.parse(entries.get('summary.json')!.toString('utf8'));
+      assert.deepEqual(summary.unmatchedReasons, { below_threshold: 1 }, 'the VA voter found by the chunks');
+      const types = (
+        service.running.services
+          .database!.db.prepare('SELECT DISTINCT type FROM queue ORDER BY type')
+          .all() as { type: string }[]
+      ).map((row) => row.type);
+      assert.ok(types.includes('assemble-list'), types.join(' '));
+      assert.equal(queued, results[0], "the queue's chunks and the file imported whole, byte for byte");
+    } finally {
+      await service.stop();
+    }
   });
 });

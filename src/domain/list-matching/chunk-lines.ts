@@ -1,4 +1,5 @@
 import type { MatchInput, MatchOutcome } from '../matching/matcher.ts';
+import { type FilePlace, normalizeInput } from '../matching/normalize/person.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 
 /**
@@ -12,6 +13,11 @@ export interface ChunkRow {
   f: MatchInput['fields'];
   /** 1: the row is matched in several shards (its swapped names are decided at the assembly). */
   m?: 1;
+  /**
+   * Where the voter file places each of the row's persons (null: a person without a place),
+   * over every shard the row is matched in (stages/place.ts): the queue's place step's.
+   */
+  p?: (FilePlace | null)[];
 }
 
 /**
@@ -46,10 +52,27 @@ export interface ChunkOutcome {
   w?: Omit<ChunkOutcome, 'r'>;
 }
 
-/** The row an input line holds. */
-export function inputOfLine(text: string): MatchInput {
+/**
+ * The row an input line holds; one with places (`p`) is normalized at `asOf` here and its persons
+ * placed (MatchInput.normalized), as the match stage places a row in one process.
+ */
+export function inputOfLine(text: string, asOf: Date | null = null): MatchInput {
   const line = JSON.parse(text) as ChunkRow;
-  return line.m === 1 ? { row: line.r, fields: line.f, swap: 'both' } : { row: line.r, fields: line.f };
+  const row: MatchInput = { row: line.r, fields: line.f };
+  if (line.m === 1) row.swap = 'both';
+  if (line.p !== undefined) {
+    if (asOf === null) throw new Error(`row ${line.r}'s places are read without the run's date`);
+    const places = line.p;
+    const normalized = normalizeInput(line.f, asOf);
+    row.normalized = {
+      ...normalized,
+      persons: normalized.persons.map((person, i) => {
+        const place = places[i] ?? null;
+        return place === null ? person : { ...person, place };
+      }),
+    };
+  }
+  return row;
 }
 
 /** The outcome an output line holds (its candidates carry their voter values; no voter index). */

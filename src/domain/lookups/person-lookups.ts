@@ -82,11 +82,10 @@ export class PersonLookups {
       const near = this.file.near.bind(this.file);
       const radius = matchOptions.searchRadiusMiles;
       const shards = parts.map((part) => part.shard);
-      let placed = placeRow(normalized, shards, indexIn(parts), near, radius);
-      if (placed.shards.length > shards.length) {
+      const placed = placeRow(normalized, shards, indexIn(parts), near, radius);
+      // The shards its radius reaches search it around the place its own shard gave it.
+      if (placed.shards.length > shards.length)
         parts = await Promise.all(placed.shards.map((shard) => this.file.part(shard)));
-        placed = placeRow(normalized, placed.shards, indexIn(parts), null, radius);
-      }
       asked = { ...row, normalized: placed.normalized, ...(parts.length > 1 ? { swap: 'both' } : {}) };
     }
     const outcomes = await Promise.all(

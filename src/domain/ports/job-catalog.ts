@@ -55,6 +55,11 @@ export interface ChunkSpec {
    */
   sample?: { rows: number[]; chunks: string[] };
   /**
+   * Set once the place steps ran (place-chunks.ts): each chunk's evidence and match steps read
+   * its rows' places beside it, and `chunks` holds the shards' reach chunks too.
+   */
+  placed?: true;
+  /**
    * Messages of an earlier version: the chunk the job's model is fitted on alone (it fits on its
    * own rows, then enqueues the other chunks with `listFit`). Absent in messages of the first
    * format (each chunk fitted on its own rows).
@@ -92,8 +97,11 @@ export interface NoticePayload {
 /** The payload of each job type. */
 export interface JobPayloads {
   [MATCH_LIST_JOB]: JobRef;
-  /** `step`: `evidence` weighs the chunk's part of the sample for the fit; absent: matches the chunk. */
-  [MATCH_CHUNK_JOB]: ChunkSpec & { chunk: string; step?: 'evidence' };
+  /**
+   * `step`: `place` writes the chunk's shard's part of its rows' places; `evidence` weighs the
+   * chunk's part of the sample for the fit; absent: matches the chunk.
+   */
+  [MATCH_CHUNK_JOB]: ChunkSpec & { chunk: string; step?: 'place' | 'evidence' };
   [ASSEMBLE_LIST_JOB]: ChunkSpec;
   [ONBOARD_AUDIENCE_JOB]: JobRef;
   [CHECK_AUDIENCE_JOB]: JobRef;

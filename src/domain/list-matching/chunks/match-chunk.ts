@@ -43,22 +43,27 @@ export interface MatchChunkInput {
 
 /**
  * The evidence step: what a shard's part of the list's sample tells the fit (the rows of its first
- * chunk up to `lastSampleRow`: stages/fit.ts fitFromShards weighs every shard's together). Every
- * such row no id of this shard matches is weighed, whether or not another shard's id matches it.
+ * chunk, or of its reach chunk (`reached`), up to `lastSampleRow`: stages/fit.ts fitFromShards
+ * weighs every shard's together). Every such row no id of this shard matches is weighed, whether
+ * or not another shard's id matches it.
  */
 export async function chunkEvidence(
   matcher: EvidenceMatcher,
   lines: AsyncIterable<string>,
   lastSampleRow: number,
   run: ListRun,
+  reached = false,
 ): Promise<ShardEvidence> {
   const rows: MatchInput[] = [];
+  const asOf = new Date(run.asOf);
   for await (const text of lines) {
-    const row = inputOfLine(text);
+    const row = inputOfLine(text, asOf);
     if (row.row > lastSampleRow) break;
     rows.push(row);
   }
-  const idMatched = matcher.idMatched(rows);
+  // A reach chunk's rows (a radius reaching this shard: place.ts) are weighed here, but their ids
+  // are looked up where they were routed, as in one process (fitList).
+  const idMatched = reached ? new Set<number>() : matcher.idMatched(rows);
   const weighed = rows.filter((row) => !idMatched.has(row.row));
   return {
     idMatched: [...idMatched],
@@ -78,7 +83,7 @@ export async function fitChunk(
 ): Promise<ListFit> {
   const sample: MatchInput[] = [];
   for await (const text of sampleLines) {
-    sample.push(inputOfLine(text));
+    sample.push(inputOfLine(text, new Date(run.asOf)));
     if (sample.length >= sampleRows) break;
   }
   const fit = await fitOn(matcher, sample, run);
@@ -156,7 +161,8 @@ export async function matchChunkBatch(
   shard: VoterSnapshot,
   run: ListRun,
 ): Promise<string> {
-  const rows = lines.map(inputOfLine);
+  const asOf = new Date(run.asOf);
+  const rows = lines.map((line) => inputOfLine(line, asOf));
   const outcomes = await matcher.matchBatch(rows, matchOptionsOf(run));
   let text = '';
   for (let i = 0; i < rows.length; i++) {

@@ -27,12 +27,30 @@ export const chunkName = (shardId: string, n: number) => (n === 0 ? shardId : `$
 /** The shard a chunk belongs to, and the name of the shard's first chunk (where its sample is). */
 export const shardOfChunk = (chunk: string) => chunk.split('.')[0]!;
 
-/** Chunk names grouped by shard, in the order given (map order, then chunk order). */
+/**
+ * A shard's reach chunk (`nc.r`): rows of other shards whose radius search reaches it, in row
+ * order, their places inline (place-chunk.ts combinePlaces).
+ */
+export const reachChunkName = (shardId: string) => `${shardId}.r`;
+export const isReachChunk = (chunk: string) => chunk.endsWith('.r');
+
+/**
+ * Chunk names grouped into the assembly's streams, in the order given (map order, then chunk
+ * order, a shard's reach chunk after its others): a shard's chunks one after the other (each
+ * holds a later part of its rows), its reach chunk alone (rows from anywhere in the list). A row
+ * is in one stream of a shard at most: the streams give a row's outcomes in shard order.
+ */
 export function chunksByShard(chunks: readonly string[]): string[][] {
   const groups: string[][] = [];
   for (const chunk of chunks) {
     const last = groups.at(-1);
-    if (last !== undefined && shardOfChunk(last[0]!) === shardOfChunk(chunk)) last.push(chunk);
+    if (
+      last !== undefined &&
+      !isReachChunk(chunk) &&
+      !isReachChunk(last[0]!) &&
+      shardOfChunk(last[0]!) === shardOfChunk(chunk)
+    )
+      last.push(chunk);
     else groups.push([chunk]);
   }
   return groups;

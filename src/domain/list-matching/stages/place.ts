@@ -1,18 +1,18 @@
 import { DEFAULT_CANDIDATE_OPTIONS, dynamicRadius } from '../../matching/candidates/generate-candidates.ts';
-import { filePlace, hasPlace, shardPlace } from '../../matching/candidates/row-place.ts';
+import { filePlace, hasPlace, type ShardPlace, shardPlace } from '../../matching/candidates/row-place.ts';
 import type { MatchIndex } from '../../matching/index/match-index.ts';
 import type { NormalizedInput, NormalizedPerson } from '../../matching/normalize/person.ts';
 
 /**
- * The place stage: where a row is, by the whole voter file (candidates/row-place.ts: its
- * address's voter first in the file, else its ZIP's centroid, and the file's voters at its
- * address), and the shards it is matched in. A row matched in several shards is placed once over
- * them, so that each searches it around the same point and weighs its address alike; a row of
- * one shard is also matched in the shards its radius search reaches from there (a state line
- * within its radius), where the whole file's radius finds voters too. In one process
- * (`indexOf(shard)`: a shard's index; null: none here, then every shard places the row itself).
- * The queue's chunks hold one shard each and are not placed: there a row near a shard's edge may
- * find other voters within its radius than in one process.
+ * The place stage: where a row is, by the voter file (candidates/row-place.ts: its address's
+ * voter first in the file, else its ZIP's centroid, and the file's voters at its address), and
+ * the shards it is matched in. A row matched in several shards is placed once over them, so that
+ * each searches it around the same point and weighs its address alike. A row of one shard keeps
+ * the place its shard gives it, and is also matched, around that place, in the shards its radius
+ * search reaches from there (a state line or a ZIP3 cut within its radius), where the whole
+ * file's radius finds voters too. The same in one process (placeRow, every shard's index at hand)
+ * and in the queue's chunks (each shard's part written by its place step: placeParts, reachOf;
+ * combined by the last: withPlaces).
  */
 
 /** Where a shard's radius search may reach (ListRouter.near). */
@@ -24,11 +24,60 @@ export interface PlacedRow {
   shards: readonly number[];
 }
 
+/** A row's persons' parts of their place in one shard (null: a person without a place). */
+export type RowParts = (ShardPlace | null)[];
+
+/** The row's persons' parts in one shard's index; null when no person has a place to find. */
+export function placeParts(index: MatchIndex, normalized: NormalizedInput): RowParts | null {
+  if (!normalized.persons.some(hasPlace)) return null;
+  const maxPostings = DEFAULT_CANDIDATE_OPTIONS.maxPostings;
+  return normalized.persons.map((person) =>
+    hasPlace(person) ? shardPlace(index, person, maxPostings) : null,
+  );
+}
+
 /**
- * Places a row routed to `routed` (ascending) over its shards; `near`: the map's reach (null: no
- * shard is added), `radiusMiles`: the run's fixed radius (null: the dynamic one). A row of one
- * shard keeps the place its shard gives it (what its search would find again). A shard reached
- * whose index `indexOf` lacks is still returned, the row unplaced (the lookups open it, then place).
+ * The shards a row of one shard (`own`, whose index is `index`) is matched in: its own, and those
+ * its radius search reaches from the place its shard gives it (`parts`); `radiusMiles`: the run's
+ * fixed radius (null: the dynamic one, from the whole file's density every shard holds).
+ */
+export function reachOf(
+  own: number,
+  index: MatchIndex,
+  normalized: NormalizedInput,
+  parts: RowParts,
+  near: ShardsNear,
+  radiusMiles: number | null,
+): number[] {
+  const found = new Set([own]);
+  normalized.persons.forEach((person, i) => {
+    const part = parts[i];
+    if (part === null || part === undefined) return;
+    const { location } = filePlace([part]);
+    // Coordinates route a row by themselves (routeRow); a row without names searches no radius.
+    if (location === null || !Number.isNaN(person.lat) || (person.first === '' && person.last === '')) return;
+    const radius = radiusMiles ?? dynamicRadius(index, location.lat, location.lon);
+    for (const shard of near(location.lat, location.lon, radius)) found.add(shard);
+  });
+  return [...found].sort((a, b) => a - b);
+}
+
+/** The row's persons, each placed by its parts in every shard the row is placed over (in shard order). */
+export function withPlaces(normalized: NormalizedInput, partsByShard: readonly RowParts[]): NormalizedInput {
+  const persons = normalized.persons.map((person, i): NormalizedPerson => {
+    const parts = partsByShard.map((parts) => parts[i] ?? null);
+    return parts.some((part) => part === null)
+      ? person
+      : { ...person, place: filePlace(parts as ShardPlace[]) };
+  });
+  return { ...normalized, persons };
+}
+
+/**
+ * Places a row routed to `routed` (ascending) over its shards, in one process: `indexOf` gives a
+ * routed shard's index (a row whose shards are not all open here is left unplaced: each shard
+ * places it itself), `near` the map's reach (null: no shard is added), `radiusMiles` the run's
+ * fixed radius (null: the dynamic one). The shards a row of one shard reaches need no index here.
  */
 export function placeRow(
   normalized: NormalizedInput,
@@ -38,43 +87,17 @@ export function placeRow(
   radiusMiles: number | null,
 ): PlacedRow {
   const unplaced = { normalized, shards: routed };
-  if (!normalized.persons.some(hasPlace)) return unplaced;
   const indexes = routed.map(indexOf);
   if (!indexes.every((index) => index !== null)) return unplaced;
-  const maxPostings = DEFAULT_CANDIDATE_OPTIONS.maxPostings;
-  const parts = normalized.persons.map((person) =>
-    hasPlace(person) ? indexes.map((index) => shardPlace(index!, person, maxPostings)) : null,
-  );
-  let shards = routed;
-  if (routed.length === 1 && near !== null) {
-    const found = new Set(routed);
-    normalized.persons.forEach((person, i) => {
-      const { location } = filePlace(parts[i] ?? []);
-      // Coordinates route a row by themselves (routeRow); a row without names searches no radius.
-      if (location === null || !Number.isNaN(person.lat) || (person.first === '' && person.last === ''))
-        return;
-      const radius = radiusMiles ?? dynamicRadius(indexes[0]!, location.lat, location.lon);
-      for (const shard of near(location.lat, location.lon, radius)) found.add(shard);
-    });
-    if (found.size > 1) {
-      shards = [...found].sort((a, b) => a - b);
-      const more = shards.map(indexOf);
-      // A shard not open here: the caller opens it and places the row over them all.
-      if (!more.every((index) => index !== null)) return { normalized, shards };
-      // The row's own shard's part is known; the shards reached add theirs.
-      const own = routed[0]!;
-      normalized.persons.forEach((person, i) => {
-        const known = parts[i];
-        if (!known) return;
-        parts[i] = more.map((index, k) =>
-          shards[k] === own ? known[0]! : shardPlace(index!, person, maxPostings),
-        );
-      });
-    }
+  const partsByShard: RowParts[] = [];
+  for (const index of indexes) {
+    const parts = placeParts(index!, normalized);
+    if (parts === null) return unplaced;
+    partsByShard.push(parts);
   }
-  const persons = normalized.persons.map(
-    (person, i): NormalizedPerson =>
-      parts[i] === null ? person : { ...person, place: filePlace(parts[i]!) },
-  );
-  return { normalized: { ...normalized, persons }, shards };
+  const shards =
+    routed.length === 1 && near !== null
+      ? reachOf(routed[0]!, indexes[0]!, normalized, partsByShard[0]!, near, radiusMiles)
+      : routed;
+  return { normalized: withPlaces(normalized, partsByShard), shards };
 }
