@@ -5,6 +5,7 @@ import { splitBlock } from '../domain/list-matching/block-stages.ts';
 import {
   chunkName,
   DEFAULT_CHUNK_ROWS,
+  reachChunkName,
   shardOfChunk,
   splitList as splitIntoChunks,
 } from '../domain/list-matching/chunks/split-list.ts';
@@ -165,7 +166,12 @@ export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSp
 /** A sharded job's step gave up: the job fails (as an unsharded one would) and its chunks go. */
 export async function giveUpSharded(deps: MatchListDeps, spec: ChunkSpec, error: unknown): Promise<void> {
   await failJob(deps, spec.jobId, givenUp(spec.jobId, error, 'processing failed repeatedly'));
-  await deleteChunks(deps, spec.jobId, spec.chunks);
+  // A place step gives up holding the spec from before the reach chunks were listed: any of them
+  // the combination wrote goes too.
+  const map =
+    spec.placed === true ? undefined : (await deps.voters.open(spec.version).catch(() => null))?.shardMap;
+  const reach = map?.shards.map((shard) => reachChunkName(shard.id)) ?? [];
+  await deleteChunks(deps, spec.jobId, [...spec.chunks, ...reach]);
 }
 
 /** Deletes a job's chunks (after assembly, or when the job failed). */

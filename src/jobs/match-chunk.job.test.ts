@@ -38,4 +38,13 @@ describe('match-chunk messages', () => {
     assert.throws(() => chunkPayloadSchema.parse({ ...payload, chunk: '' }));
     assert.throws(() => chunkPayloadSchema.parse({ ...payload, v: 3 }));
   });
+
+  it('carries the place step and, after it, the placed chunks with their reach chunks', () => {
+    const place = { ...common, v: 2, chunks: ['nc', 'va'], chunk: 'va', step: 'place' };
+    assert.deepEqual(chunkPayloadSchema.parse(place), place);
+    const placed = { ...common, v: 2, chunks: ['nc', 'nc.r', 'va'], chunk: 'nc.r', placed: true };
+    assert.deepEqual(chunkPayloadSchema.parse(placed), placed);
+    assert.throws(() => chunkPayloadSchema.parse({ ...place, step: 'guess' }));
+    assert.throws(() => chunkPayloadSchema.parse({ ...placed, placed: false }));
+  });
 });
