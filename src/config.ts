@@ -77,6 +77,11 @@ export const configSchema = z.object({
   LOOKUP_CONTACT_SCORE: z.coerce.number().min(0).max(100).default(50),
   /** The match rate of the lookups' fixed model (no list to fit it on): conservative by default. */
   LOOKUP_MATCH_RATE: z.coerce.number().gt(0).lt(1).default(0.3),
+  /**
+   * Threads an api process matches lookups on, beside its HTTP thread (each version of the voter
+   * file opened on threads of its own); 0: on the HTTP thread.
+   */
+  LOOKUP_THREADS: integer(0, 64).default(1),
   /** How often an api process checks for a newly published voter file to swap to, in seconds. */
   LOOKUP_REFRESH_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
   /** Days after a job finishes before its uploaded list and results are deleted (the job record stays). */

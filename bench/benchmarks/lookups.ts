@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { localVoterStore } from '../../src/start/voter-stores.ts';
 import { latencyOf, openLoop } from '../lib/open-loop.ts';
 import {
-  createApiKey,
+  createApiKeyWithId,
   getJson,
   log,
   procStatusBytes,
@@ -146,8 +146,8 @@ async function measureLookups(
 ): Promise<void> {
   const { dataDir, rows } = file;
   const voters = await sampleVoters(file.voterCsv, rows);
-  const key = await createApiKey(dataDir);
-  await runCli(['keys', 'lookups', 'bench', '--rights', 'all', '--daily-quota', '0'], {
+  const { key, id } = await createApiKeyWithId(dataDir);
+  await runCli(['keys', 'lookups', id, '--rights', 'all', '--daily-quota', '0'], {
     dataDir,
     timeoutMs: 30_000,
   });

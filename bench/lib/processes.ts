@@ -145,14 +145,23 @@ export async function runCli(
 
 /** `listmatch keys create --name bench --json` in DATA_DIR: the new API key. */
 export async function createApiKey(dataDir: string, env?: Record<string, string>): Promise<string> {
+  return (await createApiKeyWithId(dataDir, env)).key;
+}
+
+/** A new key and its id (a DATA_DIR kept between runs holds several keys named `bench`). */
+export async function createApiKeyWithId(
+  dataDir: string,
+  env?: Record<string, string>,
+): Promise<{ key: string; id: string }> {
   const run = await runCli(['keys', 'create', '--name', 'bench', '--json'], {
     dataDir,
     timeoutMs: 30_000,
     ...(env === undefined ? {} : { env }),
   });
-  const key = (JSON.parse(run.stdout) as { key?: unknown }).key;
-  if (typeof key !== 'string') throw new Error(`keys create printed no key: ${run.stdout}`);
-  return key;
+  const { key, id } = JSON.parse(run.stdout) as { key?: unknown; id?: unknown };
+  if (typeof key !== 'string' || typeof id !== 'string')
+    throw new Error(`keys create printed no key and id: ${run.stdout}`);
+  return { key, id };
 }
 
 // ---------------------------------------------------------------------------------------------

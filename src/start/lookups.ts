@@ -1,3 +1,4 @@
+import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
 import type { Config } from '../config.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import { LookupAccess } from '../domain/lookups/lookup-access.ts';
@@ -10,7 +11,8 @@ import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
 /**
  * The person and voter lookups of an api process: they answer from the voter store's current
  * version (the files the workers match lists against; in S3 mode fetched from the bucket), loaded
- * in this process and swapped when a new one is published (LOOKUP_REFRESH_SECONDS).
+ * in this process and swapped when a new one is published (LOOKUP_REFRESH_SECONDS), matched on
+ * LOOKUP_THREADS threads of each version's own.
  */
 export function lookupService(
   config: Config,
@@ -24,6 +26,9 @@ export function lookupService(
         candidateScore: Math.min(config.LOOKUP_AMBIGUOUS_SCORE, config.LOOKUP_CONTACT_SCORE),
       },
       config.LOOKUP_REFRESH_SECONDS * 1000,
+      config.LOOKUP_THREADS === 0
+        ? null
+        : (shards) => new ThreadedMatcherFactory(config.LOOKUP_THREADS, { sourcesKept: shards }),
     ),
     access: new LookupAccess(parts.store, parts.limiter, {
       requestsPerSecond: config.LOOKUP_RATE_PER_SECOND,

@@ -156,6 +156,23 @@ describe('ThreadedMatcherFactory', () => {
       await factory.close();
     }
   });
+
+  it('matches single rows on the threads once the file is opened there (the lookups), as in-thread', async () => {
+    const { voters, list } = fixture(40);
+    const factory = new ThreadedMatcherFactory(2);
+    try {
+      await factory.opened(voters);
+      const matcher = factory.create(voters);
+      const local = createProbabilisticMatcher(voters, buildMatchIndex(voters));
+      const singly = await Promise.all(list.map((row) => matcher.matchBatch([row], OPTIONS)));
+      assert.deepEqual(singly, await Promise.all(list.map((row) => local.matchBatch([row], OPTIONS))));
+      // They run there: with a thread gone, a single row fails rather than run here.
+      await factory.threadPool!.terminateOne();
+      await assert.rejects(matcher.matchBatch([list[0]!], OPTIONS), /matching thread died/);
+    } finally {
+      await factory.close();
+    }
+  });
 });
 
 describe('ThreadedMatcherFactory.start', () => {

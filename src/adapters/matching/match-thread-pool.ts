@@ -97,7 +97,7 @@ export class MatchThreadPool {
     // Each thread takes its tasks in order: the ones for this source come after its opening, and
     // every opening after the ones whose shared values it does not repeat.
     // A failed opening fails those tasks ("not open on this thread").
-    onEveryThread(this.pool, {
+    const opened = onEveryThread(this.pool, {
       kind: 'open',
       source,
       meta: meta satisfies MatchIndexMeta,
@@ -105,7 +105,7 @@ export class MatchThreadPool {
       handover: sharedDictionaryHandover(index, this.valuesSent),
       snapshot,
     });
-    return new MatchSource(this, this.pool, source, snapshot !== null);
+    return new MatchSource(this, this.pool, source, snapshot !== null, opened);
   }
 
   /**
@@ -116,7 +116,7 @@ export class MatchThreadPool {
   openRouter(map: ShardMap, directory: ShardDirectory | null): RouterSource {
     const router = this.nextSource++;
     const shared = directory === null ? null : { hashes: directory.hashes, shards: directory.shards };
-    onEveryThread(this.pool, { kind: 'open-router', router, map, directory: shared });
+    void onEveryThread(this.pool, { kind: 'open-router', router, map, directory: shared });
     return new RouterSource(this.pool, router);
   }
 
@@ -153,6 +153,8 @@ export class MatchSource implements PersonMatchRunner {
   private readonly source: number;
   /** Whether its threads hold the voter snapshot, so they can run blocks. */
   readonly runsBlocks: boolean;
+  /** Resolves when every thread holds it (rejects when one could not open it). */
+  readonly ready: Promise<void>;
   private closed = false;
 
   constructor(
@@ -160,11 +162,15 @@ export class MatchSource implements PersonMatchRunner {
     pool: TaskPool<MatchTask, unknown>,
     source: number,
     runsBlocks: boolean,
+    opened: Promise<unknown>,
   ) {
     this.owner = owner;
     this.pool = pool;
     this.source = source;
     this.runsBlocks = runsBlocks;
+    this.ready = opened.then(() => {});
+    // Awaited by those who wait for it; a failure otherwise shows in the tasks that follow.
+    this.ready.catch(() => {});
   }
 
   get threads(): number {
@@ -240,7 +246,7 @@ export class MatchSource implements PersonMatchRunner {
   close(): void {
     if (this.closed || this.pool.isClosed || this.pool.failed) return;
     this.closed = true;
-    onEveryThread(this.pool, { kind: 'close', source: this.source });
+    void onEveryThread(this.pool, { kind: 'close', source: this.source });
   }
 
   private check(): void {
@@ -255,6 +261,8 @@ export class MatchSource implements PersonMatchRunner {
   ): Promise<T[]> {
     this.check();
     const chunks = Math.max(1, Math.min(this.threads, Math.floor(rows.length / MIN_ROWS_PER_THREAD)));
+    // A batch for one thread goes to the least busy one (single lookups share every thread).
+    if (chunks === 1) return [(await this.pool.run(task([...rows]))) as T];
     const size = Math.ceil(rows.length / chunks);
     const parts: Promise<T>[] = [];
     for (let c = 0; c < chunks; c++) {
@@ -296,7 +304,7 @@ export class RouterSource {
   close(): void {
     if (this.closed || this.pool.isClosed || this.pool.failed) return;
     this.closed = true;
-    onEveryThread(this.pool, { kind: 'close-router', router: this.router });
+    void onEveryThread(this.pool, { kind: 'close-router', router: this.router });
   }
 }
 
@@ -304,8 +312,13 @@ export class RouterSource {
  * Sends a task to every thread without waiting: each takes its tasks in order, so what comes
  * after it on a thread finds it done; a task that fails there fails the later ones that need it.
  */
-function onEveryThread(pool: TaskPool<MatchTask, unknown>, task: MatchTask): void {
-  for (let i = 0; i < pool.threads; i++) pool.runOn(i, task).catch(() => {});
+/** Runs a task on every thread; resolves when every one has run it (rejects when one failed it). */
+function onEveryThread(pool: TaskPool<MatchTask, unknown>, task: MatchTask): Promise<unknown[]> {
+  const runs = Array.from({ length: pool.threads }, (_, i) => pool.runOn(i, task));
+  const all = Promise.all(runs);
+  // Callers that do not wait for it learn of a failure from the tasks that follow.
+  all.catch(() => {});
+  return all;
 }
 
 /** Throws when the pool cannot take work: closed, or one of its threads died. */

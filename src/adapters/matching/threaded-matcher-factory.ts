@@ -200,6 +200,15 @@ export class ThreadedMatcherFactory implements ListExecutor {
     this.sourceFor(this.indexOf(voters), shared);
   }
 
+  /**
+   * Opens a voter file on the threads (to match rows: the lookups') and resolves when every
+   * thread holds it; matchers made by create() for it then match even single rows there.
+   */
+  async opened(voters: VoterSnapshot): Promise<void> {
+    if (this.threads === 0) throw new Error('no threads to open the voter file on');
+    await this.sourceFor(this.indexOf(voters), null).ready;
+  }
+
   /** Whether `count` voter files (the shards of a sharded one) stay open on the threads together. */
   keepsOpen(count: number): boolean {
     return count <= this.sourcesKept;

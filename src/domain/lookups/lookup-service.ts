@@ -69,9 +69,10 @@ export class LookupService {
     await this.access.flush();
   }
 
-  /** Stops counting and writes the counts not yet stored. */
+  /** Stops counting and writes the counts not yet stored; lets the voter file's threads go. */
   async close(): Promise<void> {
     await this.access.close();
+    await this.file.close();
   }
 
   private async appendedFields(keyId: string, profileId: string | undefined): Promise<AppendedField[]> {

@@ -5,6 +5,7 @@ import { normalizeInput } from '../matching/normalize/person.ts';
 import {
   createProbabilisticMatcher,
   type ProbabilisticMatcher,
+  type ProbabilisticMatcherOptions,
   randomPairU,
 } from '../matching/probabilistic-matcher.ts';
 import { buildModel, type FellegiSunterModel, priorM } from '../matching/score/fellegi-sunter.ts';
@@ -34,6 +35,19 @@ export interface LookupPart {
   rank: ProbabilisticMatcher;
 }
 
+/**
+ * Threads a version's lookups match on (the api's LOOKUP_THREADS; ThreadedMatcherFactory), its
+ * own: the api's thread then only answers HTTP and reads values, and a newly published version
+ * is opened on threads of its own while the ones in use go on answering.
+ */
+export interface LookupThreads {
+  /** A matcher whose matching runs on the threads (once `opened` resolved for the file). */
+  create(voters: VoterSnapshot, options: Partial<ProbabilisticMatcherOptions>): ProbabilisticMatcher;
+  /** Opens the file on the threads; resolves when every thread holds it. */
+  opened(voters: VoterSnapshot): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface LookupMatchSettings {
   /** The match rate of the lookup model (see lookupModel). */
   matchRate: number;
@@ -50,6 +64,7 @@ export class LookupVoterFile {
   private readonly snapshot: VoterSnapshot;
   private readonly open: (version: string) => Promise<VoterSnapshot | null>;
   private readonly settings: LookupMatchSettings;
+  private readonly threads: LookupThreads | null;
   private readonly parts = new Map<number, Promise<LookupPart>>();
 
   private constructor(
@@ -57,6 +72,7 @@ export class LookupVoterFile {
     statesUpdated: Record<string, string>,
     open: (version: string) => Promise<VoterSnapshot | null>,
     settings: LookupMatchSettings,
+    threads: LookupThreads | null,
   ) {
     this.version = snapshot.version;
     this.snapshot = snapshot;
@@ -64,17 +80,21 @@ export class LookupVoterFile {
     this.map = snapshot.shardMap ?? null;
     this.open = open;
     this.settings = settings;
+    this.threads = threads;
   }
 
   /**
    * The version ready to answer: an unsharded file's matchers built (and its u estimated, when
-   * its import stored none) before any request reads it. `importedAt`: the version's import time.
+   * its import stored none, and the file opened on `threads`) before any request reads it.
+   * `importedAt`: the version's import time. `threads`: where its matching runs (null: on the
+   * calling thread); closed with the version (close).
    */
   static async load(
     snapshot: VoterSnapshot,
     importedAt: string | null,
     open: (version: string) => Promise<VoterSnapshot | null>,
     settings: LookupMatchSettings,
+    threads: LookupThreads | null = null,
   ): Promise<LookupVoterFile> {
     const map = snapshot.shardMap ?? null;
     const states = map === null ? statesOf(snapshot) : map.shards.map((shard) => shard.state);
@@ -82,9 +102,19 @@ export class LookupVoterFile {
     const updated: Record<string, string> = {};
     for (const state of [...new Set(states)].filter((s) => s !== '' && s !== 'none').sort())
       updated[state] = date;
-    const loaded = new LookupVoterFile(snapshot, updated, open, settings);
-    if (loaded.map === null) await loaded.part(0);
+    const loaded = new LookupVoterFile(snapshot, updated, open, settings, threads);
+    try {
+      if (loaded.map === null) await loaded.part(0);
+    } catch (error) {
+      await loaded.close();
+      throw error;
+    }
     return loaded;
+  }
+
+  /** Lets the version's threads go (a request still running on it then fails). */
+  async close(): Promise<void> {
+    await this.threads?.close();
   }
 
   /** The shards of the file (1 when it is not sharded). */
@@ -155,13 +185,14 @@ export class LookupVoterFile {
     if (index === null) throw new Error(`voter file ${snapshot.version} has no match index`);
     const model = lookupModel(index, this.settings.matchRate);
     const options = { model, thresholdScore: this.settings.candidateScore };
-    return {
-      snapshot,
-      index,
-      shard,
-      select: createProbabilisticMatcher(snapshot, index, options),
-      rank: createProbabilisticMatcher(snapshot, index, { model, thresholdScore: 0, rankOnly: true }),
-    };
+    const rankOptions = { model, thresholdScore: 0, rankOnly: true };
+    const threads = this.threads;
+    if (threads !== null) await threads.opened(snapshot);
+    const create = (settings: Partial<ProbabilisticMatcherOptions>) =>
+      threads === null
+        ? createProbabilisticMatcher(snapshot, index, settings)
+        : threads.create(snapshot, settings);
+    return { snapshot, index, shard, select: create(options), rank: create(rankOptions) };
   }
 }
 
@@ -183,14 +214,45 @@ export class CurrentLookupFile {
   private readonly voters: VoterStore;
   private readonly settings: LookupMatchSettings;
   private readonly refreshMs: number;
+  private readonly threadsFor: ((shards: number) => LookupThreads) | null;
+  private readonly retireAfterMs: number;
   private current: LookupVoterFile | null = null;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private checking: Promise<LookupVoterFile | null> | null = null;
+  /** Replaced versions, each with the timer that lets its threads go. */
+  private readonly retiring = new Map<NodeJS.Timeout, LookupVoterFile>();
+  private closed = false;
 
-  constructor(voters: VoterStore, settings: LookupMatchSettings, refreshMs: number) {
+  /**
+   * `threadsFor`: new threads for a version of `shards` shards (1: unsharded) to match on (null:
+   * the calling thread matches).
+   */
+  constructor(
+    voters: VoterStore,
+    settings: LookupMatchSettings,
+    refreshMs: number,
+    threadsFor: ((shards: number) => LookupThreads) | null = null,
+    retireAfterMs = RETIRE_AFTER_MS,
+  ) {
     this.voters = voters;
     this.settings = settings;
     this.refreshMs = refreshMs;
+    this.threadsFor = threadsFor;
+    this.retireAfterMs = retireAfterMs;
+  }
+
+  /** Lets every version's threads go (the api stopping). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const [timer, version] of this.retiring) {
+      clearTimeout(timer);
+      await version.close();
+    }
+    this.retiring.clear();
+    await this.checking?.catch(() => {});
+    const current = this.current;
+    this.current = null;
+    await current?.close();
   }
 
   /** The version to answer from (null: no voter file imported yet). */
@@ -215,13 +277,37 @@ export class CurrentLookupFile {
     if (this.current?.version === snapshot.version) return this.current;
     const stats = await this.voters.stats();
     const importedAt = stats?.version === snapshot.version ? stats.importedAt : null;
+    const threads = this.threadsFor?.(snapshot.shardMap?.shards.length ?? 1) ?? null;
     const loaded = await LookupVoterFile.load(
       snapshot,
       importedAt,
       (version) => this.voters.open(version),
       this.settings,
+      threads,
     );
+    if (this.closed) {
+      await loaded.close();
+      return null;
+    }
+    const previous = this.current;
     this.current = loaded;
+    if (previous !== null) this.retire(previous);
     return loaded;
   }
+
+  /**
+   * A replaced version's threads go once the requests that took it have had time to finish (a
+   * request holds its version to its end; a lookup takes milliseconds).
+   */
+  private retire(version: LookupVoterFile): void {
+    const timer = setTimeout(() => {
+      this.retiring.delete(timer);
+      void version.close();
+    }, this.retireAfterMs);
+    timer.unref();
+    this.retiring.set(timer, version);
+  }
 }
+
+/** How long a replaced version's threads stay after the swap. */
+const RETIRE_AFTER_MS = 60_000;

@@ -143,10 +143,12 @@ export function personLookupRoutes(app: FastifyInstance, deps: HttpDeps & { look
     route('/person/phone-search', async (request, keyId) => {
       const query = parseParams(phoneSearchSchema, request.query);
       return await run(keyId, 'phone_search', query.phones.length, query.profile_id, async (l) => {
+        // Every phone asked at once (the lookup threads take them one after the other), answered in order.
+        const found = await Promise.all(query.phones.map((phone) => l.byContact('phone', phone)));
         const result: FieldMap[] = [];
-        for (const phone of query.phones) {
-          for (const record of (await l.byContact('phone', phone)) ?? []) result.push({ phone, ...record });
-        }
+        query.phones.forEach((phone, i) => {
+          for (const record of found[i] ?? []) result.push({ phone, ...record });
+        });
         return { result, result_size: result.length };
       });
     });
@@ -154,9 +156,10 @@ export function personLookupRoutes(app: FastifyInstance, deps: HttpDeps & { look
     route('/person/email-search', async (request, keyId) => {
       const query = parseParams(emailSearchSchema, request.query);
       return await run(keyId, 'email_search', query.emails.length, query.profile_id, async (l) => {
+        const byEmail = await Promise.all(query.emails.map((email) => l.byContact('email', email)));
         const result: FieldMap[] = [];
-        for (const email of query.emails) {
-          const found = (await l.byContact('email', email)) ?? [];
+        for (const [i, email] of query.emails.entries()) {
+          const found = byEmail[i] ?? [];
           if (query.match_type !== 'H') {
             for (const record of found) result.push({ email, ...record });
             continue;

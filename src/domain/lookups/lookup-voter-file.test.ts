@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
+import { buildMatchIndex } from '../matching/index/build-match-index.ts';
+import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
+import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
+import type { VoterSnapshot, VoterStore } from '../voters/voter-snapshot.ts';
+import { CurrentLookupFile, type LookupThreads } from './lookup-voter-file.ts';
+
+/** A voter file version with its match index (as the voter store's are). */
+function versionOf(name: string, seed: number): VoterSnapshot {
+  const voters = new InMemoryVoterSnapshot(VOTER_COLUMNS, [...generateVoterRows({ rows: 300, seed })]);
+  const index = buildMatchIndex(voters);
+  return Object.assign(Object.create(voters) as VoterSnapshot, { version: name, matchIndex: index });
+}
+
+/** Threads that match here, telling what was asked of them. */
+function recordingThreads(log: string[], name: string): LookupThreads {
+  let open = false;
+  return {
+    async opened(voters) {
+      log.push(`${name} opened ${voters.version}`);
+      open = true;
+    },
+    create(voters, options) {
+      if (!open) throw new Error('a matcher asked for before the file was open on the threads');
+      log.push(`${name} create`);
+      return createProbabilisticMatcher(voters, voters.matchIndex!, options);
+    },
+    async close() {
+      log.push(`${name} closed`);
+    },
+  };
+}
+
+function storeOf(versions: VoterSnapshot[]): VoterStore & { publish(v: VoterSnapshot): void } {
+  let current = versions[0]!;
+  return {
+    current: async () => current,
+    open: async (version: string) => versions.find((v) => v.version === version) ?? null,
+    stats: async () => null,
+    importFile: async () => {
+      throw new Error('not here');
+    },
+    publish(v: VoterSnapshot) {
+      current = v;
+    },
+  } as unknown as VoterStore & { publish(v: VoterSnapshot): void };
+}
+
+const SETTINGS = { matchRate: 0.3, candidateScore: 20 };
+
+describe('the lookups’ voter file on threads of its own', () => {
+  it('opens each version on new threads before its matchers are made there; a replaced one’s go after the delay', async () => {
+    const first = versionOf('v1', 3);
+    const second = versionOf('v2', 4);
+    const store = storeOf([first, second]);
+    const log: string[] = [];
+    let made = 0;
+    const file = new CurrentLookupFile(
+      store,
+      SETTINGS,
+      0,
+      (shards) => {
+        assert.equal(shards, 1);
+        return recordingThreads(log, `t${++made}`);
+      },
+      50,
+    );
+    const one = await file.get();
+    assert.equal(one?.version, 'v1');
+    assert.deepEqual(log, ['t1 opened v1', 't1 create', 't1 create']);
+    store.publish(second);
+    const two = await file.check();
+    assert.equal(two?.version, 'v2');
+    assert.deepEqual(log.slice(3), ['t2 opened v2', 't2 create', 't2 create']);
+    // The replaced version's threads stay while its requests may still run.
+    assert.ok(!log.includes('t1 closed'));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.ok(log.includes('t1 closed'));
+    await file.close();
+    assert.equal(log.at(-1), 't2 closed');
+  });
+
+  it('closes a replaced version at once when the api stops', async () => {
+    const store = storeOf([versionOf('v1', 3), versionOf('v2', 4)]);
+    const log: string[] = [];
+    let made = 0;
+    const file = new CurrentLookupFile(store, SETTINGS, 0, () => recordingThreads(log, `t${++made}`), 60_000);
+    await file.get();
+    store.publish((await store.open('v2'))!);
+    await file.check();
+    await file.close();
+    assert.ok(log.includes('t1 closed') && log.includes('t2 closed'), log.join(', '));
+  });
+});
