@@ -168,7 +168,7 @@ describe('ThreadedMatcherFactory', () => {
       assert.deepEqual(singly, await Promise.all(list.map((row) => local.matchBatch([row], OPTIONS))));
       // They run there: with a thread gone, a single row fails rather than run here.
       await factory.threadPool!.terminateOne();
-      await assert.rejects(matcher.matchBatch([list[0]!], OPTIONS), /matching thread died/);
+      await assert.rejects(async () => await matcher.matchBatch([list[0]!], OPTIONS), /matching thread died/);
     } finally {
       await factory.close();
     }
