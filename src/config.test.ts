@@ -49,6 +49,7 @@ describe('loadConfig defaults', () => {
         LOOKUP_AMBIGUOUS_SCORE: 20,
         LOOKUP_CONTACT_SCORE: 50,
         LOOKUP_MATCH_RATE: 0.3,
+        LOOKUP_THREADS: 1,
         LOOKUP_REFRESH_SECONDS: 10,
         RETENTION_DAYS: 30,
         STORAGE_MIN_FREE_BYTES: 1024 ** 3,
