@@ -10,8 +10,8 @@ import { nearShards, type ShardMap } from '../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../domain/voters/voter-snapshot.ts';
 import { blobLines } from './blob-lines.ts';
 import {
-  assembleMessage,
   chunkInputKey,
+  chunkMessage,
   chunkPartsKey,
   chunkPlacesKey,
   evidenceMessage,
@@ -63,9 +63,10 @@ export async function placeChunk(
   }
   const { chunk: _chunk, step: _step, ...whole } = spec as ChunkSpec & { chunk: string; step?: string };
   const placed = await combine(deps, job, whole, map);
+  // The split gives every list with rows a sample; without one, each chunk fits on its own rows.
   const followUps =
     placed.sample === undefined || placed.sample.chunks.length === 0
-      ? [assembleMessage(job, placed)]
+      ? placed.chunks.map((chunk) => chunkMessage(job, placed, chunk))
       : placed.sample.chunks.map((chunk) => evidenceMessage(job, placed, chunk));
   for (const message of followUps) await deps.enqueue(message);
 }
