@@ -11,7 +11,7 @@ import {
 } from '../domain/list-matching/chunks/split-list.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import { shardRouter } from '../domain/list-matching/stages/route.ts';
-import type { BlobWriter } from '../domain/ports/blob-store.ts';
+import { type BlobWriter, listPages } from '../domain/ports/blob-store.ts';
 import {
   ASSEMBLE_LIST_JOB,
   type ChunkSpec,
@@ -34,6 +34,8 @@ export const chunkOutputKey = (jobId: string, chunk: string) => `work/${jobId}/c
 /** A chunk's shard's part of its rows' places (place-chunks.ts), and its rows' places combined. */
 export const chunkPartsKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.parts.jsonl`;
 export const chunkPlacesKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.places.jsonl`;
+/** Written once a job's places are combined and its next steps enqueued (place-chunks.ts). */
+export const placedKey = (jobId: string) => `work/${jobId}/chunks/placed.mark`;
 /** What a shard's part of the sample tells the fit (ShardEvidence, JSON). */
 export const chunkEvidenceKey = (jobId: string, chunk: string) =>
   `work/${jobId}/chunks/${chunk}.evidence.json`;
@@ -186,5 +188,9 @@ export async function deleteChunks(
     await deps.blobs.delete(chunkEvidenceKey(jobId, chunk));
     await deps.blobs.delete(chunkPartsKey(jobId, chunk));
     await deps.blobs.delete(chunkPlacesKey(jobId, chunk));
+  }
+  // Whatever else a step left there (one delivered again while the job ended; the mark).
+  for await (const page of listPages(deps.blobs, `work/${jobId}/chunks/`)) {
+    for (const blob of page) await deps.blobs.delete(blob.key);
   }
 }

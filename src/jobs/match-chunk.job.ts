@@ -12,13 +12,11 @@ import { fitFromShards, givesEvidence, type ShardEvidence } from '../domain/list
 import type { Matcher } from '../domain/matching/matcher.ts';
 import { type ChunkSpec, MATCH_CHUNK_JOB } from '../domain/ports/job-catalog.ts';
 import type { QueueMessage } from '../domain/ports/queue.ts';
-import { blobLines } from './blob-lines.ts';
 import { exponentialBackoff, type JobModule } from './job-module.ts';
 import { ChunkRowsRecorder } from './job-progress.ts';
 import {
   assembleMessage,
   chunkEvidenceKey,
-  chunkInputKey,
   chunkMessage,
   chunkOutputKey,
   giveUpSharded,
@@ -230,7 +228,7 @@ async function matchShard(
     matcher = deps.executor.matcher(snapshot, null, run);
     spec.listFit = await fitChunk(
       matcher,
-      blobLines(deps.blobs, chunkInputKey(job.id, payload.chunk)),
+      chunkLines(deps, job.id, payload, payload.chunk),
       run,
       payload.sampleRows ?? SAMPLE_ROWS,
     );

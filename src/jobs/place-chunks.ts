@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import { chunkParts, combinePlaces, placedLines } from '../domain/list-matching/chunks/place-chunk.ts';
 import { isReachChunk, reachChunkName, shardOfChunk } from '../domain/list-matching/chunks/split-list.ts';
@@ -15,6 +16,7 @@ import {
   chunkPartsKey,
   chunkPlacesKey,
   evidenceMessage,
+  placedKey,
 } from './list-chunks.ts';
 import type { MatchListDeps } from './list-job-steps.ts';
 
@@ -22,11 +24,14 @@ import type { MatchListDeps } from './list-job-steps.ts';
  * The queue's place steps (domain/list-matching/chunks/place-chunk.ts), between the split and the
  * evidence steps: each chunk's shard writes its part of its rows' places; the step that finds
  * every chunk's parts written combines them into each chunk's places and the shards' reach
- * chunks, then enqueues the evidence steps. Two that finish together may both combine (the same
- * blobs, and each step enqueued twice, which writes the same results), as may one run again.
+ * chunks, then enqueues the evidence steps and marks the places combined. Two that finish
+ * together may both combine (the same blobs, and each next step enqueued twice, which writes the
+ * same results), as may one delivered again before the mark; after it, a step does nothing.
  */
 
-type PlaceDeps = Pick<MatchListDeps, 'blobs'> & { enqueue: (message: QueueMessage) => Promise<void> };
+type PlaceDeps = Pick<MatchListDeps, 'blobs' | 'jobs'> & {
+  enqueue: (message: QueueMessage) => Promise<void>;
+};
 
 /** A chunk's place step: its shard's part of its rows' places (`shard`: the chunk's shard, open). */
 export async function placeChunk(
@@ -37,6 +42,8 @@ export async function placeChunk(
   map: ShardMap,
   shard: VoterSnapshot,
 ): Promise<void> {
+  // A step delivered again after the places were combined and the next steps enqueued: done.
+  if ((await deps.blobs.stat(placedKey(job.id))) !== null) return;
   const writer = await deps.blobs.openWriter(chunkPartsKey(job.id, spec.chunk));
   const out = new LineBuffer(writer.stream);
   try {
@@ -55,20 +62,35 @@ export async function placeChunk(
     await out.end();
     await writer.commit();
   } catch (error) {
-    await writer.abort();
+    await writer.abort().catch(() => {});
     throw error;
   }
   for (const chunk of spec.chunks) {
     if ((await deps.blobs.stat(chunkPartsKey(job.id, chunk))) === null) return;
   }
   const { chunk: _chunk, step: _step, ...whole } = spec as ChunkSpec & { chunk: string; step?: string };
-  const placed = await combine(deps, job, whole, map);
+  const { spec: placed, reachRows } = await combine(deps, job, whole, map);
+  if (reachRows > 0 && whole.routing !== undefined) {
+    // Poll's progress counts the reach chunks' rows too (nothing is matched yet).
+    const bytes = job.uploadBytes ?? 0;
+    const { rows, shardRows } = whole.routing;
+    await deps.jobs.recordProgress(job.id, {
+      rowsMatched: 0,
+      bytesRead: bytes,
+      bytesTotal: bytes,
+      at: Date.now(),
+      chunks: { listRows: rows, shardRows: shardRows + reachRows, shardRowsMatched: 0 },
+    });
+  }
   // The split gives every list with rows a sample; without one, each chunk fits on its own rows.
   const followUps =
     placed.sample === undefined || placed.sample.chunks.length === 0
       ? placed.chunks.map((chunk) => chunkMessage(job, placed, chunk))
       : placed.sample.chunks.map((chunk) => evidenceMessage(job, placed, chunk));
   for (const message of followUps) await deps.enqueue(message);
+  await deps.blobs.put(placedKey(job.id), Readable.from([Buffer.from('{}')]));
+  // The parts are combined: they go (a reach row's part holds its cells).
+  for (const chunk of whole.chunks) await deps.blobs.delete(chunkPartsKey(job.id, chunk));
 }
 
 /** The chunks' parts combined: each chunk's places and the reach chunks written; the spec that reads them. */
@@ -77,7 +99,7 @@ async function combine(
   job: SmartmatchJob,
   spec: ChunkSpec,
   map: ShardMap,
-): Promise<ChunkSpec> {
+): Promise<{ spec: ChunkSpec; reachRows: number }> {
   const places = new Map<string, { writer: BlobWriter; sink: LineBuffer }>();
   // Every shard's reach chunk is opened; those no row reaches are not kept.
   const reach = new Map<number, { writer: BlobWriter; sink: LineBuffer }>();
@@ -111,7 +133,7 @@ async function combine(
       shards.map((shard) => reachChunkName(map.shards[shard]!.id));
     const lastSampleRow = spec.sample?.rows.at(-1) ?? 0;
     const sampled = [...result.reached].filter(([, row]) => row <= lastSampleRow).map(([shard]) => shard);
-    return {
+    const placed: ChunkSpec = {
       ...spec,
       placed: true,
       chunks: orderChunks([...spec.chunks, ...reachedChunks([...result.reached.keys()])], map),
@@ -124,6 +146,7 @@ async function combine(
             },
           }),
     };
+    return { spec: placed, reachRows: result.reachRows };
   } catch (error) {
     for (const { writer } of all()) await writer.abort().catch(() => {});
     throw error;

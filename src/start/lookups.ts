@@ -28,7 +28,8 @@ export function lookupService(
       config.LOOKUP_REFRESH_SECONDS * 1000,
       config.LOOKUP_THREADS === 0
         ? null
-        : (shards) => new ThreadedMatcherFactory(config.LOOKUP_THREADS, { sourcesKept: shards }),
+        : // Heaps as a worker's for 2 files at least (an unsharded file's caches may be large).
+          (shards) => new ThreadedMatcherFactory(config.LOOKUP_THREADS, { sourcesKept: Math.max(2, shards) }),
     ),
     access: new LookupAccess(parts.store, parts.limiter, {
       requestsPerSecond: config.LOOKUP_RATE_PER_SECOND,

@@ -309,10 +309,10 @@ export class RouterSource {
 }
 
 /**
- * Sends a task to every thread without waiting: each takes its tasks in order, so what comes
- * after it on a thread finds it done; a task that fails there fails the later ones that need it.
+ * Sends a task to every thread: each takes its tasks in order, so what comes after it on a thread
+ * finds it done, and a task that fails there fails the later ones that need it. The promise
+ * resolves when every thread has run it (rejects when one failed it), for a caller that waits.
  */
-/** Runs a task on every thread; resolves when every one has run it (rejects when one failed it). */
 function onEveryThread(pool: TaskPool<MatchTask, unknown>, task: MatchTask): Promise<unknown[]> {
   const runs = Array.from({ length: pool.threads }, (_, i) => pool.runOn(i, task));
   const all = Promise.all(runs);

@@ -52,6 +52,7 @@ export class ThreadedMatcherFactory implements ListExecutor {
   private sourcesKept: number;
   private readonly sourcesFixed: boolean;
   private pool: MatchThreadPool | null = null;
+  private closed = false;
   private readonly sources = new Map<MatchIndex, MatchSource>();
   /**
    * Indexes built here for snapshots stored without one (in-memory snapshots, versions imported
@@ -206,7 +207,8 @@ export class ThreadedMatcherFactory implements ListExecutor {
    */
   async opened(voters: VoterSnapshot): Promise<void> {
     if (this.threads === 0) throw new Error('no threads to open the voter file on');
-    await this.sourceFor(this.indexOf(voters), null).ready;
+    // With the snapshot when it can be shared, as create() opens it (else it would open it again).
+    await this.sourceFor(this.indexOf(voters), voters.shared?.() ?? null).ready;
   }
 
   /** Whether `count` voter files (the shards of a sharded one) stay open on the threads together. */
@@ -262,6 +264,8 @@ export class ThreadedMatcherFactory implements ListExecutor {
 
   /** The pool of threads, started if there is none or the last one broke. */
   private livePool(): MatchThreadPool {
+    // Closed for good: no new threads (a request that still held a replaced version fails here).
+    if (this.closed) throw new Error('the matching threads are closed');
     if (this.pool?.broken) {
       // A dead thread fails the jobs it was serving (the queue retries them); later jobs get new
       // threads, with every voter file opened again as it is needed.
@@ -316,6 +320,7 @@ export class ThreadedMatcherFactory implements ListExecutor {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const pool = this.pool;
     this.pool = null;
     this.sources.clear();

@@ -14,8 +14,9 @@ export interface ChunkRow {
   /** 1: the row is matched in several shards (its swapped names are decided at the assembly). */
   m?: 1;
   /**
-   * Where the voter file places each of the row's persons (null: a person without a place),
-   * over every shard the row is matched in (stages/place.ts): the queue's place step's.
+   * Where the voter file places each of the row's persons (null: a person without a place), as
+   * the queue's place steps found it (stages/place.ts): over every shard a row of several shards
+   * was routed to; a row of one shard whose radius reaches others, its own shard's place.
    */
   p?: (FilePlace | null)[];
 }

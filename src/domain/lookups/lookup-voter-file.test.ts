@@ -5,7 +5,7 @@ import { buildMatchIndex } from '../matching/index/build-match-index.ts';
 import { createProbabilisticMatcher } from '../matching/probabilistic-matcher.ts';
 import { InMemoryVoterSnapshot } from '../voters/in-memory-voter-snapshot.ts';
 import type { VoterSnapshot, VoterStore } from '../voters/voter-snapshot.ts';
-import { CurrentLookupFile, type LookupThreads } from './lookup-voter-file.ts';
+import { CurrentLookupFile, type LookupThreads, lookupModel } from './lookup-voter-file.ts';
 
 /** A voter file version with its match index (as the voter store's are). */
 function versionOf(name: string, seed: number): VoterSnapshot {
@@ -92,5 +92,49 @@ describe('the lookups’ voter file on threads of its own', () => {
     await file.check();
     await file.close();
     assert.ok(log.includes('t1 closed') && log.includes('t2 closed'), log.join(', '));
+  });
+
+  it('matches here when the threads fail a lookup or cannot open the file: no lookup fails for them', async () => {
+    const version = versionOf('v1', 3);
+    // A voter of the file, asked by name and ZIP.
+    const [first, last, zip] = version.fields(
+      5,
+      ['first_name', 'last_name', 'zip'].map((name) => version.columnIndex(name)),
+    );
+    const row = { row: 1, fields: { first_name: first!, last_name: last!, zip: zip! } };
+    const options = { maxMatches: 2, searchRadiusMiles: null, asOf: new Date('2026-01-01') };
+    const model = lookupModel(version.matchIndex!, SETTINGS.matchRate);
+    const expected = await createProbabilisticMatcher(version, version.matchIndex!, {
+      model,
+      thresholdScore: SETTINGS.candidateScore,
+    }).matchBatch([row], options);
+    const failing: LookupThreads = {
+      opened: async () => {},
+      create: () =>
+        ({
+          matchBatch: async () => {
+            throw new Error('a matching thread died');
+          },
+        }) as unknown as ReturnType<LookupThreads['create']>,
+      close: async () => {},
+    };
+    const unopened: LookupThreads = {
+      opened: async () => {
+        throw new Error('the matching threads are closed');
+      },
+      create: () => {
+        throw new Error('no matcher of threads that do not hold the file');
+      },
+      close: async () => {},
+    };
+    for (const threads of [failing, unopened]) {
+      const file = new CurrentLookupFile(storeOf([version]), SETTINGS, 0, () => threads);
+      const part = await (await file.get())!.part(0);
+      // The first lookup (the threads failing it) and the next (matched here from then on).
+      assert.ok((expected[0]?.candidates.length ?? 0) > 0, 'the voter is found');
+      assert.deepEqual(await part.select.matchBatch([row], options), expected);
+      assert.deepEqual(await part.select.matchBatch([row], options), expected);
+      await file.close();
+    }
   });
 });

@@ -30,10 +30,13 @@ export interface LookupPart {
   /** Its position in the shard map (0 when the file is not sharded). */
   shard: number;
   /** Candidates at or above `LookupMatchSettings.candidateScore`, selected as in a list. */
-  select: ProbabilisticMatcher;
+  select: LookupMatcher;
   /** The best candidates whatever their score or evidence (radius search ranks them itself). */
-  rank: ProbabilisticMatcher;
+  rank: LookupMatcher;
 }
+
+/** What the lookups ask of a matcher. */
+export type LookupMatcher = Pick<ProbabilisticMatcher, 'matchBatch'>;
 
 /**
  * Threads a version's lookups match on (the api's LOOKUP_THREADS; ThreadedMatcherFactory), its
@@ -112,7 +115,7 @@ export class LookupVoterFile {
     return loaded;
   }
 
-  /** Lets the version's threads go (a request still running on it then fails). */
+  /** Lets the version's threads go (a request still running on it is then matched here). */
   async close(): Promise<void> {
     await this.threads?.close();
   }
@@ -186,14 +189,45 @@ export class LookupVoterFile {
     const model = lookupModel(index, this.settings.matchRate);
     const options = { model, thresholdScore: this.settings.candidateScore };
     const rankOptions = { model, thresholdScore: 0, rankOnly: true };
-    const threads = this.threads;
-    if (threads !== null) await threads.opened(snapshot);
-    const create = (settings: Partial<ProbabilisticMatcherOptions>) =>
-      threads === null
-        ? createProbabilisticMatcher(snapshot, index, settings)
-        : threads.create(snapshot, settings);
+    const threads = await this.openedThreads(snapshot);
+    const create = (settings: Partial<ProbabilisticMatcherOptions>): LookupMatcher => {
+      const here = createProbabilisticMatcher(snapshot, index, settings);
+      return threads === null ? here : threadedOrHere(threads.create(snapshot, settings), here);
+    };
     return { snapshot, index, shard, select: create(options), rank: create(rankOptions) };
   }
+
+  /** The threads holding `snapshot`, or null when there are none or they cannot open it. */
+  private async openedThreads(snapshot: VoterSnapshot): Promise<LookupThreads | null> {
+    if (this.threads === null) return null;
+    try {
+      await this.threads.opened(snapshot);
+      return this.threads;
+    } catch {
+      // Let go (the version replaced meanwhile), or a thread died opening it: matched here.
+      return null;
+    }
+  }
+}
+
+/**
+ * A matcher on the threads that matches here instead once they fail it (a thread died, or the
+ * version's threads were let go while a request still held it): a lookup never fails for them.
+ */
+function threadedOrHere(threaded: ProbabilisticMatcher, here: ProbabilisticMatcher): LookupMatcher {
+  let failed = false;
+  return {
+    async matchBatch(rows, options) {
+      if (!failed) {
+        try {
+          return await threaded.matchBatch(rows, options);
+        } catch {
+          failed = true;
+        }
+      }
+      return await here.matchBatch(rows, options);
+    },
+  };
 }
 
 /** The states an unsharded voter file's voters are filed under. */

@@ -45,6 +45,23 @@ describe('placing the queue chunks', () => {
     assert.throws(() => inputOfLine(lines[0]!), /without the run's date/);
   });
 
+  it('closes the places when its reader stops early (the evidence step, at the end of the sample)', async () => {
+    let closed = false;
+    async function* places(): AsyncGenerator<string> {
+      try {
+        yield '{"r":1,"p":[null]}';
+        yield '{"r":2,"p":[null]}';
+      } finally {
+        closed = true;
+      }
+    }
+    for await (const line of placedLines(from(['{"r":1,"f":{}}', '{"r":2,"f":{}}']), places())) {
+      assert.equal(line, '{"r":1,"f":{},"p":[null]}');
+      break;
+    }
+    assert.ok(closed);
+  });
+
   it('refuses places of a row the chunk does not hold, before or after its rows', async () => {
     await assert.rejects(
       collect(placedLines(from(['{"r":2,"f":{}}']), from(['{"r":1,"p":[null]}']))),

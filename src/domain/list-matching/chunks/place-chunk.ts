@@ -114,6 +114,17 @@ export async function combinePlaces(input: CombineInput): Promise<CombineResult>
       input.partsOf,
     ),
   );
+  try {
+    return await combineStreams(input, streams);
+  } finally {
+    for (const stream of streams) await stream.return(undefined);
+  }
+}
+
+async function combineStreams(
+  input: CombineInput,
+  streams: AsyncGenerator<TaggedLine>[],
+): Promise<CombineResult> {
   const heads: (TaggedLine | null)[] = [];
   for (const stream of streams) heads.push(await next(stream));
   const result: CombineResult = { reached: new Map(), placedRows: 0, reachRows: 0 };
@@ -191,20 +202,25 @@ export async function* placedLines(
   places: AsyncIterable<string>,
 ): AsyncGenerator<string> {
   const placesOfRows = places[Symbol.asyncIterator]();
-  let head = await placesOfRows.next();
-  for await (const line of lines) {
-    const row = rowOfLine(line);
-    if (head.done !== true && rowOfLine(head.value) < row)
-      throw new Error(`a chunk's places hold row ${rowOfLine(head.value)}, which it does not`);
-    if (head.done === true || rowOfLine(head.value) !== row) {
-      yield line;
-      continue;
+  try {
+    let head = await placesOfRows.next();
+    for await (const line of lines) {
+      const row = rowOfLine(line);
+      if (head.done !== true && rowOfLine(head.value) < row)
+        throw new Error(`a chunk's places hold row ${rowOfLine(head.value)}, which it does not`);
+      if (head.done === true || rowOfLine(head.value) !== row) {
+        yield line;
+        continue;
+      }
+      // Both lines are objects whose `r` comes first: the places' members after it join the row's.
+      const members = head.value.slice(`{"r":${row}`.length, -1);
+      yield `${line.slice(0, -1)}${members}}`;
+      head = await placesOfRows.next();
     }
-    // Both lines are objects whose `r` comes first: the places' members after it join the row's.
-    const members = head.value.slice(`{"r":${row}`.length, -1);
-    yield `${line.slice(0, -1)}${members}}`;
-    head = await placesOfRows.next();
+    if (head.done !== true)
+      throw new Error(`a chunk's places hold row ${rowOfLine(head.value)}, which it does not`);
+  } finally {
+    // A reader that stops early (the evidence step, at the sample's end) closes the places too.
+    await placesOfRows.return?.();
   }
-  if (head.done !== true)
-    throw new Error(`a chunk's places hold row ${rowOfLine(head.value)}, which it does not`);
 }
