@@ -126,40 +126,33 @@ export function runOfSpec(deps: Pick<MatchListDeps, 'maxRowBytes'>, job: Smartma
   return spec.run ?? runOfJob(deps, job, { appendedFields: spec.appended, matchThreshold: spec.threshold });
 }
 
-/** The message that matches one chunk (on its shard's queue). */
-export function chunkMessage(
+/**
+ * The message of one step of a chunk on its shard's queue: `place` writes its shard's part of its
+ * rows' places, `evidence` weighs its part of the sample for the job's fit, absent matches it.
+ */
+function chunkStepMessage(
   job: Pick<SmartmatchJob, 'keyId'>,
   spec: ChunkSpec,
   chunk: string,
+  step?: 'place' | 'evidence',
 ): QueueMessage {
-  return jobMessage(MATCH_CHUNK_JOB, { ...spec, chunk }, { shard: shardOfChunk(chunk), group: job.keyId });
+  return jobMessage(MATCH_CHUNK_JOB, step === undefined ? { ...spec, chunk } : { ...spec, chunk, step }, {
+    shard: shardOfChunk(chunk),
+    group: job.keyId,
+  });
 }
 
-/** The message that weighs a shard's part of the sample for the job's fit (on its shard's queue). */
-export function evidenceMessage(
-  job: Pick<SmartmatchJob, 'keyId'>,
-  spec: ChunkSpec,
-  chunk: string,
-): QueueMessage {
-  return jobMessage(
-    MATCH_CHUNK_JOB,
-    { ...spec, chunk, step: 'evidence' as const },
-    { shard: shardOfChunk(chunk), group: job.keyId },
-  );
-}
+/** The message that matches one chunk. */
+export const chunkMessage = (job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec, chunk: string) =>
+  chunkStepMessage(job, spec, chunk);
 
-/** The message that writes a chunk's shard's part of its rows' places (on its shard's queue). */
-export function placeMessage(
-  job: Pick<SmartmatchJob, 'keyId'>,
-  spec: ChunkSpec,
-  chunk: string,
-): QueueMessage {
-  return jobMessage(
-    MATCH_CHUNK_JOB,
-    { ...spec, chunk, step: 'place' as const },
-    { shard: shardOfChunk(chunk), group: job.keyId },
-  );
-}
+/** The message that weighs a shard's part of the sample for the job's fit. */
+export const evidenceMessage = (job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec, chunk: string) =>
+  chunkStepMessage(job, spec, chunk, 'evidence');
+
+/** The message that writes a chunk's shard's part of its rows' places. */
+export const placeMessage = (job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec, chunk: string) =>
+  chunkStepMessage(job, spec, chunk, 'place');
 
 export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSpec): QueueMessage {
   return jobMessage(ASSEMBLE_LIST_JOB, spec, { group: job.keyId });
