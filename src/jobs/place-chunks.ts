@@ -1,6 +1,11 @@
 import { Readable } from 'node:stream';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
-import { chunkParts, combinePlaces, placedLines } from '../domain/list-matching/chunks/place-chunk.ts';
+import {
+  type CombineInput,
+  chunkParts,
+  combinePlaces,
+  placedLines,
+} from '../domain/list-matching/chunks/place-chunk.ts';
 import { isReachChunk, reachChunkName, shardOfChunk } from '../domain/list-matching/chunks/split-list.ts';
 import { LineBuffer } from '../domain/list-matching/line-buffer.ts';
 import type { ListRun } from '../domain/list-matching/list-run.ts';
@@ -69,7 +74,16 @@ export async function placeChunk(
     if ((await deps.blobs.stat(chunkPartsKey(job.id, chunk))) === null) return;
   }
   const { chunk: _chunk, step: _step, ...whole } = spec as ChunkSpec & { chunk: string; step?: string };
-  const { spec: placed, reachRows } = await combine(deps, job, whole, map);
+  const radius =
+    shard.matchIndex === null
+      ? null
+      : {
+          index: shard.matchIndex,
+          near: (lat: number, lon: number, miles: number) => nearShards(map, lat, lon, miles),
+          miles: run.searchRadiusMiles,
+          asOf: new Date(run.asOf),
+        };
+  const { spec: placed, reachRows } = await combine(deps, job, whole, map, radius);
   if (reachRows > 0 && whole.routing !== undefined) {
     // Poll's progress counts the reach chunks' rows too (nothing is matched yet).
     const bytes = job.uploadBytes ?? 0;
@@ -99,6 +113,7 @@ async function combine(
   job: SmartmatchJob,
   spec: ChunkSpec,
   map: ShardMap,
+  radius: CombineInput['radius'],
 ): Promise<{ spec: ChunkSpec; reachRows: number }> {
   const places = new Map<string, { writer: BlobWriter; sink: LineBuffer }>();
   // Every shard's reach chunk is opened; those no row reaches are not kept.
@@ -120,6 +135,7 @@ async function combine(
       ready: async () => {
         for (const { sink } of all()) await sink.ready();
       },
+      radius,
     });
     for (const { sink } of all()) await sink.end();
     for (const { writer } of places.values()) await writer.commit();

@@ -300,6 +300,7 @@ describe('a row whose radius crosses a state line', () => {
       [
         'matchback_id,first_name,last_name,address1,state,zip,dob',
         'q,JOHN,QUIXLEY,,,27320,',
+        'a,JOHN,QUIXLEY,17 MAIN ST,NC,27320,',
         'd,MARY,BAKER,10 MAIN ST,NC,27320,19500115',
         '',
       ].join('\n'),
@@ -325,12 +326,16 @@ describe('a row whose radius crosses a state line', () => {
       results.push(await readFile(out, 'utf8'));
       const told = JSON.parse(await readFile(summary, 'utf8'));
       // The VA voter is the first row's candidate, below the threshold (a name alone, 10 miles
-      // away); the second row (a birth date: every shard) is placed over them all and matched.
+      // away), and the second row's match (its house and street, across the state line: a row of
+      // both NC shards, its radius reaching VA's); the third (a birth date: every shard) is placed
+      // over them all and matched.
       assert.deepEqual(told.unmatchedReasons, { below_threshold: 1 }, name);
+      assert.match(results.at(-1)!, /^a,.*,VA-107,/m, name);
       assert.match(results.at(-1)!, /^d,.*,NC-100,/m, name);
-      // Sharded: a shard per ZIP3; the first row routed to its ZIP's alone (and matched in VA's too).
+      // Sharded: a shard per ZIP3; the first row routed to its ZIP's alone, the second to NC's
+      // two (each matched in VA's too), the third to every shard.
       if (name === 'sharded')
-        assert.deepEqual(told.shardRouting, { rows: 2, shardRows: 5, everywhere: 0, shards: 4 });
+        assert.deepEqual(told.shardRouting, { rows: 3, shardRows: 7, everywhere: 0, shards: 4 });
     }
     assert.equal(results[1], results[0], 'sharded and whole, byte for byte');
 

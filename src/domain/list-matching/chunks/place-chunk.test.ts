@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ShardPlace } from '../../matching/candidates/row-place.ts';
+import type { MatchIndex } from '../../matching/index/match-index.ts';
 import { inputOfLine } from '../chunk-lines.ts';
 import { combinePlaces, type LineSink, placedLines } from './place-chunk.ts';
 
@@ -100,6 +101,7 @@ describe('placing the queue chunks', () => {
       places: (chunk) => places[chunk as keyof typeof places],
       reach: (shard) => reach[shard]!,
       ready: async () => {},
+      radius: null,
     });
     const row3 = `{"r":3,"p":[{"location":{"lat":36.05,"lon":-79,"source":"address"},"addressVoters":3}]}\n`;
     assert.deepEqual(places.nc.lines, [row3]);
@@ -116,5 +118,54 @@ describe('placing the queue chunks', () => {
     assert.deepEqual([...result.reached], [[1, 7]]);
     assert.equal(result.placedRows, 2);
     assert.equal(result.reachRows, 1);
+  });
+
+  it('sends a row of several shards to the shards its radius reaches from its place over them', async () => {
+    // Row 4 is routed to shards 0 and 1 (its state's); its place (shard 1's address voter) is near
+    // shard 2 too. Row 6, in both, has a place nowhere: it reaches nothing.
+    const cells = { first_name: 'JOHN', last_name: 'QUIXLEY', state: 'NC' };
+    const parts: Record<string, string[]> = {
+      a: [
+        JSON.stringify({ r: 4, s: [part(null, null, 0)], m: 1 }),
+        JSON.stringify({ r: 6, s: [part(null, null, 0)], m: 1 }),
+      ],
+      b: [
+        JSON.stringify({ r: 4, s: [part(9, null, 1)], m: 1, f: cells }),
+        JSON.stringify({ r: 6, s: [part(null, null, 0)], m: 1 }),
+      ],
+    };
+    const places = { a: sink(), b: sink() };
+    const reach = [sink(), sink(), sink()];
+    const asked: [number, number, number][] = [];
+    const result = await combinePlaces({
+      chunks: [
+        { name: 'a', shard: 0 },
+        { name: 'b', shard: 1 },
+      ],
+      partsOf: (chunk) => from(parts[chunk]!),
+      places: (chunk) => places[chunk as keyof typeof places],
+      reach: (shard) => reach[shard]!,
+      ready: async () => {},
+      radius: {
+        // A fixed radius: the index (for the dynamic one) is not read.
+        index: null as unknown as MatchIndex,
+        near: (lat, lon, miles) => {
+          asked.push([lat, lon, miles]);
+          return [1, 2];
+        },
+        miles: 10,
+        asOf: new Date('2026-01-01'),
+      },
+    });
+    const place = `[{"location":{"lat":36.09,"lon":-79,"source":"address"},"addressVoters":1}]`;
+    assert.deepEqual(places.a.lines, [
+      `{"r":4,"p":${place}}\n`,
+      `{"r":6,"p":[{"location":null,"addressVoters":0}]}\n`,
+    ]);
+    assert.deepEqual(places.b.lines, places.a.lines);
+    assert.deepEqual(asked, [[36.09, -79, 10]]);
+    assert.deepEqual(reach[2]!.lines, [`{"r":4,"f":${JSON.stringify(cells)},"m":1,"p":${place}}\n`]);
+    assert.deepEqual([reach[0]!.lines, reach[1]!.lines], [[], []]);
+    assert.deepEqual([...result.reached], [[2, 4]]);
   });
 });

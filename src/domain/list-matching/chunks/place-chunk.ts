@@ -1,17 +1,15 @@
 /**
  * The queue's place steps (stages/place.ts, as the match stage places rows in one process): a
- * row matched in several shards is placed once over them, and a row of one shard is also matched
- * in the shards its radius reaches from the place its shard gives it. Each chunk's step writes its
- * shard's part of its rows' places (chunkParts); the step that finds every chunk's parts written
- * combines them (combinePlaces): each chunk's places, read beside it by its evidence and match
- * steps (placedLines), and a reach chunk for each shard some row's radius reaches from another.
+ * row is placed once over the shards it is routed to, and also matched in the shards its radius
+ * reaches from that place. Each chunk's step writes its shard's part of its rows' places
+ * (chunkParts); the step that finds every chunk's parts written combines them (combinePlaces):
+ * each chunk's places, read beside it by its evidence and match steps (placedLines), and a reach
+ * chunk for each shard some row's radius reaches from the shards it was routed to.
  */
-import type { ShardPlace } from '../../matching/candidates/row-place.ts';
-import { filePlace } from '../../matching/candidates/row-place.ts';
 import type { MatchIndex } from '../../matching/index/match-index.ts';
-import { type FilePlace, normalizeInput } from '../../matching/normalize/person.ts';
+import { normalizeInput } from '../../matching/normalize/person.ts';
 import { type ChunkRow, rowOfLine } from '../chunk-lines.ts';
-import { placeParts, type RowParts, reachOf, type ShardsNear } from '../stages/place.ts';
+import { personPlaces, placeParts, type RowParts, reachOf, type ShardsNear } from '../stages/place.ts';
 
 /** A line of a chunk's parts: a row's persons' parts of their places in the chunk's shard. */
 interface PartLine {
@@ -19,8 +17,12 @@ interface PartLine {
   s: RowParts;
   /** 1: the row is matched in several shards (the split's `m`): placed over them all. */
   m?: 1;
-  /** A row of this shard alone whose radius reaches others: every shard it is matched in, and its cells. */
+  /** A row of this shard alone whose radius reaches others: every shard it is matched in. */
   n?: number[];
+  /**
+   * Its cells, for the reach chunks: with `n`; with `m`, where this shard's part may place it (its
+   * address's voter, or its ZIP's centroid, is here), for the combination to find its reach.
+   */
   f?: ChunkRow['f'];
 }
 
@@ -57,9 +59,11 @@ export async function chunkParts(input: ChunkPartsInput): Promise<number> {
     if (parts === null) continue;
     let line: PartLine;
     if (row.m === 1) {
-      line = { r: row.r, s: parts, m: 1 };
+      const locates = parts.some((part) => part !== null && (part.address !== null || part.zip !== null));
+      line = locates ? { r: row.r, s: parts, m: 1, f: row.f } : { r: row.r, s: parts, m: 1 };
     } else {
-      const shards = reachOf(input.shard, input.index, normalized, parts, input.near, input.radiusMiles);
+      const places = personPlaces([parts]);
+      const shards = reachOf([input.shard], input.index, normalized, places, input.near, input.radiusMiles);
       if (shards.length === 1) continue;
       line = { r: row.r, s: parts, n: shards, f: row.f };
     }
@@ -89,6 +93,11 @@ export interface CombineInput {
   reach(shard: number): LineSink;
   /** Resolves when every sink has room again. */
   ready(): Promise<void>;
+  /**
+   * What a row of several shards' radius is found with: any shard's index (the whole file's
+   * density), the map's reach, the run's fixed radius (null: the dynamic one) and date.
+   */
+  radius: { index: MatchIndex; near: ShardsNear; miles: number | null; asOf: Date } | null;
 }
 
 /** What the combination found: the reach chunks' shards, and their first rows. */
@@ -102,9 +111,10 @@ export interface CombineResult {
 
 /**
  * Combines every chunk's parts, row by row: a row of several shards gets its place over them all
- * (filePlace, shard order), written to each of its chunks' places; a row reaching other shards
- * gets its own shard's place, written to its chunk's places (now matched in several shards: `m`)
- * and, with its cells, to the reach chunk of each shard reached.
+ * (filePlace, shard order), written to each of its chunks' places, and goes with its cells and
+ * place to the reach chunk of each other shard its radius reaches from there; a row of one shard
+ * reaching others gets its own shard's place, written to its chunk's places (now matched in
+ * several shards: `m`) and, with its cells, to the reach chunk of each shard reached.
  */
 export async function combinePlaces(input: CombineInput): Promise<CombineResult> {
   const shards = [...new Set(input.chunks.map((chunk) => chunk.shard))];
@@ -140,36 +150,41 @@ async function combineStreams(
       heads[i] = await next(streams[i]!);
     }
     const first = found[0]!.part;
-    if (first.n === undefined) {
-      const places = placesOf(found.map(({ part }) => part.s));
-      for (const { chunk } of found) input.places(chunk).write(`{"r":${row},"p":${places}}\n`);
-      result.placedRows++;
-    } else {
-      if (found.length !== 1) throw new Error(`row ${row} reaches other shards from several`);
-      const places = placesOf([first.s]);
-      input.places(found[0]!.chunk).write(`{"r":${row},"m":1,"p":${places}}\n`);
-      const own = found[0]!.shard;
-      for (const shard of first.n) {
-        if (shard === own) continue;
-        const reached: ChunkRow = { r: row, f: first.f!, m: 1 };
-        const line = JSON.stringify(reached);
+    const toReach = (shards: readonly number[], cells: ChunkRow['f'], places: string) => {
+      for (const shard of shards) {
+        if (found.some((part) => part.shard === shard)) continue;
+        const line = JSON.stringify({ r: row, f: cells, m: 1 } satisfies ChunkRow);
         input.reach(shard).write(`${line.slice(0, -1)},"p":${places}}\n`);
         if (!result.reached.has(shard)) result.reached.set(shard, row);
       }
+    };
+    if (first.n === undefined) {
+      const persons = personPlaces(found.map(({ part }) => part.s));
+      const places = JSON.stringify(persons);
+      for (const { chunk } of found) input.places(chunk).write(`{"r":${row},"p":${places}}\n`);
+      result.placedRows++;
+      // Its cells come with the part of a shard that places it; placed by none, it reaches none.
+      const cells = found.find(({ part }) => part.f !== undefined)?.part.f;
+      if (cells !== undefined && input.radius !== null) {
+        const { index, near, miles, asOf } = input.radius;
+        const routed = found.map(({ shard }) => shard);
+        const normalized = normalizeInput(cells, asOf);
+        const shards = reachOf(routed, index, normalized, persons, near, miles);
+        if (shards.length > routed.length) {
+          toReach(shards, cells, places);
+          result.reachRows++;
+        }
+      }
+    } else {
+      if (found.length !== 1) throw new Error(`row ${row} reaches other shards from several`);
+      const places = JSON.stringify(personPlaces([first.s]));
+      input.places(found[0]!.chunk).write(`{"r":${row},"m":1,"p":${places}}\n`);
+      toReach(first.n, first.f!, places);
       result.reachRows++;
     }
     if ((result.placedRows + result.reachRows) % 1000 === 0) await input.ready();
   }
   return result;
-}
-
-/** The persons' places over the shards' parts (in shard order), as a places line's JSON. */
-function placesOf(partsByShard: readonly RowParts[]): string {
-  const persons = partsByShard[0]!.map((_, i): FilePlace | null => {
-    const parts = partsByShard.map((parts) => parts[i] ?? null);
-    return parts.some((part) => part === null) ? null : filePlace(parts as ShardPlace[]);
-  });
-  return JSON.stringify(persons);
 }
 
 /** A line of a chunk's parts, with the chunk's name and shard. */

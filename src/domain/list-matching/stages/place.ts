@@ -1,18 +1,17 @@
 import { DEFAULT_CANDIDATE_OPTIONS, dynamicRadius } from '../../matching/candidates/generate-candidates.ts';
 import { filePlace, hasPlace, type ShardPlace, shardPlace } from '../../matching/candidates/row-place.ts';
 import type { MatchIndex } from '../../matching/index/match-index.ts';
-import type { NormalizedInput, NormalizedPerson } from '../../matching/normalize/person.ts';
+import type { FilePlace, NormalizedInput, NormalizedPerson } from '../../matching/normalize/person.ts';
 
 /**
  * The place stage: where a row is, by the voter file (candidates/row-place.ts: its address's
  * voter first in the file, else its ZIP's centroid, and the file's voters at its address), and
- * the shards it is matched in. A row matched in several shards is placed once over them, so that
- * each searches it around the same point and weighs its address alike. A row of one shard keeps
- * the place its shard gives it, and is also matched, around that place, in the shards its radius
- * search reaches from there (a state line or a ZIP3 cut within its radius), where the whole
- * file's radius finds voters too. The same in one process (placeRow, every shard's index at hand)
- * and in the queue's chunks (each shard's part written by its place step: placeParts, reachOf;
- * combined by the last: withPlaces).
+ * the shards it is matched in. A row is placed once over the shards it is routed to, so that
+ * each searches it around the same point and weighs its address alike, and is also matched,
+ * around that place, in the shards its radius search reaches from there (a state line or a ZIP3
+ * cut within its radius), where the whole file's radius finds voters too. The same in one process
+ * (placeRow, every routed shard's index at hand) and in the queue's chunks (each shard's part
+ * written by its place step: placeParts; combined by the last: personPlaces, reachOf).
  */
 
 /** Where a shard's radius search may reach (ListRouter.near). */
@@ -36,24 +35,43 @@ export function placeParts(index: MatchIndex, normalized: NormalizedInput): RowP
   );
 }
 
+/** Each person's place over a row's shards (their parts, in shard order); null: a person without one. */
+export function personPlaces(partsByShard: readonly RowParts[]): (FilePlace | null)[] {
+  return partsByShard[0]!.map((_, i) => {
+    const parts = partsByShard.map((parts) => parts[i] ?? null);
+    return parts.some((part) => part === null) ? null : filePlace(parts as ShardPlace[]);
+  });
+}
+
+/** The row's persons with their places (personPlaces). */
+export function withPlaces(
+  normalized: NormalizedInput,
+  places: readonly (FilePlace | null)[],
+): NormalizedInput {
+  const persons = normalized.persons.map((person, i): NormalizedPerson => {
+    const place = places[i] ?? null;
+    return place === null ? person : { ...person, place };
+  });
+  return { ...normalized, persons };
+}
+
 /**
- * The shards a row of one shard (`own`, whose index is `index`) is matched in: its own, and those
- * its radius search reaches from the place its shard gives it (`parts`); `radiusMiles`: the run's
- * fixed radius (null: the dynamic one, from the whole file's density every shard holds).
+ * The shards a row routed to `routed` is matched in: those, and the ones its radius search
+ * reaches from its place (`places`: its persons', over the routed shards). `index`: any shard's
+ * (each holds the whole file's density, which sets the dynamic radius); `radiusMiles`: the run's
+ * fixed radius (null: the dynamic one).
  */
 export function reachOf(
-  own: number,
+  routed: readonly number[],
   index: MatchIndex,
   normalized: NormalizedInput,
-  parts: RowParts,
+  places: readonly (FilePlace | null)[],
   near: ShardsNear,
   radiusMiles: number | null,
 ): number[] {
-  const found = new Set([own]);
+  const found = new Set(routed);
   normalized.persons.forEach((person, i) => {
-    const part = parts[i];
-    if (part === null || part === undefined) return;
-    const { location } = filePlace([part]);
+    const location = places[i]?.location ?? null;
     // Coordinates route a row by themselves (routeRow); a row without names searches no radius.
     if (location === null || !Number.isNaN(person.lat) || (person.first === '' && person.last === '')) return;
     const radius = radiusMiles ?? dynamicRadius(index, location.lat, location.lon);
@@ -62,22 +80,11 @@ export function reachOf(
   return [...found].sort((a, b) => a - b);
 }
 
-/** The row's persons, each placed by its parts in every shard the row is placed over (in shard order). */
-export function withPlaces(normalized: NormalizedInput, partsByShard: readonly RowParts[]): NormalizedInput {
-  const persons = normalized.persons.map((person, i): NormalizedPerson => {
-    const parts = partsByShard.map((parts) => parts[i] ?? null);
-    return parts.some((part) => part === null)
-      ? person
-      : { ...person, place: filePlace(parts as ShardPlace[]) };
-  });
-  return { ...normalized, persons };
-}
-
 /**
  * Places a row routed to `routed` (ascending) over its shards, in one process: `indexOf` gives a
  * routed shard's index (a row whose shards are not all open here is left unplaced: each shard
  * places it itself), `near` the map's reach (null: no shard is added), `radiusMiles` the run's
- * fixed radius (null: the dynamic one). The shards a row of one shard reaches need no index here.
+ * fixed radius (null: the dynamic one). The shards its radius reaches need no index here.
  */
 export function placeRow(
   normalized: NormalizedInput,
@@ -95,9 +102,7 @@ export function placeRow(
     if (parts === null) return unplaced;
     partsByShard.push(parts);
   }
-  const shards =
-    routed.length === 1 && near !== null
-      ? reachOf(routed[0]!, indexes[0]!, normalized, partsByShard[0]!, near, radiusMiles)
-      : routed;
-  return { normalized: withPlaces(normalized, partsByShard), shards };
+  const places = personPlaces(partsByShard);
+  const shards = near === null ? routed : reachOf(routed, indexes[0]!, normalized, places, near, radiusMiles);
+  return { normalized: withPlaces(normalized, places), shards };
 }
