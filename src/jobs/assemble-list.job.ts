@@ -77,7 +77,7 @@ export function assembleListJob(deps: MatchListDeps): JobModule<Payload> {
       } finally {
         for (const stream of streams) await stream.return(undefined);
       }
-      await deleteChunks(deps, job.id, spec.chunks);
+      await deleteChunks(deps, job.id);
     },
     onGiveUp: (spec, error) => giveUpSharded(deps, spec, error),
   };

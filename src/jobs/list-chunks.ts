@@ -5,7 +5,6 @@ import { splitBlock } from '../domain/list-matching/block-stages.ts';
 import {
   chunkName,
   DEFAULT_CHUNK_ROWS,
-  reachChunkName,
   shardOfChunk,
   splitList as splitIntoChunks,
 } from '../domain/list-matching/chunks/split-list.ts';
@@ -29,16 +28,20 @@ import { failJob, type JobPlan, type MatchListDeps, runOfJob } from './list-job-
  * live under the job's work prefix and are deleted when the job ends. Their messages' payloads
  * (ChunkSpec) are in the job catalog (domain/ports/job-catalog.ts).
  */
-export const chunkInputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.rows.jsonl`;
-export const chunkOutputKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.matches.jsonl`;
+
+/** The folder of a job's chunks: everything its sharded steps write, deleted when it ends. */
+const chunksPrefix = (jobId: string) => `work/${jobId}/chunks/`;
+export const chunkInputKey = (jobId: string, chunk: string) => `${chunksPrefix(jobId)}${chunk}.rows.jsonl`;
+export const chunkOutputKey = (jobId: string, chunk: string) =>
+  `${chunksPrefix(jobId)}${chunk}.matches.jsonl`;
 /** A chunk's shard's part of its rows' places (place-chunks.ts), and its rows' places combined. */
-export const chunkPartsKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.parts.jsonl`;
-export const chunkPlacesKey = (jobId: string, chunk: string) => `work/${jobId}/chunks/${chunk}.places.jsonl`;
+export const chunkPartsKey = (jobId: string, chunk: string) => `${chunksPrefix(jobId)}${chunk}.parts.jsonl`;
+export const chunkPlacesKey = (jobId: string, chunk: string) => `${chunksPrefix(jobId)}${chunk}.places.jsonl`;
 /** Written once a job's places are combined and its next steps enqueued (place-chunks.ts). */
-export const placedKey = (jobId: string) => `work/${jobId}/chunks/placed.mark`;
+export const placedKey = (jobId: string) => `${chunksPrefix(jobId)}placed.mark`;
 /** What a shard's part of the sample tells the fit (ShardEvidence, JSON). */
 export const chunkEvidenceKey = (jobId: string, chunk: string) =>
-  `work/${jobId}/chunks/${chunk}.evidence.json`;
+  `${chunksPrefix(jobId)}${chunk}.evidence.json`;
 
 /**
  * Splits the upload into one chunk per shard (rows routed by routeRow), then enqueues a
@@ -93,15 +96,7 @@ export async function splitList(
       threshold: plan.matchThreshold,
       startedAt,
     };
-    // Poll's progress from here on: the chunks' shard-rows matched, out of these.
-    const bytes = job.uploadBytes ?? 0;
-    await deps.jobs.recordProgress(job.id, {
-      rowsMatched: 0,
-      bytesRead: bytes,
-      bytesTotal: bytes,
-      at: Date.now(),
-      chunks: { listRows: rows, shardRows, shardRowsMatched: 0 },
-    });
+    await startChunkProgress(deps, job, rows, shardRows);
     // A list without data rows has no chunk: it is assembled (header only) at once. Otherwise each
     // chunk's rows are placed first (place-chunks.ts); the last to finish enqueues the evidence
     // steps, whose last fits the job's model and enqueues every chunk with it.
@@ -116,6 +111,26 @@ export async function splitList(
   } finally {
     executor.close?.();
   }
+}
+
+/**
+ * Poll's progress from here on: the chunks' shard-rows matched (none yet), out of `shardRows`
+ * (the split's; the place steps add the reach chunks' rows).
+ */
+export async function startChunkProgress(
+  deps: Pick<MatchListDeps, 'jobs'>,
+  job: SmartmatchJob,
+  listRows: number,
+  shardRows: number,
+): Promise<void> {
+  const bytes = job.uploadBytes ?? 0;
+  await deps.jobs.recordProgress(job.id, {
+    rowsMatched: 0,
+    bytesRead: bytes,
+    bytesTotal: bytes,
+    at: Date.now(),
+    chunks: { listRows, shardRows, shardRowsMatched: 0 },
+  });
 }
 
 /**
@@ -161,29 +176,16 @@ export function assembleMessage(job: Pick<SmartmatchJob, 'keyId'>, spec: ChunkSp
 /** A sharded job's step gave up: the job fails (as an unsharded one would) and its chunks go. */
 export async function giveUpSharded(deps: MatchListDeps, spec: ChunkSpec, error: unknown): Promise<void> {
   await failJob(deps, spec.jobId, givenUp(spec.jobId, error, 'processing failed repeatedly'));
-  // A place step gives up holding the spec from before the reach chunks were listed: any of them
-  // the combination wrote goes too.
-  const map =
-    spec.placed === true ? undefined : (await deps.voters.open(spec.version).catch(() => null))?.shardMap;
-  const reach = map?.shards.map((shard) => reachChunkName(shard.id)) ?? [];
-  await deleteChunks(deps, spec.jobId, [...spec.chunks, ...reach]);
+  await deleteChunks(deps, spec.jobId);
 }
 
-/** Deletes a job's chunks (after assembly, or when the job failed). */
-export async function deleteChunks(
-  deps: Pick<MatchListDeps, 'blobs'>,
-  jobId: string,
-  chunks: readonly string[],
-) {
-  for (const chunk of chunks) {
-    await deps.blobs.delete(chunkInputKey(jobId, chunk));
-    await deps.blobs.delete(chunkOutputKey(jobId, chunk));
-    await deps.blobs.delete(chunkEvidenceKey(jobId, chunk));
-    await deps.blobs.delete(chunkPartsKey(jobId, chunk));
-    await deps.blobs.delete(chunkPlacesKey(jobId, chunk));
-  }
-  // Whatever else a step left there (one delivered again while the job ended; the mark).
-  for await (const page of listPages(deps.blobs, `work/${jobId}/chunks/`)) {
+/**
+ * Deletes a job's chunks (after assembly, or when the job failed): every blob under its chunk
+ * folder, whichever step wrote it (inputs, reach chunks, parts, places, matches, evidence, the
+ * mark), also those of a spec that did not list them yet (a place step giving up).
+ */
+export async function deleteChunks(deps: Pick<MatchListDeps, 'blobs'>, jobId: string) {
+  for await (const page of listPages(deps.blobs, chunksPrefix(jobId))) {
     for (const blob of page) await deps.blobs.delete(blob.key);
   }
 }

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { SmartmatchJob } from '../domain/client-jobs/job-types.ts';
 import {
-  type CombineInput,
   chunkParts,
   combinePlaces,
+  type PlaceRadius,
   placedLines,
 } from '../domain/list-matching/chunks/place-chunk.ts';
 import { isReachChunk, reachChunkName, shardOfChunk } from '../domain/list-matching/chunks/split-list.ts';
@@ -22,6 +22,7 @@ import {
   chunkPlacesKey,
   evidenceMessage,
   placedKey,
+  startChunkProgress,
 } from './list-chunks.ts';
 import type { MatchListDeps } from './list-job-steps.ts';
 
@@ -49,18 +50,24 @@ export async function placeChunk(
 ): Promise<void> {
   // A step delivered again after the places were combined and the next steps enqueued: done.
   if ((await deps.blobs.stat(placedKey(job.id))) !== null) return;
+  // A voter file without a match index (a matcher of its own) places nothing, as in one process.
+  const radius: PlaceRadius | null =
+    shard.matchIndex === null
+      ? null
+      : {
+          index: shard.matchIndex,
+          near: (lat, lon, miles) => nearShards(map, lat, lon, miles),
+          miles: run.searchRadiusMiles,
+          asOf: new Date(run.asOf),
+        };
   const writer = await deps.blobs.openWriter(chunkPartsKey(job.id, spec.chunk));
   const out = new LineBuffer(writer.stream);
   try {
-    // A voter file without a match index (a matcher of its own) places nothing, as in one process.
-    if (shard.matchIndex !== null) {
+    if (radius !== null) {
       await chunkParts({
         lines: blobLines(deps.blobs, chunkInputKey(job.id, spec.chunk)),
         shard: shardNumber(map, spec.chunk),
-        index: shard.matchIndex,
-        asOf: new Date(run.asOf),
-        near: (lat, lon, miles) => nearShards(map, lat, lon, miles),
-        radiusMiles: run.searchRadiusMiles,
+        radius,
         out,
       });
     }
@@ -74,28 +81,10 @@ export async function placeChunk(
     if ((await deps.blobs.stat(chunkPartsKey(job.id, chunk))) === null) return;
   }
   const { chunk: _chunk, step: _step, ...whole } = spec as ChunkSpec & { chunk: string; step?: string };
-  const radius =
-    shard.matchIndex === null
-      ? null
-      : {
-          index: shard.matchIndex,
-          near: (lat: number, lon: number, miles: number) => nearShards(map, lat, lon, miles),
-          miles: run.searchRadiusMiles,
-          asOf: new Date(run.asOf),
-        };
   const { spec: placed, reachRows } = await combine(deps, job, whole, map, radius);
-  if (reachRows > 0 && whole.routing !== undefined) {
-    // Poll's progress counts the reach chunks' rows too (nothing is matched yet).
-    const bytes = job.uploadBytes ?? 0;
-    const { rows, shardRows } = whole.routing;
-    await deps.jobs.recordProgress(job.id, {
-      rowsMatched: 0,
-      bytesRead: bytes,
-      bytesTotal: bytes,
-      at: Date.now(),
-      chunks: { listRows: rows, shardRows: shardRows + reachRows, shardRowsMatched: 0 },
-    });
-  }
+  // Poll's progress counts the reach chunks' rows too (nothing is matched yet).
+  if (reachRows > 0 && whole.routing !== undefined)
+    await startChunkProgress(deps, job, whole.routing.rows, whole.routing.shardRows + reachRows);
   // The split gives every list with rows a sample; without one, each chunk fits on its own rows.
   const followUps =
     placed.sample === undefined || placed.sample.chunks.length === 0
@@ -113,7 +102,7 @@ async function combine(
   job: SmartmatchJob,
   spec: ChunkSpec,
   map: ShardMap,
-  radius: CombineInput['radius'],
+  radius: PlaceRadius | null,
 ): Promise<{ spec: ChunkSpec; reachRows: number }> {
   const places = new Map<string, { writer: BlobWriter; sink: LineBuffer }>();
   // Every shard's reach chunk is opened; those no row reaches are not kept.

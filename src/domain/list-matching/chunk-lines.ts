@@ -1,6 +1,7 @@
 import type { MatchInput, MatchOutcome } from '../matching/matcher.ts';
 import { type FilePlace, normalizeInput } from '../matching/normalize/person.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { withPlaces } from './stages/place.ts';
 
 /**
  * The lines a sharded list's chunks are made of (JSON, one per row, in row order): what the split
@@ -63,15 +64,7 @@ export function inputOfLine(text: string, asOf: Date | null = null): MatchInput 
   if (line.m === 1) row.swap = 'both';
   if (line.p !== undefined) {
     if (asOf === null) throw new Error(`row ${line.r}'s places are read without the run's date`);
-    const places = line.p;
-    const normalized = normalizeInput(line.f, asOf);
-    row.normalized = {
-      ...normalized,
-      persons: normalized.persons.map((person, i) => {
-        const place = places[i] ?? null;
-        return place === null ? person : { ...person, place };
-      }),
-    };
+    row.normalized = withPlaces(normalizeInput(line.f, asOf), line.p);
   }
   return row;
 }

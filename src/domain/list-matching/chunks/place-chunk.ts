@@ -32,16 +32,24 @@ export interface LineSink {
   ready(): Promise<void>;
 }
 
+/**
+ * What a row's place and radius are found with: a shard's index (its own voters for its part of a
+ * place; the whole file's density, every shard's, for the dynamic radius), the map's reach, the
+ * run's fixed radius (null: the dynamic one) and the run's date (rows normalized at it).
+ */
+export interface PlaceRadius {
+  index: MatchIndex;
+  near: ShardsNear;
+  miles: number | null;
+  asOf: Date;
+}
+
 export interface ChunkPartsInput {
   /** The chunk's input lines (the split's). */
   lines: AsyncIterable<string>;
-  /** The chunk's shard: its number in the map, and its index. */
+  /** The chunk's shard's number in the map; its index is `radius.index`. */
   shard: number;
-  index: MatchIndex;
-  asOf: Date;
-  near: ShardsNear;
-  /** The run's fixed radius (null: the dynamic one). */
-  radiusMiles: number | null;
+  radius: PlaceRadius;
   out: LineSink;
 }
 
@@ -51,11 +59,12 @@ export interface ChunkPartsInput {
  * (its parts, the shards, its cells). Returns the rows written.
  */
 export async function chunkParts(input: ChunkPartsInput): Promise<number> {
+  const { index, near, miles, asOf } = input.radius;
   let written = 0;
   for await (const text of input.lines) {
     const row = JSON.parse(text) as ChunkRow;
-    const normalized = normalizeInput(row.f, input.asOf);
-    const parts = placeParts(input.index, normalized);
+    const normalized = normalizeInput(row.f, asOf);
+    const parts = placeParts(index, normalized);
     if (parts === null) continue;
     let line: PartLine;
     if (row.m === 1) {
@@ -63,7 +72,7 @@ export async function chunkParts(input: ChunkPartsInput): Promise<number> {
       line = locates ? { r: row.r, s: parts, m: 1, f: row.f } : { r: row.r, s: parts, m: 1 };
     } else {
       const places = personPlaces([parts]);
-      const shards = reachOf([input.shard], input.index, normalized, places, input.near, input.radiusMiles);
+      const shards = reachOf([input.shard], index, normalized, places, near, miles);
       if (shards.length === 1) continue;
       line = { r: row.r, s: parts, n: shards, f: row.f };
     }
@@ -93,11 +102,8 @@ export interface CombineInput {
   reach(shard: number): LineSink;
   /** Resolves when every sink has room again. */
   ready(): Promise<void>;
-  /**
-   * What a row of several shards' radius is found with: any shard's index (the whole file's
-   * density), the map's reach, the run's fixed radius (null: the dynamic one) and date.
-   */
-  radius: { index: MatchIndex; near: ShardsNear; miles: number | null; asOf: Date } | null;
+  /** What a row of several shards' radius is found with (null: a file without an index). */
+  radius: PlaceRadius | null;
 }
 
 /** What the combination found: the reach chunks' shards, and their first rows. */
