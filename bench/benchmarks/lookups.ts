@@ -151,6 +151,8 @@ async function measureLookups(
     dataDir,
     timeoutMs: 30_000,
   });
+  // LOOKUPS_SWAP=0: not the publish under load (it imports the file again).
+  const next = process.env['LOOKUPS_SWAP'] === '0' ? null : await importNextVersion(file);
   const service = await startService({
     dataDir,
     nodeArgs: options.profileArgs('lookups', 'server'),
@@ -302,11 +304,7 @@ async function measureLookups(
         note: `max ${times.at(-1)!.toFixed(1)} ms; ${(found / PHONE_SEARCHES).toFixed(0)} records per search`,
       },
     );
-    // LOOKUPS_SWAP=0: not the publish under load (it imports the file again).
-    const swap =
-      process.env['LOOKUPS_SWAP'] === '0'
-        ? null
-        : await measureSwap(recorder, service.url, key, checks, file);
+    const swap = next === null ? null : await measureSwap(recorder, service.url, key, checks, file, next);
     recorder.raw['lookups'] = {
       registration: result.latency,
       enhance: enhance.latency,
@@ -316,7 +314,28 @@ async function measureLookups(
     };
   } finally {
     await service.stop();
+    await next?.scratch.remove();
   }
+}
+
+/**
+ * The version the swap publishes: the voter file imported again in a folder of its own (as a
+ * worker imports it elsewhere), before the api starts. Imported while the api ran, on the same 2
+ * cores and 24 GB, its 10 GB of memory and gigabytes of files pushed the api's mapped voter
+ * files out of memory: for seconds after the import had ended the api answered at a p50 of 0.5
+ * to 2 s, before any publish (a machine that fetches a published version does not import it).
+ */
+async function importNextVersion(file: {
+  voterCsv: string;
+}): Promise<{ scratch: { path: string; remove: () => Promise<void> }; version: string }> {
+  const scratch = await tempDir('lookups-next');
+  log('lookups: importing the voter file again (the version to publish)');
+  await runCli(['voters', 'import', file.voterCsv, '--replace', '--json'], {
+    dataDir: scratch.path,
+    timeoutMs: 60 * 60_000,
+  });
+  const version = (await readFile(join(scratch.path, 'voters', 'CURRENT'), 'utf8')).trim();
+  return { scratch, version };
 }
 
 /** Latency of the responses that ended within [from, to] (ms since the epoch). */
@@ -331,8 +350,8 @@ async function voterLoads(url: string): Promise<number> {
 }
 
 /**
- * Publishing a new voter file under load (issue 39): the voter file is imported again in a
- * folder of its own beforehand (as a worker imports it elsewhere), its version moved beside the
+ * Publishing a new voter file under load (issue 39): the voter file imported again in a
+ * folder of its own before the api started (importNextVersion), its version moved beside the
  * api's, then published (`makeCurrent`, what a machine that fetched a version does) while the
  * registration checks arrive at a steady TARGET_RATE over 50 connections (openLoop); the api
  * loads the new version beside the one in use and swaps. Every request must be answered (0
@@ -345,77 +364,68 @@ async function measureSwap(
   key: string,
   checks: string[],
   file: { dataDir: string; voterCsv: string },
+  next: { scratch: { path: string }; version: string },
 ): Promise<Record<string, unknown>> {
-  const scratch = await tempDir('lookups-next');
-  try {
-    log('lookups: importing the voter file again (the version to publish)');
-    await runCli(['voters', 'import', file.voterCsv, '--replace', '--json'], {
-      dataDir: scratch.path,
-      timeoutMs: 60 * 60_000,
-    });
-    const version = (await readFile(join(scratch.path, 'voters', 'CURRENT'), 'utf8')).trim();
-    const votersDir = join(file.dataDir, 'voters');
-    await rename(join(scratch.path, 'voters', version), join(votersDir, version));
-    const store = localVoterStore(loadConfig({ DATA_DIR: file.dataDir }), file.dataDir);
+  const { version } = next;
+  const votersDir = join(file.dataDir, 'voters');
+  await rename(join(next.scratch.path, 'voters', version), join(votersDir, version));
+  const store = localVoterStore(loadConfig({ DATA_DIR: file.dataDir }), file.dataDir);
 
-    const loadsBefore = await voterLoads(url);
-    const stop = new AbortController();
-    log(`lookups: registration check at ${TARGET_RATE} req/s while a new voter file is published`);
-    const running = openLoop({
-      url,
-      paths: checks,
-      headers: { 'x-api-key': key },
-      rate: TARGET_RATE,
-      durationSeconds: 3600,
-      connections: CONNECTIONS,
-      signal: stop.signal,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-    const published = Date.now();
-    await store.makeCurrent(version);
-    let swapped = Number.NaN;
-    const deadline = published + (REFRESH_SECONDS + 120) * 1000;
-    while (Date.now() < deadline) {
-      if ((await voterLoads(url)) > loadsBefore) {
-        swapped = Date.now();
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  const loadsBefore = await voterLoads(url);
+  const stop = new AbortController();
+  log(`lookups: registration check at ${TARGET_RATE} req/s while a new voter file is published`);
+  const running = openLoop({
+    url,
+    paths: checks,
+    headers: { 'x-api-key': key },
+    rate: TARGET_RATE,
+    durationSeconds: 3600,
+    connections: CONNECTIONS,
+    signal: stop.signal,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const published = Date.now();
+  await store.makeCurrent(version);
+  let swapped = Number.NaN;
+  const deadline = published + (REFRESH_SECONDS + 120) * 1000;
+  while (Date.now() < deadline) {
+    if ((await voterLoads(url)) > loadsBefore) {
+      swapped = Date.now();
+      break;
     }
-    await new Promise((resolve) => setTimeout(resolve, AFTER_SWAP_MS));
-    stop.abort();
-    const result = await running;
-    const { responses, failed } = result;
-    // The first second of the load (connections opening) is left out of "before".
-    const before = windowLatency(responses, (responses[0]?.at ?? 0) + 1000, published);
-    const window = windowLatency(
-      responses,
-      published,
-      (Number.isNaN(swapped) ? published : swapped) + AFTER_SWAP_MS,
-    );
-    recorder.metric(
-      `registration check p99 while a new voter file is swapped in (${TARGET_RATE} req/s)`,
-      window.p99,
-      'ms',
-      {
-        target: { max: 50 },
-        note: `${window.count} responses from the publish to ${AFTER_SWAP_MS / 1000} s after the api loaded the new version (${((swapped - published) / 1000).toFixed(1)} s after the publish; it looks every ${REFRESH_SECONDS} s): p50 ${window.p50.toFixed(1)} ms, max ${window.max.toFixed(1)} ms; before the publish p50 ${before.p50.toFixed(1)} ms, p99 ${before.p99.toFixed(1)} ms; the sender's own event-loop delay max ${result.senderDelayMax.toFixed(1)} ms`,
-      },
-    );
-    recorder.check(
-      'requests failed while a new voter file was published',
-      `${failed} of ${result.sent}`,
-      '0, and the new version in use',
-      failed === 0 && !Number.isNaN(swapped),
-    );
-    return {
-      before,
-      window,
-      failed,
-      requests: result.sent,
-      swapAfterMs: swapped - published,
-    };
-  } finally {
-    await scratch.remove();
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  await new Promise((resolve) => setTimeout(resolve, AFTER_SWAP_MS));
+  stop.abort();
+  const result = await running;
+  const { responses, failed } = result;
+  // The first second of the load (connections opening) is left out of "before".
+  const before = windowLatency(responses, (responses[0]?.at ?? 0) + 1000, published);
+  const window = windowLatency(
+    responses,
+    published,
+    (Number.isNaN(swapped) ? published : swapped) + AFTER_SWAP_MS,
+  );
+  recorder.metric(
+    `registration check p99 while a new voter file is swapped in (${TARGET_RATE} req/s)`,
+    window.p99,
+    'ms',
+    {
+      target: { max: 50 },
+      note: `${window.count} responses from the publish to ${AFTER_SWAP_MS / 1000} s after the api loaded the new version (${((swapped - published) / 1000).toFixed(1)} s after the publish; it looks every ${REFRESH_SECONDS} s): p50 ${window.p50.toFixed(1)} ms, max ${window.max.toFixed(1)} ms; before the publish p50 ${before.p50.toFixed(1)} ms, p99 ${before.p99.toFixed(1)} ms; the sender's own event-loop delay max ${result.senderDelayMax.toFixed(1)} ms`,
+    },
+  );
+  recorder.check(
+    'requests failed while a new voter file was published',
+    `${failed} of ${result.sent}`,
+    '0, and the new version in use',
+    failed === 0 && !Number.isNaN(swapped),
+  );
+  return {
+    before,
+    window,
+    failed,
+    requests: result.sent,
+    swapAfterMs: swapped - published,
+  };
 }

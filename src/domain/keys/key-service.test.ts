@@ -203,6 +203,76 @@ describe('KeyService.authenticate', () => {
   });
 });
 
+describe('KeyService.authenticate with maxAgeMs (the person lookups)', () => {
+  /** The store's key reads by hash, counted. */
+  const countReads = () => {
+    const reads = { count: 0 };
+    const find = store.findKeyByHash.bind(store);
+    store.findKeyByHash = async (hash: string) => {
+      reads.count++;
+      return await find(hash);
+    };
+    return reads;
+  };
+
+  it('reads a key from the store once within maxAgeMs, and again after it', async () => {
+    const { key, record } = await keys.createKey({ name: 'c' }, T0);
+    const reads = countReads();
+    assert.deepEqual(await keys.authenticate(key, { maxAgeMs: 2000 }, T0), record);
+    assert.deepEqual(await keys.authenticate(key, { maxAgeMs: 2000 }, T0 + 1999), record);
+    assert.equal(reads.count, 1);
+    assert.deepEqual(await keys.authenticate(key, { maxAgeMs: 2000 }, T0 + 2000), record);
+    assert.equal(reads.count, 2);
+    // Without maxAgeMs (every other route): always read.
+    await keys.authenticate(key, {}, T0 + 2001);
+    assert.equal(reads.count, 3);
+  });
+
+  it('refuses a key revoked here at once, one revoked by another process after maxAgeMs', async () => {
+    const here = await keys.createKey({ name: 'here' }, T0);
+    const elsewhere = await keys.createKey({ name: 'elsewhere' }, T0);
+    for (const { key } of [here, elsewhere]) await keys.authenticate(key, { maxAgeMs: 2000 }, T0);
+    await keys.revoke(here.record.id, T0 + 1);
+    await assertAppError(
+      async () => await keys.authenticate(here.key, { maxAgeMs: 2000 }, T0 + 2),
+      'UNAUTHORIZED',
+      'this API key was revoked',
+    );
+    // Another process's service (the CLI's) revokes in the store: remembered until maxAgeMs.
+    await new KeyService(store).revoke(elsewhere.record.id, T0 + 1);
+    assert.equal(
+      (await keys.authenticate(elsewhere.key, { maxAgeMs: 2000 }, T0 + 1999)).id,
+      elsewhere.record.id,
+    );
+    await assertAppError(
+      async () => await keys.authenticate(elsewhere.key, { maxAgeMs: 2000 }, T0 + 2000),
+      'UNAUTHORIZED',
+      'this API key was revoked',
+    );
+  });
+
+  it('applies changed entitlements here at once', async () => {
+    const { key, record } = await keys.createKey({ name: 'c' }, T0);
+    await keys.authenticate(key, { maxAgeMs: 2000 }, T0);
+    await keys.setEntitlements(record.id, { onboarding: false });
+    const now = await keys.authenticate(key, { maxAgeMs: 2000 }, T0 + 1);
+    assert.equal(now.entitlements.onboarding, false);
+  });
+
+  it('never remembers an unknown key', async () => {
+    const reads = countReads();
+    const unknown = wellFormedUnknownKey();
+    for (let i = 0; i < 3; i++) {
+      await assertAppError(
+        async () => await keys.authenticate(unknown, { maxAgeMs: 2000 }, T0 + i),
+        'UNAUTHORIZED',
+        'invalid API key',
+      );
+    }
+    assert.equal(reads.count, 3);
+  });
+});
+
 describe('KeyService.revoke', () => {
   it('revokes by id and by name', async () => {
     const first = (await keys.createKey({ name: 'first' }, T0)).record;

@@ -24,9 +24,14 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 const WEBHOOK_HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
+/** Keys remembered by authenticate's `maxAgeMs` before the table is emptied (a bound on memory). */
+const RECENT_KEYS_MAX = 10_000;
+
 /** Creates, authenticates and revokes API keys; keeps profiles. Keys are shown once, stored hashed. */
 export class KeyService {
   private readonly store: KeyStore;
+  /** Keys found by authenticate with a `maxAgeMs`, by hash, with when they were read. */
+  private readonly recent = new Map<string, { record: ApiKeyRecord; readAt: number }>();
 
   constructor(store: KeyStore) {
     this.store = store;
@@ -105,8 +110,19 @@ export class KeyService {
     return await this.store.findWebhookSecrets(keyId, now);
   }
 
-  /** The key presented in `x-api-key`, or an UNAUTHORIZED error that says what is wrong. */
-  async authenticate(presented: string | string[] | undefined): Promise<ApiKeyRecord> {
+  /**
+   * The key presented in `x-api-key`, or an UNAUTHORIZED error that says what is wrong. With
+   * `maxAgeMs`, a key read from the store within that long is taken as read then (a revocation
+   * made by another process applies within it; one made here, at once): the person lookups,
+   * thousands a second, whose rights and profiles are cached as long, would otherwise read the
+   * store for every request (a fifth of the api's own time per lookup on SQLite; a round trip on
+   * PostgreSQL). An unknown key is never remembered.
+   */
+  async authenticate(
+    presented: string | string[] | undefined,
+    options: { maxAgeMs?: number } = {},
+    now = Date.now(),
+  ): Promise<ApiKeyRecord> {
     if (presented === undefined || presented === '') {
       throw new AppError('UNAUTHORIZED', 'missing x-api-key header');
     }
@@ -116,9 +132,20 @@ export class KeyService {
     if (!KEY_PATTERN.test(key)) {
       throw new AppError('UNAUTHORIZED', 'malformed API key: expected lm_ followed by 43 characters');
     }
-    const record = await this.store.findKeyByHash(hashApiKey(key));
+    const hash = hashApiKey(key);
+    const maxAgeMs = options.maxAgeMs ?? 0;
+    const recent = maxAgeMs > 0 ? this.recent.get(hash) : undefined;
+    if (recent !== undefined && now - recent.readAt < maxAgeMs) return recent.record;
+    const record = await this.store.findKeyByHash(hash);
     if (record === null) throw new AppError('UNAUTHORIZED', 'invalid API key');
-    if (record.revokedAt !== null) throw new AppError('UNAUTHORIZED', 'this API key was revoked');
+    if (record.revokedAt !== null) {
+      this.recent.delete(hash);
+      throw new AppError('UNAUTHORIZED', 'this API key was revoked');
+    }
+    if (maxAgeMs > 0) {
+      if (this.recent.size >= RECENT_KEYS_MAX) this.recent.clear();
+      this.recent.set(hash, { record, readAt: now });
+    }
     return record;
   }
 
@@ -132,6 +159,7 @@ export class KeyService {
     const record = await this.requireKey(idOrName);
     if (!(await this.store.revokeKey(record.id, now)))
       throw new AppError('CONFLICT', `key ${record.id} is already revoked`);
+    this.recent.delete(record.keyHash);
     return { ...record, revokedAt: now };
   }
 
@@ -143,6 +171,7 @@ export class KeyService {
     const record = await this.requireKey(idOrName);
     const entitlements = { ...record.entitlements, ...changes };
     await this.store.setEntitlements(record.id, entitlements);
+    this.recent.delete(record.keyHash);
     return { ...record, entitlements };
   }
 

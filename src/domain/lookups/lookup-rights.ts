@@ -52,5 +52,17 @@ export function parseLookupRights(text: string): LookupRight[] {
   return [...new Set(rights as LookupRight[])];
 }
 
+const DAY_MS = 86_400_000;
+/** The last day utcDayOf formatted, as [start, end) in epoch ms: every lookup asks for today's. */
+let dayStart = 0;
+let dayEnd = 0;
+let dayText = '';
+
 /** UTC day of an epoch time, YYYY-MM-DD. */
-export const utcDayOf = (at: number): string => new Date(at).toISOString().slice(0, 10);
+export function utcDayOf(at: number): string {
+  if (at >= dayStart && at < dayEnd) return dayText;
+  dayStart = Math.floor(at / DAY_MS) * DAY_MS;
+  dayEnd = dayStart + DAY_MS;
+  dayText = new Date(dayStart).toISOString().slice(0, 10);
+  return dayText;
+}

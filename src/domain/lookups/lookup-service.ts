@@ -8,6 +8,8 @@ import { type LookupThresholds, PersonLookups } from './person-lookups.ts';
 
 /** How long a key's profile is cached for lookups (ms): a changed profile applies within this. */
 const PROFILE_TTL_MS = 2000;
+/** How long a key read from the store authenticates lookups (ms): a revocation elsewhere applies within this. */
+const KEY_TTL_MS = 2000;
 
 /**
  * The person and voter lookups of the client API: admits a request (the key's right, rate limit,
@@ -52,6 +54,14 @@ export class LookupService {
     const now = new Date();
     const answer = await lookup(new PersonLookups(file, fields, this.thresholds, now), file, now);
     return { answer, statesUpdated: file.statesUpdated };
+  }
+
+  /**
+   * The key presented for a lookup (KeyService.authenticate), as read from the store within the
+   * last KEY_TTL_MS: the key is remembered as long as its lookup rights and profile are.
+   */
+  async authenticate(presented: string | string[] | undefined): Promise<{ id: string }> {
+    return await this.keys.authenticate(presented, { maxAgeMs: KEY_TTL_MS });
   }
 
   /** The voter file version lookups answer from now (null: none imported). */

@@ -65,7 +65,7 @@ export function personLookupRoutes(app: FastifyInstance, deps: HttpDeps & { look
   app.register(async (scope) => {
     scope.decorateRequest('lookupKeyId', null);
     scope.addHook('preHandler', async (request) => {
-      const key = await deps.keys.authenticate(request.headers['x-api-key']);
+      const key = await lookups.authenticate(request.headers['x-api-key']);
       request.lookupKeyId = key.id;
     });
     scope.setErrorHandler((error: FastifyError | AppError, request, reply) => {
