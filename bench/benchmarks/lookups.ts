@@ -342,10 +342,10 @@ async function importNextVersion(file: {
 const windowLatency = (responses: { at: number; ms: number }[], from: number, to: number) =>
   latencyOf(responses.filter((r) => r.at >= from && r.at <= to).map((r) => r.ms));
 
-/** This process's count of voter files (or shards) loaded, from /metrics. */
-async function voterLoads(url: string): Promise<number> {
+/** The versions the api's lookups have switched to, from /metrics. */
+async function lookupSwaps(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-  const line = text.split('\n').find((l) => l.startsWith('listmatch_voter_snapshot_loads_total '));
+  const line = text.split('\n').find((l) => l.startsWith('listmatch_lookup_voter_file_swaps_total '));
   return Number(line?.split(' ')[1] ?? Number.NaN);
 }
 
@@ -355,7 +355,7 @@ async function voterLoads(url: string): Promise<number> {
  * api's, then published (`makeCurrent`, what a machine that fetched a version does) while the
  * registration checks arrive at a steady TARGET_RATE over 50 connections (openLoop); the api
  * loads the new version beside the one in use and swaps. Every request must be answered (0
- * failed); the p99 is the swap window's: from the publish to AFTER_SWAP_MS after the api loaded
+ * failed); the p99 is the swap window's: from the publish to AFTER_SWAP_MS after the api switched to
  * the new version.
  */
 async function measureSwap(
@@ -371,7 +371,7 @@ async function measureSwap(
   await rename(join(next.scratch.path, 'voters', version), join(votersDir, version));
   const store = localVoterStore(loadConfig({ DATA_DIR: file.dataDir }), file.dataDir);
 
-  const loadsBefore = await voterLoads(url);
+  const swapsBefore = await lookupSwaps(url);
   const stop = new AbortController();
   log(`lookups: registration check at ${TARGET_RATE} req/s while a new voter file is published`);
   const running = openLoop({
@@ -389,7 +389,7 @@ async function measureSwap(
   let swapped = Number.NaN;
   const deadline = published + (REFRESH_SECONDS + 120) * 1000;
   while (Date.now() < deadline) {
-    if ((await voterLoads(url)) > loadsBefore) {
+    if ((await lookupSwaps(url)) > swapsBefore) {
       swapped = Date.now();
       break;
     }
@@ -412,7 +412,7 @@ async function measureSwap(
     'ms',
     {
       target: { max: 50 },
-      note: `${window.count} responses from the publish to ${AFTER_SWAP_MS / 1000} s after the api loaded the new version (${((swapped - published) / 1000).toFixed(1)} s after the publish; it looks every ${REFRESH_SECONDS} s): p50 ${window.p50.toFixed(1)} ms, max ${window.max.toFixed(1)} ms; before the publish p50 ${before.p50.toFixed(1)} ms, p99 ${before.p99.toFixed(1)} ms; the sender's own event-loop delay max ${result.senderDelayMax.toFixed(1)} ms`,
+      note: `${window.count} responses from the publish to ${AFTER_SWAP_MS / 1000} s after the api switched to the new version (${((swapped - published) / 1000).toFixed(1)} s after the publish: it looks every ${REFRESH_SECONDS} s, then loads the version): p50 ${window.p50.toFixed(1)} ms, max ${window.max.toFixed(1)} ms; before the publish p50 ${before.p50.toFixed(1)} ms, p99 ${before.p99.toFixed(1)} ms; the sender's own event-loop delay max ${result.senderDelayMax.toFixed(1)} ms`,
     },
   );
   recorder.check(

@@ -56,6 +56,11 @@ export class Metrics {
     help: 'Voter file snapshots (or shards) loaded into memory by this process',
     registers: [this.registry],
   });
+  readonly lookupSwaps = new Counter({
+    name: 'listmatch_lookup_voter_file_swaps_total',
+    help: 'Voter file versions the person lookups have switched to (the first one loaded included)',
+    registers: [this.registry],
+  });
   readonly rowsMatched = new Counter({
     name: 'listmatch_rows_processed_total',
     help: 'Contact-list rows processed by the worker',

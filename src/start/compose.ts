@@ -103,7 +103,13 @@ export async function compose(config: Config): Promise<Services> {
   const { keys, jobs, retention } = client;
   const mailer = createMailer(config, dataDir);
   const lookups = config.ROLES.includes('api')
-    ? lookupService(config, { voters, keys, store: metadata.lookupStore, limiter: metadata.rateLimiter })
+    ? lookupService(config, {
+        voters,
+        keys,
+        store: metadata.lookupStore,
+        limiter: metadata.rateLimiter,
+        onSwap: () => metrics.lookupSwaps.inc(),
+      })
     : null;
   const registry = registerJobs({
     config,

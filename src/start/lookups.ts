@@ -16,7 +16,14 @@ import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
  */
 export function lookupService(
   config: Config,
-  parts: { voters: VoterStore; keys: KeyService; store: LookupStore; limiter: RateLimiter },
+  parts: {
+    voters: VoterStore;
+    keys: KeyService;
+    store: LookupStore;
+    limiter: RateLimiter;
+    /** Told each time the lookups switch to a voter file version (metrics). */
+    onSwap?: () => void;
+  },
 ): LookupService {
   return new LookupService({
     file: new CurrentLookupFile(
@@ -30,6 +37,8 @@ export function lookupService(
         ? null
         : // Heaps as a worker's for 2 files at least (an unsharded file's caches may be large).
           (shards) => new ThreadedMatcherFactory(config.LOOKUP_THREADS, { sourcesKept: Math.max(2, shards) }),
+      undefined,
+      parts.onSwap,
     ),
     access: new LookupAccess(parts.store, parts.limiter, {
       requestsPerSecond: config.LOOKUP_RATE_PER_SECOND,

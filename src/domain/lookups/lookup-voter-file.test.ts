@@ -66,14 +66,20 @@ describe('the lookups’ voter file on threads of its own', () => {
         return recordingThreads(log, `t${++made}`);
       },
       50,
+      // Each switch told (the api's swaps metric).
+      () => log.push('swapped'),
     );
     const one = await file.get();
     assert.equal(one?.version, 'v1');
+    assert.equal(log.pop(), 'swapped');
     assert.deepEqual(log, ['t1 opened v1', 't1 create', 't1 create']);
     store.publish(second);
     const two = await file.check();
     assert.equal(two?.version, 'v2');
-    assert.deepEqual(log.slice(3), ['t2 opened v2', 't2 create', 't2 create']);
+    assert.deepEqual(log.slice(3), ['t2 opened v2', 't2 create', 't2 create', 'swapped']);
+    // The same version again: nothing loaded, no switch.
+    assert.equal((await file.check())?.version, 'v2');
+    assert.equal(log.filter((line) => line === 'swapped').length, 1);
     // The replaced version's threads stay while its requests may still run.
     assert.ok(!log.includes('t1 closed'));
     await new Promise((resolve) => setTimeout(resolve, 120));

@@ -250,6 +250,7 @@ export class CurrentLookupFile {
   private readonly refreshMs: number;
   private readonly threadsFor: ((shards: number) => LookupThreads) | null;
   private readonly retireAfterMs: number;
+  private readonly onSwap: () => void;
   private current: LookupVoterFile | null = null;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private checking: Promise<LookupVoterFile | null> | null = null;
@@ -267,7 +268,9 @@ export class CurrentLookupFile {
     refreshMs: number,
     threadsFor: ((shards: number) => LookupThreads) | null = null,
     retireAfterMs = RETIRE_AFTER_MS,
+    onSwap: () => void = () => {},
   ) {
+    this.onSwap = onSwap;
     this.voters = voters;
     this.settings = settings;
     this.refreshMs = refreshMs;
@@ -325,6 +328,7 @@ export class CurrentLookupFile {
     }
     const previous = this.current;
     this.current = loaded;
+    this.onSwap();
     if (previous !== null) this.retire(previous);
     return loaded;
   }
