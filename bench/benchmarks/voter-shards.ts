@@ -44,6 +44,8 @@ interface Run {
   cpuBusy: number | null;
   peakRssBytes: number[];
   shardLoads: number[];
+  /** Seconds the workers spent on each kind of step (the shards' queues together), summed over them. */
+  stepSeconds: Record<string, number>;
   /** The first list's result, as downloaded. */
   result: Buffer;
 }
@@ -126,11 +128,13 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
         const cpuBusy = busyShare(cpuBefore, cpuTimes());
         const peakRssBytes = rss.map((sampler) => Math.max(...sampler.stop().map((s) => s.bytes)));
         const shardLoads = await Promise.all(workers.map((worker) => loadsOf(worker)));
+        const stepSeconds = addSeconds(await Promise.all(workers.map((worker) => stepSecondsOf(worker))));
         return {
           rowsPerSecond: (JOBS * LIST_ROWS) / seconds,
           cpuBusy,
           peakRssBytes,
           shardLoads,
+          stepSeconds,
           result: results[0]!,
         };
       } finally {
@@ -224,7 +228,13 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
     const busy = (share: number | null) =>
       share === null ? '' : `; machine CPU ${Math.round(share * 100)}% busy`;
     const describe = (r: Run) =>
-      `peak RSS ${r.peakRssBytes.map(mb).join(' and ')}; shard loads ${r.shardLoads.join(' and ')}${busy(r.cpuBusy)}`;
+      `peak RSS ${r.peakRssBytes.map(mb).join(' and ')}; shard loads ${r.shardLoads.join(' and ')}${busy(r.cpuBusy)}; ${steps(r)}`;
+    /** The workers' seconds per kind of step (the warm-up list's included), the longest first. */
+    const steps = (r: Run) =>
+      `worker seconds by step: ${Object.entries(r.stepSeconds)
+        .sort((a, b) => b[1] - a[1])
+        .map(([step, seconds]) => `${step} ${seconds.toFixed(1)}`)
+        .join(', ')}`;
     recorder.metric('throughput, 1 worker, unsharded', plain.rowsPerSecond, 'rows/s', {
       note: `${JOBS} × ${formatNumber(LIST_ROWS)}-row mixed lists, ${formatNumber(VOTERS)} voters (${STATES}); ${describe(plain)}`,
     });
@@ -306,6 +316,31 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
     await bucket?.drop().catch(() => {});
     await dir.remove();
   }
+}
+
+/**
+ * Seconds a worker spent on each kind of step (listmatch_stage_duration_seconds): a queue of a
+ * shard counts with the others of its kind (`match-chunk.3` as `match-chunk`), a chunk's place
+ * and evidence steps apart from its match step (`match-chunk/place`).
+ */
+async function stepSecondsOf(worker: ServiceProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`${worker.url}/metrics`)).text();
+  const seconds: Record<string, number> = {};
+  for (const [, labels, value] of text.matchAll(
+    /^listmatch_stage_duration_seconds_sum\{([^}]*)\} (\S+)$/gm,
+  )) {
+    const label = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(labels!)?.[1] ?? '';
+    const kind = label('queue').replace(/\.\d+$/, '') + (label('step') === '' ? '' : `/${label('step')}`);
+    seconds[kind] = (seconds[kind] ?? 0) + Number(value);
+  }
+  return seconds;
+}
+
+function addSeconds(parts: readonly Record<string, number>[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const part of parts)
+    for (const [kind, value] of Object.entries(part)) total[kind] = (total[kind] ?? 0) + value;
+  return total;
 }
 
 async function loadsOf(worker: ServiceProcess): Promise<number> {

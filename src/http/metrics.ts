@@ -38,11 +38,14 @@ export class Metrics {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });
-  /** Time each job module's handler ran, per queue and outcome (the per-stage view). */
+  /**
+   * Time each job module's handler ran, per queue, outcome and step (the per-stage view; a
+   * chunk's queue carries its place, evidence and match steps: `step` tells them apart).
+   */
   readonly stageDuration = new Histogram({
     name: 'listmatch_stage_duration_seconds',
-    help: 'Time a worker spent on one queue message, by queue (stage) and outcome',
-    labelNames: ['queue', 'outcome'] as const,
+    help: 'Time a worker spent on one queue message, by queue (stage), outcome and step (a chunk: place, evidence; else empty)',
+    labelNames: ['queue', 'outcome', 'step'] as const,
     buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
     registers: [this.registry],
   });

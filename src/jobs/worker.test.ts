@@ -299,3 +299,28 @@ describe('Worker stop', () => {
     assert.equal(row.state, 'ready', 'the message went back to the queue');
   });
 });
+
+describe('Worker onFinished', () => {
+  it("tells each message's type, outcome and the step its payload names ('' for none)", async () => {
+    const registry = new JobRegistry().register({
+      type: 'stepped',
+      payload: z.object({ step: z.string().optional() }),
+      backoffMs: () => 10,
+      async handle() {},
+    });
+    const finished: string[] = [];
+    await queue.enqueue({ type: 'stepped', payload: { step: 'place' } });
+    await queue.enqueue({ type: 'stepped', payload: {} });
+    const worker = testWorker(registry, {
+      onFinished: (type, outcome, ms, step) => {
+        assert.ok(ms >= 0);
+        finished.push(`${type} ${outcome} ${step === '' ? '(none)' : step}`);
+      },
+    });
+    worker.start();
+    for (let i = 0; i < 200 && finished.length < 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await worker.stop(1000);
+    assert.deepEqual(finished.sort(), ['stepped done (none)', 'stepped done place']);
+  });
+});

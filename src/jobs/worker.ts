@@ -43,7 +43,16 @@ export interface WorkerOptions {
   /** A message was claimed `waitMs` after it became runnable (queue latency, per queue). */
   onClaimed?: (type: string, waitMs: number) => void;
   /** A message's handler ended: `done`, `retry`, `dead` or `interrupted`, after `ms`. */
-  onFinished?: (type: string, outcome: 'done' | 'retry' | 'dead' | 'interrupted', ms: number) => void;
+  /**
+   * Told when a message's handler ends: its type, outcome, time, and the step its payload names
+   * (`step`, as a chunk's place and evidence steps do; '' for none).
+   */
+  onFinished?: (
+    type: string,
+    outcome: 'done' | 'retry' | 'dead' | 'interrupted',
+    ms: number,
+    step: string,
+  ) => void;
 }
 
 interface Run {
@@ -299,7 +308,7 @@ export class Worker {
       }
     } finally {
       clearInterval(heartbeat);
-      this.options.onFinished?.(message.type, outcome, Date.now() - started);
+      this.options.onFinished?.(message.type, outcome, Date.now() - started, stepOf(message.payload));
     }
   }
 
@@ -331,4 +340,11 @@ export class Worker {
 function requestedWaitOf(error: unknown): number {
   const wait = (error as { waitMs?: unknown } | null)?.waitMs;
   return typeof wait === 'number' && Number.isFinite(wait) && wait > 0 ? wait : 0;
+}
+
+/** The step a message's payload names (a chunk's `place` or `evidence`), or ''. */
+function stepOf(payload: unknown): string {
+  const step =
+    typeof payload === 'object' && payload !== null ? (payload as { step?: unknown }).step : undefined;
+  return typeof step === 'string' ? step : '';
 }

@@ -75,7 +75,8 @@ export function workerFactory(parts: {
       lanes: followUpLanes(config),
       claimTiers: parts.claimTiers,
       onClaimed: (type, waitMs) => metrics.queueWait.observe({ queue: type }, waitMs / 1000),
-      onFinished: (type, outcome, ms) => metrics.stageDuration.observe({ queue: type, outcome }, ms / 1000),
+      onFinished: (type, outcome, ms, step) =>
+        metrics.stageDuration.observe({ queue: type, outcome, step }, ms / 1000),
       housekeeping: async () => {
         const expired = await jobs.expireUnuploaded();
         if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
