@@ -320,7 +320,7 @@ export async function voterShardsBenchmark(recorder: Recorder, _options: BenchOp
 
 /**
  * Seconds a worker spent on each kind of step (listmatch_stage_duration_seconds): a queue of a
- * shard counts with the others of its kind (`match-chunk.3` as `match-chunk`), a chunk's place
+ * shard counts with the others of its kind (`match-chunk.nc` as `match-chunk`), a chunk's place
  * and evidence steps apart from its match step (`match-chunk/place`).
  */
 async function stepSecondsOf(worker: ServiceProcess): Promise<Record<string, number>> {
@@ -330,7 +330,7 @@ async function stepSecondsOf(worker: ServiceProcess): Promise<Record<string, num
     /^listmatch_stage_duration_seconds_sum\{([^}]*)\} (\S+)$/gm,
   )) {
     const label = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(labels!)?.[1] ?? '';
-    const kind = label('queue').replace(/\.\d+$/, '') + (label('step') === '' ? '' : `/${label('step')}`);
+    const kind = label('queue').split('.')[0] + (label('step') === '' ? '' : `/${label('step')}`);
     seconds[kind] = (seconds[kind] ?? 0) + Number(value);
   }
   return seconds;
