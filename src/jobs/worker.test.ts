@@ -311,6 +311,8 @@ describe('Worker onFinished', () => {
     const finished: string[] = [];
     await queue.enqueue({ type: 'stepped', payload: { step: 'place' } });
     await queue.enqueue({ type: 'stepped', payload: {} });
+    // Not a step name (it would become a metric label): none.
+    await queue.enqueue({ type: 'stepped', payload: { step: 'Jane Doe, 12 Main St' } });
     const worker = testWorker(registry, {
       onFinished: (type, outcome, ms, step) => {
         assert.ok(ms >= 0);
@@ -318,9 +320,9 @@ describe('Worker onFinished', () => {
       },
     });
     worker.start();
-    for (let i = 0; i < 200 && finished.length < 2; i++)
+    for (let i = 0; i < 200 && finished.length < 3; i++)
       await new Promise((resolve) => setTimeout(resolve, 10));
     await worker.stop(1000);
-    assert.deepEqual(finished.sort(), ['stepped done (none)', 'stepped done place']);
+    assert.deepEqual(finished.sort(), ['stepped done (none)', 'stepped done (none)', 'stepped done place']);
   });
 });

@@ -42,10 +42,9 @@ export interface WorkerOptions {
   claimTiers?: () => Promise<string[][]>;
   /** A message was claimed `waitMs` after it became runnable (queue latency, per queue). */
   onClaimed?: (type: string, waitMs: number) => void;
-  /** A message's handler ended: `done`, `retry`, `dead` or `interrupted`, after `ms`. */
   /**
-   * Told when a message's handler ends: its type, outcome, time, and the step its payload names
-   * (`step`, as a chunk's place and evidence steps do; '' for none).
+   * A message's handler ended: `done`, `retry`, `dead` or `interrupted`, after `ms`, and the step
+   * its payload names (`step`, as a chunk's place and evidence steps do; '' for none).
    */
   onFinished?: (
     type: string,
@@ -342,9 +341,12 @@ function requestedWaitOf(error: unknown): number {
   return typeof wait === 'number' && Number.isFinite(wait) && wait > 0 ? wait : 0;
 }
 
-/** The step a message's payload names (a chunk's `place` or `evidence`), or ''. */
+/**
+ * The step a message's payload names (a chunk's `place` or `evidence`), or '': a short word only,
+ * since it becomes a metric label and the payload is read before its module checks it.
+ */
 function stepOf(payload: unknown): string {
   const step =
     typeof payload === 'object' && payload !== null ? (payload as { step?: unknown }).step : undefined;
-  return typeof step === 'string' ? step : '';
+  return typeof step === 'string' && /^[a-z][a-z-]{0,31}$/.test(step) ? step : '';
 }
