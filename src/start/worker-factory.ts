@@ -75,8 +75,13 @@ export function workerFactory(parts: {
       lanes: followUpLanes(config),
       claimTiers: parts.claimTiers,
       onClaimed: (type, waitMs) => metrics.queueWait.observe({ queue: type }, waitMs / 1000),
+      // A message of no step keeps the labels it had (queue, outcome): queries and dashboards
+      // written for them still read it.
       onFinished: (type, outcome, ms, step) =>
-        metrics.stageDuration.observe({ queue: type, outcome, step }, ms / 1000),
+        metrics.stageDuration.observe(
+          step === '' ? { queue: type, outcome } : { queue: type, outcome, step },
+          ms / 1000,
+        ),
       housekeeping: async () => {
         const expired = await jobs.expireUnuploaded();
         if (expired > 0) logger.info({ expired }, 'expired registrations that were never uploaded');
