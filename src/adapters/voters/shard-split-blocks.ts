@@ -67,8 +67,12 @@ export interface SplitPlan {
 /** One shard's part of a block. */
 export interface ShardPart {
   shard: number;
-  /** Its records as CSV lines, each ending in a newline. */
-  text: string;
+  /**
+   * Its records as CSV lines, each ending in a newline: the bytes the voter file has for each
+   * (the shard's build reads the same fields), or, where those would not read back alone (not
+   * UTF-8, a line break in a cell, a quoting problem), its fields written again (voterLine).
+   */
+  bytes: Uint8Array;
   /** The voter file's line of each record, in order. */
   lines: Uint32Array;
   box: [number, number, number, number] | null;
@@ -101,7 +105,7 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
   for (const warning of block.leadingWarnings) {
     if (warning.kind === 'row_too_long') rejected.push([warning.line, 'row_too_long']);
   }
-  const parsed = parseBlock(block, split.width, split.maxRowBytes);
+  const parsed = parseBlock(block, split.width, split.maxRowBytes, true);
   const ragged = new Set<number>();
   const tooLong: [number, string][] = [];
   for (const warning of parsed.warnings) {
@@ -110,12 +114,12 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
   }
   const parts = new Map<
     number,
-    { text: string[]; lines: number[]; box: ShardPart['box']; hashes: number[] }
+    { records: Uint8Array[]; bytes: number; lines: number[]; box: ShardPart['box']; hashes: number[] }
   >();
   const { columns } = split;
   const plan = split.plan;
   if (plan === null) throw new Error('a block is split only once the shards are planned');
-  for (const row of parsed.rows) {
+  for (const [i, row] of parsed.rows.entries()) {
     if (ragged.has(row.line)) {
       rejected.push([row.line, 'wrong_field_count']);
       continue;
@@ -124,7 +128,7 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
     const shard = shardOfRecord(plan, key.state, key.zip3);
     let part = parts.get(shard);
     if (part === undefined) {
-      part = { text: [], lines: [], box: null, hashes: [] };
+      part = { records: [], bytes: 0, lines: [], box: null, hashes: [] };
       parts.set(shard, part);
     }
     part.lines.push(row.line);
@@ -138,7 +142,10 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
     });
     const ids = statelessIds(cell(row.fields, columns.voterbaseId), cell(row.fields, columns.exactTrack));
     for (const hash of directoryHashes(contact.phones, contact.email, ids)) part.hashes.push(hash);
-    part.text.push(voterLine(row.fields));
+    // Without a line end (one is written after each).
+    const record = parsed.recordBytes(i) ?? Buffer.from(voterLine(row.fields).slice(0, -1));
+    part.records.push(record);
+    part.bytes += record.length + 1;
   }
   rejected.push(...tooLong);
   rejected.sort((a, b) => a[0] - b[0]);
@@ -147,12 +154,27 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
     rejected,
     parts: [...parts].map(([shard, part]) => ({
       shard,
-      text: part.text.join(''),
+      bytes: linesOf(part.records, part.bytes),
       lines: Uint32Array.from(part.lines),
       box: part.box,
       hashes: Uint32Array.from(part.hashes),
     })),
   };
+}
+
+/**
+ * Records one after the other, each followed by a newline, in an array of its own (moved to the
+ * import's thread, not copied: a pooled Buffer's memory is shared).
+ */
+function linesOf(records: readonly Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const record of records) {
+    out.set(record, at);
+    at += record.length;
+    out[at++] = 0x0a;
+  }
+  return out;
 }
 
 /** Records of a block per state and ZIP3 (the plan's counting pass): [state, zip3, records]. */

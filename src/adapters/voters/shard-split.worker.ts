@@ -21,5 +21,9 @@ serveTasks<CsvBlock, SplitBlock | BlockCounts>(
   (answer) =>
     Array.isArray(answer)
       ? []
-      : answer.parts.flatMap((part) => [part.lines.buffer as ArrayBuffer, part.hashes.buffer as ArrayBuffer]),
+      : answer.parts.flatMap((part) => [
+          part.bytes.buffer as ArrayBuffer,
+          part.lines.buffer as ArrayBuffer,
+          part.hashes.buffer as ArrayBuffer,
+        ]),
 );

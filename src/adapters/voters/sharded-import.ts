@@ -321,7 +321,7 @@ async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<
         for (const [line, reason] of block.rejected) reject(line, reason);
         for (const part of block.parts) {
           const shard = part.shard;
-          writers[shard]!.write(part.text);
+          writers[shard]!.writeBytes(part.bytes);
           let own = lines[shard]!;
           if (counts[shard]! + part.lines.length > own.length) {
             const grown = new Uint32Array(Math.max(own.length * 2, counts[shard]! + part.lines.length));

@@ -137,6 +137,64 @@ describe('cutCsvBlocks + parseBlock', () => {
     }
   });
 
+  it('keep each record as read where it reads back alone as the same fields (keepBytes)', async () => {
+    let kept = 0;
+    let written = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const bytes = hostileCsv(seed, 50 + seed * 7);
+      let width = 0;
+      for await (const event of cutCsvBlocks(
+        chunked(bytes, () => 97),
+        { maxRowBytes: MAX_ROW, blockBytes: 512 },
+      )) {
+        if (event.kind === 'header') width = event.header.length;
+        if (event.kind !== 'block') continue;
+        const parsed = parseBlock(event.block, width, MAX_ROW, true);
+        // Keeping the bytes changes nothing of what is read.
+        assert.deepEqual(parsed.rows, parseBlock(event.block, width, MAX_ROW).rows, `seed ${seed}`);
+        parsed.rows.forEach((row, i) => {
+          const record = parsed.recordBytes(i);
+          if (record === null) {
+            written++;
+            return;
+          }
+          kept++;
+          const again = parseBlock(
+            { bytes: Buffer.concat([record, Buffer.from('\n')]), firstLine: 1 },
+            width,
+            MAX_ROW,
+          );
+          assert.deepEqual(
+            again.warnings.filter((warning) => warning.kind !== 'ragged_row'),
+            [],
+            `seed ${seed}, line ${row.line}`,
+          );
+          assert.deepEqual(
+            again.rows.map((r) => r.fields),
+            [row.fields],
+            `seed ${seed}, line ${row.line}`,
+          );
+        });
+      }
+    }
+    assert.ok(kept > 1000 && written > 50, `${kept} kept, ${written} to write as fields`);
+  });
+
+  it('keep no bytes of a record with a line break in a cell, bad UTF-8 or broken quoting', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('a,b\r\n"x, y",z\n"multi\nline",q\n"mac\rline",q\n'),
+      Buffer.from([0x41, 0xe9, 0x2c, 0x42, 0x0a]),
+      Buffer.from('"x"tail,w\n"a""b",c\nlast,row'),
+    ]);
+    const parsed = parseBlock({ bytes, firstLine: 2 }, 2, MAX_ROW, true);
+    assert.deepEqual(
+      parsed.rows.map((_, i) => parsed.recordBytes(i)?.toString() ?? null),
+      ['a,b', '"x, y",z', null, null, null, null, '"a""b",c', 'last,row'],
+    );
+    // Without keepBytes nothing is kept.
+    assert.equal(parseBlock({ bytes, firstLine: 2 }, 2, MAX_ROW).recordBytes(0), null);
+  });
+
   it('say where each block starts in the stream, whatever the chunks', async () => {
     for (const seed of [3, 5, 8]) {
       const bytes = hostileCsv(seed, 6000);

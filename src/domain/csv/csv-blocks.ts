@@ -74,13 +74,21 @@ export function parseBlock(
   block: Pick<CsvBlock, 'bytes' | 'firstLine'>,
   width: number,
   maxRowBytes: number,
-): { rows: CsvRecord[]; warnings: CsvWarning[]; raggedRows: number } {
+  keepBytes = false,
+): {
+  rows: CsvRecord[];
+  warnings: CsvWarning[];
+  raggedRows: number;
+  /** With `keepBytes`: row i as read, or null (RecordSplitter.recordBytes). */
+  recordBytes: (i: number) => Uint8Array | null;
+} {
   const warnings: CsvWarning[] = [];
   const splitter = new RecordSplitter({
     maxRowBytes,
     onWarning: (warning) => warnings.push(warning),
     firstLine: block.firstLine,
     noBom: true,
+    keepBytes,
   });
   splitter.push(Buffer.from(block.bytes.buffer, block.bytes.byteOffset, block.bytes.byteLength));
   splitter.finish();
@@ -99,7 +107,7 @@ export function parseBlock(
       message: `line ${row.line}: ${count} fields, header has ${width}`,
     });
   }
-  return { rows, warnings, raggedRows };
+  return { rows, warnings, raggedRows, recordBytes: (i) => splitter.recordBytes(i) };
 }
 
 /** The stream's bytes kept until they are cut into a block, with their offsets. */

@@ -24,7 +24,15 @@
  * still counted for line numbers.
  */
 import { isUtf8 } from 'node:buffer';
-import { COMMA, CR, type CsvWarning, LF, QUOTE, RecordScanner } from './record-scanner.ts';
+import {
+  COMMA,
+  CR,
+  type CsvWarning,
+  LF,
+  QUOTE,
+  RecordScanner,
+  type RecordScannerOptions,
+} from './record-scanner.ts';
 
 export type { CsvWarning } from './record-scanner.ts';
 
@@ -155,8 +163,27 @@ function parseQuoted(text: string, line: number, warn: Warn): string[] {
 /** The record scanner that decodes and splits each record it finds into `out`. */
 export class RecordSplitter extends RecordScanner {
   out: CsvRecord[] = [];
-  readonly #warn: Warn = (line, kind, message, linesSwallowed) =>
+  readonly #warn: Warn = (line, kind, message, linesSwallowed) => {
+    this.#warned = true;
     this.warn(line, kind, message, linesSwallowed);
+  };
+  /** With `keepBytes`: the kept records' bytes one after the other, and each record's range there. */
+  readonly #kept: KeptBytes | null;
+  #warned = false;
+
+  constructor(options: RecordScannerOptions & { keepBytes?: boolean }) {
+    super(options);
+    this.#kept = options.keepBytes === true ? new KeptBytes() : null;
+  }
+
+  /**
+   * With `keepBytes`: record `i` of `out` as it was read (its line end left out), to be written
+   * elsewhere unchanged; null for a record that would not read back as the same fields on a line
+   * of its own (not UTF-8, a line break inside quotes, a quoting problem): write its fields.
+   */
+  recordBytes(i: number): Uint8Array | null {
+    return this.#kept?.at(i) ?? null;
+  }
 
   protected override beginRun(buf: Buffer, start: number, lastLf: number): boolean {
     return isUtf8(buf.subarray(start, lastLf));
@@ -165,11 +192,56 @@ export class RecordSplitter extends RecordScanner {
   protected override line(buf: Buffer, start: number, end: number, line: number, valid: boolean): void {
     const text = valid ? buf.toString('utf8', start, end) : decodeRecord(buf, start, end, line, this.#warn);
     this.out.push({ line, fields: text.split(',') });
+    this.#kept?.add(buf, start, end, valid);
   }
 
   protected override quoted(buf: Buffer, start: number, end: number, line: number, hasQuote: boolean): void {
+    this.#warned = false;
     const text = decodeRecord(buf, start, end, line, this.#warn);
     this.out.push({ line, fields: splitRecord(text, hasQuote, line, this.#warn) });
+    this.#kept?.add(buf, start, end, !this.#warned && !hasLineBreak(buf, start, end));
+  }
+}
+
+/** Whether `buf[start..end)` holds an LF or a CR. */
+function hasLineBreak(buf: Buffer, start: number, end: number): boolean {
+  const lf = buf.indexOf(LF, start);
+  if (lf !== -1 && lf < end) return true;
+  const cr = buf.indexOf(CR, start);
+  return cr !== -1 && cr < end;
+}
+
+/**
+ * Records' bytes copied one after the other as they are read (the scanner reuses the buffer a
+ * record spanning chunks is gathered in), each record's range kept; -1 for one not kept.
+ */
+class KeptBytes {
+  #bytes = Buffer.allocUnsafe(64 * 1024);
+  #length = 0;
+  readonly #starts: number[] = [];
+  readonly #ends: number[] = [];
+
+  add(buf: Buffer, start: number, end: number, keep: boolean): void {
+    if (!keep) {
+      this.#starts.push(-1);
+      this.#ends.push(-1);
+      return;
+    }
+    const need = this.#length + (end - start);
+    if (need > this.#bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.#bytes.length * 2));
+      this.#bytes.copy(grown, 0, 0, this.#length);
+      this.#bytes = grown;
+    }
+    buf.copy(this.#bytes, this.#length, start, end);
+    this.#starts.push(this.#length);
+    this.#ends.push(need);
+    this.#length = need;
+  }
+
+  at(i: number): Uint8Array | null {
+    const start = this.#starts[i];
+    return start === undefined || start < 0 ? null : this.#bytes.subarray(start, this.#ends[i]);
   }
 }
 

@@ -28,6 +28,16 @@ export class LineBuffer {
     if (this.size >= 64 * 1024) this.flush();
   }
 
+  /**
+   * Bytes that are lines already (each ending in a newline), written after what `write` holds: a
+   * batch of rows, big enough to go to the stream as it is.
+   */
+  writeBytes(bytes: Uint8Array): void {
+    if (this.failure !== null) return;
+    this.flush();
+    this.send(bytes);
+  }
+
   /** Resolves when the stream can take more (at once unless it is over its high-water mark). */
   async ready(): Promise<void> {
     if (this.failure !== null) throw this.failure;
@@ -50,6 +60,10 @@ export class LineBuffer {
     const chunk = this.pending.join('');
     this.pending = [];
     this.size = 0;
+    this.send(chunk);
+  }
+
+  private send(chunk: string | Uint8Array): void {
     if (!this.out.write(chunk) && this.draining === null) {
       this.draining = new Promise<void>((resolve) => {
         const done = () => {
