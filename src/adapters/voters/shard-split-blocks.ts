@@ -13,10 +13,12 @@ import {
 } from '../../domain/voters/shard-map.ts';
 
 /**
- * The split pass of a sharded voter import, one block of the voter CSV at a time (on the
- * import's threads: shard-split.worker.ts): each record's shard, its line in the shard's CSV, the
- * shard's area and the directory's hashes of its phones, e-mail and ids. The import thread takes
- * the blocks in order and appends each shard's part to its file.
+ * The split passes of a sharded voter import, one block of a CSV at a time (on the import's
+ * threads: shard-split.worker.ts). The first pass reads the voter file: each record goes to its
+ * state's part (counted by state and ZIP3 for the plan); a state the plan cuts into ZIP3 ranges is
+ * then split again, its records to their shards' parts. With each part, its records' lines, its
+ * area and the directory's hashes of its phones, e-mail and ids. The import thread takes the
+ * blocks in order and appends each part to its file.
  */
 
 /** The columns a record's shard is read from, checked as the unsharded import checks the header. */
@@ -55,7 +57,11 @@ export function headerColumns(header: readonly string[]): RoutingColumns {
 
 export const cell = (fields: readonly string[], at: number) => (at === -1 ? '' : (fields[at] ?? '').trim());
 
-/** What every block of one import is counted (plan null) or split with (the threads' workerData). */
+/**
+ * What every block of one pass is split with (the threads' workerData): `plan` null for the first
+ * pass over the voter file (records by state, counted by state and ZIP3), a plan to split a
+ * state's records among its shards.
+ */
 export interface SplitPlan {
   plan: ShardPlan | null;
   columns: RoutingColumns;
@@ -64,21 +70,27 @@ export interface SplitPlan {
   maxRowBytes: number;
 }
 
-/** One shard's part of a block. */
+/** The records of a block that go to one shard, or (the first pass) have one state. */
 export interface ShardPart {
+  /** The shard's number in the plan; -1 in the first pass (`state` says whose records). */
   shard: number;
+  /** The records' normalized state ('' for none: the shard of records without one). */
+  state: string;
   /**
    * Its records as CSV lines, each ending in a newline: the bytes the voter file has for each
    * (the shard's build reads the same fields), or, where those would not read back alone (not
    * UTF-8, a line break in a cell, a quoting problem), its fields written again (voterLine).
    */
   bytes: Uint8Array;
-  /** The voter file's line of each record, in order. */
+  /** The line of each record in the file split, in order. */
   lines: Uint32Array;
   box: [number, number, number, number] | null;
   /** Directory hashes of its records' phones, e-mail addresses and ids (directoryHashes). */
   hashes: Uint32Array;
 }
+
+/** Records of a block per state and ZIP3 (the first pass): [state, zip3, records]. */
+export type BlockCounts = [string, string, number][];
 
 export interface SplitBlock {
   /** Records read (rejected ones included). */
@@ -86,6 +98,8 @@ export interface SplitBlock {
   /** Rows rejected, in order: [line, reason] (a wrong field count, or a row too long before it). */
   rejected: [number, string][];
   parts: ShardPart[];
+  /** The first pass: the records kept, per state and ZIP3 (empty with a plan). */
+  counts: BlockCounts;
 }
 
 /**
@@ -98,6 +112,16 @@ export function voterLine(fields: readonly string[]): string {
 
 /** No field neutralized (formatCsvRow neutralizes a field only where this holds `true`). */
 const NEUTRALIZE_NONE: readonly boolean[] = [];
+
+interface PartBuild {
+  shard: number;
+  state: string;
+  records: Uint8Array[];
+  bytes: number;
+  lines: number[];
+  box: ShardPart['box'];
+  hashes: number[];
+}
 
 /** Splits one block (see the file's comment). */
 export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
@@ -112,24 +136,27 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
     if (warning.kind === 'ragged_row') ragged.add(warning.line);
     else if (warning.kind === 'row_too_long') tooLong.push([warning.line, 'row_too_long']);
   }
-  const parts = new Map<
-    number,
-    { records: Uint8Array[]; bytes: number; lines: number[]; box: ShardPart['box']; hashes: number[] }
-  >();
-  const { columns } = split;
-  const plan = split.plan;
-  if (plan === null) throw new Error('a block is split only once the shards are planned');
+  const parts = new Map<string | number, PartBuild>();
+  const counts = new Map<string, [string, string, number]>();
+  const { columns, plan } = split;
   for (const [i, row] of parsed.rows.entries()) {
     if (ragged.has(row.line)) {
       rejected.push([row.line, 'wrong_field_count']);
       continue;
     }
     const key = recordShardKey(cell(row.fields, columns.state), cell(row.fields, columns.zip));
-    const shard = shardOfRecord(plan, key.state, key.zip3);
-    let part = parts.get(shard);
+    const shard = plan === null ? -1 : shardOfRecord(plan, key.state, key.zip3);
+    if (plan === null) {
+      const name = `${key.state}|${key.zip3}`;
+      const counted = counts.get(name);
+      if (counted === undefined) counts.set(name, [key.state, key.zip3, 1]);
+      else counted[2]++;
+    }
+    const partKey = plan === null ? key.state : shard;
+    let part = parts.get(partKey);
     if (part === undefined) {
-      part = { records: [], bytes: 0, lines: [], box: null, hashes: [] };
-      parts.set(shard, part);
+      part = { shard, state: key.state, records: [], bytes: 0, lines: [], box: null, hashes: [] };
+      parts.set(partKey, part);
     }
     part.lines.push(row.line);
     const point = normalizeLatLong(cell(row.fields, columns.latitude), cell(row.fields, columns.longitude));
@@ -152,13 +179,15 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
   return {
     records: parsed.rows.length,
     rejected,
-    parts: [...parts].map(([shard, part]) => ({
-      shard,
+    parts: [...parts.values()].map((part) => ({
+      shard: part.shard,
+      state: part.state,
       bytes: linesOf(part.records, part.bytes),
       lines: Uint32Array.from(part.lines),
       box: part.box,
       hashes: Uint32Array.from(part.hashes),
     })),
+    counts: [...counts.values()],
   };
 }
 
@@ -175,27 +204,4 @@ function linesOf(records: readonly Uint8Array[], bytes: number): Uint8Array {
     out[at++] = 0x0a;
   }
   return out;
-}
-
-/** Records of a block per state and ZIP3 (the plan's counting pass): [state, zip3, records]. */
-export type BlockCounts = [string, string, number][];
-
-/** Counts one block's records per state and ZIP3; rows with a wrong field count are not counted. */
-export function countBlock(
-  block: CsvBlock,
-  split: Pick<SplitPlan, 'columns' | 'width' | 'maxRowBytes'>,
-): BlockCounts {
-  const parsed = parseBlock(block, split.width, split.maxRowBytes);
-  const ragged = new Set<number>();
-  for (const warning of parsed.warnings) if (warning.kind === 'ragged_row') ragged.add(warning.line);
-  const counts = new Map<string, [string, string, number]>();
-  for (const row of parsed.rows) {
-    if (ragged.has(row.line)) continue;
-    const key = recordShardKey(cell(row.fields, split.columns.state), cell(row.fields, split.columns.zip));
-    const name = `${key.state}|${key.zip3}`;
-    const counted = counts.get(name);
-    if (counted === undefined) counts.set(name, [key.state, key.zip3, 1]);
-    else counted[2]++;
-  }
-  return [...counts.values()];
 }

@@ -173,3 +173,94 @@ describe('a voter file imported as shards, several built at once', () => {
     for (const [name, bytes] of us) assert.equal(bytes, us[0]![1], name);
   });
 });
+
+describe('a voter file whose states are cut into ZIP3 ranges', () => {
+  let dir: string;
+  // NC's records over four ZIP3s, VA's over one; lines 2, 3, … of the file.
+  const ZIPS = ['27012', '27512', '28012', '27112', '22030'];
+  const rows: { line: number; state: string; zip: string; lat: number; phone: string }[] = [];
+  /** Each shard's CSV, by its version, as its build read it. */
+  const csvs = new Map<string, string>();
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'listmatch-cut-import-'));
+    const lines = ['voterbase_id,state,first_name,last_name,address1,zip,latitude,longitude,wireless_phone'];
+    for (let i = 0; i < 200; i++) {
+      const zip = ZIPS[i % ZIPS.length]!;
+      const state = zip.startsWith('2') && zip < '24000' ? 'VA' : 'NC';
+      const phone = `91955${String(10000 + i).slice(-5)}`;
+      const lat = 30 + i / 100;
+      lines.push(`${state}-${i},${state},ANN${i % 13},SMITH${i % 17},${i} OAK ST,${zip},${lat},-80,${phone}`);
+      rows.push({ line: lines.length, state, zip, lat, phone });
+    }
+    // A row of NC with a cell too many: rejected, named by its line in the whole file.
+    lines.push('NC-999,NC,BOB,JONES,1 ELM ST,27512,35,-80,9195500000,EXTRA');
+    await writeFile(join(dir, 'voters.csv'), `${lines.join('\n')}\n`);
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('splits a state among its ZIP3 shards, each in file order, with its area, lines and directory', async () => {
+    const path = join(dir, 'voters.csv');
+    const result = await importSharded({
+      path,
+      totalBytes: (await stat(path)).size,
+      workDir: dir,
+      version: 'v-cut',
+      maxRows: 50,
+      maxRowBytes: 1 << 20,
+      onProgress: undefined,
+      concurrentBuilds: 1,
+      buildShard: async (shard) => {
+        const buildDir = join(dir, `build-${shard.version}`);
+        await mkdir(buildDir, { recursive: true });
+        // The shard's CSV, read before the import removes it.
+        const csv = await readFile(shard.path, 'utf8');
+        csvs.set(shard.version, csv);
+        const report = await buildSnapshot({
+          ...shard,
+          buildDir,
+          previous: null,
+          maxRowBytes: 1 << 20,
+          onProgress: undefined,
+          storesRandomPairU: false,
+        });
+        return { report, buildDir };
+      },
+    });
+    const shards = result.map.shards;
+    assert.deepEqual(
+      shards.map((s) => [s.id, s.zip3From, s.zip3To, s.rows]),
+      [
+        ['nc-1', '270', '270', 40],
+        ['nc-2', '271', '271', 40],
+        ['nc-3', '275', '275', 40],
+        ['nc-4', '280', '280', 40],
+        ['va', '', '', 40],
+      ],
+    );
+    const zip3In = (zip: string, shard: (typeof shards)[number]) =>
+      shard.zip3From === '' || (zip.slice(0, 3) >= shard.zip3From && zip.slice(0, 3) <= shard.zip3To);
+    for (const [i, shard] of shards.entries()) {
+      const own = rows.filter((row) => row.state === shard.state && zip3In(row.zip, shard));
+      // The voter file's records of the shard, in its order, as they were written there.
+      const csv = csvs.get(`v-cut-${shard.id}`)!.split('\n').slice(1, -1);
+      assert.deepEqual(
+        csv.map((line) => line.split(',')[0]),
+        own.map((row) => `${row.state}-${row.line - 2}`),
+        shard.id,
+      );
+      const lats = own.map((row) => row.lat);
+      assert.deepEqual(shard.box, [Math.min(...lats), -80, Math.max(...lats), -80], shard.id);
+      const directory = ShardDirectory.fromBytes(await readFile(join(dir, SHARD_DIRECTORY_FILE)));
+      for (const row of own) {
+        const found = new Set<number>();
+        directory.phoneShards(row.phone, found);
+        assert.deepEqual([...found], [i], `${shard.id}: ${row.phone}`);
+      }
+    }
+    assert.deepEqual(result.reportLines, ['202,wrong_field_count']);
+    assert.equal(result.report.rejected, 1);
+    assert.equal(result.report.imported, 200);
+  });
+});

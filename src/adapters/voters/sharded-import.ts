@@ -1,13 +1,15 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
 import {
   extendBox,
+  NO_STATE_SHARD,
   planShards,
   ShardCounts,
   type ShardMap,
@@ -17,8 +19,8 @@ import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import { fileOrders, storeFileStatistics } from './shard-file-statistics.ts';
 import {
-  type BlockCounts,
   headerColumns,
+  type ShardPart,
   type SplitBlock,
   type SplitPlan,
   voterLine,
@@ -62,13 +64,15 @@ export interface ShardedImportResult {
 export const SHARD_DIRECTORY_FILE = 'shard-directory.bin';
 
 /**
- * Imports a voter file as shards: a pass counts records per state and ZIP3 and plans the shards;
- * a second pass writes each record to its shard's CSV; each shard is then built alone (memory is
- * one shard's, not the file's). Line numbers in the report are the original file's.
+ * Imports a voter file as shards: one pass writes each record to its state's CSV, counting records
+ * per state and ZIP3, from which the shards are planned; a state the plan cuts into ZIP3 ranges
+ * is split again among them; each shard is then built alone (memory is one shard's, not the
+ * file's). Line numbers in the report are the original file's.
  */
 export async function importSharded(input: ShardedImportInput): Promise<ShardedImportResult> {
-  const plan = await countShards(input);
-  const split = await splitShards(input, plan);
+  const byState = await splitByState(input);
+  const plan = planShards(byState.counts, input.maxRows);
+  const split = await splitCutStates(input, plan, byState);
   const total: BuildReport = {
     version: input.version,
     rowsRead: split.rowsRead,
@@ -221,56 +225,203 @@ export async function inParallel<T>(
   return results;
 }
 
-async function countShards(input: ShardedImportInput): Promise<ShardPlan> {
-  const counts = new ShardCounts();
-  const header = await overBlocks<BlockCounts>(
-    input,
-    createReadStream(input.path, { highWaterMark: 1 << 20 }),
-    null,
-    {
-      take: (answer) => {
-        for (const [state, zip3, records] of answer) counts.add(state, zip3, records);
-      },
-    },
-  );
-  if (header === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
-  return planShards(counts, input.maxRows);
-}
-
 /**
- * One pass over the voter file in blocks, each counted (`plan` null) or split on the threads of
- * shard-split.worker.ts, started once the header is read; the answers go to `take` in the file's
- * order. Returns the header (null for a file without one).
+ * One pass over a CSV in blocks, split on the threads of shard-split.worker.ts (by state with
+ * `plan` null, else among the plan's shards), started once the header is read; the answers go to
+ * `take` in the file's order. Returns the header (null for a file without one).
  */
-async function overBlocks<Answer>(
+async function overBlocks(
   input: ShardedImportInput,
   source: NodeJS.ReadableStream & AsyncIterable<Uint8Array>,
   plan: ShardPlan | null,
   steps: {
     onHeader?: (header: string[], warnings: CsvWarning[]) => void;
-    take: (answer: Answer) => void | Promise<void>;
+    take: (answer: SplitBlock) => void | Promise<void>;
     onEnd?: (warnings: CsvWarning[]) => void;
+    /** Threads kept from an earlier pass with the same plan and header (their owner closes them). */
+    threads?: SplitThreads;
   },
 ): Promise<string[] | null> {
-  return await answerCsvBlocksInOrder<Answer>(
+  const kept = steps.threads;
+  return await answerCsvBlocksInOrder<SplitBlock>(
     source,
     { maxRowBytes: input.maxRowBytes, blockBytes: SPLIT_BLOCK_BYTES },
     {
       ...steps,
-      threads: (header) => {
-        const split: SplitPlan = {
-          plan,
-          columns: headerColumns(header),
-          width: header.length,
-          maxRowBytes: input.maxRowBytes,
-        };
-        return new TaskPool(new URL('./shard-split.worker.ts', import.meta.url), splitThreads(), {
-          workerData: split,
-        });
-      },
+      keepThreads: kept !== undefined,
+      threads: (header) => kept?.threads(header) ?? splitThreadsFor(input, plan, header),
     },
   );
 }
+
+function splitThreadsFor(input: ShardedImportInput, plan: ShardPlan | null, header: string[]) {
+  const split: SplitPlan = {
+    plan,
+    columns: headerColumns(header),
+    width: header.length,
+    maxRowBytes: input.maxRowBytes,
+  };
+  return new TaskPool<CsvBlock, SplitBlock>(
+    new URL('./shard-split.worker.ts', import.meta.url),
+    splitThreads(),
+    {
+      workerData: split,
+    },
+  );
+}
+
+/** The split's threads for one plan, started with the first file split and kept for the next. */
+class SplitThreads {
+  readonly #input: ShardedImportInput;
+  readonly #plan: ShardPlan;
+  #pool: TaskPool<CsvBlock, SplitBlock> | null = null;
+
+  constructor(input: ShardedImportInput, plan: ShardPlan) {
+    this.#input = input;
+    this.#plan = plan;
+  }
+
+  threads(header: string[]): TaskPool<CsvBlock, SplitBlock> {
+    this.#pool ??= splitThreadsFor(this.#input, this.#plan, header);
+    return this.#pool;
+  }
+
+  async close(): Promise<void> {
+    await this.#pool?.close();
+  }
+}
+
+/** Records' CSV lines appended to a file, with the line each came from and their area. */
+class PartFile {
+  readonly path: string;
+  readonly #stream: WriteStream;
+  readonly #writer: LineBuffer;
+  #lines = new Uint32Array(1024);
+  #count = 0;
+  box: [number, number, number, number] | null = null;
+
+  constructor(path: string, headerLine: string) {
+    this.path = path;
+    this.#stream = createWriteStream(path);
+    this.#writer = new LineBuffer(this.#stream);
+    this.#writer.write(headerLine);
+  }
+
+  add(part: ShardPart, lineOf: (line: number) => number): void {
+    this.#writer.writeBytes(part.bytes);
+    if (this.#count + part.lines.length > this.#lines.length) {
+      const grown = new Uint32Array(Math.max(this.#lines.length * 2, this.#count + part.lines.length));
+      grown.set(this.#lines);
+      this.#lines = grown;
+    }
+    for (const line of part.lines) this.#lines[this.#count++] = lineOf(line);
+    if (part.box !== null)
+      this.box = extendBox(extendBox(this.box, part.box[0], part.box[1]), part.box[2], part.box[3]);
+  }
+
+  /** The voter file's line of each record written, in order. */
+  get lines(): Uint32Array {
+    return this.#lines.subarray(0, this.#count);
+  }
+
+  ready(): Promise<void> {
+    return this.#writer.ready();
+  }
+
+  end(): Promise<void> {
+    return this.#writer.end();
+  }
+
+  destroy(): void {
+    this.#stream.destroy();
+  }
+}
+
+/** The first pass: each state's records in a CSV of their own, counted, and what the report says. */
+interface ByState {
+  header: string[];
+  /** By state ('' for records without one), in the order first met; a state's number is its place here. */
+  files: Map<string, PartFile>;
+  counts: ShardCounts;
+  /** The directory's entries, each state's under its number in `files`. */
+  directory: ShardDirectoryBuilder;
+  rowsRead: number;
+  rejectedByReason: Record<string, number>;
+  reportLines: string[];
+}
+
+/** Rejected rows of a pass, counted by reason and listed by the voter file's line. */
+function rejections() {
+  const rejectedByReason: Record<string, number> = {};
+  const reportLines: string[] = [];
+  return {
+    rejectedByReason,
+    reportLines,
+    reject(line: number, reason: string) {
+      rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + 1;
+      reportLines.push(`${line},${reason}`);
+    },
+  };
+}
+
+async function splitByState(input: ShardedImportInput): Promise<ByState> {
+  const files = new Map<string, PartFile>();
+  const numberOf = new Map<string, number>();
+  const counts = new ShardCounts();
+  const directory = new ShardDirectoryBuilder();
+  const { rejectedByReason, reportLines, reject } = rejections();
+  let headerLine = '';
+  let rowsRead = 0;
+  const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
+  let bytesRead = 0;
+  source.on('data', (chunk) => {
+    bytesRead += chunk.length;
+    input.onProgress?.(bytesRead, input.totalBytes);
+  });
+  const tooLong = (warnings: CsvWarning[]) => {
+    for (const warning of warnings) if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
+  };
+  let header: string[] | null;
+  try {
+    // Threads split blocks side by side (parse, state, hash the contacts); this thread takes them
+    // in order and appends each state's part to its file.
+    header = await overBlocks(input, source, null, {
+      onHeader: (fields, warnings) => {
+        tooLong(warnings);
+        headerLine = voterLine(fields);
+      },
+      take: async (block) => {
+        rowsRead += block.records;
+        for (const [line, reason] of block.rejected) reject(line, reason);
+        for (const [state, zip3, records] of block.counts) counts.add(state, zip3, records);
+        for (const part of block.parts) {
+          let number = numberOf.get(part.state);
+          if (number === undefined) {
+            number = files.size;
+            numberOf.set(part.state, number);
+            files.set(
+              part.state,
+              new PartFile(join(input.workDir, `${stateFileId(part.state)}.csv`), headerLine),
+            );
+          }
+          files.get(part.state)!.add(part, (line) => line);
+          directory.addHashes(number, part.hashes);
+        }
+        await Promise.all([...files.values()].map((file) => file.ready()));
+      },
+      onEnd: tooLong,
+    });
+    await Promise.all([...files.values()].map((file) => file.end()));
+  } catch (error) {
+    for (const file of files.values()) file.destroy();
+    throw error;
+  }
+  if (header === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+  return { header, files, counts, directory, rowsRead, rejectedByReason, reportLines };
+}
+
+/** The first pass's file of a state's records: named as the state's shard is when it is not cut. */
+const stateFileId = (state: string) => (state === '' ? NO_STATE_SHARD : state.toLowerCase());
 
 interface SplitResult {
   files: string[];
@@ -283,84 +434,115 @@ interface SplitResult {
   reportLines: string[];
 }
 
-async function splitShards(input: ShardedImportInput, plan: ShardPlan): Promise<SplitResult> {
-  const files = plan.shards.map((shard) => join(input.workDir, `${shard.id}.csv`));
-  const streams = files.map((file) => createWriteStream(file));
-  const writers = streams.map((stream) => new LineBuffer(stream));
-  const lines = plan.shards.map(() => new Uint32Array(1024));
-  const counts = plan.shards.map(() => 0);
-  const boxes: ([number, number, number, number] | null)[] = plan.shards.map(() => null);
-  const rejectedByReason: Record<string, number> = {};
-  const reportLines: string[] = [];
-  const directory = new ShardDirectoryBuilder();
-  const reject = (line: number, reason: string) => {
-    rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + 1;
-    reportLines.push(`${line},${reason}`);
-  };
-  let rowsRead = 0;
-  const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
-  let bytesRead = 0;
-  source.on('data', (chunk) => {
-    bytesRead += chunk.length;
-    input.onProgress?.(bytesRead, input.totalBytes);
-  });
-  const tooLong = (warnings: CsvWarning[]) => {
-    for (const warning of warnings) if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
-  };
+/**
+ * The shards' CSV files: a state's file of the first pass is its shard's when the plan keeps the
+ * state whole; a state cut into ZIP3 ranges is split again among them (its records in the voter
+ * file's order in each). Writes the directory (each entry under its shard's number).
+ */
+async function splitCutStates(
+  input: ShardedImportInput,
+  plan: ShardPlan,
+  byState: ByState,
+): Promise<SplitResult> {
+  const shardsOf = (state: string) => plan.shards.flatMap((shard, i) => (shard.state === state ? [i] : []));
+  // A state kept whole: its entries are its shard's; a cut state's are added again as it is split.
+  byState.directory.renumber(
+    [...byState.files.keys()].map((state) => {
+      const shards = shardsOf(state);
+      return shards.length === 1 ? shards[0]! : -1;
+    }),
+  );
+  const shardFiles: { path: string; lines: Uint32Array; box: PartFile['box'] }[] = [];
+  const { rejectedByReason, reportLines, reject } = rejections();
+  const threads = new SplitThreads(input, plan);
   try {
-    // Threads split blocks side by side (parse, shard, format, hash the contacts); this thread
-    // takes them in order and appends each shard's part to its file.
-    await overBlocks<SplitBlock>(input, source, plan, {
-      onHeader: (header, warnings) => {
-        tooLong(warnings);
-        const line = voterLine(header);
-        for (const writer of writers) writer.write(line);
-      },
-      take: async (block) => {
-        rowsRead += block.records;
-        for (const [line, reason] of block.rejected) reject(line, reason);
-        for (const part of block.parts) {
-          const shard = part.shard;
-          writers[shard]!.writeBytes(part.bytes);
-          let own = lines[shard]!;
-          if (counts[shard]! + part.lines.length > own.length) {
-            const grown = new Uint32Array(Math.max(own.length * 2, counts[shard]! + part.lines.length));
-            grown.set(own);
-            own = grown;
-            lines[shard] = own;
-          }
-          own.set(part.lines, counts[shard]!);
-          counts[shard]! += part.lines.length;
-          if (part.box !== null) {
-            boxes[shard] = extendBox(
-              extendBox(boxes[shard]!, part.box[0], part.box[1]),
-              part.box[2],
-              part.box[3],
-            );
-          }
-          directory.addHashes(shard, part.hashes);
-        }
-        await Promise.all(writers.map((writer) => writer.ready()));
-      },
-      onEnd: tooLong,
-    });
-    await Promise.all(writers.map((writer) => writer.end()));
-  } catch (error) {
-    for (const stream of streams) stream.destroy();
-    throw error;
+    for (const [state, whole] of byState.files) {
+      const shards = shardsOf(state);
+      if (shards.length === 0)
+        throw new Error(`the shard plan has no shard for the records of ${whole.path}`);
+      if (shards.length === 1) {
+        shardFiles[shards[0]!] = whole;
+        continue;
+      }
+      const parts = await splitState(input, whole, shards, {
+        plan,
+        threads,
+        headerLine: voterLine(byState.header),
+        directory: byState.directory,
+        reject,
+      });
+      for (const [shard, file] of parts) shardFiles[shard] = file;
+      await rm(whole.path, { force: true });
+    }
+  } finally {
+    await threads.close();
   }
   // Which shards hold each phone, e-mail and id: written now and not held while the shards are
   // built (6 bytes per entry, some 2.4 entries per voter: 720 MB at 50M voters, twice that while
   // it was turned into bytes at the end).
-  await writeFile(join(input.workDir, SHARD_DIRECTORY_FILE), directory.build().toBytes(), { flush: true });
+  await writeFile(join(input.workDir, SHARD_DIRECTORY_FILE), byState.directory.build().toBytes(), {
+    flush: true,
+  });
   return {
-    files,
-    lines: lines.map((all, i) => all.subarray(0, counts[i]!)),
-    boxes,
-    rowsRead,
-    rejectedByReason,
-    reportLines,
+    files: plan.shards.map((_, i) => shardFiles[i]!.path),
+    lines: plan.shards.map((_, i) => shardFiles[i]!.lines),
+    boxes: plan.shards.map((_, i) => shardFiles[i]!.box),
+    rowsRead: byState.rowsRead,
+    rejectedByReason: addCounts(byState.rejectedByReason, rejectedByReason),
+    reportLines: [...byState.reportLines, ...reportLines],
   };
+}
+
+/**
+ * A cut state's file of the first pass split among its shards (`shards`: their numbers), each
+ * record's line in the voter file kept; their directory entries added under their shards.
+ */
+async function splitState(
+  input: ShardedImportInput,
+  whole: PartFile,
+  shards: readonly number[],
+  split: {
+    plan: ShardPlan;
+    threads: SplitThreads;
+    headerLine: string;
+    directory: ShardDirectoryBuilder;
+    reject: (line: number, reason: string) => void;
+  },
+): Promise<Map<number, PartFile>> {
+  // The state's file holds a record a line (a cell's line break was written as a space).
+  const fileLines = whole.lines;
+  const lineOf = (line: number) => fileLines[line - 2]!;
+  const parts = new Map<number, PartFile>();
+  for (const shard of shards) {
+    parts.set(
+      shard,
+      new PartFile(join(input.workDir, `${split.plan.shards[shard]!.id}.csv`), split.headerLine),
+    );
+  }
+  try {
+    await overBlocks(input, createReadStream(whole.path, { highWaterMark: 1 << 20 }), split.plan, {
+      threads: split.threads,
+      take: async (block) => {
+        for (const [line, reason] of block.rejected) split.reject(lineOf(line), reason);
+        for (const part of block.parts) {
+          parts.get(part.shard)!.add(part, lineOf);
+          split.directory.addHashes(part.shard, part.hashes);
+        }
+        await Promise.all([...parts.values()].map((file) => file.ready()));
+      },
+    });
+    await Promise.all([...parts.values()].map((file) => file.end()));
+  } catch (error) {
+    for (const file of parts.values()) file.destroy();
+    throw error;
+  }
+  return parts;
+}
+
+function addCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const sum = { ...a };
+  for (const [key, count] of Object.entries(b)) sum[key] = (sum[key] ?? 0) + count;
+  return sum;
 }
 
 /** Blocks of the voter CSV handed to the split's threads: about 1,000 voter rows. */

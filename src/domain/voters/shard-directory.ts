@@ -124,6 +124,23 @@ export class ShardDirectoryBuilder {
     for (let i = 0; i < hashes.length; i++) this.#push(hashes[i]!, shard);
   }
 
+  /**
+   * The entries added so far given new shard numbers, `shardOf[old]`; those of an old number
+   * mapped to -1 are dropped (a sharded import adds a state's entries before it knows the state's
+   * shard, and a state cut into several shards again as its records are split among them).
+   */
+  renumber(shardOf: ArrayLike<number>): void {
+    let kept = 0;
+    for (let i = 0; i < this.#count; i++) {
+      const shard = shardOf[this.#shards[i]!] ?? -1;
+      if (shard < 0) continue;
+      this.#hashes[kept] = this.#hashes[i]!;
+      this.#shards[kept] = shard;
+      kept++;
+    }
+    this.#count = kept;
+  }
+
   #push(hash: number, shard: number): void {
     if (this.#count === this.#hashes.length) {
       const hashes = new Uint32Array(this.#hashes.length * 2);
