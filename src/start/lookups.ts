@@ -1,4 +1,4 @@
-import { ThreadedMatcherFactory } from '../adapters/matching/threaded-matcher-factory.ts';
+import { SharedLookupThreads } from '../adapters/matching/lookup-threads.ts';
 import type { Config } from '../config.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import { LookupAccess } from '../domain/lookups/lookup-access.ts';
@@ -12,7 +12,7 @@ import type { VoterStore } from '../domain/voters/voter-snapshot.ts';
  * The person and voter lookups of an api process: they answer from the voter store's current
  * version (the files the workers match lists against; in S3 mode fetched from the bucket), loaded
  * in this process and swapped when a new one is published (LOOKUP_REFRESH_SECONDS), matched on
- * LOOKUP_THREADS threads of each version's own.
+ * LOOKUP_THREADS threads that each version is opened on in turn.
  */
 export function lookupService(
   config: Config,
@@ -32,13 +32,11 @@ export function lookupService(
         matchRate: config.LOOKUP_MATCH_RATE,
         candidateScore: Math.min(config.LOOKUP_AMBIGUOUS_SCORE, config.LOOKUP_CONTACT_SCORE),
       },
-      config.LOOKUP_REFRESH_SECONDS * 1000,
-      config.LOOKUP_THREADS === 0
-        ? null
-        : // Heaps as a worker's for 2 files at least (an unsharded file's caches may be large).
-          (shards) => new ThreadedMatcherFactory(config.LOOKUP_THREADS, { sourcesKept: Math.max(2, shards) }),
-      undefined,
-      parts.onSwap,
+      {
+        refreshMs: config.LOOKUP_REFRESH_SECONDS * 1000,
+        ...(config.LOOKUP_THREADS === 0 ? {} : { threads: new SharedLookupThreads(config.LOOKUP_THREADS) }),
+        ...(parts.onSwap === undefined ? {} : { onSwap: parts.onSwap }),
+      },
     ),
     access: new LookupAccess(parts.store, parts.limiter, {
       requestsPerSecond: config.LOOKUP_RATE_PER_SECOND,

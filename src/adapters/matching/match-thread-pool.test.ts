@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { lookupModel } from '../../domain/lookups/lookup-voter-file.ts';
 import { buildMatchIndex, voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
 import { FileStatisticsCount, withFileStatistics } from '../../domain/matching/index/file-statistics.ts';
 import { MatchIndexBuilder } from '../../domain/matching/index/match-index.ts';
@@ -171,6 +172,55 @@ describe('ThreadedMatcherFactory', () => {
       await assert.rejects(async () => await matcher.matchBatch([list[0]!], OPTIONS), /matching thread died/);
     } finally {
       await factory.close();
+    }
+  });
+});
+
+describe('opening a voter file on threads that answer others', () => {
+  it('answers the files already open while it decodes another in steps; a task for that one waits for it', async () => {
+    const { voters, list } = fixture(20);
+    // A file of many names: its surnames' dictionary takes several steps to decode.
+    const big = new InMemoryVoterSnapshot(
+      VOTER_COLUMNS,
+      [...generateVoterRows({ rows: 60_000, seed: 12 })].map((row, i) =>
+        row.map((cell, c) => (VOTER_COLUMNS[c] === 'last_name' ? `${cell}${i.toString(36)}` : cell)),
+      ),
+    );
+    const bigIndex = buildMatchIndex(big);
+    const index = buildMatchIndex(voters);
+    const pool = new MatchThreadPool(1);
+    try {
+      const small = pool.open(index);
+      await small.ready;
+      // Matching's jobs as a matcher of each file hands them to the threads.
+      const job = createProbabilisticMatcher(voters, index, { model: lookupModel(index, 0.3) }).jobFor(
+        OPTIONS,
+      );
+      const bigJob = createProbabilisticMatcher(big, bigIndex, { model: lookupModel(bigIndex, 0.3) }).jobFor(
+        OPTIONS,
+      );
+      const expected = await inThreadRunner(index).run(list, job);
+      const order: string[] = [];
+      const opening = pool.open(bigIndex);
+      const opened = opening.ready.then(() => order.push('opened'));
+      // Sent after the open: answered between its steps, before it ends.
+      const answered = small.run(list, job).then((outcomes) => {
+        order.push('answered');
+        return outcomes;
+      });
+      // A task for the file being opened, sent before it is open, waits for it.
+      const first = big.fields(
+        0,
+        ['first_name', 'last_name'].map((name) => big.columnIndex(name)),
+      );
+      const row = { row: 1, fields: { first_name: first[0]!, last_name: first[1]! } };
+      const onBig = opening.run([row], bigJob);
+      assert.deepEqual(await answered, expected);
+      await opened;
+      assert.deepEqual(order, ['answered', 'opened']);
+      assert.deepEqual(await onBig, await inThreadRunner(bigIndex).run([row], bigJob));
+    } finally {
+      await pool.close();
     }
   });
 });

@@ -12,7 +12,7 @@ import { type ListRouter, ONE_SHARD, shardRouter } from '../../domain/list-match
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { TextField } from '../../domain/matching/index/match-index-fields.ts';
 import {
-  dictionariesHandedOver,
+  dictionariesFromParts,
   type MatchIndexMeta,
   matchIndexFromParts,
   type SharedDictionaryHandover,
@@ -46,7 +46,8 @@ import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
  * - `chunk`: a batch of a chunk's lines, matched (chunks/match-chunk.ts);
  * and `close` / `close-router` let a voter file or a map go.
  *
- * A task pool's thread (threads/task-server.ts): one task at a time, answered in order.
+ * A task pool's thread (threads/task-server.ts): tasks are answered in order, but for an open,
+ * which lets the tasks after it run between its steps (a task for the file it opens waits).
  */
 interface OpenSource {
   index: MatchIndex;
@@ -98,15 +99,46 @@ export type MatchTask =
 
 serveTasks<MatchTask, unknown>(answer);
 
-function open(task: Extract<MatchTask, { kind: 'open' }>): void {
+/**
+ * Opens a voter file: its dictionaries decoded in steps, between which the tasks of the files
+ * already open are answered (the lookups' thread goes on answering while it opens the next
+ * version). A task for the file waits for its opening (opened).
+ */
+async function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
   const part = (name: string) => {
     const bytes = task.parts[name];
     if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
     return bytes;
   };
-  const index = matchIndexFromParts(task.meta, part, dictionariesHandedOver(task.meta, part, task.handover));
+  const dictionaries = await dictionariesFromParts(task.meta, part, betweenTasks, task.handover);
+  const index = matchIndexFromParts(task.meta, part, dictionaries);
   const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
-  sources.set(task.source, { index, voters });
+  // Closed while it was opening: not kept.
+  if (opening.has(task.source)) sources.set(task.source, { index, voters });
+}
+
+/** Lets the tasks that arrived meanwhile run (messages are taken between immediates). */
+const betweenTasks = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The files being opened, each until its `open` ends. */
+const opening = new Map<number, Promise<void>>();
+
+/** Waits until the files a task reads are open (an open task sent before it may still be running). */
+async function opened(ids: readonly number[]): Promise<void> {
+  for (const id of ids) await opening.get(id);
+}
+
+function sourcesOf(task: MatchTask): number[] {
+  switch (task.kind) {
+    case 'match':
+    case 'sample-evidence':
+    case 'chunk':
+      return [task.source];
+    case 'block':
+      return task.task.stage === 'match' ? task.task.shards.map((shard) => shard.source) : [];
+    default:
+      return [];
+  }
 }
 
 function routerOf(id: number): ListRouter {
@@ -150,11 +182,19 @@ async function runBlockStage(task: BlockStageTask, block: CsvBlock, spec: BlockS
 }
 
 async function answer(task: MatchTask): Promise<unknown> {
+  if (opening.size > 0) await opened(sourcesOf(task));
   switch (task.kind) {
-    case 'open':
-      return open(task);
+    case 'open': {
+      const opens = open(task).finally(() => opening.delete(task.source));
+      opening.set(
+        task.source,
+        opens.catch(() => {}),
+      );
+      return await opens;
+    }
     // Its records file is closed when the snapshot is collected (snapshot-files.ts).
     case 'close':
+      opening.delete(task.source);
       return sources.delete(task.source);
     case 'open-router': {
       const shared = task.directory;

@@ -50,25 +50,28 @@ function storeOf(versions: VoterSnapshot[]): VoterStore & { publish(v: VoterSnap
 
 const SETTINGS = { matchRate: 0.3, candidateScore: 20 };
 
-describe('the lookups’ voter file on threads of its own', () => {
-  it('opens each version on new threads before its matchers are made there; a replaced one’s go after the delay', async () => {
+describe('the lookups’ voter file on its threads', () => {
+  it('opens each version on its threads before its matchers are made there; a replaced one’s go after the delay', async () => {
     const first = versionOf('v1', 3);
     const second = versionOf('v2', 4);
     const store = storeOf([first, second]);
     const log: string[] = [];
     let made = 0;
-    const file = new CurrentLookupFile(
-      store,
-      SETTINGS,
-      0,
-      (shards) => {
-        assert.equal(shards, 1);
-        return recordingThreads(log, `t${++made}`);
+    const file = new CurrentLookupFile(store, SETTINGS, {
+      refreshMs: 0,
+      threads: {
+        forVersion: (shards) => {
+          assert.equal(shards, 1);
+          return recordingThreads(log, `t${++made}`);
+        },
+        close: async () => {
+          log.push('threads closed');
+        },
       },
-      50,
+      retireAfterMs: 50,
       // Each switch told (the api's swaps metric).
-      () => log.push('swapped'),
-    );
+      onSwap: () => log.push('swapped'),
+    });
     const one = await file.get();
     assert.equal(one?.version, 'v1');
     assert.equal(log.pop(), 'swapped');
@@ -85,14 +88,18 @@ describe('the lookups’ voter file on threads of its own', () => {
     await new Promise((resolve) => setTimeout(resolve, 120));
     assert.ok(log.includes('t1 closed'));
     await file.close();
-    assert.equal(log.at(-1), 't2 closed');
+    assert.deepEqual(log.slice(-2), ['t2 closed', 'threads closed']);
   });
 
   it('closes a replaced version at once when the api stops', async () => {
     const store = storeOf([versionOf('v1', 3), versionOf('v2', 4)]);
     const log: string[] = [];
     let made = 0;
-    const file = new CurrentLookupFile(store, SETTINGS, 0, () => recordingThreads(log, `t${++made}`), 60_000);
+    const file = new CurrentLookupFile(store, SETTINGS, {
+      refreshMs: 0,
+      threads: { forVersion: () => recordingThreads(log, `t${++made}`), close: async () => {} },
+      retireAfterMs: 60_000,
+    });
     await file.get();
     store.publish((await store.open('v2'))!);
     await file.check();
@@ -134,7 +141,10 @@ describe('the lookups’ voter file on threads of its own', () => {
       close: async () => {},
     };
     for (const threads of [failing, unopened]) {
-      const file = new CurrentLookupFile(storeOf([version]), SETTINGS, 0, () => threads);
+      const file = new CurrentLookupFile(storeOf([version]), SETTINGS, {
+        refreshMs: 0,
+        threads: { forVersion: () => threads, close: async () => {} },
+      });
       const part = await (await file.get())!.part(0);
       // The first lookup (the threads failing it) and the next (matched here from then on).
       assert.ok((expected[0]?.candidates.length ?? 0) > 0, 'the voter is found');

@@ -51,6 +51,16 @@ export interface LookupThreads {
   close(): Promise<void>;
 }
 
+/**
+ * Where the lookups of each version are matched: the threads a version of `shards` files (1: an
+ * unsharded file) opens on, its own or shared with the version it replaces (then closing the
+ * version lets them drop its files), and what to let go when the api stops.
+ */
+export interface LookupThreadSource {
+  forVersion(shards: number): LookupThreads;
+  close(): Promise<void>;
+}
+
 export interface LookupMatchSettings {
   /** The match rate of the lookup model (see lookupModel). */
   matchRate: number;
@@ -248,7 +258,7 @@ export class CurrentLookupFile {
   private readonly voters: VoterStore;
   private readonly settings: LookupMatchSettings;
   private readonly refreshMs: number;
-  private readonly threadsFor: ((shards: number) => LookupThreads) | null;
+  private readonly threads: LookupThreadSource | null;
   private readonly retireAfterMs: number;
   private readonly onSwap: () => void;
   private current: LookupVoterFile | null = null;
@@ -258,24 +268,26 @@ export class CurrentLookupFile {
   private readonly retiring = new Map<NodeJS.Timeout, LookupVoterFile>();
   private closed = false;
 
-  /**
-   * `threadsFor`: new threads for a version of `shards` shards (1: unsharded) to match on (null:
-   * the calling thread matches).
-   */
   constructor(
     voters: VoterStore,
     settings: LookupMatchSettings,
-    refreshMs: number,
-    threadsFor: ((shards: number) => LookupThreads) | null = null,
-    retireAfterMs = RETIRE_AFTER_MS,
-    onSwap: () => void = () => {},
+    options: {
+      /** How often the store's current version is checked. */
+      refreshMs: number;
+      /** Where versions are matched (absent: on the calling thread). */
+      threads?: LookupThreadSource;
+      /** How long a replaced version stays for the requests that hold it (default a minute). */
+      retireAfterMs?: number;
+      /** Told each time the lookups switch to a version (metrics). */
+      onSwap?: () => void;
+    },
   ) {
-    this.onSwap = onSwap;
     this.voters = voters;
     this.settings = settings;
-    this.refreshMs = refreshMs;
-    this.threadsFor = threadsFor;
-    this.retireAfterMs = retireAfterMs;
+    this.refreshMs = options.refreshMs;
+    this.threads = options.threads ?? null;
+    this.retireAfterMs = options.retireAfterMs ?? RETIRE_AFTER_MS;
+    this.onSwap = options.onSwap ?? (() => {});
   }
 
   /** Lets every version's threads go (the api stopping). */
@@ -290,6 +302,7 @@ export class CurrentLookupFile {
     const current = this.current;
     this.current = null;
     await current?.close();
+    await this.threads?.close();
   }
 
   /** The version to answer from (null: no voter file imported yet). */
@@ -314,7 +327,7 @@ export class CurrentLookupFile {
     if (this.current?.version === snapshot.version) return this.current;
     const stats = await this.voters.stats();
     const importedAt = stats?.version === snapshot.version ? stats.importedAt : null;
-    const threads = this.threadsFor?.(snapshot.shardMap?.shards.length ?? 1) ?? null;
+    const threads = this.threads?.forVersion(snapshot.shardMap?.shards.length ?? 1) ?? null;
     const loaded = await LookupVoterFile.load(
       snapshot,
       importedAt,

@@ -150,16 +150,25 @@ function dictionaryPart(
 /**
  * The index's dictionaries from its stored parts, one at a time with `pause` between them and
  * within the large ones (StringDictionary.fromValuesInSteps), for matchIndexFromParts: what a
- * process that answers requests meanwhile loads a voter file with.
+ * process or thread that answers requests meanwhile loads a voter file with. Those in `handover`
+ * (sharedDictionaryHandover) are made as the loading thread holds them.
  */
 export async function dictionariesFromParts(
   meta: MatchIndexMeta,
   part: (name: string) => Uint8Array,
   pause: () => Promise<void>,
+  handover: Partial<Record<TextField, SharedDictionaryHandover>> = {},
 ): Promise<Record<TextField, StringDictionary>> {
   const dictionaries = {} as Record<TextField, StringDictionary>;
   for (const field of TEXT_FIELDS) {
     await pause();
+    const given = handover[field];
+    if (given !== undefined) {
+      StringDictionary.appendSharedValues(field, given.from, given.values);
+      const counts = view(part(`dict-${field}.counts`), Uint32Array, `dict-${field}.counts`);
+      dictionaries[field] = StringDictionary.fromSharedNumbers(field, counts, given);
+      continue;
+    }
     const { values, counts, shared, own } = dictionaryPart(meta, part, field);
     dictionaries[field] = shared
       ? StringDictionary.fromSharedValues(field, values, counts, own)
@@ -200,24 +209,13 @@ export function sharedDictionaryHandover(
   return handover;
 }
 
-/**
- * The index's dictionaries: those handed over (sharedDictionaryHandover) as the loading thread
- * holds them, the others from their stored parts.
- */
-export function dictionariesHandedOver(
+/** The index's dictionaries from its stored parts, all at once (dictionariesFromParts: in steps). */
+function dictionariesAtOnce(
   meta: MatchIndexMeta,
   part: (name: string) => Uint8Array,
-  handover: Partial<Record<TextField, SharedDictionaryHandover>>,
 ): Record<TextField, StringDictionary> {
   const dictionaries = {} as Record<TextField, StringDictionary>;
   for (const field of TEXT_FIELDS) {
-    const given = handover[field];
-    if (given !== undefined) {
-      StringDictionary.appendSharedValues(field, given.from, given.values);
-      const counts = view(part(`dict-${field}.counts`), Uint32Array, `dict-${field}.counts`);
-      dictionaries[field] = StringDictionary.fromSharedNumbers(field, counts, given);
-      continue;
-    }
     const { values, counts, shared, own } = dictionaryPart(meta, part, field);
     dictionaries[field] = shared
       ? StringDictionary.fromSharedValues(field, values, counts, own)
@@ -239,7 +237,7 @@ export function matchIndexFromParts(
   const u16 = (name: string) => view(part(name), Uint16Array, name);
   const f32 = (name: string) => view(part(name), Float32Array, name);
   const u8 = (name: string) => part(name);
-  const dictionaries = made ?? dictionariesHandedOver(meta, part, {});
+  const dictionaries = made ?? dictionariesAtOnce(meta, part);
   const sizes =
     meta.voterDictionarySizes ??
     (Object.fromEntries(TEXT_FIELDS.map((f) => [f, dictionaries[f].size])) as Record<TextField, number>);
