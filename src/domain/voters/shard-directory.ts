@@ -155,20 +155,48 @@ export class ShardDirectoryBuilder {
     this.#count++;
   }
 
+  /**
+   * The directory of the entries added (sorted, repeats dropped). Uses the builder's entries up:
+   * it is empty afterwards.
+   */
   build(): ShardDirectory {
-    // One sort of (hash, shard) packed into a float64-safe integer: hash × 65536 + shard < 2^48.
-    const keys = new Float64Array(this.#count);
-    for (let i = 0; i < this.#count; i++) keys[i] = this.#hashes[i]! * 65536 + this.#shards[i]!;
-    keys.sort();
-    let unique = 0;
-    for (let i = 0; i < keys.length; i++) if (i === 0 || keys[i] !== keys[i - 1]) keys[unique++] = keys[i]!;
-    const hashes = new Uint32Array(unique);
-    const shards = new Uint16Array(unique);
-    for (let i = 0; i < unique; i++) {
-      const key = keys[i]!;
-      hashes[i] = Math.floor(key / 65536);
-      shards[i] = key % 65536;
+    // Sorted by (hash, shard) in three stable passes of 16 bits (the shard, then the hash's low
+    // and high halves): a fraction of a comparison sort's time on the 100M+ entries of a national
+    // file, in 8 bytes an entry besides them.
+    const n = this.#count;
+    let hashes = this.#hashes.subarray(0, n);
+    let shards = this.#shards.subarray(0, n);
+    let toHashes = new Uint32Array(n);
+    let toShards = new Uint16Array(n);
+    const digits = new Uint16Array(n);
+    const starts = new Uint32Array(65_536);
+    for (let pass = 0; pass < 3; pass++) {
+      if (pass === 0) digits.set(shards);
+      else for (let i = 0; i < n; i++) digits[i] = pass === 1 ? hashes[i]! & 0xffff : hashes[i]! >>> 16;
+      starts.fill(0);
+      for (let i = 0; i < n; i++) starts[digits[i]!]!++;
+      let at = 0;
+      for (let d = 0; d < starts.length; d++) {
+        const count = starts[d]!;
+        starts[d] = at;
+        at += count;
+      }
+      for (let i = 0; i < n; i++) {
+        const to = starts[digits[i]!]!++;
+        toHashes[to] = hashes[i]!;
+        toShards[to] = shards[i]!;
+      }
+      [hashes, toHashes] = [toHashes, hashes];
+      [shards, toShards] = [toShards, shards];
     }
-    return new ShardDirectory(hashes, shards);
+    this.#count = 0;
+    let unique = 0;
+    for (let i = 0; i < n; i++) {
+      if (unique > 0 && hashes[i] === hashes[unique - 1] && shards[i] === shards[unique - 1]) continue;
+      hashes[unique] = hashes[i]!;
+      shards[unique] = shards[i]!;
+      unique++;
+    }
+    return new ShardDirectory(hashes.slice(0, unique), shards.slice(0, unique));
   }
 }

@@ -146,6 +146,38 @@ describe('routeRow', () => {
     assert.deepEqual(ids(routeRow(map, { state: 'zz', zip: '999' })), ['nc', 'va-1', 'va-2']);
   });
 
+  it('builds the directory sorted by hash then shard, each entry once, and renumbers shards', () => {
+    let x = 7;
+    const next = () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return x >>> 0;
+    };
+    const builder = new ShardDirectoryBuilder();
+    const entries: [number, number][] = [];
+    for (let i = 0; i < 70_000; i++) {
+      // Repeats, and hashes of the whole 32-bit range.
+      const hash = i % 7 === 0 && entries.length > 0 ? entries[next() % entries.length]![0] : next();
+      const shard = next() % 300;
+      entries.push([hash, shard]);
+      builder.addHashes(shard, [hash]);
+    }
+    // Shard 299's entries dropped, every other shard numbered one up.
+    builder.renumber(Array.from({ length: 300 }, (_, shard) => (shard === 299 ? -1 : shard + 1)));
+    const expected = [
+      ...new Set(entries.filter(([, shard]) => shard !== 299).map(([h, s]) => h * 65_536 + s + 1)),
+    ].sort((a, b) => a - b);
+    const built = builder.build();
+    const keys = Array.from(built.hashes, (hash, i) => hash * 65_536 + built.shards[i]!);
+    // Compared as text: a diff of two 60,000-entry arrays takes minutes to print.
+    assert.equal(keys.length, expected.length);
+    assert.ok(
+      keys.join() === expected.join(),
+      `first difference at ${keys.findIndex((key, i) => key !== expected[i])}`,
+    );
+  });
+
   describe('with a directory of phones and e-mails', () => {
     const nc = map.shards.findIndex((s) => s.id === 'nc');
     const va2 = map.shards.findIndex((s) => s.id === 'va-2');
