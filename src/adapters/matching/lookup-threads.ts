@@ -13,20 +13,29 @@ import { ThreadedMatcherFactory } from './threaded-matcher-factory.ts';
  */
 export class SharedLookupThreads implements LookupThreadSource {
   readonly #threads: number;
-  #shared: { factory: ThreadedMatcherFactory; shards: number } | null = null;
+  /** The kept threads, and the files they hold at once. */
+  #shared: { factory: ThreadedMatcherFactory; files: number } | null = null;
+  #closed = false;
 
   constructor(threads: number) {
     this.#threads = threads;
   }
 
   forVersion(shards: number): LookupThreads {
-    // Heaps for two versions and room besides (a 10M-voter file's dictionaries on each).
-    this.#shared ??= { factory: threadsFor(this.#threads, Math.max(4, 2 * shards)), shards };
-    if (shards <= this.#shared.shards) return versionOn(this.#shared.factory, false);
+    // Two versions at once (the one in use, the one replacing it), 4 files at least: heaps of
+    // 512 MB, two 10M-voter files' dictionaries on each thread.
+    if (this.#shared === null && !this.#closed) {
+      const files = Math.max(4, 2 * shards);
+      this.#shared = { factory: threadsFor(this.#threads, files), files };
+    }
+    if (this.#shared !== null && 2 * shards <= this.#shared.files)
+      return versionOn(this.#shared.factory, false);
+    // More than fit beside another version (or asked after the api stopped): its own, closed with it.
     return versionOn(threadsFor(this.#threads, shards), true);
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const shared = this.#shared;
     this.#shared = null;
     await shared?.factory.close();

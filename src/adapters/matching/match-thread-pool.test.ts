@@ -225,6 +225,29 @@ describe('opening a voter file on threads that answer others', () => {
   });
 });
 
+describe('opening voter files one after the other', () => {
+  it('opens them in the order sent, a small one after a big one still opening (their shared names in order)', async () => {
+    const big = new InMemoryVoterSnapshot(
+      VOTER_COLUMNS,
+      [...generateVoterRows({ rows: 60_000, seed: 13 })].map((row, i) =>
+        row.map((cell, c) => (VOTER_COLUMNS[c] === 'last_name' ? `${cell}${i.toString(36)}` : cell)),
+      ),
+    );
+    const small = fixture(10).voters;
+    const [bigIndex, smallIndex] = [buildMatchIndex(big), buildMatchIndex(small)];
+    const pool = new MatchThreadPool(1);
+    try {
+      const order: string[] = [];
+      const first = pool.open(bigIndex).ready.then(() => order.push('big'));
+      const second = pool.open(smallIndex).ready.then(() => order.push('small'));
+      await Promise.all([first, second]);
+      assert.deepEqual(order, ['big', 'small']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('ThreadedMatcherFactory.start', () => {
   it('starts the threads before any voter file, and the first list then runs on them', async () => {
     const { voters, list } = fixture(1200);

@@ -94,8 +94,9 @@ export class MatchThreadPool {
     const shared: Record<string, Uint8Array> = {};
     for (const [name, part] of parts) shared[name] = toShared(part);
     const source = this.nextSource++;
-    // Each thread takes its tasks in order: the ones for this source come after its opening, and
-    // every opening after the ones whose shared values it does not repeat.
+    // Each thread opens files in the order sent (every opening after the ones whose shared values
+    // it does not repeat), and a task for this source waits for its opening; the tasks of files
+    // already open are answered meanwhile (match-thread.worker.ts).
     // A failed opening fails those tasks ("not open on this thread").
     const opened = onEveryThread(this.pool, {
       kind: 'open',

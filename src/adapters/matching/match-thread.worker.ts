@@ -102,26 +102,38 @@ serveTasks<MatchTask, unknown>(answer);
 /**
  * Opens a voter file: its dictionaries decoded in steps, between which the tasks of the files
  * already open are answered (the lookups' thread goes on answering while it opens the next
- * version). A task for the file waits for its opening (opened).
+ * version). Opens run one after the other, in the order sent (each appends the shared values
+ * the pool counted as sent before it: StringDictionary.appendSharedValues); a task for a file,
+ * its close too, waits for its opening (opened).
  */
-async function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
-  const part = (name: string) => {
-    const bytes = task.parts[name];
-    if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
-    return bytes;
-  };
-  const dictionaries = await dictionariesFromParts(task.meta, part, betweenTasks, task.handover);
-  const index = matchIndexFromParts(task.meta, part, dictionaries);
-  const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
-  // Closed while it was opening: not kept.
-  if (opening.has(task.source)) sources.set(task.source, { index, voters });
+function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
+  const opens = lastOpen.then(async () => {
+    const part = (name: string) => {
+      const bytes = task.parts[name];
+      if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
+      return bytes;
+    };
+    const dictionaries = await dictionariesFromParts(task.meta, part, betweenTasks, task.handover);
+    const index = matchIndexFromParts(task.meta, part, dictionaries);
+    const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
+    sources.set(task.source, { index, voters });
+  });
+  const settled = opens.catch(() => {});
+  lastOpen = settled;
+  opening.set(task.source, settled);
+  void settled.then(() => {
+    if (opening.get(task.source) === settled) opening.delete(task.source);
+  });
+  return opens;
 }
 
 /** Lets the tasks that arrived meanwhile run (messages are taken between immediates). */
 const betweenTasks = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The files being opened, each until its `open` ends. */
+/** The files being opened, each until its `open` ends (failed or not). */
 const opening = new Map<number, Promise<void>>();
+/** The last open sent: the next starts when it ends. */
+let lastOpen: Promise<void> = Promise.resolve();
 
 /** Waits until the files a task reads are open (an open task sent before it may still be running). */
 async function opened(ids: readonly number[]): Promise<void> {
@@ -133,6 +145,7 @@ function sourcesOf(task: MatchTask): number[] {
     case 'match':
     case 'sample-evidence':
     case 'chunk':
+    case 'close':
       return [task.source];
     case 'block':
       return task.task.stage === 'match' ? task.task.shards.map((shard) => shard.source) : [];
@@ -184,17 +197,10 @@ async function runBlockStage(task: BlockStageTask, block: CsvBlock, spec: BlockS
 async function answer(task: MatchTask): Promise<unknown> {
   if (opening.size > 0) await opened(sourcesOf(task));
   switch (task.kind) {
-    case 'open': {
-      const opens = open(task).finally(() => opening.delete(task.source));
-      opening.set(
-        task.source,
-        opens.catch(() => {}),
-      );
-      return await opens;
-    }
+    case 'open':
+      return await open(task);
     // Its records file is closed when the snapshot is collected (snapshot-files.ts).
     case 'close':
-      opening.delete(task.source);
       return sources.delete(task.source);
     case 'open-router': {
       const shared = task.directory;

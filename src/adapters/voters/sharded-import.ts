@@ -483,6 +483,8 @@ async function splitCutStates(
   await writeFile(join(input.workDir, SHARD_DIRECTORY_FILE), byState.directory.build().toBytes(), {
     flush: true,
   });
+  // Not held while the shards are built: the states' files (their lines are the shards' now).
+  byState.files.clear();
   return {
     files: plan.shards.map((_, i) => shardFiles[i]!.path),
     lines: plan.shards.map((_, i) => shardFiles[i]!.lines),
@@ -529,6 +531,11 @@ async function splitState(
           split.directory.addHashes(part.shard, part.hashes);
         }
         await Promise.all([...parts.values()].map((file) => file.ready()));
+      },
+      // A record written from its fields may have grown past the limit (its last one too).
+      onEnd: (warnings) => {
+        for (const warning of warnings)
+          if (warning.kind === 'row_too_long') split.reject(lineOf(warning.line), 'row_too_long');
       },
     });
     await Promise.all([...parts.values()].map((file) => file.end()));

@@ -203,12 +203,10 @@ export class RecordSplitter extends RecordScanner {
   }
 }
 
-/** Whether `buf[start..end)` holds an LF or a CR. */
+/** Whether `buf[start..end)` holds an LF or a CR (searched within it, not the rest of `buf`). */
 function hasLineBreak(buf: Buffer, start: number, end: number): boolean {
-  const lf = buf.indexOf(LF, start);
-  if (lf !== -1 && lf < end) return true;
-  const cr = buf.indexOf(CR, start);
-  return cr !== -1 && cr < end;
+  const record = buf.subarray(start, end);
+  return record.includes(LF) || record.includes(CR);
 }
 
 /**

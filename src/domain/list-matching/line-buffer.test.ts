@@ -62,3 +62,27 @@ test('LineBuffer: a stream error (disk full) rejects ready and end instead of go
   await assert.rejects(lines.ready(), /ENOSPC/);
   await assert.rejects(lines.end(), /ENOSPC/);
 });
+
+test('LineBuffer keeps lines and bytes in the order given, small byte parts written together', async () => {
+  const writes: Buffer[] = [];
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      writes.push(Buffer.from(chunk));
+      done();
+    },
+  });
+  const lines = new LineBuffer(out);
+  let expected = '';
+  lines.write('header\n');
+  expected += 'header\n';
+  for (let i = 0; i < 20_000; i++) {
+    const text = i % 3 === 0 ? `line ${i}\n` : `bytes ${i}\n`;
+    if (i % 3 === 0) lines.write(text);
+    else lines.writeBytes(Buffer.from(text));
+    expected += text;
+  }
+  await lines.end();
+  assert.equal(Buffer.concat(writes).toString(), expected);
+  // 20,000 parts of about 12 bytes: a few writes of 64 KiB, not one a part.
+  assert.ok(writes.length <= Math.ceil(expected.length / 65_536) + 1, `${writes.length} writes`);
+});

@@ -8,7 +8,9 @@ import type { Writable } from 'node:stream';
  */
 export class LineBuffer {
   private readonly out: Writable;
-  private pending: string[] = [];
+  private pending: (string | Uint8Array)[] = [];
+  /** Whether `pending` holds bytes (then it is written as bytes). */
+  private holdsBytes = false;
   private size = 0;
   /** Set while the stream is over its high-water mark: one 'drain' listener at a time. */
   private draining: Promise<void> | null = null;
@@ -28,14 +30,13 @@ export class LineBuffer {
     if (this.size >= 64 * 1024) this.flush();
   }
 
-  /**
-   * Bytes that are lines already (each ending in a newline), written after what `write` holds: a
-   * batch of rows, big enough to go to the stream as it is.
-   */
+  /** Bytes that are lines already (each ending in a newline), after what `write` was given. */
   writeBytes(bytes: Uint8Array): void {
     if (this.failure !== null) return;
-    this.flush();
-    this.send(bytes);
+    this.pending.push(bytes);
+    this.holdsBytes = true;
+    this.size += bytes.length;
+    if (this.size >= 64 * 1024) this.flush();
   }
 
   /** Resolves when the stream can take more (at once unless it is over its high-water mark). */
@@ -57,13 +58,12 @@ export class LineBuffer {
 
   private flush(): void {
     if (this.pending.length === 0 || this.failure !== null) return;
-    const chunk = this.pending.join('');
+    const chunk = this.holdsBytes
+      ? Buffer.concat(this.pending.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)))
+      : this.pending.join('');
     this.pending = [];
+    this.holdsBytes = false;
     this.size = 0;
-    this.send(chunk);
-  }
-
-  private send(chunk: string | Uint8Array): void {
     if (!this.out.write(chunk) && this.draining === null) {
       this.draining = new Promise<void>((resolve) => {
         const done = () => {

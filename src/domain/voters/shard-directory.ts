@@ -157,7 +157,7 @@ export class ShardDirectoryBuilder {
 
   /**
    * The directory of the entries added (sorted, repeats dropped). Uses the builder's entries up:
-   * it is empty afterwards.
+   * it is empty afterwards, its arrays let go.
    */
   build(): ShardDirectory {
     // Sorted by (hash, shard) in three stable passes of 16 bits (the shard, then the hash's low
@@ -189,7 +189,10 @@ export class ShardDirectoryBuilder {
       [hashes, toHashes] = [toHashes, hashes];
       [shards, toShards] = [toShards, shards];
     }
+    // Its arrays go with this call (a national file's are hundreds of MB).
     this.#count = 0;
+    this.#hashes = new Uint32Array(1 << 16);
+    this.#shards = new Uint16Array(1 << 16);
     let unique = 0;
     for (let i = 0; i < n; i++) {
       if (unique > 0 && hashes[i] === hashes[unique - 1] && shards[i] === shards[unique - 1]) continue;
