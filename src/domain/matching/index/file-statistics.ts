@@ -2,7 +2,7 @@ import { type ContactSample, joinContactSamples } from './contact-sample.ts';
 import { FirstNameCohortCount } from './first-name-cohorts.ts';
 import { FirstNameGenderCount } from './first-name-genders.ts';
 import type { FileStatistics, MatchIndexData } from './match-index-data.ts';
-import { soundOf, TEXT_FIELDS, type TextField, WHOLE_FILE_VALUES } from './match-index-fields.ts';
+import { TEXT_FIELDS, type TextField, WHOLE_FILE_VALUES } from './match-index-fields.ts';
 import type { PackedPostings } from './packed-postings.ts';
 import { StringDictionary } from './string-dictionary.ts';
 
@@ -67,12 +67,15 @@ export class FileStatisticsCount {
       for (let voter = fields.size - 1; voter >= 0; voter--) firstVoter[fields.id(field, voter)] = voter;
       const ids = new Uint32Array(dictionary.size);
       const counts = this.values[field];
+      // First names' and surnames' sounds, kept for the shards that lack the name (withFileStatistics).
+      const sounds = field === 'first' ? data.firstSounds : field === 'last' ? data.lastSounds : null;
       for (let id = 0; id < dictionary.size; id++) {
         const voter = firstVoter[id]!;
         ids[id] = counts.add(
           dictionary.value(id),
           dictionary.count(id),
           voter < 0 ? Infinity : order[voter]!,
+          sounds?.[id] ?? 0,
         );
       }
       if (field === 'first') firstIds = ids;
@@ -202,9 +205,14 @@ export class FileValueCounts {
   readonly values: string[] = [''];
   readonly counts: number[] = [0];
   readonly firstAt: number[] = [Infinity];
+  /** Its phonetic code (soundOf), for first names and surnames (0 for the other fields' values). */
+  readonly sounds: number[] = [0];
 
-  /** Counts a shard's `count` voters with `value`, the first at file position `firstAt`; returns the value's id. */
-  add(value: string, count: number, firstAt: number): number {
+  /**
+   * Counts a shard's `count` voters with `value`, the first at file position `firstAt`, its sound
+   * `sound` (the shard's, soundOf); returns the value's id.
+   */
+  add(value: string, count: number, firstAt: number, sound = 0): number {
     let id = this.ids.get(value);
     if (id === undefined) {
       id = this.counts.length;
@@ -212,6 +220,7 @@ export class FileValueCounts {
       this.values.push(value);
       this.counts.push(0);
       this.firstAt.push(Infinity);
+      this.sounds.push(sound);
     }
     this.counts[id]! += count;
     if (firstAt < this.firstAt[id]!) this.firstAt[id] = firstAt;
@@ -276,17 +285,20 @@ export function withFileStatistics(
     const counts = whole.values[field];
     let values: readonly string[] = own.values;
     if (WHOLE_FILE_VALUES.includes(field)) {
-      // Then the file's values the shard lacks (ids past its own, which no voter of it carries).
+      // Then the file's values the shard lacks (ids past its own, which no voter of it carries),
+      // with the sounds another shard computed for them.
       const held = new Set(own.values);
-      const added = counts.values.filter(
-        (value, id) => value !== '' && counts.counts[id]! > 0 && !held.has(value),
-      );
+      const added: number[] = [];
+      for (let id = 1; id < counts.values.length; id++)
+        if (counts.counts[id]! > 0 && !held.has(counts.values[id]!)) added.push(id);
       if (added.length > 0) {
-        values = [...own.values, ...added];
+        values = [...own.values, ...added.map((id) => counts.values[id]!)];
         if (field === 'first' || field === 'last') {
           const extended = new Uint32Array(values.length);
           extended.set(sounds[field]);
-          for (let id = own.size; id < values.length; id++) extended[id] = soundOf(values[id]!);
+          added.forEach((id, k) => {
+            extended[own.size + k] = counts.sounds[id]!;
+          });
           sounds[field] = extended;
         }
       }
