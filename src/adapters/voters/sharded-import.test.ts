@@ -14,6 +14,46 @@ import {
 import { buildSnapshot } from './snapshot-builder.ts';
 import { RANDOM_PAIR_U_FILE } from './snapshot-files.ts';
 
+/**
+ * importSharded with the ordinary snapshot builder, its builds in `work`; `seen` is given each
+ * shard's CSV before its build (the import removes it after).
+ */
+async function importWithBuilds(
+  path: string,
+  work: string,
+  options: {
+    version: string;
+    maxRows: number;
+    concurrentBuilds: number;
+    seen?: (version: string, csv: string) => void;
+  },
+) {
+  return await importSharded({
+    path,
+    totalBytes: (await stat(path)).size,
+    workDir: work,
+    version: options.version,
+    maxRows: options.maxRows,
+    maxRowBytes: 1 << 20,
+    onProgress: undefined,
+    concurrentBuilds: options.concurrentBuilds,
+    buildShard: async (shard) => {
+      const buildDir = join(work, `build-${shard.version}`);
+      await mkdir(buildDir, { recursive: true });
+      options.seen?.(shard.version, await readFile(shard.path, 'utf8'));
+      const report = await buildSnapshot({
+        ...shard,
+        buildDir,
+        previous: null,
+        maxRowBytes: 1 << 20,
+        onProgress: undefined,
+        storesRandomPairU: false,
+      });
+      return { report, buildDir };
+    },
+  });
+}
+
 describe('inParallel (shards built at once)', () => {
   /** Runs builds that take `ms[i]` milliseconds, recording what ran together. */
   async function run(rows: number[], most: number, ms: number[]) {
@@ -106,28 +146,10 @@ describe('a voter file imported as shards, several built at once', () => {
     const work = join(dir, `work-${concurrent}`);
     await mkdir(work, { recursive: true });
     const path = join(dir, 'voters.csv');
-    const result = await importSharded({
-      path,
-      totalBytes: (await stat(path)).size,
-      workDir: work,
+    const result = await importWithBuilds(path, work, {
       version: 'v1-test',
       maxRows: 1000,
-      maxRowBytes: 1 << 20,
-      onProgress: undefined,
       concurrentBuilds: concurrent,
-      buildShard: async (shard) => {
-        const buildDir = join(work, `build-${shard.version}`);
-        await mkdir(buildDir, { recursive: true });
-        const report = await buildSnapshot({
-          ...shard,
-          buildDir,
-          previous: null,
-          maxRowBytes: 1 << 20,
-          onProgress: undefined,
-          storesRandomPairU: false,
-        });
-        return { report, buildDir };
-      },
     });
     const files: Record<string, string> = {};
     for (const buildDir of result.buildDirs) {
@@ -202,31 +224,11 @@ describe('a voter file whose states are cut into ZIP3 ranges', () => {
 
   it('splits a state among its ZIP3 shards, each in file order, with its area, lines and directory', async () => {
     const path = join(dir, 'voters.csv');
-    const result = await importSharded({
-      path,
-      totalBytes: (await stat(path)).size,
-      workDir: dir,
+    const result = await importWithBuilds(path, dir, {
       version: 'v-cut',
       maxRows: 50,
-      maxRowBytes: 1 << 20,
-      onProgress: undefined,
       concurrentBuilds: 1,
-      buildShard: async (shard) => {
-        const buildDir = join(dir, `build-${shard.version}`);
-        await mkdir(buildDir, { recursive: true });
-        // The shard's CSV, read before the import removes it.
-        const csv = await readFile(shard.path, 'utf8');
-        csvs.set(shard.version, csv);
-        const report = await buildSnapshot({
-          ...shard,
-          buildDir,
-          previous: null,
-          maxRowBytes: 1 << 20,
-          onProgress: undefined,
-          storesRandomPairU: false,
-        });
-        return { report, buildDir };
-      },
+      seen: (version, csv) => csvs.set(version, csv),
     });
     const shards = result.map.shards;
     assert.deepEqual(
