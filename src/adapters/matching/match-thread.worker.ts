@@ -195,10 +195,10 @@ async function runBlockStage(task: BlockStageTask, block: CsvBlock, spec: BlockS
 }
 
 async function answer(task: MatchTask): Promise<unknown> {
+  // Registered as opening before anything else runs: a task sent after it waits for it.
+  if (task.kind === 'open') return await open(task);
   if (opening.size > 0) await opened(sourcesOf(task));
   switch (task.kind) {
-    case 'open':
-      return await open(task);
     // Its records file is closed when the snapshot is collected (snapshot-files.ts).
     case 'close':
       return sources.delete(task.source);
