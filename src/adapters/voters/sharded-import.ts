@@ -339,7 +339,8 @@ class PartFile {
 
 /** The first pass: each state's records in a CSV of their own, counted, and what the report says. */
 interface ByState {
-  header: string[];
+  /** The voter file's header as a CSV line: each state's file, and each shard's, begins with it. */
+  headerLine: string;
   /** By state ('' for records without one), in the order first met; a state's number is its place here. */
   files: Map<string, PartFile>;
   counts: ShardCounts;
@@ -350,18 +351,23 @@ interface ByState {
   reportLines: string[];
 }
 
-/** Rejected rows of a pass, counted by reason and listed by the voter file's line. */
+/**
+ * Rejected rows of a pass, counted by reason and listed by the voter file's line; `tooLong`
+ * rejects the rows a pass's warnings say were too long (`lineOf`: a line of the file split to
+ * the voter file's).
+ */
 function rejections() {
   const rejectedByReason: Record<string, number> = {};
   const reportLines: string[] = [];
-  return {
-    rejectedByReason,
-    reportLines,
-    reject(line: number, reason: string) {
-      rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + 1;
-      reportLines.push(`${line},${reason}`);
-    },
+  const reject = (line: number, reason: string) => {
+    rejectedByReason[reason] = (rejectedByReason[reason] ?? 0) + 1;
+    reportLines.push(`${line},${reason}`);
   };
+  const tooLong = (warnings: readonly CsvWarning[], lineOf = (line: number) => line) => {
+    for (const warning of warnings)
+      if (warning.kind === 'row_too_long') reject(lineOf(warning.line), 'row_too_long');
+  };
+  return { rejectedByReason, reportLines, reject, tooLong };
 }
 
 async function splitByState(input: ShardedImportInput): Promise<ByState> {
@@ -369,7 +375,7 @@ async function splitByState(input: ShardedImportInput): Promise<ByState> {
   const numberOf = new Map<string, number>();
   const counts = new ShardCounts();
   const directory = new ShardDirectoryBuilder();
-  const { rejectedByReason, reportLines, reject } = rejections();
+  const { rejectedByReason, reportLines, reject, tooLong } = rejections();
   let headerLine = '';
   let rowsRead = 0;
   const source = createReadStream(input.path, { highWaterMark: 1 << 20 });
@@ -378,9 +384,6 @@ async function splitByState(input: ShardedImportInput): Promise<ByState> {
     bytesRead += chunk.length;
     input.onProgress?.(bytesRead, input.totalBytes);
   });
-  const tooLong = (warnings: CsvWarning[]) => {
-    for (const warning of warnings) if (warning.kind === 'row_too_long') reject(warning.line, 'row_too_long');
-  };
   let header: string[] | null;
   try {
     // Threads split blocks side by side (parse, state, hash the contacts); this thread takes them
@@ -409,7 +412,7 @@ async function splitByState(input: ShardedImportInput): Promise<ByState> {
         }
         await Promise.all([...files.values()].map((file) => file.ready()));
       },
-      onEnd: tooLong,
+      onEnd: (warnings) => tooLong(warnings),
     });
     await Promise.all([...files.values()].map((file) => file.end()));
   } catch (error) {
@@ -417,7 +420,7 @@ async function splitByState(input: ShardedImportInput): Promise<ByState> {
     throw error;
   }
   if (header === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
-  return { header, files, counts, directory, rowsRead, rejectedByReason, reportLines };
+  return { headerLine, files, counts, directory, rowsRead, rejectedByReason, reportLines };
 }
 
 /** The first pass's file of a state's records: named as the state's shard is when it is not cut. */
@@ -444,20 +447,21 @@ async function splitCutStates(
   plan: ShardPlan,
   byState: ByState,
 ): Promise<SplitResult> {
-  const shardsOf = (state: string) => plan.shards.flatMap((shard, i) => (shard.state === state ? [i] : []));
-  // A state kept whole: its entries are its shard's; a cut state's are added again as it is split.
-  byState.directory.renumber(
-    [...byState.files.keys()].map((state) => {
-      const shards = shardsOf(state);
-      return shards.length === 1 ? shards[0]! : -1;
-    }),
+  // Each state's shards (their numbers in the plan), in the order of its number.
+  const shardsOf = new Map(
+    [...byState.files.keys()].map((state) => [
+      state,
+      plan.shards.flatMap((shard, i) => (shard.state === state ? [i] : [])),
+    ]),
   );
+  // A state kept whole: its entries are its shard's; a cut state's are added again as it is split.
+  byState.directory.renumber([...shardsOf.values()].map((shards) => (shards.length === 1 ? shards[0]! : -1)));
   const shardFiles: { path: string; lines: Uint32Array; box: PartFile['box'] }[] = [];
-  const { rejectedByReason, reportLines, reject } = rejections();
+  const rejected = rejections();
   const threads = new SplitThreads(input, plan);
   try {
     for (const [state, whole] of byState.files) {
-      const shards = shardsOf(state);
+      const shards = shardsOf.get(state)!;
       if (shards.length === 0)
         throw new Error(`the shard plan has no shard for the records of ${whole.path}`);
       if (shards.length === 1) {
@@ -467,9 +471,9 @@ async function splitCutStates(
       const parts = await splitState(input, whole, shards, {
         plan,
         threads,
-        headerLine: voterLine(byState.header),
+        headerLine: byState.headerLine,
         directory: byState.directory,
-        reject,
+        rejected,
       });
       for (const [shard, file] of parts) shardFiles[shard] = file;
       await rm(whole.path, { force: true });
@@ -490,8 +494,8 @@ async function splitCutStates(
     lines: plan.shards.map((_, i) => shardFiles[i]!.lines),
     boxes: plan.shards.map((_, i) => shardFiles[i]!.box),
     rowsRead: byState.rowsRead,
-    rejectedByReason: addCounts(byState.rejectedByReason, rejectedByReason),
-    reportLines: [...byState.reportLines, ...reportLines],
+    rejectedByReason: addCounts(byState.rejectedByReason, rejected.rejectedByReason),
+    reportLines: [...byState.reportLines, ...rejected.reportLines],
   };
 }
 
@@ -508,7 +512,7 @@ async function splitState(
     threads: SplitThreads;
     headerLine: string;
     directory: ShardDirectoryBuilder;
-    reject: (line: number, reason: string) => void;
+    rejected: Pick<ReturnType<typeof rejections>, 'reject' | 'tooLong'>;
   },
 ): Promise<Map<number, PartFile>> {
   // The state's file holds a record a line (a cell's line break was written as a space).
@@ -525,7 +529,7 @@ async function splitState(
     await overBlocks(input, createReadStream(whole.path, { highWaterMark: 1 << 20 }), split.plan, {
       threads: split.threads,
       take: async (block) => {
-        for (const [line, reason] of block.rejected) split.reject(lineOf(line), reason);
+        for (const [line, reason] of block.rejected) split.rejected.reject(lineOf(line), reason);
         for (const part of block.parts) {
           parts.get(part.shard)!.add(part, lineOf);
           split.directory.addHashes(part.shard, part.hashes);
@@ -533,10 +537,7 @@ async function splitState(
         await Promise.all([...parts.values()].map((file) => file.ready()));
       },
       // A record written from its fields may have grown past the limit (its last one too).
-      onEnd: (warnings) => {
-        for (const warning of warnings)
-          if (warning.kind === 'row_too_long') split.reject(lineOf(warning.line), 'row_too_long');
-      },
+      onEnd: (warnings) => split.rejected.tooLong(warnings, lineOf),
     });
     await Promise.all([...parts.values()].map((file) => file.end()));
   } catch (error) {
