@@ -334,7 +334,7 @@ describe('shards on worker threads', () => {
       });
       return { index: builder.finish(), positions: Uint32Array.from(positions) };
     });
-    const count = new FileStatisticsCount(persons.length);
+    const count = new FileStatisticsCount(built.length);
     for (const { index, positions } of built) count.add(index.data, positions);
     for (const { index } of built) count.countPostings(index.data.postings);
     const whole = count.finish();

@@ -23,7 +23,7 @@ export async function storeFileStatistics(
   orders: readonly Uint32Array[],
 ): Promise<void> {
   const voters = orders.reduce((sum, order) => sum + order.length, 0);
-  const count = new FileStatisticsCount(voters);
+  const count = new FileStatisticsCount(buildDirs.length);
   const sample = new FileRandomPairSample(voters);
   for (const [i, dir] of buildDirs.entries()) {
     const data = await readIndexData(join(dir, 'match'));

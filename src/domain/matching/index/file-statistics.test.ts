@@ -58,7 +58,7 @@ function builtShards(
 
 /** The whole file's statistics counted from its shards, as an import does (two passes). */
 function countFile(built: readonly { index: MatchIndex; positions: number[] }[]): FileStatisticsCount {
-  const count = new FileStatisticsCount(built.reduce((sum, { positions }) => sum + positions.length, 0));
+  const count = new FileStatisticsCount(built.length);
   for (const { index, positions } of built) count.add(index.data, Uint32Array.from(positions));
   for (const { index } of built) count.countPostings(index.data.postings);
   return count;
@@ -227,6 +227,45 @@ describe('a shard skips the blocking keys the whole file skips', () => {
     for (let i = 0; i < found.size; i++) voters.push(positions?.[found.voterAt(i)] ?? found.voterAt(i));
     return new Set(voters);
   };
+
+  it('counts exactly the keys above the floor in the whole file, however evenly they are spread', () => {
+    // Three shards; 1,002 JOHN SMITHs of 1970 and 999 JANE SMITHs of 1971, a third in each:
+    // each shard holds 334 and 333 of them, just above and below a third of the floor.
+    const spread = persons.map((p, i) =>
+      i < 2001
+        ? {
+            ...p,
+            first: i < 1002 ? 'JOHN' : 'JANE',
+            last: 'SMITH',
+            dob: { year: i < 1002 ? 1970 : 1971, month: 1 + (i % 12), day: 1 + (i % 28) },
+            state: states[i % 3]!,
+          }
+        : { ...p, state: states[i % 3]! },
+    );
+    const evenly = builtShards((p) => p.state, spread);
+    const counted = countFile(evenly).finish();
+    // Every posting of every shard summed by key, then the keys above the floor.
+    const sums = new Map<number, number>();
+    for (const { index } of evenly) {
+      const postings = index.data.postings;
+      const span = 2 ** (32 - postings.bits);
+      for (let b = 0; b + 1 < postings.directory.length; b++)
+        for (let i = postings.directory[b]!; i < postings.directory[b + 1]!; i++) {
+          const hash = b * span + postings.residuals[i]!;
+          sums.set(hash, (sums.get(hash) ?? 0) + 1);
+        }
+    }
+    const above = [...sums].filter(([, n]) => n > FILE_POSTINGS_FLOOR).sort(([a], [b]) => a - b);
+    assert.ok(above.some(([, n]) => n === 1002) && !above.some(([, n]) => n === 999));
+    assert.deepEqual(
+      [...counted.postingsHashes],
+      above.map(([hash]) => hash),
+    );
+    assert.deepEqual(
+      [...counted.postingsCounts],
+      above.map(([, n]) => n),
+    );
+  });
 
   it('finds in a shard only candidates the whole file finds', () => {
     const wholeFound = candidates(whole);

@@ -20,12 +20,11 @@ import { StringDictionary } from './string-dictionary.ts';
  * lists them in, in which the random-pair u sums their shares (sums of floating-point numbers
  * depend on their order).
  *
- * The blocking keys too common to block on in the whole file are counted in a second pass:
- * `add` sums each shard's postings into a fixed table of counters by key hash (a key's counter
- * holds its postings and those of the keys that share it, so a counter of at most
- * FILE_POSTINGS_FLOOR rules out its keys); `countPostings` then sums exactly, over every shard,
- * the postings of the keys whose counter is above it (the common keys, and the few that share
- * their counters). Memory: the table (4 bytes per 4 to 64 voters), and the keys counted.
+ * The blocking keys too common to block on in the whole file are counted in a second pass: a key
+ * with more than FILE_POSTINGS_FLOOR postings in a file of S shards has more than FLOOR / S in
+ * one of them at least, so `add` keeps the keys of each shard's runs of postings above that share
+ * (a scan in the postings' order) and `countPostings` then sums exactly, over every shard, the
+ * postings of those keys alone. Memory: the keys kept and counted (a few per thousand voters).
  */
 export class FileStatisticsCount {
   private size = 0;
@@ -38,18 +37,20 @@ export class FileStatisticsCount {
   private readonly zipFirstAt = new Map<number, number>();
   private cellIds: Uint32Array = new Uint32Array(0);
   private cellCounts: Uint32Array = new Uint32Array(0);
-  /** Postings per counter of key hashes (by their low bits), summed over the shards added. */
-  private readonly keyLoads: Uint32Array;
+  /** Postings a key needs in one shard to be counted over all of them (FILE_POSTINGS_FLOOR / shards). */
+  private readonly shardFloor: number;
+  /** The keys of some shard's runs of postings above `shardFloor` (add). */
+  private readonly common = new Set<number>();
   /** The shards' samples of phones and e-mails; null once a shard had none (stored before them). */
   private contacts: ContactSample[] | null = [];
   /** The postings of the keys whose counter is above FILE_POSTINGS_FLOOR (countPostings). */
   private readonly postings = new Map<number, number>();
 
-  /** `voters`: the whole file's (it sizes the table of key counters). */
-  constructor(voters: number) {
+  /** `shards`: how many the file has (each is added once). */
+  constructor(shards: number) {
+    if (!Number.isInteger(shards) || shards < 1) throw new RangeError('a file of one shard at least');
     for (const field of TEXT_FIELDS) this.values[field] = new FileValueCounts();
-    // About 17 postings per voter: some 4 to 70 per counter on average, far below the floor.
-    this.keyLoads = new Uint32Array(2 ** Math.ceil(Math.log2(Math.min(2 ** 24, Math.max(2 ** 16, voters)))));
+    this.shardFloor = FILE_POSTINGS_FLOOR / shards;
   }
 
   /**
@@ -92,7 +93,7 @@ export class FileStatisticsCount {
     }
     if (data.contacts === undefined) this.contacts = null;
     else this.contacts?.push(data.contacts);
-    addKeyLoads(data.postings, this.keyLoads);
+    keepCommonKeys(data.postings, this.shardFloor, this.common);
     [this.cellIds, this.cellCounts] = mergeSortedCounts(
       this.cellIds,
       this.cellCounts,
@@ -101,23 +102,14 @@ export class FileStatisticsCount {
     );
   }
 
-  /** One shard's postings, once every shard was added: those of the keys that may be common. */
-  countPostings(postings: PackedPostings): void {
-    const loads = this.keyLoads;
-    const mask = loads.length - 1;
-    const { directory, residuals } = postings;
-    const bucketSpan = 2 ** (32 - postings.bits);
-    for (let b = 0; b + 1 < directory.length; b++) {
-      const end = directory[b + 1]!;
-      for (let i = directory[b]!; i < end; ) {
-        const residual = residuals[i]!;
-        let next = i + 1;
-        while (next < end && residuals[next] === residual) next++;
-        const hash = b * bucketSpan + residual;
-        if (loads[hash & mask]! > FILE_POSTINGS_FLOOR)
-          this.postings.set(hash, (this.postings.get(hash) ?? 0) + next - i);
-        i = next;
-      }
+  /**
+   * One shard's postings, once every shard was added: those of the keys that may be common. Only
+   * their directory and residuals are read (a key's count is its range).
+   */
+  countPostings(postings: Pick<PackedPostings, 'range'>): void {
+    for (const hash of this.common) {
+      const [start, end] = postings.range(hash);
+      if (end > start) this.postings.set(hash, (this.postings.get(hash) ?? 0) + end - start);
     }
   }
 
@@ -145,15 +137,21 @@ export class FileStatisticsCount {
   }
 }
 
-/** Adds each posting to the counter of its key hash's low bits (`loads` has a power of two of them). */
-function addKeyLoads(postings: PackedPostings, loads: Uint32Array): void {
-  const mask = loads.length - 1;
+/** Adds to `common` the hash of each run of postings (one key's) longer than `floor`. */
+function keepCommonKeys(postings: PackedPostings, floor: number, common: Set<number>): void {
   const { directory, residuals } = postings;
   const bucketSpan = 2 ** (32 - postings.bits);
   for (let b = 0; b + 1 < directory.length; b++) {
-    const high = b * bucketSpan;
     const end = directory[b + 1]!;
-    for (let i = directory[b]!; i < end; i++) loads[(high + residuals[i]!) & mask]!++;
+    // Runs can only be longer than the floor in a bucket that is.
+    if (end - directory[b]! <= floor) continue;
+    for (let i = directory[b]!; i < end; ) {
+      const residual = residuals[i]!;
+      let next = i + 1;
+      while (next < end && residuals[next] === residual) next++;
+      if (next - i > floor) common.add(b * bucketSpan + residual);
+      i = next;
+    }
   }
 }
 
