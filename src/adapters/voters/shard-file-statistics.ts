@@ -102,12 +102,14 @@ export function fileOrders(acceptedLines: readonly Uint32Array[]): Uint32Array[]
     below[w] = total;
     total += popcount(words[w]!);
   }
-  return acceptedLines.map((lines) =>
-    Uint32Array.from(
-      lines,
-      (line) => below[line >>> 5]! + popcount(words[line >>> 5]! & ((1 << (line & 31)) - 1)),
-    ),
-  );
+  return acceptedLines.map((lines) => {
+    const order = new Uint32Array(lines.length);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      order[i] = below[line >>> 5]! + popcount(words[line >>> 5]! & ((1 << (line & 31)) - 1));
+    }
+    return order;
+  });
 }
 
 function popcount(x: number): number {

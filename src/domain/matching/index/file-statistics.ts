@@ -282,15 +282,19 @@ export function withFileStatistics(
     const own = data.dictionaries[field];
     const counts = whole.values[field];
     let values: readonly string[] = own.values;
+    // Each value's file-wide id (one lookup of each of the shard's values): its file count.
+    const fileIds = values.map((value) => counts.ids.get(value) ?? -1);
     if (WHOLE_FILE_VALUES.includes(field)) {
       // Then the file's values the shard lacks (ids past its own, which no voter of it carries),
       // with the sounds another shard computed for them.
-      const held = new Set(own.values);
+      const held = new Uint8Array(counts.values.length);
+      for (const id of fileIds) if (id >= 0) held[id] = 1;
       const added: number[] = [];
       for (let id = 1; id < counts.values.length; id++)
-        if (counts.counts[id]! > 0 && !held.has(counts.values[id]!)) added.push(id);
+        if (counts.counts[id]! > 0 && held[id] === 0) added.push(id);
       if (added.length > 0) {
         values = [...own.values, ...added.map((id) => counts.values[id]!)];
+        for (const id of added) fileIds.push(id);
         if (field === 'first' || field === 'last') {
           const extended = new Uint32Array(values.length);
           extended.set(sounds[field]);
@@ -301,10 +305,10 @@ export function withFileStatistics(
         }
       }
     }
-    dictionaries[field] = StringDictionary.fromValues(
-      values,
-      Uint32Array.from(values, (value) => counts.count(value)),
-    );
+    const fileCounts = new Uint32Array(values.length);
+    for (let id = 0; id < values.length; id++)
+      fileCounts[id] = fileIds[id]! < 0 ? 0 : counts.counts[fileIds[id]!]!;
+    dictionaries[field] = StringDictionary.fromValues(values, fileCounts);
   }
   const first = dictionaries.first;
   const firstGenders = new Uint8Array(first.size);

@@ -7,8 +7,12 @@ export class StringDictionary {
   readonly counts: Uint32Array;
   /** The values by id; null for a dictionary of shared values (then `numbers` says them). */
   private readonly own: readonly string[] | null;
-  /** Value → id; null for a dictionary of shared values (then `shared` and `local` say it). */
-  private readonly ids: Map<string, number> | null;
+  /**
+   * Value → id, made on the first `idOf` (a dictionary read only to be counted or written again,
+   * as a sharded import's statistics do with every shard's, never needs it); null for a
+   * dictionary of shared values (then `shared` and `local` say it).
+   */
+  private ids: Map<string, number> | undefined | null;
   private readonly shared: SharedValues | null;
   /**
    * Each id's number among the shared values: 4 bytes an id where an array of the strings costs 8
@@ -32,7 +36,7 @@ export class StringDictionary {
     this.counts = counts;
     if (!('shared' in of)) {
       this.own = of.values;
-      this.ids = of.ids ?? new Map(of.values.map((value, id) => [value, id]));
+      this.ids = of.ids;
       this.shared = null;
       this.numbers = null;
       this.local = null;
@@ -148,6 +152,7 @@ export class StringDictionary {
 
   /** Id of a value, or -1 when no voter has it. */
   idOf(value: string): number {
+    if (this.ids === undefined) this.ids = new Map(this.own!.map((value, id) => [value, id]));
     if (this.ids !== null) return this.ids.get(value) ?? -1;
     const number = this.shared!.numberOf(value);
     const local = this.local!;
