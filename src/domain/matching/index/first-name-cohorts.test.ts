@@ -39,4 +39,23 @@ describe('FirstNameCohortCount', () => {
     // Two voters of one year: alone they would say 70 times the file; with 20 voters at 1, about 7.
     assert.ok(ratios[2]! > 1 && ratios[2]! < 10, `rare name: ${ratios[2]}`);
   });
+
+  it('counts past a batch of keys as within one: a file of 1.1M voters', () => {
+    // Name 1: 700,000 voters born in 1960; name 2: 400,000 over 1970 and 1971, every other one.
+    const count = new FirstNameCohortCount(3);
+    for (let i = 0; i < 1_100_000; i++) {
+      if (i % 11 < 7) count.add(1, 19600101);
+      else count.add(2, (i % 2 === 0 ? 1970 : 1971) * 10000 + 101);
+    }
+    const ratios = count.concentrations();
+    // The unbiased shares of pairs born in one year, by their counts (see the class).
+    const pairShare = (counts: number[]) => {
+      const n = counts.reduce((a, b) => a + b, 0);
+      return (counts.reduce((a, c) => a + c * c, 0) - n) / (n * (n - 1));
+    };
+    const file = pairShare([700_000, 200_000, 200_000]);
+    const expected = (n: number, share: number) => (n * (share / file) + 20) / (n + 20);
+    assert.equal(ratios[1], Math.fround(expected(700_000, 1)));
+    assert.equal(ratios[2], Math.fround(expected(400_000, pairShare([200_000, 200_000]))));
+  });
 });

@@ -3,6 +3,8 @@ import { grown } from './first-name-genders.ts';
 /** Birth years counted (earlier and later ones are counted with the first and the last). */
 const FIRST_YEAR = 1890;
 const YEARS = 128;
+/** Keys counted at once (4 MB). */
+const PENDING_KEYS = 1 << 20;
 /** Voters' worth of "no concentration" each first name's own figure is mixed with. */
 const PRIOR_VOTERS = 20;
 
@@ -16,7 +18,14 @@ const PRIOR_VOTERS = 20;
  * Counted once when the index is built and stored with it.
  */
 export class FirstNameCohortCount {
+  /** Voters per name and year (key: first-name id × YEARS + year). */
   private readonly counts = new Map<number, number>();
+  /**
+   * Keys not yet in `counts`: sorted and counted a run at a time, a map update per distinct key
+   * of the batch instead of one per voter (a third as many on generated files).
+   */
+  private pending: Uint32Array | null = null;
+  private pendingCount = 0;
   private named: Uint32Array;
   private readonly years = new Float64Array(YEARS);
   private total = 0;
@@ -30,14 +39,32 @@ export class FirstNameCohortCount {
     if (firstId <= 0 || packedDob <= 0) return;
     const year = Math.min(YEARS - 1, Math.max(0, Math.floor(packedDob / 10000) - FIRST_YEAR));
     const key = firstId * YEARS + year;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (key > 0xffff_ffff) this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    else {
+      this.pending ??= new Uint32Array(PENDING_KEYS);
+      this.pending[this.pendingCount++] = key;
+      if (this.pendingCount === PENDING_KEYS) this.countPending();
+    }
     if (firstId >= this.named.length) this.named = grown(this.named, firstId + 1);
     this.named[firstId]!++;
     this.years[year]!++;
     this.total++;
   }
 
+  private countPending(): void {
+    const keys = this.pending?.subarray(0, this.pendingCount).sort() ?? new Uint32Array(0);
+    for (let i = 0; i < keys.length; ) {
+      const key = keys[i]!;
+      let next = i + 1;
+      while (next < keys.length && keys[next] === key) next++;
+      this.counts.set(key, (this.counts.get(key) ?? 0) + next - i);
+      i = next;
+    }
+    this.pendingCount = 0;
+  }
+
   concentrations(): Float32Array {
+    this.countPending();
     const ratios = new Float32Array(this.named.length).fill(1);
     if (this.total < 2) return ratios;
     let fileSquares = 0;
