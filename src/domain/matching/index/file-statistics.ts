@@ -43,7 +43,7 @@ export class FileStatisticsCount {
   private readonly common = new Set<number>();
   /** The shards' samples of phones and e-mails; null once a shard had none (stored before them). */
   private contacts: ContactSample[] | null = [];
-  /** The postings of the keys whose counter is above FILE_POSTINGS_FLOOR (countPostings). */
+  /** The postings of the `common` keys over every shard (countPostings). */
   private readonly postings = new Map<number, number>();
 
   /** `shards`: how many the file has (each is added once). */
@@ -103,8 +103,8 @@ export class FileStatisticsCount {
   }
 
   /**
-   * One shard's postings, once every shard was added: those of the keys that may be common. Only
-   * their directory and residuals are read (a key's count is its range).
+   * One shard's postings, once every shard was added: those of the keys that may be common (a
+   * key's count is the length of its range).
    */
   countPostings(postings: Pick<PackedPostings, 'range'>): void {
     for (const hash of this.common) {

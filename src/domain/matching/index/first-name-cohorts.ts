@@ -22,7 +22,7 @@ export class FirstNameCohortCount {
   private readonly counts = new Map<number, number>();
   /**
    * Keys not yet in `counts`: sorted and counted a run at a time, a map update per distinct key
-   * of the batch instead of one per voter (a third as many on generated files).
+   * of the batch instead of one per voter.
    */
   private pending: Uint32Array | null = null;
   private pendingCount = 0;
