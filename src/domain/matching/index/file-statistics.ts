@@ -49,7 +49,11 @@ export class FileStatisticsCount {
   /** `shards`: how many the file has (each is added once). */
   constructor(shards: number) {
     if (!Number.isInteger(shards) || shards < 1) throw new RangeError('a file of one shard at least');
-    for (const field of TEXT_FIELDS) this.values[field] = new FileValueCounts();
+    for (const field of TEXT_FIELDS)
+      this.values[field] = new FileValueCounts({
+        ordered: FILE_ORDER_FIELDS.includes(field),
+        sounded: field === 'first' || field === 'last',
+      });
     this.shardFloor = FILE_POSTINGS_FLOOR / shards;
   }
 
@@ -64,14 +68,16 @@ export class FileStatisticsCount {
     let firstIds = new Uint32Array(0);
     for (const field of TEXT_FIELDS) {
       const dictionary = data.dictionaries[field];
-      const firstVoter = new Int32Array(dictionary.size).fill(-1);
-      for (let voter = fields.size - 1; voter >= 0; voter--) firstVoter[fields.id(field, voter)] = voter;
-      const ids = new Uint32Array(dictionary.size);
       const counts = this.values[field];
+      // Each value's first voter here, for the fields whose values u takes in the file's order.
+      const firstVoter = new Int32Array(counts.ordered ? dictionary.size : 0).fill(-1);
+      if (counts.ordered)
+        for (let voter = fields.size - 1; voter >= 0; voter--) firstVoter[fields.id(field, voter)] = voter;
+      const ids = new Uint32Array(dictionary.size);
       // First names' and surnames' sounds, kept for the shards that lack the name (withFileStatistics).
       const sounds = field === 'first' ? data.firstSounds : field === 'last' ? data.lastSounds : null;
       for (let id = 0; id < dictionary.size; id++) {
-        const voter = firstVoter[id]!;
+        const voter = firstVoter[id] ?? -1;
         ids[id] = counts.add(
           dictionary.value(id),
           dictionary.count(id),
@@ -193,18 +199,32 @@ function mergeSortedCounts(
   return [keys.slice(0, out), counts.slice(0, out)];
 }
 
+/** The fields whose values the random-pair u takes in the file's order (file-random-pair-u.ts). */
+export const FILE_ORDER_FIELDS: readonly TextField[] = ['first', 'last', 'city', 'state'];
+
 /**
  * One text field's values over the whole file: a file-wide id per value (the empty value's is
- * 0), its voters, and the file position of its first voter (Infinity for a value no voter has).
+ * 0), its voters, and, for a field `ordered`, the file position of its first voter (Infinity for
+ * a value no voter has); for a field `sounded`, its phonetic code.
  */
 export class FileValueCounts {
   readonly ids = new Map<string, number>([['', 0]]);
   /** By id. */
   readonly values: string[] = [''];
   readonly counts: number[] = [0];
-  readonly firstAt: number[] = [Infinity];
-  /** Its phonetic code (soundOf), for first names and surnames (0 for the other fields' values). */
-  readonly sounds: number[] = [0];
+  readonly ordered: boolean;
+  readonly sounded: boolean;
+  /** By id, when `ordered` (else empty: a street's first position is never read). */
+  readonly firstAt: number[];
+  /** Its phonetic code (soundOf) by id, when `sounded` (first names and surnames; else empty). */
+  readonly sounds: number[];
+
+  constructor(keep: { ordered: boolean; sounded: boolean }) {
+    this.ordered = keep.ordered;
+    this.sounded = keep.sounded;
+    this.firstAt = keep.ordered ? [Infinity] : [];
+    this.sounds = keep.sounded ? [0] : [];
+  }
 
   /**
    * Counts a shard's `count` voters with `value`, the first at file position `firstAt`, its sound
@@ -217,11 +237,11 @@ export class FileValueCounts {
       this.ids.set(value, id);
       this.values.push(value);
       this.counts.push(0);
-      this.firstAt.push(Infinity);
-      this.sounds.push(sound);
+      if (this.ordered) this.firstAt.push(Infinity);
+      if (this.sounded) this.sounds.push(sound);
     }
     this.counts[id]! += count;
-    if (firstAt < this.firstAt[id]!) this.firstAt[id] = firstAt;
+    if (this.ordered && firstAt < this.firstAt[id]!) this.firstAt[id] = firstAt;
     return id;
   }
 

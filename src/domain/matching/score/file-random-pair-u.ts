@@ -100,6 +100,7 @@ function fileFigures(whole: WholeFileStatistics): RandomPairFigures {
 
 /** Ids of the values some voter has (not the empty value), by their first voter's file position. */
 function inFileOrder(values: FileValueCounts): number[] {
+  if (!values.ordered) throw new Error('a field whose values were counted without their order');
   const ids: number[] = [];
   for (let id = 1; id < values.counts.length; id++) if (values.firstAt[id]! < Infinity) ids.push(id);
   return ids.sort((a, b) => values.firstAt[a]! - values.firstAt[b]!);
