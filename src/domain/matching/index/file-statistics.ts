@@ -70,14 +70,14 @@ export class FileStatisticsCount {
       const dictionary = data.dictionaries[field];
       const counts = this.values[field];
       // Each value's first voter here, for the fields whose values u takes in the file's order.
-      const firstVoter = new Int32Array(counts.ordered ? dictionary.size : 0).fill(-1);
-      if (counts.ordered)
+      const firstVoter = counts.ordered ? new Int32Array(dictionary.size).fill(-1) : null;
+      if (firstVoter !== null)
         for (let voter = fields.size - 1; voter >= 0; voter--) firstVoter[fields.id(field, voter)] = voter;
       const ids = new Uint32Array(dictionary.size);
       // First names' and surnames' sounds, kept for the shards that lack the name (withFileStatistics).
       const sounds = field === 'first' ? data.firstSounds : field === 'last' ? data.lastSounds : null;
       for (let id = 0; id < dictionary.size; id++) {
-        const voter = firstVoter[id] ?? -1;
+        const voter = firstVoter === null ? -1 : firstVoter[id]!;
         ids[id] = counts.add(
           dictionary.value(id),
           dictionary.count(id),

@@ -52,7 +52,8 @@ export class FirstNameCohortCount {
   }
 
   private countPending(): void {
-    const keys = this.pending?.subarray(0, this.pendingCount).sort() ?? new Uint32Array(0);
+    if (this.pending === null) return;
+    const keys = this.pending.subarray(0, this.pendingCount).sort();
     for (let i = 0; i < keys.length; ) {
       const key = keys[i]!;
       let next = i + 1;
