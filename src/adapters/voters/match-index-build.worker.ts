@@ -7,7 +7,10 @@ import {
   segmentBuffers,
 } from '../../domain/matching/index/match-index-segment.ts';
 import { mergeMatchIndexSegments } from '../../domain/matching/index/merge-match-index-segments.ts';
-import { voterNormalizer } from '../../domain/matching/normalize/person.ts';
+import { type NormalizedPerson, voterNormalizer } from '../../domain/matching/normalize/person.ts';
+import { directoryHashes } from '../../domain/voters/shard-directory.ts';
+import { extendBox, statelessIds } from '../../domain/voters/shard-map.ts';
+import type { ShardContacts } from './shard-contacts.ts';
 
 /**
  * One segment builder of the match index (see match-index-threads.ts). A build begins with the
@@ -19,12 +22,16 @@ import { voterNormalizer } from '../../domain/matching/normalize/person.ts';
  * transfer, not copy. A thread serves one build after another (a sharded import's shards): its
  * compiled code and its tables (phonetic codes, nicknames) are made once.
  *
- * In: { begin: { columns, asOf } }, { chunk, firstRow } … then { finish: 'segment' } or
+ * With `contacts` (a sharded import's shard), a thread also gathers what the import's shard
+ * directory and map need of its voters, from the values it normalizes anyway: the directory's
+ * hashes of their phones, e-mail and stateless ids, and the box of their coordinates.
+ *
+ * In: { begin: { columns, asOf, contacts } }, { chunk, firstRow } … then { finish: 'segment' } or
  * { finish: 'merge', segments }; then the next build's begin.
- * Out: { ack: rows } … then { segment } or { meta, names, buffers }, or { error }.
+ * Out: { ack: rows } … then { segment, contacts } or { meta, names, buffers, contacts }, or { error }.
  */
 type Message =
-  | { begin: { columns: string[]; asOf: string } }
+  | { begin: { columns: string[]; asOf: string; contacts: boolean } }
   | { chunk: Uint8Array; firstRow: number }
   | { finish: 'segment' }
   | { finish: 'merge'; segments: MatchIndexSegment[] };
@@ -35,16 +42,55 @@ interface Build {
   fieldColumns: number;
   builder: MatchIndexSegmentBuilder;
   normalize: ReturnType<typeof voterNormalizer>;
+  contacts: ContactsGatherer | null;
 }
 
-function begin(columns: string[], asOf: string): Build {
+function begin(columns: string[], asOf: string, contacts: boolean): Build {
+  const gatherer = contacts ? new ContactsGatherer(columns) : null;
   return {
     read: voterFieldReader(columns),
-    fieldColumns: voterFieldColumns(columns),
+    fieldColumns: Math.max(voterFieldColumns(columns), gatherer?.columns ?? 0),
     builder: new MatchIndexSegmentBuilder(),
     normalize: voterNormalizer(new Date(asOf)),
+    contacts: gatherer,
   };
 }
+
+/** A shard's directory hashes and box, voter by voter (see the file's comment). */
+class ContactsGatherer {
+  readonly #voterbaseId: number;
+  readonly #exactTrack: number;
+  /** Fields of a record it reads: up to the last of its id columns. */
+  readonly columns: number;
+  #hashes = new Uint32Array(1 << 16);
+  #count = 0;
+  #box: ShardContacts['box'] = null;
+
+  constructor(columns: readonly string[]) {
+    this.#voterbaseId = columns.indexOf('voterbase_id');
+    this.#exactTrack = columns.indexOf('exact_track');
+    this.columns = Math.max(this.#voterbaseId, this.#exactTrack) + 1;
+  }
+
+  add(record: readonly string[], person: NormalizedPerson): void {
+    const ids = statelessIds(cell(record, this.#voterbaseId), cell(record, this.#exactTrack));
+    for (const hash of directoryHashes(person.phones, person.email, ids)) {
+      if (this.#count === this.#hashes.length) {
+        const grown = new Uint32Array(this.#hashes.length * 2);
+        grown.set(this.#hashes);
+        this.#hashes = grown;
+      }
+      this.#hashes[this.#count++] = hash;
+    }
+    if (!Number.isNaN(person.lat)) this.#box = extendBox(this.#box, person.lat, person.lon);
+  }
+
+  take(): ShardContacts {
+    return { hashes: this.#hashes.slice(0, this.#count), box: this.#box };
+  }
+}
+
+const cell = (record: readonly string[], at: number) => (at < 0 ? '' : (record[at] ?? ''));
 
 const port = parentPort!;
 const decoder = new TextDecoder();
@@ -53,11 +99,11 @@ let build: Build | null = null;
 port.on('message', (message: Message) => {
   try {
     if ('begin' in message) {
-      build = begin(message.begin.columns, message.begin.asOf);
+      build = begin(message.begin.columns, message.begin.asOf, message.begin.contacts);
       return;
     }
     if (build === null) throw new Error('a build begins before its records');
-    const { read, fieldColumns, builder, normalize } = build;
+    const { read, fieldColumns, builder, normalize, contacts } = build;
     if ('chunk' in message) {
       const text = decoder.decode(message.chunk);
       let row = message.firstRow;
@@ -65,16 +111,23 @@ port.on('message', (message: Message) => {
       while (start < text.length) {
         let end = text.indexOf('\n', start);
         if (end < 0) end = text.length;
-        builder.add(row++, normalize(read(text.slice(start, end).split('\x1f', fieldColumns))));
+        const record = text.slice(start, end).split('\x1f', fieldColumns);
+        const person = normalize(read(record));
+        builder.add(row++, person);
+        contacts?.add(record, person);
         start = end + 1;
       }
       port.postMessage({ ack: row - message.firstRow });
       return;
     }
     const segment = builder.finish();
+    const gathered = contacts?.take() ?? null;
     build = null;
     if (message.finish === 'segment') {
-      port.postMessage({ segment }, segmentBuffers(segment));
+      port.postMessage({ segment, contacts: gathered }, [
+        ...segmentBuffers(segment),
+        ...(gathered === null ? [] : [gathered.hashes.buffer as ArrayBuffer]),
+      ]);
       return;
     }
     const { meta, parts } = matchIndexParts({
@@ -86,10 +139,10 @@ port.on('message', (message: Message) => {
       const part = parts.get(name)!;
       return part.byteOffset === 0 && part.byteLength === part.buffer.byteLength ? part : part.slice();
     });
-    port.postMessage(
-      { meta, names, buffers },
-      buffers.map((b) => b.buffer as ArrayBuffer),
-    );
+    port.postMessage({ meta, names, buffers, contacts: gathered }, [
+      ...buffers.map((b) => b.buffer as ArrayBuffer),
+      ...(gathered === null ? [] : [gathered.hashes.buffer as ArrayBuffer]),
+    ]);
   } catch (error) {
     port.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }

@@ -41,6 +41,48 @@ describe('splitBlock (the split pass of a sharded import)', () => {
     );
   });
 
+  it('rejects a record with a wrong field count, quoted or not, and counts only the records it keeps', () => {
+    const rows = [
+      'NC-1,NC,ANN,SMITH,1 OAK ST,27501\n',
+      'NC-2,NC,BOB,JONES,27501\n',
+      'NC-3,NC,CAROL,LEE,3 PINE ST,27502,EXTRA\n',
+      'NC-4,NC,"DAN",KIM,4 ELM ST\n',
+      ' VA-1 , va ,EVE,ROE,5 ASH ST, 22030 \n',
+    ];
+    const split = splitBlock({ ...blockOf(rows.join('')), records: 5 }, { ...plan(), plan: null });
+    assert.equal(split.records, 5);
+    assert.deepEqual(split.rejected, [
+      [3, 'wrong_field_count'],
+      [4, 'wrong_field_count'],
+      [5, 'wrong_field_count'],
+    ]);
+    assert.deepEqual(
+      split.parts.map((p) => [p.state, [...p.lines], Buffer.from(p.bytes).toString()]),
+      [
+        ['NC', [2], 'NC-1,NC,ANN,SMITH,1 OAK ST,27501\n'],
+        ['VA', [6], ' VA-1 , va ,EVE,ROE,5 ASH ST, 22030 \n'],
+      ],
+    );
+    assert.deepEqual(split.counts, [
+      ['NC', '275', 1],
+      ['VA', '220', 1],
+    ]);
+  });
+
+  it('reads the state and ZIP of a file whose header has neither, or them last, or a state not in ASCII', () => {
+    const header = ['voterbase_id', 'first_name', 'last_name', 'zip', 'state'];
+    const split = (text: string, columns: string[]) =>
+      splitBlock(
+        { ...blockOf(text), records: 1 },
+        { plan: null, columns: headerColumns(columns), width: columns.length, maxRowBytes: 4096 },
+      );
+    assert.deepEqual(split('X-1,ANN,SMITH,27501,NC\n', header).counts, [['NC', '275', 1]]);
+    assert.deepEqual(split('X-1,ANN,SMITH,27501,ÑC\n', header).counts, [['', '275', 1]]);
+    assert.deepEqual(split('X-1,ANN,SMITH\n', ['voterbase_id', 'first_name', 'last_name']).counts, [
+      ['', '', 1],
+    ]);
+  });
+
   it('writes the fields again of a record that would not read back on a line of its own', () => {
     const bytes = Buffer.concat([
       Buffer.from('NC-1,NC,ANN,SMITH,"1 OAK ST\nAPT 2",27501\n'),

@@ -1,39 +1,28 @@
-import { type CsvBlock, parseBlock } from '../../domain/csv/csv-blocks.ts';
+import { isUtf8 } from 'node:buffer';
+import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
+import { decodeRecord, splitRecord, type Warn } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
+import { COMMA, CR, type CsvWarning, LF, RecordScanner } from '../../domain/csv/record-scanner.ts';
 import { AppError } from '../../domain/errors.ts';
-import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
-import { voterContact } from '../../domain/matching/normalize/person.ts';
-import { directoryHashes } from '../../domain/voters/shard-directory.ts';
-import {
-  extendBox,
-  recordShardKey,
-  type ShardPlan,
-  shardOfRecord,
-  statelessIds,
-} from '../../domain/voters/shard-map.ts';
+import { recordShardKey, type ShardPlan, shardOfRecord } from '../../domain/voters/shard-map.ts';
 
 /**
  * The split passes of a sharded voter import, one block of a CSV at a time (on the import's
  * threads: shard-split.worker.ts). The first pass reads the voter file: each record goes to its
  * state's part (counted by state and ZIP3 for the plan); a state the plan cuts into ZIP3 ranges is
- * then split again, its records to their shards' parts. With each part, its records' lines, its
- * area and the directory's hashes of its phones, e-mail and ids. The import thread takes the
- * blocks in order and appends each part to its file.
+ * then split again, its records to their shards' parts. With each part, its records' lines. The
+ * import thread takes the blocks in order and appends each part to its file.
+ *
+ * A split reads only a record's state and ZIP (and counts its fields): everything else about the
+ * voters (the directory's phones, e-mails and ids, the shards' areas) is gathered by the shards'
+ * builds, which normalize every value anyway (shard-contacts.ts). A record without quotes, in
+ * valid UTF-8, is read from its bytes without being decoded or split: most of a voter file.
  */
 
 /** The columns a record's shard is read from, checked as the unsharded import checks the header. */
 export interface RoutingColumns {
   state: number;
   zip: number;
-  latitude: number;
-  longitude: number;
-  /** The phone columns, the e-mail column and the ids that may name no state, for the directory (-1: absent). */
-  wireless: number;
-  landline: number;
-  voip: number;
-  email: number;
-  voterbaseId: number;
-  exactTrack: number;
 }
 
 export function headerColumns(header: readonly string[]): RoutingColumns {
@@ -41,21 +30,8 @@ export function headerColumns(header: readonly string[]): RoutingColumns {
   if (!names.includes('voterbase_id')) {
     throw new AppError('VALIDATION_FAILED', 'the voter file has no voterbase_id column');
   }
-  return {
-    state: names.indexOf('state'),
-    zip: names.indexOf('zip'),
-    latitude: names.indexOf('latitude'),
-    longitude: names.indexOf('longitude'),
-    wireless: names.indexOf('wireless_phone'),
-    landline: names.indexOf('landline_phone'),
-    voip: names.indexOf('voip_phone'),
-    email: names.indexOf('email'),
-    voterbaseId: names.indexOf('voterbase_id'),
-    exactTrack: names.indexOf('exact_track'),
-  };
+  return { state: names.indexOf('state'), zip: names.indexOf('zip') };
 }
-
-export const cell = (fields: readonly string[], at: number) => (at === -1 ? '' : (fields[at] ?? '').trim());
 
 /**
  * What every block of one pass is split with (the threads' workerData): `plan` null for the first
@@ -84,9 +60,6 @@ export interface ShardPart {
   bytes: Uint8Array;
   /** The line of each record in the file split, in order. */
   lines: Uint32Array;
-  box: [number, number, number, number] | null;
-  /** Directory hashes of its records' phones, e-mail addresses and ids (directoryHashes). */
-  hashes: Uint32Array;
 }
 
 /** Records of a block per state and ZIP3 (the first pass): [state, zip3, records]. */
@@ -119,8 +92,6 @@ interface PartBuild {
   records: Uint8Array[];
   bytes: number;
   lines: number[];
-  box: ShardPart['box'];
-  hashes: number[];
 }
 
 /** Splits one block (see the file's comment). */
@@ -129,66 +100,183 @@ export function splitBlock(block: CsvBlock, split: SplitPlan): SplitBlock {
   for (const warning of block.leadingWarnings) {
     if (warning.kind === 'row_too_long') rejected.push([warning.line, 'row_too_long']);
   }
-  const parsed = parseBlock(block, split.width, split.maxRowBytes, true);
-  const ragged = new Set<number>();
-  const tooLong: [number, string][] = [];
-  for (const warning of parsed.warnings) {
-    if (warning.kind === 'ragged_row') ragged.add(warning.line);
-    else if (warning.kind === 'row_too_long') tooLong.push([warning.line, 'row_too_long']);
-  }
   const parts = new Map<string | number, PartBuild>();
   const counts = new Map<string, [string, string, number]>();
-  const { columns, plan } = split;
-  for (const [i, row] of parsed.rows.entries()) {
-    if (ragged.has(row.line)) {
-      rejected.push([row.line, 'wrong_field_count']);
-      continue;
-    }
-    const key = recordShardKey(cell(row.fields, columns.state), cell(row.fields, columns.zip));
-    const shard = plan === null ? -1 : shardOfRecord(plan, key.state, key.zip3);
-    if (plan === null) {
-      const name = `${key.state}|${key.zip3}`;
-      const counted = counts.get(name);
-      if (counted === undefined) counts.set(name, [key.state, key.zip3, 1]);
-      else counted[2]++;
-    }
-    const partKey = plan === null ? key.state : shard;
-    let part = parts.get(partKey);
-    if (part === undefined) {
-      part = { shard, state: key.state, records: [], bytes: 0, lines: [], box: null, hashes: [] };
-      parts.set(partKey, part);
-    }
-    part.lines.push(row.line);
-    const point = normalizeLatLong(cell(row.fields, columns.latitude), cell(row.fields, columns.longitude));
-    if (point !== null) part.box = extendBox(part.box, point[0], point[1]);
-    const contact = voterContact({
-      wireless_phone: cell(row.fields, columns.wireless),
-      landline_phone: cell(row.fields, columns.landline),
-      voip_phone: cell(row.fields, columns.voip),
-      email: cell(row.fields, columns.email),
-    });
-    const ids = statelessIds(cell(row.fields, columns.voterbaseId), cell(row.fields, columns.exactTrack));
-    for (const hash of directoryHashes(contact.phones, contact.email, ids)) part.hashes.push(hash);
-    // Without a line end (one is written after each).
-    const record = parsed.recordBytes(i) ?? Buffer.from(voterLine(row.fields).slice(0, -1));
-    part.records.push(record);
-    part.bytes += record.length + 1;
-  }
-  rejected.push(...tooLong);
+  const { plan } = split;
+  const scanner = new SplitScanner(split, block.firstLine, {
+    reject: (line, reason) => rejected.push([line, reason]),
+    take: (line, state, zip, record) => {
+      const key = recordShardKey(state, zip);
+      const shard = plan === null ? -1 : shardOfRecord(plan, key.state, key.zip3);
+      if (plan === null) {
+        const name = `${key.state}|${key.zip3}`;
+        const counted = counts.get(name);
+        if (counted === undefined) counts.set(name, [key.state, key.zip3, 1]);
+        else counted[2]++;
+      }
+      const partKey = plan === null ? key.state : shard;
+      let part = parts.get(partKey);
+      if (part === undefined) {
+        part = { shard, state: key.state, records: [], bytes: 0, lines: [] };
+        parts.set(partKey, part);
+      }
+      part.lines.push(line);
+      part.records.push(record);
+      part.bytes += record.length + 1;
+    },
+  });
+  scanner.push(Buffer.from(block.bytes.buffer, block.bytes.byteOffset, block.bytes.byteLength));
+  scanner.finish();
   rejected.sort((a, b) => a[0] - b[0]);
   return {
-    records: parsed.rows.length,
+    records: scanner.records,
     rejected,
     parts: [...parts.values()].map((part) => ({
       shard: part.shard,
       state: part.state,
       bytes: linesOf(part.records, part.bytes),
       lines: Uint32Array.from(part.lines),
-      box: part.box,
-      hashes: Uint32Array.from(part.hashes),
     })),
     counts: [...counts.values()],
   };
+}
+
+/** Where SplitScanner hands each record: rejected, or taken with its state and ZIP cells and its bytes. */
+interface SplitOut {
+  reject: (line: number, reason: string) => void;
+  take: (line: number, state: string, zip: string, record: Uint8Array) => void;
+}
+
+/**
+ * The records of a block, each with its state and ZIP cells (trimmed by recordShardKey) and the
+ * bytes its shard's CSV gets, or rejected: a wrong field count (as the unsharded import rejects
+ * it), a row too long. Reads a record as the voter file's reader does (csv-reader.ts's
+ * RecordSplitter: the same records, fields and line numbers); a quote-free line of valid UTF-8 is
+ * read from its bytes: its commas counted, its state and ZIP cells decoded, nothing else.
+ */
+class SplitScanner extends RecordScanner {
+  records = 0;
+  readonly #width: number;
+  readonly #state: number;
+  readonly #zip: number;
+  readonly #out: SplitOut;
+  #warned = false;
+  readonly #warn: Warn = (line, kind, message, linesSwallowed) => {
+    this.#warned = true;
+    this.warn(line, kind, message, linesSwallowed);
+  };
+
+  constructor(split: SplitPlan, firstLine: number, out: SplitOut) {
+    super({
+      maxRowBytes: split.maxRowBytes,
+      firstLine,
+      noBom: true,
+      // Only a row too long matters here; the others (not UTF-8, malformed quotes) concern its
+      // cells, which its shard's build reads again from what is written.
+      onWarning: (warning: CsvWarning) => {
+        if (warning.kind === 'row_too_long') out.reject(warning.line, 'row_too_long');
+      },
+    });
+    this.#width = split.width;
+    this.#state = split.columns.state;
+    this.#zip = split.columns.zip;
+    this.#out = out;
+  }
+
+  protected override beginRun(buf: Buffer, start: number, lastLf: number): boolean {
+    return isUtf8(buf.subarray(start, lastLf));
+  }
+
+  protected override line(buf: Buffer, start: number, end: number, line: number, valid: boolean): void {
+    this.records++;
+    if (!valid) {
+      this.#fields(
+        splitRecord(decodeRecord(buf, start, end, line, this.#warn), false, line, this.#warn),
+        line,
+        null,
+      );
+      return;
+    }
+    const stateAt = this.#state;
+    const zipAt = this.#zip;
+    let field = 0;
+    let stateStart = -1;
+    let stateEnd = -1;
+    let zipStart = -1;
+    let zipEnd = -1;
+    let cellStart = start;
+    // Cell by cell: a tight loop to the next comma (or the line's end), then the cell's bounds.
+    for (let i = start; ; i++) {
+      while (i < end && buf[i] !== COMMA) i++;
+      if (field === stateAt) {
+        stateStart = cellStart;
+        stateEnd = i;
+      }
+      if (field === zipAt) {
+        zipStart = cellStart;
+        zipEnd = i;
+      }
+      field++;
+      cellStart = i + 1;
+      if (i >= end) break;
+    }
+    if (field !== this.#width) {
+      this.#out.reject(line, 'wrong_field_count');
+      return;
+    }
+    this.#out.take(
+      line,
+      textOf(buf, stateStart, stateEnd),
+      textOf(buf, zipStart, zipEnd),
+      buf.subarray(start, end),
+    );
+  }
+
+  protected override quoted(buf: Buffer, start: number, end: number, line: number, hasQuote: boolean): void {
+    this.records++;
+    this.#warned = false;
+    const fields = splitRecord(decodeRecord(buf, start, end, line, this.#warn), hasQuote, line, this.#warn);
+    const readsBack = !this.#warned && !hasLineBreak(buf, start, end);
+    // Copied: a record gathered across pushes sits in a buffer the scanner reuses.
+    this.#fields(fields, line, readsBack ? Uint8Array.from(buf.subarray(start, end)) : null);
+  }
+
+  /** A record read into fields: its bytes, or (null) its fields written again. */
+  #fields(fields: string[], line: number, bytes: Uint8Array | null): void {
+    if (fields.length !== this.#width) {
+      this.#out.reject(line, 'wrong_field_count');
+      return;
+    }
+    const cell = (at: number) => (at === -1 ? '' : (fields[at] ?? '').trim());
+    this.#out.take(
+      line,
+      cell(this.#state),
+      cell(this.#zip),
+      bytes ?? Buffer.from(voterLine(fields).slice(0, -1)),
+    );
+  }
+}
+
+/** A cell's text, trimmed; '' for a column the file lacks (-1). */
+function textOf(buf: Buffer, start: number, end: number): string {
+  if (start < 0) return '';
+  // Most state and ZIP cells are a few ASCII characters: no decoder call for them.
+  if (end - start <= 12) {
+    let text = '';
+    for (let i = start; i < end; i++) {
+      const byte = buf[i]!;
+      if (byte >= 0x80) return buf.toString('utf8', start, end).trim();
+      text += String.fromCharCode(byte);
+    }
+    return text.trim();
+  }
+  return buf.toString('utf8', start, end).trim();
+}
+
+/** Whether `buf[start..end)` holds an LF or a CR. */
+function hasLineBreak(buf: Buffer, start: number, end: number): boolean {
+  const record = buf.subarray(start, end);
+  return record.includes(LF) || record.includes(CR);
 }
 
 /**

@@ -12,9 +12,5 @@ const split = workerData as SplitPlan;
 serveTasks<CsvBlock, SplitBlock>(
   (block) => splitBlock(block, split),
   (answer) =>
-    answer.parts.flatMap((part) => [
-      part.bytes.buffer as ArrayBuffer,
-      part.lines.buffer as ArrayBuffer,
-      part.hashes.buffer as ArrayBuffer,
-    ]),
+    answer.parts.flatMap((part) => [part.bytes.buffer as ArrayBuffer, part.lines.buffer as ArrayBuffer]),
 );

@@ -8,7 +8,6 @@ import { AppError } from '../../domain/errors.ts';
 import { LineBuffer } from '../../domain/list-matching/line-buffer.ts';
 import { ShardDirectoryBuilder } from '../../domain/voters/shard-directory.ts';
 import {
-  extendBox,
   NO_STATE_SHARD,
   planShards,
   ShardCounts,
@@ -17,6 +16,7 @@ import {
 } from '../../domain/voters/shard-map.ts';
 import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { TaskPool } from '../threads/task-pool.ts';
+import { readShardContacts, type ShardContacts } from './shard-contacts.ts';
 import { fileOrders, storeFileStatistics } from './shard-file-statistics.ts';
 import {
   headerColumns,
@@ -31,8 +31,9 @@ export interface ShardedImportInput {
   path: string;
   totalBytes: number;
   /**
-   * Folder of the version's own files: the shards' CSV files while they are built (each removed
-   * once built), and the directory (SHARD_DIRECTORY_FILE), written there once the split is done.
+   * Folder of the version's own files: the shards' CSV files and contacts while they are built
+   * (each removed once used), and the directory (SHARD_DIRECTORY_FILE), written there once every
+   * shard is built.
    */
   workDir: string;
   version: string;
@@ -43,9 +44,16 @@ export interface ShardedImportInput {
   concurrentBuilds?: number;
   /**
    * Builds one shard's snapshot from its CSV into `buildDir` (the unsharded import, reused), on
-   * `threads` (kept from one shard's build to the next).
+   * `threads` (kept from one shard's build to the next), its voters' contacts written to
+   * `contactsPath` (BuildInput.contactsPath).
    */
-  buildShard(input: { path: string; totalBytes: number; version: string; threads: BuildThreads }): Promise<{
+  buildShard(input: {
+    path: string;
+    totalBytes: number;
+    version: string;
+    threads: BuildThreads;
+    contactsPath: string;
+  }): Promise<{
     report: BuildReport;
     buildDir: string;
   }>;
@@ -105,6 +113,7 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
         totalBytes: (await stat(path)).size,
         version,
         threads,
+        contactsPath: contactsPathOf(input, planned.id),
       });
       idle.push(threads);
       await rm(path, { force: true });
@@ -133,13 +142,16 @@ export async function importSharded(input: ShardedImportInput): Promise<ShardedI
         rows: report.imported,
         version,
         memoryBytes: await memoryBytes(buildDir),
-        box: split.boxes[i]!,
+        // From the shard's contacts, once every shard is built.
+        box: null,
       };
       if (accepted.length !== report.imported)
         throw new Error(`shard ${planned.id}: ${accepted.length} lines kept for ${report.imported} records`);
       return { report, buildDir, mapped, shard, accepted };
     },
   ).finally(() => Promise.all(everyThreads.map((threads) => threads.close())));
+  const boxes = await writeShardDirectory(input, plan);
+  for (const [i, b] of built.entries()) b.shard = { ...b.shard, box: boxes[i]! };
   // Every shard scores as the whole file: its statistics and its voters' order are the file's.
   await storeFileStatistics(
     built.map((b) => b.buildDir),
@@ -291,14 +303,13 @@ class SplitThreads {
   }
 }
 
-/** Records' CSV lines appended to a file, with the line each came from and their area. */
+/** Records' CSV lines appended to a file, with the line each came from. */
 class PartFile {
   readonly path: string;
   readonly #stream: WriteStream;
   readonly #writer: LineBuffer;
   #lines = new Uint32Array(1024);
   #count = 0;
-  box: [number, number, number, number] | null = null;
 
   constructor(path: string, headerLine: string) {
     this.path = path;
@@ -315,8 +326,6 @@ class PartFile {
       this.#lines = grown;
     }
     for (const line of part.lines) this.#lines[this.#count++] = lineOf(line);
-    if (part.box !== null)
-      this.box = extendBox(extendBox(this.box, part.box[0], part.box[1]), part.box[2], part.box[3]);
   }
 
   /** The voter file's line of each record written, in order. */
@@ -341,11 +350,9 @@ class PartFile {
 interface ByState {
   /** The voter file's header as a CSV line: each state's file, and each shard's, begins with it. */
   headerLine: string;
-  /** By state ('' for records without one), in the order first met; a state's number is its place here. */
+  /** By state ('' for records without one), in the order first met. */
   files: Map<string, PartFile>;
   counts: ShardCounts;
-  /** The directory's entries, each state's under its number in `files`. */
-  directory: ShardDirectoryBuilder;
   rowsRead: number;
   rejectedByReason: Record<string, number>;
   reportLines: string[];
@@ -372,9 +379,7 @@ function rejections() {
 
 async function splitByState(input: ShardedImportInput): Promise<ByState> {
   const files = new Map<string, PartFile>();
-  const numberOf = new Map<string, number>();
   const counts = new ShardCounts();
-  const directory = new ShardDirectoryBuilder();
   const { rejectedByReason, reportLines, reject, tooLong } = rejections();
   let headerLine = '';
   let rowsRead = 0;
@@ -386,8 +391,8 @@ async function splitByState(input: ShardedImportInput): Promise<ByState> {
   });
   let header: string[] | null;
   try {
-    // Threads split blocks side by side (parse, state, hash the contacts); this thread takes them
-    // in order and appends each state's part to its file.
+    // Threads split blocks side by side (records and their states); this thread takes them in
+    // order and appends each state's part to its file.
     header = await overBlocks(input, source, null, {
       onHeader: (fields, warnings) => {
         tooLong(warnings);
@@ -398,17 +403,12 @@ async function splitByState(input: ShardedImportInput): Promise<ByState> {
         for (const [line, reason] of block.rejected) reject(line, reason);
         for (const [state, zip3, records] of block.counts) counts.add(state, zip3, records);
         for (const part of block.parts) {
-          let number = numberOf.get(part.state);
-          if (number === undefined) {
-            number = files.size;
-            numberOf.set(part.state, number);
-            files.set(
-              part.state,
-              new PartFile(join(input.workDir, `${stateFileId(part.state)}.csv`), headerLine),
-            );
+          let file = files.get(part.state);
+          if (file === undefined) {
+            file = new PartFile(join(input.workDir, `${stateFileId(part.state)}.csv`), headerLine);
+            files.set(part.state, file);
           }
-          files.get(part.state)!.add(part, (line) => line);
-          directory.addHashes(number, part.hashes);
+          file.add(part, (line) => line);
         }
         await Promise.all([...files.values()].map((file) => file.ready()));
       },
@@ -420,7 +420,7 @@ async function splitByState(input: ShardedImportInput): Promise<ByState> {
     throw error;
   }
   if (header === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
-  return { headerLine, files, counts, directory, rowsRead, rejectedByReason, reportLines };
+  return { headerLine, files, counts, rowsRead, rejectedByReason, reportLines };
 }
 
 /** The first pass's file of a state's records: named as the state's shard is when it is not cut. */
@@ -430,8 +430,6 @@ interface SplitResult {
   files: string[];
   /** Per shard, the file's line of each of its rows, in order. */
   lines: Uint32Array[];
-  /** Per shard, the area of its located voters. */
-  boxes: ([number, number, number, number] | null)[];
   rowsRead: number;
   rejectedByReason: Record<string, number>;
   reportLines: string[];
@@ -440,7 +438,7 @@ interface SplitResult {
 /**
  * The shards' CSV files: a state's file of the first pass is its shard's when the plan keeps the
  * state whole; a state cut into ZIP3 ranges is split again among them (its records in the voter
- * file's order in each). Writes the directory (each entry under its shard's number).
+ * file's order in each).
  */
 async function splitCutStates(
   input: ShardedImportInput,
@@ -454,9 +452,7 @@ async function splitCutStates(
       plan.shards.flatMap((shard, i) => (shard.state === state ? [i] : [])),
     ]),
   );
-  // A state kept whole: its entries are its shard's; a cut state's are added again as it is split.
-  byState.directory.renumber([...shardsOf.values()].map((shards) => (shards.length === 1 ? shards[0]! : -1)));
-  const shardFiles: { path: string; lines: Uint32Array; box: PartFile['box'] }[] = [];
+  const shardFiles: { path: string; lines: Uint32Array }[] = [];
   const rejected = rejections();
   const threads = new SplitThreads(input, plan);
   try {
@@ -472,7 +468,6 @@ async function splitCutStates(
         plan,
         threads,
         headerLine: byState.headerLine,
-        directory: byState.directory,
         rejected,
       });
       for (const [shard, file] of parts) shardFiles[shard] = file;
@@ -481,18 +476,11 @@ async function splitCutStates(
   } finally {
     await threads.close();
   }
-  // Which shards hold each phone, e-mail and id: written now and not held while the shards are
-  // built (6 bytes per entry, some 2.4 entries per voter: 720 MB at 50M voters, twice that while
-  // it was turned into bytes at the end).
-  await writeFile(join(input.workDir, SHARD_DIRECTORY_FILE), byState.directory.build().toBytes(), {
-    flush: true,
-  });
   // Not held while the shards are built: the states' files (their lines are the shards' now).
   byState.files.clear();
   return {
     files: plan.shards.map((_, i) => shardFiles[i]!.path),
     lines: plan.shards.map((_, i) => shardFiles[i]!.lines),
-    boxes: plan.shards.map((_, i) => shardFiles[i]!.box),
     rowsRead: byState.rowsRead,
     rejectedByReason: addCounts(byState.rejectedByReason, rejected.rejectedByReason),
     reportLines: [...byState.reportLines, ...rejected.reportLines],
@@ -501,7 +489,7 @@ async function splitCutStates(
 
 /**
  * A cut state's file of the first pass split among its shards (`shards`: their numbers), each
- * record's line in the voter file kept; their directory entries added under their shards.
+ * record's line in the voter file kept.
  */
 async function splitState(
   input: ShardedImportInput,
@@ -511,7 +499,6 @@ async function splitState(
     plan: ShardPlan;
     threads: SplitThreads;
     headerLine: string;
-    directory: ShardDirectoryBuilder;
     rejected: Pick<ReturnType<typeof rejections>, 'reject' | 'tooLong'>;
   },
 ): Promise<Map<number, PartFile>> {
@@ -530,10 +517,7 @@ async function splitState(
       threads: split.threads,
       take: async (block) => {
         for (const [line, reason] of block.rejected) split.rejected.reject(lineOf(line), reason);
-        for (const part of block.parts) {
-          parts.get(part.shard)!.add(part, lineOf);
-          split.directory.addHashes(part.shard, part.hashes);
-        }
+        for (const part of block.parts) parts.get(part.shard)!.add(part, lineOf);
         await Promise.all([...parts.values()].map((file) => file.ready()));
       },
       // A record written from its fields may have grown past the limit (its last one too).
@@ -546,6 +530,33 @@ async function splitState(
   }
   return parts;
 }
+
+/**
+ * Which shards hold each phone, e-mail and id (SHARD_DIRECTORY_FILE), from what each shard's build
+ * gathered; returns each shard's area. The entries (6 bytes each, some 2.4 a voter: 720 MB at 50M
+ * voters, more while sorted and turned into bytes) are held only here, between the builds and the
+ * file statistics, never beside either.
+ */
+async function writeShardDirectory(
+  input: ShardedImportInput,
+  plan: ShardPlan,
+): Promise<ShardContacts['box'][]> {
+  const directory = new ShardDirectoryBuilder();
+  const boxes: ShardContacts['box'][] = [];
+  for (const [i, shard] of plan.shards.entries()) {
+    const path = contactsPathOf(input, shard.id);
+    const contacts = await readShardContacts(path);
+    directory.addHashes(i, contacts.hashes);
+    boxes.push(contacts.box);
+    await rm(path, { force: true });
+  }
+  await writeFile(join(input.workDir, SHARD_DIRECTORY_FILE), directory.build().toBytes(), { flush: true });
+  return boxes;
+}
+
+/** Where a shard's build writes its voters' contacts (shard-contacts.ts). */
+const contactsPathOf = (input: ShardedImportInput, shardId: string) =>
+  join(input.workDir, `${shardId}.contacts`);
 
 function addCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
   const sum = { ...a };

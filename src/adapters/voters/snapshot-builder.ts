@@ -24,6 +24,7 @@ import { syncDirectory } from '../blobs/fs-blob-store.ts';
 import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import { buildMatchIndexFromRecords, MatchIndexThreads, MatchIndexWorkers } from './match-index-threads.ts';
+import { combineContacts, writeShardContacts } from './shard-contacts.ts';
 import {
   FIELD_SEPARATOR,
   idPostingsHash,
@@ -60,13 +61,15 @@ export interface BuildInput {
   storesRandomPairU?: boolean;
   /** Threads kept over several builds (a sharded import's shards); absent: the build's own. */
   threads?: BuildThreads;
+  /** A sharded import's shard: where its voters' contacts for the directory and map go (shard-contacts.ts). */
+  contactsPath?: string;
 }
 
 /** What building one snapshot reports, before the import adds where and how long. */
 export type BuildReport = Omit<VoterImportReport, 'reportPath' | 'durationMs'>;
 
 export async function buildSnapshot(input: BuildInput): Promise<BuildReport> {
-  const builder = new SnapshotBuilder(input.buildDir, input.threads);
+  const builder = new SnapshotBuilder(input.buildDir, input.threads, input.contactsPath);
   try {
     return await fillSnapshot(input, builder);
   } finally {
@@ -264,20 +267,24 @@ class SnapshotBuilder {
   private matchIndex: MatchIndexThreads | null = null;
 
   private readonly threads: BuildThreads | undefined;
+  private readonly contactsPath: string | undefined;
 
-  constructor(dir: string, threads?: BuildThreads) {
+  constructor(dir: string, threads?: BuildThreads, contactsPath?: string) {
     this.dir = dir;
     this.threads = threads;
+    this.contactsPath = contactsPath;
   }
 
   setColumns(columns: string[]): void {
     this.columns = columns;
     for (const name of ID_INDEXES) this.idColumns[name] = columns.indexOf(name);
     this.stateColumn = columns.indexOf('state');
-    this.matchIndex = new MatchIndexThreads(
-      columns,
-      this.threads === undefined ? { threads: importThreads().index } : { workers: this.threads.index() },
-    );
+    this.matchIndex = new MatchIndexThreads(columns, {
+      ...(this.threads === undefined
+        ? { threads: importThreads().index }
+        : { workers: this.threads.index() }),
+      contacts: this.contactsPath !== undefined,
+    });
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
     // flush: every file of a version is on disk before CURRENT can name it.
@@ -419,7 +426,9 @@ class SnapshotBuilder {
     writes.push(writeTyped(join(this.dir, 'ids-hashes.bin'), ids.hashes));
     writes.push(writeTyped(join(this.dir, 'ids-voters.bin'), ids.voters));
     writes.push(writeTyped(join(this.dir, 'ids-directory.bin'), ids.directory));
-    const { meta: matchMeta, parts } = await this.matchIndex!.finish();
+    const { meta: matchMeta, parts, contacts } = await this.matchIndex!.finish();
+    if (this.contactsPath !== undefined)
+      writes.push(writeShardContacts(this.contactsPath, combineContacts(contacts)));
     await mkdir(join(this.dir, 'match'));
     for (const [name, bytes] of parts)
       writes.push(writeFile(join(this.dir, 'match', name), bytes, { flush: true }));

@@ -1,0 +1,54 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { extendBox } from '../../domain/voters/shard-map.ts';
+
+/**
+ * What a sharded import's directory and map need of a shard's voters, gathered by the threads
+ * that build its match index from the values they normalize anyway (match-index-build.worker.ts):
+ * the directory's hashes of their phones, e-mail and stateless ids (directoryHashes), and the box
+ * of their coordinates (null: none has any). Only the records the shard keeps count (a row the
+ * build rejects routes no list row). Kept in a file per shard until every shard is built, so the
+ * directory's entries are not held through the builds.
+ */
+export interface ShardContacts {
+  hashes: Uint32Array;
+  box: [number, number, number, number] | null;
+}
+
+/** One shard's parts (a thread's each) combined. */
+export function combineContacts(parts: readonly ShardContacts[]): ShardContacts {
+  const hashes = new Uint32Array(parts.reduce((sum, part) => sum + part.hashes.length, 0));
+  let at = 0;
+  let box: ShardContacts['box'] = null;
+  for (const part of parts) {
+    hashes.set(part.hashes, at);
+    at += part.hashes.length;
+    if (part.box !== null)
+      box = extendBox(extendBox(box, part.box[0], part.box[1]), part.box[2], part.box[3]);
+  }
+  return { hashes, box };
+}
+
+/** The file: the box as 4 float64 (NaN for none), then the hashes (little-endian, as the machine's). */
+export async function writeShardContacts(path: string, contacts: ShardContacts): Promise<void> {
+  const box = new Float64Array(contacts.box ?? [Number.NaN, Number.NaN, Number.NaN, Number.NaN]);
+  const bytes = new Uint8Array(box.byteLength + contacts.hashes.byteLength);
+  bytes.set(new Uint8Array(box.buffer), 0);
+  bytes.set(
+    new Uint8Array(contacts.hashes.buffer, contacts.hashes.byteOffset, contacts.hashes.byteLength),
+    32,
+  );
+  await writeFile(path, bytes);
+}
+
+export async function readShardContacts(path: string): Promise<ShardContacts> {
+  const bytes = await readFile(path);
+  if (bytes.length < 32 || (bytes.length - 32) % 4 !== 0)
+    throw new Error(`${path}: not a shard contacts file`);
+  // Copied out: a Buffer from readFile may sit at an offset no typed array of its width can view.
+  const copy = new Uint8Array(bytes);
+  const box = new Float64Array(copy.buffer, 0, 4);
+  return {
+    hashes: new Uint32Array(copy.buffer, 32),
+    box: Number.isNaN(box[0]!) ? null : [box[0]!, box[1]!, box[2]!, box[3]!],
+  };
+}
