@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
-import { decodeRecord, splitRecord, type Warn } from '../../domain/csv/csv-reader.ts';
+import { decodeRecord, hasLineBreak, splitRecord, type Warn } from '../../domain/csv/csv-reader.ts';
 import { formatCsvRow } from '../../domain/csv/csv-writer.ts';
-import { COMMA, CR, type CsvWarning, LF, RecordScanner } from '../../domain/csv/record-scanner.ts';
+import { COMMA, type CsvWarning, RecordScanner } from '../../domain/csv/record-scanner.ts';
 import { AppError } from '../../domain/errors.ts';
 import { recordShardKey, type ShardPlan, shardOfRecord } from '../../domain/voters/shard-map.ts';
 
@@ -271,12 +271,6 @@ function textOf(buf: Buffer, start: number, end: number): string {
     return text.trim();
   }
   return buf.toString('utf8', start, end).trim();
-}
-
-/** Whether `buf[start..end)` holds an LF or a CR. */
-function hasLineBreak(buf: Buffer, start: number, end: number): boolean {
-  const record = buf.subarray(start, end);
-  return record.includes(LF) || record.includes(CR);
 }
 
 /**

@@ -204,7 +204,7 @@ export class RecordSplitter extends RecordScanner {
 }
 
 /** Whether `buf[start..end)` holds an LF or a CR (searched within it, not the rest of `buf`). */
-function hasLineBreak(buf: Buffer, start: number, end: number): boolean {
+export function hasLineBreak(buf: Buffer, start: number, end: number): boolean {
   const record = buf.subarray(start, end);
   return record.includes(LF) || record.includes(CR);
 }
