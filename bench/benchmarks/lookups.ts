@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { readFile, rename } from 'node:fs/promises';
+import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { isVoterVersion } from '../../src/adapters/voters/snapshot-files.ts';
 import { loadConfig } from '../../src/config.ts';
 import { localVoterStore } from '../../src/start/voter-stores.ts';
 import { latencyOf, openLoop } from '../lib/open-loop.ts';
@@ -79,7 +80,9 @@ async function load(options: autocannon.Options): Promise<autocannon.Result> {
  * issue's 2,000 lookups/s from 50 clients (its p99 there). LOOKUPS_VOTERS=10000000 generates and
  * imports a voter file of that size for it (the issue's 10M) instead of the shared 1M one; with
  * LOOKUPS_DATA_DIR and LOOKUPS_VOTER_CSV it uses a file imported before (kept); LOOKUPS_SWAP=0
- * leaves out the publish under load (which imports the file again).
+ * leaves out the publish under load (which imports the file again); LOOKUPS_SWAP=kept publishes
+ * the kept folder's newest version but the current one instead of importing one (runs that
+ * compare code then swap between two versions imported once, minutes less a run).
  */
 export async function lookupsBenchmark(
   recorder: Recorder,
@@ -152,7 +155,9 @@ async function measureLookups(
     timeoutMs: 30_000,
   });
   // LOOKUPS_SWAP=0: not the publish under load (it imports the file again).
-  const next = process.env['LOOKUPS_SWAP'] === '0' ? null : await importNextVersion(file);
+  const swap = process.env['LOOKUPS_SWAP'];
+  const next =
+    swap === '0' ? null : swap === 'kept' ? await keptNextVersion(dataDir) : await importNextVersion(file);
   const service = await startService({
     dataDir,
     nodeArgs: options.profileArgs('lookups', 'server'),
@@ -314,7 +319,7 @@ async function measureLookups(
     };
   } finally {
     await service.stop();
-    await next?.scratch.remove();
+    await next?.scratch?.remove();
   }
 }
 
@@ -336,6 +341,26 @@ async function importNextVersion(file: {
   });
   const version = (await readFile(join(scratch.path, 'voters', 'CURRENT'), 'utf8')).trim();
   return { scratch, version };
+}
+
+/**
+ * LOOKUPS_SWAP=kept: the version to publish is one the kept folder holds already, the newest that
+ * is not current (a version is a folder named by its import time: they sort oldest first).
+ */
+async function keptNextVersion(
+  dataDir: string,
+): Promise<{ scratch?: { path: string; remove: () => Promise<void> }; version: string }> {
+  const votersDir = join(dataDir, 'voters');
+  const current = (await readFile(join(votersDir, 'CURRENT'), 'utf8')).trim();
+  const entries = await readdir(votersDir, { withFileTypes: true });
+  const versions = entries
+    .filter((entry) => entry.isDirectory() && isVoterVersion(entry.name) && entry.name !== current)
+    .map((entry) => entry.name)
+    .sort();
+  const version = versions.at(-1);
+  if (version === undefined)
+    throw new Error(`LOOKUPS_SWAP=kept: ${votersDir} holds no version but the current one`);
+  return { version };
 }
 
 /** Latency of the responses that ended within [from, to] (ms since the epoch). */
@@ -364,11 +389,12 @@ async function measureSwap(
   key: string,
   checks: string[],
   file: { dataDir: string; voterCsv: string },
-  next: { scratch: { path: string }; version: string },
+  next: { scratch?: { path: string }; version: string },
 ): Promise<Record<string, unknown>> {
   const { version } = next;
   const votersDir = join(file.dataDir, 'voters');
-  await rename(join(next.scratch.path, 'voters', version), join(votersDir, version));
+  if (next.scratch !== undefined)
+    await rename(join(next.scratch.path, 'voters', version), join(votersDir, version));
   const store = localVoterStore(loadConfig({ DATA_DIR: file.dataDir }), file.dataDir);
 
   const swapsBefore = await lookupSwaps(url);
