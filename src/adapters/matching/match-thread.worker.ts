@@ -28,6 +28,7 @@ import {
 import { ShardDirectory } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
+import { idlePause } from '../threads/idle-pause.ts';
 import { serveTasks } from '../threads/task-server.ts';
 import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
 
@@ -97,12 +98,18 @@ export type MatchTask =
       job: PersonMatchJob;
     };
 
-serveTasks<MatchTask, unknown>(answer);
+/** Tasks sent to this thread so far (an open's steps wait while they keep coming: idlePause). */
+let tasksSent = 0;
+
+serveTasks<MatchTask, unknown>((task) => {
+  tasksSent++;
+  return answer(task);
+});
 
 /**
- * Opens a voter file: its dictionaries decoded in steps, between which the tasks of the files
- * already open are answered (the lookups' thread goes on answering while it opens the next
- * version). Opens run one after the other, in the order sent (each appends the shared values
+ * Opens a voter file: its dictionaries decoded and its voters counted by ZIP and birth date
+ * (MatchIndex.countInSteps) in steps, between which the tasks of the files already open are
+ * answered (the lookups' thread goes on answering while it opens the next version). Opens run one after the other, in the order sent (each appends the shared values
  * the pool counted as sent before it: StringDictionary.appendSharedValues); a task for a file,
  * its close too, waits for its opening (opened).
  */
@@ -115,6 +122,7 @@ function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
     };
     const dictionaries = await dictionariesFromParts(task.meta, part, betweenTasks, task.handover);
     const index = matchIndexFromParts(task.meta, part, dictionaries);
+    await index.countInSteps(betweenTasks);
     const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
     sources.set(task.source, { index, voters });
   });
@@ -127,8 +135,8 @@ function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
   return opens;
 }
 
-/** Lets the tasks that arrived meanwhile run (messages are taken between immediates). */
-const betweenTasks = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Lets the tasks that arrive run before the next step of an open: it waits for a quiet moment. */
+const betweenTasks = idlePause(() => tasksSent);
 
 /** The files being opened, each until its `open` ends (failed or not). */
 const opening = new Map<number, Promise<void>>();

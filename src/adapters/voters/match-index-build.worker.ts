@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { voterFieldColumns, voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
+import { countVoters } from '../../domain/matching/index/match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import {
   type MatchIndexSegment,
@@ -130,9 +131,12 @@ port.on('message', (message: Message) => {
       ]);
       return;
     }
-    const { meta, parts } = matchIndexParts({
-      data: mergeMatchIndexSegments([segment, ...message.segments]),
-    });
+    const data = mergeMatchIndexSegments([segment, ...message.segments]);
+    // A whole file's voters by ZIP and birth date, stored so that no process opening it counts
+    // them again (MatchIndex.countInSteps); a shard's (it gathers contacts) are the whole file's,
+    // added once every shard is built (shard-file-statistics.ts).
+    if (gathered === null) data.voterCounts = countVoters(data.fields);
+    const { meta, parts } = matchIndexParts({ data });
     const names = [...parts.keys()];
     // Parts that own their whole buffer move without a copy; a view into a shared one is copied.
     const buffers = names.map((name) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildMatchIndex } from '../../domain/matching/index/build-match-index.ts';
+import { countVoters } from '../../domain/matching/index/match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
 import { voterContact } from '../../domain/matching/normalize/person.ts';
@@ -43,7 +44,12 @@ function assertSameParts(
 describe('buildMatchIndexFromRecords', () => {
   it('builds, on 1, 2 or 3 threads and from chunks of any size, the index one thread builds in memory', async () => {
     const voters = new InMemoryVoterSnapshot(VOTER_COLUMNS, rows);
-    const single = matchIndexParts(buildMatchIndex(voters, AS_OF));
+    const inMemory = buildMatchIndex(voters, AS_OF);
+    // A whole file's build stores its voters' counts by ZIP and birth date (counted on use in memory).
+    assert.equal(inMemory.data.voterCounts, undefined);
+    inMemory.data.voterCounts = countVoters(inMemory.data.fields);
+    const single = matchIndexParts(inMemory);
+    assert.ok(single.parts.has('voter-zip-counts') && single.parts.has('voter-dob-counts'));
     for (const [threads, chunkBytes] of [
       [1, 1 << 20],
       [2, 4096],
@@ -94,6 +100,9 @@ describe('buildMatchIndexFromRecords', () => {
       null as typeof box,
     );
     assert.deepEqual(union, box);
+    // A shard's counts are the whole file's, stored once every shard is built.
+    assert.equal(built.parts.has('voter-zip-counts'), false);
+    assert.equal(built.parts.has('voter-dob-counts'), false);
     const without = await buildMatchIndexFromRecords(records, VOTER_COLUMNS, { threads: 2, asOf: AS_OF });
     assert.deepEqual(without.contacts, []);
   });

@@ -200,6 +200,8 @@ export class LookupVoterFile {
     const options = { model, thresholdScore: this.settings.candidateScore };
     const rankOptions = { model, thresholdScore: 0, rankOnly: true };
     const threads = await this.openedThreads(snapshot);
+    // Matched here: counted before the first lookup needs them (the threads count their own).
+    if (threads === null) await index.countInSteps(() => new Promise((resolve) => setImmediate(resolve)));
     const create = (settings: Partial<ProbabilisticMatcherOptions>): LookupMatcher => {
       const here = createProbabilisticMatcher(snapshot, index, settings);
       return threads === null ? here : threadedOrHere(threads.create(snapshot, settings), here);

@@ -50,6 +50,12 @@ export interface MatchIndexData {
    */
   contacts?: ContactSample;
   /**
+   * A whole file's voters per ZIP and per birth date (zipCount, dobCount), counted when it is
+   * imported and stored: absent from an index stored before they were (counted when it is opened
+   * or on first use) and from a shard's (its `file` holds the whole file's).
+   */
+  voterCounts?: VoterCounts;
+  /**
    * The whole voter file's statistics, where this index holds one shard of it (file-statistics.ts):
    * a shard must weigh a candidate exactly as the whole file's index does. Absent for an index of
    * a whole file, whose statistics are its own. The shard's dictionary counts, first-name genders
@@ -57,6 +63,14 @@ export interface MatchIndexData {
    * dictionaries hold the file's values its voters lack (ids past theirs: withFileStatistics).
    */
   file?: FileStatistics;
+}
+
+/** A whole file's voters by 5-digit ZIP and by date-of-birth code (see MatchIndexData.voterCounts). */
+export interface VoterCounts {
+  /** Indexed by the ZIP itself (ZIP_COUNT entries). */
+  zips: Uint32Array;
+  /** Indexed by the date-of-birth code (fields.dobs): 0 counts the voters without one. */
+  dobs: Uint32Array;
 }
 
 /** What a shard's index holds of the whole voter file besides its dictionaries' counts. */

@@ -160,6 +160,43 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.deepEqual(loaded.zipCentroid(27601), index.zipCentroid(27601));
   });
 
+  it("stores a whole file's voters by ZIP and birth date when counted; loads without them by counting", () => {
+    const counted = buildIndex();
+    const zips = [27601, 27511, 27701, 27612];
+    const dobs = [19700312, 19951120, 19600101];
+    const expected = {
+      zips: zips.map((z) => counted.zipCount(z)),
+      dobs: dobs.map((d) => counted.dobCount(d)),
+    };
+    assert.ok(expected.zips[0]! > 0 && expected.dobs.some((n) => n > 0), 'the records live in these ZIPs');
+    const stored = matchIndexParts(counted);
+    assert.ok(
+      stored.meta.parts.includes('voter-zip-counts') && stored.meta.parts.includes('voter-dob-counts'),
+    );
+    const loaded = matchIndexFromParts(stored.meta, fromMap(stored.parts));
+    assert.ok(loaded.data.voterCounts !== undefined, 'loaded with the stored counts');
+    assert.deepEqual(
+      { zips: zips.map((z) => loaded.zipCount(z)), dobs: dobs.map((d) => loaded.dobCount(d)) },
+      expected,
+    );
+    // Stored before they were: counted on use, the same.
+    const older = matchIndexParts(buildIndex());
+    assert.equal(older.meta.parts.includes('voter-zip-counts'), false);
+    const old = matchIndexFromParts(older.meta, fromMap(older.parts));
+    assert.equal(old.data.voterCounts, undefined);
+    assert.deepEqual(
+      { zips: zips.map((z) => old.zipCount(z)), dobs: dobs.map((d) => old.dobCount(d)) },
+      expected,
+    );
+    // A counts part of the wrong size is refused.
+    const cut = new Map(stored.parts);
+    cut.set('voter-zip-counts', stored.parts.get('voter-zip-counts')!.subarray(0, 400));
+    assert.throws(
+      () => matchIndexFromParts(stored.meta, fromMap(cut)),
+      /voter-zip-counts has the wrong size/,
+    );
+  });
+
   it('round trips with dictionaries made in steps (dictionariesFromParts), pausing between them', async () => {
     const { meta, parts } = matchIndexParts(index);
     let pauses = 0;

@@ -1,6 +1,6 @@
 import { CELL_KEY_WORDS } from './blocking-keys.ts';
 import { CONTACT_SAMPLE_WORDS } from './contact-sample.ts';
-import { MatchIndex } from './match-index.ts';
+import { MatchIndex, ZIP_COUNT } from './match-index.ts';
 import type { MatchIndexData } from './match-index-data.ts';
 import { TEXT_FIELDS, type TextField, WHOLE_FILE_VALUES } from './match-index-fields.ts';
 import { PackedPostings } from './packed-postings.ts';
@@ -36,6 +36,9 @@ import { VoterFieldTable, voterFieldLayout } from './voter-field-table.ts';
  * density map); a shard stored without them skips keys and measures density by its own.
  * Later, both 11 and 12: the contact-phones and contact-emails parts (contact-sample.ts); an index
  * stored without them estimates u of a phone or e-mail agreement from its prior.
+ * Later, 11: the voter-zip-counts and voter-dob-counts parts (a whole file's voters per ZIP and per
+ * birth date: MatchIndexData.voterCounts); an index stored without them counts its voters when
+ * it is opened (MatchIndex.countInSteps) or on the first row that asks.
  */
 export const MATCH_INDEX_FORMAT = 11;
 export const SHARD_MATCH_INDEX_FORMAT = 12;
@@ -101,6 +104,10 @@ export function matchIndexParts(
   if (d.contacts !== undefined) {
     put('contact-phones', d.contacts.phone);
     put('contact-emails', d.contacts.email);
+  }
+  if (d.voterCounts !== undefined && d.file === undefined) {
+    put('voter-zip-counts', d.voterCounts.zips);
+    put('voter-dob-counts', d.voterCounts.dobs);
   }
   if (d.file !== undefined) {
     put('file-order', d.file.order);
@@ -270,6 +277,9 @@ export function matchIndexFromParts(
     ...(meta.parts.includes('contact-phones') && meta.parts.includes('contact-emails')
       ? { contacts: { phone: u32('contact-phones'), email: u32('contact-emails') } }
       : {}),
+    ...(meta.parts.includes('voter-zip-counts') && meta.parts.includes('voter-dob-counts')
+      ? { voterCounts: { zips: u32('voter-zip-counts'), dobs: u32('voter-dob-counts') } }
+      : {}),
   };
   if (meta.format === SHARD_MATCH_INDEX_FORMAT) {
     if (meta.fileSize === undefined || meta.fileSize < meta.size)
@@ -306,6 +316,10 @@ export function matchIndexFromParts(
   expect('cell-key-filters', data.cellKeyFilters.length, data.cellIds.length * CELL_KEY_WORDS);
   expect('zip-lat', data.zipLat.length, data.zipIds.length);
   expect('zip-lon', data.zipLon.length, data.zipIds.length);
+  if (data.voterCounts !== undefined) {
+    expect('voter-zip-counts', data.voterCounts.zips.length, ZIP_COUNT);
+    expect('voter-dob-counts', data.voterCounts.dobs.length, data.fields.dobs.length);
+  }
   if (data.contacts !== undefined) {
     expect('contact-phones', data.contacts.phone.length % CONTACT_SAMPLE_WORDS, 0);
     expect('contact-emails', data.contacts.email.length % CONTACT_SAMPLE_WORDS, 0);

@@ -245,6 +245,29 @@ describe('MatchIndexBuilder / MatchIndex', () => {
     for (const zip of [27612, 0, -1, 100_000]) assert.equal(index.hasZip(zip), false, `${zip}`);
   });
 
+  it('countInSteps: the same ZIP and birth-date counts as the first row asking, a step at a time', async () => {
+    // Many voters (each record repeated), counted 7 at a time.
+    const persons = Array.from({ length: 50 }, (_, i) => PERSONS[i % PERSONS.length]!);
+    const atOnce = build(persons);
+    const stepped = build(persons);
+    let pauses = 0;
+    await stepped.countInSteps(async () => {
+      pauses++;
+    }, 7);
+    assert.equal(pauses, Math.ceil(50 / 7) - 1, 'a pause between steps');
+    for (const zip of [27511, 27601, 27701, 27612, 0])
+      assert.equal(stepped.zipCount(zip), atOnce.zipCount(zip), `ZIP ${zip}`);
+    assert.equal(stepped.zipCount(27601), persons.filter((p) => p.zip === '27601').length);
+    for (const dob of [19700312, 19951120, 19600101, 19990101])
+      assert.equal(stepped.dobCount(dob), atOnce.dobCount(dob), `born ${dob}`);
+    assert.ok(stepped.dobCount(19700312) > 1, 'a date many share');
+    // Counted already: nothing to do (no pause).
+    await stepped.countInSteps(async () => {
+      pauses++;
+    }, 7);
+    assert.equal(pauses, Math.ceil(50 / 7) - 1);
+  });
+
   it('cellCount counts the voters with coordinates in each map cell', () => {
     assert.equal(index.cellCount(cellOf(35.78, -78.64)), 2, 'voters 0 and 4');
     assert.equal(index.cellCount(cellOf(35.7801, -78.6399)), 2, 'same cell');
