@@ -54,6 +54,16 @@ describe('idlePause', () => {
     assert.ok(requests.count() > 20, `requests were answered meanwhile (${requests.count()})`);
   });
 
+  it('without a count of the requests, waits for a quiet poll: at once on an idle thread, after the requests on a busy one', async () => {
+    await within(idlePause(null)(), 5000, 'a pause on an idle thread');
+    const requests = arrivingRequests(1.5);
+    const pause = idlePause(null, { maxWaitMs: 60_000 });
+    setTimeout(() => requests.stop(), 150);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await within(pause(), 10_000, 'a pause after the requests stopped');
+    assert.equal(requests.stopped(), true, 'the step went on while requests kept the thread busy');
+  });
+
   it('goes on after maxWaitMs when the thread is never quiet', async () => {
     const requests = arrivingRequests(1.5);
     try {

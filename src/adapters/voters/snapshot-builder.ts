@@ -22,6 +22,7 @@ import { CORE_VOTER_COLUMNS, ID_INDEXES, type IdIndexName } from '../../domain/v
 import type { VoterImportReport, VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { syncDirectory } from '../blobs/fs-blob-store.ts';
 import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
+import { idlePause } from '../threads/idle-pause.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import { buildMatchIndexFromRecords, MatchIndexThreads, MatchIndexWorkers } from './match-index-threads.ts';
 import { combineContacts, writeShardContacts } from './shard-contacts.ts';
@@ -492,13 +493,9 @@ export async function loadMatchIndex(versionDir: string, columns: readonly strin
     if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
     return bytes;
   };
-  // The dictionaries' maps are made a step at a time: a process answering lookups while it loads
-  // a newly published voter file keeps answering meanwhile.
-  const dictionaries = await dictionariesFromParts(
-    meta,
-    part,
-    () => new Promise((resolve) => setImmediate(resolve)),
-  );
+  // The dictionaries' maps are made a step at a time, each once the thread is quiet: a process
+  // answering lookups while it loads a newly published voter file keeps answering meanwhile.
+  const dictionaries = await dictionariesFromParts(meta, part, idlePause(null));
   const index = matchIndexFromParts(meta, part, dictionaries);
   const u = await readFile(join(dir, RANDOM_PAIR_U_FILE)).catch(() => null);
   const stored =
