@@ -197,6 +197,26 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     );
   });
 
+  it('hands on the stored bytes of the dictionaries it loaded, not the values encoded again', async () => {
+    const { meta, parts } = matchIndexParts(index);
+    const loadedAtOnce = matchIndexFromParts(meta, fromMap(parts));
+    const loadedInSteps = matchIndexFromParts(
+      meta,
+      fromMap(parts),
+      await dictionariesFromParts(meta, fromMap(parts), async () => {}),
+    );
+    for (const loaded of [loadedAtOnce, loadedInSteps]) {
+      const again = matchIndexParts(loaded);
+      for (const field of TEXT_FIELDS) {
+        const name = `dict-${field}.txt`;
+        assert.equal(again.parts.get(name), parts.get(name), `${name}: the same bytes, not a copy`);
+      }
+      assertSameIndex(matchIndexFromParts(again.meta, fromMap(again.parts)), index);
+    }
+    // Made from values (a build), a dictionary has no stored bytes: its values are encoded.
+    assert.equal(index.data.dictionaries.last.text, null);
+  });
+
   it('round trips with dictionaries made in steps (dictionariesFromParts), pausing between them', async () => {
     const { meta, parts } = matchIndexParts(index);
     let pauses = 0;

@@ -82,7 +82,10 @@ export function matchIndexParts(
   for (const field of TEXT_FIELDS) {
     const dictionary = d.dictionaries[field];
     if (options.sharedTexts !== false || dictionary.sharedNumbers() === null)
-      parts.set(`dict-${field}.txt`, new TextEncoder().encode(dictionary.values.join('\n')));
+      parts.set(
+        `dict-${field}.txt`,
+        dictionary.text ?? new TextEncoder().encode(dictionary.values.join('\n')),
+      );
     put(`dict-${field}.counts`, dictionary.counts);
   }
   put('sounds-first', d.firstSounds);
@@ -139,7 +142,7 @@ function dictionaryPart(
   meta: MatchIndexMeta,
   part: (name: string) => Uint8Array,
   field: TextField,
-): { values: string[]; counts: Uint32Array; shared: boolean; own: number } {
+): { values: string[]; counts: Uint32Array; shared: boolean; own: number; text: Uint8Array } {
   const text = part(`dict-${field}.txt`);
   // TextDecoder refuses views of shared memory (a worker thread's parts): decode a copy.
   const bytes = text.buffer instanceof SharedArrayBuffer ? text.slice() : text;
@@ -151,6 +154,7 @@ function dictionaryPart(
     shared: meta.fileSize !== undefined && WHOLE_FILE_VALUES.includes(field),
     // A shard's own values come first, then the file's it lacks (file-statistics.ts).
     own: meta.voterDictionarySizes?.[field] ?? Number.POSITIVE_INFINITY,
+    text,
   };
 }
 
@@ -176,10 +180,10 @@ export async function dictionariesFromParts(
       dictionaries[field] = StringDictionary.fromSharedNumbers(field, counts, given);
       continue;
     }
-    const { values, counts, shared, own } = dictionaryPart(meta, part, field);
+    const { values, counts, shared, own, text } = dictionaryPart(meta, part, field);
     dictionaries[field] = shared
       ? StringDictionary.fromSharedValues(field, values, counts, own)
-      : await StringDictionary.fromValuesInSteps(values, counts, pause);
+      : await StringDictionary.fromValuesInSteps(values, counts, pause, undefined, text);
   }
   return dictionaries;
 }
@@ -223,10 +227,10 @@ function dictionariesAtOnce(
 ): Record<TextField, StringDictionary> {
   const dictionaries = {} as Record<TextField, StringDictionary>;
   for (const field of TEXT_FIELDS) {
-    const { values, counts, shared, own } = dictionaryPart(meta, part, field);
+    const { values, counts, shared, own, text } = dictionaryPart(meta, part, field);
     dictionaries[field] = shared
       ? StringDictionary.fromSharedValues(field, values, counts, own)
-      : StringDictionary.fromValues(values, counts);
+      : StringDictionary.fromValues(values, counts, text);
   }
   return dictionaries;
 }
