@@ -11,6 +11,7 @@ import { idKey } from '../../domain/voters/id-keys.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import { ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
+import { backgroundReader } from './background-reader.ts';
 
 /**
  * The files of one voter file version (a snapshot) and their reader. The folder
@@ -64,12 +65,17 @@ export async function readMeta(versionDir: string): Promise<SnapshotMeta | null>
   }
 }
 
-/** Reads a whole file into memory in chunks (fs.readFile stops at 2 GiB), optionally into shared memory. */
+/**
+ * Reads a whole file into memory in chunks (fs.readFile stops at 2 GiB), optionally into shared
+ * memory: a version's arrays that the matching threads share, read at the lowest CPU priority
+ * (BackgroundReader) so that a process answering lookups meanwhile keeps its cores.
+ */
 export async function readWhole(path: string, shared = false): Promise<Buffer> {
+  if (shared) return await backgroundReader.read(path);
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    const buffer = shared ? Buffer.from(new SharedArrayBuffer(size)) : Buffer.allocUnsafeSlow(size);
+    const buffer = Buffer.allocUnsafeSlow(size);
     let position = 0;
     while (position < size) {
       const { bytesRead } = await handle.read(buffer, position, Math.min(1 << 30, size - position), position);
