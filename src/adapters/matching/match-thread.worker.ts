@@ -30,6 +30,7 @@ import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { idlePause } from '../threads/idle-pause.ts';
 import { serveTasks } from '../threads/task-server.ts';
+import { touchPages } from '../threads/touch-pages.ts';
 import { openSharedSnapshot } from '../voters/shared-snapshot.ts';
 
 /**
@@ -123,6 +124,7 @@ function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
     const dictionaries = await dictionariesFromParts(task.meta, part, betweenTasks, task.handover);
     const index = matchIndexFromParts(task.meta, part, dictionaries);
     await index.countInSteps(betweenTasks);
+    // Its pages touched before its first task (touch-pages.ts), as the thread is quiet.
     await touchPages(Object.values(task.parts), betweenTasks);
     const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
     sources.set(task.source, { index, voters });
@@ -135,31 +137,6 @@ function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
   });
   return opens;
 }
-
-/**
- * Reads a byte of every page of a file's parts, `step` bytes at a time with `pause` between
- * steps, before its first task: on the lookup thread, the first second of a newly swapped-in
- * 10M-voter file's lookups spent half the thread touching its voters' fields for the first time
- * (prefetchCandidates 10 times slower than on the file it replaced), and requests queued for
- * 0.7 s.
- */
-async function touchPages(
-  parts: readonly Uint8Array[],
-  pause: () => Promise<void>,
-  step = 16 << 20,
-): Promise<number> {
-  let sum = 0;
-  for (const part of parts) {
-    for (let from = 0; from < part.length; from += step) {
-      const to = Math.min(part.length, from + step);
-      for (let at = from; at < to; at += PAGE_BYTES) sum += part[at]!;
-      await pause();
-    }
-  }
-  return sum;
-}
-
-const PAGE_BYTES = 4096;
 
 /** Lets the tasks that arrive run before the next step of an open: it waits for a quiet moment. */
 const betweenTasks = idlePause(() => tasksSent);
