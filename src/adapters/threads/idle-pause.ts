@@ -7,8 +7,9 @@ import { performance } from 'node:perf_hooks';
  * step follows at once (a thread with nothing else to do opens a file at full speed). When some
  * did, or the thread cannot count them (an HTTP server's), they are answered first, and the
  * next step waits for a quiet moment: a poll of `pollMs` in which the event loop was idle at
- * least `idleShare` of the time (a thread idle all along waits one poll). A step then starts once the requests that waited
- * are answered, and delays only those that arrive during it (a step is some milliseconds).
+ * least `idleShare` of the time (a thread idle all along waits one poll). A step then starts
+ * once the requests that waited are answered, and delays only those that arrive during it (a
+ * step is some milliseconds).
  *
  * setImmediate between the steps took a step every turn of the event loop instead: on a lookup
  * thread answering at 80% of its capacity the open's steps then took half the thread for the

@@ -51,7 +51,6 @@ export class BackgroundReader {
     this.ready = new Promise((resolve) => {
       announced = resolve;
     });
-    worker.unref();
     worker.on(
       'message',
       (message: { ready: number } | { id: number; bytes?: SharedArrayBuffer; error?: string }) => {
