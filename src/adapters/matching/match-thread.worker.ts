@@ -108,11 +108,13 @@ serveTasks<MatchTask, unknown>((task) => {
 });
 
 /**
- * Opens a voter file: its dictionaries decoded and its voters counted by ZIP and birth date
- * (MatchIndex.countInSteps) in steps, between which the tasks of the files already open are
- * answered (the lookups' thread goes on answering while it opens the next version). Opens run one after the other, in the order sent (each appends the shared values
- * the pool counted as sent before it: StringDictionary.appendSharedValues); a task for a file,
- * its close too, waits for its opening (opened).
+ * Opens a voter file: its dictionaries decoded, its voters counted by ZIP and birth date when
+ * its index stores no counts (MatchIndex.countInSteps) and its pages touched (touchPages), in
+ * steps taken as the thread is quiet (idlePause), between which the tasks of the files already
+ * open are answered (the lookups' thread goes on answering while it opens the next version).
+ * Opens run one after the other, in the order sent (each appends the shared values the pool
+ * counted as sent before it: StringDictionary.appendSharedValues); a task for a file, its close
+ * too, waits for its opening (opened).
  */
 function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
   const opens = lastOpen.then(async () => {
@@ -124,7 +126,6 @@ function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
     const dictionaries = await dictionariesFromParts(task.meta, part, betweenTasks, task.handover);
     const index = matchIndexFromParts(task.meta, part, dictionaries);
     await index.countInSteps(betweenTasks);
-    // Its pages touched before its first task (touch-pages.ts), as the thread is quiet.
     await touchPages(Object.values(task.parts), betweenTasks);
     const voters = task.snapshot === null ? null : openSharedSnapshot(task.snapshot, index);
     sources.set(task.source, { index, voters });

@@ -183,7 +183,7 @@ export async function dictionariesFromParts(
     const { values, counts, shared, own, text } = dictionaryPart(meta, part, field);
     dictionaries[field] = shared
       ? StringDictionary.fromSharedValues(field, values, counts, own)
-      : await StringDictionary.fromValuesInSteps(values, counts, pause, undefined, text);
+      : await StringDictionary.fromValuesInSteps(values, counts, pause, { text });
   }
   return dictionaries;
 }

@@ -80,7 +80,7 @@ test('a dictionary made in steps answers as one made at once, pausing between it
     async () => {
       pauses++;
     },
-    2,
+    { step: 2 },
   );
   const whole = StringDictionary.fromValues(values, at);
   assert.equal(pauses, 3, 'between 4 steps of 2 values');

@@ -84,14 +84,15 @@ export class StringDictionary {
    * fromValues, its map built `step` values at a time with `pause` between steps: a process that
    * answers requests while it loads a new voter file (the lookups' swap) is not held up for the
    * whole of a large dictionary (a 1M-voter file's took 56 ms at once, a national file's seconds).
+   * `text`: the stored bytes `values` were decoded from, if they were (see `text`).
    */
   static async fromValuesInSteps(
     values: string[],
     counts: Uint32Array,
     pause: () => Promise<void>,
-    step = 20_000,
-    text?: Uint8Array,
+    options: { step?: number; text?: Uint8Array } = {},
   ): Promise<StringDictionary> {
+    const { step = 20_000, text } = options;
     const ids = new Map<string, number>();
     for (let from = 0; from < values.length; from += step) {
       if (from > 0) await pause();
