@@ -153,10 +153,59 @@ describe('2 api + 2 worker processes on PostgreSQL and S3', () => {
     }
   }
 
+  /** What the match-list queue held at one moment (the snapshot's `now()`, in ms). */
+  interface QueueSnapshot {
+    at: number;
+    /** pg-boss state per job id. */
+    state: Map<string, string>;
+    /** started_on per job id (a new claim of the same message changes it). */
+    started: Map<string, number>;
+  }
+  const isActive = (snapshot: QueueSnapshot, job: string) => snapshot.state.get(job) === 'active';
+  const isWaiting = (snapshot: QueueSnapshot, job: string) =>
+    snapshot.state.get(job) === 'created' || snapshot.state.get(job) === 'retry';
+
+  /** Snapshots of the match-list queue every 50 ms on a connection of its own, until stopped. */
+  function sampleQueue(): { stop: () => Promise<QueueSnapshot[]> } {
+    const snapshots: QueueSnapshot[] = [];
+    let stopped = false;
+    const running = (async () => {
+      const sampler = new pg.Client({ connectionString: database.url });
+      await sampler.connect();
+      try {
+        while (!stopped) {
+          const { rows } = await sampler.query(
+            `SELECT now() AS at, data -> 'payload' ->> 'jobId' AS job, state::text AS state, started_on
+             FROM pgboss.job WHERE name = 'match-list'`,
+          );
+          if (rows.length > 0)
+            snapshots.push({
+              at: (rows[0].at as Date).getTime(),
+              state: new Map(rows.map((row) => [row.job as string, row.state as string])),
+              started: new Map(
+                rows.map((row) => [row.job as string, (row.started_on as Date | null)?.getTime() ?? 0]),
+              ),
+            });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        await sampler.end();
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await running;
+        return snapshots;
+      },
+    };
+  }
+
   test('20 jobs from 5 keys over both api processes: all complete, byte-identical, small clients not starved', async (t) => {
     if (await skipOrSetUp(t)) return;
     const [bigClient, ...smallClients] = clients.slice(0, 5) as [Client, ...Client[]];
     // The big client queues four big lists; both workers take one each.
+    const sampler = sampleQueue();
     const bigJobs: string[] = [];
     for (let i = 0; i < 4; i++) bigJobs.push(await submit(apis[i % 2]!, bigClient, `big_${i}`, big()));
     await waitFor('both workers busy with big lists', async () => (await activeMatches()) === 2);
@@ -191,47 +240,64 @@ describe('2 api + 2 worker processes on PostgreSQL and S3', () => {
       );
     }
 
-    // Fairness, from when the messages were queued and when workers claimed and finished them. A
-    // free worker takes the oldest message of a client with nothing running, else the oldest (a
-    // busy client still takes slots nobody else wants). Under plain FIFO the big client's third and
-    // fourth lists would start before any small one. With fair scheduling a small list starts
-    // before its third, and its fourth starts beside its third only when no small list was waiting.
-    // Small lists are queued as their uploads are noticed (a bucket poll) while the workers drain
-    // the first ones, so on a slow machine the queue can run dry of them for a moment: the fourth
-    // may then start, and a small list queued after it waits, as the scheduler promises.
-    const { rows } = await db.query(
-      `SELECT data -> 'payload' ->> 'jobId' AS job, created_on, started_on, completed_on FROM pgboss.job
-       WHERE name = 'match-list'`,
-    );
-    const createdOf = new Map(rows.map((row) => [row.job as string, (row.created_on as Date).getTime()]));
-    const startOf = new Map(rows.map((row) => [row.job as string, (row.started_on as Date).getTime()]));
-    const endOf = new Map(rows.map((row) => [row.job as string, (row.completed_on as Date).getTime()]));
-    const bigs = bigJobs.map((job) => ({ start: startOf.get(job)!, end: endOf.get(job)! }));
-    bigs.sort((a, b) => a.start - b.start);
-    const [, , third, fourth] = bigs as [unknown, unknown, { start: number; end: number }, { start: number }];
-    const smallStarts = [...smallJobs.keys()].map((job) => startOf.get(job)!);
-    const firstSmallStart = Math.min(...smallStarts);
-    assert.ok(
-      firstSmallStart < third.start,
-      `a small list started before the big client's third (first small ${firstSmallStart}, third big ${third.start})`,
-    );
-    const queuedAfterFourth = [...smallJobs.keys()].filter(
-      (job) => createdOf.get(job)! > fourth.start,
-    ).length;
-    t.diagnostic(`small lists queued after the big client's fourth started: ${queuedAfterFourth} of 16`);
-    if (fourth.start < third.end) {
-      // created_on is its transaction's start, a little before the message could be seen; a
-      // second's margin covers the commit on a loaded machine (plain FIFO misses by the big
-      // lists' whole run, ten seconds and more).
-      const waiting = [...smallJobs.keys()].filter(
-        (job) => createdOf.get(job)! < fourth.start - 1000 && startOf.get(job)! > fourth.start,
+    // Fairness, from what the queue held as it ran. A free worker takes the oldest message of a
+    // client with nothing running, else the oldest (a busy client still takes slots nobody else
+    // wants). Under plain FIFO the big client's third and fourth lists would start before any
+    // small one. The promise is checked between each two consecutive snapshots of the queue: a big
+    // list claimed between them while another big list ran through both (the same attempt) and a
+    // small list, seen waiting in both and in the snapshot before them (so that the claim's own
+    // statements could see it too), belonged to a client with nothing running, breaks it. The
+    // snapshots see only committed messages, so a small list queued but not yet visible (an upload
+    // still being accepted), and a big list whose lease lapsed and was claimed again, are judged
+    // as the scheduler saw them, not by their timestamps.
+    const snapshots = await sampler.stop();
+    assert.ok(snapshots.length > 10, `the queue was sampled while it ran (${snapshots.length} snapshots)`);
+    const clientOf = new Map<string, string>([
+      ...bigJobs.map((job) => [job, 'big'] as const),
+      ...[...smallJobs].map(([job, { list }]) => [job, `small-${list}`] as const),
+    ]);
+    const violations: string[] = [];
+    let besideRunning = 0;
+    for (let i = 2; i < snapshots.length; i++) {
+      const [earlier, before, after] = [snapshots[i - 2]!, snapshots[i - 1]!, snapshots[i]!];
+      const claimedBig = bigJobs.filter((job) => isActive(after, job) && !isActive(before, job));
+      if (claimedBig.length === 0) continue;
+      const runningBig = bigJobs.find(
+        (job) =>
+          isActive(before, job) && isActive(after, job) && before.started.get(job) === after.started.get(job),
       );
-      assert.deepEqual(
-        waiting.map((job) => ({ queued: createdOf.get(job), started: startOf.get(job) })),
-        [],
-        `the big client's fourth ran beside its third (from ${fourth.start}) while small lists queued before it waited`,
+      if (runningBig === undefined) continue;
+      besideRunning++;
+      const busyClients = new Set(
+        [...after.state].filter(([, state]) => state === 'active').map(([job]) => clientOf.get(job)),
       );
+      const passedOver = [...smallJobs.keys()].filter(
+        (job) =>
+          isWaiting(earlier, job) &&
+          isWaiting(before, job) &&
+          isWaiting(after, job) &&
+          !busyClients.has(clientOf.get(job)),
+      );
+      if (passedOver.length > 0)
+        violations.push(
+          `between ${before.at} and ${after.at} a big list started beside a running one while ${passedOver.length} small list(s) of idle clients waited`,
+        );
     }
+    // Each list's (last) claim, from pg-boss's own record: a small list may run between snapshots.
+    const { rows } = await db.query(
+      `SELECT data -> 'payload' ->> 'jobId' AS job, started_on FROM pgboss.job WHERE name = 'match-list'`,
+    );
+    const startOf = new Map(rows.map((row) => [row.job as string, (row.started_on as Date).getTime()]));
+    const bigStarts = bigJobs.map((job) => startOf.get(job)!).sort((a, b) => a - b);
+    const firstSmallStart = Math.min(...[...smallJobs.keys()].map((job) => startOf.get(job)!));
+    t.diagnostic(
+      `${snapshots.length} queue snapshots over ${snapshots.at(-1)!.at - snapshots[0]!.at} ms; big lists started beside a running one: ${besideRunning}`,
+    );
+    assert.ok(
+      firstSmallStart < bigStarts[2]!,
+      `a small list started before the big client's third (first small ${firstSmallStart}, third big ${bigStarts[2]})`,
+    );
+    assert.deepEqual(violations, [], "no big list started while an idle client's small list waited");
 
     // Both workers matched on the one published version, fetched into their own DATA_DIR.
     for (const name of ['worker-1', 'worker-2']) {
