@@ -6,6 +6,8 @@
  * `listmatch match` runs; after a warm-up pass of each, PAIRS pairs of passes, old first in one
  * pair and new first in the next. Prints each pass's seconds, the ratio of the medians and the median of the pairs'
  * ratios, and writes each tree's result to /tmp/ab-match-old.csv and -new.csv (compare them).
+ * OLD_DATA_DIR and NEW_DATA_DIR, when set, give each side its own DATA_DIR: the same tree twice
+ * then compares two ways of storing one voter file (whole against sharded, issue 37).
  *
  * Why: this VM's speed drifts by tens of percent within minutes (user CPU in proportion), so runs
  * of two processes one after the other tell 5% apart only by luck; passes alternated in one
@@ -26,7 +28,7 @@ interface Tree {
   close(): Promise<void>;
 }
 
-async function openTree(root: string, list: string, out: string): Promise<Tree> {
+async function openTree(root: string, list: string, out: string, dataDir?: string): Promise<Tree> {
   const at = (path: string) => `${resolve(root)}/src/${path}`;
   const { ThreadedMatcherFactory } = (await import(
     at('adapters/matching/threaded-matcher-factory.ts')
@@ -37,7 +39,7 @@ async function openTree(root: string, list: string, out: string): Promise<Tree> 
   )) as MatchListModule;
   const { localVoterStore } = (await import(at('start/voter-stores.ts'))) as StoresModule;
   const { loadConfig } = (await import(at('config.ts'))) as ConfigModule;
-  const config = loadConfig(process.env);
+  const config = loadConfig(dataDir === undefined ? process.env : { ...process.env, DATA_DIR: dataDir });
   let threads: Threads | null = null;
   const store = localVoterStore(config, resolve(config.DATA_DIR), {
     onEvict: (snapshot) => threads?.release(snapshot),
@@ -87,8 +89,8 @@ if (oldRoot === undefined || newRoot === undefined || list === undefined || !(pa
   console.error('usage: node bench/ab-match.ts OLD_ROOT NEW_ROOT LIST [PAIRS]');
   process.exit(2);
 }
-const older = await openTree(oldRoot, list, '/tmp/ab-match-old.csv');
-const newer = await openTree(newRoot, list, '/tmp/ab-match-new.csv');
+const older = await openTree(oldRoot, list, '/tmp/ab-match-old.csv', process.env['OLD_DATA_DIR']);
+const newer = await openTree(newRoot, list, '/tmp/ab-match-new.csv', process.env['NEW_DATA_DIR']);
 try {
   await older.pass();
   await newer.pass();
