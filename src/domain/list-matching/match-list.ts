@@ -87,7 +87,11 @@ export async function matchList(input: MatchListInput): Promise<MatchedList> {
   const placing =
     map === undefined
       ? null
-      : { indexOf: (shard: number) => snapshots[shard]?.matchIndex ?? null, near: router.near };
+      : {
+          indexOf: (shard: number) => snapshots[shard]?.matchIndex ?? null,
+          near: router.near,
+          homes: router.homes,
+        };
   const fit = await fitList(sample, (shard) => here.matcher(snapshots[shard]!, null, run), run, placing);
   const matchers = sample.length === 0 ? [] : snapshots.map((shard) => here.matcher(shard, fit, run));
   const held = {

@@ -2,6 +2,7 @@ import type { AppendedField } from '../keys/key-types.ts';
 import { inShard } from '../list-matching/stages/match.ts';
 import { mergeOutcomes, withSwappedReadings } from '../list-matching/stages/merge.ts';
 import { placeRow } from '../list-matching/stages/place.ts';
+import { personHomes } from '../list-matching/stages/route.ts';
 import { jaroWinkler } from '../matching/compare/string-similarity.ts';
 import type { IdentifierColumn, MatchCandidate, MatchInput, MatchOptions } from '../matching/matcher.ts';
 import { normalizeEmail, normalizePhone } from '../matching/normalize/contact.ts';
@@ -82,7 +83,10 @@ export class PersonLookups {
       const near = this.file.near.bind(this.file);
       const radius = matchOptions.searchRadiusMiles;
       const shards = parts.map((part) => part.shard);
-      const placed = placeRow(normalized, shards, indexIn(parts), near, radius);
+      const map = this.file.map;
+      const placed = placeRow(normalized, shards, indexIn(parts), near, radius, (person) =>
+        personHomes(map, person),
+      );
       // The shards its radius reaches search it around the place its own shard gave it.
       if (placed.shards.length > shards.length)
         parts = await Promise.all(placed.shards.map((shard) => this.file.part(shard)));

@@ -9,7 +9,7 @@ import {
   rowsToFit,
 } from '../../matching/probabilistic-matcher.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
-import { placeRow, type ShardsNear } from './place.ts';
+import { type PersonHomes, placeRow, type ShardsNear } from './place.ts';
 
 /**
  * The fit stage: the list's model (EM's m, its match rate) learned once, on its sample (the list's
@@ -46,6 +46,7 @@ export const FIT_ROWS = DEFAULT_MATCHER_OPTIONS.emSampleRows;
 export interface FitPlacing {
   indexOf: (shard: number) => MatchIndex | null;
   near: ShardsNear;
+  homes: PersonHomes | null;
 }
 
 /**
@@ -99,7 +100,7 @@ export async function fitList(
       const placed =
         placing === null
           ? { normalized: written, shards: routed }
-          : placeRow(written, routed, placing.indexOf, placing.near, run.searchRadiusMiles);
+          : placeRow(written, routed, placing.indexOf, placing.near, run.searchRadiusMiles, placing.homes);
       return { row: { ...row, normalized: placed.normalized }, shards: placed.shards };
     });
   const evidence: RowEvidence[][] = [];

@@ -40,6 +40,7 @@ export async function matchInShards(
       indexOf,
       router.near,
       options.searchRadiusMiles,
+      router.homes,
     );
     for (const shard of shards) {
       const own = rowsOf.get(shard);

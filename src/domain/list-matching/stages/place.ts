@@ -26,12 +26,28 @@ export interface PlacedRow {
 /** A row's persons' parts of their place in one shard (null: a person without a place). */
 export type RowParts = (ShardPlace | null)[];
 
-/** The row's persons' parts in one shard's index; null when no person has a place to find. */
-export function placeParts(index: MatchIndex, normalized: NormalizedInput): RowParts | null {
+/**
+ * The shards that may hold a person's address or ZIP (ListRouter.homes); null: any shard. In any
+ * other its place's part is known without looking: NO_PLACE.
+ */
+export type PersonHomes = (person: NormalizedPerson) => readonly number[] | null;
+
+/** A shard's part of the place of a person whose address and ZIP it holds no voter of. */
+const NO_PLACE: ShardPlace = Object.freeze({ address: null, zip: null, addressVoters: 0 });
+
+/**
+ * The row's persons' parts in one shard's index; null when no person has a place to find.
+ * `elsewhere(i)`: person i's address and ZIP are in other shards (its part here is NO_PLACE).
+ */
+export function placeParts(
+  index: MatchIndex,
+  normalized: NormalizedInput,
+  elsewhere?: (person: number) => boolean,
+): RowParts | null {
   if (!normalized.persons.some(hasPlace)) return null;
   const maxPostings = DEFAULT_CANDIDATE_OPTIONS.maxPostings;
-  return normalized.persons.map((person) =>
-    hasPlace(person) ? shardPlace(index, person, maxPostings) : null,
+  return normalized.persons.map((person, i) =>
+    !hasPlace(person) ? null : elsewhere?.(i) === true ? NO_PLACE : shardPlace(index, person, maxPostings),
   );
 }
 
@@ -85,6 +101,8 @@ export function reachOf(
  * routed shard's index (a row whose shards are not all open here is left unplaced: each shard
  * places it itself), `near` the map's reach (null: no shard is added), `radiusMiles` the run's
  * fixed radius (null: the dynamic one). The shards its radius reaches need no index here.
+ * `homes`, when given, spares the look in the routed shards that hold none of a person's
+ * address and ZIP (a dated row is routed to every shard: a national file's 26 looks per row).
  */
 export function placeRow(
   normalized: NormalizedInput,
@@ -92,13 +110,20 @@ export function placeRow(
   indexOf: (shard: number) => MatchIndex | null,
   near: ShardsNear | null,
   radiusMiles: number | null,
+  homes: PersonHomes | null = null,
 ): PlacedRow {
   const unplaced = { normalized, shards: routed };
   const indexes = routed.map(indexOf);
   if (!indexes.every((index) => index !== null)) return unplaced;
+  const homesOf = homes === null || routed.length < 2 ? null : normalized.persons.map(homes);
   const partsByShard: RowParts[] = [];
-  for (const index of indexes) {
-    const parts = placeParts(index!, normalized);
+  for (let k = 0; k < routed.length; k++) {
+    const shard = routed[k]!;
+    const parts = placeParts(
+      indexes[k]!,
+      normalized,
+      homesOf === null ? undefined : (i) => homesOf[i] !== null && !homesOf[i]!.includes(shard),
+    );
     if (parts === null) return unplaced;
     partsByShard.push(parts);
   }

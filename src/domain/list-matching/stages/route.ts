@@ -1,6 +1,7 @@
 import type { MatchInput } from '../../matching/matcher.ts';
 import {
   type NormalizedInput,
+  type NormalizedPerson,
   placeOf,
   placeOfNormalized,
   type RowPlace,
@@ -25,6 +26,11 @@ export interface ListRouter {
    * where a row's radius search reaches (place.ts).
    */
   near(lat: number, lon: number, miles: number): number[];
+  /**
+   * The shards that may hold a person's address or ZIP (null: any): where placing a row looks
+   * (place.ts placeRow). Null for an unsharded file.
+   */
+  readonly homes: ((person: NormalizedPerson) => readonly number[] | null) | null;
 }
 
 const EVERY_ROW_TO_SHARD_0: Route = Object.freeze({
@@ -37,6 +43,7 @@ export const ONE_SHARD: ListRouter = Object.freeze({
   shards: 1,
   route: () => EVERY_ROW_TO_SHARD_0,
   near: () => [0],
+  homes: null,
 });
 
 /** The router of a sharded voter file, by its map and its directory of phones, e-mails and ids. */
@@ -51,7 +58,18 @@ export function shardRouter(map: ShardMap, directory: ShardDirectory | null): Li
         directory,
       ),
     near: (lat, lon, miles) => nearShards(map, lat, lon, miles),
+    homes: (person) => personHomes(map, person),
   };
+}
+
+/**
+ * The shards that may hold a person's address or ZIP: its state's (a house number and street are
+ * looked up with the state) and its ZIP's ZIP3's, whatever their state (routeRow). Null when
+ * the person has no state: its address is looked up in every state.
+ */
+export function personHomes(map: ShardMap, person: NormalizedPerson): readonly number[] | null {
+  if (person.state === '') return null;
+  return routeRow(map, { state: person.state, zip: person.zip }).shards;
 }
 
 /** How rows were routed (the summary's shardRouting, less the shard count). */
