@@ -19,7 +19,7 @@ import {
   type StrangerTally,
   withListChance,
 } from './score/chance-agreement.ts';
-import { comparePerson, prepareQuery } from './score/compare-person.ts';
+import { comparePerson, prepareQuery, swappedNameId } from './score/compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L, LEVELS_LAYOUT, MAX_LEVELS } from './score/comparison-levels.ts';
 import { addExact, addExactParts, roundExact } from './score/exact-sum.ts';
 import {
@@ -358,7 +358,10 @@ const isMaleVoter = (index: MatchIndex, voter: number) => index.data.fields.gend
 function mayBeSwapped(index: MatchIndex, person: NormalizedPerson): boolean {
   if (person.first === '' || person.last === '' || person.first.length < 2) return false;
   const d = index.data.dictionaries;
-  return d.last.count(d.last.idOf(person.first)) > 0 || d.first.count(d.first.idOf(person.last)) > 0;
+  return (
+    d.last.count(swappedNameId(d.last, person, 'firstAsLast')) > 0 ||
+    d.first.count(swappedNameId(d.first, person, 'lastAsFirst')) > 0
+  );
 }
 
 /** The probabilistic strategies for one row (no id matched it). */

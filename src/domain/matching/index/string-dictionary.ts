@@ -161,6 +161,32 @@ export class StringDictionary {
     return this.own?.length ?? this.numbers!.length;
   }
 
+  /** Whether its values are this thread's shared values of its field (a shard's dictionary). */
+  get sharesValues(): boolean {
+    return this.shared !== null;
+  }
+
+  /** How many values this thread's shared values of the field hold (0 for its own values). */
+  get sharedSize(): number {
+    return this.shared?.size ?? 0;
+  }
+
+  /**
+   * A value's number among this thread's shared values of the dictionary's field (-1: not among
+   * them, yet), or null for a dictionary of its own values. Every dictionary of the field on this
+   * thread numbers values alike, so a row searched in several shards of a file looks each of its
+   * values up once (compare-person.ts) and each shard reads its id by the number (idOfNumber).
+   */
+  numberOf(value: string): number | null {
+    return this.shared === null ? null : this.shared.numberOf(value);
+  }
+
+  /** The id of the value numbered `number` (numberOf's, at least 0) here, or -1 when no voter has it. */
+  idOfNumber(number: number): number {
+    const local = this.local!;
+    return number >= local.length ? -1 : local[number]!;
+  }
+
   /** Id of a value, or -1 when no voter has it. */
   idOf(value: string): number {
     if (this.ids === undefined) this.ids = new Map(this.own!.map((value, id) => [value, id]));

@@ -3,8 +3,16 @@ import { describe, it } from 'node:test';
 import { InMemoryVoterSnapshot } from '../../voters/in-memory-voter-snapshot.ts';
 import { CORE_VOTER_COLUMNS } from '../../voters/voter-columns.ts';
 import { buildMatchIndex } from '../index/build-match-index.ts';
+import { StringDictionary } from '../index/string-dictionary.ts';
 import { type InputFields, normalizeInput } from '../normalize/person.ts';
-import { comparePerson, distanceLevel, distanceMiles, prepareQuery, type Query } from './compare-person.ts';
+import {
+  comparePerson,
+  distanceLevel,
+  distanceMiles,
+  prepareQuery,
+  type Query,
+  swappedNameId,
+} from './compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L } from './comparison-levels.ts';
 
 const AS_OF = new Date('2024-06-01T00:00:00Z');
@@ -498,5 +506,43 @@ describe('comparePerson remembers a query’s name and street levels', () => {
     assert.equal(levelsOf(smith, 0)[F.last], L.last.typo);
     assert.equal(levelsOf(lopez, 1)[F.last], L.last.typo);
     assert.notEqual(smith.generation, lopez.generation);
+  });
+});
+
+describe("a person's values looked up once over a sharded file's dictionaries", () => {
+  // Shards' dictionaries of one field share this thread's values (StringDictionary.fromSharedValues).
+  const shard = (values: string[]) =>
+    StringDictionary.fromSharedValues('memo-test-last', values, new Uint32Array(values.length).fill(1));
+  const person = normalizeInput({ first_name: 'Jones', last_name: 'Smith' }, new Date('2026-01-01'))
+    .persons[0]!;
+
+  it('gives each shard its own id of the value, and -1 where it has none', () => {
+    const a = shard(['', 'BROWN', 'JONES']);
+    const b = shard(['', 'JONES']);
+    const c = shard(['', 'BROWN']);
+    assert.equal(swappedNameId(a, person, 'firstAsLast'), 2);
+    assert.equal(swappedNameId(b, person, 'firstAsLast'), 1);
+    assert.equal(swappedNameId(c, person, 'firstAsLast'), -1);
+    assert.equal(
+      swappedNameId(a, person, 'firstAsLast'),
+      2,
+      'the remembered number, in the first shard again',
+    );
+  });
+
+  it('looks again for a value no shard had once a shard opened since holds it', () => {
+    const later = normalizeInput({ first_name: 'Zellweger', last_name: 'Smith' }, new Date('2026-01-01'))
+      .persons[0]!;
+    const before = shard(['', 'BROWN']);
+    assert.equal(swappedNameId(before, later, 'firstAsLast'), -1);
+    const opened = shard(['', 'ZELLWEGER']);
+    assert.equal(swappedNameId(opened, later, 'firstAsLast'), 1);
+    assert.equal(swappedNameId(before, later, 'firstAsLast'), -1);
+  });
+
+  it("looks a whole file's own values up as they are", () => {
+    const whole = StringDictionary.fromValues(['', 'JONES'], new Uint32Array([0, 1]));
+    assert.equal(whole.sharesValues, false);
+    assert.equal(swappedNameId(whole, person, 'firstAsLast'), 1);
   });
 });

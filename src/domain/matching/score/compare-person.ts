@@ -85,9 +85,74 @@ export interface Query {
 const NO_ZIPS: readonly number[] = [];
 const NO_KEYS: readonly number[] = [];
 
-/** A dictionary's id of a value: 0 when empty, -1 when no voter has it. */
-const idIn = (dict: MatchIndex['data']['dictionaries']['first'], value: string) =>
-  value === '' ? 0 : dict.idOf(value);
+type Dictionary = MatchIndex['data']['dictionaries']['first'];
+
+/**
+ * The person's values looked up in a field's dictionary, by their slot in its memo of shared
+ * numbers (sharedNumbers): prepareQuery's, and its names as the other kind (swapped names).
+ */
+const SLOT = {
+  first: 0,
+  middle: 1,
+  last: 2,
+  suffix: 3,
+  house: 4,
+  street: 5,
+  state: 6,
+  unit: 7,
+  city: 8,
+  firstAsLast: 9,
+  lastAsFirst: 10,
+};
+const SLOTS = 11;
+
+/**
+ * Per person, its values' numbers among the thread's shared values (StringDictionary.numberOf),
+ * by SLOT: a row of a sharded file searched in several shards (a dated row in every one: 26 of a
+ * national file) is the same person object in each, and looks each value up in the thread's
+ * table of the field's values once instead of once a shard. -1: not looked up; -2 - n: not among
+ * the n values the table held then (while it holds n, no dictionary of the field here has it; a
+ * shard opened since may have numbered it: looked up again).
+ */
+const sharedNumbers = new WeakMap<NormalizedPerson, Int32Array>();
+
+/** A dictionary's id of a value: 0 when empty, -1 when no voter has it (`memo`: see sharedNumbers). */
+function idIn(dict: Dictionary, value: string, memo?: Int32Array, slot = 0): number {
+  if (value === '') return 0;
+  if (memo === undefined) return dict.idOf(value);
+  const known = memo[slot]!;
+  if (known >= 0) return dict.idOfNumber(known);
+  if (known < -1 && -2 - known === dict.sharedSize) return -1;
+  const number = dict.numberOf(value);
+  // A dictionary of its own values (a whole file's): no numbers to share.
+  if (number === null) return dict.idOf(value);
+  memo[slot] = number >= 0 ? number : -2 - dict.sharedSize;
+  return number >= 0 ? dict.idOfNumber(number) : -1;
+}
+
+/**
+ * The id in `dict` of the person's first name as a last name (`firstAsLast`) or of its last name
+ * as a first name: what a search for its names swapped asks of every shard it is matched in.
+ */
+export function swappedNameId(
+  dict: Dictionary,
+  person: NormalizedPerson,
+  which: 'firstAsLast' | 'lastAsFirst',
+): number {
+  const value = which === 'firstAsLast' ? person.first : person.last;
+  return idIn(dict, value, numbersMemo(dict, person), SLOT[which]);
+}
+
+/** The person's memo of shared numbers, for dictionaries of shared values (a shard's); else undefined. */
+function numbersMemo(dict: Dictionary, person: NormalizedPerson): Int32Array | undefined {
+  if (!dict.sharesValues) return undefined;
+  let memo = sharedNumbers.get(person);
+  if (memo === undefined) {
+    memo = new Int32Array(SLOTS).fill(-1);
+    sharedNumbers.set(person, memo);
+  }
+  return memo;
+}
 
 /** What a person's address is searched and weighed by in an index (prepareQuery's address part). */
 export type AddressQuery = Pick<
@@ -97,8 +162,9 @@ export type AddressQuery = Pick<
 
 export function prepareAddress(index: MatchIndex, person: NormalizedPerson): AddressQuery {
   const d = index.data.dictionaries;
-  const houseId = idIn(d.house, person.house);
-  const stateId = idIn(d.state, person.state);
+  const memo = numbersMemo(d.house, person);
+  const houseId = idIn(d.house, person.house, memo, SLOT.house);
+  const stateId = idIn(d.state, person.state, memo, SLOT.state);
   // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
   // filed without one, and is searched in every state besides.
   const stateKeys =
@@ -107,7 +173,7 @@ export function prepareAddress(index: MatchIndex, person: NormalizedPerson): Add
   const sound = houseId > 0 ? streetSound(person.street) : 0;
   return {
     houseId,
-    streetId: idIn(d.street, person.street),
+    streetId: idIn(d.street, person.street, memo, SLOT.street),
     stateId,
     houseKey,
     zip: person.zip === '' ? 0 : Number(person.zip),
@@ -122,17 +188,18 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?:
   const address = prepareAddress(index, person);
   const zip = address.zip;
   const memo = threadQueryMemo;
-  const firstId = idIn(d.first, person.first);
-  const lastId = idIn(d.last, person.last);
+  const numbers = numbersMemo(d.first, person);
+  const firstId = idIn(d.first, person.first, numbers, SLOT.first);
+  const lastId = idIn(d.last, person.last, numbers, SLOT.last);
   return {
     person,
     firstId,
-    middleId: idIn(d.middle, person.middle),
+    middleId: idIn(d.middle, person.middle, numbers, SLOT.middle),
     lastId,
-    suffixId: idIn(d.suffix, person.suffix),
+    suffixId: idIn(d.suffix, person.suffix, numbers, SLOT.suffix),
     ...address,
-    unitId: idIn(d.unit, person.unit),
-    cityId: idIn(d.city, person.city),
+    unitId: idIn(d.unit, person.unit, numbers, SLOT.unit),
+    cityId: idIn(d.city, person.city, numbers, SLOT.city),
     cityKey: valueKey(person.city),
     firstGroups: firstGroupsOf(person.first),
     givenNamesSpaced: person.first.includes(' ') || person.middle.includes(' '),
