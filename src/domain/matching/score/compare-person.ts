@@ -88,23 +88,13 @@ const NO_KEYS: readonly number[] = [];
 type Dictionary = MatchIndex['data']['dictionaries']['first'];
 
 /**
- * The person's values looked up in a field's dictionary, by their slot in its memo of shared
- * numbers (sharedNumbers): prepareQuery's, and its names as the other kind (swapped names).
+ * The person's values looked up in a dictionary of shared values (a shard's first names,
+ * surnames and states: WHOLE_FILE_VALUES), by their slot in its memo of shared numbers
+ * (sharedNumbers); its names as the other kind too (swapped names). The other fields' dictionaries
+ * hold their own values: looked up as they are.
  */
-const SLOT = {
-  first: 0,
-  middle: 1,
-  last: 2,
-  suffix: 3,
-  house: 4,
-  street: 5,
-  state: 6,
-  unit: 7,
-  city: 8,
-  firstAsLast: 9,
-  lastAsFirst: 10,
-};
-const SLOTS = 11;
+const SLOT = { first: 0, last: 1, state: 2, firstAsLast: 3, lastAsFirst: 4 };
+const SLOTS = 5;
 
 /**
  * Per person, its values' numbers among the thread's shared values (StringDictionary.numberOf),
@@ -162,9 +152,8 @@ export type AddressQuery = Pick<
 
 export function prepareAddress(index: MatchIndex, person: NormalizedPerson): AddressQuery {
   const d = index.data.dictionaries;
-  const memo = numbersMemo(d.house, person);
-  const houseId = idIn(d.house, person.house, memo, SLOT.house);
-  const stateId = idIn(d.state, person.state, memo, SLOT.state);
+  const houseId = idIn(d.house, person.house);
+  const stateId = idIn(d.state, person.state, numbersMemo(d.state, person), SLOT.state);
   // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
   // filed without one, and is searched in every state besides.
   const stateKeys =
@@ -173,7 +162,7 @@ export function prepareAddress(index: MatchIndex, person: NormalizedPerson): Add
   const sound = houseId > 0 ? streetSound(person.street) : 0;
   return {
     houseId,
-    streetId: idIn(d.street, person.street, memo, SLOT.street),
+    streetId: idIn(d.street, person.street),
     stateId,
     houseKey,
     zip: person.zip === '' ? 0 : Number(person.zip),
@@ -194,12 +183,12 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?:
   return {
     person,
     firstId,
-    middleId: idIn(d.middle, person.middle, numbers, SLOT.middle),
+    middleId: idIn(d.middle, person.middle),
     lastId,
-    suffixId: idIn(d.suffix, person.suffix, numbers, SLOT.suffix),
+    suffixId: idIn(d.suffix, person.suffix),
     ...address,
-    unitId: idIn(d.unit, person.unit, numbers, SLOT.unit),
-    cityId: idIn(d.city, person.city, numbers, SLOT.city),
+    unitId: idIn(d.unit, person.unit),
+    cityId: idIn(d.city, person.city),
     cityKey: valueKey(person.city),
     firstGroups: firstGroupsOf(person.first),
     givenNamesSpaced: person.first.includes(' ') || person.middle.includes(' '),
