@@ -140,3 +140,38 @@ test('shared values handed over out of step are refused, never numbered otherwis
     /lacks/,
   );
 });
+
+test('a byte derived from a value is derived once a thread, for own and shared values alike', () => {
+  const calls: string[] = [];
+  const length = (value: string) => {
+    calls.push(value);
+    return value.length;
+  };
+  const own = StringDictionary.fromValues(['', 'ANN', 'MARY ANN'], counts(0, 2, 1));
+  assert.deepEqual(
+    [
+      own.derivedByte(2, length),
+      own.derivedByte(1, length),
+      own.derivedByte(2, length),
+      own.derivedByte(0, length),
+    ],
+    [8, 3, 8, 0],
+  );
+  assert.deepEqual(calls, ['MARY ANN', 'ANN', '']);
+  // Two shards of one file: a value's byte, derived in one, is the other's without deriving it.
+  calls.length = 0;
+  const a = StringDictionary.fromSharedValues('test-derived', ['', 'LEE', 'DE LA CRUZ'], counts(0, 1, 1));
+  const b = StringDictionary.fromSharedValues(
+    'test-derived',
+    ['', 'DE LA CRUZ', 'LEE', 'NG'],
+    counts(0, 1, 1, 1),
+  );
+  assert.equal(a.derivedByte(2, length), 10);
+  assert.equal(b.derivedByte(1, length), 10);
+  assert.equal(b.derivedByte(2, length), 3);
+  assert.equal(a.derivedByte(1, length), 3);
+  assert.equal(b.derivedByte(3, length), 2);
+  assert.deepEqual(calls, ['DE LA CRUZ', 'LEE', 'NG']);
+  // An id past the dictionary's end derives the empty value's, as `value` reads it.
+  assert.equal(own.derivedByte(9, length), 0);
+});

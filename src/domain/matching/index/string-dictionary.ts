@@ -29,6 +29,8 @@ export class StringDictionary {
   private readonly numbers: Int32Array | null;
   /** The shared values' numbers → ids here (-1: not here); numbers past its end are not here. */
   private readonly local: Int32Array | null;
+  /** derivedByte's bytes of own values by id, each plus one (0: not derived yet). */
+  private derived: Uint8Array | null = null;
 
   /**
    * Of its own values (with their map, when made already), or of shared values by each id's
@@ -202,6 +204,27 @@ export class StringDictionary {
     return number === undefined ? '' : this.shared!.value(number);
   }
 
+  /**
+   * What `derive` (a pure function of a value, 0-254) gives for the value of `id`, derived once a
+   * thread and kept: the scorer reads a voter's name's marks (compare-person.ts) for each distinct
+   * name among a row's candidates, hundreds a row, and the same names row after row. Kept by the
+   * thread's shared values for a dictionary of them (once for every shard), else by the
+   * dictionary. One derivation a field: a dictionary keeps one byte a value.
+   */
+  derivedByte(id: number, derive: (value: string) => number): number {
+    if (this.own !== null) {
+      this.derived ??= new Uint8Array(this.own.length);
+      const kept = this.derived[id];
+      if (kept === undefined) return derive(this.own[id] ?? '');
+      if (kept !== 0) return kept - 1;
+      const byte = derive(this.own[id] ?? '');
+      this.derived[id] = byte + 1;
+      return byte;
+    }
+    const number = this.numbers![id];
+    return number === undefined ? derive('') : this.shared!.derivedByte(number, derive);
+  }
+
   /** Records carrying this id. */
   count(id: number): number {
     return id < 0 ? 0 : (this.counts[id] ?? 0);
@@ -264,6 +287,22 @@ class SharedValues {
 
   value(number: number): string {
     return this.values[number]!;
+  }
+
+  /** StringDictionary.derivedByte's bytes of shared values by number, each plus one (0: not yet). */
+  private derived = new Uint8Array(0);
+
+  derivedByte(number: number, derive: (value: string) => number): number {
+    if (number >= this.derived.length) {
+      const grown = new Uint8Array(Math.max(this.values.length, 2 * this.derived.length, 1024));
+      grown.set(this.derived);
+      this.derived = grown;
+    }
+    const kept = this.derived[number]!;
+    if (kept !== 0) return kept - 1;
+    const byte = derive(this.values[number]!);
+    this.derived[number] = byte + 1;
+    return byte;
   }
 
   since(from: number): string[] {
