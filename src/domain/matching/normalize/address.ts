@@ -1035,17 +1035,26 @@ export function writtenApartTest(a: string): (b: string) => boolean {
     // hundreds of candidates' streets, and copying each was 11% of a list's matching at 10M voters.
     let spaces = 0;
     for (let i = 0; i < b.length; i++) if (b.charCodeAt(i) === 32) spaces++;
-    if (Math.abs(b.length - spaces - compactA.length) <= 2) {
-      const compactB = spaces === 0 ? b : b.replaceAll(' ', '');
+    const lettersB = b.length - spaces;
+    let compactB: string | undefined;
+    if (Math.abs(lettersB - compactA.length) <= 2) {
+      compactB = spaces === 0 ? b : b.replaceAll(' ', '');
       if (compactA === compactB) return true;
       const shorter = Math.min(compactA.length, compactB.length);
       if (shorter >= 8 && boundedEditDistance(compactA, compactB, 2) <= 2) return true;
     }
-    // A form with directionals spelled out: only where either street has one to spell.
-    if (formsA.length > 1 || hasDirectionalWord(b)) {
+    // A form with directionals spelled out: only where either street has one to spell (b's one
+    // form, without, is its letters).
+    if (hasDirectionalWord(b)) {
       const formsB = compactForms(b);
       for (let i = 0; i < formsA.length; i++) {
         for (let j = 0; j < formsB.length; j++) if ((i > 0 || j > 0) && formsA[i] === formsB[j]) return true;
+      }
+    } else {
+      for (let i = 1; i < formsA.length; i++) {
+        if (formsA[i]!.length !== lettersB) continue;
+        compactB ??= spaces === 0 ? b : b.replaceAll(' ', '');
+        if (formsA[i] === compactB) return true;
       }
     }
     for (const word of words) if (hasWord(b, word)) return true;
