@@ -174,4 +174,7 @@ test('a byte derived from a value is derived once a thread, for own and shared v
   assert.deepEqual(calls, ['DE LA CRUZ', 'LEE', 'NG']);
   // An id past the dictionary's end derives the empty value's, as `value` reads it.
   assert.equal(own.derivedByte(9, length), 0);
+  // A second function would read the first one's bytes as its own: refused.
+  assert.throws(() => own.derivedByte(1, (value) => value.length + 1), /one function only/);
+  assert.throws(() => a.derivedByte(1, (value) => value.length + 1), /one function only/);
 });

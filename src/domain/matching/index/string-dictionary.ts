@@ -31,6 +31,8 @@ export class StringDictionary {
   private readonly local: Int32Array | null;
   /** derivedByte's bytes of own values by id, each plus one (0: not derived yet). */
   private derived: Uint8Array | null = null;
+  /** The one function derivedByte's bytes of own values came from. */
+  private derivedBy: ((value: string) => number) | null = null;
 
   /**
    * Of its own values (with their map, when made already), or of shared values by each id's
@@ -209,10 +211,12 @@ export class StringDictionary {
    * thread and kept: the scorer reads a voter's name's marks (compare-person.ts) for each distinct
    * name among a row's candidates, hundreds a row, and the same names row after row. Kept by the
    * thread's shared values for a dictionary of them (once for every shard), else by the
-   * dictionary. One derivation a field: a dictionary keeps one byte a value.
+   * dictionary. One derivation a field: a dictionary keeps one byte a value, and another
+   * function is refused (its bytes would be read as the first one's).
    */
   derivedByte(id: number, derive: (value: string) => number): number {
     if (this.own !== null) {
+      this.derivedBy = sameDerivation(this.derivedBy, derive);
       this.derived ??= new Uint8Array(this.own.length);
       const kept = this.derived[id];
       if (kept === undefined) return derive(this.own[id] ?? '');
@@ -291,8 +295,10 @@ class SharedValues {
 
   /** StringDictionary.derivedByte's bytes of shared values by number, each plus one (0: not yet). */
   private derived = new Uint8Array(0);
+  private derivedBy: ((value: string) => number) | null = null;
 
   derivedByte(number: number, derive: (value: string) => number): number {
+    this.derivedBy = sameDerivation(this.derivedBy, derive);
     if (number >= this.derived.length) {
       const grown = new Uint8Array(Math.max(this.values.length, 2 * this.derived.length, 1024));
       grown.set(this.derived);
@@ -308,6 +314,16 @@ class SharedValues {
   since(from: number): string[] {
     return this.values.slice(from);
   }
+}
+
+/** `derive`, when it is the function bytes were derived by before (or none was): derivedByte's one derivation. */
+function sameDerivation(
+  before: ((value: string) => number) | null,
+  derive: (value: string) => number,
+): (value: string) => number {
+  if (before !== null && before !== derive)
+    throw new Error('a dictionary derives its bytes by one function only (derivedByte)');
+  return derive;
 }
 
 /** A shared-value dictionary's numbers (id → number) and their inverse (number → id, -1: none). */

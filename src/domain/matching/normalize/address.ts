@@ -1038,7 +1038,7 @@ export function writtenApartTest(a: string): (b: string) => boolean {
     const lettersB = b.length - spaces;
     let compactB: string | undefined;
     if (Math.abs(lettersB - compactA.length) <= 2) {
-      compactB = spaces === 0 ? b : b.replaceAll(' ', '');
+      compactB = lettersOf(b, spaces);
       if (compactA === compactB) return true;
       const shorter = Math.min(compactA.length, compactB.length);
       if (shorter >= 8 && boundedEditDistance(compactA, compactB, 2) <= 2) return true;
@@ -1053,7 +1053,7 @@ export function writtenApartTest(a: string): (b: string) => boolean {
     } else {
       for (let i = 1; i < formsA.length; i++) {
         if (formsA[i]!.length !== lettersB) continue;
-        compactB ??= spaces === 0 ? b : b.replaceAll(' ', '');
+        compactB ??= lettersOf(b, spaces);
         if (formsA[i] === compactB) return true;
       }
     }
@@ -1061,6 +1061,9 @@ export function writtenApartTest(a: string): (b: string) => boolean {
     return false;
   };
 }
+
+/** A street's letters without its spaces (`spaces` of them): compactForms' first form. */
+const lettersOf = (street: string, spaces: number) => (spaces === 0 ? street : street.replaceAll(' ', ''));
 
 /**
  * A standardized street with its abbreviated directional words spelled out (`S ST` → `SOUTH ST`,
