@@ -35,20 +35,29 @@ export async function writeShardContacts(path: string, contacts: ShardContacts):
   bytes.set(new Uint8Array(box.buffer), 0);
   bytes.set(
     new Uint8Array(contacts.hashes.buffer, contacts.hashes.byteOffset, contacts.hashes.byteLength),
-    32,
+    BOX_BYTES,
   );
   await writeFile(path, bytes);
 }
 
+/** The box's 4 float64 before the hashes. */
+const BOX_BYTES = 32;
+
+/** The hashes the contacts file at `path` holds, from its size in bytes (writeShardContacts's layout). */
+export function contactsHashCount(path: string, bytes: number): number {
+  if (bytes < BOX_BYTES || (bytes - BOX_BYTES) % 4 !== 0)
+    throw new Error(`${path}: not a shard contacts file`);
+  return (bytes - BOX_BYTES) / 4;
+}
+
 export async function readShardContacts(path: string): Promise<ShardContacts> {
   const bytes = await readFile(path);
-  if (bytes.length < 32 || (bytes.length - 32) % 4 !== 0)
-    throw new Error(`${path}: not a shard contacts file`);
+  contactsHashCount(path, bytes.length);
   // Copied out: a Buffer from readFile may sit at an offset no typed array of its width can view.
   const copy = new Uint8Array(bytes);
   const box = new Float64Array(copy.buffer, 0, 4);
   return {
-    hashes: new Uint32Array(copy.buffer, 32),
+    hashes: new Uint32Array(copy.buffer, BOX_BYTES),
     box: Number.isNaN(box[0]!) ? null : [box[0]!, box[1]!, box[2]!, box[3]!],
   };
 }

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
@@ -16,7 +16,7 @@ import {
 } from '../../domain/voters/shard-map.ts';
 import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { TaskPool } from '../threads/task-pool.ts';
-import { readShardContacts, type ShardContacts } from './shard-contacts.ts';
+import { contactsHashCount, readShardContacts, type ShardContacts } from './shard-contacts.ts';
 import { fileOrders, storeFileStatistics } from './shard-file-statistics.ts';
 import {
   headerColumns,
@@ -541,16 +541,26 @@ async function writeShardDirectory(
   input: ShardedImportInput,
   plan: ShardPlan,
 ): Promise<ShardContacts['box'][]> {
-  const directory = new ShardDirectoryBuilder();
+  const paths = plan.shards.map((shard) => contactsPathOf(input, shard.id));
+  // Sized to the entries at once: grown by doubling, a national file's arrays held twice over.
+  let entries = 0;
+  for (const path of paths) entries += contactsHashCount(path, (await stat(path)).size);
+  const directory = new ShardDirectoryBuilder(entries);
   const boxes: ShardContacts['box'][] = [];
-  for (const [i, shard] of plan.shards.entries()) {
-    const path = contactsPathOf(input, shard.id);
+  for (const [i, path] of paths.entries()) {
     const contacts = await readShardContacts(path);
     directory.addHashes(i, contacts.hashes);
     boxes.push(contacts.box);
     await rm(path, { force: true });
   }
-  await writeFile(join(input.workDir, SHARD_DIRECTORY_FILE), directory.build().toBytes(), { flush: true });
+  // Written in pieces from the sorted entries: neither the directory nor its file held whole.
+  const file = await open(join(input.workDir, SHARD_DIRECTORY_FILE), 'w');
+  try {
+    for (const piece of directory.fileChunks()) await file.write(piece);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
   return boxes;
 }
 
