@@ -116,8 +116,7 @@ export class MatchThreadPool {
    */
   openRouter(map: ShardMap, directory: ShardDirectory | null): RouterSource {
     const router = this.nextSource++;
-    const shared = directory === null ? null : { hashes: directory.hashes, shards: directory.shards };
-    void onEveryThread(this.pool, { kind: 'open-router', router, map, directory: shared });
+    void onEveryThread(this.pool, { kind: 'open-router', router, map, directory: directory?.parts ?? null });
     return new RouterSource(this.pool, router);
   }
 

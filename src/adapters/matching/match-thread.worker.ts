@@ -25,7 +25,7 @@ import {
   type PersonMatchJob,
   shardSampleEvidence,
 } from '../../domain/matching/probabilistic-matcher.ts';
-import { ShardDirectory } from '../../domain/voters/shard-directory.ts';
+import { ShardDirectory, type ShardDirectoryParts } from '../../domain/voters/shard-directory.ts';
 import type { ShardMap } from '../../domain/voters/shard-map.ts';
 import type { VoterSnapshot } from '../../domain/voters/voter-snapshot.ts';
 import { idlePause } from '../threads/idle-pause.ts';
@@ -56,8 +56,6 @@ interface OpenSource {
   voters: VoterSnapshot | null;
 }
 const sources = new Map<number, OpenSource>();
-/** A shard directory's arrays, in shared memory. */
-type SharedDirectory = { hashes: Uint32Array; shards: Uint16Array };
 /** Routers of the sharded voter files whose lists this thread routes. */
 const routers = new Map<number, ListRouter>();
 
@@ -85,7 +83,7 @@ export type MatchTask =
       snapshot: object | null;
     }
   | { kind: 'close'; source: number }
-  | { kind: 'open-router'; router: number; map: ShardMap; directory: SharedDirectory | null }
+  | { kind: 'open-router'; router: number; map: ShardMap; directory: ShardDirectoryParts | null }
   | { kind: 'close-router'; router: number }
   | { kind: 'match'; source: number; rows: MatchInput[]; job: PersonMatchJob }
   | { kind: 'sample-evidence'; source: number; rows: readonly MatchInput[]; job: PersonMatchJob }
@@ -215,8 +213,7 @@ async function answer(task: MatchTask): Promise<unknown> {
     case 'close':
       return sources.delete(task.source);
     case 'open-router': {
-      const shared = task.directory;
-      const directory = shared === null ? null : new ShardDirectory(shared.hashes, shared.shards);
+      const directory = task.directory === null ? null : new ShardDirectory(task.directory);
       return void routers.set(task.router, shardRouter(task.map, directory));
     }
     case 'close-router':

@@ -1,5 +1,4 @@
 import { hashString } from '../matching/index/hashing.ts';
-import { lowerBound } from '../matching/index/lower-bound.ts';
 
 /**
  * Which shards hold a phone number, an e-mail address or an id that names no state: built at a
@@ -10,60 +9,110 @@ import { lowerBound } from '../matching/index/lower-bound.ts';
  * that name their state need no entry (a `voterbase_id` like `NC-…`; `voter_id` and
  * `smartvan_id` are looked up with the row's state).
  *
- * Entries are 32-bit hashes with the shard's index, sorted, 6 bytes each: 2.4 entries and about
- * 14 bytes per voter of the generated files (about 3.6 GB for 250M voters). A hash collision
- * only sends a row to one more shard; it never loses one.
+ * Entries are 32-bit hashes with the shard's index, sorted: 2.4 entries per voter of the
+ * generated files. The file holds 6 bytes an entry; in memory an entry is the low half of its
+ * hash and its shard, 3 bytes (4 past 256 shards), the entries of each high half found through a
+ * table of 65,537 positions: some 360 MB for 50M voters where the file's form took 720 MB in every
+ * process that splits lists. A hash collision only sends a row to one more shard; it never loses
+ * one.
  */
 export class ShardDirectory {
-  readonly hashes: Uint32Array;
-  readonly shards: Uint16Array;
+  readonly parts: ShardDirectoryParts;
 
-  constructor(hashes: Uint32Array, shards: Uint16Array) {
-    if (hashes.length !== shards.length) throw new Error('a shard directory needs one shard per hash');
-    this.hashes = hashes;
-    this.shards = shards;
+  constructor(parts: ShardDirectoryParts) {
+    const { tops, lows, shards } = parts;
+    if (tops.length !== HALVES + 1 || lows.length !== shards.length || tops[HALVES] !== lows.length)
+      throw new Error('a shard directory needs a position per high half and a shard per entry');
+    this.parts = parts;
   }
 
   get size(): number {
-    return this.hashes.length;
+    return this.parts.lows.length;
   }
 
   /** Adds to `out` the shards holding a voter with this phone (normalized: 10 digits). */
   phoneShards(phone: string, out: Set<number>): void {
-    this.#find(phoneHash(phone), out);
+    this.hashShards(phoneHash(phone), out);
   }
 
   /** Adds to `out` the shards holding a voter with this e-mail (normalized). */
   emailShards(email: string, out: Set<number>): void {
-    this.#find(emailHash(email), out);
+    this.hashShards(emailHash(email), out);
   }
 
   /** Adds to `out` the shards holding this id (`exact_track`, or a `voterbase_id` naming no state). */
   idShards(index: string, key: string, out: Set<number>): void {
-    this.#find(idHash(index, key), out);
+    this.hashShards(idHash(index, key), out);
   }
 
-  #find(hash: number, out: Set<number>): void {
-    const hashes = this.hashes;
-    for (let i = lowerBound(hashes, hash); i < hashes.length && hashes[i] === hash; i++) {
-      out.add(this.shards[i]!);
+  /** Adds to `out` the shards of the entries of this hash (directoryHashes). */
+  hashShards(hash: number, out: Set<number>): void {
+    const { tops, lows, shards } = this.parts;
+    const top = hash >>> 16;
+    const low = hash & 0xffff;
+    let from = tops[top]!;
+    let to = tops[top + 1]!;
+    while (from < to) {
+      const mid = (from + to) >>> 1;
+      if (lows[mid]! < low) from = mid + 1;
+      else to = mid;
     }
+    for (let i = from; i < tops[top + 1]! && lows[i] === low; i++) out.add(shards[i]!);
+  }
+
+  /** Each entry's hash and shard, in order (hash, then shard). */
+  *entries(): Generator<[hash: number, shard: number]> {
+    const { tops, lows, shards } = this.parts;
+    for (let top = 0; top < HALVES; top++)
+      for (let i = tops[top]!; i < tops[top + 1]!; i++) yield [top * HALVES + lows[i]!, shards[i]!];
   }
 
   /** The file form: "LMSD", format 1, count, the hashes, then the shards (little-endian). */
   toBytes(): Uint8Array {
-    const count = this.hashes.length;
+    const count = this.size;
     const bytes = new Uint8Array(12 + count * 4 + count * 2);
     const view = new DataView(bytes.buffer);
     bytes.set(MAGIC, 0);
     view.setUint32(4, FORMAT, true);
     view.setUint32(8, count, true);
-    for (let i = 0; i < count; i++) view.setUint32(12 + i * 4, this.hashes[i]!, true);
-    const at = 12 + count * 4;
-    for (let i = 0; i < count; i++) view.setUint16(at + i * 2, this.shards[i]!, true);
+    let i = 0;
+    for (const [hash, shard] of this.entries()) {
+      view.setUint32(12 + i * 4, hash, true);
+      view.setUint16(12 + count * 4 + i * 2, shard, true);
+      i++;
+    }
     return bytes;
   }
 
+  /**
+   * The directory of `count` entries sorted by hash, then shard (`hashAt(i)`, `shardAt(i)`).
+   */
+  static fromSorted(
+    count: number,
+    hashAt: (i: number) => number,
+    shardAt: (i: number) => number,
+  ): ShardDirectory {
+    let widest = 0;
+    for (let i = 0; i < count; i++) widest = Math.max(widest, shardAt(i));
+    const { tops, lows, shards } = emptyParts(count, widest, false);
+    let before = -1;
+    for (let i = 0; i < count; i++) {
+      const hash = hashAt(i);
+      const entry = hash * SHARD_SPAN + shardAt(i);
+      if (entry < before) throw new Error('the shard directory is not sorted');
+      before = entry;
+      tops[(hash >>> 16) + 1]!++;
+      lows[i] = hash & 0xffff;
+      shards[i] = shardAt(i);
+    }
+    return finished({ tops, lows, shards });
+  }
+
+  /**
+   * The directory of a file's bytes (toBytes), its arrays in shared memory, so that the matching
+   * threads that split lists read these very arrays. Read with loops of their own: a process
+   * opening a new version (the api's lookups) waits for it.
+   */
   static fromBytes(bytes: Uint8Array): ShardDirectory {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (bytes.length < 12 || MAGIC.some((b, i) => bytes[i] !== b) || view.getUint32(4, true) !== FORMAT) {
@@ -71,15 +120,55 @@ export class ShardDirectory {
     }
     const count = view.getUint32(8, true);
     if (bytes.length !== 12 + count * 6) throw new Error('the shard directory file is truncated');
-    // In shared memory, so that the matching threads that split lists read these very arrays.
-    const hashes = new Uint32Array(new SharedArrayBuffer(count * 4));
-    const shards = new Uint16Array(new SharedArrayBuffer(count * 2));
-    for (let i = 0; i < count; i++) hashes[i] = view.getUint32(12 + i * 4, true);
     const at = 12 + count * 4;
-    for (let i = 0; i < count; i++) shards[i] = view.getUint16(at + i * 2, true);
-    return new ShardDirectory(hashes, shards);
+    let widest = 0;
+    for (let i = 0; i < count; i++) widest = Math.max(widest, view.getUint16(at + i * 2, true));
+    const parts = emptyParts(count, widest, true);
+    const { tops, lows, shards } = parts;
+    // Only the high halves' order is checked: checking each entry's took the load 2-3 times as
+    // long (the file is the import's own; a bad order within a half would misroute, not crash).
+    let top = 0;
+    for (let i = 0; i < count; i++) {
+      const hash = view.getUint32(12 + i * 4, true);
+      if (hash >>> 16 < top) throw new Error('the shard directory is not sorted');
+      top = hash >>> 16;
+      tops[top + 1]!++;
+      lows[i] = hash & 0xffff;
+      shards[i] = view.getUint16(at + i * 2, true);
+    }
+    return finished(parts);
   }
 }
+
+/** Arrays for `count` entries of shards up to `widest`, in shared memory or not, all zero. */
+function emptyParts(count: number, widest: number, shared: boolean): ShardDirectoryParts {
+  const memory = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  return {
+    tops: new Uint32Array(memory((HALVES + 1) * 4)),
+    lows: new Uint16Array(memory(count * 2)),
+    shards: widest < 256 ? new Uint8Array(memory(count)) : new Uint16Array(memory(count * 2)),
+  };
+}
+
+/** The directory of the entries placed: each high half's count turned into its end. */
+function finished(parts: ShardDirectoryParts): ShardDirectory {
+  const { tops, lows, shards } = parts;
+  for (let top = 0; top < HALVES; top++) tops[top + 1]! += tops[top]!;
+  return new ShardDirectory({ tops, lows, shards });
+}
+
+/** A directory's arrays (plain data: handed to the matching threads as they are). */
+export interface ShardDirectoryParts {
+  /** The entries whose hash's high half is h are those from tops[h] to tops[h + 1]. */
+  tops: Uint32Array;
+  /** Each entry's hash's low half. */
+  lows: Uint16Array;
+  /** Each entry's shard: a byte when every shard number is below 256. */
+  shards: Uint8Array | Uint16Array;
+}
+
+/** The high (or low) halves of a 32-bit hash. */
+const HALVES = 65_536;
 
 const MAGIC = [0x4c, 0x4d, 0x53, 0x44];
 const FORMAT = 1;
@@ -154,13 +243,11 @@ export class ShardDirectoryBuilder {
    */
   build(): ShardDirectory {
     const entries = this.#sorted();
-    const hashes = new Uint32Array(entries.length);
-    const shards = new Uint16Array(entries.length);
-    for (let i = 0; i < entries.length; i++) {
-      hashes[i] = Math.floor(entries[i]! / SHARD_SPAN);
-      shards[i] = entries[i]! % SHARD_SPAN;
-    }
-    return new ShardDirectory(hashes, shards);
+    return ShardDirectory.fromSorted(
+      entries.length,
+      (i) => Math.floor(entries[i]! / SHARD_SPAN),
+      (i) => entries[i]! % SHARD_SPAN,
+    );
   }
 
   /**

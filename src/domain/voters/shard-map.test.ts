@@ -168,7 +168,7 @@ describe('routeRow', () => {
     }
     const expected = [...new Set(entries.map(([h, s]) => h * 65_536 + s))].sort((a, b) => a - b);
     const built = builder.build();
-    const keys = Array.from(built.hashes, (hash, i) => hash * 65_536 + built.shards[i]!);
+    const keys = Array.from(built.entries(), ([hash, shard]) => hash * 65_536 + shard);
     // Compared as text: a diff of two 60,000-entry arrays takes minutes to print.
     assert.equal(keys.length, expected.length);
     assert.ok(
@@ -176,6 +176,7 @@ describe('routeRow', () => {
       `first difference at ${keys.findIndex((key, i) => key !== expected[i])}`,
     );
     assert.ok(expected.length < entries.length, 'the test holds repeats');
+    assert.ok(built.parts.shards instanceof Uint16Array, 'shard numbers past a byte');
     // Pieces of odd sizes, so that runs end inside the hashes and the shards.
     const pieces = [...twin.fileChunks(1_000)];
     assert.ok(pieces.length > 100);
@@ -196,8 +197,56 @@ describe('routeRow', () => {
     const sorted = [...new Set(expected)].sort((a, b) => a - b);
     const built = builder.build();
     assert.equal(built.size, sorted.length);
-    assert.ok(
-      Array.from(built.hashes, (hash, i) => hash * 65_536 + built.shards[i]!).join() === sorted.join(),
+    assert.ok(Array.from(built.entries(), ([hash, shard]) => hash * 65_536 + shard).join() === sorted.join());
+  });
+
+  it('finds every entry, at the ends of each half of the hash, with shards of a byte', () => {
+    const hashes = [
+      0, 1, 0xffff, 0x10000, 0x1ffff, 0x7fffffff, 0x80000000, 0xfffeffff, 0xffff0000, 0xffffffff,
+    ];
+    const entries = hashes
+      .flatMap((hash, i) => [
+        [hash, i],
+        [hash, 200 - i],
+      ])
+      .sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    const directory = ShardDirectory.fromSorted(
+      entries.length,
+      (i) => entries[i]![0]!,
+      (i) => entries[i]![1]!,
+    );
+    assert.ok(directory.parts.shards instanceof Uint8Array);
+    // Through the file form too.
+    for (const read of [directory, ShardDirectory.fromBytes(directory.toBytes())]) {
+      hashes.forEach((hash, i) => {
+        const out = new Set<number>();
+        read.hashShards(hash, out);
+        assert.deepEqual([...out], [i, 200 - i], `hash ${hash}`);
+      });
+      for (const absent of [2, 0xfffe, 0x10001, 0xfffffffe]) {
+        const out = new Set<number>();
+        read.hashShards(absent, out);
+        assert.equal(out.size, 0, `hash ${absent}`);
+      }
+    }
+  });
+
+  it('refuses a directory file whose hashes are out of order by their high halves', () => {
+    const bytes = ShardDirectory.fromSorted(
+      2,
+      (i) => [5, 0x10009][i]!,
+      () => 0,
+    ).toBytes();
+    new DataView(bytes.buffer).setUint32(12, 0x20000, true);
+    assert.throws(() => ShardDirectory.fromBytes(bytes), /not sorted/);
+    assert.throws(
+      () =>
+        ShardDirectory.fromSorted(
+          2,
+          (i) => [9, 5][i]!,
+          () => 0,
+        ),
+      /not sorted/,
     );
   });
 
@@ -268,8 +317,7 @@ describe('routeRow', () => {
 
     it('round-trips through its file form, and refuses a damaged one', () => {
       const again = ShardDirectory.fromBytes(directory.toBytes());
-      assert.deepEqual([...again.hashes], [...directory.hashes]);
-      assert.deepEqual([...again.shards], [...directory.shards]);
+      assert.deepEqual([...again.entries()], [...directory.entries()]);
       assert.equal(directory.size, 4);
       assert.throws(() => ShardDirectory.fromBytes(directory.toBytes().subarray(0, 20)), /truncated/);
       assert.throws(() => ShardDirectory.fromBytes(new Uint8Array(16)), /not a shard directory/);
