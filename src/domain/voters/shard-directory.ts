@@ -98,12 +98,13 @@ export class ShardDirectory {
     let before = -1;
     for (let i = 0; i < count; i++) {
       const hash = hashAt(i);
-      const entry = hash * SHARD_SPAN + shardAt(i);
+      const shard = shardAt(i);
+      const entry = hash * SHARD_SPAN + shard;
       if (entry < before) throw new Error('the shard directory is not sorted');
       before = entry;
       tops[(hash >>> 16) + 1]!++;
       lows[i] = hash & 0xffff;
-      shards[i] = shardAt(i);
+      shards[i] = shard;
     }
     return finished({ tops, lows, shards });
   }
@@ -194,10 +195,10 @@ export function directoryHashes(
  * `fileChunks` gives the directory's file form without making the directory.
  *
  * An entry is held as one float64, the hash times 2^16 plus the shard (exact: below 2^48), so
- * that sorting by (hash, shard) is the engine's sort of the array in place: 8 bytes an entry in
- * all. A radix sort of separate hash and shard arrays was a third faster but held 14 bytes an
- * entry besides the arrays and their growth (the largest block of a national import's memory:
- * some 120M entries).
+ * that sorting by (hash, shard) is sorting numbers, in place (sortInPlace): 8 bytes an entry in
+ * all. Separate hash and shard arrays, grown by doubling and radix-sorted into copies, held 14
+ * bytes an entry besides them, the largest block of a national import's memory (some 120M
+ * entries; the same time).
  */
 export class ShardDirectoryBuilder {
   #entries: Float64Array;
