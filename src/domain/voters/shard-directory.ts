@@ -70,15 +70,13 @@ export class ShardDirectory {
   /** The file form: "LMSD", format 1, count, the hashes, then the shards (little-endian). */
   toBytes(): Uint8Array {
     const count = this.size;
-    const bytes = new Uint8Array(12 + count * 4 + count * 2);
+    const bytes = new Uint8Array(HEADER_BYTES + count * 4 + count * 2);
     const view = new DataView(bytes.buffer);
-    bytes.set(MAGIC, 0);
-    view.setUint32(4, FORMAT, true);
-    view.setUint32(8, count, true);
+    bytes.set(fileHeader(count), 0);
     let i = 0;
     for (const [hash, shard] of this.entries()) {
-      view.setUint32(12 + i * 4, hash, true);
-      view.setUint16(12 + count * 4 + i * 2, shard, true);
+      view.setUint32(HEADER_BYTES + i * 4, hash, true);
+      view.setUint16(HEADER_BYTES + count * 4 + i * 2, shard, true);
       i++;
     }
     return bytes;
@@ -116,12 +114,16 @@ export class ShardDirectory {
    */
   static fromBytes(bytes: Uint8Array): ShardDirectory {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (bytes.length < 12 || MAGIC.some((b, i) => bytes[i] !== b) || view.getUint32(4, true) !== FORMAT) {
+    if (
+      bytes.length < HEADER_BYTES ||
+      MAGIC.some((b, i) => bytes[i] !== b) ||
+      view.getUint32(4, true) !== FORMAT
+    ) {
       throw new Error('not a shard directory file (or of another format)');
     }
     const count = view.getUint32(8, true);
-    if (bytes.length !== 12 + count * 6) throw new Error('the shard directory file is truncated');
-    const at = 12 + count * 4;
+    if (bytes.length !== HEADER_BYTES + count * 6) throw new Error('the shard directory file is truncated');
+    const at = HEADER_BYTES + count * 4;
     let widest = 0;
     for (let i = 0; i < count; i++) widest = Math.max(widest, view.getUint16(at + i * 2, true));
     const parts = emptyParts(count, widest, true);
@@ -130,7 +132,7 @@ export class ShardDirectory {
     // long (the file is the import's own; a bad order within a half would misroute, not crash).
     let top = 0;
     for (let i = 0; i < count; i++) {
-      const hash = view.getUint32(12 + i * 4, true);
+      const hash = view.getUint32(HEADER_BYTES + i * 4, true);
       if (hash >>> 16 < top) throw new Error('the shard directory is not sorted');
       top = hash >>> 16;
       tops[top + 1]!++;
@@ -173,6 +175,17 @@ const HALVES = 65_536;
 
 const MAGIC = [0x4c, 0x4d, 0x53, 0x44];
 const FORMAT = 1;
+const HEADER_BYTES = 12;
+
+/** The file form's header (toBytes, fileChunks): "LMSD", the format, the count of entries. */
+function fileHeader(count: number): Uint8Array {
+  const header = new Uint8Array(HEADER_BYTES);
+  const view = new DataView(header.buffer);
+  header.set(MAGIC, 0);
+  view.setUint32(4, FORMAT, true);
+  view.setUint32(8, count, true);
+  return header;
+}
 
 const phoneHash = (phone: string) => hashString(`p${phone}`) >>> 0;
 const emailHash = (email: string) => hashString(`e${email}`) >>> 0;
@@ -259,12 +272,7 @@ export class ShardDirectoryBuilder {
   *fileChunks(chunkBytes = 1 << 22): Generator<Uint8Array> {
     const entries = this.#sorted();
     const count = entries.length;
-    const header = new Uint8Array(12);
-    const view = new DataView(header.buffer);
-    header.set(MAGIC, 0);
-    view.setUint32(4, FORMAT, true);
-    view.setUint32(8, count, true);
-    yield header;
+    yield fileHeader(count);
     // The hashes, then the shards, each in runs of entries.
     const hashRun = Math.max(1, Math.floor(chunkBytes / 4));
     for (let from = 0; from < count; from += hashRun) {
