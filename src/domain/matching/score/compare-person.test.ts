@@ -540,6 +540,38 @@ describe("a person's values looked up once over a sharded file's dictionaries", 
     assert.equal(swappedNameId(before, later, 'firstAsLast'), -1);
   });
 
+  it('a copy of the person with other names (its names swapped) looks its own up', () => {
+    const a = shard(['', 'BROWN', 'JONES', 'SMITH']);
+    assert.equal(swappedNameId(a, person, 'firstAsLast'), 2);
+    const swapped = { ...person, first: person.last, last: person.first };
+    assert.equal(
+      swappedNameId(a, swapped, 'firstAsLast'),
+      3,
+      "SMITH's number, not JONES's kept by the person",
+    );
+    assert.equal(swappedNameId(a, person, 'firstAsLast'), 2);
+  });
+
+  it("a copy's query prepares its own first name's groups and street", () => {
+    const written = normalizeInput(
+      { first_name: 'William', last_name: 'Smith', address1: '123 N Main St', zip: '27601' },
+      AS_OF,
+    ).persons[0]!;
+    const margaret = normalizeInput(
+      { first_name: 'Margaret', last_name: 'Smith', address1: '123 South St', zip: '27601' },
+      AS_OF,
+    ).persons[0]!;
+    const first = prepareQuery(index, written);
+    const other = prepareQuery(index, { ...written, first: margaret.first, street: margaret.street });
+    const fresh = prepareQuery(index, margaret);
+    assert.notDeepEqual(other.firstGroups, first.firstGroups);
+    assert.deepEqual(other.firstGroups, fresh.firstGroups);
+    assert.ok(first.houseStreetKeys.length > 0);
+    assert.notDeepEqual(other.houseStreetKeys, first.houseStreetKeys);
+    assert.deepEqual(other.houseStreetKeys, fresh.houseStreetKeys);
+    assert.deepEqual(prepareQuery(index, written).firstGroups, first.firstGroups, 'the same person again');
+  });
+
   it("looks a whole file's own values up as they are", () => {
     const whole = StringDictionary.fromValues(['', 'JONES'], new Uint32Array([0, 1]));
     assert.equal(whole.sharesValues, false);

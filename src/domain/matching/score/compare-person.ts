@@ -90,24 +90,47 @@ type Dictionary = MatchIndex['data']['dictionaries']['first'];
 /**
  * The person's values looked up in a dictionary of shared values (a shard's first names,
  * surnames and states: WHOLE_FILE_VALUES), by their slot in its memo of shared numbers
- * (sharedNumbers); its names as the other kind too (swapped names). The other fields' dictionaries
+ * (PersonPrep.numbers); its names as the other kind too (swapped names). The other fields' dictionaries
  * hold their own values: looked up as they are.
  */
 const SLOT = { first: 0, last: 1, state: 2, firstAsLast: 3, lastAsFirst: 4 };
-const SLOTS = 5;
 
 /**
- * Per person, its values' numbers among the thread's shared values (StringDictionary.numberOf),
- * by SLOT: a row of a sharded file searched in several shards (a dated row in every one: 26 of a
- * national file) is the same person object in each, and looks each value up in the thread's
- * table of the field's values once instead of once a shard. -1: not looked up; -2 - n: not among
- * the n values the table held then (while it holds n, no dictionary of the field here has it; a
- * shard opened since may have numbered it: looked up again).
+ * What every search of one person prepares alike, whatever voter file or shard it searches: its
+ * values' numbers among the thread's shared values (StringDictionary.numberOf), by SLOT, and the
+ * parts of its query no index changes (its first name's groups, its street's sound). A row of a
+ * sharded file searched in several shards (a dated row in every one: 26 of a national file) is
+ * the same person object in each, and prepares them once instead of once a shard. A number of
+ * -1: not looked up; -2 - n: not among the n values the table held then (while it holds n, no
+ * dictionary of the field here has it; a shard opened since may have numbered it: looked up
+ * again).
  */
-const sharedNumbers = new WeakMap<NormalizedPerson, Int32Array>();
+interface PersonPrep {
+  numbers: number[];
+  firstGroups: readonly number[] | null;
+  /** -1: not derived yet. */
+  streetSound: number;
+}
 
-/** A dictionary's id of a value: 0 when empty, -1 when no voter has it (`memo`: see sharedNumbers). */
-function idIn(dict: Dictionary, value: string, memo?: Int32Array, slot = 0): number {
+/**
+ * Where a person keeps its PersonPrep: a symbol, not enumerable. A copy of the person with other
+ * values (its names swapped: `{ ...person, first: person.last, … }`) does not take it along, nor
+ * does a person sent to another thread, whose shared values are numbered otherwise. (A WeakMap
+ * from person to numbers and a typed array a person cost a sharded matching thread 2.5% of its
+ * time.)
+ */
+const PREPARED = Symbol('prepared person');
+
+function prepared(person: NormalizedPerson): PersonPrep {
+  const kept = (person as { [PREPARED]?: PersonPrep })[PREPARED];
+  if (kept !== undefined) return kept;
+  const prep: PersonPrep = { numbers: [-1, -1, -1, -1, -1], firstGroups: null, streetSound: -1 };
+  Object.defineProperty(person, PREPARED, { value: prep });
+  return prep;
+}
+
+/** A dictionary's id of a value: 0 when empty, -1 when no voter has it (`memo`: PersonPrep.numbers). */
+function idIn(dict: Dictionary, value: string, memo?: number[], slot = 0): number {
   if (value === '') return 0;
   if (memo === undefined) return dict.idOf(value);
   const known = memo[slot]!;
@@ -133,15 +156,21 @@ export function swappedNameId(
   return idIn(dict, value, numbersMemo(dict, person), SLOT[which]);
 }
 
-/** The person's memo of shared numbers, for dictionaries of shared values (a shard's); else undefined. */
-function numbersMemo(dict: Dictionary, person: NormalizedPerson): Int32Array | undefined {
-  if (!dict.sharesValues) return undefined;
-  let memo = sharedNumbers.get(person);
-  if (memo === undefined) {
-    memo = new Int32Array(SLOTS).fill(-1);
-    sharedNumbers.set(person, memo);
-  }
-  return memo;
+/** The person's numbers of shared values, for dictionaries of shared values (a shard's); else undefined. */
+function numbersMemo(dict: Dictionary, person: NormalizedPerson): number[] | undefined {
+  return dict.sharesValues ? prepared(person).numbers : undefined;
+}
+
+function streetSoundOf(person: NormalizedPerson): number {
+  const prep = prepared(person);
+  if (prep.streetSound < 0) prep.streetSound = streetSound(person.street);
+  return prep.streetSound;
+}
+
+function firstGroupsOfPerson(person: NormalizedPerson): readonly number[] {
+  const prep = prepared(person);
+  prep.firstGroups ??= firstGroupsOf(person.first);
+  return prep.firstGroups;
 }
 
 /** What a person's address is searched and weighed by in an index (prepareQuery's address part). */
@@ -159,7 +188,7 @@ export function prepareAddress(index: MatchIndex, person: NormalizedPerson): Add
   const stateKeys =
     stateId < 0 ? NO_KEYS : stateId > 0 ? [valueKey(person.state)] : [0, ...index.stateKeys()];
   const houseKey = valueKey(person.house);
-  const sound = houseId > 0 ? streetSound(person.street) : 0;
+  const sound = houseId > 0 ? streetSoundOf(person) : 0;
   return {
     houseId,
     streetId: idIn(d.street, person.street),
@@ -190,7 +219,7 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?:
     unitId: idIn(d.unit, person.unit),
     cityId: idIn(d.city, person.city),
     cityKey: valueKey(person.city),
-    firstGroups: firstGroupsOf(person.first),
+    firstGroups: firstGroupsOfPerson(person),
     givenNamesSpaced: person.first.includes(' ') || person.middle.includes(' '),
     // A name some voter has: its stored sound.
     firstSound: firstId > 0 ? index.firstSound(firstId) : person.first === '' ? 0 : soundOf(person.first),
