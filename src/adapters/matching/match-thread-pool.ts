@@ -29,10 +29,11 @@ import type { BlockStageTask, MatchTask } from './match-thread.worker.ts';
  * 8 × 128 MB: a process holding more shards than that holds smaller ones). The young
  * generation: 32 MB. A block's rows, outcomes and candidates live while the block is matched; at
  * 16 MB they outlived the scavenges that came every 7 MB and were promoted to the old generation
- * (472 scavenges and 28 full collections over four passes of a 50k-row list on 1M voters in 4
- * shards). 32 MB matched the same list 5-6% faster whole and sharded, on 1 and 2 threads (old and
- * new alternated), for 33-49 MB more peak RSS at 2 threads (10M voters in 10 shards: 2.43 →
- * 2.46-2.49 GB). 8 MB, measured long before, saved 70 MB against 32 and cost 10% more time.
+ * (a matching thread's 472 scavenges and 25 full collections over a warm-up and three passes of a
+ * 50k-row list on 1M voters in 4 shards; 236 and 15 at 32 MB). 32 MB matched the same list 4-6%
+ * faster sharded and 9-11% whole (old and new alternated), for 33-49 MB more peak RSS at 2
+ * threads (10M voters in 10 shards: 2.43 → 2.46-2.49 GB). 8 MB, measured long before, saved 70 MB
+ * against 32 and cost 10% more time.
  */
 const threadHeapLimits = (sourcesKept: number) => ({
   maxOldGenerationSizeMb: 128 * Math.max(1, Math.min(8, sourcesKept)),
