@@ -4,7 +4,7 @@ import { KEY } from '../index/blocking-keys.ts';
 import { F, FIELD_COUNT, L } from '../score/comparison-levels.ts';
 import { POSSIBLE_MAX_SCORE } from '../score/household.ts';
 import type { ScoredCandidate } from '../score/score-candidates.ts';
-import { isCorroborated, methodOf, selectMatches } from './select-matches.ts';
+import { isCorroborated, methodOf, type PassedMatch, selectMatches } from './select-matches.ts';
 
 type Levels = Partial<Record<keyof typeof F, number>>;
 
@@ -111,6 +111,41 @@ describe('selectMatches', () => {
     assert.deepEqual(
       result.matches.map((m) => [m.voter, m.explain]),
       [[1, 'first=exact last=exact dob=exact ambiguous']],
+    );
+  });
+
+  it('tells what it passed over when asked: uncorroborated, past maxMatches or under the threshold, best first', () => {
+    // Scores 60, 20, 10, 5 (Σ odds 19 → 1 + Σ = 20).
+    const input = scored([
+      candidate(1, 12, NAMES_ONLY),
+      candidate(2, 4, NAME_DOB),
+      candidate(3, 2, NAME_DOB),
+      candidate(4, 1, NAME_DOB),
+    ]);
+    const passed: PassedMatch[] = [];
+    const { matches } = selectMatches(input, 10, 1, false, passed);
+    assert.deepEqual(
+      matches.map((m) => m.voter),
+      [2],
+    );
+    assert.deepEqual(
+      passed.map((m) => [m.voter, m.score, m.corroborated, m.explain]),
+      [
+        [1, 60, false, 'first=exact last=exact'],
+        [3, 10, true, 'first=exact last=exact dob=exact'],
+        [4, 5, true, 'first=exact last=exact dob=exact'],
+      ],
+    );
+    // Asking changes nothing selected; a rank-only selection counts every one as corroborated.
+    assert.deepEqual(selectMatches(input, 10, 1).matches, matches);
+    const ranked: PassedMatch[] = [];
+    selectMatches(input, 90, 2, true, ranked);
+    assert.deepEqual(
+      ranked.map((m) => [m.voter, m.corroborated]),
+      [
+        [3, true],
+        [4, true],
+      ],
     );
   });
 

@@ -43,6 +43,12 @@ export function selectMatches(
   thresholdScore: number,
   maxMatches: number,
   rankOnly = false,
+  /**
+   * When given, receives the candidates of `best` the selection passed over (under the
+   * threshold, past maxMatches, or not corroborated: PassedMatch), best first: what a merge of
+   * several shards' selections needs to select over all of them as one voter file would.
+   */
+  passed?: PassedMatch[],
 ): { matches: SelectedMatch[]; ambiguous: boolean; oddsSum: number } {
   const { best, oddsSum } = scored;
   const relative = scored.relative ?? 0;
@@ -71,23 +77,55 @@ export function selectMatches(
     top !== undefined &&
     second !== undefined &&
     second.candidate.odds * AMBIGUOUS_ODDS_RATIO >= top.candidate.odds;
-  for (const { candidate, maxScore, minScore, score } of ranked) {
+  let at = 0;
+  for (; at < ranked.length; at++) {
+    const { candidate, maxScore, minScore, score } = ranked[at]!;
     if (matches.length >= maxMatches) break;
     if (!rankOnly && score < thresholdScore) break;
-    if (!rankOnly && !isCorroborated(candidate.levels)) continue;
-    let explain = explainLevels(candidate.levels);
-    if (maxScore === POSSIBLE_MAX_SCORE) explain += ' possible';
-    matches.push({
-      voter: candidate.voter,
-      score,
-      method: methodOf(candidate),
-      explain: ambiguous && matches.length === 0 ? `${explain} ambiguous` : explain,
-      odds: candidate.odds,
-      maxScore,
-      minScore,
-    });
+    const corroborated = rankOnly || isCorroborated(candidate.levels);
+    if (!corroborated && passed === undefined) continue;
+    const match = selectedMatch(candidate, score, maxScore, minScore);
+    if (!corroborated) passed!.push({ ...match, corroborated: false });
+    else {
+      if (ambiguous && matches.length === 0) match.explain += ' ambiguous';
+      matches.push(match);
+    }
+  }
+  if (passed !== undefined) {
+    for (; at < ranked.length; at++) {
+      const { candidate, maxScore, minScore, score } = ranked[at]!;
+      const corroborated = rankOnly || isCorroborated(candidate.levels);
+      passed.push({ ...selectedMatch(candidate, score, maxScore, minScore), corroborated });
+    }
   }
   return { matches, ambiguous, oddsSum };
+}
+
+/**
+ * A candidate the selection passed over (selectMatches' `passed`): whether its evidence
+ * corroborates its name (isCorroborated; a rank-only selection counts every one as corroborated).
+ */
+export interface PassedMatch extends SelectedMatch {
+  corroborated: boolean;
+}
+
+function selectedMatch(
+  candidate: ScoredCandidate,
+  score: number,
+  maxScore: number,
+  minScore: number,
+): SelectedMatch {
+  let explain = explainLevels(candidate.levels);
+  if (maxScore === POSSIBLE_MAX_SCORE) explain += ' possible';
+  return {
+    voter: candidate.voter,
+    score,
+    method: methodOf(candidate),
+    explain,
+    odds: candidate.odds,
+    maxScore,
+    minScore,
+  };
 }
 
 /**
