@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ChunkOutcome, outcomeOfLine, rowOfLine } from './chunk-lines.ts';
+import type { MatchOutcome } from '../matching/matcher.ts';
+import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
+import { type ChunkOutcome, chunkOutcomeOf, outcomeOfLine, rowOfLine } from './chunk-lines.ts';
 
 describe('chunk lines', () => {
   it('reads the row number from the start of an output line, as JSON.stringify writes it', () => {
@@ -34,5 +36,52 @@ describe('chunk lines', () => {
       candidates: [],
       unmatchedReason: 'no_candidates',
     });
+  });
+
+  it('carries what a shard’s selection passed over, to be weighed with the other shards’', () => {
+    // Only `fields` is read: a voter's values in the output's columns.
+    const shard = {
+      fields: (voter: number, columns: readonly number[]) => columns.map((c) => `${voter}.${c}`),
+    };
+    const outcome: MatchOutcome = {
+      candidates: [{ voter: 4, score: 70, method: 'name_dob', explain: 'dob=exact', odds: 3, order: 40 }],
+      oddsSum: 5.5,
+      oddsParts: [5.5],
+      relative: 0,
+      passed: [
+        { voter: 8, score: 30, method: 'name_dob', explain: 'dob=year', odds: 1.5, order: 80 },
+        { voter: 9, score: 20, method: 'name_other', odds: 1, order: 90, maxScore: 89, uncorroborated: true },
+      ],
+    };
+    const line = chunkOutcomeOf(6, outcome, shard as unknown as VoterSnapshot, [0, 2]);
+    const back = outcomeOfLine(JSON.parse(JSON.stringify(line)) as ChunkOutcome);
+    assert.deepEqual(back.passed, [
+      {
+        voter: -1,
+        score: 30,
+        method: 'name_dob',
+        explain: 'dob=year',
+        values: ['8.0', '8.2'],
+        order: 80,
+        odds: 1.5,
+      },
+      {
+        voter: -1,
+        score: 20,
+        method: 'name_other',
+        values: ['9.0', '9.2'],
+        order: 90,
+        odds: 1,
+        maxScore: 89,
+        uncorroborated: true,
+      },
+    ]);
+    assert.deepEqual(
+      back.candidates.map((c) => [c.score, c.order, c.values]),
+      [[70, 40, ['4.0', '4.2']]],
+    );
+    // An outcome that cannot be weighed carries none.
+    const { oddsSum: _unweighed, ...plain } = outcome;
+    assert.equal(chunkOutcomeOf(6, plain, shard as unknown as VoterSnapshot, [0]).n, undefined);
   });
 });

@@ -1,5 +1,6 @@
 import type { MatchInput, MatchOutcome } from '../matching/matcher.ts';
 import { type FilePlace, normalizeInput } from '../matching/normalize/person.ts';
+import { MAX_PROBABILISTIC_SCORE } from '../matching/select/select-matches.ts';
 import type { VoterSnapshot } from '../voters/voter-snapshot.ts';
 import { withPlaces } from './stages/place.ts';
 
@@ -47,6 +48,12 @@ export interface ChunkOutcome {
   v?: number;
   /** Each candidate's order in the whole voter file (MatchCandidate.order), when every one has it. */
   q?: number[];
+  /**
+   * With `o`, of a row of several shards: the candidates the shard's selection passed over
+   * (MatchOutcome.passed), each [score, method, explain, values, odds, maxScore, minScore, order,
+   * 1 when corroborated else 0].
+   */
+  n?: [number, string, string, string[], number, number, number, number, 0 | 1][];
   /** A swapped reading's scale (MatchOutcome.oddsScale). */
   k?: number;
   /** 1: the names may be swapped (MatchOutcome.maySwap); `w`: their swapped reading (.swapped). */
@@ -76,6 +83,22 @@ export function outcomeOfLine(line: ChunkOutcome): MatchOutcome {
 
 function outcomeOfParts(line: Omit<ChunkOutcome, 'r'>): MatchOutcome {
   const outcome = withOrders(outcomeOf(line), line.q);
+  if (line.n !== undefined) {
+    outcome.passed = line.n.map(
+      ([score, method, explain, values, odds, maxScore, minScore, order, corroborated]) => ({
+        voter: -1,
+        score,
+        method,
+        ...(explain === '' ? {} : { explain }),
+        values,
+        order,
+        odds,
+        ...(maxScore === MAX_PROBABILISTIC_SCORE ? {} : { maxScore }),
+        ...(minScore === 0 ? {} : { minScore }),
+        ...(corroborated === 1 ? {} : { uncorroborated: true as const }),
+      }),
+    );
+  }
   if (line.k !== undefined) outcome.oddsScale = line.k;
   if (line.y === 1) outcome.maySwap = true;
   if (line.w !== undefined) outcome.swapped = outcomeOfParts(line.w);
@@ -168,6 +191,19 @@ export function chunkOutcomeOf(
   }
   if (outcome.candidates.length > 0 && outcome.candidates.every((c) => c.order !== undefined)) {
     line.q = outcome.candidates.map((c) => c.order!);
+  }
+  if (weighed && outcome.passed !== undefined) {
+    line.n = outcome.passed.map((c) => [
+      c.score,
+      c.method,
+      c.explain ?? '',
+      shard.fields(c.voter, columns),
+      c.odds!,
+      c.maxScore ?? MAX_PROBABILISTIC_SCORE,
+      c.minScore ?? 0,
+      c.order!,
+      c.uncorroborated === true ? 0 : 1,
+    ]);
   }
   if (outcome.oddsScale !== undefined) line.k = outcome.oddsScale;
   if (outcome.maySwap === true) line.y = 1;

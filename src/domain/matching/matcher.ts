@@ -85,6 +85,8 @@ export interface MatchCandidate {
   maxScore?: number;
   /** The lowest score it keeps, when above 0 (the foot of the possible band). A merge keeps to it. */
   minScore?: number;
+  /** Of a passed-over candidate (MatchOutcome.passed): its evidence does not corroborate its name. */
+  uncorroborated?: true;
 }
 
 /** Per row: candidates best first (at most maxMatches), or a reason when there are none. */
@@ -120,6 +122,15 @@ export interface MatchOutcome {
    * odds were scaled by; its oddsParts and relative are unscaled, its oddsSum scaled.
    */
   oddsScale?: number;
+  /**
+   * With `oddsSum`, for a row matched in several shards (MatchInput.swap set): the candidates
+   * among the person's best max(maxMatches, 2) by odds that this shard's selection passed over
+   * (under its threshold, past maxMatches, or not corroborated: `uncorroborated`), best first.
+   * A candidate another shard's selection would have passed over, beside a better one here, can
+   * still decide the whole file's selection or its ambiguity: the merge selects over every
+   * shard's selected and passed candidates as one voter file selects (select-matches.ts).
+   */
+  passed?: MatchCandidate[];
   /** With MatchInput.swap `later` or `both`: the names may be swapped (the whole file's names say so). */
   maySwap?: boolean;
   /** With MatchInput.swap `both`, when they may: the swapped reading (as for swap `only`). */

@@ -39,7 +39,13 @@ import {
 } from './score/household.ts';
 import { estimateRandomPairU } from './score/random-pair-u.ts';
 import { type ScoredCandidate, scoreCandidates } from './score/score-candidates.ts';
-import { isCorroborated, MAX_PROBABILISTIC_SCORE, selectMatches } from './select/select-matches.ts';
+import {
+  isCorroborated,
+  MAX_PROBABILISTIC_SCORE,
+  type PassedMatch,
+  type SelectedMatch,
+  selectMatches,
+} from './select/select-matches.ts';
 
 export interface ProbabilisticMatcherOptions {
   /** Lowest score (0-100) accepted as a match. */
@@ -293,12 +299,17 @@ export function swapProbability(index: MatchIndex, person: NormalizedPerson): nu
   return odds / (1 + odds);
 }
 
-/** One person's candidates, scored (their odds scaled by `oddsScale`) and selected. */
+/**
+ * One person's candidates, scored (their odds scaled by `oddsScale`) and selected; `withPassed`:
+ * with the best ones the selection passed over (PersonSearch.passed), for a row matched in
+ * several shards.
+ */
 function searchPerson(
   index: MatchIndex,
   person: NormalizedPerson,
   job: PersonMatchJob,
   oddsScale: number,
+  withPassed = false,
 ): PersonSearch {
   const scored = scoredCandidatesOf(index, person, job, Math.max(job.options.maxMatches, 2));
   if (scored.best.length === 0)
@@ -310,13 +321,15 @@ function searchPerson(
     scored.oddsSum *= oddsScale;
     scored.relative *= oddsScale;
   }
-  const selected = selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly);
+  const passed: PassedMatch[] | undefined = withPassed ? [] : undefined;
+  const selected = selectMatches(scored, job.thresholdScore, job.options.maxMatches, job.rankOnly, passed);
   return {
     candidates: true,
     matches: selected.matches,
     oddsSum: selected.oddsSum,
     oddsParts: scored.oddsParts,
     relative,
+    ...(passed === undefined ? {} : { passed }),
   };
 }
 
@@ -328,7 +341,20 @@ interface PersonSearch {
   /** The candidates' odds, summed exactly (the relative left out: it is `relative`); both unscaled. */
   oddsParts: number[];
   relative: number;
+  /** searchPerson's `withPassed`: the best candidates the selection passed over. */
+  passed?: PassedMatch[];
 }
+
+/** A search's passed-over candidates as an outcome's (MatchOutcome.passed). */
+const passedOf = (index: MatchIndex, search: PersonSearch): Pick<MatchOutcome, 'passed'> =>
+  search.passed === undefined
+    ? {}
+    : {
+        passed: search.passed.map((match) => {
+          const candidate = candidateOf(index, match);
+          return match.corroborated ? candidate : { ...candidate, uncorroborated: true };
+        }),
+      };
 
 /** One person's candidates, scored with the job's model, the best `keep` of them kept. */
 function scoredCandidatesOf(
@@ -391,7 +417,8 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
     // comparisons. The candidate-stage measurement (rankOnly) still searches.
     if (!job.rankOnly && !canCorroborate(person)) continue;
     anySearched = true;
-    let result = searchPerson(index, person, job, 1);
+    // A row of several shards: what this one passed over may be the whole file's choice.
+    let result = searchPerson(index, person, job, 1, row.swap !== undefined && searchable.length === 1);
     if (searchable.length === 1 && !job.rankOnly) weighedBy = result;
     // First and last name entered the wrong way round (SMITH JOHN): searched again swapped when
     // nothing was accepted and the voter file holds either name as the other kind (mayBeSwapped).
@@ -431,10 +458,15 @@ export function matchPersons(index: MatchIndex, row: MatchInput, job: PersonMatc
       found.push(candidateOf(index, match));
     }
   }
-  const weighed: Pick<MatchOutcome, 'oddsSum' | 'oddsParts' | 'relative' | 'maySwap' | 'swapped'> =
+  const weighed: Pick<MatchOutcome, 'oddsSum' | 'oddsParts' | 'relative' | 'passed' | 'maySwap' | 'swapped'> =
     weighedBy === undefined || weighedBy.oddsSum === 0
       ? {}
-      : { oddsSum: weighedBy.oddsSum, oddsParts: weighedBy.oddsParts, relative: weighedBy.relative };
+      : {
+          oddsSum: weighedBy.oddsSum,
+          oddsParts: weighedBy.oddsParts,
+          relative: weighedBy.relative,
+          ...passedOf(index, weighedBy),
+        };
   if (maySwap) {
     weighed.maySwap = true;
     if (row.swap === 'both') weighed.swapped = swappedReading(index, searchable[0]!, job, input.problems);
@@ -469,12 +501,26 @@ function swappedReading(
   problems: string[],
 ): MatchOutcome {
   const oddsScale = swapProbability(index, person);
-  const swapped = searchPerson(index, { ...person, first: person.last, last: person.first }, job, oddsScale);
-  const candidates = swapped.matches.map((match) =>
-    candidateOf(index, { ...match, explain: `${match.explain} names=swapped` }),
+  const swapped = searchPerson(
+    index,
+    { ...person, first: person.last, last: person.first },
+    job,
+    oddsScale,
+    true,
   );
+  const asSwapped = (match: SelectedMatch) => ({ ...match, explain: `${match.explain} names=swapped` });
+  const candidates = swapped.matches.map((match) => candidateOf(index, asSwapped(match)));
   const weighed = swapped.candidates
-    ? { oddsSum: swapped.oddsSum, oddsParts: swapped.oddsParts, relative: swapped.relative, oddsScale }
+    ? {
+        oddsSum: swapped.oddsSum,
+        oddsParts: swapped.oddsParts,
+        relative: swapped.relative,
+        oddsScale,
+        ...passedOf(index, {
+          ...swapped,
+          passed: swapped.passed!.map((match) => ({ ...asSwapped(match), corroborated: match.corroborated })),
+        }),
+      }
     : {};
   return { candidates, problems, ...weighed };
 }

@@ -14,7 +14,7 @@ import {
   VA,
   WHOLE,
 } from '../../../../test/support/sharded-lists.ts';
-import type { ListFit, MatchOutcome } from '../../matching/matcher.ts';
+import type { ListFit, MatchCandidate, MatchOutcome } from '../../matching/matcher.ts';
 import { ShardDirectoryBuilder } from '../../voters/shard-directory.ts';
 import type { VoterSnapshot } from '../../voters/voter-snapshot.ts';
 import type { BlockExecutor } from '../block-executor.ts';
@@ -310,6 +310,79 @@ describe('mergeOutcomes', () => {
         [1, (100 * 40) / 76, 'first=exact ambiguous'],
         [2, (100 * 30) / 76, 'email=exact'],
       ],
+    );
+  });
+
+  it('selects over what every shard selected and passed over, as the whole file’s selection would', () => {
+    const weighed = (voter: number, odds: number, order: number, uncorroborated = false): MatchCandidate => ({
+      voter,
+      score: 0,
+      method: 'name_dob',
+      explain: 'first=exact last=exact',
+      odds,
+      order,
+      ...(uncorroborated ? { uncorroborated: true as const } : {}),
+    });
+    // Shard A selected its best (odds 7.65) alone; shard B's selection passed over a namesake of
+    // odds 4.81 (under B's threshold by itself). The whole file ranks both: the second has more
+    // than half the first's odds, so the first is ambiguous.
+    const shards: MatchOutcome[] = [
+      { candidates: [weighed(1, 7.65, 10)], oddsSum: 7.65, oddsParts: [7.65], relative: 0, passed: [] },
+      {
+        candidates: [],
+        unmatchedReason: 'below_threshold',
+        oddsSum: 4.81,
+        oddsParts: [4.81],
+        relative: 0,
+        passed: [weighed(2, 4.81, 20)],
+      },
+    ];
+    const total = 1 + 7.65 + 4.81;
+    const merged = mergeOutcomes(shards, 1, 50);
+    assert.deepEqual(
+      merged.candidates.map((c) => [c.voter, c.score, c.explain]),
+      [[1, (100 * 7.65) / total, 'first=exact last=exact ambiguous']],
+    );
+    // Without what B passed over (a line of an older version), the merge cannot know.
+    const { passed: _unknown, ...older } = shards[1]!;
+    assert.equal(mergeOutcomes([shards[0]!, older], 1, 50).candidates[0]!.explain, 'first=exact last=exact');
+
+    // The whole file keeps its best max(maxMatches, 2) by odds before selecting: an uncorroborated
+    // second best in B (selected by no one) pushes A's own third out, and is not selected itself.
+    const third: MatchOutcome[] = [
+      {
+        candidates: [weighed(1, 10, 10), weighed(3, 3, 30)],
+        oddsSum: 13,
+        oddsParts: [13],
+        relative: 0,
+        passed: [],
+      },
+      {
+        candidates: [],
+        unmatchedReason: 'below_threshold',
+        oddsSum: 6,
+        oddsParts: [6],
+        relative: 0,
+        passed: [weighed(2, 6, 20, true)],
+      },
+    ];
+    const two = mergeOutcomes(third, 2, 0);
+    assert.deepEqual(
+      two.candidates.map((c) => [c.voter, c.score, c.explain, 'uncorroborated' in c]),
+      [[1, 1000 / 20, 'first=exact last=exact ambiguous', false]],
+    );
+    // Equal odds: the whole file's order decides which is kept.
+    const tie = mergeOutcomes(
+      [
+        { candidates: [weighed(1, 5, 40)], oddsSum: 5, oddsParts: [5], relative: 0, passed: [] },
+        { candidates: [weighed(2, 5, 15)], oddsSum: 5, oddsParts: [5], relative: 0, passed: [] },
+      ],
+      1,
+      0,
+    );
+    assert.deepEqual(
+      tie.candidates.map((c) => c.voter),
+      [2],
     );
   });
 

@@ -26,18 +26,25 @@ export function mergeOutcomes(
   thresholdScore = 0,
 ): MatchOutcome {
   if (outcomes.length === 0) throw new Error('a row was matched in no shard');
-  return cut(outcomes.length === 1 ? outcomes[0]! : combine(outcomes, thresholdScore), maxMatches);
+  return cut(
+    outcomes.length === 1 ? outcomes[0]! : combine(outcomes, thresholdScore, maxMatches),
+    maxMatches,
+  );
 }
 
 /** Several shards' outcomes of a row as one, every candidate kept, best first. */
-function combine(outcomes: readonly MatchOutcome[], thresholdScore: number): MatchOutcome {
+function combine(
+  outcomes: readonly MatchOutcome[],
+  thresholdScore: number,
+  maxMatches: number,
+): MatchOutcome {
   const problems = [...new Set(outcomes.flatMap((o) => o.problems ?? []))];
   const withProblems = problems.length === 0 ? {} : { problems };
-  const weighed = weighOutcomes(outcomes, thresholdScore);
+  const weighed = weighOutcomes(outcomes, thresholdScore, maxMatches);
   if (weighed !== null) return { ...weighed, ...withProblems };
   const matched = outcomes.filter((o) => o.candidates.length > 0);
   if (matched.length === 1) {
-    const { problems: _ignored, ...rest } = matched[0]!;
+    const { problems: _ignored, passed: _passed, ...rest } = matched[0]!;
     return { ...rest, ...withProblems };
   }
   if (matched.length === 0) {
@@ -71,14 +78,20 @@ const splitSwapped = (explain: string): [string, string] =>
  * candidates, 100 × odds ÷ (1 + the odds sum), at most 99, the odds sum being the shards' exact
  * parts added with the likeliest relative outside the file (times the swap's probability, for a
  * swapped reading: MatchOutcome.oddsScale); a possible household member's floor from its own
- * evidence over every shard; the threshold applied again; the best flagged ambiguous when its
- * shard flagged it or the next by score has at least half its odds. Null when an outcome cannot
- * be weighed (an id match, a couple row, names matched swapped beside the names as written, lines
- * of the first format): then scores are compared as each shard gave them.
+ * evidence over every shard. When every shard gave the candidates its selection passed over
+ * (MatchOutcome.passed), the selection is the whole file's: over the best max(maxMatches, 2) of
+ * all of them by odds (ties: the whole file's order), ranked by score, the best flagged ambiguous
+ * when the second has at least half its odds, those under the threshold or not corroborated
+ * left out. Otherwise (a chunk line of an older version) over the shards' selections: the
+ * threshold applied again, the best flagged ambiguous when its shard flagged it or the next by
+ * score has at least half its odds. Null when an outcome cannot be weighed (an id match, a couple
+ * row, names matched swapped beside the names as written, lines of the first format): then scores
+ * are compared as each shard gave them.
  */
 function weighOutcomes(
   outcomes: readonly MatchOutcome[],
   thresholdScore: number,
+  maxMatches: number,
 ): Omit<MatchOutcome, 'problems'> | null {
   let total = 0;
   // The shards' exact sums and largest relative: the whole file's one sum, to the bit.
@@ -86,7 +99,27 @@ function weighOutcomes(
   let relative = 0;
   let exact = true;
   let scale: number | undefined;
-  const all: { candidate: MatchCandidate; odds: number; flagged: boolean; order: number }[] = [];
+  const all: {
+    candidate: MatchCandidate;
+    odds: number;
+    flagged: boolean;
+    order: number;
+    corroborated: boolean;
+  }[] = [];
+  // Whether every weighed shard told what its selection passed over.
+  let whole = true;
+  const add = (candidate: MatchCandidate): boolean => {
+    if (candidate.odds === undefined) return false;
+    all.push({
+      candidate,
+      odds: candidate.odds,
+      flagged: splitSwapped(candidate.explain ?? '')[0].endsWith(AMBIGUOUS),
+      // The whole file's order breaks ties as one voter file would (a line without it: shard order, then rank).
+      order: candidate.order ?? all.length,
+      corroborated: candidate.uncorroborated !== true,
+    });
+    return true;
+  };
   for (const outcome of outcomes) {
     if (outcome.bestCount !== undefined) return null;
     if (outcome.oddsSum === undefined) {
@@ -103,16 +136,16 @@ function weighOutcomes(
       addExactParts(parts, outcome.oddsParts);
       relative = Math.max(relative, outcome.relative);
     }
-    for (const candidate of outcome.candidates) {
-      if (candidate.odds === undefined) return null;
-      all.push({
-        candidate,
-        odds: candidate.odds,
-        flagged: splitSwapped(candidate.explain ?? '')[0].endsWith(AMBIGUOUS),
-        // The whole file's order breaks ties as one voter file would (a line without it: shard order, then rank).
-        order: candidate.order ?? all.length,
-      });
-    }
+    for (const candidate of outcome.candidates) if (!add(candidate)) return null;
+    if (outcome.passed === undefined) whole = false;
+  }
+  if (whole) {
+    for (const outcome of outcomes)
+      for (const candidate of outcome.passed ?? []) if (!add(candidate)) return null;
+    // The whole file's search keeps its best max(maxMatches, 2) by weight (score-candidates.ts),
+    // which its selection ranks: the same ones by odds.
+    all.sort((a, b) => b.odds - a.odds || a.order - b.order);
+    all.length = Math.min(all.length, Math.max(maxMatches, 2));
   }
   if (total === 0) return null;
   if (scale !== undefined && !exact) return null;
@@ -144,15 +177,18 @@ function weighOutcomes(
     .sort((a, b) => b.score - a.score || b.odds - a.odds || a.order - b.order);
   const top = scored[0];
   const ambiguous =
-    top !== undefined && (top.flagged || (scored[1] !== undefined && scored[1].odds * 2 >= top.odds));
+    top !== undefined &&
+    ((!whole && top.flagged) || (scored[1] !== undefined && scored[1].odds * 2 >= top.odds));
   const candidates: MatchCandidate[] = [];
-  for (const { candidate, score, minScore } of scored) {
+  for (const { candidate, score, minScore, corroborated } of scored) {
+    if (whole && candidates.length >= maxMatches) break;
     if (score < thresholdScore) break;
+    if (!corroborated) continue;
     let [explain, swapped] = splitSwapped(candidate.explain ?? '');
     if (explain.endsWith(AMBIGUOUS)) explain = explain.slice(0, -AMBIGUOUS.length);
     if (candidates.length === 0 && ambiguous) explain = `${explain}${AMBIGUOUS}`;
     explain = `${explain}${swapped}`;
-    const { explain: _old, minScore: _shard, ...rest } = candidate;
+    const { explain: _old, minScore: _shard, uncorroborated: _passed, ...rest } = candidate;
     candidates.push({
       ...rest,
       score,
@@ -196,7 +232,7 @@ export function mergeSwapped(
   thresholdScore: number,
   problems: string[] | undefined,
 ): MatchOutcome | null {
-  const weighed = readings.length === 1 ? readings[0]! : weighOutcomes(readings, thresholdScore);
+  const weighed = readings.length === 1 ? readings[0]! : weighOutcomes(readings, thresholdScore, maxMatches);
   if (weighed === null || weighed.candidates.length === 0) return null;
   return cut({ candidates: weighed.candidates, ...(problems === undefined ? {} : { problems }) }, maxMatches);
 }
