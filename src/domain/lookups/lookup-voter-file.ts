@@ -80,6 +80,11 @@ export class LookupVoterFile {
   private readonly threads: LookupThreads | null;
   private readonly parts = new Map<number, Promise<LookupPart>>();
 
+  /** The lowest score the selecting matcher keeps (LookupMatchSettings.candidateScore). */
+  get candidateScore(): number {
+    return this.settings.candidateScore;
+  }
+
   private constructor(
     snapshot: VoterSnapshot,
     statesUpdated: Record<string, string>,

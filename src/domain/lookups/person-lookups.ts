@@ -99,7 +99,14 @@ export class PersonLookups {
         return inShard(outcome!, part.shard);
       }),
     );
-    const merged = withSwappedReadings(mergeOutcomes(outcomes, maxMatches), outcomes, maxMatches, 0);
+    // Weighed over every shard as the whole file selects: at the selecting matcher's threshold.
+    const threshold = options.rank === true ? 0 : this.file.candidateScore;
+    const merged = withSwappedReadings(
+      mergeOutcomes(outcomes, maxMatches, threshold),
+      outcomes,
+      maxMatches,
+      threshold,
+    );
     const byShard = new Map(parts.map((part) => [part.shard, part]));
     return merged.candidates.map((candidate) => ({ part: byShard.get(candidate.shard ?? 0)!, candidate }));
   }
