@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LookupAdmin } from '../../src/domain/lookups/lookup-admin.ts';
 import { LOOKUP_RIGHTS } from '../../src/domain/lookups/lookup-rights.ts';
+import { DEFAULT_LOOKUP_THRESHOLDS, PersonLookups } from '../../src/domain/lookups/person-lookups.ts';
 import {
   getJson,
   register,
@@ -437,6 +438,94 @@ describe('lookups on a sharded voter file', () => {
       assert.deepEqual(Object.keys(body['states_updated'] as object), ['NC', 'OH']);
     } finally {
       await t.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('lookups on a sharded voter file, weighed as the whole file', () => {
+  test('give each person the voters, scores and explanations the same file imported whole gives', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lookups-same-'));
+    const file = join(dir, 'voters.csv');
+    execFileSync(process.execPath, [
+      CLI,
+      'generate',
+      'voters',
+      '--rows',
+      '3000',
+      '--seed',
+      '9',
+      '--states',
+      'NC,OH',
+      '--out',
+      file,
+    ]);
+    const voters = readVoters(file);
+    const dated = voters.filter((v) => /^\d{8}$/.test(v['dob']!));
+    // A namesake born the same day in the other state: each shard alone is sure of its own, the
+    // file as a whole cannot tell them apart (neither reaches the selecting threshold, 60 here).
+    const ohio = dated.find((v) => v['state'] === 'OH')!;
+    const carolina = voters.find((v) => v['state'] === 'NC')!;
+    const columns = readFileSync(file, 'utf8').split('\n', 1)[0]!.split(',');
+    const twin: Voter = {
+      ...carolina,
+      voterbase_id: 'NC-999999991',
+      voter_id: '9999999991',
+      smartvan_id: '999999991',
+      exact_track: 'ETZZZZZZZZZ1',
+      first_name: ohio['first_name']!,
+      middle_name: '',
+      last_name: ohio['last_name']!,
+      dob: ohio['dob']!,
+      email: '',
+      landline_phone: '',
+      wireless_phone: '',
+      voip_phone: '',
+      household_id: 'HH9999999991',
+    };
+    appendFileSync(file, `${columns.map((c) => twin[c] ?? '').join(',')}\n`);
+    const asked: Partial<Record<'first_name' | 'last_name' | 'dob' | 'state' | 'zip', string>>[] = [
+      { first_name: ohio['first_name']!, last_name: ohio['last_name']!, dob: ohio['dob']! },
+      ...dated
+        .slice(0, 40)
+        .map((v) => ({ first_name: v['first_name']!, last_name: v['last_name']!, dob: v['dob']! })),
+      ...voters
+        .slice(100, 120)
+        .map((v) => ({ first_name: v['first_name']!, last_name: v['last_name']!, zip: v['zip']! })),
+    ];
+    const answers = async (env: Record<string, string>) => {
+      const t = await startTestService(env, { voters: false });
+      try {
+        await t.running.services.voters.importFile(file, { replace: true });
+        const voterFile = (await t.running.services.lookups!.voterFile())!;
+        const lookups = new PersonLookups(voterFile, [], DEFAULT_LOOKUP_THRESHOLDS);
+        const found: string[][] = [];
+        for (const fields of asked) {
+          const matches = await lookups.match(fields, 2);
+          found.push(
+            matches.map(
+              ({ part, candidate }) =>
+                `${lookups.record(part, candidate.voter)['vb.voterbase_id']} ${candidate.score} ${candidate.explain}`,
+            ),
+          );
+        }
+        return { found, shards: voterFile.shards };
+      } finally {
+        await t.stop();
+      }
+    };
+    try {
+      const selecting = { LOOKUP_AMBIGUOUS_SCORE: '60', LOOKUP_CONTACT_SCORE: '60' };
+      const sharded = await answers({ ...selecting, VOTER_SHARD_MAX_ROWS: '1000' });
+      const whole = await answers(selecting);
+      assert.ok(
+        sharded.shards >= 2 && whole.shards === 1,
+        `${sharded.shards} shards against ${whole.shards}`,
+      );
+      assert.deepEqual(whole.found[0], [], 'the twins split the odds: neither is selected');
+      assert.ok(whole.found.filter((f) => f.length > 0).length >= 40, 'most people are found');
+      assert.deepEqual(sharded.found, whole.found);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
