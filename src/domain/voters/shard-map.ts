@@ -156,7 +156,7 @@ export interface RoutingValues {
 
 /** Where a row goes, and whether nothing placed it (it goes to every shard). */
 export interface Route {
-  shards: number[];
+  shards: readonly number[];
   everywhere: boolean;
 }
 
@@ -231,6 +231,18 @@ export function extendBox(
   return [Math.min(box[0], lat), Math.min(box[1], lon), Math.max(box[2], lat), Math.max(box[3], lon)];
 }
 
+/** Every shard of a map, in order: one array a map (a dated row of a list is routed to all of them). */
+function everyShard(map: ShardMap): readonly number[] {
+  let all = everyShardOf.get(map);
+  if (all === undefined) {
+    all = Object.freeze(map.shards.map((_, i) => i));
+    everyShardOf.set(map, all);
+  }
+  return all;
+}
+
+const everyShardOf = new WeakMap<ShardMap, readonly number[]>();
+
 /**
  * The shards a list row is matched in (indexes, ascending): every shard where the whole file's
  * blocking keys for the row could list a voter, so that matching shard by shard finds the
@@ -256,7 +268,7 @@ export function routeRow(
   directory: ShardDirectory | null = null,
 ): Route {
   // Keys that name no place list voters in every shard: nothing else about the row matters.
-  if (values.placeFreeKeys === true) return { shards: map.shards.map((_, i) => i), everywhere: false };
+  if (values.placeFreeKeys === true) return { shards: everyShard(map), everywhere: false };
   const states = new Set<string>();
   const state = values.state === undefined || values.state === '' ? null : normalizeStateCode(values.state);
   if (state !== null) states.add(state);

@@ -1,5 +1,5 @@
 import type { MatchIndex } from '../../matching/index/match-index.ts';
-import type { MatchCandidate, Matcher, MatchInput, MatchOutcome } from '../../matching/matcher.ts';
+import type { Matcher, MatchInput, MatchOutcome } from '../../matching/matcher.ts';
 import { type NormalizedInput, normalizeInput } from '../../matching/normalize/person.ts';
 import { type ListRun, matchOptionsOf } from '../list-run.ts';
 import { placeRow } from './place.ts';
@@ -69,15 +69,14 @@ export async function matchInShards(
 
 /**
  * An outcome's candidates (those it passed over too), and those of its swapped reading
- * (MatchOutcome.swapped), marked with the shard they were found in (unmarked: shard 0).
+ * (MatchOutcome.swapped), marked with the shard they were found in (unmarked: shard 0). Marked
+ * in place: a matcher's outcome is its caller's alone, and a copy of every candidate of every
+ * shard a row is searched in is garbage to collect.
  */
 export function inShard(outcome: MatchOutcome, shard: number): MatchOutcome {
-  const swapped = outcome.swapped === undefined ? undefined : inShard(outcome.swapped, shard);
-  const mark = (candidates: MatchCandidate[]) => candidates.map((candidate) => ({ ...candidate, shard }));
-  let marked = outcome;
-  if (shard !== 0 && outcome.candidates.length > 0)
-    marked = { ...marked, candidates: mark(outcome.candidates) };
-  if (shard !== 0 && outcome.passed !== undefined && outcome.passed.length > 0)
-    marked = { ...marked, passed: mark(outcome.passed) };
-  return swapped === outcome.swapped ? marked : { ...marked, swapped };
+  if (shard === 0) return outcome;
+  for (const candidate of outcome.candidates) candidate.shard = shard;
+  if (outcome.passed !== undefined) for (const candidate of outcome.passed) candidate.shard = shard;
+  if (outcome.swapped !== undefined) inShard(outcome.swapped, shard);
+  return outcome;
 }

@@ -69,8 +69,26 @@ export function shardRouter(map: ShardMap, directory: ShardDirectory | null): Li
  */
 export function personHomes(map: ShardMap, person: NormalizedPerson): readonly number[] | null {
   if (person.state === '') return null;
-  return routeRow(map, { state: person.state, zip: person.zip }).shards;
+  // Kept by state and ZIP (a map's few thousand): a dated row is placed over every shard, and
+  // routing each of its persons anew took sets and arrays each time.
+  let homes = homesOf.get(map);
+  if (homes === undefined) {
+    homes = new Map();
+    homesOf.set(map, homes);
+  }
+  const key = `${person.state} ${person.zip}`;
+  let shards = homes.get(key);
+  if (shards === undefined) {
+    if (homes.size >= HOMES_KEPT) homes.clear();
+    shards = Object.freeze(routeRow(map, { state: person.state, zip: person.zip }).shards);
+    homes.set(key, shards);
+  }
+  return shards;
 }
+
+const homesOf = new WeakMap<ShardMap, Map<string, readonly number[]>>();
+/** About every ZIP of a national file. */
+const HOMES_KEPT = 65_536;
 
 /** How rows were routed (the summary's shardRouting, less the shard count). */
 export interface RoutingCounts {

@@ -148,11 +148,12 @@ export function generateCandidates(
   }
 }
 
-function intersect(index: MatchIndex, hash: number, check: number): Set<number> {
+function intersect(index: MatchIndex, hash: number, check: number): ReadonlySet<number> {
   const postings = index.data.postings;
   const [start, end] = postings.range(hash);
+  // Most shards of a row searched in several hold no voter of its phone: no set for them.
+  if (end === start) return NO_VOTERS;
   const found = new Set<number>();
-  if (end === start) return found;
   const [checkStart, checkEnd] = postings.range(check);
   for (let i = start; i < end; i++) {
     const voter = postings.voterAt(i);
@@ -302,6 +303,8 @@ function searchRadius(index: MatchIndex, q: Query, options: CandidateOptions, ou
     if (within(fields.lat(voter), fields.lon(voter))) out.add(voter, bit);
   }
 }
+
+const NO_VOTERS: ReadonlySet<number> = new Set<number>();
 
 /** A row's blocking keys; a radius search's cell keys and the voters their postings list. */
 const blockingKeys = new KeyBatch();

@@ -68,8 +68,8 @@ export interface Query {
    */
   houseStreetKeys: readonly number[];
   /** Voters listing the input phone / e-mail; null when the input has none. */
-  phoneVoters: Set<number> | null;
-  emailVoters: Set<number> | null;
+  phoneVoters: ReadonlySet<number> | null;
+  emailVoters: ReadonlySet<number> | null;
   /** Where to search "within a radius" (coordinates, the address's, or the ZIP's centroid). */
   location: { lat: number; lon: number; source: 'coordinates' | 'address' | 'zip' } | null;
   radiusMiles: number;

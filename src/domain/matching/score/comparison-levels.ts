@@ -116,8 +116,29 @@ export function dateAgrees(levels: ArrayLike<number>): boolean {
   return (dob !== 0 && dob !== L.dob.differ) || (age !== 0 && age !== L.age.differ);
 }
 
-/** `first=nickname last=exact …` for the compared fields of one comparison vector. */
+/**
+ * `first=nickname last=exact …` for the compared fields of one comparison vector. Kept by the
+ * vector (a few hundred occur in a list): building the text took a search's largest allocations.
+ */
 export function explainLevels(levels: Uint8Array): string {
+  // Each level below 8: the vector as a number of 3 bits a field (42 bits, exact in a double).
+  let key = 0;
+  for (let f = FIELD_COUNT - 1; f >= 0; f--) key = key * 8 + levels[f]!;
+  let text = explained.get(key);
+  if (text === undefined) {
+    if (explained.size >= EXPLAINED_KEPT) explained.clear();
+    text = explainAnew(levels);
+    explained.set(key, text);
+  }
+  return text;
+}
+
+const explained = new Map<number, string>();
+const EXPLAINED_KEPT = 4096;
+// explainLevels' key holds 3 bits a field: a field of more levels needs a wider key.
+if (MAX_LEVELS > 8) throw new Error('explainLevels keys a comparison vector by 3 bits a field');
+
+function explainAnew(levels: Uint8Array): string {
   const parts: string[] = [];
   for (let f = 0; f < FIELD_COUNT; f++) {
     const level = levels[f]!;

@@ -55,22 +55,19 @@ export function selectMatches(
   const matches: SelectedMatch[] = [];
   // Ranked by score: a possible household member's is held in the possible band, 50-89 when its
   // own evidence (the posterior without the relative's share) would make it a match.
-  const ranked = best
-    .map((candidate) => {
-      const possible = isPossibleHouseholdMember(candidate.levels);
-      const maxScore = possible ? POSSIBLE_MAX_SCORE : MAX_PROBABILISTIC_SCORE;
-      const own = (100 * candidate.odds) / (1 + oddsSum - relative);
-      const minScore = possible && own >= POSSIBLE_MIN_SCORE ? POSSIBLE_MIN_SCORE : 0;
-      const score = Math.max(minScore, Math.min(maxScore, (100 * candidate.odds) / (1 + oddsSum)));
-      return { candidate, maxScore, minScore, score };
-    })
-    .sort(
-      (a, b) =>
-        b.score - a.score ||
-        b.candidate.odds - a.candidate.odds ||
-        // The whole file's order: a shard ranks a tie as the whole file does.
-        (a.candidate.order ?? a.candidate.voter) - (b.candidate.order ?? b.candidate.voter),
-    );
+  const ranked: Ranked[] = [];
+  for (const candidate of best) {
+    const possible = isPossibleHouseholdMember(candidate.levels);
+    const maxScore = possible ? POSSIBLE_MAX_SCORE : MAX_PROBABILISTIC_SCORE;
+    const own = (100 * candidate.odds) / (1 + oddsSum - relative);
+    const minScore = possible && own >= POSSIBLE_MIN_SCORE ? POSSIBLE_MIN_SCORE : 0;
+    const score = Math.max(minScore, Math.min(maxScore, (100 * candidate.odds) / (1 + oddsSum)));
+    // Inserted in order (a search keeps a few: Array.prototype.sort allocated more than it sorted).
+    const entry = { candidate, maxScore, minScore, score };
+    let i = ranked.length;
+    while (i > 0 && rankedBefore(entry, ranked[i - 1]!)) i--;
+    ranked.splice(i, 0, entry);
+  }
   const top = ranked[0];
   const second = ranked[1];
   const ambiguous =
@@ -100,6 +97,20 @@ export function selectMatches(
   }
   return { matches, ambiguous, oddsSum };
 }
+
+interface Ranked {
+  candidate: ScoredCandidate;
+  maxScore: number;
+  minScore: number;
+  score: number;
+}
+
+/** Whether `a` ranks before `b`: by score, then odds, then the whole file's order (a shard ranks a tie as the whole file does). */
+const rankedBefore = (a: Ranked, b: Ranked): boolean => {
+  if (a.score !== b.score) return a.score > b.score;
+  if (a.candidate.odds !== b.candidate.odds) return a.candidate.odds > b.candidate.odds;
+  return (a.candidate.order ?? a.candidate.voter) < (b.candidate.order ?? b.candidate.voter);
+};
 
 /**
  * A candidate the selection passed over (selectMatches' `passed`): whether its evidence
