@@ -40,6 +40,7 @@ import {
 import { estimateRandomPairU } from './score/random-pair-u.ts';
 import { type ScoredCandidate, scoreCandidates } from './score/score-candidates.ts';
 import {
+  candidatesKept,
   isCorroborated,
   MAX_PROBABILISTIC_SCORE,
   type PassedMatch,
@@ -311,7 +312,7 @@ function searchPerson(
   oddsScale: number,
   withPassed = false,
 ): PersonSearch {
-  const scored = scoredCandidatesOf(index, person, job, Math.max(job.options.maxMatches, 2));
+  const scored = scoredCandidatesOf(index, person, job, candidatesKept(job.options.maxMatches));
   if (scored.best.length === 0)
     return { candidates: false, matches: [], oddsSum: 0, oddsParts: [], relative: 0 };
   // Unscaled, as the merge of a sharded file's readings weighs them (MatchOutcome.oddsScale).

@@ -1,7 +1,7 @@
 import type { MatchCandidate, MatchOutcome } from '../../matching/matcher.ts';
 import { addExactParts, roundExact } from '../../matching/score/exact-sum.ts';
 import { POSSIBLE_MAX_SCORE, POSSIBLE_MIN_SCORE } from '../../matching/score/household.ts';
-import { MAX_PROBABILISTIC_SCORE } from '../../matching/select/select-matches.ts';
+import { candidatesKept, MAX_PROBABILISTIC_SCORE } from '../../matching/select/select-matches.ts';
 
 /**
  * The merge stage: each row's outcomes, one per shard it was matched in (in shard order), made
@@ -142,10 +142,10 @@ function weighOutcomes(
   if (whole) {
     for (const outcome of outcomes)
       for (const candidate of outcome.passed ?? []) if (!add(candidate)) return null;
-    // The whole file's search keeps its best max(maxMatches, 2) by weight (score-candidates.ts),
-    // which its selection ranks: the same ones by odds.
+    // The whole file's search keeps its best by weight (score-candidates.ts), which its
+    // selection ranks: the same ones by odds.
     all.sort((a, b) => b.odds - a.odds || a.order - b.order);
-    all.length = Math.min(all.length, Math.max(maxMatches, 2));
+    all.length = Math.min(all.length, candidatesKept(maxMatches));
   }
   if (total === 0) return null;
   if (scale !== undefined && !exact) return null;
@@ -181,7 +181,6 @@ function weighOutcomes(
     ((!whole && top.flagged) || (scored[1] !== undefined && scored[1].odds * 2 >= top.odds));
   const candidates: MatchCandidate[] = [];
   for (const { candidate, score, minScore, corroborated } of scored) {
-    if (whole && candidates.length >= maxMatches) break;
     if (score < thresholdScore) break;
     if (!corroborated) continue;
     let [explain, swapped] = splitSwapped(candidate.explain ?? '');

@@ -31,6 +31,13 @@ export const MAX_PROBABILISTIC_SCORE = 99;
 const AMBIGUOUS_ODDS_RATIO = 2;
 
 /**
+ * How many of a person's candidates a search keeps for its selection: max_matches, and at least
+ * two, the second telling whether the best is ambiguous. A merge of shards keeps as many of all
+ * of theirs (stages/merge.ts).
+ */
+export const candidatesKept = (maxMatches: number): number => Math.max(maxMatches, 2);
+
+/**
  * Turns one person's scored candidates into the matches the client gets: posterior scores
  * (odds / (1 + Σ odds), the sum with each candidate's relative's share, see household.ts), the
  * acceptance threshold, top k, and an ambiguity flag when the best two are near-equal. A possible
