@@ -53,20 +53,7 @@ describe('person and voter lookups against a synthetic voter file, as the real c
   const dir = mkdtempSync(join(tmpdir(), 'lookups-'));
 
   before(async () => {
-    const file = join(dir, 'voters.csv');
-    execFileSync(process.execPath, [
-      CLI,
-      'generate',
-      'voters',
-      '--rows',
-      '3000',
-      '--seed',
-      '7',
-      '--states',
-      'NC,OH',
-      '--out',
-      file,
-    ]);
+    const file = ncOhVoters(dir, 7);
     voters = readVoters(file);
     t = await startTestService(
       {
@@ -384,23 +371,29 @@ describe('person and voter lookups against a synthetic voter file, as the real c
   });
 });
 
+/** 3,000 generated voters of NC and OH (seeded), written to `dir`: the file's path. */
+function ncOhVoters(dir: string, seed: number): string {
+  const file = join(dir, 'voters.csv');
+  execFileSync(process.execPath, [
+    CLI,
+    'generate',
+    'voters',
+    '--rows',
+    '3000',
+    '--seed',
+    String(seed),
+    '--states',
+    'NC,OH',
+    '--out',
+    file,
+  ]);
+  return file;
+}
+
 describe('lookups on a sharded voter file', () => {
   test('ask only the shards a request can touch (a list row’s), and answer as the whole file does', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lookups-sharded-'));
-    const file = join(dir, 'voters.csv');
-    execFileSync(process.execPath, [
-      CLI,
-      'generate',
-      'voters',
-      '--rows',
-      '3000',
-      '--seed',
-      '7',
-      '--states',
-      'NC,OH',
-      '--out',
-      file,
-    ]);
+    const file = ncOhVoters(dir, 7);
     const voters = readVoters(file);
     const t = await startTestService(
       { VOTER_SHARD_MAX_ROWS: '1000', LOOKUP_RATE_PER_SECOND: '100000' },
@@ -446,20 +439,7 @@ describe('lookups on a sharded voter file', () => {
 describe('lookups on a sharded voter file, weighed as the whole file', () => {
   test('give each person the voters, scores and explanations the same file imported whole gives', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lookups-same-'));
-    const file = join(dir, 'voters.csv');
-    execFileSync(process.execPath, [
-      CLI,
-      'generate',
-      'voters',
-      '--rows',
-      '3000',
-      '--seed',
-      '9',
-      '--states',
-      'NC,OH',
-      '--out',
-      file,
-    ]);
+    const file = ncOhVoters(dir, 9);
     const voters = readVoters(file);
     const dated = voters.filter((v) => /^\d{8}$/.test(v['dob']!));
     // A namesake born the same day in the other state: each shard alone is sure of its own, the
