@@ -307,7 +307,7 @@ export function routeRow(
     const none = map.shards.findIndex((shard) => shard.state === '');
     return { shards: [none === -1 ? 0 : none], everywhere: false };
   }
-  if (found.size === 0) return { shards: map.shards.map((_, i) => i), everywhere: true };
+  if (found.size === 0) return { shards: everyShard(map), everywhere: true };
   return { shards: [...found].sort((a, b) => a - b), everywhere: false };
 }
 

@@ -81,26 +81,18 @@ export function selectMatches(
     top !== undefined &&
     second !== undefined &&
     second.candidate.odds * AMBIGUOUS_ODDS_RATIO >= top.candidate.odds;
-  let at = 0;
-  for (; at < ranked.length; at++) {
-    const { candidate, maxScore, minScore, score } = ranked[at]!;
-    if (matches.length >= maxMatches) break;
-    if (!rankOnly && score < thresholdScore) break;
+  // Ranked by score, so once one is under the threshold (or the matches are full) so are the rest.
+  for (const { candidate, maxScore, minScore, score } of ranked) {
+    const selectable = matches.length < maxMatches && (rankOnly || score >= thresholdScore);
+    if (!selectable && passed === undefined) break;
     const corroborated = rankOnly || isCorroborated(candidate.levels);
-    if (!corroborated && passed === undefined) continue;
+    if (!(selectable && corroborated)) {
+      passed?.push({ ...selectedMatch(candidate, score, maxScore, minScore), corroborated });
+      continue;
+    }
     const match = selectedMatch(candidate, score, maxScore, minScore);
-    if (!corroborated) passed!.push({ ...match, corroborated: false });
-    else {
-      if (ambiguous && matches.length === 0) match.explain += ' ambiguous';
-      matches.push(match);
-    }
-  }
-  if (passed !== undefined) {
-    for (; at < ranked.length; at++) {
-      const { candidate, maxScore, minScore, score } = ranked[at]!;
-      const corroborated = rankOnly || isCorroborated(candidate.levels);
-      passed.push({ ...selectedMatch(candidate, score, maxScore, minScore), corroborated });
-    }
+    if (ambiguous && matches.length === 0) match.explain += ' ambiguous';
+    matches.push(match);
   }
   return { matches, ambiguous, oddsSum };
 }
