@@ -9,9 +9,7 @@ import {
 } from '../../domain/matching/index/match-index-segment.ts';
 import { mergeMatchIndexSegments } from '../../domain/matching/index/merge-match-index-segments.ts';
 import { type NormalizedPerson, voterNormalizer } from '../../domain/matching/normalize/person.ts';
-import { directoryHashes } from '../../domain/voters/shard-directory.ts';
-import { extendBox, statelessIds } from '../../domain/voters/shard-map.ts';
-import type { ShardContacts } from './shard-contacts.ts';
+import type { ShardBox } from './shard-contacts.ts';
 
 /**
  * One segment builder of the match index (see match-index-threads.ts). A build begins with the
@@ -23,16 +21,17 @@ import type { ShardContacts } from './shard-contacts.ts';
  * transfer, not copy. A thread serves one build after another (a sharded import's shards): its
  * compiled code and its tables (phonetic codes, nicknames) are made once.
  *
- * With `contacts` (a sharded import's shard), a thread also gathers what the import's shard
- * directory and map need of its voters, from the values it normalizes anyway: the directory's
- * hashes of their phones, e-mail and stateless ids, and the box of their coordinates.
+ * With `shard` (a sharded import's shard), a thread also gathers the box of its voters'
+ * coordinates for the import's map, from the values it normalizes anyway (the directory's hashes
+ * of their phones, e-mails and ids are made by the threads that prepare the records:
+ * voter-blocks.ts), and leaves the voters' counts by ZIP and birth date to the whole file's.
  *
- * In: { begin: { columns, asOf, contacts } }, { chunk, firstRow } … then { finish: 'segment' } or
+ * In: { begin: { columns, asOf, shard } }, { chunk, firstRow } … then { finish: 'segment' } or
  * { finish: 'merge', segments }; then the next build's begin.
- * Out: { ack: rows } … then { segment, contacts } or { meta, names, buffers, contacts }, or { error }.
+ * Out: { ack: rows } … then { segment, box } or { meta, names, buffers, box }, or { error }.
  */
 type Message =
-  | { begin: { columns: string[]; asOf: string; contacts: boolean } }
+  | { begin: { columns: string[]; asOf: string; shard: boolean } }
   | { chunk: Uint8Array; firstRow: number }
   | { finish: 'segment' }
   | { finish: 'merge'; segments: MatchIndexSegment[] };
@@ -43,55 +42,45 @@ interface Build {
   fieldColumns: number;
   builder: MatchIndexSegmentBuilder;
   normalize: ReturnType<typeof voterNormalizer>;
-  contacts: ContactsGatherer | null;
+  box: BoxGatherer | null;
 }
 
-function begin(columns: string[], asOf: string, contacts: boolean): Build {
-  const gatherer = contacts ? new ContactsGatherer(columns) : null;
+function begin(columns: string[], asOf: string, shard: boolean): Build {
   return {
     read: voterFieldReader(columns),
-    fieldColumns: Math.max(voterFieldColumns(columns), gatherer?.columns ?? 0),
+    fieldColumns: voterFieldColumns(columns),
     builder: new MatchIndexSegmentBuilder(),
     normalize: voterNormalizer(new Date(asOf)),
-    contacts: gatherer,
+    box: shard ? new BoxGatherer() : null,
   };
 }
 
-/** A shard's directory hashes and box, voter by voter (see the file's comment). */
-class ContactsGatherer {
-  readonly #voterbaseId: number;
-  readonly #exactTrack: number;
-  /** Fields of a record it reads: up to the last of its id columns. */
-  readonly columns: number;
-  #hashes = new Uint32Array(1 << 16);
-  #count = 0;
-  #box: ShardContacts['box'] = null;
+/**
+ * The box of a shard's voters' coordinates, voter by voter, kept in place (an array per located
+ * voter was a million allocations a million voters).
+ */
+class BoxGatherer {
+  /** South, west, north and east (NaN before any located voter). */
+  readonly #box = new Float64Array(4).fill(Number.NaN);
 
-  constructor(columns: readonly string[]) {
-    this.#voterbaseId = columns.indexOf('voterbase_id');
-    this.#exactTrack = columns.indexOf('exact_track');
-    this.columns = Math.max(this.#voterbaseId, this.#exactTrack) + 1;
-  }
-
-  add(record: readonly string[], person: NormalizedPerson): void {
-    const ids = statelessIds(cell(record, this.#voterbaseId), cell(record, this.#exactTrack));
-    for (const hash of directoryHashes(person.phones, person.email, ids)) {
-      if (this.#count === this.#hashes.length) {
-        const grown = new Uint32Array(this.#hashes.length * 2);
-        grown.set(this.#hashes);
-        this.#hashes = grown;
-      }
-      this.#hashes[this.#count++] = hash;
+  add(person: NormalizedPerson): void {
+    if (Number.isNaN(person.lat)) return;
+    const box = this.#box;
+    if (Number.isNaN(box[0]!)) {
+      box.set([person.lat, person.lon, person.lat, person.lon]);
+      return;
     }
-    if (!Number.isNaN(person.lat)) this.#box = extendBox(this.#box, person.lat, person.lon);
+    box[0] = Math.min(box[0]!, person.lat);
+    box[1] = Math.min(box[1]!, person.lon);
+    box[2] = Math.max(box[2]!, person.lat);
+    box[3] = Math.max(box[3]!, person.lon);
   }
 
-  take(): ShardContacts {
-    return { hashes: this.#hashes.slice(0, this.#count), box: this.#box };
+  take(): ShardBox {
+    const [south, west, north, east] = this.#box;
+    return Number.isNaN(south!) ? null : [south!, west!, north!, east!];
   }
 }
-
-const cell = (record: readonly string[], at: number) => (at < 0 ? '' : (record[at] ?? ''));
 
 const port = parentPort!;
 const decoder = new TextDecoder();
@@ -100,11 +89,11 @@ let build: Build | null = null;
 port.on('message', (message: Message) => {
   try {
     if ('begin' in message) {
-      build = begin(message.begin.columns, message.begin.asOf, message.begin.contacts);
+      build = begin(message.begin.columns, message.begin.asOf, message.begin.shard);
       return;
     }
     if (build === null) throw new Error('a build begins before its records');
-    const { read, fieldColumns, builder, normalize, contacts } = build;
+    const { read, fieldColumns, builder, normalize, box } = build;
     if ('chunk' in message) {
       const text = decoder.decode(message.chunk);
       let row = message.firstRow;
@@ -115,27 +104,25 @@ port.on('message', (message: Message) => {
         const record = text.slice(start, end).split('\x1f', fieldColumns);
         const person = normalize(read(record));
         builder.add(row++, person);
-        contacts?.add(record, person);
+        box?.add(person);
         start = end + 1;
       }
       port.postMessage({ ack: row - message.firstRow });
       return;
     }
     const segment = builder.finish();
-    const gathered = contacts?.take() ?? null;
+    const gathered = box?.take() ?? null;
+    const shard = box !== null;
     build = null;
     if (message.finish === 'segment') {
-      port.postMessage({ segment, contacts: gathered }, [
-        ...segmentBuffers(segment),
-        ...(gathered === null ? [] : [gathered.hashes.buffer as ArrayBuffer]),
-      ]);
+      port.postMessage({ segment, box: gathered }, segmentBuffers(segment));
       return;
     }
     const data = mergeMatchIndexSegments([segment, ...message.segments]);
     // A whole file's voters by ZIP and birth date, stored so that no process opening it counts
-    // them again (MatchIndex.countInSteps); a shard's (it gathers contacts) are the whole file's,
+    // them again (MatchIndex.countInSteps); a shard's are the whole file's,
     // added once every shard is built (shard-file-statistics.ts).
-    if (gathered === null) data.voterCounts = countVoters(data.fields);
+    if (!shard) data.voterCounts = countVoters(data.fields);
     const { meta, parts } = matchIndexParts({ data });
     const names = [...parts.keys()];
     // Parts that own their whole buffer move without a copy; a view into a shared one is copied.
@@ -143,10 +130,10 @@ port.on('message', (message: Message) => {
       const part = parts.get(name)!;
       return part.byteOffset === 0 && part.byteLength === part.buffer.byteLength ? part : part.slice();
     });
-    port.postMessage({ meta, names, buffers, contacts: gathered }, [
-      ...buffers.map((b) => b.buffer as ArrayBuffer),
-      ...(gathered === null ? [] : [gathered.hashes.buffer as ArrayBuffer]),
-    ]);
+    port.postMessage(
+      { meta, names, buffers, box: gathered },
+      buffers.map((b) => b.buffer as ArrayBuffer),
+    );
   } catch (error) {
     port.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }

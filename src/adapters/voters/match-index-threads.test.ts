@@ -7,10 +7,8 @@ import { buildMatchIndex } from '../../domain/matching/index/build-match-index.t
 import { countVoters } from '../../domain/matching/index/match-index.ts';
 import { matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
 import { normalizeLatLong } from '../../domain/matching/normalize/contact.ts';
-import { voterContact } from '../../domain/matching/normalize/person.ts';
 import { InMemoryVoterSnapshot } from '../../domain/voters/in-memory-voter-snapshot.ts';
-import { directoryHashes } from '../../domain/voters/shard-directory.ts';
-import { extendBox, statelessIds } from '../../domain/voters/shard-map.ts';
+import { extendBox } from '../../domain/voters/shard-map.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
 import {
   type BuiltMatchIndex,
@@ -65,46 +63,27 @@ describe('buildMatchIndexFromRecords', () => {
     }
   });
 
-  it("with contacts, gathers over its threads every voter's directory hashes and the box of their coordinates", async () => {
-    const expected: number[] = [];
+  it("as a shard, gathers over its threads the box of its voters' coordinates and leaves the counts to the file", async () => {
     let box: [number, number, number, number] | null = null;
     const column = (name: (typeof VOTER_COLUMNS)[number]) => VOTER_COLUMNS.indexOf(name);
     for (const row of rows) {
-      const contact = voterContact({
-        wireless_phone: row[column('wireless_phone')]!,
-        landline_phone: row[column('landline_phone')]!,
-        voip_phone: row[column('voip_phone')]!,
-        email: row[column('email')]!,
-      });
-      const ids = statelessIds(row[column('voterbase_id')]!, row[column('exact_track')]!);
-      expected.push(...directoryHashes(contact.phones, contact.email, ids));
       const point = normalizeLatLong(row[column('latitude')]!, row[column('longitude')]!);
       if (point !== null) box = extendBox(box, point[0], point[1]);
     }
-    assert.ok(expected.length > rows.length, 'the generated voters have phones and e-mails');
+    assert.notEqual(box, null, 'the generated voters have coordinates');
     const built = await buildMatchIndexFromRecords(records, VOTER_COLUMNS, {
       threads: 3,
       chunkBytes: 4096,
       asOf: AS_OF,
-      contacts: true,
+      shard: true,
     });
-    assert.equal(built.contacts.length, 3, 'one part per thread');
-    const gathered = built.contacts.flatMap((part) => [...part.hashes]);
-    assert.deepEqual(
-      gathered.sort((a, b) => a - b),
-      expected.sort((a, b) => a - b),
-    );
-    const boxes = built.contacts.map((part) => part.box).filter((part) => part !== null);
-    const union = boxes.reduce(
-      (all, part) => extendBox(extendBox(all, part[0], part[1]), part[2], part[3]),
-      null as typeof box,
-    );
-    assert.deepEqual(union, box);
+    assert.deepEqual(built.box, box);
     // A shard's counts are the whole file's, stored once every shard is built.
     assert.equal(built.parts.has('voter-zip-counts'), false);
     assert.equal(built.parts.has('voter-dob-counts'), false);
     const without = await buildMatchIndexFromRecords(records, VOTER_COLUMNS, { threads: 2, asOf: AS_OF });
-    assert.deepEqual(without.contacts, []);
+    assert.equal(without.box, null);
+    assert.equal(without.parts.has('voter-zip-counts'), true);
   });
 
   it('refuses a records file cut in the middle of a line, and leaves no thread behind', async () => {

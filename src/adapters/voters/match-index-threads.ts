@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { MatchIndexMeta } from '../../domain/matching/index/match-index-parts.ts';
 import { type MatchIndexSegment, segmentBuffers } from '../../domain/matching/index/match-index-segment.ts';
-import type { ShardContacts } from './shard-contacts.ts';
+import { combineBoxes, type ShardBox } from './shard-contacts.ts';
 
 /** Chunks each thread may have queued before the sender waits for it. */
 const MAX_CHUNKS_IN_FLIGHT_PER_THREAD = 4;
@@ -14,8 +14,8 @@ export const defaultIndexThreads = (): number => Math.max(1, Math.min(availableP
 export interface BuiltMatchIndex {
   meta: MatchIndexMeta;
   parts: Map<string, Uint8Array>;
-  /** With the `contacts` option: each thread's part (shard-contacts.ts); else empty. */
-  contacts: ShardContacts[];
+  /** With the `shard` option: the box of the voters' coordinates (shard-contacts.ts); else null. */
+  box: ShardBox;
 }
 
 /**
@@ -60,7 +60,8 @@ export class MatchIndexThreads {
   private built = false;
   private readonly listeners: { worker: Worker; event: string; listener: WorkerListener }[] = [];
   private readonly segments: Map<Worker, (segment: MatchIndexSegment) => void> = new Map();
-  private readonly contacts: ShardContacts[] = [];
+  /** Each thread's box, as its part comes (the `shard` option). */
+  private readonly boxes: ShardBox[] = [];
   private next = 0;
   private inFlight = 0;
   private failure: Error | null = null;
@@ -71,7 +72,7 @@ export class MatchIndexThreads {
 
   constructor(
     columns: readonly string[],
-    options: { threads?: number; asOf?: Date; workers?: MatchIndexWorkers; contacts?: boolean } = {},
+    options: { threads?: number; asOf?: Date; workers?: MatchIndexWorkers; shard?: boolean } = {},
   ) {
     if (options.workers?.broken) throw new Error('the match index threads were stopped');
     this.owned = options.workers === undefined;
@@ -90,7 +91,7 @@ export class MatchIndexThreads {
       this.listen(worker, 'exit', (code: number) => {
         if (code !== 0) this.fail(new Error(`a match index thread exited with code ${code}`));
       });
-      worker.postMessage({ begin: { columns: [...columns], asOf, contacts: options.contacts === true } });
+      worker.postMessage({ begin: { columns: [...columns], asOf, shard: options.shard === true } });
     }
   }
 
@@ -161,14 +162,14 @@ export class MatchIndexThreads {
       this.wakeUp();
     } else if ('error' in message) this.fail(new Error(`building the match index failed: ${message.error}`));
     else if ('segment' in message) {
-      if (message.contacts !== null) this.contacts.push(message.contacts);
+      this.boxes.push(message.box);
       this.segments.get(worker)?.(message.segment);
     } else {
-      if (message.contacts !== null) this.contacts.push(message.contacts);
+      this.boxes.push(message.box);
       this.resolveResult({
         meta: message.meta,
         parts: new Map(message.names.map((n, i) => [n, message.buffers[i]!])),
-        contacts: this.contacts,
+        box: combineBoxes(this.boxes),
       });
     }
   }
@@ -191,8 +192,8 @@ type WorkerListener = Parameters<Worker['on']>[1];
 type WorkerMessage =
   | { ack: number }
   | { error: string }
-  | { segment: MatchIndexSegment; contacts: ShardContacts | null }
-  | { meta: MatchIndexMeta; names: string[]; buffers: Uint8Array[]; contacts: ShardContacts | null };
+  | { segment: MatchIndexSegment; box: ShardBox }
+  | { meta: MatchIndexMeta; names: string[]; buffers: Uint8Array[]; box: ShardBox };
 
 /** Bytes read from the records file per chunk (whole lines are sent; the rest carries over). */
 const RECORDS_CHUNK_BYTES = 1 << 20;
@@ -204,7 +205,7 @@ const RECORDS_CHUNK_BYTES = 1 << 20;
 export async function buildMatchIndexFromRecords(
   recordsPath: string,
   columns: readonly string[],
-  options: { threads?: number; asOf?: Date; chunkBytes?: number; contacts?: boolean } = {},
+  options: { threads?: number; asOf?: Date; chunkBytes?: number; shard?: boolean } = {},
 ): Promise<BuiltMatchIndex> {
   const threads = new MatchIndexThreads(columns, options);
   const file = await open(recordsPath, 'r');

@@ -1,31 +1,28 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { extendBox } from '../../domain/voters/shard-map.ts';
 
+/** The box of a shard's voters' coordinates: south, west, north, east (null: none has any). */
+export type ShardBox = [number, number, number, number] | null;
+
 /**
- * What a sharded import's directory and map need of a shard's voters, gathered by the threads
- * that build its match index from the values they normalize anyway (match-index-build.worker.ts):
- * the directory's hashes of their phones, e-mail and stateless ids (directoryHashes), and the box
- * of their coordinates (null: none has any). Only the records the shard keeps count (a row the
- * build rejects routes no list row). Kept in a file per shard until every shard is built, so the
- * directory's entries are not held through the builds.
+ * What a sharded import's directory and map need of a shard's voters: the directory's hashes of
+ * their phones, e-mail and stateless ids (directoryHashes), made by the threads that prepare its
+ * records (voter-blocks.ts), and the box of their coordinates, gathered by the threads that build
+ * its match index from the values they normalize anyway (match-index-build.worker.ts). Only the
+ * records the shard keeps count (a row the build rejects routes no list row). Kept in a file per
+ * shard until every shard is built, so the directory's entries are not held through the builds.
  */
 export interface ShardContacts {
   hashes: Uint32Array;
-  box: [number, number, number, number] | null;
+  box: ShardBox;
 }
 
-/** One shard's parts (a thread's each) combined. */
-export function combineContacts(parts: readonly ShardContacts[]): ShardContacts {
-  const hashes = new Uint32Array(parts.reduce((sum, part) => sum + part.hashes.length, 0));
-  let at = 0;
-  let box: ShardContacts['box'] = null;
-  for (const part of parts) {
-    hashes.set(part.hashes, at);
-    at += part.hashes.length;
-    if (part.box !== null)
-      box = extendBox(extendBox(box, part.box[0], part.box[1]), part.box[2], part.box[3]);
-  }
-  return { hashes, box };
+/** The box of several parts' boxes (a build's threads' each). */
+export function combineBoxes(boxes: readonly ShardBox[]): ShardBox {
+  let box: ShardBox = null;
+  for (const part of boxes)
+    if (part !== null) box = extendBox(extendBox(box, part[0], part[1]), part[2], part[3]);
+  return box;
 }
 
 /** The file: the box as 4 float64 (NaN for none), then the hashes (little-endian, as the machine's). */

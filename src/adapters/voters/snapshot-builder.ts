@@ -8,6 +8,7 @@ import type { Writable } from 'node:stream';
 import type { CsvBlock } from '../../domain/csv/csv-blocks.ts';
 import type { CsvWarning } from '../../domain/csv/csv-reader.ts';
 import { AppError } from '../../domain/errors.ts';
+import { Uint32List } from '../../domain/matching/candidates/key-batch.ts';
 import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import {
@@ -25,7 +26,7 @@ import { answerCsvBlocksInOrder } from '../threads/csv-blocks-on-threads.ts';
 import { idlePause } from '../threads/idle-pause.ts';
 import { TaskPool } from '../threads/task-pool.ts';
 import { buildMatchIndexFromRecords, MatchIndexThreads, MatchIndexWorkers } from './match-index-threads.ts';
-import { combineContacts, writeShardContacts } from './shard-contacts.ts';
+import { writeShardContacts } from './shard-contacts.ts';
 import {
   FIELD_SEPARATOR,
   idPostingsHash,
@@ -106,7 +107,7 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
     { maxRowBytes: input.maxRowBytes, blockBytes: IMPORT_BLOCK_BYTES },
     {
       threads: (header) => {
-        const plan = planColumns(header, input.previous, input.maxRowBytes);
+        const plan = planColumns(header, input.previous, input.maxRowBytes, input.contactsPath !== undefined);
         builder.setColumns(plan.columns);
         return input.threads?.parse(plan) ?? parseThreads(plan);
       },
@@ -152,7 +153,12 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
 const IMPORT_BLOCK_BYTES = 256 * 1024;
 
 /** The snapshot's columns from the CSV header (and the version it is appended to), and where each header column goes. */
-function planColumns(header: string[], previous: VoterSnapshot | null, maxRowBytes: number): VoterBlockPlan {
+function planColumns(
+  header: string[],
+  previous: VoterSnapshot | null,
+  maxRowBytes: number,
+  contacts: boolean,
+): VoterBlockPlan {
   if (header.length > MAX_VOTER_COLUMNS) {
     throw new AppError(
       'VALIDATION_FAILED',
@@ -175,6 +181,7 @@ function planColumns(header: string[], previous: VoterSnapshot | null, maxRowByt
     columns,
     columnMap: names.map((name, i) => (names.indexOf(name) === i ? columns.indexOf(name) : -1)),
     maxRowBytes,
+    ...(contacts ? { contacts } : {}),
   };
 }
 
@@ -269,6 +276,8 @@ class SnapshotBuilder {
 
   private readonly threads: BuildThreads | undefined;
   private readonly contactsPath: string | undefined;
+  /** A shard's kept records' directory hashes (PreparedVoterBlock contactHashes). */
+  private readonly contactHashes = new Uint32List();
 
   constructor(dir: string, threads?: BuildThreads, contactsPath?: string) {
     this.dir = dir;
@@ -284,7 +293,7 @@ class SnapshotBuilder {
       ...(this.threads === undefined
         ? { threads: importThreads().index }
         : { workers: this.threads.index() }),
-      contacts: this.contactsPath !== undefined,
+      shard: this.contactsPath !== undefined,
     });
     // Up to 16 MiB may queue before the import waits: with the default 16 KiB every 1 MiB flush
     // made the parser idle until the disk caught up.
@@ -301,6 +310,8 @@ class SnapshotBuilder {
   }
 
   async carryOver(previous: VoterSnapshot): Promise<number> {
+    // A shard's records carried over would have no directory hashes (voter-blocks.ts makes them).
+    if (this.contactsPath !== undefined) throw new Error('a shard is built without a previous version');
     this.reserve(previous.size);
     const map = previous.columns.map((name) => this.columns.indexOf(name));
     for (let i = 0; i < previous.size; i++) {
@@ -345,6 +356,8 @@ class SnapshotBuilder {
       this.idPostings.add(block.idHashes[j]!, row);
       this.idCounts[ID_INDEXES[block.idKinds[j]!]!]++;
     }
+    for (let j = 0; j < block.contactRows.length; j++)
+      if (rowOf[block.contactRows[j]!]! >= 0) this.contactHashes.push(block.contactHashes[j]!);
     if (duplicates.length === 0) this.queue(block.text, count);
     else {
       const lines = block.text.split('\n');
@@ -427,9 +440,14 @@ class SnapshotBuilder {
     writes.push(writeTyped(join(this.dir, 'ids-hashes.bin'), ids.hashes));
     writes.push(writeTyped(join(this.dir, 'ids-voters.bin'), ids.voters));
     writes.push(writeTyped(join(this.dir, 'ids-directory.bin'), ids.directory));
-    const { meta: matchMeta, parts, contacts } = await this.matchIndex!.finish();
+    const { meta: matchMeta, parts, box } = await this.matchIndex!.finish();
     if (this.contactsPath !== undefined)
-      writes.push(writeShardContacts(this.contactsPath, combineContacts(contacts)));
+      writes.push(
+        writeShardContacts(this.contactsPath, {
+          hashes: this.contactHashes.values.subarray(0, this.contactHashes.size),
+          box,
+        }),
+      );
     await mkdir(join(this.dir, 'match'));
     for (const [name, bytes] of parts)
       writes.push(writeFile(join(this.dir, 'match', name), bytes, { flush: true }));

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { zipTranspositions } from '../matching/compare/zip-transposition.ts';
-import { ShardDirectory, ShardDirectoryBuilder } from './shard-directory.ts';
+import { hashString } from '../matching/index/hashing.ts';
+import { directoryHashes, ShardDirectory, ShardDirectoryBuilder } from './shard-directory.ts';
 import {
   planShards,
   type Route,
@@ -248,6 +249,23 @@ describe('routeRow', () => {
         ),
       /not sorted/,
     );
+  });
+
+  it("hashes a record's phones, e-mail and ids as the strings its file format names (p, e, i…|…)", () => {
+    // The format's definition, joined strings and all: directoryHashes makes the same numbers
+    // without them, and a directory written before must still be read.
+    const values = ['9195550100', 'ann@example.com', 'ÅSA.Ö@example.org', '', 'x', '😀|9'];
+    for (const a of values) {
+      for (const b of values) {
+        const phones = a === '' ? [] : [a, `${a}1`];
+        const ids = [{ index: 'exact_track', key: b }];
+        assert.deepEqual(directoryHashes(phones, b, ids), [
+          ...phones.map((phone) => hashString(`p${phone}`) >>> 0),
+          ...(b === '' ? [] : [hashString(`e${b}`) >>> 0]),
+          hashString(`iexact_track|${b}`) >>> 0,
+        ]);
+      }
+    }
   });
 
   it('refuses a shard number past 16 bits', () => {
