@@ -213,6 +213,8 @@ describe('a voter file whose states are cut into ZIP3 ranges', () => {
     }
     // A row of NC with a cell too many: rejected, named by its line in the whole file.
     lines.push('NC-999,NC,BOB,JONES,1 ELM ST,27512,35,-80,9195500000,EXTRA');
+    // A second record of NC-5 (ZIP 27012, shard nc-1): rejected, and its phone routes nowhere.
+    lines.push('NC-5,NC,ANN,SMITH,5 OAK ST,27012,35,-80,9198880000');
     await writeFile(join(dir, 'voters.csv'), `${lines.join('\n')}\n`);
   });
   after(async () => {
@@ -243,7 +245,12 @@ describe('a voter file whose states are cut into ZIP3 ranges', () => {
     for (const [i, shard] of shards.entries()) {
       const own = rows.filter((row) => row.state === shard.state && zip3In(row.zip, shard));
       // The voter file's records of the shard, in its order, as they were written there.
-      const csv = csvs.get(`v-cut-${shard.id}`)!.split('\n').slice(1, -1);
+      // (nc-1's also holds the second NC-5, which its build rejects.)
+      const csv = csvs
+        .get(`v-cut-${shard.id}`)!
+        .split('\n')
+        .slice(1, -1)
+        .filter((line) => !line.endsWith('9198880000'));
       assert.deepEqual(
         csv.map((line) => line.split(',')[0]),
         own.map((row) => `${row.state}-${row.line - 2}`),
@@ -258,8 +265,13 @@ describe('a voter file whose states are cut into ZIP3 ranges', () => {
         assert.deepEqual([...found], [i], `${shard.id}: ${row.phone}`);
       }
     }
-    assert.deepEqual(result.reportLines, ['202,wrong_field_count']);
-    assert.equal(result.report.rejected, 1);
+    assert.deepEqual(result.reportLines, ['202,wrong_field_count', '203,duplicate_voterbase_id']);
+    assert.equal(result.report.rejected, 2);
     assert.equal(result.report.imported, 200);
+    // A rejected record's phone is in no shard's part of the directory.
+    const directory = ShardDirectory.fromBytes(await readFile(join(dir, SHARD_DIRECTORY_FILE)));
+    const found = new Set<number>();
+    directory.phoneShards('9198880000', found);
+    assert.deepEqual([...found], []);
   });
 });
