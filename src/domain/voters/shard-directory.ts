@@ -1,4 +1,4 @@
-import { FNV_START, finish, fnvCode, fnvText } from '../matching/index/hashing.ts';
+import { hashString } from '../matching/index/hashing.ts';
 
 /**
  * Which shards hold a phone number, an e-mail address or an id that names no state: built at a
@@ -187,16 +187,9 @@ function fileHeader(count: number): Uint8Array {
   return header;
 }
 
-// The hashes of `p${phone}`, `e${email}` and `i${index}|${key}` (hashString), made without the
-// strings: every voter of a sharded import is hashed so on its index thread.
-const P = 0x70;
-const E = 0x65;
-const I = 0x69;
-const BAR = 0x7c;
-const phoneHash = (phone: string) => finish(fnvText(fnvCode(FNV_START, P), phone)) >>> 0;
-const emailHash = (email: string) => finish(fnvText(fnvCode(FNV_START, E), email)) >>> 0;
-const idHash = (index: string, key: string) =>
-  finish(fnvText(fnvCode(fnvText(fnvCode(FNV_START, I), index), BAR), key)) >>> 0;
+const phoneHash = (phone: string) => hashString(`p${phone}`) >>> 0;
+const emailHash = (email: string) => hashString(`e${email}`) >>> 0;
+const idHash = (index: string, key: string) => hashString(`i${index}|${key}`) >>> 0;
 
 /** The directory's hashes of a record's phones, e-mail and ids (what ShardDirectoryBuilder.add files). */
 export function directoryHashes(

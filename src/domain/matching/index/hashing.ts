@@ -31,24 +31,12 @@ export const hash4 = (kind: number, a: number, b: number, c: number): number =>
 
 /** FNV-1a over UTF-16 code units, finished with the avalanche step. */
 export function hashString(value: string): number {
-  return finish(fnvText(FNV_START, value));
-}
-
-/** FNV-1a's running hash before any code unit. */
-export const FNV_START = 0x811c9dc5;
-
-/**
- * FNV-1a's running hash `h` over one more code unit. With fnvText, the hash of strings joined
- * without joining them: hashString(`p${phone}`) is finish(fnvText(fnvCode(FNV_START, 0x70), phone)),
- * with no string made per record (a sharded import hashes every voter's phones and e-mail).
- */
-export const fnvCode = (h: number, code: number): number => Math.imul(h ^ code, 0x01000193);
-
-/** FNV-1a's running hash `h` over the code units of `value`. */
-export function fnvText(h: number, value: string): number {
-  let out = h;
-  for (let i = 0; i < value.length; i++) out = Math.imul(out ^ value.charCodeAt(i), 0x01000193);
-  return out;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) {
+    h ^= value.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return finish(h);
 }
 
 /**
