@@ -118,8 +118,18 @@ const MICRODEGREES = 1e6;
 /** Postings per block (8 MiB of pairs). */
 const POSTINGS_BLOCK = 1 << 20;
 
-/** Builds one segment from normalized voters added in ascending voter order. */
+/**
+ * Builds one segment from normalized voters added in ascending voter order. `postings: false`:
+ * without the blocking keys' postings (an index only compared against, never searched: the
+ * sample a sharded import estimates u on, file-random-pair-u.ts).
+ */
 export class MatchIndexSegmentBuilder {
+  private readonly posting: boolean;
+
+  constructor(options: { postings?: boolean } = {}) {
+    this.posting = options.postings ?? true;
+  }
+
   private readonly dictionaries = Object.fromEntries(
     TEXT_FIELDS.map((f) => [f, new SegmentDictionaryBuilder()]),
   ) as Record<TextField, SegmentDictionaryBuilder>;
@@ -345,6 +355,7 @@ export class MatchIndexSegmentBuilder {
   }
 
   private post(hash: number, voter: number): void {
+    if (!this.posting) return;
     let i = this.inBlock;
     if (i === this.hashes.length) {
       this.hashes = new Uint32Array(POSTINGS_BLOCK);

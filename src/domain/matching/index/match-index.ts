@@ -203,8 +203,13 @@ function addVoterCounts(fields: VoterFieldTable, counts: VoterCounts, from: numb
  * the merge makes both the same index.
  */
 export class MatchIndexBuilder {
-  private readonly segment = new MatchIndexSegmentBuilder();
+  private readonly segment: MatchIndexSegmentBuilder;
   private size = 0;
+
+  /** `postings: false`: an index without postings (MatchIndexSegmentBuilder). */
+  constructor(options: { postings?: boolean } = {}) {
+    this.segment = new MatchIndexSegmentBuilder(options);
+  }
 
   add(voter: number, person: NormalizedPerson): void {
     if (voter !== this.size) throw new RangeError(`voters must be added in order (expected ${this.size})`);
