@@ -149,6 +149,29 @@ describe('MatchIndexBuilder / MatchIndex', () => {
   const column = (name: 'first' | 'zip' | 'dob' | 'gender' | 'contact') =>
     Array.from({ length: data.size }, (_, voter) => data.fields[name](voter));
 
+  it('builds without postings, when asked, the same fields, dictionaries and map cells', () => {
+    const builder = new MatchIndexBuilder({ postings: false });
+    PERSONS.forEach((person, i) => {
+      builder.add(i, person);
+    });
+    const bare = builder.finish().data;
+    assert.ok(data.postings.size > 0);
+    assert.equal(bare.postings.size, 0);
+    assert.equal(bare.postings.count(keyPhone('9194471042')), 0);
+    for (const field of TEXT_FIELDS) {
+      assert.deepEqual(bare.dictionaries[field].values, data.dictionaries[field].values, field);
+      for (let voter = 0; voter < data.size; voter++)
+        assert.equal(bare.fields.id(field, voter), data.fields.id(field, voter), field);
+    }
+    for (let voter = 0; voter < data.size; voter++) {
+      assert.equal(bare.fields.dob(voter), data.fields.dob(voter));
+      assert.equal(bare.fields.zip(voter), data.fields.zip(voter));
+      assert.equal(bare.fields.lat(voter), data.fields.lat(voter));
+    }
+    assert.deepEqual(bare.cellIds, data.cellIds);
+    assert.deepEqual(bare.cellCounts, data.cellCounts);
+  });
+
   it('normalizes the fixture as the tests expect', () => {
     assert.equal(PERSONS[0]!.first, 'ROBERT');
     assert.equal(PERSONS[0]!.street, 'OAK ST');
