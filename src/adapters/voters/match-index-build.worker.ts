@@ -120,8 +120,8 @@ port.on('message', (message: Message) => {
     }
     const data = mergeMatchIndexSegments([segment, ...message.segments]);
     // A whole file's voters by ZIP and birth date, stored so that no process opening it counts
-    // them again (MatchIndex.countInSteps); a shard's are the whole file's,
-    // added once every shard is built (shard-file-statistics.ts).
+    // them again (MatchIndex.countInSteps); a shard's are the whole file's, added once every
+    // shard is built (shard-file-statistics.ts).
     if (!shard) data.voterCounts = countVoters(data.fields);
     const { meta, parts } = matchIndexParts({ data });
     const names = [...parts.keys()];
