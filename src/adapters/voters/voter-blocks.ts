@@ -2,7 +2,7 @@ import { type CsvBlock, parseBlock } from '../../domain/csv/csv-blocks.ts';
 import { voterContact } from '../../domain/matching/normalize/person.ts';
 import { hash32, hash52 } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
-import { forEachDirectoryHash } from '../../domain/voters/shard-directory.ts';
+import { directoryHashes } from '../../domain/voters/shard-directory.ts';
 import { statelessIds } from '../../domain/voters/shard-map.ts';
 import { ID_INDEXES, type IdIndexName } from '../../domain/voters/voter-columns.ts';
 import { VoterRowChecker } from '../../domain/voters/voter-row-checks.ts';
@@ -170,10 +170,10 @@ export function prepareVoterBlock(block: CsvBlock, plan: VoterBlockPlan): Prepar
         email: values[contact.email]!,
       });
       const ids = statelessIds(values[contact.voterbaseId]!, values[contact.exactTrack]!);
-      forEachDirectoryHash(phones, email, ids, (hash) => {
+      for (const hash of directoryHashes(phones, email, ids)) {
         contactRows.push(kept);
         contactHashes.push(hash);
-      });
+      }
     }
     text.push(`${values.join(FIELD_SEPARATOR)}\n`);
   }

@@ -197,21 +197,10 @@ export function directoryHashes(
   email: string,
   ids: readonly { index: string; key: string }[] = [],
 ): number[] {
-  const hashes: number[] = [];
-  forEachDirectoryHash(phones, email, ids, (hash) => hashes.push(hash));
+  const hashes = phones.map(phoneHash);
+  if (email !== '') hashes.push(emailHash(email));
+  for (const id of ids) hashes.push(idHash(id.index, id.key));
   return hashes;
-}
-
-/** directoryHashes one by one, in the same order, without an array per record. */
-export function forEachDirectoryHash(
-  phones: readonly string[],
-  email: string,
-  ids: readonly { index: string; key: string }[],
-  each: (hash: number) => void,
-): void {
-  for (let i = 0; i < phones.length; i++) each(phoneHash(phones[i]!));
-  if (email !== '') each(emailHash(email));
-  for (let i = 0; i < ids.length; i++) each(idHash(ids[i]!.index, ids[i]!.key));
 }
 
 /**
