@@ -15,6 +15,7 @@ import {
   runCli,
   startService,
   tempDir,
+  threadCpuMs,
 } from '../lib/processes.ts';
 import type { Recorder } from '../lib/report.ts';
 import type { BenchOptions } from './options.ts';
@@ -80,7 +81,8 @@ async function load(options: autocannon.Options): Promise<autocannon.Result> {
 /**
  * Person and voter lookups (issue 39) against the benchmark voter file (1M synthetic voters, the
  * import benchmark's): the api process (ROLES=api) loads the voter index itself. Registration
- * check p99 and lookups/s with 50 concurrent clients; data-enhance by voterbase id p99 (one
+ * check p99 and lookups/s with 50 concurrent clients, with the CPU time per check of the api's
+ * threads and of the load generator beside it; data-enhance by voterbase id p99 (one
  * client); phone search of 500 phones (one client, sequential); the api's RSS per voter.
  * The registration check runs twice: as fast as 50 clients are answered (the capacity), and at the
  * issue's 2,000 lookups/s from 50 clients (its p99 there). LOOKUPS_VOTERS=10000000 generates and
@@ -212,6 +214,7 @@ async function measureLookups(
       amount: 2000,
       requests: [rotating(checks)],
     } as autocannon.Options);
+    const capacityCpu = cpuReading(service.pid);
     const result = await load({
       url: service.url,
       headers,
@@ -219,6 +222,7 @@ async function measureLookups(
       duration: DURATION_SECONDS,
       requests: [rotating(checks)],
     });
+    recordCpuPerCheck(recorder, '50 clients, as fast as answered', capacityCpu, service.pid, result['2xx']);
     recorder.metric('registration check lookups/s (50 clients)', result['2xx'] / result.duration, 'req/s', {
       target: { min: 2000 },
       note: `${result['2xx']} × 2xx, non-2xx ${result.non2xx}, errors ${result.errors}`,
@@ -231,6 +235,7 @@ async function measureLookups(
     );
     // The target's measure: requests at a steady 2,000 a second (open-loop.ts says why not
     // autocannon's overallRate, which is run after it for comparison).
+    const steadyCpu = cpuReading(service.pid);
     const steady = await openLoop({
       url: service.url,
       paths: checks,
@@ -248,6 +253,13 @@ async function measureLookups(
         target: { max: 10 },
         note: `p50 ${steady.p50.toFixed(1)} ms, max ${steady.max.toFixed(1)} ms; ${Math.round(steady.rate)} req/s answered, ${steady.failed} failed; open loop over at most ${CONNECTIONS} connections, latency from each request's scheduled time; the sender's own event-loop delay p99 ${steady.senderDelayP99.toFixed(1)} ms, max ${steady.senderDelayMax.toFixed(1)} ms`,
       },
+    );
+    recordCpuPerCheck(
+      recorder,
+      `steady arrivals at ${TARGET_RATE}/s`,
+      steadyCpu,
+      service.pid,
+      Math.round(steady.rate * DURATION_SECONDS),
     );
     const paced = await load({
       url: service.url,
@@ -367,6 +379,50 @@ async function keptNextVersion(
   if (version === undefined)
     throw new Error(`LOOKUPS_SWAP=kept: ${votersDir} holds no version but the current one`);
   return { version };
+}
+
+/** The api's threads' CPU time and this process's (the load generator's), read together. */
+function cpuReading(pid: number): { threads: Map<string, number> | null; sender: NodeJS.CpuUsage } {
+  return { threads: threadCpuMs(pid), sender: process.cpuUsage() };
+}
+
+/**
+ * CPU time per registration check over a load, by the api's threads (its HTTP thread, the worker
+ * threads: the lookup threads and the file reader, V8's helper threads) and the load
+ * generator's (this process, on the same machine): on 2 cores their sum is what caps the rate.
+ */
+function recordCpuPerCheck(
+  recorder: Recorder,
+  load: string,
+  before: ReturnType<typeof cpuReading>,
+  pid: number,
+  checks: number,
+): void {
+  const after = cpuReading(pid);
+  if (before.threads === null || after.threads === null || checks === 0) return;
+  const perCheck = (ms: number) => (ms * 1000) / checks;
+  const groups = new Map<string, number>();
+  for (const [name, ms] of after.threads) {
+    const group =
+      name === 'MainThread'
+        ? 'HTTP thread'
+        : name === 'WorkerThread'
+          ? 'worker threads'
+          : /^v8|^V8/.test(name)
+            ? 'V8 helpers'
+            : 'other';
+    groups.set(group, (groups.get(group) ?? 0) + ms - (before.threads.get(name) ?? 0));
+  }
+  let api = 0;
+  for (const ms of groups.values()) api += ms;
+  const sender = process.cpuUsage(before.sender);
+  const parts = [...groups]
+    .filter(([, ms]) => perCheck(ms) >= 0.5)
+    .map(([group, ms]) => `${group} ${perCheck(ms).toFixed(0)} µs`)
+    .join(', ');
+  recorder.metric(`registration check: the api's CPU per check (${load})`, perCheck(api), 'µs', {
+    note: `${parts}; the load generator ${perCheck((sender.user + sender.system) / 1000).toFixed(0)} µs (/proc/<pid>/task/<tid>/stat, 10 ms ticks)`,
+  });
 }
 
 /** Latency of the responses that ended within [from, to] (ms since the epoch). */

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -306,6 +306,32 @@ export function procCpuMs(pid: number): { user: number; system: number } | null 
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU time (user + system, ms) of `pid`'s threads so far, summed by thread name
+ * (/proc/<pid>/task/<tid>/stat; Node names its threads: MainThread, WorkerThread, V8Worker, …); a
+ * thread that ended between two readings drops out of the later one. Null without /proc.
+ */
+export function threadCpuMs(pid: number): Map<string, number> | null {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  const byName = new Map<string, number>();
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // The thread ended while the folder was read.
+    }
+  }
+  return byName;
 }
 
 /** Samples VmRSS of `pid` every `intervalMs` until stopped. */
