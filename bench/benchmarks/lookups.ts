@@ -254,13 +254,7 @@ async function measureLookups(
         note: `p50 ${steady.p50.toFixed(1)} ms, max ${steady.max.toFixed(1)} ms; ${Math.round(steady.rate)} req/s answered, ${steady.failed} failed; open loop over at most ${CONNECTIONS} connections, latency from each request's scheduled time; the sender's own event-loop delay p99 ${steady.senderDelayP99.toFixed(1)} ms, max ${steady.senderDelayMax.toFixed(1)} ms`,
       },
     );
-    recordCpuPerCheck(
-      recorder,
-      `steady arrivals at ${TARGET_RATE}/s`,
-      steadyCpu,
-      service.pid,
-      Math.round(steady.rate * DURATION_SECONDS),
-    );
+    recordCpuPerCheck(recorder, `steady arrivals at ${TARGET_RATE}/s`, steadyCpu, service.pid, steady.ok);
     const paced = await load({
       url: service.url,
       headers,
