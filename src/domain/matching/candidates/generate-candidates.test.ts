@@ -14,6 +14,7 @@ import {
   DEFAULT_CANDIDATE_OPTIONS,
   dynamicRadius,
   generateCandidates,
+  keepsTwoDateParts,
   MAX_RADIUS_MILES,
   MIN_RADIUS_MILES,
 } from './generate-candidates.ts';
@@ -241,10 +242,47 @@ describe('generateCandidates', () => {
       const { out } = candidates({ first_name: 'Robert', last_name: 'Johnson', dob: '1970-12-03' });
       assertFoundBy(out, 0, 'dobLast');
       assertFoundBy(out, 0, 'dobFirst');
-      // Another day of December is not a swap of 1970-03-12: only the year keys find it.
-      const other = candidates({ first_name: 'Robert', last_name: 'Johnson', dob: '1970-12-04' }).out;
+      // Another day of March is 1970-03-12 mistyped: only the year keys find it.
+      const other = candidates({ first_name: 'Robert', last_name: 'Johnson', dob: '1970-03-19' }).out;
       assertFoundBy(other, 0, 'lastYear');
+      assertFoundBy(other, 0, 'firstYear');
       assert.ok(!has(other, 0, KEY.dobLast) && !has(other, 0, KEY.dobFirst));
+      // Another day of December is neither a swap of it nor one mistyped part: no key finds it.
+      const december = candidates({ first_name: 'Robert', last_name: 'Johnson', dob: '1970-12-04' }).out;
+      assert.ok(!december.has(0));
+    });
+
+    it('the year keys keep, for a whole date, the voters with two of its three parts', () => {
+      const johnsons = (dob: string, state: string): Voter => ({
+        voterbase_id: `${state}-${dob}`,
+        state,
+        first_name: 'ROBERT',
+        last_name: 'JOHNSON',
+        zip: state === 'NC' ? '27601' : '44101',
+        dob,
+      });
+      // The row lives in NC; these namesakes live in Ohio, where no key of its place reaches.
+      const voters = [
+        johnsons('19700312', 'NC'),
+        johnsons('19700319', 'OH'), // the day mistyped
+        johnsons('19700812', 'OH'), // the month
+        johnsons('19710312', 'OH'), // the year, one off
+        johnsons('19701203', 'OH'), // day and month swapped
+        johnsons('19700000', 'OH'), // a birth year alone: nothing to tell apart
+        johnsons('19701204', 'OH'), // two parts
+        johnsons('19711119', 'OH'), // three
+      ];
+      const index = buildMatchIndex(
+        new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, snapshotRows(voters)),
+        AS_OF,
+      );
+      const row = { first_name: 'Robert', last_name: 'Johnson', zip: '27601', state: 'NC' };
+      const { out } = candidates({ ...row, dob: '1970-03-12' }, {}, index);
+      assert.deepEqual(out.voters().sort(), [0, 1, 2, 3, 4, 5]);
+      for (const voter of [1, 2, 3, 5]) assertFoundBy(out, voter, 'lastYear');
+      // A row with a birth year alone (an age, `1970*`) keeps every voter of its years.
+      const byAge = candidates({ ...row, age: '55' }, {}, index).out;
+      assert.deepEqual(byAge.voters().sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
     });
 
     it('a dob a year off: lastYear and firstYear', () => {
@@ -279,6 +317,14 @@ describe('generateCandidates', () => {
       // JAMES EDWARD SMITH as JAMES EDWARD WALLACE (a surname the file does not hold there).
       const { out } = candidates({ first_name: 'James Edward', last_name: 'Wallace', zip: '27601' });
       assertFoundBy(out, 5, 'zipFirst');
+    });
+
+    it('keepsTwoDateParts: one part mistyped, the day and month swapped, or no whole date', () => {
+      const row = 19700312;
+      for (const date of [19700312, 19700319, 19700812, 19710312, 19900312, 19701203, 19700000, 0])
+        assert.ok(keepsTwoDateParts(date, row), `${date}`);
+      for (const date of [19701204, 19710319, 19711203, 19690101])
+        assert.ok(!keepsTwoDateParts(date, row), `${date}`);
     });
 
     it('an age with a misspelled surname: firstYear by the surname initial', () => {

@@ -132,13 +132,25 @@ export function generateCandidates(
   for (const key of q.houseStreetKeys) collect(KEY.houseStreet, key);
 
   keys.lookUp(postings);
+  const fullDate = isFullDate(q.dob);
+  const fields = index.data.fields;
   for (let k = 0; k < keys.size; k++) {
     const start = keys.starts[k]!;
     const end = keys.ends[k]!;
     // A shard skips the keys the whole file skips, by the file's count.
     if (index.filePostings(keys.hashes[k]!, end - start) > options.maxPostings) continue;
-    const bit = 1 << keys.kinds[k]!;
-    for (let i = start; i < end; i++) out.add(postings.voterAt(i), bit);
+    const kind = keys.kinds[k]!;
+    const bit = 1 << kind;
+    if (fullDate && (kind === KEY.lastYear || kind === KEY.firstYear)) {
+      // A birth year's key, for a row with a whole date: its voters whose date is the row's with
+      // one part mistyped (see keepsTwoDateParts). The others born that year, in every state,
+      // are hundreds a key in a national file (half of a name and date list's time at 10M
+      // voters) and none was a match another key did not find.
+      for (let i = start; i < end; i++) {
+        const voter = postings.voterAt(i);
+        if (keepsTwoDateParts(fields.dob(voter), q.dob)) out.add(voter, bit);
+      }
+    } else for (let i = start; i < end; i++) out.add(postings.voterAt(i), bit);
   }
 
   locate(index, q, options);
@@ -146,6 +158,28 @@ export function generateCandidates(
     q.radiusMiles = options.searchRadiusMiles ?? dynamicRadius(index, q.location.lat, q.location.lon);
     searchRadius(index, q, options, out);
   }
+}
+
+/** A packed date (yyyymmdd) with its year, month and day. */
+const isFullDate = (date: number) => date % 100 !== 0 && Math.floor(date / 100) % 100 !== 0;
+
+/**
+ * Whether a voter's date (yyyymmdd) could be the row's whole date with one part of it mistyped:
+ * two of the year, month and day the same, or the day and month swapped (a date written the
+ * other way round). A voter without a whole date (a birth year alone, none) is kept: nothing
+ * tells its date apart. What the birth-year keys are for: the row's date with a typo, which the
+ * whole date's keys miss. Measured (50k-row `mixed` and `name_dob` lists against 1M and 10M
+ * voters): the same precision and recall as every voter of the keys, 0.71-0.84× the time at 10M.
+ */
+export function keepsTwoDateParts(voterDate: number, rowDate: number): boolean {
+  if (!isFullDate(voterDate)) return true;
+  const year = Math.floor(voterDate / 10000) === Math.floor(rowDate / 10000) ? 1 : 0;
+  const month = Math.floor(voterDate / 100) % 100;
+  const day = voterDate % 100;
+  const rowMonth = Math.floor(rowDate / 100) % 100;
+  const rowDay = rowDate % 100;
+  if (year + (month === rowMonth ? 1 : 0) + (day === rowDay ? 1 : 0) >= 2) return true;
+  return year === 1 && month === rowDay && day === rowMonth;
 }
 
 function intersect(index: MatchIndex, hash: number, check: number): ReadonlySet<number> {

@@ -218,7 +218,9 @@ describe('a shard skips the blocking keys the whole file skips', () => {
   const built = builtShards((p) => p.state, file);
   const shards = shardsOf(built);
   const options = { ...DEFAULT_CANDIDATE_OPTIONS, maxPostings: FILE_POSTINGS_FLOOR };
-  const query = { ...file[0]!, dob: { year: 1970, month: 6, day: 15 } };
+  // A birth year alone (a year-only date, as an age gives): its year keys keep every voter they
+  // list (a whole date keeps only those with two of its parts: generate-candidates.ts).
+  const query = { ...file[0]!, dob: { year: 1970, month: 0, day: 0 } };
 
   const candidates = (index: MatchIndex, positions?: number[]) => {
     const found = new CandidateSet();
