@@ -294,14 +294,18 @@ export function procStatusBytes(pid: number, field = 'VmRSS'): number | null {
 }
 
 /**
+ * The fields of a /proc stat line after its parenthesized command name (which may hold spaces):
+ * utime and stime, in 10 ms clock ticks, are [11] and [12] (the line's fields 14 and 15).
+ */
+const statFields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+/**
  * User and system CPU time of `pid` (all its threads) in ms, from /proc/<pid>/stat (clock ticks,
  * 100 per second on Linux); null without /proc.
  */
 export function procCpuMs(pid: number): { user: number; system: number } | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
   } catch {
     return null;
@@ -325,7 +329,7 @@ export function threadCpuMs(pid: number): Map<string, number> | null {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(stat);
       byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
     } catch {
       // The thread ended while the folder was read.

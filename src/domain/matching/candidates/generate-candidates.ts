@@ -25,6 +25,7 @@ import {
 import { lowerBound } from '../index/lower-bound.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fields.ts';
+import { isWholeDate } from '../normalize/dates.ts';
 import type { Query } from '../score/compare-person.ts';
 import type { CandidateSet } from './candidate-set.ts';
 import { KeyBatch, Uint32List } from './key-batch.ts';
@@ -132,7 +133,7 @@ export function generateCandidates(
   for (const key of q.houseStreetKeys) collect(KEY.houseStreet, key);
 
   keys.lookUp(postings);
-  const fullDate = isFullDate(q.dob);
+  const wholeDate = isWholeDate(q.dob);
   const fields = index.data.fields;
   for (let k = 0; k < keys.size; k++) {
     const start = keys.starts[k]!;
@@ -141,7 +142,7 @@ export function generateCandidates(
     if (index.filePostings(keys.hashes[k]!, end - start) > options.maxPostings) continue;
     const kind = keys.kinds[k]!;
     const bit = 1 << kind;
-    if (fullDate && (kind === KEY.lastYear || kind === KEY.firstYear)) {
+    if (wholeDate && (kind === KEY.lastYear || kind === KEY.firstYear)) {
       // A birth year's key, for a row with a whole date: its voters whose date is the row's with
       // one part mistyped (see keepsTwoDateParts). The others born that year, in every state,
       // are hundreds a key in a national file (half of a name and date list's time at 10M
@@ -160,9 +161,6 @@ export function generateCandidates(
   }
 }
 
-/** A packed date (yyyymmdd) with its year, month and day. */
-const isFullDate = (date: number) => date % 100 !== 0 && Math.floor(date / 100) % 100 !== 0;
-
 /**
  * Whether a voter's date (yyyymmdd) could be the row's whole date with one part of it mistyped:
  * two of the year, month and day the same, or the day and month swapped (a date written the
@@ -173,7 +171,7 @@ const isFullDate = (date: number) => date % 100 !== 0 && Math.floor(date / 100) 
  * `name_dob` list at 10M and 0.80-0.88× that of the `mixed` one.
  */
 export function keepsTwoDateParts(voterDate: number, rowDate: number): boolean {
-  if (!isFullDate(voterDate)) return true;
+  if (!isWholeDate(voterDate)) return true;
   const year = Math.floor(voterDate / 10000) === Math.floor(rowDate / 10000) ? 1 : 0;
   const month = Math.floor(voterDate / 100) % 100;
   const day = voterDate % 100;

@@ -333,6 +333,9 @@ export function packDate(d: PartialDate): number {
   return d.year * 10000 + d.month * 100 + d.day;
 }
 
+/** Whether a packed date (packDate) has its month and its day: a whole date, not a year alone. */
+export const isWholeDate = (packed: number) => packed % 100 !== 0 && Math.floor(packed / 100) % 100 !== 0;
+
 /**
  * The eight digits (YYYYMMDD) of a value shaped like a full year-first date that is not a date:
  * `19399222`, `1961-13-04`, `1961/02/30`. A digit typo in a real date makes such a value, and

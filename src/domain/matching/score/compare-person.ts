@@ -12,7 +12,7 @@ import {
 } from '../index/match-index-fields.ts';
 import { type QueryMemo, threadQueryMemo } from '../index/query-memo.ts';
 import { withDirectionalsSpelled, writtenApartTest } from '../normalize/address.ts';
-import { isDigitTypo, packDate, plausibleDobFrom } from '../normalize/dates.ts';
+import { isDigitTypo, isWholeDate, packDate, plausibleDobFrom } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
 import type { NormalizedPerson } from '../normalize/person.ts';
 import { F, L } from './comparison-levels.ts';
@@ -320,7 +320,7 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
   // another date, or with an age, says nothing.
   const vDob = fields.dob(voter);
   if (vDob !== 0 && (vDob < q.plausibleDobFrom || (q.dob !== 0 && q.dob < q.plausibleDobFrom))) {
-    if (q.dob === vDob && vDob % 100 !== 0 && Math.floor(vDob / 100) % 100 !== 0) levels[F.dob] = L.dob.exact;
+    if (q.dob === vDob && isWholeDate(vDob)) levels[F.dob] = L.dob.exact;
   } else if (vDob !== 0) {
     if (q.dob !== 0) {
       if (Math.floor(q.dob / 100) % 100 === 0 || Math.floor(vDob / 100) % 100 === 0) {
@@ -330,8 +330,7 @@ export function comparePerson(index: MatchIndex, q: Query, voter: number, levels
     } else if (q.person.dobTypos.length > 0) {
       // An impossible date (a digit typo): the dates it may have been typed from, against a full
       // date of the voter's.
-      if (vDob % 100 !== 0 && Math.floor(vDob / 100) % 100 !== 0)
-        levels[F.dob] = q.person.dobTypos.includes(vDob) ? L.dob.typo : L.dob.differ;
+      if (isWholeDate(vDob)) levels[F.dob] = q.person.dobTypos.includes(vDob) ? L.dob.typo : L.dob.differ;
     } else if (q.person.birthYears !== null) {
       levels[F.age] = ageLevel(Math.floor(vDob / 10000), q.person.birthYears[0], q.person.birthYears[1]);
     }

@@ -3,6 +3,7 @@ import { zipTranspositions } from '../compare/zip-transposition.ts';
 import { type ContactSample, strangersPerHolder } from '../index/contact-sample.ts';
 import type { MatchIndex } from '../index/match-index.ts';
 import type { TextField } from '../index/match-index-fields.ts';
+import { isWholeDate } from '../normalize/dates.ts';
 import { emptyPerson, type NormalizedPerson } from '../normalize/person.ts';
 import { fileAgreement } from './chance-agreement.ts';
 import { comparePerson, distanceLevel, distanceMiles, prepareQuery } from './compare-person.ts';
@@ -176,7 +177,7 @@ function setDobLevels(u: Float64Array, dobs: ReadonlyMap<number, number>, n: num
   for (const [dob, count] of dobs) {
     const year = Math.floor(dob / 10000);
     years.set(year, (years.get(year) ?? 0) + count);
-    if (dob % 100 !== 0 && Math.floor(dob / 100) % 100 !== 0) dates.set(dob, (dates.get(dob) ?? 0) + count);
+    if (isWholeDate(dob)) dates.set(dob, (dates.get(dob) ?? 0) + count);
   }
   const floor = 0.5 / Math.max(n, 1);
   const yearSq = years.size === 0 ? 1 / 80 : shareSquares(years.values());
