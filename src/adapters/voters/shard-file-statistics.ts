@@ -3,8 +3,12 @@ import { join } from 'node:path';
 import { FileStatisticsCount, withFileStatistics } from '../../domain/matching/index/file-statistics.ts';
 import { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { MatchIndexData } from '../../domain/matching/index/match-index-data.ts';
-import { matchIndexFromParts, matchIndexParts } from '../../domain/matching/index/match-index-parts.ts';
-import { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
+import {
+  matchIndexFromParts,
+  matchIndexParts,
+  postingsFromParts,
+} from '../../domain/matching/index/match-index-parts.ts';
+import type { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
 import { FileRandomPairSample } from '../../domain/matching/score/file-random-pair-u.ts';
 import { RANDOM_PAIR_U_FILE, readMatchMeta } from './snapshot-files.ts';
 
@@ -78,16 +82,14 @@ async function readIndexData(dir: string): Promise<MatchIndexData> {
 async function readPostings(dir: string): Promise<PackedPostings> {
   const meta = await readMatchMeta(dir);
   if (meta === null) throw new Error(`the match index of ${dir} was not stored`);
-  // A copy: the typed views need their own aligned buffers.
-  const read = async (name: string) => new Uint8Array(await readFile(join(dir, name)));
-  const directory = await read('postings-directory');
-  const residuals = await read('postings-residuals');
-  return new PackedPostings(
-    new Uint32Array(directory.buffer),
-    new Uint16Array(residuals.buffer),
-    await read('postings-voters'),
-    meta.postingsVoterBytes,
-  );
+  const parts = new Map<string, Uint8Array>();
+  for (const name of meta.parts.filter((part) => part.startsWith('postings-')))
+    parts.set(name, await readFile(join(dir, name)));
+  return postingsFromParts(meta, (name) => {
+    const part = parts.get(name);
+    if (part === undefined) throw new Error(`match index part ${name} is missing`);
+    return part;
+  });
 }
 
 /**

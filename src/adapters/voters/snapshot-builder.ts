@@ -13,6 +13,7 @@ import { PostingsCollector } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import {
   dictionariesFromParts,
+  isPartLetGoOnLoad,
   isReadableIndexFormat,
   matchIndexFromParts,
 } from '../../domain/matching/index/match-index-parts.ts';
@@ -504,8 +505,9 @@ export async function loadMatchIndex(versionDir: string, columns: readonly strin
     if (meta === null) throw new Error(`the match index of ${versionDir} was not stored`);
   }
   const parts = new Map<string, Uint8Array>();
-  // Shared memory: the matching threads read these arrays without a copy.
-  for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name), true));
+  // Shared memory: the matching threads read these arrays without a copy (but for a part laid
+  // out anew as it loads, which is then garbage where the file reader's thread might hold it).
+  for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name), !isPartLetGoOnLoad(name)));
   const part = (name: string) => {
     const bytes = parts.get(name);
     if (bytes === undefined) throw new Error(`match index part ${name} is missing`);

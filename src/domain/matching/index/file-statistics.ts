@@ -143,22 +143,11 @@ export class FileStatisticsCount {
   }
 }
 
-/** Adds to `common` the hash of each run of postings (one key's) longer than `floor`. */
+/** Adds to `common` the hash of each key with more postings than `floor`. */
 function keepCommonKeys(postings: PackedPostings, floor: number, common: Set<number>): void {
-  const { directory, residuals } = postings;
-  const bucketSpan = 2 ** (32 - postings.bits);
-  for (let b = 0; b + 1 < directory.length; b++) {
-    const end = directory[b + 1]!;
-    // Runs can only be longer than the floor in a bucket that is.
-    if (end - directory[b]! <= floor) continue;
-    for (let i = directory[b]!; i < end; ) {
-      const residual = residuals[i]!;
-      let next = i + 1;
-      while (next < end && residuals[next] === residual) next++;
-      if (next - i > floor) common.add(b * bucketSpan + residual);
-      i = next;
-    }
-  }
+  postings.forEachKey((hash, entries) => {
+    if (entries > floor) common.add(hash);
+  });
 }
 
 /** Adds one voter to `counts` at `key`, and keeps the lowest file position in `firstAt`. */

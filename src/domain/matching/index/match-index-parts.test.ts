@@ -97,7 +97,9 @@ function assertSameIndex(actual: MatchIndex, expected: MatchIndex): void {
     // Array.from + deepEqual: NaN equals NaN, so missing coordinates compare equal.
     assert.deepEqual(Array.from(a[name]), Array.from(e[name]), name);
   }
-  assert.deepEqual(Array.from(a.postings.residuals), Array.from(e.postings.residuals), 'postings residuals');
+  assert.deepEqual(Array.from(a.postings.keyResiduals), Array.from(e.postings.keyResiduals), 'key residuals');
+  assert.deepEqual(Array.from(a.postings.keyDirectory), Array.from(e.postings.keyDirectory), 'key directory');
+  assert.deepEqual(Array.from(a.postings.starts), Array.from(e.postings.starts), 'key starts');
   assert.deepEqual(Array.from(a.postings.voterData), Array.from(e.postings.voterData), 'postings voters');
   assert.deepEqual(Array.from(a.postings.directory), Array.from(e.postings.directory), 'directory');
   assert.equal(a.postings.bits, e.postings.bits);
@@ -130,9 +132,9 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assert.equal(new Set(meta.parts).size, meta.parts.length);
     for (const part of parts.values()) assert.ok(part instanceof Uint8Array);
     // Per text field: the values and their counts; the names' sounds, first names' genders and
-    // birth-year cohorts; the voters' records and their ZIP and date codes; three parts each of
-    // postings, map cells and ZIP centroids; the sampled phones and e-mails.
-    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 4 + 3 + 9 + 2);
+    // birth-year cohorts; the voters' records and their ZIP and date codes; five parts of
+    // postings, three each of map cells and ZIP centroids; the sampled phones and e-mails.
+    assert.equal(meta.parts.length, TEXT_FIELDS.length * 2 + 4 + 3 + 5 + 6 + 2);
     assert.ok(meta.parts.includes('contact-phones') && meta.parts.includes('contact-emails'));
     for (const name of ['voter-fields', 'voter-zips', 'voter-dobs'])
       assert.ok(meta.parts.includes(name), name);
@@ -234,6 +236,44 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     assertSameIndex(loaded, index);
   });
 
+  it('loads an index stored with a residual per posting (formats 11 and 12) as the same index', () => {
+    const { meta, parts } = matchIndexParts(index);
+    // The postings as those formats stored them: each entry's hash residual, in entry order.
+    const postings = index.data.postings;
+    const residuals = new Uint16Array(postings.size);
+    let entry = 0;
+    postings.forEachKey((hash, entries) => {
+      residuals.fill(hash & (2 ** (32 - postings.bits) - 1), entry, entry + entries);
+      entry += entries;
+    });
+    assert.equal(entry, postings.size);
+    const older = new Map([...parts].filter(([name]) => !/^postings-(key-|starts)/.test(name)));
+    older.set('postings-residuals', new Uint8Array(residuals.buffer));
+    const olderMeta = { ...meta, format: 11, parts: [...older.keys()] };
+    const loaded = matchIndexFromParts(olderMeta, fromMap(older));
+    assertSameIndex(loaded, index);
+    assert.equal(loaded.data.postings.count(keyZipLast(27601, soundOf('SMITH'))), 2);
+    // Held in shared memory, it is laid out there (the matching threads read it without a copy).
+    const shared = new Map<string, Uint8Array>();
+    for (const [name, part] of older) {
+      const bytes = new Uint8Array(new SharedArrayBuffer(part.byteLength));
+      bytes.set(part);
+      shared.set(name, bytes);
+    }
+    assert.ok(
+      matchIndexFromParts(olderMeta, fromMap(shared)).data.postings.keyResiduals.buffer instanceof
+        SharedArrayBuffer,
+    );
+    // Stored again, it is the current format.
+    assert.equal(matchIndexParts(loaded).meta.format, MATCH_INDEX_FORMAT);
+    const cut = new Map(older);
+    cut.set('postings-residuals', new Uint8Array(residuals.buffer, 0, residuals.byteLength - 2));
+    assert.throws(
+      () => matchIndexFromParts(olderMeta, fromMap(cut)),
+      /postings-residuals has the wrong size/,
+    );
+  });
+
   it('loads parts held in SharedArrayBuffers, viewing them without a copy', () => {
     const { meta, parts } = matchIndexParts(index);
     const shared = new Map<string, Uint8Array>();
@@ -245,7 +285,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
     const loaded = matchIndexFromParts(meta, fromMap(shared));
     assertSameIndex(loaded, index);
     assert.equal(loaded.data.fields.bytes.buffer, shared.get('voter-fields')!.buffer);
-    assert.equal(loaded.data.postings.residuals.buffer, shared.get('postings-residuals')!.buffer);
+    assert.equal(loaded.data.postings.keyResiduals.buffer, shared.get('postings-key-residuals')!.buffer);
     assert.ok(loaded.data.cellIds.buffer instanceof SharedArrayBuffer);
   });
 
@@ -283,7 +323,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
 
   it('throws a clear error for a missing part', () => {
     const { meta, parts } = matchIndexParts(index);
-    for (const name of ['postings-residuals', 'dict-first.txt', 'zip-lon']) {
+    for (const name of ['postings-key-residuals', 'postings-starts', 'dict-first.txt', 'zip-lon']) {
       const without = new Map(parts);
       without.delete(name);
       assert.throws(() => matchIndexFromParts(meta, fromMap(without)), new RegExp(`part ${name} is missing`));
@@ -302,7 +342,7 @@ describe('matchIndexParts / matchIndexFromParts', () => {
 
   it('throws when a part of 2- or 4-byte elements is cut mid-element', () => {
     const { meta, parts } = matchIndexParts(index);
-    for (const name of ['postings-residuals', 'postings-directory', 'dict-first.counts']) {
+    for (const name of ['postings-key-residuals', 'postings-directory', 'dict-first.counts']) {
       const cut = new Map(parts);
       cut.set(name, parts.get(name)!.subarray(0, parts.get(name)!.byteLength - 1));
       assert.throws(

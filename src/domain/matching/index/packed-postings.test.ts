@@ -49,6 +49,26 @@ describe('PackedPostings', () => {
         assert.deepEqual(actual, expected, `voters of ${hash}`);
         assert.equal(packed.count(hash), e1 - s1);
       }
+      // Laid out from a residual per entry (an index stored as format 11 or 12): the same arrays.
+      const span = 2 ** (32 - packed.bits);
+      const residuals = Uint16Array.from(sorted.hashes, (h) => h % span);
+      const converted = PackedPostings.fromEntryResiduals(
+        packed.directory,
+        residuals,
+        packed.voterData,
+        packed.voterBytes,
+      );
+      assert.deepEqual(converted.keyDirectory, packed.keyDirectory);
+      assert.deepEqual(converted.keyResiduals, packed.keyResiduals);
+      assert.deepEqual(converted.starts, packed.starts);
+      // Every key once, in hash order, with its entries' count.
+      const keys: [number, number][] = [];
+      packed.forEachKey((hash, entries) => keys.push([hash, entries]));
+      const distinct = [...new Set(sorted.hashes)];
+      assert.deepEqual(
+        keys,
+        distinct.map((hash) => [hash, plain.range(hash)[1] - plain.range(hash)[0]]),
+      );
       // Many at once: the same ranges.
       const batch = Uint32Array.from(probes);
       const starts = new Uint32Array(batch.length);
@@ -60,18 +80,44 @@ describe('PackedPostings', () => {
     });
   }
 
-  it('costs about 5 bytes per entry up to 2^24 voters', () => {
-    const { hashes, owners } = pairs(1_000_000, 1_000_000, 9);
-    const sorted = sortPostings(hashes, owners, hashes.length);
-    const packed = PackedPostings.fromSorted(sorted.hashes, sorted.voters, 1_000_000);
-    const bytes = packed.directory.byteLength + packed.residuals.byteLength + packed.voterData.byteLength;
-    assert.ok(bytes / packed.size < 5.3, `${(bytes / packed.size).toFixed(2)} bytes per entry`);
+  it('costs about 4 bytes per entry up to 2^24 voters where keys hold a few entries each', () => {
+    // 2.6 entries per key, as a voter file's blocking keys hold.
+    const count = 1_000_000;
+    const hashes = new Uint32Array(count);
+    const owners = new Uint32Array(count);
+    let x = 7;
+    for (let i = 0; i < count; i++) {
+      if (i % 5 < 2 || i === 0) x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+      hashes[i] = x;
+      owners[i] = i;
+    }
+    const sorted = sortPostings(hashes, owners, count);
+    const packed = PackedPostings.fromSorted(sorted.hashes, sorted.voters, count);
+    // The keys and their entries; the directories (a slot per bucket each, 2^16 at least) are
+    // the old layout's one and a second like it.
+    const bytes = packed.keyResiduals.byteLength + packed.starts.byteLength + packed.voterData.byteLength;
+    assert.ok(bytes / packed.size < 4, `${(bytes / packed.size).toFixed(2)} bytes per entry`);
+    assert.equal(packed.keyDirectory.length, packed.directory.length);
   });
 
-  it('refuses a directory that is not 2^bits + 1 slots, or voters that do not fit the residuals', () => {
-    assert.throws(() => new PackedPostings(new Uint32Array(100), new Uint16Array(0), new Uint8Array(0), 3));
+  it('refuses parts that do not fit one another', () => {
+    const { hashes, owners } = pairs(5_000, 1000, 3);
+    const sorted = sortPostings(hashes, owners, hashes.length);
+    const good = PackedPostings.fromSorted(sorted.hashes, sorted.voters, 1000);
+    const parts = {
+      directory: good.directory,
+      keyDirectory: good.keyDirectory,
+      keyResiduals: good.keyResiduals,
+      starts: good.starts,
+      voterData: good.voterData,
+    };
+    assert.doesNotThrow(() => new PackedPostings(parts, 3));
+    assert.throws(() => new PackedPostings({ ...parts, directory: new Uint32Array(100) }, 3), /2\^bits \+ 1/);
+    assert.throws(() => new PackedPostings({ ...parts, voterData: good.voterData.subarray(3) }, 3), /voters/);
     assert.throws(
-      () => new PackedPostings(new Uint32Array(2 ** 16 + 1), new Uint16Array(2), new Uint8Array(5), 3),
+      () => new PackedPostings({ ...parts, keyResiduals: good.keyResiduals.subarray(1) }, 3),
+      /key directory/,
     );
+    assert.throws(() => new PackedPostings({ ...parts, starts: good.starts.subarray(1) }, 3), /start bits/);
   });
 });
