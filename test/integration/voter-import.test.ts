@@ -4,11 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FsVoterStore } from '../../src/adapters/voters/fs-voter-store.ts';
-import { RANDOM_PAIR_U_FILE } from '../../src/adapters/voters/snapshot-files.ts';
+import {
+  PACKED_ID_FILES,
+  RANDOM_PAIR_U_FILE,
+  SNAPSHOT_FORMAT,
+} from '../../src/adapters/voters/snapshot-files.ts';
 import { formatCsvRow } from '../../src/domain/csv/csv-writer.ts';
 import { buildMatchIndex } from '../../src/domain/matching/index/build-match-index.ts';
+import { KeyPostings } from '../../src/domain/matching/index/key-postings.ts';
 import { countVoters, type MatchIndex } from '../../src/domain/matching/index/match-index.ts';
 import { MATCH_INDEX_FORMAT, matchIndexParts } from '../../src/domain/matching/index/match-index-parts.ts';
+import { PackedPostings } from '../../src/domain/matching/index/packed-postings.ts';
 import { createProbabilisticMatcher, randomPairU } from '../../src/domain/matching/probabilistic-matcher.ts';
 import { hash52, IdHashTable } from '../../src/domain/voters/id-hash-table.ts';
 import { idKey } from '../../src/domain/voters/id-keys.ts';
@@ -181,6 +187,66 @@ describe('voter file import', () => {
     await writeFile(empty, '');
     await assert.rejects(store.importFile(empty, { replace: true }), /the voter file is empty/);
     assert.ok((await store.current()) !== null, 'the current version is untouched');
+  });
+
+  test('a version whose ids are unpacked postings (format 2) still loads; its ids are found alike', async () => {
+    const older = new FsVoterStore({ dir: join(dir, 'format2'), maxRowBytes: 1 << 20 });
+    await older.importFile(join(FIXTURES, 'voters-small.csv'), { replace: true });
+    const version = (await older.stats())!.version;
+    const versionDir = join(dir, 'format2', version);
+    const meta = JSON.parse(await readFile(join(versionDir, 'meta.json'), 'utf8'));
+    assert.equal(meta.format, SNAPSHOT_FORMAT);
+    // Rewrite the ids as format 2 stored them: every entry's hash and voter, and a directory.
+    const read = async (
+      part: keyof typeof PACKED_ID_FILES,
+      Type: typeof Uint32Array | typeof Uint16Array,
+    ) => {
+      const bytes = await readFile(join(versionDir, PACKED_ID_FILES[part]));
+      return new Type(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    };
+    const voterBytes = await readFile(join(versionDir, PACKED_ID_FILES.voterData));
+    const packed = new PackedPostings(
+      {
+        directory: (await read('directory', Uint32Array)) as Uint32Array,
+        keyDirectory: (await read('keyDirectory', Uint32Array)) as Uint32Array,
+        keyResiduals: (await read('keyResiduals', Uint16Array)) as Uint16Array,
+        starts: (await read('starts', Uint32Array)) as Uint32Array,
+        voterData: new Uint8Array(voterBytes),
+      },
+      3,
+    );
+    const hashes: number[] = [];
+    packed.forEachKey((hash, entries) => {
+      for (let i = 0; i < entries; i++) hashes.push(hash);
+    });
+    const voters = Array.from({ length: packed.size }, (_, i) => packed.voterAt(i));
+    assert.ok(hashes.length > 6, 'the fixture has ids');
+    const unpacked = KeyPostings.fromSorted(Uint32Array.from(hashes), Uint32Array.from(voters));
+    for (const [name, array] of [
+      ['hashes', unpacked.hashes],
+      ['voters', unpacked.voters],
+      ['directory', unpacked.directory],
+    ] as const)
+      await writeFile(join(versionDir, `ids-${name}.bin`), new Uint8Array(array.buffer));
+    for (const file of Object.values(PACKED_ID_FILES)) await rm(join(versionDir, file));
+    await writeFile(join(versionDir, 'meta.json'), JSON.stringify({ ...meta, format: 2 }));
+
+    const reopened = new FsVoterStore({ dir: join(dir, 'format2'), maxRowBytes: 1 << 20 });
+    const current = (await reopened.current())!;
+    const [a] = current.lookup('voter_id', idKey('voter_id', '123456', 'NC')!);
+    assert.equal(current.record(a!)[current.columnIndex('voterbase_id')], 'NC-000000001');
+    assert.deepEqual(current.lookup('voter_id', idKey('voter_id', '999999999', 'NC')!), []);
+    // Every id of every record is found again, as the packed postings found it.
+    const fresh = (await older.current())!;
+    for (const name of ID_INDEXES) {
+      const column = fresh.columnIndex(name);
+      for (let row = 0; row < fresh.size; row++) {
+        const record = fresh.record(row);
+        const key = idKey(name, record[column] ?? '', record[current.columnIndex('state')] ?? '');
+        if (key !== null)
+          assert.deepEqual(current.lookup(name, key), fresh.lookup(name, key), `${name} of ${row}`);
+      }
+    }
   });
 
   test('a version imported before the match index (format 1: float64 id tables, no index) still loads and matches', async () => {

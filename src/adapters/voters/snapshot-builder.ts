@@ -17,6 +17,7 @@ import {
   isReadableIndexFormat,
   matchIndexFromParts,
 } from '../../domain/matching/index/match-index-parts.ts';
+import { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
 import { randomPairU, rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
 import { estimateRandomPairU } from '../../domain/matching/score/random-pair-u.ts';
 import { hash32, hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
@@ -31,6 +32,7 @@ import { writeShardContacts } from './shard-contacts.ts';
 import {
   FIELD_SEPARATOR,
   idPostingsHash,
+  PACKED_ID_FILES,
   RANDOM_PAIR_U_FILE,
   readMatchMeta,
   readWhole,
@@ -437,10 +439,10 @@ class SnapshotBuilder {
       writeTyped(join(this.dir, 'offsets.bin'), this.offsets.subarray(0, this.rows + 1)),
     ];
     const indexCounts: Record<string, number> = { ...this.idCounts };
-    const ids = this.idPostings.build();
-    writes.push(writeTyped(join(this.dir, 'ids-hashes.bin'), ids.hashes));
-    writes.push(writeTyped(join(this.dir, 'ids-voters.bin'), ids.voters));
-    writes.push(writeTyped(join(this.dir, 'ids-directory.bin'), ids.directory));
+    const sorted = this.idPostings.build();
+    const ids = PackedPostings.fromSorted(sorted.hashes, sorted.voters, this.rows);
+    for (const [part, file] of Object.entries(PACKED_ID_FILES))
+      writes.push(writeTyped(join(this.dir, file), ids[part as keyof typeof PACKED_ID_FILES]));
     const { meta: matchMeta, parts, box } = await this.matchIndex!.finish();
     if (this.contactsPath !== undefined)
       writes.push(
@@ -488,7 +490,10 @@ function growUint32(array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
   return next;
 }
 
-async function writeTyped(path: string, array: Float64Array | Uint32Array): Promise<void> {
+async function writeTyped(
+  path: string,
+  array: Float64Array | Uint32Array | Uint16Array | Uint8Array,
+): Promise<void> {
   await writeFile(path, new Uint8Array(array.buffer, array.byteOffset, array.byteLength), { flush: true });
 }
 

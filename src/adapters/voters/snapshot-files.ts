@@ -2,9 +2,9 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashString } from '../../domain/matching/index/hashing.ts';
-import { KeyPostings } from '../../domain/matching/index/key-postings.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { MatchIndexMeta } from '../../domain/matching/index/match-index-parts.ts';
+import { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
 import { LEVELS_LAYOUT } from '../../domain/matching/score/comparison-levels.ts';
 import { hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
@@ -19,8 +19,10 @@ import { backgroundReader } from './background-reader.ts';
  * - `records.dat`: one record per line, fields joined by U+001F (values never contain it nor a
  *   newline: import replaces both with a space);
  * - `offsets.bin`: Float64Array of size+1 byte offsets of the lines;
- * - `ids-{hashes,voters,directory}.bin`: every id's key as postings (key-postings.ts), checked
- *   against the record on lookup; versions of format 1 have float64 tables `idx-<name>.bin`;
+ * - `ids-packed-{directory,key-directory,key-residuals,starts,voters}.bin`: every id's key as
+ *   packed postings (packed-postings.ts), checked against the record on lookup; versions of
+ *   format 2 have them unpacked in `ids-{hashes,voters,directory}.bin` (key-postings.ts), of
+ *   format 1 float64 tables `idx-<name>.bin`;
  * - `match/`: the probabilistic matcher's index (normalized fields, blocking postings, density
  *   map), built in the same pass as the records (see match-index-parts.ts);
  * - `meta.json`: version, columns, counts; `import-report.csv`: rejected and corrected lines.
@@ -28,8 +30,12 @@ import { backgroundReader } from './background-reader.ts';
 export const FIELD_SEPARATOR = '\x1f';
 const SEPARATOR_BYTE = 0x1f;
 
-/** 2: ids in one postings structure (ids-*.bin); 1 (no field): float64 tables (idx-*.bin). */
-export const SNAPSHOT_FORMAT = 2;
+/**
+ * 3: ids in packed postings (ids-packed-*.bin: about 5.3 bytes an id, where 2 took 8: 11 bytes
+ * less per voter of 4 ids); 2: ids in one postings structure (ids-*.bin); 1 (no field): float64
+ * tables (idx-*.bin).
+ */
+export const SNAPSHOT_FORMAT = 3;
 
 export interface SnapshotMeta {
   format?: number;
@@ -207,16 +213,64 @@ interface IdLookup {
   candidates(index: IdIndexName, key: string): number[];
 }
 
-/** Format 2: the ids' keys in one postings structure (8 bytes per id). */
+/** Formats 2 and 3: the ids' keys in one postings structure (format 2's laid out so as it loads). */
 class PostingsIdLookup implements IdLookup {
-  readonly postings: KeyPostings;
-  constructor(postings: KeyPostings) {
+  readonly postings: PackedPostings;
+  constructor(postings: PackedPostings) {
     this.postings = postings;
   }
   candidates(index: IdIndexName, key: string): number[] {
     const [start, end] = this.postings.range(idPostingsHash(index, key));
-    return Array.from(this.postings.voters.subarray(start, end));
+    const voters: number[] = [];
+    for (let i = start; i < end; i++) voters.push(this.postings.voterAt(i));
+    return voters;
   }
+}
+
+/** The parts of packed id postings, as stored and as handed to another thread. */
+export interface PackedIds {
+  directory: Uint32Array;
+  keyDirectory: Uint32Array;
+  keyResiduals: Uint16Array;
+  starts: Uint32Array;
+  voterData: Uint8Array;
+  voterBytes: 3 | 4;
+}
+
+/** The files of packed id postings (format 3), by part. */
+export const PACKED_ID_FILES = {
+  directory: 'ids-packed-directory.bin',
+  keyDirectory: 'ids-packed-key-directory.bin',
+  keyResiduals: 'ids-packed-key-residuals.bin',
+  starts: 'ids-packed-starts.bin',
+  voterData: 'ids-packed-voters.bin',
+} as const;
+
+/** A version's id postings as its format stores them, in shared memory (the threads read them). */
+async function loadIdPostings(dir: string, meta: SnapshotMeta): Promise<PackedPostings> {
+  if ((meta.format ?? 1) === 2) {
+    // Read here only: laid out anew in shared memory, and let go.
+    const part = (name: string) => readTyped(join(dir, `ids-${name}.bin`), Uint32Array);
+    const [hashes, voters] = [await part('hashes'), await part('voters')];
+    return PackedPostings.fromSorted(hashes, voters, meta.rows, true);
+  }
+  const file = (name: keyof typeof PACKED_ID_FILES) => join(dir, PACKED_ID_FILES[name]);
+  const directory = await readTyped(file('directory'), Uint32Array, true);
+  const voterData = await readWhole(file('voterData'), true);
+  const entries = directory[directory.length - 1] ?? 0;
+  const voterBytes = entries === 0 ? 3 : voterData.byteLength / entries;
+  if (voterBytes !== 3 && voterBytes !== 4)
+    throw new Error(`the id postings of ${dir} are damaged: ${voterData.byteLength} bytes of voters`);
+  return new PackedPostings(
+    {
+      directory,
+      keyDirectory: await readTyped(file('keyDirectory'), Uint32Array, true),
+      keyResiduals: await readTyped(file('keyResiduals'), Uint16Array, true),
+      starts: await readTyped(file('starts'), Uint32Array, true),
+      voterData: new Uint8Array(voterData.buffer, voterData.byteOffset, voterData.byteLength),
+    },
+    voterBytes,
+  );
 }
 
 /** Format 1 (versions imported before format 2): one float64 hash table per id. */
@@ -239,7 +293,7 @@ export interface SharedFsSnapshot {
   dir: string;
   meta: SnapshotMeta;
   offsets: Float64Array;
-  ids: { hashes: Uint32Array; voters: Uint32Array; directory: Uint32Array } | null;
+  ids: PackedIds | null;
 }
 
 export class FsVoterSnapshot implements VoterSnapshot {
@@ -284,10 +338,7 @@ export class FsVoterSnapshot implements VoterSnapshot {
     let ids: IdLookup;
     if ((meta.format ?? 1) >= 2) {
       // Shared memory: the matching threads look ids up in the same arrays.
-      const part = (name: string) => readTyped(join(dir, `ids-${name}.bin`), Uint32Array, true);
-      ids = new PostingsIdLookup(
-        new KeyPostings(await part('hashes'), await part('voters'), await part('directory')),
-      );
+      ids = new PostingsIdLookup(await loadIdPostings(dir, meta));
     } else {
       const tables = new Map<IdIndexName, IdHashTable>();
       for (const name of ID_INDEXES) {
@@ -306,7 +357,7 @@ export class FsVoterSnapshot implements VoterSnapshot {
     const ids =
       shared.ids === null
         ? new TableIdLookup(new Map())
-        : new PostingsIdLookup(new KeyPostings(shared.ids.hashes, shared.ids.voters, shared.ids.directory));
+        : new PostingsIdLookup(new PackedPostings(shared.ids, shared.ids.voterBytes));
     return new FsVoterSnapshot(
       shared.dir,
       shared.meta,
@@ -320,13 +371,13 @@ export class FsVoterSnapshot implements VoterSnapshot {
   /** Plain data (shared memory and a folder) that another thread reopens this snapshot from. */
   shared(): SharedFsSnapshot | null {
     if (!(this.ids instanceof PostingsIdLookup)) return null;
-    const { hashes, voters, directory } = this.ids.postings;
+    const { directory, keyDirectory, keyResiduals, starts, voterData, voterBytes } = this.ids.postings;
     return {
       kind: 'fs',
       dir: this.dir,
       meta: this.meta,
       offsets: this.offsets,
-      ids: { hashes, voters, directory },
+      ids: { directory, keyDirectory, keyResiduals, starts, voterData, voterBytes },
     };
   }
 

@@ -70,8 +70,17 @@ export class PackedPostings {
         : null;
   }
 
-  /** Packs pairs sorted by hash (then voter) for a file of `voterCount` voters. */
-  static fromSorted(hashes: Uint32Array, voters: Uint32Array, voterCount: number): PackedPostings {
+  /**
+   * Packs pairs sorted by hash (then voter) for a file of `voterCount` voters; `shared`: in
+   * shared memory (for threads that read it without a copy).
+   */
+  static fromSorted(
+    hashes: Uint32Array,
+    voters: Uint32Array,
+    voterCount: number,
+    shared = false,
+  ): PackedPostings {
+    const memory = memoryOf(shared);
     const count = hashes.length;
     let bits = 16;
     // 32 to 64 entries per bucket: 4 bytes of directory per 32 or more entries, and a scan of a
@@ -79,11 +88,11 @@ export class PackedPostings {
     while (bits < 30 && 2 ** (bits + 6) < count) bits++;
     const shift = 32 - bits;
     const mask = 2 ** shift - 1;
-    const directory = new Uint32Array(2 ** bits + 1);
+    const directory = new Uint32Array(memory((2 ** bits + 1) * 4));
     for (let i = 0; i < count; i++) directory[(hashes[i]! >>> shift) + 1]!++;
     for (let b = 1; b < directory.length; b++) directory[b]! += directory[b - 1]!;
     const voterBytes = voterCount > 2 ** 24 ? 4 : 3;
-    const voterData = new Uint8Array(count * voterBytes);
+    const voterData = new Uint8Array(memory(count * voterBytes));
     if (voterBytes === 4) new Uint32Array(voterData.buffer).set(voters.subarray(0, count));
     else {
       for (let i = 0, at = 0; i < count; i++, at += 3) {
@@ -98,6 +107,7 @@ export class PackedPostings {
       count,
       (i) => hashes[i]! & mask,
       (i) => hashes[i] !== hashes[i - 1],
+      shared,
     );
     return new PackedPostings({ directory, ...keys, voterData }, voterBytes);
   }
@@ -288,7 +298,7 @@ function keysOf(
   beginsKey: (i: number) => boolean,
   shared = false,
 ): { keyDirectory: Uint32Array; keyResiduals: Uint16Array; starts: Uint32Array } {
-  const memory = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  const memory = memoryOf(shared);
   const starts = new Uint32Array(memory(startWords(count) * 4));
   const keyDirectory = new Uint32Array(memory(directory.length * 4));
   let keys = 0;
@@ -308,6 +318,12 @@ function keysOf(
     if ((starts[i >>> 5]! & (1 << (i & 31))) !== 0) keyResiduals[key++] = residualAt(i);
   return { keyDirectory, keyResiduals, starts };
 }
+
+/** Allocates shared memory or not. */
+const memoryOf =
+  (shared: boolean) =>
+  (bytes: number): ArrayBuffer =>
+    (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes)) as ArrayBuffer;
 
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
