@@ -272,8 +272,12 @@ function errorLine(text: string): string {
 export async function getJson(
   url: string,
   key: string,
+  timeoutMs = 10_000,
 ): Promise<{ url?: string; error?: string | null; status?: string }> {
-  const response = await fetch(url, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(url, {
+    headers: { 'x-api-key': key },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`GET ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text) as { url?: string; error?: string | null; status?: string };
@@ -336,6 +340,32 @@ export function threadCpuMs(pid: number): Map<string, number> | null {
     }
   }
   return byName;
+}
+
+/**
+ * CPU time (user + system, ms) so far of the processes whose name starts with `prefix`, kernel
+ * threads included (kdamond: the kernel's memory access monitor, which some VMs run and which
+ * takes a core for milliseconds at a time beside a large process); null without /proc.
+ */
+export function namedProcessesCpuMs(prefix: string): number | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  let ms = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith(prefix)) continue;
+      const fields = statFields(stat);
+      ms += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // The process ended while /proc was read.
+    }
+  }
+  return ms;
 }
 
 /** Samples VmRSS of `pid` every `intervalMs` until stopped. */

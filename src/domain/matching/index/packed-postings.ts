@@ -102,13 +102,7 @@ export class PackedPostings {
         voterData[at + 2] = v >>> 16;
       }
     }
-    const keys = keysOf(
-      directory,
-      count,
-      (i) => hashes[i]! & mask,
-      (i) => hashes[i] !== hashes[i - 1],
-      shared,
-    );
+    const keys = keysOf(directory, hashes.subarray(0, count), mask, shared);
     return new PackedPostings({ directory, ...keys, voterData }, voterBytes);
   }
 
@@ -126,13 +120,7 @@ export class PackedPostings {
     if (directory[directory.length - 1] !== count)
       throw new Error('packed postings: the directory does not fit the residuals');
     // Loaded in shared memory (the matching threads read it without a copy): laid out there too.
-    const keys = keysOf(
-      directory,
-      count,
-      (i) => residuals[i]!,
-      (i) => residuals[i] !== residuals[i - 1],
-      residuals.buffer instanceof SharedArrayBuffer,
-    );
+    const keys = keysOf(directory, residuals, 0xffff, residuals.buffer instanceof SharedArrayBuffer);
     return new PackedPostings({ directory, ...keys, voterData }, voterBytes);
   }
 
@@ -287,35 +275,55 @@ const NOT_FOUND = 0xffffffff;
 const startWords = (count: number) => (count >>> 5) + 1;
 
 /**
- * The key directory, the keys' residuals and the start bits of `count` sorted entries whose
- * buckets `directory` gives: entry i has `residualAt(i)` and begins a key where `beginsKey(i)`
- * (asked only for an entry after its bucket's first, which begins a key whatever it says).
+ * The key directory, the keys' residuals and the start bits of the sorted entries whose buckets
+ * `directory` gives, from each entry's `values[i] & mask`: its hash (then `mask` keeps the bits
+ * below the bucket's) or its residual. Within a bucket a key begins where that value changes.
+ * Two passes of plain loops: a 10M-voter file's 175M entries are laid out in about a second.
  */
 function keysOf(
   directory: Uint32Array,
-  count: number,
-  residualAt: (i: number) => number,
-  beginsKey: (i: number) => boolean,
-  shared = false,
+  values: Uint32Array | Uint16Array,
+  mask: number,
+  shared: boolean,
 ): { keyDirectory: Uint32Array; keyResiduals: Uint16Array; starts: Uint32Array } {
   const memory = memoryOf(shared);
+  const buckets = directory.length - 1;
+  const count = directory[buckets]!;
   const starts = new Uint32Array(memory(startWords(count) * 4));
   const keyDirectory = new Uint32Array(memory(directory.length * 4));
   let keys = 0;
-  for (let b = 0; b + 1 < directory.length; b++) {
+  for (let b = 0; b < buckets; b++) {
     keyDirectory[b] = keys;
+    let i = directory[b]!;
     const end = directory[b + 1]!;
-    for (let i = directory[b]!; i < end; i++) {
-      if (i === directory[b]! || beginsKey(i)) {
-        starts[i >>> 5]! |= 1 << (i & 31);
-        keys++;
-      }
+    if (i === end) continue;
+    let previous = values[i]! & mask;
+    starts[i >>> 5]! |= 1 << (i & 31);
+    keys++;
+    for (i++; i < end; i++) {
+      const value = values[i]! & mask;
+      if (value === previous) continue;
+      starts[i >>> 5]! |= 1 << (i & 31);
+      keys++;
+      previous = value;
     }
   }
-  keyDirectory[directory.length - 1] = keys;
+  keyDirectory[buckets] = keys;
   const keyResiduals = new Uint16Array(memory(keys * 2));
-  for (let i = 0, key = 0; i < count; i++)
-    if ((starts[i >>> 5]! & (1 << (i & 31))) !== 0) keyResiduals[key++] = residualAt(i);
+  let key = 0;
+  for (let b = 0; b < buckets; b++) {
+    let i = directory[b]!;
+    const end = directory[b + 1]!;
+    if (i === end) continue;
+    let previous = values[i]! & mask;
+    keyResiduals[key++] = previous;
+    for (i++; i < end; i++) {
+      const value = values[i]! & mask;
+      if (value === previous) continue;
+      keyResiduals[key++] = value;
+      previous = value;
+    }
+  }
   return { keyDirectory, keyResiduals, starts };
 }
 
