@@ -119,5 +119,13 @@ describe('PackedPostings', () => {
       /key directory/,
     );
     assert.throws(() => new PackedPostings({ ...parts, starts: good.starts.subarray(1) }, 3), /start bits/);
+    // Damaged within: a start bit lost, a key directory that gives a bucket more keys than entries.
+    const lost = good.starts.slice();
+    lost[0] = lost[0]! & (lost[0]! - 1);
+    assert.throws(() => new PackedPostings({ ...parts, starts: lost }, 3), /start bits do not fit the keys/);
+    const skewed = good.keyDirectory.slice();
+    const full = skewed.findIndex((_, b) => b > 0 && good.directory[b]! > good.directory[b - 1]!);
+    skewed[full] = skewed[full]! + 1000;
+    assert.throws(() => new PackedPostings({ ...parts, keyDirectory: skewed }, 3), /more keys than entries/);
   });
 });

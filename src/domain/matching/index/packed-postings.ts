@@ -62,6 +62,17 @@ export class PackedPostings {
       throw new Error('packed postings: the key directory does not fit the keys');
     if (starts.length !== startWords(this.size))
       throw new Error('packed postings: the start bits do not fit the entries');
+    // Damaged parts must not send a lookup past its bucket: one start bit per key, and no bucket
+    // with more keys than entries (a pass over the bits, a few milliseconds a million voters).
+    let bits = 0;
+    for (let w = 0; w < starts.length; w++) bits += popcount(starts[w]!);
+    if (bits !== keyResiduals.length) throw new Error('packed postings: the start bits do not fit the keys');
+    for (let b = 0; b + 1 < directory.length; b++) {
+      const keys = keyDirectory[b + 1]! - keyDirectory[b]!;
+      const entries = directory[b + 1]! - directory[b]!;
+      if (keys < 0 || entries < 0 || keys > entries || (entries > 0 && keys === 0))
+        throw new Error('packed postings: a bucket has more keys than entries');
+    }
     this.#shift = 32 - this.bits;
     this.#mask = 2 ** this.#shift - 1;
     this.#wide =
@@ -240,10 +251,12 @@ export class PackedPostings {
       let left = nth;
       let w = (from + 1) >>> 5;
       let word = starts[w]! & (~0 << ((from + 1) & 31));
+      const lastWord = (to - 1) >>> 5;
       for (;;) {
         const bits = popcount(word);
         if (bits >= left) break;
         left -= bits;
+        if (w >= lastWord) throw new Error('packed postings: a key has no start bit in its bucket');
         word = starts[++w]!;
       }
       while (--left > 0) word &= word - 1;
