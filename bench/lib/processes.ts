@@ -303,6 +303,15 @@ export function procStatusBytes(pid: number, field = 'VmRSS'): number | null {
  */
 const statFields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
+/** A /proc stat line's command name and its CPU time so far (user + system, ms). */
+function statNameAndCpuMs(stat: string): { name: string; ms: number } {
+  const fields = statFields(stat);
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    ms: (Number(fields[11]) + Number(fields[12])) * 10,
+  };
+}
+
 /**
  * User and system CPU time of `pid` (all its threads) in ms, from /proc/<pid>/stat (clock ticks,
  * 100 per second on Linux); null without /proc.
@@ -331,10 +340,8 @@ export function threadCpuMs(pid: number): Map<string, number> | null {
   const byName = new Map<string, number>();
   for (const task of tasks) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = statFields(stat);
-      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
+      const { name, ms } = statNameAndCpuMs(readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8'));
+      byName.set(name, (byName.get(name) ?? 0) + ms);
     } catch {
       // The thread ended while the folder was read.
     }
@@ -357,10 +364,8 @@ export function namedProcessesCpuMs(prefix: string): number | null {
   let ms = 0;
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith(prefix)) continue;
-      const fields = statFields(stat);
-      ms += (Number(fields[11]) + Number(fields[12])) * 10;
+      const stat = statNameAndCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (stat.name.startsWith(prefix)) ms += stat.ms;
     } catch {
       // The process ended while /proc was read.
     }

@@ -15,6 +15,7 @@ import {
   dictionariesFromParts,
   type MatchIndexMeta,
   matchIndexFromParts,
+  requiredParts,
   type SharedDictionaryHandover,
 } from '../../domain/matching/index/match-index-parts.ts';
 import type { Matcher, MatchInput } from '../../domain/matching/matcher.ts';
@@ -116,11 +117,7 @@ serveTasks<MatchTask, unknown>((task) => {
  */
 function open(task: Extract<MatchTask, { kind: 'open' }>): Promise<void> {
   const opens = lastOpen.then(async () => {
-    const part = (name: string) => {
-      const bytes = task.parts[name];
-      if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
-      return bytes;
-    };
+    const part = requiredParts((name) => task.parts[name]);
     const dictionaries = await dictionariesFromParts(task.meta, part, betweenTasks, task.handover);
     const index = matchIndexFromParts(task.meta, part, dictionaries);
     await index.countInSteps(betweenTasks);

@@ -4,11 +4,13 @@ import { FileStatisticsCount, withFileStatistics } from '../../domain/matching/i
 import { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { MatchIndexData } from '../../domain/matching/index/match-index-data.ts';
 import {
+  type MatchIndexMeta,
   matchIndexFromParts,
   matchIndexParts,
   postingsFromParts,
+  requiredParts,
 } from '../../domain/matching/index/match-index-parts.ts';
-import type { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
+import { type PackedPostings, popcount } from '../../domain/matching/index/packed-postings.ts';
 import { FileRandomPairSample } from '../../domain/matching/score/file-random-pair-u.ts';
 import { RANDOM_PAIR_U_FILE, readMatchMeta } from './snapshot-files.ts';
 
@@ -67,29 +69,26 @@ export async function storeFileStatistics(
 const REWRITTEN = /^(dict-.*|sounds-.*|first-genders|first-cohorts|file-.*)$/;
 
 async function readIndexData(dir: string): Promise<MatchIndexData> {
-  const meta = await readMatchMeta(dir);
-  if (meta === null) throw new Error(`the match index of ${dir} was not stored`);
-  const parts = new Map<string, Uint8Array>();
-  for (const name of meta.parts) parts.set(name, await readFile(join(dir, name)));
-  return matchIndexFromParts(meta, (name) => {
-    const part = parts.get(name);
-    if (part === undefined) throw new Error(`match index part ${name} is missing`);
-    return part;
-  }).data;
+  const { meta, part } = await readParts(dir, () => true);
+  return matchIndexFromParts(meta, part).data;
 }
 
 /** The stored postings of an index alone (a part of its size). */
 async function readPostings(dir: string): Promise<PackedPostings> {
+  const { meta, part } = await readParts(dir, (name) => name.startsWith('postings-'));
+  return postingsFromParts(meta, part);
+}
+
+/** A stored index's meta and those of its parts that `wanted` names, read whole. */
+async function readParts(
+  dir: string,
+  wanted: (name: string) => boolean,
+): Promise<{ meta: MatchIndexMeta; part: (name: string) => Uint8Array }> {
   const meta = await readMatchMeta(dir);
   if (meta === null) throw new Error(`the match index of ${dir} was not stored`);
   const parts = new Map<string, Uint8Array>();
-  for (const name of meta.parts.filter((part) => part.startsWith('postings-')))
-    parts.set(name, await readFile(join(dir, name)));
-  return postingsFromParts(meta, (name) => {
-    const part = parts.get(name);
-    if (part === undefined) throw new Error(`match index part ${name} is missing`);
-    return part;
-  });
+  for (const name of meta.parts.filter(wanted)) parts.set(name, await readFile(join(dir, name)));
+  return { meta, part: requiredParts((name) => parts.get(name)) };
 }
 
 /**
@@ -116,10 +115,4 @@ export function fileOrders(acceptedLines: readonly Uint32Array[]): Uint32Array[]
     }
     return order;
   });
-}
-
-function popcount(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }

@@ -16,6 +16,7 @@ import {
   isPartLetGoOnLoad,
   isReadableIndexFormat,
   matchIndexFromParts,
+  requiredParts,
 } from '../../domain/matching/index/match-index-parts.ts';
 import { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
 import { randomPairU, rememberRandomPairU } from '../../domain/matching/probabilistic-matcher.ts';
@@ -513,11 +514,7 @@ export async function loadMatchIndex(versionDir: string, columns: readonly strin
   // Shared memory: the matching threads read these arrays without a copy (but for a part laid
   // out anew as it loads, which is then garbage where the file reader's thread might hold it).
   for (const name of meta.parts) parts.set(name, await readWhole(join(dir, name), !isPartLetGoOnLoad(name)));
-  const part = (name: string) => {
-    const bytes = parts.get(name);
-    if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
-    return bytes;
-  };
+  const part = requiredParts((name) => parts.get(name));
   // The dictionaries' maps are made a step at a time, each once the thread is quiet: a process
   // answering lookups while it loads a newly published voter file keeps answering meanwhile.
   const dictionaries = await dictionariesFromParts(meta, part, idlePause(null));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { hashString } from '../../domain/matching/index/hashing.ts';
 import type { MatchIndex } from '../../domain/matching/index/match-index.ts';
 import type { MatchIndexMeta } from '../../domain/matching/index/match-index-parts.ts';
-import { PackedPostings } from '../../domain/matching/index/packed-postings.ts';
+import { PackedPostings, type PackedPostingsParts } from '../../domain/matching/index/packed-postings.ts';
 import { LEVELS_LAYOUT } from '../../domain/matching/score/comparison-levels.ts';
 import { hash52, IdHashTable } from '../../domain/voters/id-hash-table.ts';
 import { idKey } from '../../domain/voters/id-keys.ts';
@@ -227,13 +227,8 @@ class PostingsIdLookup implements IdLookup {
   }
 }
 
-/** The parts of packed id postings, as stored and as handed to another thread. */
-export interface PackedIds {
-  directory: Uint32Array;
-  keyDirectory: Uint32Array;
-  keyResiduals: Uint16Array;
-  starts: Uint32Array;
-  voterData: Uint8Array;
+/** Packed id postings as handed to another thread. */
+export interface PackedIds extends PackedPostingsParts {
   voterBytes: 3 | 4;
 }
 
@@ -244,7 +239,7 @@ export const PACKED_ID_FILES = {
   keyResiduals: 'ids-packed-key-residuals.bin',
   starts: 'ids-packed-starts.bin',
   voterData: 'ids-packed-voters.bin',
-} as const;
+} as const satisfies Record<keyof PackedPostingsParts, string>;
 
 /** A version's id postings as its format stores them, in shared memory (the threads read them). */
 async function loadIdPostings(dir: string, meta: SnapshotMeta): Promise<PackedPostings> {

@@ -64,6 +64,18 @@ export const isReadableIndexFormat = (format: number) =>
  */
 export const isPartLetGoOnLoad = (name: string) => name === 'postings-residuals';
 
+/**
+ * A part reader for matchIndexFromParts and its kin over stored parts (`get`: undefined for a
+ * part not there): throws a clear error for a missing part.
+ */
+export function requiredParts(get: (name: string) => Uint8Array | undefined): (name: string) => Uint8Array {
+  return (name) => {
+    const bytes = get(name);
+    if (bytes === undefined) throw new Error(`match index part ${name} is missing`);
+    return bytes;
+  };
+}
+
 /** Whether an index of this format is a shard's (it carries its whole file's statistics). */
 const isShardFormat = (format: number) =>
   format === SHARD_MATCH_INDEX_FORMAT || format === ENTRY_RESIDUALS_SHARD_FORMAT;

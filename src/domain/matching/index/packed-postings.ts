@@ -13,7 +13,16 @@
  * would lie, counts the start bits before its key's, and reads the voters it returns.
  * Lookups answer exactly what the unpacked postings answer (the same 32-bit hashes).
  */
-export class PackedPostings {
+/** The arrays of packed postings, as stored and as handed to another thread. */
+export interface PackedPostingsParts {
+  directory: Uint32Array;
+  keyDirectory: Uint32Array;
+  keyResiduals: Uint16Array;
+  starts: Uint32Array;
+  voterData: Uint8Array;
+}
+
+export class PackedPostings implements PackedPostingsParts {
   /** directory[b]..directory[b+1]: the entries whose hash's top `bits` bits equal b. */
   readonly directory: Uint32Array;
   /** keyDirectory[b]..keyDirectory[b+1]: the distinct keys of bucket b, in keyResiduals. */
@@ -32,16 +41,7 @@ export class PackedPostings {
   /** voterData as 32-bit words, when voters take 4 bytes. */
   readonly #wide: Uint32Array | null;
 
-  constructor(
-    parts: {
-      directory: Uint32Array;
-      keyDirectory: Uint32Array;
-      keyResiduals: Uint16Array;
-      starts: Uint32Array;
-      voterData: Uint8Array;
-    },
-    voterBytes: 3 | 4,
-  ) {
+  constructor(parts: PackedPostingsParts, voterBytes: 3 | 4) {
     const { directory, keyDirectory, keyResiduals, starts, voterData } = parts;
     this.directory = directory;
     this.keyDirectory = keyDirectory;
@@ -346,7 +346,8 @@ const memoryOf =
   (bytes: number): ArrayBuffer =>
     (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes)) as ArrayBuffer;
 
-function popcount(x: number): number {
+/** The set bits of a 32-bit word. */
+export function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
