@@ -51,6 +51,7 @@ describe('loadConfig defaults', () => {
         LOOKUP_MATCH_RATE: 0.3,
         LOOKUP_THREADS: 1,
         LOOKUP_REFRESH_SECONDS: 10,
+        LOOKUP_WARM: true,
         RETENTION_DAYS: 30,
         STORAGE_MIN_FREE_BYTES: 1024 ** 3,
         QUEUE_LEASE_SECONDS: 30,

@@ -84,6 +84,12 @@ export const configSchema = z.object({
   LOOKUP_THREADS: integer(0, 64).default(1),
   /** How often an api process checks for a newly published voter file to swap to, in seconds. */
   LOOKUP_REFRESH_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  /**
+   * Whether an api process loads the voter file for lookups as it starts (in the background),
+   * so that the first lookup does not wait for the load (7-10 s at 10M voters); false: on the
+   * first lookup (an api that serves no lookups then holds no copy of it).
+   */
+  LOOKUP_WARM: z.stringbool().default(true),
   /** Days after a job finishes before its uploaded list and results are deleted (the job record stays). */
   RETENTION_DAYS: integer(1, 3650).default(30),
   /**

@@ -43,6 +43,13 @@ export async function startService(
   for (const note of services.privacyNotes) logger.warn(note);
   worker?.start();
   arrivals?.start();
+  if (config.LOOKUP_WARM && services.lookups) {
+    // In the background: the service answers meanwhile, a lookup that comes first waits for the
+    // same load. A failure here is the first lookup's to report (it tries again).
+    services.lookups.warm().catch((error: unknown) => {
+      logger.warn({ err: error }, 'the voter file could not be loaded for lookups at start');
+    });
+  }
   logger.info(
     {
       roles: config.ROLES,

@@ -71,7 +71,7 @@ export class LookupService {
 
   /** Loads the current voter file now (start-up of an api process), so the first lookup is fast. */
   async warm(): Promise<void> {
-    await this.file.get();
+    await this.file.warm();
   }
 
   /** Writes the lookup counts not yet stored (they are written every second anyway). */

@@ -91,6 +91,38 @@ describe('the lookups’ voter file on its threads', () => {
     assert.deepEqual(log.slice(-2), ['t2 closed', 'threads closed']);
   });
 
+  it('warms ahead of the first lookup; with no file yet, the first lookup looks again at once', async () => {
+    const version = versionOf('v1', 3);
+    let current: VoterSnapshot | null = null;
+    let looks = 0;
+    const store = {
+      current: async () => {
+        looks++;
+        return current;
+      },
+      open: async () => version,
+      stats: async () => null,
+    } as unknown as VoterStore;
+    const file = new CurrentLookupFile(store, SETTINGS, { refreshMs: 60_000 });
+    await file.warm();
+    assert.equal(looks, 1);
+    // Imported after the api started: found by the first lookup, not a minute later.
+    current = version;
+    assert.equal((await file.get())?.version, 'v1');
+    assert.equal(looks, 2);
+    // Once loaded, lookups answer from it until the refresh interval is up.
+    assert.equal((await file.get())?.version, 'v1');
+    assert.equal(looks, 2);
+    await file.close();
+
+    const warmed = new CurrentLookupFile(store, SETTINGS, { refreshMs: 60_000 });
+    await warmed.warm();
+    assert.equal(looks, 3);
+    assert.equal((await warmed.get())?.version, 'v1');
+    assert.equal(looks, 3, 'the version warmed is the one the first lookup answers from');
+    await warmed.close();
+  });
+
   it('closes a replaced version at once when the api stops', async () => {
     const store = storeOf([versionOf('v1', 3), versionOf('v2', 4)]);
     const log: string[] = [];

@@ -327,6 +327,17 @@ export class CurrentLookupFile {
     return this.current;
   }
 
+  /**
+   * Loads the store's current version ahead of the first lookup (an api starting). With none
+   * imported yet, the first lookup looks again rather than waiting out the refresh interval.
+   */
+  async warm(): Promise<void> {
+    const file = await this.get();
+    if (file === null && this.current === null && this.checking === null) {
+      this.checkedAt = Number.NEGATIVE_INFINITY;
+    }
+  }
+
   /** Loads the store's current version when it is not the one in use, then swaps. */
   async check(): Promise<LookupVoterFile | null> {
     const snapshot = await this.voters.current();
