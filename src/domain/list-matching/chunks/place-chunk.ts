@@ -18,7 +18,7 @@ interface PartLine {
   /** 1: the row is matched in several shards (the split's `m`): placed over them all. */
   m?: 1;
   /** A row of this shard alone whose radius reaches others: every shard it is matched in. */
-  n?: number[];
+  n?: readonly number[];
   /**
    * Its cells, for the reach chunks: with `n`; with `m`, where this shard's part may place it (its
    * address's voter, or its ZIP's centroid, is here), for the combination to find its reach.

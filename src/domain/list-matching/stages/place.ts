@@ -2,6 +2,7 @@ import { DEFAULT_CANDIDATE_OPTIONS, dynamicRadius } from '../../matching/candida
 import { filePlace, hasPlace, type ShardPlace, shardPlace } from '../../matching/candidates/row-place.ts';
 import type { MatchIndex } from '../../matching/index/match-index.ts';
 import type { FilePlace, NormalizedInput, NormalizedPerson } from '../../matching/normalize/person.ts';
+import { withPlace } from '../../matching/score/compare-person.ts';
 
 /**
  * The place stage: where a row is, by the voter file (candidates/row-place.ts: its address's
@@ -66,7 +67,7 @@ export function withPlaces(
 ): NormalizedInput {
   const persons = normalized.persons.map((person, i): NormalizedPerson => {
     const place = places[i] ?? null;
-    return place === null ? person : { ...person, place };
+    return place === null ? person : withPlace(person, place);
   });
   return { ...normalized, persons };
 }
@@ -84,16 +85,24 @@ export function reachOf(
   places: readonly (FilePlace | null)[],
   near: ShardsNear,
   radiusMiles: number | null,
-): number[] {
-  const found = new Set(routed);
-  normalized.persons.forEach((person, i) => {
+): readonly number[] {
+  // Most rows' radius stays within their shards: then no other array is made.
+  let found: Set<number> | null = null;
+  const persons = normalized.persons;
+  for (let i = 0; i < persons.length; i++) {
+    const person = persons[i]!;
     const location = places[i]?.location ?? null;
     // Coordinates route a row by themselves (routeRow); a row without names searches no radius.
-    if (location === null || !Number.isNaN(person.lat) || (person.first === '' && person.last === '')) return;
+    if (location === null || !Number.isNaN(person.lat) || (person.first === '' && person.last === ''))
+      continue;
     const radius = radiusMiles ?? dynamicRadius(index, location.lat, location.lon);
-    for (const shard of near(location.lat, location.lon, radius)) found.add(shard);
-  });
-  return [...found].sort((a, b) => a - b);
+    for (const shard of near(location.lat, location.lon, radius)) {
+      if (found === null && routed.includes(shard)) continue;
+      found ??= new Set(routed);
+      found.add(shard);
+    }
+  }
+  return found === null ? routed : [...found].sort((a, b) => a - b);
 }
 
 /**

@@ -122,12 +122,26 @@ function routePlaced(
 ): Route {
   // Keys that name no place (a birth date or age, an address without a state): every shard.
   if (place.dated || place.addressedWithoutState) return routeRow(map, { placeFreeKeys: true });
+  // The normalized values: a state and ZIP written inside the address count too.
+  const state = place.state || row.fields.state;
+  const zip = place.zip || row.fields.zip;
+  const fields = row.fields;
+  if (
+    place.phones.length === 0 &&
+    place.emails.length === 0 &&
+    !fields.voterbase_id &&
+    !fields.exact_track &&
+    !fields.latitude &&
+    !fields.longitude
+  ) {
+    // Placed by its state and ZIP alone, as most rows are: routed once a state and ZIP.
+    return routeOfStateAndZip(map, state ?? '', zip ?? '');
+  }
   return routeRow(
     map,
     {
-      // The normalized values: a state and ZIP written inside the address count too.
-      state: place.state || row.fields.state,
-      zip: place.zip || row.fields.zip,
+      state,
+      zip,
       voterbaseId: row.fields.voterbase_id,
       latitude: row.fields.latitude,
       longitude: row.fields.longitude,
@@ -139,3 +153,26 @@ function routePlaced(
     directory,
   );
 }
+
+/**
+ * The route of a row placed by its state and ZIP alone (routeRow with nothing else), kept a map:
+ * routing built sets and arrays for each row, and a list holds a few thousand states and ZIPs.
+ */
+function routeOfStateAndZip(map: ShardMap, state: string, zip: string): Route {
+  let routes = routesOf.get(map);
+  if (routes === undefined) {
+    routes = new Map();
+    routesOf.set(map, routes);
+  }
+  const key = `${state} ${zip}`;
+  let route = routes.get(key);
+  if (route === undefined) {
+    if (routes.size >= HOMES_KEPT) routes.clear();
+    const routed = routeRow(map, { state, zip, searchableAnywhere: false });
+    route = Object.freeze({ ...routed, shards: Object.freeze(routed.shards) as number[] });
+    routes.set(key, route);
+  }
+  return route;
+}
+
+const routesOf = new WeakMap<ShardMap, Map<string, Route>>();

@@ -24,9 +24,9 @@ import {
 } from '../index/blocking-keys.ts';
 import { lowerBound } from '../index/lower-bound.ts';
 import type { MatchIndex } from '../index/match-index.ts';
-import { forEachInitial, initialOf, initialsOf } from '../index/match-index-fields.ts';
+import { initialOf } from '../index/match-index-fields.ts';
 import { isWholeDate } from '../normalize/dates.ts';
-import type { Query } from '../score/compare-person.ts';
+import { initialsOfPerson, type Query } from '../score/compare-person.ts';
 import type { CandidateSet } from './candidate-set.ts';
 import { KeyBatch, Uint32List } from './key-batch.ts';
 import { addressPoint } from './row-place.ts';
@@ -98,35 +98,22 @@ export function generateCandidates(
   }
 
   // Date of birth (and its day/month swap), or the years an age allows.
-  const initials = p.first === '' ? 0 : initialsOf(p.first);
-  const byYears = (from: number, to: number) => {
-    for (let y = from; y <= to; y++) {
-      forEachInitial(initials, (initial) => collect(KEY.lastYear, keyLastYear(q.lastSound, initial, y)));
-      if (lastInitial !== 0)
-        for (const group of q.firstGroups) collect(KEY.firstYear, keyFirstYear(group, lastInitial, y));
-    }
-  };
+  const initials = initialsOfPerson(p);
   if (q.dob !== 0) {
     const year = Math.floor(q.dob / 10000);
     const month = Math.floor(q.dob / 100) % 100;
     const day = q.dob % 100;
-    const dates = [q.dob];
-    if (month !== 0 && day !== 0 && day <= 12 && day !== month) dates.push(year * 10000 + day * 100 + month);
     if (day !== 0) {
-      for (const date of dates) {
-        forEachInitial(initials, (initial) => collect(KEY.dobFirst, keyDobFirst(date, initial)));
-        if (q.lastSound !== 0) collect(KEY.dobLast, keyDobLast(date, q.lastSound));
-      }
+      collectDateKeys(keys, q.dob, initials, q.lastSound);
+      if (month !== 0 && day <= 12 && day !== month)
+        collectDateKeys(keys, year * 10000 + day * 100 + month, initials, q.lastSound);
     }
-    if (q.lastSound !== 0) byYears(year - 1, year + 1);
+    if (q.lastSound !== 0) collectYearKeys(keys, q, initials, lastInitial, year - 1, year + 1);
   } else if (p.dobTypos.length > 0) {
     // An impossible date: the dates one digit typo away (a few dozen at most).
-    for (const date of p.dobTypos) {
-      forEachInitial(initials, (initial) => collect(KEY.dobFirst, keyDobFirst(date, initial)));
-      if (q.lastSound !== 0) collect(KEY.dobLast, keyDobLast(date, q.lastSound));
-    }
+    for (const date of p.dobTypos) collectDateKeys(keys, date, initials, q.lastSound);
   } else if (p.birthYears !== null && q.lastSound !== 0) {
-    byYears(p.birthYears[0] - 1, p.birthYears[1] + 1);
+    collectYearKeys(keys, q, initials, lastInitial, p.birthYears[0] - 1, p.birthYears[1] + 1);
   }
 
   if (q.houseId > 0 && q.zip !== 0) collect(KEY.houseZip, keyHouseZip(q.houseKey, q.zip));
@@ -160,6 +147,36 @@ export function generateCandidates(
     searchRadius(index, q, options, out);
   }
 }
+
+/**
+ * A whole date's keys: with each initial the first name may be filed under, and with the
+ * surname's sound (0: none). Plain loops: a search runs in every shard a dated row is routed to,
+ * and a callback per initial was garbage each time.
+ */
+function collectDateKeys(keys: KeyBatch, date: number, initials: number, lastSound: number): void {
+  for (let m = initials; m !== 0; m &= m - 1) keys.push(keyDobFirst(date, lowestInitial(m)), KEY.dobFirst);
+  if (lastSound !== 0) keys.push(keyDobLast(date, lastSound), KEY.dobLast);
+}
+
+/** The birth years' keys from `from` to `to`: surname sound with each initial, first-name groups with the surname's initial. */
+function collectYearKeys(
+  keys: KeyBatch,
+  q: Query,
+  initials: number,
+  lastInitial: number,
+  from: number,
+  to: number,
+): void {
+  for (let y = from; y <= to; y++) {
+    for (let m = initials; m !== 0; m &= m - 1)
+      keys.push(keyLastYear(q.lastSound, lowestInitial(m), y), KEY.lastYear);
+    if (lastInitial !== 0)
+      for (const group of q.firstGroups) keys.push(keyFirstYear(group, lastInitial, y), KEY.firstYear);
+  }
+}
+
+/** The initial (1-26) of a mask's lowest bit, as forEachInitial visits them. */
+const lowestInitial = (mask: number): number => 32 - Math.clz32(mask & -mask);
 
 /**
  * Whether a voter's date (yyyymmdd) could be the row's whole date with one part of it mistyped:

@@ -9,9 +9,12 @@ import {
   comparePerson,
   distanceLevel,
   distanceMiles,
+  initialsOfPerson,
+  prepareAddress,
   prepareQuery,
   type Query,
   swappedNameId,
+  withPlace,
 } from './compare-person.ts';
 import { explainLevels, F, FIELD_COUNT, L } from './comparison-levels.ts';
 
@@ -576,5 +579,43 @@ describe("a person's values looked up once over a sharded file's dictionaries", 
     const whole = StringDictionary.fromValues(['', 'JONES'], new Uint32Array([0, 1]));
     assert.equal(whole.sharesValues, false);
     assert.equal(swappedNameId(whole, person, 'firstAsLast'), 1);
+  });
+});
+
+describe('a person prepared once for every index it is searched in', () => {
+  it('prepares its address anew in another index; a copy with its place keeps what was prepared', () => {
+    const other = buildMatchIndex(
+      new InMemoryVoterSnapshot(CORE_VOTER_COLUMNS, [
+        row({ first_name: 'Ann', last_name: 'Lee', address1: '9 Elm St', state: 'VA', zip: '22001' }),
+        row({ first_name: 'John', last_name: 'Smith', address1: '123 N Main St', state: 'NC', zip: '27601' }),
+      ]),
+      AS_OF,
+    );
+    const person = normalizeInput(
+      { first_name: 'John', last_name: 'Smith', address1: '123 N Main St', state: 'NC', zip: '27601' },
+      AS_OF,
+    ).persons[0]!;
+    const here = prepareAddress(index, person);
+    const there = prepareAddress(other, person);
+    // Each index's own ids: the house and street are the first values of `index`, the second's of `other`.
+    assert.deepEqual(
+      [here.houseId, here.streetId],
+      [index.data.dictionaries.house.idOf('123'), index.data.dictionaries.street.idOf(person.street)],
+    );
+    assert.deepEqual(
+      [there.houseId, there.streetId],
+      [other.data.dictionaries.house.idOf('123'), other.data.dictionaries.street.idOf(person.street)],
+    );
+    assert.notEqual(there.streetId, here.streetId);
+    // Back in the first index: its own ids again, and the state's keys alike in both.
+    assert.deepEqual(prepareAddress(index, person), here);
+    assert.deepEqual(there.stateKeys, here.stateKeys);
+    assert.deepEqual(there.houseStreetKeys, here.houseStreetKeys);
+    const placed = withPlace(person, { location: null, addressVoters: 3 });
+    assert.equal(placed.place?.addressVoters, 3);
+    assert.equal(person.place, undefined, 'the person itself is not changed');
+    assert.equal(prepareAddress(index, placed), prepareAddress(index, person), 'prepared once');
+    assert.deepEqual(prepareQuery(other, placed).houseStreetKeys, there.houseStreetKeys);
+    assert.equal(initialsOfPerson(placed), initialsOfPerson(person));
   });
 });

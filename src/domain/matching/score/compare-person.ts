@@ -7,6 +7,7 @@ import {
   CONTACT_PHONE,
   firstGroupsOf,
   GENDER_CODE,
+  initialsOf,
   soundOf,
   streetSound,
 } from '../index/match-index-fields.ts';
@@ -14,7 +15,7 @@ import { type QueryMemo, threadQueryMemo } from '../index/query-memo.ts';
 import { withDirectionalsSpelled, writtenApartTest } from '../normalize/address.ts';
 import { isDigitTypo, isWholeDate, packDate, plausibleDobFrom } from '../normalize/dates.ts';
 import { areNicknameEquivalent } from '../normalize/nicknames.ts';
-import type { NormalizedPerson } from '../normalize/person.ts';
+import type { FilePlace, NormalizedPerson } from '../normalize/person.ts';
 import { F, L } from './comparison-levels.ts';
 
 /** An input person prepared once for comparison against many candidates. */
@@ -110,6 +111,17 @@ interface PersonPrep {
   firstGroups: readonly number[] | null;
   /** -1: not derived yet. */
   streetSound: number;
+  /** The first name's initials (initialsOf); -1: not derived yet. */
+  initials: number;
+  /** The key parts of its house number, city and state (valueKey); null: not derived yet. */
+  valueKeys: { house: number; city: number; state: number } | null;
+  /** Its address's keys when the index holds its state (prepareAddress); null: not derived yet. */
+  stateAddressKeys: { stateKeys: readonly number[]; houseStreetKeys: readonly number[] } | null;
+  /**
+   * The last index its address was prepared in, and what it gave: a row of a sharded file is
+   * placed in its shard (row-place.ts) and then searched there.
+   */
+  address: { index: MatchIndex; query: AddressQuery } | null;
 }
 
 /**
@@ -124,7 +136,15 @@ const PREPARED = Symbol('prepared person');
 function prepared(person: NormalizedPerson): PersonPrep {
   const kept = (person as { [PREPARED]?: PersonPrep })[PREPARED];
   if (kept !== undefined) return kept;
-  const prep: PersonPrep = { numbers: [-1, -1, -1, -1, -1], firstGroups: null, streetSound: -1 };
+  const prep: PersonPrep = {
+    numbers: [-1, -1, -1, -1, -1],
+    firstGroups: null,
+    streetSound: -1,
+    initials: -1,
+    valueKeys: null,
+    stateAddressKeys: null,
+    address: null,
+  };
   Object.defineProperty(person, PREPARED, { value: prep });
   return prep;
 }
@@ -167,10 +187,40 @@ function streetSoundOf(person: NormalizedPerson): number {
   return prep.streetSound;
 }
 
+/**
+ * A copy of a person with its place in the file (NormalizedPerson.place), keeping what was
+ * prepared for it: its names and address are the same, and a row placed over its shards is then
+ * searched in each of them.
+ */
+export function withPlace(person: NormalizedPerson, place: FilePlace): NormalizedPerson {
+  const copy: NormalizedPerson = { ...person, place };
+  const kept = (person as { [PREPARED]?: PersonPrep })[PREPARED];
+  if (kept !== undefined) Object.defineProperty(copy, PREPARED, { value: kept });
+  return copy;
+}
+
 function firstGroupsOfPerson(person: NormalizedPerson): readonly number[] {
   const prep = prepared(person);
   prep.firstGroups ??= firstGroupsOf(person.first);
   return prep.firstGroups;
+}
+
+/** The initials a person's first name may be filed under (initialsOf), derived once a person. */
+export function initialsOfPerson(person: NormalizedPerson): number {
+  if (person.first === '') return 0;
+  const prep = prepared(person);
+  if (prep.initials < 0) prep.initials = initialsOf(person.first);
+  return prep.initials;
+}
+
+function valueKeysOf(person: NormalizedPerson): NonNullable<PersonPrep['valueKeys']> {
+  const prep = prepared(person);
+  prep.valueKeys ??= {
+    house: valueKey(person.house),
+    city: valueKey(person.city),
+    state: valueKey(person.state),
+  };
+  return prep.valueKeys;
 }
 
 /** What a person's address is searched and weighed by in an index (prepareQuery's address part). */
@@ -180,15 +230,36 @@ export type AddressQuery = Pick<
 >;
 
 export function prepareAddress(index: MatchIndex, person: NormalizedPerson): AddressQuery {
+  const prep = prepared(person);
+  if (prep.address?.index === index) return prep.address.query;
+  const query = addressQueryOf(index, person);
+  prep.address = { index, query };
+  return query;
+}
+
+function addressQueryOf(index: MatchIndex, person: NormalizedPerson): AddressQuery {
   const d = index.data.dictionaries;
   const houseId = idIn(d.house, person.house);
   const stateId = idIn(d.state, person.state, numbersMemo(d.state, person), SLOT.state);
   // A state no voter has (-1) can match no voter's key; no state at all (0) matches the voters
   // filed without one, and is searched in every state besides.
-  const stateKeys =
-    stateId < 0 ? NO_KEYS : stateId > 0 ? [valueKey(person.state)] : [0, ...index.stateKeys()];
-  const houseKey = valueKey(person.house);
-  const sound = houseId > 0 ? streetSoundOf(person) : 0;
+  const keys = valueKeysOf(person);
+  const houseKey = keys.house;
+  let stateKeys: readonly number[];
+  let houseStreetKeys: readonly number[];
+  if (stateId > 0) {
+    // The same in every shard that holds the state: kept with the person (a dated row is
+    // prepared in every shard of a file, and placed besides).
+    const prep = prepared(person);
+    prep.stateAddressKeys ??= stateAddressKeys(person, keys.state, houseKey);
+    ({ stateKeys, houseStreetKeys } = prep.stateAddressKeys);
+    if (houseId <= 0) houseStreetKeys = NO_KEYS;
+  } else {
+    stateKeys = stateId < 0 ? NO_KEYS : [0, ...index.stateKeys()];
+    const sound = houseId > 0 ? streetSoundOf(person) : 0;
+    houseStreetKeys =
+      houseId > 0 ? stateKeys.map((state) => keyHouseStreet(houseKey, sound, state)) : NO_KEYS;
+  }
   return {
     houseId,
     streetId: idIn(d.street, person.street),
@@ -196,7 +267,21 @@ export function prepareAddress(index: MatchIndex, person: NormalizedPerson): Add
     houseKey,
     zip: person.zip === '' ? 0 : Number(person.zip),
     stateKeys,
-    houseStreetKeys: houseId > 0 ? stateKeys.map((state) => keyHouseStreet(houseKey, sound, state)) : NO_KEYS,
+    houseStreetKeys,
+  };
+}
+
+/** A person's state key and its house-and-street key in that state (for an index holding a house number of its). */
+function stateAddressKeys(
+  person: NormalizedPerson,
+  stateKey: number,
+  houseKey: number,
+): NonNullable<PersonPrep['stateAddressKeys']> {
+  const stateKeys = [stateKey];
+  return {
+    stateKeys,
+    houseStreetKeys:
+      person.house === '' ? NO_KEYS : [keyHouseStreet(houseKey, streetSoundOf(person), stateKey)],
   };
 }
 
@@ -218,7 +303,7 @@ export function prepareQuery(index: MatchIndex, person: NormalizedPerson, asOf?:
     ...address,
     unitId: idIn(d.unit, person.unit),
     cityId: idIn(d.city, person.city),
-    cityKey: valueKey(person.city),
+    cityKey: valueKeysOf(person).city,
     firstGroups: firstGroupsOfPerson(person),
     givenNamesSpaced: person.first.includes(' ') || person.middle.includes(' '),
     // A name some voter has: its stored sound.
