@@ -98,10 +98,12 @@ const SLOT = { first: 0, last: 1, state: 2, firstAsLast: 3, lastAsFirst: 4 };
 
 /**
  * What every search of one person prepares alike, whatever voter file or shard it searches: its
- * values' numbers among the thread's shared values (StringDictionary.numberOf), by SLOT, and the
- * parts of its query no index changes (its first name's groups, its street's sound). A row of a
+ * values' numbers among the thread's shared values (StringDictionary.numberOf), by SLOT, the
+ * parts of its query no index changes (its first name's groups and initials, its street's sound,
+ * its address's keys), and its address's query in the last index it was prepared in. A row of a
  * sharded file searched in several shards (a dated row in every one: 26 of a national file) is
- * the same person object in each, and prepares them once instead of once a shard. A number of
+ * the same person object in each (its placed copy, withPlace, shares what was prepared), and
+ * prepares them once instead of once a shard. A number of
  * -1: not looked up; -2 - n: not among the n values the table held then (while it holds n, no
  * dictionary of the field here has it; a shard opened since may have numbered it: looked up
  * again).
