@@ -69,26 +69,43 @@ export function shardRouter(map: ShardMap, directory: ShardDirectory | null): Li
  */
 export function personHomes(map: ShardMap, person: NormalizedPerson): readonly number[] | null {
   if (person.state === '') return null;
-  // Kept by state and ZIP (a map's few thousand): a dated row is placed over every shard, and
-  // routing each of its persons anew took sets and arrays each time.
-  let homes = homesOf.get(map);
-  if (homes === undefined) {
-    homes = new Map();
-    homesOf.set(map, homes);
-  }
-  const key = `${person.state} ${person.zip}`;
-  let shards = homes.get(key);
-  if (shards === undefined) {
-    if (homes.size >= HOMES_KEPT) homes.clear();
-    shards = Object.freeze(routeRow(map, { state: person.state, zip: person.zip }).shards);
-    homes.set(key, shards);
-  }
-  return shards;
+  // Kept by state and ZIP: a dated row is placed over every shard, and routing each of its
+  // persons anew took sets and arrays each time.
+  return keptByStateAndZip(homesOf, map, person.state, person.zip, () =>
+    Object.freeze(routeRow(map, { state: person.state, zip: person.zip }).shards),
+  );
 }
 
 const homesOf = new WeakMap<ShardMap, Map<string, readonly number[]>>();
+
+/**
+ * What `make` gives for a map's state and ZIP, made once and kept in `kept` (a map's few thousand;
+ * past about every ZIP of a national file, the kept ones are let go).
+ */
+function keptByStateAndZip<T>(
+  kept: WeakMap<ShardMap, Map<string, T>>,
+  map: ShardMap,
+  state: string,
+  zip: string,
+  make: () => T,
+): T {
+  let values = kept.get(map);
+  if (values === undefined) {
+    values = new Map();
+    kept.set(map, values);
+  }
+  const key = `${state} ${zip}`;
+  let value = values.get(key);
+  if (value === undefined) {
+    if (values.size >= KEPT_PER_MAP) values.clear();
+    value = make();
+    values.set(key, value);
+  }
+  return value;
+}
+
 /** About every ZIP of a national file. */
-const HOMES_KEPT = 65_536;
+const KEPT_PER_MAP = 65_536;
 
 /** How rows were routed (the summary's shardRouting, less the shard count). */
 export interface RoutingCounts {
@@ -159,20 +176,10 @@ function routePlaced(
  * routing built sets and arrays for each row, and a list holds a few thousand states and ZIPs.
  */
 function routeOfStateAndZip(map: ShardMap, state: string, zip: string): Route {
-  let routes = routesOf.get(map);
-  if (routes === undefined) {
-    routes = new Map();
-    routesOf.set(map, routes);
-  }
-  const key = `${state} ${zip}`;
-  let route = routes.get(key);
-  if (route === undefined) {
-    if (routes.size >= HOMES_KEPT) routes.clear();
+  return keptByStateAndZip(routesOf, map, state, zip, () => {
     const routed = routeRow(map, { state, zip, searchableAnywhere: false });
-    route = Object.freeze({ ...routed, shards: Object.freeze(routed.shards) as number[] });
-    routes.set(key, route);
-  }
-  return route;
+    return Object.freeze({ ...routed, shards: Object.freeze(routed.shards) as number[] });
+  });
 }
 
 const routesOf = new WeakMap<ShardMap, Map<string, Route>>();

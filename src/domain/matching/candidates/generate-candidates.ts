@@ -24,7 +24,7 @@ import {
 } from '../index/blocking-keys.ts';
 import { lowerBound } from '../index/lower-bound.ts';
 import type { MatchIndex } from '../index/match-index.ts';
-import { initialOf } from '../index/match-index-fields.ts';
+import { initialOf, lowestInitial } from '../index/match-index-fields.ts';
 import { isWholeDate } from '../normalize/dates.ts';
 import { initialsOfPerson, type Query } from '../score/compare-person.ts';
 import type { CandidateSet } from './candidate-set.ts';
@@ -174,9 +174,6 @@ function collectYearKeys(
       for (const group of q.firstGroups) keys.push(keyFirstYear(group, lastInitial, y), KEY.firstYear);
   }
 }
-
-/** The initial (1-26) of a mask's lowest bit, as forEachInitial visits them. */
-const lowestInitial = (mask: number): number => 32 - Math.clz32(mask & -mask);
 
 /**
  * Whether a voter's date (yyyymmdd) could be the row's whole date with one part of it mistyped:
