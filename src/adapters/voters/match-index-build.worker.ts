@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { parentPort } from 'node:worker_threads';
 import { voterFieldColumns, voterFieldReader } from '../../domain/matching/index/build-match-index.ts';
 import { countVoters } from '../../domain/matching/index/match-index.ts';
@@ -14,8 +15,8 @@ import type { ShardBox } from './shard-contacts.ts';
 /**
  * One segment builder of the match index (see match-index-threads.ts). A build begins with the
  * records' columns and the date ages are counted at; the thread then receives chunks of the
- * records file's bytes (whole lines of fields joined by U+001F, exactly as written) with the
- * voter number of their first line, and answers each with an ack (the sender's flow control).
+ * records file's bytes (whole lines of fields joined by U+001F, exactly as written; an import's
+ * in shared memory) with the voter number of their first line, and answers each with an ack (the sender's flow control).
  * At the end, a segment thread sends its segment; the merging thread (one per build) receives the
  * other segments, merges them with its own and sends the index parts. Everything large moves by
  * transfer, not copy. A thread serves one build after another (a sharded import's shards): its
@@ -26,13 +27,13 @@ import type { ShardBox } from './shard-contacts.ts';
  * of their phones, e-mails and ids are made by the threads that prepare the records:
  * voter-blocks.ts), and leaves the voters' counts by ZIP and birth date to the whole file's.
  *
- * In: { begin: { columns, asOf, shard } }, { chunk, firstRow } … then { finish: 'segment' } or
+ * In: { begin: { columns, asOf, shard } }, { chunks, firstRow } … then { finish: 'segment' } or
  * { finish: 'merge', segments }; then the next build's begin.
  * Out: { ack: rows } … then { segment, box } or { meta, names, buffers, box }, or { error }.
  */
 type Message =
   | { begin: { columns: string[]; asOf: string; shard: boolean } }
-  | { chunk: Uint8Array; firstRow: number }
+  | { chunks: Uint8Array[]; firstRow: number }
   | { finish: 'segment' }
   | { finish: 'merge'; segments: MatchIndexSegment[] };
 
@@ -83,7 +84,6 @@ class BoxGatherer {
 }
 
 const port = parentPort!;
-const decoder = new TextDecoder();
 let build: Build | null = null;
 
 port.on('message', (message: Message) => {
@@ -94,18 +94,22 @@ port.on('message', (message: Message) => {
     }
     if (build === null) throw new Error('a build begins before its records');
     const { read, fieldColumns, builder, normalize, box } = build;
-    if ('chunk' in message) {
-      const text = decoder.decode(message.chunk);
+    if ('chunks' in message) {
       let row = message.firstRow;
-      let start = 0;
-      while (start < text.length) {
-        let end = text.indexOf('\n', start);
-        if (end < 0) end = text.length;
-        const record = text.slice(start, end).split('\x1f', fieldColumns);
-        const person = normalize(read(record));
-        builder.add(row++, person);
-        box?.add(person);
-        start = end + 1;
+      for (const bytes of message.chunks) {
+        // Line by line: a chunk decoded whole was a string of a megabyte, in fresh memory each
+        // time (page faults), and one accented name in it made all of it two bytes a character.
+        const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        let start = 0;
+        while (start < chunk.length) {
+          let end = chunk.indexOf(0x0a, start);
+          if (end < 0) end = chunk.length;
+          const record = chunk.toString('utf8', start, end).split('\x1f', fieldColumns);
+          const person = normalize(read(record));
+          builder.add(row++, person);
+          box?.add(person);
+          start = end + 1;
+        }
       }
       port.postMessage({ ack: row - message.firstRow });
       return;

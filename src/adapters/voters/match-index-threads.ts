@@ -95,13 +95,25 @@ export class MatchIndexThreads {
     }
   }
 
-  /** Sends whole records (lines) whose first is voter `firstRow`; the bytes are copied. */
-  send(chunk: Uint8Array, firstRow: number): void {
-    const copy = new Uint8Array(chunk);
+  /**
+   * Sends whole records (lines, one chunk or several in order) whose first is voter `firstRow`.
+   * Bytes in shared memory are shared (the import's prepared blocks); others are copied.
+   */
+  send(chunks: Uint8Array | readonly Uint8Array[], firstRow: number): void {
+    const sent: Uint8Array[] = [];
+    const transfer: ArrayBuffer[] = [];
+    for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) {
+      if (chunk.buffer instanceof SharedArrayBuffer) sent.push(chunk);
+      else {
+        const copy = new Uint8Array(chunk);
+        sent.push(copy);
+        transfer.push(copy.buffer);
+      }
+    }
     const worker = this.workers[this.next]!;
     this.next = (this.next + 1) % this.workers.length;
     this.inFlight++;
-    worker.postMessage({ chunk: copy, firstRow }, [copy.buffer]);
+    worker.postMessage({ chunks: sent, firstRow }, transfer);
   }
 
   /** Resolves when the threads have room for more chunks; throws when a thread failed. */

@@ -40,7 +40,10 @@ import {
   SNAPSHOT_FORMAT,
   type SnapshotMeta,
 } from './snapshot-files.ts';
-import { type PreparedVoterBlock, recordIds, type VoterBlockPlan } from './voter-blocks.ts';
+import { type PreparedVoterBlock, RecordLines, recordIds, type VoterBlockPlan } from './voter-blocks.ts';
+
+/** Records carried over from the previous version are queued in batches of about this many bytes. */
+const CARRIED_BATCH_BYTES = 256 * 1024;
 
 /**
  * Builds a voter file version from a CSV: records, ids and the match index, written into a
@@ -127,7 +130,7 @@ async function fillSnapshot(input: BuildInput, builder: SnapshotBuilder): Promis
         if (!reserved && block.lines.length > 0) {
           // Size the id tables once from the first rows' size, instead of doubling ~11 times.
           reserved = true;
-          const bytesPerRow = Math.max(1, block.text.length / block.lines.length);
+          const bytesPerRow = Math.max(1, block.records.length / block.lines.length);
           builder.reserve(carriedOver + Math.ceil((input.totalBytes / bytesPerRow) * 1.05));
         }
         await builder.waitForDrain();
@@ -247,12 +250,14 @@ class SnapshotBuilder {
   columns: string[] = [];
   private readonly dir: string;
   private out: Writable | null = null;
-  /** Record lines not written yet, each ending in a newline. */
-  private pending: string[] = [];
-  private pendingChars = 0;
+  /** Record lines not written yet (whole lines, UTF-8), in shared memory (voter-blocks.ts). */
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
   private pendingRows = 0;
   private flushedRows = 0;
+  /** Bytes of the records queued so far (written or pending). */
   private offset = 0;
+  /** Each record's byte offset in the records file, and the file's end after the last. */
   private offsets = new Float64Array(1 << 16);
   private rows = 0;
   /** voterbase_id is indexed as rows arrive, to reject duplicates on the spot. */
@@ -280,6 +285,8 @@ class SnapshotBuilder {
 
   private readonly threads: BuildThreads | undefined;
   private readonly contactsPath: string | undefined;
+  /** Records carried over from the previous version, not queued yet. */
+  private readonly carried = new RecordLines();
   /** A shard's kept records' directory hashes (PreparedVoterBlock contactHashes). */
   private readonly contactHashes = new Uint32List();
 
@@ -338,7 +345,8 @@ class SnapshotBuilder {
       this.idPostings.add(idPostingsHash(name, key), row);
       this.idCounts[name]++;
     }
-    this.queue(`${values.join(FIELD_SEPARATOR)}\n`, 1);
+    this.carried.add(values.join(FIELD_SEPARATOR));
+    if (this.carried.size >= CARRIED_BATCH_BYTES) this.queueCarried();
     return null;
   }
 
@@ -347,6 +355,7 @@ class SnapshotBuilder {
    * an earlier voterbase_id (the only check that needs every earlier row).
    */
   addBlock(block: PreparedVoterBlock): number[] {
+    this.queueCarried();
     const count = block.lines.length;
     const rowOf = new Int32Array(count);
     const duplicates: number[] = [];
@@ -362,13 +371,8 @@ class SnapshotBuilder {
     }
     for (let j = 0; j < block.contactRows.length; j++)
       if (rowOf[block.contactRows[j]!]! >= 0) this.contactHashes.push(block.contactHashes[j]!);
-    if (duplicates.length === 0) this.queue(block.text, count);
-    else {
-      const lines = block.text.split('\n');
-      let kept = '';
-      for (let i = 0; i < count; i++) if (rowOf[i]! >= 0) kept += `${lines[i]}\n`;
-      this.queue(kept, count - duplicates.length);
-    }
+    if (duplicates.length === 0) this.queue(block.records, block.recordBytes);
+    else this.queueKept(block, rowOf, duplicates.length);
     return duplicates;
   }
 
@@ -384,32 +388,63 @@ class SnapshotBuilder {
     return row;
   }
 
-  private queue(text: string, rows: number): void {
-    this.pending.push(text);
-    this.pendingChars += text.length;
-    this.pendingRows += rows;
-    if (this.pendingChars > 1 << 20) this.flushPending();
+  /** The block's lines of the rows kept (rowOf ≥ 0), in new shared memory: a block with duplicates. */
+  private queueKept(block: PreparedVoterBlock, rowOf: Int32Array, rejected: number): void {
+    const lengths: number[] = [];
+    let size = 0;
+    for (let i = 0; i < rowOf.length; i++) if (rowOf[i]! >= 0) size += block.recordBytes[i]!;
+    const kept = new Uint8Array(new SharedArrayBuffer(size));
+    let from = 0;
+    let to = 0;
+    for (let i = 0; i < rowOf.length; i++) {
+      const length = block.recordBytes[i]!;
+      if (rowOf[i]! >= 0) {
+        kept.set(block.records.subarray(from, from + length), to);
+        to += length;
+        lengths.push(length);
+      }
+      from += length;
+    }
+    if (lengths.length !== rowOf.length - rejected)
+      throw new Error('a block kept other rows than it counted');
+    this.queue(kept, lengths);
   }
 
-  /** Encodes the pending lines once and takes their byte offsets from the newlines in the buffer. */
+  /** Queues whole record lines (`lengths`: each line's bytes) and takes their offsets in the file. */
+  private queue(lines: Uint8Array, lengths: ArrayLike<number>): void {
+    const first = this.flushedRows + this.pendingRows;
+    while (first + lengths.length + 1 > this.offsets.length) this.offsets = growFloat64(this.offsets);
+    for (let i = 0; i < lengths.length; i++) {
+      this.offsets[first + i] = this.offset;
+      this.offset += lengths[i]!;
+    }
+    this.offsets[first + lengths.length] = this.offset;
+    this.pending.push(lines);
+    this.pendingBytes += lines.length;
+    this.pendingRows += lengths.length;
+    if (this.pendingBytes > 1 << 20) this.flushPending();
+  }
+
+  /** Writes the pending lines and hands the same bytes to the index threads (shared, not copied). */
   private flushPending(): void {
     const count = this.pendingRows;
     if (count === 0) return;
-    const chunk = Buffer.from(this.pending.join(''));
+    const chunks = this.pending;
     this.pending = [];
-    this.pendingChars = 0;
+    this.pendingBytes = 0;
     this.pendingRows = 0;
-    while (this.flushedRows + count + 1 > this.offsets.length) this.offsets = growFloat64(this.offsets);
-    let position = 0;
-    for (let i = 0; i < count; i++) {
-      this.offsets[this.flushedRows + i] = this.offset + position;
-      position = chunk.indexOf(0x0a, position) + 1;
-    }
-    this.offset += chunk.length;
-    this.matchIndex!.send(chunk, this.flushedRows);
+    this.matchIndex!.send(chunks, this.flushedRows);
     this.flushedRows += count;
-    this.offsets[this.flushedRows] = this.offset;
-    if (!this.out!.write(chunk)) this.needsDrain = true;
+    let room = true;
+    for (const chunk of chunks) room = this.out!.write(chunk) && room;
+    if (!room) this.needsDrain = true;
+  }
+
+  /** Queues the records carried over from the previous version added so far. */
+  private queueCarried(): void {
+    if (this.carried.size === 0) return;
+    const { records, recordBytes } = this.carried.take();
+    this.queue(records, recordBytes);
   }
 
   /** Waits for the record stream to drain; callers await it between batches to bound memory. */
@@ -427,6 +462,7 @@ class SnapshotBuilder {
 
   async finish(version: string, storesRandomPairU: boolean): Promise<SnapshotMeta> {
     if (this.out === null) throw new AppError('VALIDATION_FAILED', 'the voter file is empty');
+    this.queueCarried();
     this.flushPending();
     const out = this.out;
     // The records file finishes (and is fsynced) while the tables are built; every write runs on

@@ -13,6 +13,7 @@ serveTasks<CsvBlock, PreparedVoterBlock>(
   (block) => prepareVoterBlock(block, plan),
   (prepared) =>
     [
+      prepared.recordBytes,
       prepared.lines,
       prepared.voterbase,
       prepared.checks,

@@ -5,7 +5,7 @@ import { voterContact } from '../../domain/matching/normalize/person.ts';
 import { directoryHashes } from '../../domain/voters/shard-directory.ts';
 import { statelessIds } from '../../domain/voters/shard-map.ts';
 import { generateVoterRows, VOTER_COLUMNS } from '../../lab/synthetic/synthetic-voters.ts';
-import { prepareVoterBlock, type VoterBlockPlan } from './voter-blocks.ts';
+import { prepareVoterBlock, RecordLines, type VoterBlockPlan } from './voter-blocks.ts';
 
 const rows = [...generateVoterRows({ rows: 300, seed: 5 })].map((row) => [...row]);
 const column = (name: (typeof VOTER_COLUMNS)[number]) => VOTER_COLUMNS.indexOf(name);
@@ -15,6 +15,9 @@ rows[11]!.push('extra');
 // Every row's contact values written the way exports write them, padded and formatted.
 rows[3]![column('wireless_phone')] = ' (919) 829-4432 ';
 rows[3]![column('email')] = ' Ann.Lee@Example.COM';
+// Names written with letters outside ASCII: two and four bytes of UTF-8 a character.
+rows[4]![column('first_name')] = 'JOSÉ';
+rows[5]![column('last_name')] = 'NGUYỄN 😀';
 
 function blockOf(lines: string[][]): CsvBlock {
   const quote = (value: string) => `"${value.replaceAll('"', '""')}"`;
@@ -74,5 +77,45 @@ describe('prepareVoterBlock', () => {
     assert.equal(prepared.lines.length, rows.length - 2);
     assert.equal(prepared.contactRows.length, 0);
     assert.equal(prepared.contactHashes.length, 0);
+  });
+});
+
+describe('the prepared records', () => {
+  it("are the kept rows' values joined by U+001F, a line each, as UTF-8 in shared memory", () => {
+    const prepared = prepareVoterBlock(blockOf(rows), plan(false));
+    const kept = rows.filter((_, i) => i !== 7 && i !== 11);
+    assert.ok(prepared.records.buffer instanceof SharedArrayBuffer);
+    const text = new TextDecoder().decode(prepared.records);
+    assert.equal(text, kept.map((row) => `${row.map((v) => v.trim()).join('\x1f')}\n`).join(''));
+    assert.equal(prepared.recordBytes.length, kept.length);
+    let at = 0;
+    prepared.recordBytes.forEach((length, k) => {
+      const line = new TextDecoder().decode(prepared.records.subarray(at, at + length));
+      assert.equal(line, `${kept[k]!.map((v) => v.trim()).join('\x1f')}\n`, `line ${k}`);
+      at += length;
+    });
+    assert.equal(at, prepared.records.length);
+  });
+
+  it('a batch larger than the scratch buffer grows it; each take starts the next batch', () => {
+    const lines = new RecordLines();
+    const line = (i: number) => `${i}\x1fÉ${'x'.repeat((i * 37) % 5000)}`;
+    const expected: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      lines.add(line(i));
+      expected.push(`${line(i)}\n`);
+    }
+    assert.ok(lines.size > 512 * 1024);
+    const first = lines.take();
+    assert.equal(new TextDecoder().decode(first.records), expected.join(''));
+    assert.deepEqual(
+      [...first.recordBytes],
+      expected.map((l) => Buffer.byteLength(l)),
+    );
+    assert.equal(lines.size, 0);
+    lines.add('A');
+    const second = lines.take();
+    assert.equal(new TextDecoder().decode(second.records), 'A\n');
+    assert.deepEqual([...second.recordBytes], [2]);
   });
 });
